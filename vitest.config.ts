@@ -1,0 +1,44 @@
+import { defineConfig } from 'vitest/config'
+
+// Workspace packages are resolved to their TypeScript sources through the `source` export condition,
+// so tests, benches and examples run without a build step.
+const resolve = { conditions: ['source'] }
+
+export default defineConfig({
+  resolve,
+  ssr: { resolve: { conditions: ['source'] } },
+  test: {
+    projects: [
+      {
+        resolve,
+        ssr: { resolve: { conditions: ['source'] } },
+        test: {
+          name: 'unit',
+          include: [
+            'packages/*/test/unit/**/*.test.ts',
+            'examples/*/test/unit/**/*.test.ts',
+            'bench/test/unit/**/*.test.ts',
+          ],
+          environment: 'node',
+        },
+      },
+      {
+        resolve,
+        ssr: { resolve: { conditions: ['source'] } },
+        test: {
+          name: 'integration',
+          include: [
+            'packages/*/test/integration/**/*.test.ts',
+            'examples/*/test/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
+          exclude: ['**/test/unit/**', '**/node_modules/**'],
+          environment: 'node',
+          globalSetup: ['./packages/testkit/src/vitest/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+})
