@@ -4,7 +4,7 @@ import postgres from 'postgres'
 export async function serverVersion(url: string, timeoutSeconds = 10): Promise<string> {
   const sql = postgres(url, { max: 1, connect_timeout: timeoutSeconds, onnotice: () => {} })
   try {
-    const [row] = await sql<{ v: string }[]>`show server_version`
+    const [row] = await sql<{ v: string }[]>`select current_setting('server_version') as v`
     return (row?.v ?? '').split(' ')[0] ?? ''
   } finally {
     await sql.end({ timeout: 1 })

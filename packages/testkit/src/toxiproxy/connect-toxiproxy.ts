@@ -1,5 +1,6 @@
 import { Toxiproxy } from 'toxiproxy-node-client'
 import { freePort } from '../support/free-port.ts'
+import { parseToxiproxyVersion } from './parse-version.ts'
 import { proxyHandle } from './proxy-handle.ts'
 import type { StartedToxiproxy } from './types.ts'
 
@@ -17,7 +18,7 @@ export async function connectToxiproxy(apiUrl: string): Promise<StartedToxiproxy
     client,
     apiUrl,
     provider: 'env',
-    version: version.trim(),
+    version: parseToxiproxyVersion(version),
     async proxy(name, upstream) {
       try {
         await (await client.get(name)).remove()

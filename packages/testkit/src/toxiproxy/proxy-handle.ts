@@ -1,8 +1,13 @@
-import type { Proxy, ToxicType, Toxiproxy } from 'toxiproxy-node-client'
+import type { ToxicType, Toxiproxy, Proxy as ToxiproxyProxy } from 'toxiproxy-node-client'
 import type { ProxyHandle, ToxicOptions } from './types.ts'
 
 /** Wraps a toxiproxy proxy in the helpers of {@link ProxyHandle}. */
-export function proxyHandle(client: Toxiproxy, proxy: Proxy, host: string, port: number): ProxyHandle {
+export function proxyHandle(
+  client: Toxiproxy,
+  proxy: ToxiproxyProxy,
+  host: string,
+  port: number,
+): ProxyHandle {
   const api = client.getApi()
   const base = `${proxy.getPath()}/toxics`
   const toxicName = (type: string, o?: Pick<ToxicOptions, 'stream' | 'name'>) =>

@@ -5,6 +5,7 @@ import { dockerEngineAnswers } from '../support/docker.ts'
 import { describeError, TestkitUnavailableError } from '../support/errors.ts'
 import { freePort } from '../support/free-port.ts'
 import { findOrBuildToxiproxyServer, TOXIPROXY_VERSION } from './binary.ts'
+import { parseToxiproxyVersion } from './parse-version.ts'
 import { proxyHandle } from './proxy-handle.ts'
 import type { ProxyHandle, StartedToxiproxy, ToxiproxyProvider, Upstream } from './types.ts'
 
@@ -153,7 +154,7 @@ function fromClient(
     client,
     apiUrl,
     provider,
-    version: version.trim(),
+    version: parseToxiproxyVersion(version),
     async proxy(name, upstream) {
       await removeIfExists(client, name)
       const port = await freePort()

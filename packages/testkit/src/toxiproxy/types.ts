@@ -1,4 +1,4 @@
-import type { Proxy, ToxicDirection, ToxicType, Toxiproxy } from 'toxiproxy-node-client'
+import type { ToxicDirection, ToxicType, Toxiproxy, Proxy as ToxiproxyProxy } from 'toxiproxy-node-client'
 
 export type ToxiproxyProvider = 'env' | 'container' | 'binary'
 
@@ -24,7 +24,7 @@ export interface ProxyHandle {
   /** Where clients connect instead of the upstream (always loopback). */
   readonly host: string
   readonly port: number
-  readonly proxy: Proxy
+  readonly proxy: ToxiproxyProxy
   /** Sets (or replaces) a fixed latency toxic of `ms` milliseconds; 0 clears it. */
   setLatency(ms: number, options?: ToxicOptions & { jitter?: number }): Promise<void>
   clearLatency(options?: Pick<ToxicOptions, 'stream' | 'name'>): Promise<void>

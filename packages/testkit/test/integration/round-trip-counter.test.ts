@@ -1,4 +1,5 @@
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import type postgres from 'postgres'
 import { beforeAll, describe, expect, test } from 'vitest'
 
 const db = useTestDatabase()
@@ -10,7 +11,7 @@ beforeAll(async () => {
 })
 
 /** Three inserts with a parameter each: prepared after their first use on a connection. */
-const inserts = (sql: import('postgres').Sql, id: number) => [
+const inserts = (sql: postgres.Sql | postgres.TransactionSql, id: number) => [
   sql`insert into a values (${id})`,
   sql`insert into b values (${id})`,
   sql`insert into c values (${id})`,
@@ -61,7 +62,7 @@ describe('round-trip counter (counted at the socket)', () => {
     await burst(5) // connect and warm
     counter.reset()
     const commit = await burst(6)
-    expect(commit.command).toBe('COMMIT')
+    expect(commit?.command).toBe('COMMIT')
     expect(counter.read().roundTrips).toBe(1)
   })
 

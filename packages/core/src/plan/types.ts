@@ -1,0 +1,72 @@
+/**
+ * The plan: what a flush will send, as plain data. Built from a {@link ChangeSet} by `planFlush`,
+ * with no I/O, so it can be printed, asserted in tests and executed by any executor.
+ */
+
+/** A row's values by column name, already validated and normalized (see `values/`). FK values are concrete keys. */
+export type RowValues = Readonly<Record<string, unknown>>
+
+/** A new row to insert. `values` holds every column the row supplies, its primary key included. */
+export interface InsertChange {
+  readonly table: string
+  readonly values: RowValues
+}
+
+/** Changed columns of a managed row. */
+export interface UpdateChange {
+  readonly table: string
+  /** Primary key values by column. */
+  readonly key: RowValues
+  /** New values of the changed columns only (never the version column: the planner increments it). */
+  readonly set: RowValues
+  /** The version the row had when loaded, when the table has a version column. */
+  readonly expectedVersion?: number | undefined
+}
+
+export interface DeleteChange {
+  readonly table: string
+  readonly key: RowValues
+  readonly expectedVersion?: number | undefined
+}
+
+/** Everything one flush must write. Order inside each list does not matter: the planner sorts. */
+export interface ChangeSet {
+  readonly inserts: readonly InsertChange[]
+  readonly updates: readonly UpdateChange[]
+  readonly deletes: readonly DeleteChange[]
+}
+
+export type StatementKind = 'insert' | 'update' | 'delete'
+
+/**
+ * One SQL statement of a plan. `sql` is constant for a given (table, kind, column set), whatever the
+ * number of rows, so it stays prepared on the connection. Each parameter is one `text[]` array (one
+ * element per row, `null` for SQL NULL), so there are never more parameters than columns.
+ */
+export interface PlannedStatement {
+  readonly kind: StatementKind
+  readonly table: string
+  /** Columns written (insert), set (update) or matched (delete), in SQL order. */
+  readonly columns: readonly string[]
+  readonly sql: string
+  /** One `text[]` per unnest column: every element is the value's text form or null. */
+  readonly params: readonly (readonly (string | null)[])[]
+  /** Number of rows the statement must affect; fewer fails the statement on the server. */
+  readonly rowCount: number
+  /** Primary keys of the rows, in statement order (for error messages). */
+  readonly keys: readonly unknown[]
+  /**
+   * True for the follow-up UPDATE that sets a nullable foreign key which was inserted as NULL to break
+   * a cycle.
+   */
+  readonly fixup: boolean
+}
+
+/**
+ * Statements in waves: every statement of wave n may depend on statements of waves < n, never on one
+ * of its own wave. The server runs statements in the order given, so `statements()` (all waves, in
+ * order) is also a valid sequential order.
+ */
+export interface FlushPlan {
+  readonly waves: readonly (readonly PlannedStatement[])[]
+}

@@ -1,0 +1,180 @@
+import { PipeflushError } from '../errors.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
+import type {
+  ColumnModel,
+  ForeignKeyModel,
+  ScalarType,
+  SchemaModel,
+  TableModel,
+  UniqueModel,
+} from './model.ts'
+
+/** Everything a {@link ColumnModel} holds; the flags default to a plain NOT NULL column without default. */
+export interface ColumnModelInput {
+  readonly name: string
+  readonly type: ScalarType
+  /** Defaults to the type name (plus `[]` for arrays). Required for enums. */
+  readonly sqlType?: string | undefined
+  readonly isArray?: boolean | undefined
+  readonly nullable?: boolean | undefined
+  /** Defaults to true for identity and generated columns, else false. */
+  readonly hasDefault?: boolean | undefined
+  readonly identity?: 'always' | 'by default' | null | undefined
+  readonly sequence?: string | null | undefined
+  readonly generated?: boolean | undefined
+  readonly enumLabels?: readonly string[] | undefined
+  readonly maxLength?: number | undefined
+}
+
+/** What {@link buildTableModel} needs; `sqlName` and `columnsByName` are derived. */
+export interface TableModelInput {
+  /** Defaults to `name`. */
+  readonly key?: string | undefined
+  readonly schema: string
+  readonly name: string
+  /** In table order. */
+  readonly columns: readonly (ColumnModel | ColumnModelInput)[]
+  readonly primaryKey: readonly string[]
+  readonly foreignKeys?: readonly ForeignKeyModel[] | undefined
+  readonly uniques?: readonly UniqueModel[] | undefined
+  readonly versionColumn?: string | null | undefined
+}
+
+const INTEGER_TYPES: ReadonlySet<ScalarType> = new Set(['int2', 'int4', 'int8'])
+
+/**
+ * Builds a {@link ColumnModel}, filling the optional flags.
+ *
+ * @example
+ * buildColumnModel({ name: 'tags', type: 'text', isArray: true }) // sqlType 'text[]', NOT NULL
+ */
+export function buildColumnModel(input: ColumnModelInput): ColumnModel {
+  const isArray = input.isArray ?? false
+  if (input.type === 'enum' && input.sqlType === undefined) {
+    throw new PipeflushError('INVALID_CONFIG', `Enum column "${input.name}" needs its sqlType.`, {
+      column: input.name,
+    })
+  }
+  const identity = input.identity ?? null
+  const generated = input.generated ?? false
+  const column: ColumnModel = {
+    name: input.name,
+    type: input.type,
+    sqlType: input.sqlType ?? (isArray ? `${input.type}[]` : input.type),
+    isArray,
+    nullable: input.nullable ?? false,
+    hasDefault: input.hasDefault ?? (identity !== null || generated),
+    identity,
+    sequence: input.sequence ?? null,
+    generated,
+    ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
+    ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
+  }
+  return column
+}
+
+function isColumnModel(column: ColumnModel | ColumnModelInput): column is ColumnModel {
+  return (
+    typeof column.sqlType === 'string' &&
+    typeof column.isArray === 'boolean' &&
+    typeof column.nullable === 'boolean' &&
+    typeof column.hasDefault === 'boolean' &&
+    column.identity !== undefined &&
+    column.sequence !== undefined &&
+    typeof column.generated === 'boolean'
+  )
+}
+
+function configError(table: string, message: string, column?: string): PipeflushError {
+  return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${message}`, { table, column })
+}
+
+/**
+ * Builds a {@link TableModel}: quotes the qualified name, indexes the columns by name and checks that
+ * primary key, foreign key, unique and version columns exist (foreign key targets are checked by
+ * {@link buildSchemaModel}). Throws `INVALID_CONFIG` otherwise.
+ *
+ * @example
+ * buildTableModel({ schema: 'public', name: 'tag', columns: [{ name: 'id', type: 'int8' }], primaryKey: ['id'] })
+ * // { key: 'tag', sqlName: '"public"."tag"', ... }
+ */
+export function buildTableModel(input: TableModelInput): TableModel {
+  const key = input.key ?? input.name
+  const columns = input.columns.map((c) => (isColumnModel(c) ? c : buildColumnModel(c)))
+  const columnsByName = new Map<string, ColumnModel>()
+  for (const column of columns) {
+    if (columnsByName.has(column.name)) throw configError(key, `column "${column.name}" is declared twice.`)
+    columnsByName.set(column.name, column)
+  }
+  const requireColumns = (names: readonly string[], what: string): void => {
+    for (const name of names) {
+      if (!columnsByName.has(name)) throw configError(key, `${what} column "${name}" does not exist.`, name)
+    }
+    if (new Set(names).size !== names.length) throw configError(key, `${what} lists a column twice.`)
+  }
+  requireColumns(input.primaryKey, 'primary key')
+  const foreignKeys = input.foreignKeys ?? []
+  for (const fk of foreignKeys) {
+    if (fk.columns.length === 0) throw configError(key, `foreign key "${fk.name}" has no columns.`)
+    requireColumns(fk.columns, `foreign key "${fk.name}"`)
+    if (fk.columns.length !== fk.targetColumns.length) {
+      throw configError(key, `foreign key "${fk.name}" has ${fk.columns.length} columns but references ${fk.targetColumns.length}.`)
+    }
+  }
+  const uniques = input.uniques ?? []
+  for (const unique of uniques) requireColumns(unique.columns, `unique constraint "${unique.name}"`)
+  const versionColumn = input.versionColumn ?? null
+  if (versionColumn !== null) {
+    const column = columnsByName.get(versionColumn)
+    if (column === undefined) throw configError(key, `version column "${versionColumn}" does not exist.`)
+    if (!INTEGER_TYPES.has(column.type) || column.isArray) {
+      throw configError(key, `version column "${versionColumn}" must be int2, int4 or int8, not ${column.sqlType}.`, versionColumn)
+    }
+    if (column.nullable) throw configError(key, `version column "${versionColumn}" must be NOT NULL.`, versionColumn)
+    if (input.primaryKey.includes(versionColumn) || column.generated) {
+      throw configError(key, `version column "${versionColumn}" cannot be part of the primary key or generated.`, versionColumn)
+    }
+  }
+  return {
+    key,
+    schema: input.schema,
+    name: input.name,
+    sqlName: `${quoteIdentifier(input.schema)}.${quoteIdentifier(input.name)}`,
+    columns,
+    columnsByName,
+    primaryKey: [...input.primaryKey],
+    foreignKeys,
+    uniques,
+    versionColumn,
+  }
+}
+
+/**
+ * Builds a {@link SchemaModel} from tables, checking that table keys are unique and that every foreign key
+ * references an existing table and existing columns. Throws `INVALID_CONFIG` otherwise.
+ *
+ * @example
+ * const schema = buildSchemaModel([authorTable, bookTable])
+ * schema.tables.get('book')
+ */
+export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
+  const byKey = new Map<string, TableModel>()
+  for (const table of tables) {
+    if (byKey.has(table.key)) throw configError(table.key, 'declared twice.')
+    byKey.set(table.key, table)
+  }
+  for (const table of tables) {
+    for (const fk of table.foreignKeys) {
+      const target = byKey.get(fk.target)
+      if (target === undefined) {
+        throw configError(table.key, `foreign key "${fk.name}" references unknown table "${fk.target}".`)
+      }
+      for (const name of fk.targetColumns) {
+        if (!target.columnsByName.has(name)) {
+          throw configError(table.key, `foreign key "${fk.name}" references unknown column "${fk.target}"."${name}".`)
+        }
+      }
+    }
+  }
+  return { tables: byKey }
+}
