@@ -118,7 +118,10 @@ export function buildTableModel(input: TableModelInput): TableModel {
     if (fk.columns.length === 0) throw configError(key, `foreign key "${fk.name}" has no columns.`)
     requireColumns(fk.columns, `foreign key "${fk.name}"`)
     if (fk.columns.length !== fk.targetColumns.length) {
-      throw configError(key, `foreign key "${fk.name}" has ${fk.columns.length} columns but references ${fk.targetColumns.length}.`)
+      throw configError(
+        key,
+        `foreign key "${fk.name}" has ${fk.columns.length} columns but references ${fk.targetColumns.length}.`,
+      )
     }
   }
   const uniques = input.uniques ?? []
@@ -128,11 +131,20 @@ export function buildTableModel(input: TableModelInput): TableModel {
     const column = columnsByName.get(versionColumn)
     if (column === undefined) throw configError(key, `version column "${versionColumn}" does not exist.`)
     if (!INTEGER_TYPES.has(column.type) || column.isArray) {
-      throw configError(key, `version column "${versionColumn}" must be int2, int4 or int8, not ${column.sqlType}.`, versionColumn)
+      throw configError(
+        key,
+        `version column "${versionColumn}" must be int2, int4 or int8, not ${column.sqlType}.`,
+        versionColumn,
+      )
     }
-    if (column.nullable) throw configError(key, `version column "${versionColumn}" must be NOT NULL.`, versionColumn)
+    if (column.nullable)
+      throw configError(key, `version column "${versionColumn}" must be NOT NULL.`, versionColumn)
     if (input.primaryKey.includes(versionColumn) || column.generated) {
-      throw configError(key, `version column "${versionColumn}" cannot be part of the primary key or generated.`, versionColumn)
+      throw configError(
+        key,
+        `version column "${versionColumn}" cannot be part of the primary key or generated.`,
+        versionColumn,
+      )
     }
   }
   return {
@@ -171,7 +183,10 @@ export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
       }
       for (const name of fk.targetColumns) {
         if (!target.columnsByName.has(name)) {
-          throw configError(table.key, `foreign key "${fk.name}" references unknown column "${fk.target}"."${name}".`)
+          throw configError(
+            table.key,
+            `foreign key "${fk.name}" references unknown column "${fk.target}"."${name}".`,
+          )
         }
       }
     }

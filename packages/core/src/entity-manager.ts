@@ -1,0 +1,517 @@
+import { randomUUID } from 'node:crypto'
+import type postgres from 'postgres'
+import { v7 as uuidv7 } from 'uuid'
+import { PipeflushError } from './errors.ts'
+import { runBurst } from './execute/run-burst.ts'
+import { runOff } from './execute/run-off.ts'
+import { runWaves } from './execute/run-waves.ts'
+import type { ExecuteContext, ExecuteResult, PipelineMode } from './execute/types.ts'
+import { IdAllocator } from './ids/id-allocator.ts'
+import { planFlush } from './plan/plan-flush.ts'
+import type { FlushPlan } from './plan/types.ts'
+import { selectSql, type Where } from './read/select-sql.ts'
+import type { SchemaModel, TableModel } from './schema/model.ts'
+import { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
+import { changedColumns, type PendingChanges, resolvedValues, toChangeSet } from './track/changes.ts'
+import { makeEntity } from './track/entity-proxy.ts'
+import { type Entity, type EntityState, stateOf } from './track/entity-state.ts'
+import { IdentityMap } from './track/identity-map.ts'
+import { keyWhere, rowKey } from './track/keys.ts'
+import { cloneValue } from './track/clone.ts'
+import { decodeValue } from './values/index.ts'
+
+/** Options of {@link EntityManager.connect}. */
+export interface EntityManagerOptions extends ReadSchemaOptions {
+  /** How flushes are sent (default `burst`). */
+  readonly pipeline?: PipelineMode
+  /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
+  readonly schema?: SchemaModel
+  /** Ids fetched per sequence at least, each time the pool runs short (default 50). */
+  readonly idBlockSize?: number
+}
+
+/** What a flush did. */
+export interface FlushReport {
+  /** A unique id of this flush, carried by its errors. */
+  readonly flushId: string
+  readonly mode: PipelineMode
+  /** Network round trips the flush took (0 when there was nothing to write). */
+  readonly roundTrips: number
+  /** Statements sent (BEGIN and COMMIT not counted). */
+  readonly statements: number
+  readonly waves: number
+  readonly inserted: number
+  readonly updated: number
+  readonly deleted: number
+  /** Whether ids had to be fetched (one round trip) before the transaction. */
+  readonly idFetch: boolean
+  /** Whether some statement was not yet prepared on the connection (the cold path was taken). */
+  readonly cold: boolean
+  readonly durationMs: number
+}
+
+/** What the entity managers of one client share: the schema, the id pool, the options. */
+interface Shared {
+  readonly sql: postgres.Sql
+  readonly schema: SchemaModel
+  readonly ids: IdAllocator
+  readonly pipeline: PipelineMode
+}
+
+const schemaCache = new WeakMap<postgres.Sql, Map<string, Promise<SchemaModel>>>()
+const allocators = new WeakMap<postgres.Sql, IdAllocator>()
+
+/**
+ * A unit of work: tracks the entities it creates and loads, and writes every change in one flush,
+ * pipelined inside one transaction. Create one per request with {@link EntityManager.fork}; an
+ * entity manager is not meant to be shared by concurrent requests.
+ *
+ * @example
+ * const em = await EntityManager.connect(sql, { pipeline: 'burst' })
+ * const ada = em.create('author', { name: 'Ada' })
+ * em.create('book', { title: 'Notes', author_id: ada })
+ * const report = await em.flush() // report.roundTrips === 1 once warm
+ */
+export class EntityManager {
+  readonly #shared: Shared
+  readonly #map = new IdentityMap()
+  /** New entities in creation order. */
+  readonly #created = new Set<EntityState>()
+  readonly #removed = new Set<EntityState>()
+  /** Managed entities assigned since the last flush, plus those with mutable (json, array, bytea, date) columns. */
+  readonly #touched = new Set<EntityState>()
+  readonly #watch = new Set<EntityState>()
+  #flushing = false
+
+  private constructor(shared: Shared) {
+    this.#shared = shared
+  }
+
+  /**
+   * Reads the schema from pg_catalog (once per client and options; or uses `options.schema`) and
+   * returns a new entity manager.
+   *
+   * @example
+   * const em = await EntityManager.connect(postgres(url), { versionColumn: 'version' })
+   */
+  static async connect(sql: postgres.Sql, options: EntityManagerOptions = {}): Promise<EntityManager> {
+    const schema = options.schema ?? (await cachedSchema(sql, options))
+    let ids = allocators.get(sql)
+    if (!ids) allocators.set(sql, (ids = new IdAllocator({ blockSize: options.idBlockSize ?? 50 })))
+    const pipeline = options.pipeline ?? 'burst'
+    if (!['off', 'waves', 'burst'].includes(pipeline)) {
+      throw new PipeflushError('INVALID_CONFIG', `pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(pipeline)}.`)
+    }
+    return new EntityManager({ sql, schema, ids, pipeline })
+  }
+
+  /**
+   * A new, empty unit of work sharing this one's client, schema, id pool and options (cheap: no
+   * query). Optionally with another pipeline mode.
+   *
+   * @example
+   * const requestEm = rootEm.fork()
+   */
+  fork(options: { pipeline?: PipelineMode } = {}): EntityManager {
+    return new EntityManager({ ...this.#shared, pipeline: options.pipeline ?? this.#shared.pipeline })
+  }
+
+  /** The schema model this entity manager writes with. */
+  get schema(): SchemaModel {
+    return this.#shared.schema
+  }
+
+  /** The pipeline mode of its flushes. */
+  get pipeline(): PipelineMode {
+    return this.#shared.pipeline
+  }
+
+  /**
+   * A new entity of `table`, inserted by the next flush. Unknown tables and columns are errors at
+   * once. Sequence and identity keys get their id at flush; uuid keys get a v7 uuid now; keys given
+   * are kept. An entity given as a foreign-key value stands for its key.
+   *
+   * @example
+   * const book = em.create('book', { title: 'Notes', author_id: ada })
+   */
+  create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
+    const model = this.#table(table)
+    const row: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(values)) {
+      const column = model.columnsByName.get(name)
+      if (!column) {
+        throw new PipeflushError('UNKNOWN_COLUMN', `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`, {
+          table: model.key,
+          column: name,
+        })
+      }
+      if (column.generated) {
+        throw new PipeflushError('INVALID_STATE', `${model.key}.${name} is a generated column and cannot be written.`, { table: model.key, column: name })
+      }
+      row[name] = value
+    }
+    const [pk] = model.primaryKey
+    if (model.primaryKey.length === 1 && pk !== undefined && (row[pk] === undefined || row[pk] === null)) {
+      const column = model.columnsByName.get(pk)!
+      if (column.type === 'uuid') row[pk] = uuidv7()
+    }
+    if (model.versionColumn && (row[model.versionColumn] === undefined || row[model.versionColumn] === null)) {
+      row[model.versionColumn] = 1
+    }
+    const state = this.#newState(model, row, 'new', null)
+    const key = rowKey(model, row)
+    if (key !== null && !stateOf(row[pk ?? '']) && this.#map.get(model.key, key)) {
+      throw new PipeflushError('DUPLICATE_KEY', `A ${model.key} with key ${key} is already managed by this entity manager.`, { table: model.key, keys: [key] })
+    }
+    this.#created.add(state)
+    return state.entity
+  }
+
+  /**
+   * Rows of `table` matching `where` (column = value; an array means any of; null means IS NULL),
+   * ordered by primary key, tracked in the identity map: a row already managed is returned as the
+   * same object, with its unflushed changes. Removed entities are left out.
+   *
+   * @example
+   * const drafts = await em.find('book', { title: 'Draft' })
+   */
+  async find(table: string, where: Where = {}): Promise<Entity[]> {
+    const model = this.#table(table)
+    const { sql, params } = selectSql(model, where)
+    const rows = await this.#shared.sql.unsafe<Record<string, string | null>[]>(sql, params as never[], { prepare: true })
+    const out: Entity[] = []
+    for (const raw of rows) {
+      const state = this.#hydrate(model, raw)
+      if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
+    }
+    return out
+  }
+
+  /** The first row of {@link find}, or undefined. */
+  async findOne(table: string, where: Where = {}): Promise<Entity | undefined> {
+    return (await this.find(table, where))[0]
+  }
+
+  /**
+   * The row of `table` with primary key `key` (an object of the key columns for composite keys):
+   * from the identity map when managed (no query), else from the database. Throws `NOT_FOUND`.
+   *
+   * @example
+   * em.remove(await em.load('review', 3))
+   */
+  async load(table: string, key: unknown): Promise<Entity> {
+    const model = this.#table(table)
+    const where = keyWhere(model, key)
+    const canonical = rowKey(model, where)
+    if (canonical !== null) {
+      const known = this.#map.get(model.key, canonical)
+      if (known && known.status === 'managed') return known.entity
+      if (known && known.status === 'removed') {
+        throw new PipeflushError('NOT_FOUND', `${model.key} ${canonical} is removed in this unit of work.`, { table: model.key, keys: [canonical] })
+      }
+    }
+    const found = await this.find(table, where)
+    if (!found[0]) throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? JSON.stringify(key)}.`, { table: model.key, keys: [key] })
+    return found[0]
+  }
+
+  /**
+   * Tracks a row read elsewhere (e.g. with Kysely) as a managed entity, or returns the entity already
+   * managed for its key. `row` must hold every column of the table, as the database holds them.
+   */
+  merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
+    const model = this.#table(table)
+    for (const c of model.columns) {
+      if (!(c.name in row)) {
+        throw new PipeflushError('INVALID_VALUE', `merge(${model.key}): the row lacks column "${c.name}".`, { table: model.key, column: c.name })
+      }
+    }
+    const key = rowKey(model, row)
+    const known = key === null ? undefined : this.#map.get(model.key, key)
+    if (known) return known.entity
+    const values: Record<string, unknown> = {}
+    for (const c of model.columns) values[c.name] = row[c.name]
+    const state = this.#newState(model, values, 'managed', snapshotOf(model, values))
+    state.key = key
+    this.#map.set(state)
+    return state.entity
+  }
+
+  /**
+   * Marks `entity` for deletion by the next flush (a new entity is simply forgotten).
+   *
+   * @example
+   * em.remove(book)
+   */
+  remove(entity: Entity): void {
+    const state = this.#own(entity)
+    if (state.status === 'new') {
+      this.#created.delete(state)
+      state.status = 'detached'
+    } else if (state.status === 'managed') {
+      state.status = 'removed'
+      this.#removed.add(state)
+    }
+  }
+
+  /** What the next flush would write, counted. */
+  get pending(): { inserts: number; updates: number; deletes: number } {
+    const p = this.#pending()
+    return { inserts: p.inserts.length, updates: p.updates.length, deletes: p.deletes.length }
+  }
+
+  /**
+   * The plan the next flush would send, as plain data (statements with parameters, in waves), without
+   * sending anything. Ids not yet assigned show as placeholders (`-1`, `-2`...).
+   *
+   * @example
+   * console.log(formatPlan(em.plan()))
+   */
+  plan(): FlushPlan {
+    const pending = this.#pending()
+    const restore = this.#provisionalIds(pending)
+    try {
+      return planFlush(this.#shared.schema, toChangeSet(pending, this))
+    } finally {
+      restore()
+    }
+  }
+
+  /**
+   * Writes every pending change in one transaction and returns what it did. With nothing to write it
+   * sends nothing. On failure nothing is committed and the unit of work is as before (fix the cause
+   * and flush again); the error is a `PipeflushError`.
+   *
+   * @example
+   * const { roundTrips, statements } = await em.flush()
+   */
+  async flush(): Promise<FlushReport> {
+    if (this.#flushing) throw new PipeflushError('INVALID_STATE', 'A flush of this entity manager is already running; await it first.')
+    this.#flushing = true
+    const started = performance.now()
+    const flushId = randomUUID()
+    const mode = this.#shared.pipeline
+    try {
+      const pending = this.#pending()
+      const empty = pending.inserts.length + pending.updates.length + pending.deletes.length === 0
+      if (empty) {
+        return { flushId, mode, roundTrips: 0, statements: 0, waves: 0, inserted: 0, updated: 0, deleted: 0, idFetch: false, cold: false, durationMs: performance.now() - started }
+      }
+      // Validate everything (values, cycles) before anything is sent, with placeholder ids if needed.
+      const need = this.#idNeed(pending)
+      const missing = this.#shared.ids.missing(need)
+      if (missing.size > 0) {
+        const restore = this.#provisionalIds(pending)
+        try {
+          planFlush(this.#shared.schema, toChangeSet(pending, this))
+        } finally {
+          restore()
+        }
+      }
+      const ctx: ExecuteContext = {
+        sql: this.#shared.sql,
+        flushId,
+        before:
+          missing.size > 0
+            ? (runner) => this.#shared.ids.fill(runner, missing)
+            : undefined,
+        makePlan: () => {
+          this.#assignIds(pending, need)
+          return planFlush(this.#shared.schema, toChangeSet(pending, this))
+        },
+      }
+      const result: ExecuteResult = await (mode === 'off' ? runOff(ctx) : mode === 'waves' ? runWaves(ctx) : runBurst(ctx))
+      this.#applyFlushed(pending)
+      const statements = result.plan.waves.reduce((n, w) => n + w.length, 0)
+      return {
+        flushId,
+        mode,
+        roundTrips: result.roundTrips,
+        statements,
+        waves: result.plan.waves.length,
+        inserted: pending.inserts.length,
+        updated: pending.updates.length,
+        deleted: pending.deletes.length,
+        idFetch: missing.size > 0,
+        cold: result.cold,
+        durationMs: performance.now() - started,
+      }
+    } finally {
+      this.#flushing = false
+    }
+  }
+
+  /** Forgets every entity (they become detached) and every pending change. */
+  clear(): void {
+    for (const s of [...this.#map.values(), ...this.#created]) s.status = 'detached'
+    this.#map.clear()
+    this.#created.clear()
+    this.#removed.clear()
+    this.#touched.clear()
+    this.#watch.clear()
+  }
+
+  /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */
+  stateOf(entity: unknown): 'new' | 'managed' | 'removed' | 'detached' | undefined {
+    const s = stateOf(entity)
+    return s && s.owner === this ? s.status : undefined
+  }
+
+  /** The table key of an entity of this manager. */
+  tableOf(entity: Entity): string {
+    return this.#own(entity).table.key
+  }
+
+  #table(table: string): TableModel {
+    const model = this.#shared.schema.tables.get(table)
+    if (!model) {
+      const known = [...this.#shared.schema.tables.keys()].slice(0, 30).join(', ')
+      throw new PipeflushError('UNKNOWN_TABLE', `Unknown table "${table}" (known: ${known}).`, { table })
+    }
+    if (model.primaryKey.length === 0) {
+      throw new PipeflushError('UNSUPPORTED_TABLE', `Table ${model.key} has no primary key: pipeflush cannot track its rows.`, { table })
+    }
+    return model
+  }
+
+  #own(entity: unknown): EntityState {
+    const state = stateOf(entity)
+    if (!state || state.owner !== this) {
+      throw new PipeflushError('INVALID_STATE', 'Not an entity of this entity manager (create, find or load it with this one).')
+    }
+    return state
+  }
+
+  #newState(table: TableModel, row: Record<string, unknown>, status: EntityState['status'], snapshot: Record<string, unknown> | null): EntityState {
+    const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
+    makeEntity(state, (s) => {
+      if (s.status === 'managed') this.#touched.add(s)
+    })
+    if (status === 'managed' && hasMutableColumns(table)) this.#watch.add(state)
+    return state
+  }
+
+  #hydrate(table: TableModel, raw: Readonly<Record<string, string | null>>): EntityState {
+    const values: Record<string, unknown> = {}
+    table.columns.forEach((c, i) => {
+      values[c.name] = decodeValue(raw[`c${i}`] ?? null, c, { table: table.key })
+    })
+    const key = rowKey(table, values)
+    const known = key === null ? undefined : this.#map.get(table.key, key)
+    if (known) return known
+    const state = this.#newState(table, values, 'managed', snapshotOf(table, values))
+    state.key = key
+    this.#map.set(state)
+    return state
+  }
+
+  #pending(): PendingChanges {
+    const updates: { state: EntityState; changed: string[] }[] = []
+    for (const s of new Set([...this.#touched, ...this.#watch])) {
+      if (s.status !== 'managed') continue
+      const changed = changedColumns(s, this)
+      if (changed.length > 0) updates.push({ state: s, changed })
+    }
+    return { inserts: [...this.#created], updates, deletes: [...this.#removed] }
+  }
+
+  /** Ids to take per sequence: new rows whose single-column key has a sequence and no value. */
+  #idNeed(pending: PendingChanges): Map<string, number> {
+    const need = new Map<string, number>()
+    for (const s of pending.inserts) {
+      const seq = sequenceToFill(s)
+      if (seq) need.set(seq, (need.get(seq) ?? 0) + 1)
+    }
+    return need
+  }
+
+  #assignIds(pending: PendingChanges, need: ReadonlyMap<string, number>): void {
+    if (need.size === 0) return
+    const ids = this.#shared.ids.take(need)
+    for (const s of pending.inserts) {
+      const seq = sequenceToFill(s)
+      if (!seq) continue
+      const id = ids.get(seq)?.shift()
+      const pk = s.table.primaryKey[0]!
+      const column = s.table.columnsByName.get(pk)!
+      s.row[pk] = column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
+    }
+  }
+
+  /** Gives new rows without ids placeholder ids (-1, -2...) and returns how to undo it. */
+  #provisionalIds(pending: PendingChanges): () => void {
+    const assigned: EntityState[] = []
+    let next = -1
+    for (const s of pending.inserts) {
+      if (!sequenceToFill(s)) continue
+      const pk = s.table.primaryKey[0]!
+      const column = s.table.columnsByName.get(pk)!
+      s.row[pk] = column.type === 'int8' || column.type === 'numeric' ? String(next--) : next--
+      assigned.push(s)
+    }
+    return () => {
+      for (const s of assigned) delete s.row[s.table.primaryKey[0]!]
+    }
+  }
+
+  #applyFlushed(pending: PendingChanges): void {
+    for (const s of pending.inserts) {
+      const values = resolvedValues(s, this)
+      for (const [k, v] of Object.entries(values)) s.row[k] = v
+      s.status = 'managed'
+      s.snapshot = snapshotOf(s.table, s.row)
+      s.key = rowKey(s.table, s.row)
+      this.#created.delete(s)
+      this.#map.set(s)
+      if (hasMutableColumns(s.table)) this.#watch.add(s)
+    }
+    for (const { state, changed } of pending.updates) {
+      const values = resolvedValues(state, this, changed)
+      for (const [k, v] of Object.entries(values)) state.row[k] = v
+      const version = state.table.versionColumn
+      if (version) state.row[version] = Number(state.row[version]) + 1
+      state.snapshot = snapshotOf(state.table, state.row)
+      this.#touched.delete(state)
+    }
+    for (const s of pending.deletes) {
+      s.status = 'detached'
+      this.#removed.delete(s)
+      this.#map.delete(s)
+      this.#watch.delete(s)
+      this.#touched.delete(s)
+    }
+    this.#touched.clear()
+  }
+}
+
+function sequenceToFill(s: EntityState): string | null {
+  const { table } = s
+  if (table.primaryKey.length !== 1) return null
+  const pk = table.primaryKey[0]!
+  const v = s.row[pk]
+  if (v !== undefined && v !== null) return null
+  return table.columnsByName.get(pk)?.sequence ?? null
+}
+
+function snapshotOf(table: TableModel, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const c of table.columns) out[c.name] = cloneValue(row[c.name])
+  return out
+}
+
+function hasMutableColumns(table: TableModel): boolean {
+  return table.columns.some((c) => c.isArray || c.type === 'json' || c.type === 'jsonb' || c.type === 'bytea' || c.type === 'date' || c.type === 'timestamp' || c.type === 'timestamptz')
+}
+
+async function cachedSchema(sql: postgres.Sql, options: ReadSchemaOptions): Promise<SchemaModel> {
+  let bySql = schemaCache.get(sql)
+  if (!bySql) schemaCache.set(sql, (bySql = new Map()))
+  const key = JSON.stringify({ s: options.schemas ?? null, v: options.versionColumn ?? null })
+  let p = bySql.get(key)
+  if (!p) {
+    p = readSchema(sql, options)
+    bySql.set(key, p)
+    p.catch(() => bySql.delete(key))
+  }
+  return p
+}

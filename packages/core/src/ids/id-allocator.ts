@@ -1,0 +1,102 @@
+import type postgres from 'postgres'
+import { quoteTextArrayLiteral } from '../values/index.ts'
+
+/**
+ * The one query that fetches ids for every sequence a flush needs, sequence names and counts written
+ * as quoted literals (no parameters).
+ *
+ * @example
+ * fetchIdsSql(['public.author_id_seq'], [50])
+ */
+export function fetchIdsSql(sequences: readonly string[], counts: readonly number[]): string {
+  for (const n of counts) {
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`id count must be a positive integer, got ${n}`)
+  }
+  return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n), generate_series(1, s.n) as g(i) order by s.seq, g.i`
+}
+
+/** A query runner: a postgres.js client, reserved connection or transaction. */
+type Runner = Pick<postgres.Sql, 'unsafe'>
+
+/**
+ * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
+ * flush takes ids from the pool; when a sequence runs short, one query fetches a block for every
+ * sequence that needs one, so steady-state flushes spend no round trip on ids. Ids come from
+ * `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps.
+ *
+ * @example
+ * const ids = new IdAllocator({ blockSize: 100 })
+ * const need = new Map([['public.author_id_seq', 3]])
+ * if (ids.missing(need).size > 0) await ids.fill(sql, ids.missing(need))
+ * ids.take(need) // Map { 'public.author_id_seq' => ['1', '2', '3'] }
+ */
+export class IdAllocator {
+  readonly #pool = new Map<string, string[]>()
+  readonly #blockSize: number
+  readonly #lastNeed = new Map<string, number>()
+
+  constructor(options: { blockSize?: number } = {}) {
+    this.#blockSize = Math.max(1, options.blockSize ?? 50)
+  }
+
+  /** Ids available now for `sequence`. */
+  available(sequence: string): number {
+    return this.#pool.get(sequence)?.length ?? 0
+  }
+
+  /** How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). */
+  missing(need: ReadonlyMap<string, number>): Map<string, number> {
+    const out = new Map<string, number>()
+    for (const [seq, n] of need) {
+      const short = n - this.available(seq)
+      if (short > 0) {
+        // Fetch what is short plus a block sized to recent demand, so the next flushes need no fetch.
+        const recent = Math.max(n, this.#lastNeed.get(seq) ?? 0)
+        out.set(seq, short + Math.max(this.#blockSize, Math.min(recent * 2, 10_000)))
+      }
+    }
+    return out
+  }
+
+  /**
+   * Fetches `counts` ids per sequence in one query on `runner` and adds them to the pool: one round
+   * trip. The query goes as a simple-protocol query with literal values, so it costs one round trip
+   * on a fresh connection too (a prepared statement would be described first: two).
+   */
+  async fill(runner: Runner, counts: ReadonlyMap<string, number>): Promise<number> {
+    if (counts.size === 0) return 0
+    const seqs = [...counts.keys()]
+    const rows = await runner.unsafe<{ seq: string; id: string }[]>(
+      fetchIdsSql(
+        seqs,
+        seqs.map((s) => counts.get(s) ?? 0),
+      ),
+    )
+    for (const row of rows) {
+      let list = this.#pool.get(row.seq)
+      if (!list) this.#pool.set(row.seq, (list = []))
+      list.push(row.id)
+    }
+    return 1
+  }
+
+  /** Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first). */
+  take(need: ReadonlyMap<string, number>): Map<string, string[]> {
+    const out = new Map<string, string[]>()
+    for (const [seq, n] of need) {
+      const list = this.#pool.get(seq) ?? []
+      if (list.length < n) throw new Error(`IdAllocator: ${seq} has ${list.length} ids, ${n} needed`)
+      out.set(seq, list.splice(0, n))
+      this.#lastNeed.set(seq, n)
+    }
+    return out
+  }
+
+  /** Gives ids back (a flush that failed before sending), so they are used by the next one. */
+  giveBack(ids: ReadonlyMap<string, readonly string[]>): void {
+    for (const [seq, list] of ids) {
+      const pool = this.#pool.get(seq) ?? []
+      this.#pool.set(seq, [...list, ...pool])
+    }
+  }
+}

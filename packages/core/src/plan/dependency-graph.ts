@@ -1,0 +1,232 @@
+import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { normalizeKeyValue } from '../values/index.ts'
+import type { RowDraft, StatementDraft } from './drafts.ts'
+
+/** A statement must run after another: `from` before `to`, both indexes into one list of drafts. */
+export interface Edge {
+  readonly from: number
+  readonly to: number
+}
+
+/** A row of statement `to` that references, through `fk`, a new row of statement `from`. */
+export interface Reference {
+  readonly row: RowDraft
+  readonly fk: ForeignKeyModel
+}
+
+/** Insert `from` before insert `to`, because of the references listed. */
+export interface InsertEdge extends Edge {
+  readonly references: readonly Reference[]
+}
+
+/** Delete `from` before delete `to`; `weight` says how much the order matters (see {@link findDeleteEdges}). */
+export interface DeleteEdge extends Edge {
+  readonly fk: ForeignKeyModel
+  readonly weight: number
+}
+
+/** Foreign keys whose order matters at insert or update time: all but `DEFERRABLE INITIALLY DEFERRED` ones. */
+function orderedForeignKeys(table: TableModel): ForeignKeyModel[] {
+  return table.foreignKeys.filter((fk) => !fk.initiallyDeferred)
+}
+
+/** Finds which insert statement holds the new row with given values in given columns of a table. */
+class NewRowIndex {
+  readonly #schema: SchemaModel
+  readonly #inserts: readonly StatementDraft[]
+  readonly #indexes = new Map<string, Map<string, number>>()
+
+  constructor(schema: SchemaModel, inserts: readonly StatementDraft[]) {
+    this.#schema = schema
+    this.#inserts = inserts
+  }
+
+  /** Indexes of the insert statements of `table`. */
+  statementsOf(table: string): number[] {
+    const found: number[] = []
+    this.#inserts.forEach((draft, i) => {
+      if (draft.table.key === table) found.push(i)
+    })
+    return found
+  }
+
+  /** The statement inserting the row of `fk.target` that `values` (in `fk.columns` order) references, if any. */
+  find(fk: ForeignKeyModel, values: readonly unknown[]): number | undefined {
+    const target = this.#schema.tables.get(fk.target)
+    if (target === undefined) return undefined
+    const tuple = tupleId(target, fk.targetColumns, values)
+    return tuple === undefined ? undefined : this.#index(target, fk.targetColumns).get(tuple)
+  }
+
+  #index(target: TableModel, columns: readonly string[]): Map<string, number> {
+    const id = JSON.stringify([target.key, columns])
+    let index = this.#indexes.get(id)
+    if (index !== undefined) return index
+    index = new Map()
+    this.#inserts.forEach((draft, i) => {
+      if (draft.table !== target) return
+      for (const row of draft.rows) {
+        const tuple = tupleId(
+          target,
+          columns,
+          columns.map((name) => row.values[name]),
+        )
+        if (tuple !== undefined) index.set(tuple, i)
+      }
+    })
+    this.#indexes.set(id, index)
+    return index
+  }
+}
+
+/** Canonical id of key values in `columns` of `table`; undefined when one is missing or null. */
+function tupleId(
+  table: TableModel,
+  columns: readonly string[],
+  values: readonly unknown[],
+): string | undefined {
+  const parts: string[] = []
+  for (let i = 0; i < columns.length; i++) {
+    const value = values[i]
+    const column = table.columnsByName.get(columns[i]!)
+    if (value === undefined || value === null || column === undefined) return undefined
+    parts.push(normalizeKeyValue(value, column))
+  }
+  return JSON.stringify(parts)
+}
+
+/**
+ * Insert-before-insert edges, from the data: insert(P) before insert(C) when a new C row references a
+ * new P row through a foreign key that is not initially deferred. References inside one statement need
+ * no order (foreign keys are checked at the end of the statement) and give no edge.
+ */
+export function findInsertEdges(schema: SchemaModel, inserts: readonly StatementDraft[]): InsertEdge[] {
+  const index = new NewRowIndex(schema, inserts)
+  const edges = new Map<string, { from: number; to: number; references: Reference[] }>()
+  inserts.forEach((draft, to) => {
+    for (const fk of orderedForeignKeys(draft.table)) {
+      for (const row of draft.rows) {
+        const from = index.find(
+          fk,
+          fk.columns.map((name) => row.values[name]),
+        )
+        if (from === undefined || from === to) continue
+        const id = `${from}>${to}`
+        let edge = edges.get(id)
+        if (edge === undefined) {
+          edge = { from, to, references: [] }
+          edges.set(id, edge)
+        }
+        edge.references.push({ row, fk })
+      }
+    }
+  })
+  return [...edges.values()].sort((a, b) => a.from - b.from || a.to - b.to)
+}
+
+/**
+ * Insert-before-update edges (`updates` indexes are offset by `updateOffset`): an update that sets a
+ * foreign key (not initially deferred) to a new row runs after that row's insert. When the update sets only
+ * part of a composite foreign key whose other columns are not in the primary key, the referenced row is
+ * unknown and the update runs after every insert of the target table.
+ */
+export function findUpdateEdges(
+  schema: SchemaModel,
+  inserts: readonly StatementDraft[],
+  updates: readonly StatementDraft[],
+  updateOffset: number,
+): Edge[] {
+  const index = new NewRowIndex(schema, inserts)
+  const edges = new Set<string>()
+  updates.forEach((draft, u) => {
+    const table = draft.table
+    for (const fk of orderedForeignKeys(table)) {
+      if (!fk.columns.some((name) => draft.columns.includes(name))) continue
+      const known = fk.columns.every(
+        (name) => draft.columns.includes(name) || table.primaryKey.includes(name),
+      )
+      if (!known) {
+        for (const from of index.statementsOf(fk.target)) edges.add(`${from}>${u + updateOffset}`)
+        continue
+      }
+      for (const row of draft.rows) {
+        const values = fk.columns.map((name) =>
+          Object.hasOwn(row.values, name) ? row.values[name] : row.keyValues[table.primaryKey.indexOf(name)],
+        )
+        const from = index.find(fk, values)
+        if (from !== undefined) edges.add(`${from}>${u + updateOffset}`)
+      }
+    }
+  })
+  return [...edges].map(parseEdge)
+}
+
+/**
+ * Update-before-delete edges (indexes offset as given): an update of C runs before the delete of P when
+ * it sets a column of a foreign key C -> P (it may move rows away from a deleted P row), or when that key
+ * cascades deletes (deleting P first would delete the updated row and fail the update's row count).
+ */
+export function findUpdateDeleteEdges(
+  updates: readonly StatementDraft[],
+  updateOffset: number,
+  deletes: readonly StatementDraft[],
+  deleteOffset: number,
+): Edge[] {
+  const edges: Edge[] = []
+  updates.forEach((draft, u) => {
+    deletes.forEach((deleted, d) => {
+      const matters = draft.table.foreignKeys.some(
+        (fk) =>
+          fk.target === deleted.table.key &&
+          (fk.onDelete === 'cascade' || fk.columns.some((name) => draft.columns.includes(name))),
+      )
+      if (matters) edges.push({ from: u + updateOffset, to: d + deleteOffset })
+    })
+  })
+  return edges
+}
+
+/** The delete order really matters: the server would reject or the row count check would fail. */
+export const DELETE_ORDER_REQUIRED = 1_000_000
+/** The order matters unless the referencing rows were moved away (a nullable key an update may have nulled). */
+export const DELETE_ORDER_LIKELY = 1_000
+/** The order does not matter for the server (SET NULL, SET DEFAULT, or a check deferred to COMMIT). */
+export const DELETE_ORDER_HARMLESS = 1
+
+/** How much deleting C before P matters for the foreign key C -> P. */
+function deleteOrderWeight(table: TableModel, fk: ForeignKeyModel): number {
+  if (fk.onDelete === 'cascade') return DELETE_ORDER_REQUIRED
+  if (fk.onDelete === 'set null' || fk.onDelete === 'set default') return DELETE_ORDER_HARMLESS
+  // RESTRICT is checked at once even when the constraint is deferred; NO ACTION waits for COMMIT then.
+  if (fk.onDelete === 'no action' && fk.initiallyDeferred) return DELETE_ORDER_HARMLESS
+  const nullable = fk.columns.every((name) => table.columnsByName.get(name)?.nullable === true)
+  return nullable ? DELETE_ORDER_LIKELY : DELETE_ORDER_REQUIRED
+}
+
+/**
+ * Delete-before-delete edges (indexes offset as given), per table since deleted rows' foreign key values
+ * are not known: delete(C) before delete(P) for every foreign key C -> P (C another table), whatever its
+ * deferral or ON DELETE action. Each edge is weighted by how much its order matters, so that a cycle is
+ * broken where it hurts least.
+ */
+export function findDeleteEdges(deletes: readonly StatementDraft[], deleteOffset: number): DeleteEdge[] {
+  const edges: DeleteEdge[] = []
+  deletes.forEach((draft, c) => {
+    for (const fk of draft.table.foreignKeys) {
+      const p = deletes.findIndex((other) => other.table.key === fk.target)
+      if (p < 0 || p === c) continue
+      edges.push({
+        from: c + deleteOffset,
+        to: p + deleteOffset,
+        fk,
+        weight: deleteOrderWeight(draft.table, fk),
+      })
+    }
+  })
+  return edges
+}
+
+function parseEdge(id: string): Edge {
+  const [from, to] = id.split('>')
+  return { from: Number(from), to: Number(to) }
+}

@@ -1,0 +1,49 @@
+import type { TableModel } from '../schema/model.ts'
+import type { RowValues, StatementKind } from './types.ts'
+
+/** A row of a statement being planned, its values already encoded to text. */
+export interface RowDraft {
+  /** The primary key as the change set gave it: the value, or an array of values for a composite key. */
+  readonly key: unknown
+  /** The primary key values, in key order. */
+  readonly keyValues: readonly unknown[]
+  /** The primary key values' text forms, in key order. */
+  readonly keyTexts: readonly string[]
+  /** Insert: every supplied value. Update: the set values. Delete: empty. */
+  readonly values: RowValues
+  /** Text form of each value of {@link values}; the planner nulls foreign keys here to break cycles. */
+  readonly texts: Map<string, string | null>
+  /** Text form of the expected version, or null (no version check for this row). */
+  readonly versionText: string | null
+}
+
+/** A statement being planned: rows of one table sharing a kind and a column set. */
+export interface StatementDraft {
+  readonly kind: StatementKind
+  readonly table: TableModel
+  /** Insert: supplied columns. Update: set columns. Delete: empty. In table order. */
+  readonly columns: readonly string[]
+  readonly fixup: boolean
+  readonly rows: RowDraft[]
+}
+
+const KIND_RANK: Readonly<Record<StatementKind, number>> = { insert: 0, update: 1, delete: 2 }
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** The deterministic statement order: kind, table key, column set, fix-ups after plain updates. */
+export function compareDrafts(a: StatementDraft, b: StatementDraft): number {
+  const byKind = KIND_RANK[a.kind] - KIND_RANK[b.kind]
+  if (byKind !== 0) return byKind
+  const byTable = compareText(a.table.key, b.table.key)
+  if (byTable !== 0) return byTable
+  const length = Math.min(a.columns.length, b.columns.length)
+  for (let i = 0; i < length; i++) {
+    const byColumn = compareText(a.columns[i]!, b.columns[i]!)
+    if (byColumn !== 0) return byColumn
+  }
+  if (a.columns.length !== b.columns.length) return a.columns.length - b.columns.length
+  return Number(a.fixup) - Number(b.fixup)
+}

@@ -1,0 +1,40 @@
+import type { TableModel } from '../../schema/model.ts'
+import { quoteIdentifier } from '../../values/identifier.ts'
+import { rowCheckSql } from './row-check-sql.ts'
+import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
+
+/** Unnest columns of a delete, i.e. the order of its parameters: the primary key, then the expected version when versioned. */
+export function deleteUnnestColumns(table: TableModel): string[] {
+  const names = [...table.primaryKey]
+  if (table.versionColumn !== null) names.push(expectedVersionName(table.columns))
+  return names
+}
+
+/**
+ * The delete of rows matched by primary key (and expected version, when the table is versioned and the
+ * row gives one), checking the row count on the server (see {@link rowCheckSql}). One per table.
+ *
+ * @example
+ * deleteSql(bookTag) // composite key
+ * // with d as (select * from unnest($1::text[], $2::text[]) as d("book_id", "tag_id")),
+ * //   w as (delete from "public"."book_tag" as t using d
+ * //     where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8 returning t."book_id", t."tag_id")
+ * // select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || ...)::int end ...
+ */
+export function deleteSql(table: TableModel): string {
+  const names = deleteUnnestColumns(table)
+  const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
+  let where = keyMatchSql('t', 'd', keyColumns)
+  if (table.versionColumn !== null) {
+    const version = table.columnsByName.get(table.versionColumn)!
+    const quoted = quoteIdentifier(version.name)
+    const expected = names[names.length - 1]!
+    where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
+  }
+  const returning = table.primaryKey.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
+  return (
+    `with d as (select * from ${unnestSql(names, 'd')}), ` +
+    `w as (delete from ${table.sqlName} as t using d where ${where} returning ${returning}) ` +
+    rowCheckSql(table)
+  )
+}

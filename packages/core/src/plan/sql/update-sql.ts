@@ -1,0 +1,59 @@
+import type { TableModel } from '../../schema/model.ts'
+import { quoteIdentifier } from '../../values/identifier.ts'
+import { rowCheckSql } from './row-check-sql.ts'
+import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
+
+/** Whether an update statement matches and increments the version column. Fix-ups do neither. */
+export function updateIsVersioned(table: TableModel, fixup: boolean): boolean {
+  return table.versionColumn !== null && !fixup
+}
+
+/**
+ * Unnest columns of an update, i.e. the order of its parameters: the primary key, the set columns, then
+ * the expected version (null to skip the check for that row) when versioned.
+ */
+export function updateUnnestColumns(
+  table: TableModel,
+  setColumns: readonly string[],
+  fixup: boolean,
+): string[] {
+  const names = [...table.primaryKey, ...setColumns]
+  if (updateIsVersioned(table, fixup)) names.push(expectedVersionName(table.columns))
+  return names
+}
+
+/**
+ * The update of `setColumns` (in table order) of rows matched by primary key, checking the row count on
+ * the server (see {@link rowCheckSql}). On a versioned table, rows match only with their expected
+ * version (when given) and the version is incremented. A fix-up (setting a foreign key inserted as NULL to
+ * break a cycle) neither checks nor increments the version: the row was inserted by the same flush.
+ *
+ * @example
+ * updateSql(book, ['title'], false)
+ * // with d as (select * from unnest($1::text[], $2::text[], $3::text[]) as d("id", "title", "$v")),
+ * //   w as (update "public"."book" as t set "title" = d."title"::text, "version" = t."version" + 1 from d
+ * //     where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning t."id")
+ * // select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || ...)::int end ...
+ */
+export function updateSql(table: TableModel, setColumns: readonly string[], fixup: boolean): string {
+  const names = updateUnnestColumns(table, setColumns, fixup)
+  const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
+  const sets = setColumns.map((name) => {
+    const column = table.columnsByName.get(name)!
+    return `${quoteIdentifier(name)} = ${castElement('d', name, column)}`
+  })
+  let where = keyMatchSql('t', 'd', keyColumns)
+  if (updateIsVersioned(table, fixup)) {
+    const version = table.columnsByName.get(table.versionColumn!)!
+    const quoted = quoteIdentifier(version.name)
+    const expected = names[names.length - 1]!
+    sets.push(`${quoted} = t.${quoted} + 1`)
+    where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
+  }
+  const returning = table.primaryKey.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
+  return (
+    `with d as (select * from ${unnestSql(names, 'd')}), ` +
+    `w as (update ${table.sqlName} as t set ${sets.join(', ')} from d where ${where} returning ${returning}) ` +
+    rowCheckSql(table)
+  )
+}

@@ -1,0 +1,117 @@
+import type { TableModel } from '../schema/model.ts'
+import { STALE_MARKER } from './stale-marker.ts'
+import type { PlannedStatement } from './types.ts'
+
+/** What a failed row-count check of an update or delete reports. */
+export interface StaleRows {
+  /** Key of the table (as in the schema model). */
+  readonly table: string
+  /**
+   * The keys that did not match, as sent (each element's text form): the text itself for a single-column
+   * primary key, a JSON array of the texts (`["7","x"]`) for a composite one.
+   */
+  readonly keys: string[]
+  /** The same keys, always as tuples of texts in primary key order. */
+  readonly keyTuples: string[][]
+  /** Rows the statement had to match. */
+  readonly expected: number
+  /** Rows it matched. */
+  readonly matched: number
+}
+
+const INVALID_TEXT_REPRESENTATION = '22P02'
+const MAX_CAUSE_DEPTH = 5
+
+function messageOf(error: unknown): string | undefined {
+  if (typeof error === 'string') return error
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'message' in error &&
+    typeof error.message === 'string'
+  ) {
+    return error.message
+  }
+  return undefined
+}
+
+function parsePayload(message: string): StaleRows | null {
+  const start = message.indexOf(STALE_MARKER)
+  if (start < 0) return null
+  const from = start + STALE_MARKER.length
+  // PostgreSQL quotes the input: `invalid input syntax for type integer: "pipeflush:stale:{...}"`.
+  const end = message.lastIndexOf('}')
+  if (end < from) return null
+  let payload: unknown
+  try {
+    payload = JSON.parse(message.slice(from, end + 1))
+  } catch {
+    return null
+  }
+  if (typeof payload !== 'object' || payload === null) return null
+  const { table, keys, expected, matched } = payload as Record<string, unknown>
+  if (typeof table !== 'string' || !Array.isArray(keys)) return null
+  const keyTuples: string[][] = []
+  for (const key of keys) {
+    if (!Array.isArray(key) || !key.every((part) => typeof part === 'string')) return null
+    keyTuples.push(key as string[])
+  }
+  return {
+    table,
+    keys: keyTuples.map((tuple) => (tuple.length === 1 ? tuple[0]! : JSON.stringify(tuple))),
+    keyTuples,
+    expected: typeof expected === 'number' ? expected : Number.NaN,
+    matched: typeof matched === 'number' ? matched : Number.NaN,
+  }
+}
+
+/**
+ * Recognises the server error of an update or delete that matched fewer rows than it had to (a row
+ * gone, or its version changed), so the executor can report `OPTIMISTIC_LOCK`. Accepts a driver error
+ * (postgres.js or node-postgres: `code === '22P02'` and the pipeflush marker in `message`), an error
+ * whose `cause` is one, or a bare message. Returns null for anything else.
+ *
+ * @example
+ * parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "pipeflush:stale:{"table" : "book", "expected" : 2, "matched" : 1, "keys" : [["7"]]}"' })
+ * // { table: 'book', keys: ['7'], keyTuples: [['7']], expected: 2, matched: 1 }
+ */
+export function parseStaleError(error: unknown): StaleRows | null {
+  let current = error
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current !== undefined && current !== null; depth++) {
+    const message = messageOf(current)
+    const code = typeof current === 'object' && 'code' in current ? current.code : undefined
+    if (message !== undefined && (code === undefined || code === INVALID_TEXT_REPRESENTATION)) {
+      const parsed = parsePayload(message)
+      if (parsed !== null) return parsed
+    }
+    current = typeof current === 'object' && 'cause' in current ? current.cause : undefined
+  }
+  return null
+}
+
+/**
+ * Maps the keys of a {@link StaleRows} back to the statement's own keys (`statement.keys`, the values the
+ * change set gave), by comparing them with the primary key parameters the statement sent (an update's or
+ * a delete's first parameters are its primary key columns).
+ *
+ * @example
+ * const stale = parseStaleError(error)
+ * if (stale) throw new PipeflushError('OPTIMISTIC_LOCK', '...', { table: stale.table, keys: staleStatementKeys(table, statement, stale) })
+ */
+export function staleStatementKeys(
+  table: TableModel,
+  statement: PlannedStatement,
+  stale: StaleRows,
+): unknown[] {
+  const keyParams = statement.params.slice(0, table.primaryKey.length)
+  const rowByKey = new Map<string, number>()
+  for (let row = 0; row < statement.rowCount; row++) {
+    rowByKey.set(JSON.stringify(keyParams.map((param) => param[row])), row)
+  }
+  const keys: unknown[] = []
+  for (const tuple of stale.keyTuples) {
+    const row = rowByKey.get(JSON.stringify(tuple))
+    keys.push(row === undefined ? (tuple.length === 1 ? tuple[0] : tuple) : statement.keys[row])
+  }
+  return keys
+}

@@ -1,0 +1,343 @@
+import { PipeflushError } from '../errors.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
+import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
+import type {
+  ColumnModel,
+  ForeignKeyModel,
+  OnDeleteAction,
+  ScalarType,
+  SchemaModel,
+  TableModel,
+  UniqueModel,
+} from './model.ts'
+
+type SizedType = `varchar(${number})` | `bpchar(${number})`
+
+/** A column type: a scalar type, optionally sized (`varchar(40)`), optionally an array (`text[]`). */
+export type ColumnTypeName = ScalarType | `${ScalarType}[]` | SizedType | `${SizedType}[]`
+
+/** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */
+export interface ColumnSpec {
+  readonly type: ColumnTypeName
+  /** Defaults to false (NOT NULL). */
+  readonly nullable?: boolean
+  /** The column has a DEFAULT expression (implied by `identity` and `generated`). */
+  readonly default?: boolean
+  readonly identity?: 'always' | 'by default'
+  /** The sequence feeding the column, e.g. `public.author_id_seq`. Identity columns default to PostgreSQL's `<table>_<column>_seq`. */
+  readonly sequence?: string
+  /** A generated (stored) column: never written. */
+  readonly generated?: boolean
+  /** Labels of an enum type, in order (required for enums). */
+  readonly enumLabels?: readonly string[]
+  /** SQL spelling of the type for casts (required for enums, e.g. `"public"."mood"`; `[]` is appended for arrays). */
+  readonly sqlType?: string
+}
+
+export type ColumnSpecInput = ColumnTypeName | ColumnSpec
+
+export interface ForeignKeySpec<Column extends string = string, Target extends string = string> {
+  readonly columns: readonly Column[]
+  /** Key of the referenced table in the spec. */
+  readonly references: Target
+  /** Defaults to the referenced table's primary key. */
+  readonly targetColumns?: readonly string[]
+  /** Defaults to PostgreSQL's name, e.g. `book_author_id_fkey`. */
+  readonly name?: string
+  /** Defaults to false, or true when `initiallyDeferred`. */
+  readonly deferrable?: boolean
+  /** Defaults to false. Only `DEFERRABLE INITIALLY DEFERRED` keys free the planner from ordering inserts. */
+  readonly initiallyDeferred?: boolean
+  /** Defaults to `no action`. */
+  readonly onDelete?: OnDeleteAction
+}
+
+export interface UniqueSpec<Column extends string = string> {
+  readonly columns: readonly Column[]
+  /** Defaults to PostgreSQL's name, e.g. `book_isbn_key`. */
+  readonly name?: string
+}
+
+export interface TableSpec<Column extends string = string, Target extends string = string> {
+  /** Columns in table order. */
+  readonly columns: Readonly<Record<Column, ColumnSpecInput>>
+  readonly primaryKey: readonly Column[]
+  readonly foreignKeys?: readonly ForeignKeySpec<Column, Target>[]
+  readonly uniques?: readonly (readonly Column[] | UniqueSpec<Column>)[]
+  /** Optimistic-lock version column: an integer, NOT NULL. */
+  readonly version?: Column
+  /** The PostgreSQL schema; defaults to the part before the dot of a `schema.table` key, else `options.schema`. */
+  readonly schema?: string
+  /** The table name; defaults to the key (the part after the dot of a `schema.table` key). */
+  readonly name?: string
+}
+
+export type SchemaSpec = Readonly<Record<string, TableSpec>>
+
+/** Ties each table's column and table names to the spec so typos fail to compile. */
+export type CheckedSchemaSpec<S> = {
+  readonly [K in keyof S]: S[K] extends { readonly columns: infer C }
+    ? TableSpec<Extract<keyof C, string>, Extract<keyof S, string>>
+    : TableSpec
+}
+
+export interface DefineSchemaOptions {
+  /** Schema of tables whose key has no dot; defaults to `public`. */
+  readonly schema?: string
+}
+
+const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
+const SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
+  'int2',
+  'int4',
+  'int8',
+  'numeric',
+  'float4',
+  'float8',
+  'text',
+  'varchar',
+  'bpchar',
+  'bool',
+  'date',
+  'timestamp',
+  'timestamptz',
+  'uuid',
+  'json',
+  'jsonb',
+  'bytea',
+  'enum',
+])
+const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8'])
+/** PostgreSQL's NAMEDATALEN - 1. */
+const MAX_NAME_LENGTH = 63
+
+function configError(table: string, message: string, column?: string): PipeflushError {
+  return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${message}`, { table, column })
+}
+
+/** PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes. */
+function makeObjectName(name1: string, name2: string, label: string): string {
+  const available = MAX_NAME_LENGTH - label.length - 2
+  let length1 = name1.length
+  let length2 = name2.length
+  while (length1 + length2 > available) {
+    if (length1 > length2) length1--
+    else length2--
+  }
+  return `${name1.slice(0, length1)}_${name2.slice(0, length2)}_${label}`
+}
+
+/** PostgreSQL's default constraint name, with a numeric suffix when already taken in the schema. */
+function defaultConstraintName(
+  table: string,
+  columns: readonly string[],
+  label: string,
+  used: Set<string>,
+): string {
+  const name2 = columns.join('_')
+  for (let pass = 0; ; pass++) {
+    const name = makeObjectName(table, name2, pass === 0 ? label : `${label}${pass}`)
+    if (!used.has(name)) return name
+  }
+}
+
+function quoteQualified(name: string, defaultSchema: string): string {
+  if (name.includes('"')) return name
+  const parts = name.split('.')
+  return (parts.length === 1 ? [defaultSchema, name] : parts).map(quoteIdentifier).join('.')
+}
+
+function buildColumn(
+  table: string,
+  schema: string,
+  tableName: string,
+  name: string,
+  input: ColumnSpecInput,
+): ColumnModel {
+  const spec: ColumnSpec = typeof input === 'string' ? { type: input } : input
+  const match = TYPE_PATTERN.exec(spec.type)
+  const type = match?.[1]
+  if (match === null || type === undefined || !SCALAR_TYPES.has(type)) {
+    throw configError(table, `column "${name}" has an unknown type "${spec.type}".`, name)
+  }
+  const scalar = type as ScalarType
+  const isArray = match[3] !== undefined
+  const maxLength = match[2] === undefined ? undefined : Number(match[2])
+  if (maxLength !== undefined && scalar !== 'varchar' && scalar !== 'bpchar') {
+    throw configError(table, `column "${name}": only varchar and bpchar take a length.`, name)
+  }
+  if (
+    scalar === 'enum' &&
+    (spec.enumLabels === undefined || spec.enumLabels.length === 0 || spec.sqlType === undefined)
+  ) {
+    throw configError(table, `enum column "${name}" needs enumLabels and sqlType.`, name)
+  }
+  if (spec.identity !== undefined && (!INTEGER_TYPES.has(scalar) || isArray)) {
+    throw configError(table, `identity column "${name}" must be int2, int4 or int8.`, name)
+  }
+  if (spec.identity !== undefined && spec.generated === true) {
+    throw configError(table, `column "${name}" cannot be both identity and generated.`, name)
+  }
+  let sqlType: string | undefined
+  if (spec.sqlType !== undefined)
+    sqlType = isArray && !spec.sqlType.endsWith('[]') ? `${spec.sqlType}[]` : spec.sqlType
+  const identity = spec.identity ?? null
+  const sequence =
+    spec.sequence !== undefined
+      ? quoteQualified(spec.sequence, schema)
+      : identity !== null
+        ? quoteQualified(`${schema}.${makeObjectName(tableName, name, 'seq')}`, schema)
+        : null
+  return buildColumnModel({
+    name,
+    type: scalar,
+    // Casting text to varchar(n) would silently truncate; the unsized type lets the column's
+    // assignment cast reject values that are too long.
+    sqlType,
+    isArray,
+    nullable: spec.nullable ?? false,
+    hasDefault: spec.default === true || identity !== null || spec.generated === true,
+    identity,
+    sequence,
+    generated: spec.generated ?? false,
+    enumLabels: spec.enumLabels,
+    maxLength,
+  })
+}
+
+interface TablePlace {
+  readonly key: string
+  readonly schema: string
+  readonly name: string
+  readonly spec: TableSpec
+}
+
+function placeTable(key: string, spec: TableSpec, defaultSchema: string): TablePlace {
+  const dot = key.indexOf('.')
+  const schema = spec.schema ?? (dot >= 0 ? key.slice(0, dot) : defaultSchema)
+  const name = spec.name ?? (dot >= 0 ? key.slice(dot + 1) : key)
+  if (schema === '' || name === '') throw configError(key, 'the schema and table names cannot be empty.')
+  return { key, schema, name, spec }
+}
+
+function buildForeignKey(
+  place: TablePlace,
+  fk: ForeignKeySpec,
+  places: ReadonlyMap<string, TablePlace>,
+  used: Set<string>,
+): ForeignKeyModel {
+  const target = places.get(fk.references)
+  if (target === undefined) {
+    throw configError(
+      place.key,
+      `foreign key on (${fk.columns.join(', ')}) references unknown table "${fk.references}".`,
+    )
+  }
+  const targetColumns = fk.targetColumns ?? target.spec.primaryKey
+  if (fk.initiallyDeferred === true && fk.deferrable === false) {
+    throw configError(
+      place.key,
+      `foreign key on (${fk.columns.join(', ')}) cannot be initially deferred but not deferrable.`,
+    )
+  }
+  const name = fk.name ?? defaultConstraintName(place.name, fk.columns, 'fkey', used)
+  used.add(name)
+  return {
+    name,
+    columns: [...fk.columns],
+    target: fk.references,
+    targetColumns: [...targetColumns],
+    deferrable: fk.deferrable ?? fk.initiallyDeferred ?? false,
+    initiallyDeferred: fk.initiallyDeferred ?? false,
+    onDelete: fk.onDelete ?? 'no action',
+  }
+}
+
+function buildTable(
+  place: TablePlace,
+  places: ReadonlyMap<string, TablePlace>,
+  used: Set<string>,
+): TableModel {
+  const { key, spec } = place
+  if (spec.primaryKey.length === 0) throw configError(key, 'a primary key is required.')
+  const columns = Object.entries<ColumnSpecInput>(spec.columns).map(([name, column]) =>
+    buildColumn(key, place.schema, place.name, name, column),
+  )
+  const uniques: UniqueModel[] = (spec.uniques ?? []).map((unique) => {
+    const columns: readonly string[] = 'columns' in unique ? unique.columns : unique
+    const name =
+      ('name' in unique ? unique.name : undefined) ?? defaultConstraintName(place.name, columns, 'key', used)
+    used.add(name)
+    return { name, columns: [...columns] }
+  })
+  const foreignKeys = (spec.foreignKeys ?? []).map((fk) => buildForeignKey(place, fk, places, used))
+  return buildTableModel({
+    key,
+    schema: place.schema,
+    name: place.name,
+    columns,
+    primaryKey: spec.primaryKey,
+    foreignKeys,
+    uniques,
+    versionColumn: spec.version ?? null,
+  })
+}
+
+/**
+ * Declares a schema in code instead of reading it from `pg_catalog`. A string column is shorthand for a
+ * NOT NULL column of that type; foreign keys reference tables by key and default to the target's primary
+ * key; constraint names default to PostgreSQL's. An inconsistent spec throws `INVALID_CONFIG`.
+ * Columns keep the spec's order, which should be the table's order (JavaScript lists integer-like
+ * property names first: avoid column names such as `"1"`).
+ *
+ * @example
+ * const schema = defineSchema({
+ *   author: {
+ *     columns: { id: { type: 'int8', identity: 'by default' }, name: 'text', version: { type: 'int4', default: true } },
+ *     primaryKey: ['id'],
+ *     version: 'version',
+ *   },
+ *   book: {
+ *     columns: { id: 'uuid', author_id: 'int8', title: { type: 'text', nullable: true }, tags: 'text[]' },
+ *     primaryKey: ['id'],
+ *     foreignKeys: [{ columns: ['author_id'], references: 'author', onDelete: 'cascade' }],
+ *   },
+ * })
+ * schema.tables.get('book')?.foreignKeys[0]?.name // 'book_author_id_fkey'
+ */
+export function defineSchema<const S extends SchemaSpec>(
+  spec: S & CheckedSchemaSpec<S>,
+  options: DefineSchemaOptions = {},
+): SchemaModel {
+  const defaultSchema = options.schema ?? 'public'
+  const places = new Map<string, TablePlace>()
+  for (const [key, table] of Object.entries<TableSpec>(spec))
+    places.set(key, placeTable(key, table, defaultSchema))
+  const usedBySchema = new Map<string, Set<string>>()
+  const used = (schema: string): Set<string> => {
+    let names = usedBySchema.get(schema)
+    if (names === undefined) {
+      names = new Set()
+      usedBySchema.set(schema, names)
+    }
+    return names
+  }
+  // Explicit names first, so that a default name never takes one the spec gives later.
+  for (const place of places.values()) {
+    for (const fk of place.spec.foreignKeys ?? []) {
+      if (fk.name === undefined) continue
+      if (used(place.schema).has(fk.name))
+        throw configError(place.key, `constraint name "${fk.name}" is used twice.`)
+      used(place.schema).add(fk.name)
+    }
+    for (const unique of place.spec.uniques ?? []) {
+      const name = 'name' in unique ? unique.name : undefined
+      if (name === undefined) continue
+      if (used(place.schema).has(name))
+        throw configError(place.key, `constraint name "${name}" is used twice.`)
+      used(place.schema).add(name)
+    }
+  }
+  const tables = [...places.values()].map((place) => buildTable(place, places, used(place.schema)))
+  return buildSchemaModel(tables)
+}

@@ -1,0 +1,122 @@
+import type postgres from 'postgres'
+import { PipeflushError } from '../errors.ts'
+import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
+import { CATALOG_QUERY } from './catalog-query.ts'
+import type { CatalogColumn, CatalogTable } from './catalog-rows.ts'
+import type { ColumnModel, ForeignKeyModel, OnDeleteAction, ScalarType, SchemaModel, TableModel } from './model.ts'
+
+/** Options of {@link readSchema}. */
+export interface ReadSchemaOptions {
+  /** Schemas to read; defaults to the session's search path (`current_schemas(false)`). */
+  readonly schemas?: readonly string[]
+  /**
+   * Optimistic-lock version columns: one column name used by every table that has such a column, or
+   * a map from table key to column name.
+   */
+  readonly versionColumn?: string | Readonly<Record<string, string>>
+}
+
+const SCALARS: ReadonlySet<string> = new Set<ScalarType>([
+  'int2', 'int4', 'int8', 'numeric', 'float4', 'float8', 'text', 'varchar', 'bpchar', 'bool',
+  'date', 'timestamp', 'timestamptz', 'uuid', 'json', 'jsonb', 'bytea',
+])
+
+const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
+  a: 'no action',
+  r: 'restrict',
+  c: 'cascade',
+  n: 'set null',
+  d: 'set default',
+}
+
+/**
+ * Reads the schema model from pg_catalog in two queries (the search path, then every table of it).
+ * Tables of the first schema of the search path are keyed by their bare name, others as
+ * `schema.table`. Column types pipeflush does not know (interval, inet, citext...) are written and
+ * read as their text form, cast by the server.
+ *
+ * @example
+ * const schema = await readSchema(sql, { versionColumn: 'version' })
+ * schema.tables.get('book')?.primaryKey // ['id']
+ */
+export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions = {}): Promise<SchemaModel> {
+  let rows: CatalogTable[]
+  let current: string
+  let schemas: readonly string[]
+  try {
+    const [path] = await sql.unsafe<{ current: string; schemas: string[] }[]>(
+      'select current_schema() as current, current_schemas(false)::text[] as schemas',
+    )
+    current = path?.current ?? 'public'
+    schemas = options.schemas ?? path?.schemas ?? ['public']
+    rows = await sql.unsafe<CatalogTable[]>(CATALOG_QUERY, [schemas as string[]], { prepare: true })
+  } catch (cause) {
+    throw new PipeflushError('SCHEMA_READ_FAILED', `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`, { cause })
+  }
+  const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
+  const tables: TableModel[] = rows.map((row) => {
+    const key = keyOf(row.schema, row.name)
+    const columns = row.columns.map(toColumn)
+    const versionColumn = pickVersionColumn(key, columns, options.versionColumn)
+    const foreignKeys: ForeignKeyModel[] = row.foreign_keys
+      .filter((fk) => schemas.includes(fk.targetSchema))
+      .map((fk) => ({
+        name: fk.name,
+        columns: fk.columns,
+        target: keyOf(fk.targetSchema, fk.targetName),
+        targetColumns: fk.targetColumns,
+        deferrable: fk.deferrable,
+        initiallyDeferred: fk.initiallyDeferred,
+        onDelete: ON_DELETE[fk.onDelete] ?? 'no action',
+      }))
+    return buildTableModel({
+      key,
+      schema: row.schema,
+      name: row.name,
+      columns,
+      primaryKey: row.primary_key ?? [],
+      foreignKeys,
+      uniques: row.uniques,
+      versionColumn,
+    })
+  })
+  return buildSchemaModel(tables)
+}
+
+function toColumn(c: CatalogColumn): ColumnModel {
+  const typname = c.isArray ? (c.elemTypname ?? 'text') : c.typname
+  const typtype = c.isArray ? c.elemTyptype : c.typtype
+  const isEnum = typtype === 'e'
+  const known = SCALARS.has(typname)
+  const type: ScalarType = isEnum ? 'enum' : known ? (typname as ScalarType) : 'text'
+  const base = c.isArray ? (c.qualifiedElemType ?? c.qualifiedType) : c.qualifiedType
+  // Built-in types are cast by their plain name; enums, domains and unknown types by their qualified name.
+  const sqlType = (known && base.startsWith('pg_catalog.') ? typname : base) + (c.isArray ? '[]' : '')
+  const maxLength = (typname === 'varchar' || typname === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
+  return buildColumnModel({
+    name: c.name,
+    type,
+    sqlType,
+    isArray: c.isArray,
+    nullable: c.nullable,
+    hasDefault: c.hasDefault || c.identity !== '' || c.generated !== '',
+    identity: c.identity === 'a' ? 'always' : c.identity === 'd' ? 'by default' : null,
+    sequence: c.sequence,
+    generated: c.generated !== '',
+    enumLabels: isEnum ? (c.enumLabels ?? []) : undefined,
+    maxLength,
+  })
+}
+
+function pickVersionColumn(
+  key: string,
+  columns: readonly ColumnModel[],
+  option: ReadSchemaOptions['versionColumn'],
+): string | null {
+  if (option === undefined) return null
+  if (typeof option === 'string') {
+    const c = columns.find((col) => col.name === option)
+    return c && !c.isArray && (c.type === 'int2' || c.type === 'int4' || c.type === 'int8') && !c.nullable ? option : null
+  }
+  return option[key] ?? null
+}

@@ -1,0 +1,36 @@
+import type { EntityState } from './entity-state.ts'
+
+/** One entity per (table, primary key) in a unit of work. */
+export class IdentityMap {
+  readonly #tables = new Map<string, Map<string, EntityState>>()
+
+  get(table: string, key: string): EntityState | undefined {
+    return this.#tables.get(table)?.get(key)
+  }
+
+  set(state: EntityState): void {
+    if (state.key === null) throw new Error('IdentityMap.set: entity without key')
+    let t = this.#tables.get(state.table.key)
+    if (!t) this.#tables.set(state.table.key, (t = new Map()))
+    t.set(state.key, state)
+  }
+
+  delete(state: EntityState): void {
+    if (state.key !== null) this.#tables.get(state.table.key)?.delete(state.key)
+  }
+
+  clear(): void {
+    this.#tables.clear()
+  }
+
+  /** Every state, table by table. */
+  *values(): IterableIterator<EntityState> {
+    for (const t of this.#tables.values()) yield* t.values()
+  }
+
+  get size(): number {
+    let n = 0
+    for (const t of this.#tables.values()) n += t.size
+    return n
+  }
+}

@@ -1,0 +1,36 @@
+import type { TableModel } from '../schema/model.ts'
+import { normalizeKeyValue } from '../values/index.ts'
+
+/**
+ * The canonical identity-map key of a row: the normalized primary key value, or a JSON array of them
+ * for composite keys. Null when a key column has no value yet.
+ */
+export function rowKey(table: TableModel, values: Readonly<Record<string, unknown>>): string | null {
+  const parts: string[] = []
+  for (const name of table.primaryKey) {
+    const v = values[name]
+    if (v === null || v === undefined) return null
+    parts.push(normalizeKeyValue(v, table.columnsByName.get(name)!))
+  }
+  return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
+}
+
+/**
+ * The key a caller passes to `load`: a single value for one-column keys, or an object of the key
+ * columns for composite keys, as a where-object.
+ */
+export function keyWhere(table: TableModel, key: unknown): Record<string, unknown> {
+  if (table.primaryKey.length === 1) {
+    if (typeof key === 'object' && key !== null && !(key instanceof Date) && !Buffer.isBuffer(key)) {
+      const name = table.primaryKey[0]!
+      if (name in key) return { [name]: (key as Record<string, unknown>)[name] }
+    }
+    return { [table.primaryKey[0]!]: key }
+  }
+  if (typeof key !== 'object' || key === null) {
+    throw new TypeError(`${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them`)
+  }
+  const out: Record<string, unknown> = {}
+  for (const name of table.primaryKey) out[name] = (key as Record<string, unknown>)[name]
+  return out
+}

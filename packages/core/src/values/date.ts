@@ -1,0 +1,97 @@
+import {
+  civilFromDays,
+  daysFromCivil,
+  daysInMonth,
+  formatCivil,
+  MAX_DATE_DAY,
+  MIN_DAY,
+  MS_PER_DAY,
+} from './calendar.ts'
+import type { ScalarCodec } from './codec.ts'
+import { describeValue, problem } from './location.ts'
+import { compareCodeUnits } from './text.ts'
+
+const DATE_TEXT = /^(\d{4,})-(\d{2})-(\d{2})( BC)?$/
+
+/**
+ * The day number (days since 1970-01-01) of a `date` text in PostgreSQL's ISO form, or undefined when
+ * it is not one: `YYYY-MM-DD` with an optional ` BC`, years above 9999 with more digits.
+ */
+export function parseDateText(text: string): number | undefined {
+  const m = DATE_TEXT.exec(text)
+  if (m === null) return undefined
+  const [, yearText = '', monthText = '', dayText = '', bc] = m
+  if (yearText.length > 4 && yearText.startsWith('0')) return undefined
+  const year = Number(yearText)
+  const month = Number(monthText)
+  const day = Number(dayText)
+  if (year === 0 || month < 1 || month > 12) return undefined
+  const astronomical = bc === undefined ? year : 1 - year
+  if (day < 1 || day > daysInMonth(astronomical, month)) return undefined
+  return daysFromCivil(astronomical, month, day)
+}
+
+function dayText(days: number): string {
+  const { text, bc } = formatCivil(civilFromDays(days))
+  return bc ? `${text} BC` : text
+}
+
+/**
+ * The text of a `date` written as a `YYYY-MM-DD` string (or `YYYY-MM-DD BC`, `infinity`,
+ * `-infinity`, as reads return them) or as a Date, whose UTC calendar date is taken (its time of day
+ * is dropped).
+ *
+ * @example
+ * dateText(new Date('2024-01-02T23:00:00Z')) // '2024-01-02'
+ */
+export function dateText(value: unknown): string {
+  if (value instanceof Date) {
+    const ms = value.getTime()
+    if (Number.isNaN(ms)) problem('an invalid Date is not a valid date')
+    const days = Math.floor(ms / MS_PER_DAY)
+    if (days < MIN_DAY) problem(`${describeValue(value)} is before 4714-11-24 BC, the earliest date`)
+    return dayText(days)
+  }
+  if (typeof value !== 'string')
+    problem(`expected a 'YYYY-MM-DD' string or a Date for date, got ${describeValue(value)}`)
+  if (value === 'infinity' || value === '-infinity') return value
+  const days = parseDateText(value)
+  if (days === undefined) problem(`${describeValue(value)} is not a valid date (expected 'YYYY-MM-DD')`)
+  if (days < MIN_DAY || days > MAX_DATE_DAY) problem(`${describeValue(value)} is out of range for date`)
+  return value
+}
+
+function dayOf(text: string): number {
+  if (text === 'infinity') return Number.POSITIVE_INFINITY
+  if (text === '-infinity') return Number.NEGATIVE_INFINITY
+  return parseDateText(text) ?? Number.NaN
+}
+
+/**
+ * `date`: written from a `YYYY-MM-DD` string or a Date (its UTC calendar date); read as the
+ * server's `YYYY-MM-DD` text (`infinity`, `-infinity` and `... BC` included), which needs the
+ * session's `DateStyle` to be `ISO` (the default).
+ */
+export const dateCodec: ScalarCodec = {
+  encode: dateText,
+  decode(text) {
+    if (text !== 'infinity' && text !== '-infinity' && parseDateText(text) === undefined) {
+      problem(`cannot decode ${describeValue(text)} as date (pipeflush reads dates with DateStyle ISO)`)
+    }
+    return text
+  },
+  same(a, b) {
+    if (a === b) return typeof a === 'string'
+    try {
+      return dateText(a) === dateText(b)
+    } catch {
+      return false
+    }
+  },
+  key: dateText,
+  compareKeys: (a, b) => {
+    const x = dayOf(a)
+    const y = dayOf(b)
+    return x < y ? -1 : x > y ? 1 : compareCodeUnits(a, b)
+  },
+}

@@ -1,0 +1,112 @@
+import type { ScalarCodec } from './codec.ts'
+import { sameByCanonical } from './codec.ts'
+import { describeValue, problem } from './location.ts'
+
+const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+
+/** PostgreSQL's limits for `numeric`: 131072 digits before the point, 16383 after. */
+const MAX_INTEGER_DIGITS = 131072
+const MAX_SCALE = 16383
+
+const SPECIALS = new Set(['NaN', 'Infinity', '-Infinity'])
+
+/**
+ * The plain decimal text PostgreSQL stores for a `numeric` written as `value` (a finite number, a
+ * bigint or a decimal string with optional sign, fraction and exponent). Exponents are expanded and
+ * the scale is kept as PostgreSQL keeps it, so the text means the same on every server version.
+ * Throws a value problem for anything else, including `NaN` and infinities.
+ *
+ * @example
+ * numericText('1.50e1') // '15.0'
+ * numericText(1e21) // '1000000000000000000000'
+ */
+export function numericText(value: unknown): string {
+  let text: string
+  if (typeof value === 'bigint') {
+    text = value.toString()
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) problem(`${describeValue(value)} is not a valid numeric`)
+    text = String(value)
+  } else if (typeof value === 'string') {
+    text = value
+  } else {
+    problem(`expected a number, a bigint or a decimal string for numeric, got ${describeValue(value)}`)
+  }
+  const m = DECIMAL_TEXT.exec(text)
+  if (m === null) problem(`${describeValue(value)} is not a valid numeric`)
+  const [, signText, intPart = '', fracPart = '', expText = '0'] = m
+  const exponent = Number(expText)
+  const all = intPart + fracPart
+  const firstNonZero = all.search(/[1-9]/)
+  const scale = Math.max(0, fracPart.length - exponent)
+  if (scale > MAX_SCALE)
+    problem(`${describeValue(value)} has more than ${MAX_SCALE} digits after the decimal point`)
+  // The value is all * 10^(exponent - fracPart.length).
+  const shift = exponent - fracPart.length
+  if (firstNonZero === -1) return scale === 0 ? '0' : `0.${'0'.repeat(scale)}`
+  const significant = all.slice(firstNonZero)
+  if (significant.length + shift > MAX_INTEGER_DIGITS) {
+    problem(`${describeValue(value)} has more than ${MAX_INTEGER_DIGITS} digits before the decimal point`)
+  }
+  const minus = signText === '-' ? '-' : ''
+  if (shift >= 0) return minus + significant + '0'.repeat(shift)
+  const padded = significant.padStart(scale + 1, '0')
+  return `${minus}${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`
+}
+
+/**
+ * The canonical form of a numeric value: plain decimal without trailing fraction zeros, so values
+ * PostgreSQL considers equal (`1`, `'1.00'`, `1n`, `'1e0'`) share it. `'NaN'` and the infinities
+ * (which the server can return) are kept as they are.
+ *
+ * @example
+ * canonicalNumeric('1.50') // '1.5'
+ */
+export function canonicalNumeric(value: unknown): string {
+  if (typeof value === 'string' && SPECIALS.has(value)) return value
+  const text = numericText(value)
+  if (!text.includes('.')) return text
+  const trimmed = text.replace(/\.?0+$/, '')
+  return trimmed === '-0' ? '0' : trimmed
+}
+
+/** Orders two canonical numerics the way PostgreSQL does: -Infinity < finite < Infinity < NaN. */
+export function compareCanonicalNumerics(a: string, b: string): number {
+  const ra = rank(a)
+  const rb = rank(b)
+  if (ra !== rb || ra !== 1) return Math.sign(ra - rb)
+  const na = a.startsWith('-')
+  const nb = b.startsWith('-')
+  if (na !== nb) return na ? -1 : 1
+  const c = compareMagnitudes(na ? a.slice(1) : a, nb ? b.slice(1) : b)
+  return na ? -c : c
+}
+
+function rank(s: string): number {
+  return s === '-Infinity' ? 0 : s === 'Infinity' ? 2 : s === 'NaN' ? 3 : 1
+}
+
+function compareMagnitudes(a: string, b: string): number {
+  const [ai = '', af = ''] = a.split('.')
+  const [bi = '', bf = ''] = b.split('.')
+  if (ai.length !== bi.length) return ai.length < bi.length ? -1 : 1
+  if (ai !== bi) return ai < bi ? -1 : 1
+  const width = Math.max(af.length, bf.length)
+  const fa = af.padEnd(width, '0')
+  const fb = bf.padEnd(width, '0')
+  return fa < fb ? -1 : fa > fb ? 1 : 0
+}
+
+const NUMERIC_OUTPUT = /^(-?\d+(\.\d+)?|NaN|-?Infinity)$/
+
+/** `numeric`: written from a finite number, a bigint or a decimal string; read as a string. */
+export const numericCodec: ScalarCodec = {
+  encode: numericText,
+  decode(text) {
+    if (!NUMERIC_OUTPUT.test(text)) problem(`cannot decode ${describeValue(text)} as numeric`)
+    return text
+  },
+  same: (a, b) => sameByCanonical(canonicalNumeric, a, b),
+  key: canonicalNumeric,
+  compareKeys: compareCanonicalNumerics,
+}

@@ -1,0 +1,26 @@
+import type { ColumnModel } from '../schema/model.ts'
+import { parseArrayLiteral } from './array-literal.ts'
+import { codecFor } from './codecs.ts'
+import type { ValueLocation } from './location.ts'
+import { describeValue, problem, withLocation } from './location.ts'
+
+/**
+ * The JS value of the server's text output for `column` (`select col::text`), or null for SQL NULL:
+ * the inverse of {@link encodeValue}. Results do not depend on how the postgres.js client was
+ * configured. Needs the session defaults `DateStyle = ISO` and `extra_float_digits >= 1` (PostgreSQL
+ * 12+). `at` only improves the error message when the text cannot be decoded.
+ *
+ * @example
+ * decodeValue('2024-01-02 03:04:05.123456+05:30', tsColumn) // Date 2024-01-01T21:34:05.123Z
+ * decodeValue('{1,NULL}', int8ArrayColumn) // ['1', null]
+ */
+export function decodeValue(text: string | null, column: ColumnModel, at?: ValueLocation): unknown {
+  if (text === null) return null
+  return withLocation(column, at, () => {
+    const codec = codecFor(column.type)
+    if (!column.isArray) return codec.decode(text, column)
+    const elements = parseArrayLiteral(text)
+    if (typeof elements === 'string') problem(`cannot decode ${describeValue(text)} as an array: ${elements}`)
+    return elements.map((e) => (e === null ? null : codec.decode(e, column)))
+  })
+}

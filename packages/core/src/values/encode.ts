@@ -1,0 +1,49 @@
+import type { ColumnModel } from '../schema/model.ts'
+import { arrayLiteral } from './array-literal.ts'
+import { codecFor, elementsMayBeArrays } from './codecs.ts'
+import type { ValueLocation } from './location.ts'
+import { describeValue, problem, ValueProblem, withLocation } from './location.ts'
+
+/**
+ * Validates a JS value for `column` and returns its PostgreSQL text input form (what the server casts
+ * from `text`), or null for SQL NULL. NOT NULL is not checked here: the server reports it with its
+ * constraint, and a column default may apply. Throws a `PipeflushError` with code `INVALID_VALUE`
+ * naming table, column and row for anything that cannot be stored exactly (undefined, NaN, wrong JS
+ * type, out of range, NUL characters, unknown enum labels, nested arrays...).
+ *
+ * @example
+ * encodeValue(5n, int8Column, { table: 'book', key: { id: 7 } }) // '5'
+ * encodeValue(['a', null], textArrayColumn, { table: 'book' }) // '{"a",NULL}'
+ * encodeValue(Number.NaN, priceColumn, { table: 'book', key: { id: 7 } })
+ * // throws: book.price (row id=7): NaN is not a valid numeric
+ */
+export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocation): string | null {
+  if (value === null) return null
+  return withLocation(column, at, () => {
+    if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
+    const codec = codecFor(column.type)
+    if (!column.isArray) return codec.encode(value, column)
+    if (!Array.isArray(value)) problem(`expected an array for ${column.type}[], got ${describeValue(value)}`)
+    const nested = !elementsMayBeArrays(column.type)
+    const texts: (string | null)[] = new Array(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i]
+      if (element === null) {
+        texts[i] = null
+        continue
+      }
+      if (element === undefined) {
+        problem(i in value ? `element ${i} is undefined (use null)` : `the array has a hole at index ${i}`)
+      }
+      if (nested && Array.isArray(element))
+        problem(`element ${i} is an array: only one-dimensional arrays are supported`)
+      try {
+        texts[i] = codec.encode(element, column)
+      } catch (e) {
+        if (e instanceof ValueProblem) problem(`element ${i}: ${e.message}`)
+        throw e
+      }
+    }
+    return arrayLiteral(texts)
+  })
+}

@@ -1,0 +1,114 @@
+import type { ScalarCodec } from './codec.ts'
+import { describeValue, problem } from './location.ts'
+import { textProblem } from './text.ts'
+
+/** A value `JSON.stringify` writes exactly and `JSON.parse` reads back deep-equal. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue }
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
+  switch (typeof value) {
+    case 'string': {
+      const why = textProblem(value)
+      if (why !== undefined) problem(`the JSON string at ${path} ${why}`)
+      return
+    }
+    case 'number':
+      if (!Number.isFinite(value)) problem(`${describeValue(value)} at ${path} is not a JSON number`)
+      return
+    case 'boolean':
+      return
+    case 'object':
+      break
+    default:
+      problem(`${describeValue(value)} at ${path} is not a JSON value`)
+  }
+  if (value === null) return
+  if (ancestors.has(value)) problem(`the value at ${path} is circular`)
+  ancestors.add(value)
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype)
+      problem(`${describeValue(value)} at ${path} is not a plain array`)
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) problem(`the array at ${path} has a hole at index ${i}`)
+      checkJson(value[i], `${path}[${i}]`, ancestors)
+    }
+  } else {
+    if (value instanceof Date) problem(`a Date at ${path} is not JSON: store date.toISOString() instead`)
+    if (!isPlainObject(value))
+      problem(`${describeValue(value)} at ${path} is not JSON (only plain objects are)`)
+    if (Object.getOwnPropertySymbols(value).length > 0) problem(`the object at ${path} has symbol keys`)
+    for (const [key, v] of Object.entries(value)) {
+      const why = textProblem(key)
+      if (why !== undefined) problem(`the key ${describeValue(key)} at ${path} ${why}`)
+      checkJson(v, `${path}.${key}`, ancestors)
+    }
+  }
+  ancestors.delete(value)
+}
+
+/**
+ * The JSON text of `value` for `json`/`jsonb`, after checking that `JSON.stringify` writes it exactly:
+ * plain objects and arrays, strings, finite numbers, booleans and nulls only (no undefined, functions,
+ * symbols, bigints, NaN, Dates, Maps, class instances, holes, cycles, NUL characters or lone
+ * surrogates). A top-level JS `null` is SQL NULL, never the JSON `null`.
+ *
+ * @example
+ * jsonText({ a: [1, 'x'] }) // '{"a":[1,"x"]}'
+ */
+export function jsonText(value: unknown): string {
+  checkJson(value, '$', new Set())
+  return JSON.stringify(value)
+}
+
+/**
+ * Deep equality of JSON values: object key order is ignored (jsonb reorders keys), numbers compare
+ * with `===` (so `-0` equals `0`; jsonb does not keep `-0`).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k)) return false
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  }
+  return true
+}
+
+/**
+ * `json` and `jsonb`: any JSON value, written with `JSON.stringify`, read with `JSON.parse`. jsonb
+ * reorders keys, drops duplicate keys and normalizes numbers (`1.0` reads as `1`), so a round trip
+ * gives a deep-equal value, not the same text. Numbers beyond double precision lose digits on read.
+ * Not usable as keys.
+ */
+export const jsonCodec: ScalarCodec = {
+  encode: jsonText,
+  decode(text) {
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return problem(`cannot decode ${describeValue(text)} as JSON`)
+    }
+  },
+  same: sameJson,
+  key: () => problem('json values cannot be keys'),
+  compareKeys: () => 0,
+}

@@ -1,0 +1,47 @@
+import type { ColumnModel } from '../schema/model.ts'
+import { codecFor } from './codecs.ts'
+import type { ValueLocation } from './location.ts'
+import { problem, withLocation } from './location.ts'
+
+/**
+ * A canonical string for a key value of `column`, for identity maps and foreign-key matching: equal
+ * for values PostgreSQL considers equal (int8 `5`, `'5'`, `5n` give `'5'`; numeric `'1.50'` gives
+ * `'1.5'`; uuids are lowercased; `char(n)` drops trailing spaces; Dates give their timestamp text).
+ * Throws `INVALID_VALUE` for null, undefined, arrays, json values and anything {@link encodeValue}
+ * would reject.
+ *
+ * @example
+ * normalizeKeyValue(5n, idColumn) // '5'
+ * normalizeKeyValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', uuidColumn) // 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'
+ */
+export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: ValueLocation): string {
+  return withLocation(column, at, () => {
+    if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
+    if (column.isArray) problem('array values cannot be keys')
+    return codecFor(column.type).key(value, column)
+  })
+}
+
+/**
+ * Orders two strings returned by {@link normalizeKeyValue} for the same column: numerically for
+ * integer, numeric and float types, by date/time for dates and timestamps, by label position for enums,
+ * by bytes for uuid and bytea, false before true, and by UTF-16 code units for text (a deterministic
+ * order, not the database collation).
+ *
+ * @example
+ * ['10', '9'].sort((a, b) => compareNormalizedKeys(a, b, idColumn)) // ['9', '10']
+ */
+export function compareNormalizedKeys(a: string, b: string, column: ColumnModel): number {
+  return codecFor(column.type).compareKeys(a, b, column)
+}
+
+/**
+ * Orders two key values of `column` (any form {@link normalizeKeyValue} accepts), as
+ * {@link compareNormalizedKeys} does. Throws `INVALID_VALUE` for values that cannot be keys.
+ *
+ * @example
+ * compareKeyValues(9, 10n, int8Column) // -1
+ */
+export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): number {
+  return compareNormalizedKeys(normalizeKeyValue(a, column), normalizeKeyValue(b, column), column)
+}

@@ -1,0 +1,106 @@
+import { PipeflushError } from '../errors.ts'
+import type { ColumnModel } from '../schema/model.ts'
+
+/**
+ * Where a value belongs, for error messages: the table key and, when known, the row's primary key.
+ *
+ * @example
+ * encodeValue(price, column, { table: 'book', key: { id: 7 } })
+ * // book.price (row id=7): NaN is not a valid numeric
+ */
+export interface ValueLocation {
+  readonly table: string
+  /**
+   * The row's primary key: a record by column (`{ id: 7 }`, printed `id=7`), a single value (printed
+   * `key=7`) or an array for composite keys. Leave it undefined for a new row whose key is not known.
+   */
+  readonly key?: unknown
+}
+
+/**
+ * Thrown by the per-type codecs with a message that does not yet name the table, column and row;
+ * {@link encodeValue}, {@link decodeValue} and the key functions turn it into a {@link PipeflushError}.
+ */
+export class ValueProblem extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ValueProblem'
+  }
+}
+
+/** Throws a {@link ValueProblem}. */
+export function problem(message: string): never {
+  throw new ValueProblem(message)
+}
+
+/** The `INVALID_VALUE` error for `column` at `at`, with a message naming table, column and row. */
+export function invalidValue(
+  column: Pick<ColumnModel, 'name'>,
+  at: ValueLocation | undefined,
+  message: string,
+): PipeflushError {
+  const where =
+    at === undefined ? `column ${column.name}` : `${at.table}.${column.name} (${describeRow(at.key)})`
+  return new PipeflushError('INVALID_VALUE', `${where}: ${message}`, {
+    table: at?.table,
+    column: column.name,
+    keys: at === undefined || at.key === undefined ? undefined : [at.key],
+  })
+}
+
+/** Runs `fn`, turning a {@link ValueProblem} into an `INVALID_VALUE` {@link PipeflushError}. */
+export function withLocation<T>(
+  column: Pick<ColumnModel, 'name'>,
+  at: ValueLocation | undefined,
+  fn: () => T,
+): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message)
+    throw e
+  }
+}
+
+/** `row id=7`, `row key=7`, `row key=(1, 'a')` or `new row`. */
+export function describeRow(key: unknown): string {
+  if (key === undefined) return 'new row'
+  if (Array.isArray(key)) return `row key=(${key.map(describeValue).join(', ')})`
+  if (key !== null && typeof key === 'object' && !(key instanceof Date) && !(key instanceof Uint8Array)) {
+    const parts = Object.entries(key).map(([k, v]) => `${k}=${describeValue(v)}`)
+    return `row ${parts.join(', ')}`
+  }
+  return `row key=${describeValue(key)}`
+}
+
+const MAX_SHOWN = 40
+
+/** A short, safe rendering of any value for messages: `'abc'`, `5n`, `NaN`, `a Map`, `-0`. */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string': {
+      const shown = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}...` : value
+      return `'${JSON.stringify(shown).slice(1, -1).replace(/'/g, "\\'")}'`
+    }
+    case 'number':
+      return Object.is(value, -0) ? '-0' : String(value)
+    case 'bigint':
+      return `${value}n`
+    case 'boolean':
+    case 'undefined':
+      return String(value)
+    case 'symbol':
+      return 'a symbol'
+    case 'function':
+      return 'a function'
+  }
+  if (value === null) return 'null'
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? 'an invalid Date' : `Date ${value.toISOString()}`
+  if (value instanceof Uint8Array) return `${value.byteLength} bytes`
+  if (Array.isArray(value)) return `an array of ${value.length}`
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto === Object.prototype || proto === null) return 'an object'
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name
+  return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object'
+}

@@ -1,0 +1,43 @@
+import type postgres from 'postgres'
+import { PipeflushError } from '../errors.ts'
+import { arrayLiteral } from './array-literal.ts'
+import { textProblem } from './text.ts'
+
+/** The OID of `text[]`. */
+export const TEXT_ARRAY_OID = 1009
+
+/** The part of a postgres.js `sql` (client, reserved connection or transaction) used to type a parameter. */
+export interface TypedParameterFactory {
+  typed<T>(value: T, oid: number): postgres.Parameter<T>
+}
+
+/**
+ * A postgres.js parameter holding already-encoded element texts (null for SQL NULL) as one `text[]`
+ * array literal, whose type does not depend on the elements (all null, empty, first element null).
+ * postgres.js infers an array's type from its first element and serializes JS arrays only after its
+ * `fetch_types` query ran; a string is always sent as type 0 ("unspecified"), so with `$n::text[]` in
+ * the SQL the server types it `text[]` and the statement's prepared-cache key (types + text) never
+ * changes. Given `sql`, the parameter is typed `text[]` (OID 1009) explicitly instead, which also
+ * holds without the cast. Pass it to `sql.unsafe(text, params, { prepare: true })`.
+ *
+ * @example
+ * await sql.unsafe(
+ *   'insert into book (id, title) select d.id::int8, d.title::text from unnest($1::text[], $2::text[]) as d(id, title)',
+ *   [textArrayParam(['1', '2']), textArrayParam([null, 'Dune'])],
+ *   { prepare: true },
+ * )
+ */
+export function textArrayParam(elements: readonly (string | null)[]): string
+export function textArrayParam(
+  elements: readonly (string | null)[],
+  sql: TypedParameterFactory,
+): postgres.Parameter<string>
+export function textArrayParam(
+  elements: readonly (string | null)[],
+  sql?: TypedParameterFactory,
+): string | postgres.Parameter<string> {
+  const literal = arrayLiteral(elements)
+  const why = textProblem(literal)
+  if (why !== undefined) throw new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)
+  return sql === undefined ? literal : sql.typed(literal, TEXT_ARRAY_OID)
+}

@@ -1,0 +1,113 @@
+import {
+  civilFromDays,
+  DATE_LIMIT_MS,
+  daysFromCivil,
+  daysInMonth,
+  formatCivil,
+  formatTimeOfDay,
+  MIN_TIMESTAMP_MS,
+  MS_PER_DAY,
+} from './calendar.ts'
+import type { ScalarCodec } from './codec.ts'
+import { describeValue, problem } from './location.ts'
+
+const TIMESTAMP_TEXT =
+  /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?)?( BC)?$/
+
+/**
+ * The text of a Date for `timestamptz` (`withZone`, absolute instant, written with offset `+00`) or
+ * `timestamp` (the Date's UTC wall clock, no offset). Any Date PostgreSQL can store is written
+ * exactly, BC years included; `new Date(8.64e15)` and `new Date(-8.64e15)` (the largest and smallest
+ * Dates) are written as `infinity` and `-infinity`.
+ *
+ * @example
+ * timestampText(new Date('2024-01-02T03:04:05.678Z'), true) // '2024-01-02 03:04:05.678+00'
+ */
+export function timestampText(value: unknown, withZone: boolean): string {
+  const type = withZone ? 'timestamptz' : 'timestamp'
+  if (!(value instanceof Date)) problem(`expected a Date for ${type}, got ${describeValue(value)}`)
+  const ms = value.getTime()
+  if (Number.isNaN(ms)) problem(`an invalid Date is not a valid ${type}`)
+  if (ms === DATE_LIMIT_MS) return 'infinity'
+  if (ms === -DATE_LIMIT_MS) return '-infinity'
+  if (ms < MIN_TIMESTAMP_MS) problem(`${describeValue(value)} is before 4714-11-24 BC, the earliest ${type}`)
+  const days = Math.floor(ms / MS_PER_DAY)
+  const { text, bc } = formatCivil(civilFromDays(days))
+  return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
+}
+
+/**
+ * The Date of a `timestamp`/`timestamptz` text in PostgreSQL's ISO output (any session time zone,
+ * offsets with minutes or seconds, ` BC`, years above 9999). Microseconds are truncated to
+ * milliseconds. `infinity` and `-infinity` read as `new Date(8.64e15)` and `new Date(-8.64e15)`.
+ */
+export function parseTimestampText(text: string, withZone: boolean): Date {
+  if (text === 'infinity') return new Date(DATE_LIMIT_MS)
+  if (text === '-infinity') return new Date(-DATE_LIMIT_MS)
+  const type = withZone ? 'timestamptz' : 'timestamp'
+  const m = TIMESTAMP_TEXT.exec(text)
+  if (m === null || (m[8] !== undefined) !== withZone) {
+    problem(`cannot decode ${describeValue(text)} as ${type} (pipeflush reads timestamps with DateStyle ISO)`)
+  }
+  const [
+    ,
+    y = '',
+    mo = '',
+    d = '',
+    h = '',
+    mi = '',
+    s = '',
+    frac = '',
+    offSign,
+    oh = '0',
+    om = '0',
+    os = '0',
+    bc,
+  ] = m
+  const year = bc === undefined ? Number(y) : 1 - Number(y)
+  const month = Number(mo)
+  const day = Number(d)
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+    problem(`cannot decode ${describeValue(text)} as ${type}`)
+  }
+  const offsetMs =
+    offSign === undefined
+      ? 0
+      : (offSign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60 + Number(os)) * 1000
+  const ms =
+    daysFromCivil(year, month, day) * MS_PER_DAY +
+    Number(h) * 3_600_000 +
+    Number(mi) * 60_000 +
+    Number(s) * 1000 +
+    Number(frac.padEnd(3, '0').slice(0, 3)) -
+    offsetMs
+  if (!(Math.abs(ms) < DATE_LIMIT_MS))
+    problem(`${describeValue(text)} is outside the range of a JavaScript Date`)
+  return new Date(ms)
+}
+
+function makeTimestampCodec(withZone: boolean): ScalarCodec {
+  return {
+    encode: (value) => timestampText(value, withZone),
+    decode: (text) => parseTimestampText(text, withZone),
+    same: (a, b) => a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime()),
+    key: (value) => timestampText(value, withZone),
+    compareKeys(a, b) {
+      const x = parseTimestampText(a, withZone).getTime()
+      const y = parseTimestampText(b, withZone).getTime()
+      return x < y ? -1 : x > y ? 1 : 0
+    },
+  }
+}
+
+/**
+ * `timestamptz`: a Date (an instant). Written exactly (to the millisecond), read exactly in any
+ * session time zone; stored microseconds are truncated to milliseconds on read.
+ */
+export const timestamptzCodec: ScalarCodec = makeTimestampCodec(true)
+
+/**
+ * `timestamp` (without time zone): a Date whose UTC fields are the wall-clock value, so
+ * `new Date('2024-01-02T03:04:05Z')` stores `2024-01-02 03:04:05`. Strings are not accepted.
+ */
+export const timestampCodec: ScalarCodec = makeTimestampCodec(false)

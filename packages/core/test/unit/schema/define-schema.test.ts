@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest'
+import { buildColumnModel, buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
+import { defineSchema } from '../../../src/schema/define-schema.ts'
+
+function configError(fn: () => unknown): string {
+  try {
+    fn()
+  } catch (e) {
+    expect(e).toMatchObject({ code: 'INVALID_CONFIG' })
+    return (e as Error).message
+  }
+  throw new Error('expected INVALID_CONFIG')
+}
+
+describe('defineSchema', () => {
+  const schema = defineSchema(
+    {
+      author: {
+        columns: {
+          id: { type: 'int8', identity: 'by default', sequence: 'public.author_id_seq' },
+          name: 'text',
+          version: { type: 'int4', default: true },
+        },
+        primaryKey: ['id'],
+        version: 'version',
+      },
+      book: {
+        columns: { id: 'uuid', author_id: 'int8', title: { type: 'text', nullable: true }, tags: 'text[]', code: 'bpchar(3)' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['author_id'], references: 'author', onDelete: 'cascade' }],
+        uniques: [['code'], { columns: ['title', 'author_id'], name: 'book_title_once' }],
+      },
+      'audit.entry': {
+        columns: {
+          id: { type: 'int8', identity: 'always' },
+          mood: { type: 'enum', enumLabels: ['sad', 'ok'], sqlType: '"public"."mood"' },
+          moods: { type: 'enum[]', enumLabels: ['sad', 'ok'], sqlType: '"public"."mood"', nullable: true },
+          note: { type: 'varchar(20)', nullable: true },
+          total: { type: 'numeric', generated: true, nullable: true },
+          book_id: 'uuid',
+        },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['book_id'], references: 'book', initiallyDeferred: true }],
+      },
+    },
+    { schema: 'app' },
+  )
+
+  it('builds tables with quoted names, columns in order and an index by name', () => {
+    const book = schema.tables.get('book')!
+    expect(book).toMatchObject({ key: 'book', schema: 'app', name: 'book', sqlName: '"app"."book"', primaryKey: ['id'] })
+    expect(book.columns.map((c) => c.name)).toEqual(['id', 'author_id', 'title', 'tags', 'code'])
+    expect(book.columnsByName.get('title')).toBe(book.columns[2])
+    expect(schema.tables.get('audit.entry')).toMatchObject({ schema: 'audit', name: 'entry', sqlName: '"audit"."entry"' })
+  })
+
+  it('reads string shorthands as NOT NULL columns without default', () => {
+    expect(schema.tables.get('book')!.columnsByName.get('tags')).toEqual({
+      name: 'tags',
+      type: 'text',
+      sqlType: 'text[]',
+      isArray: true,
+      nullable: false,
+      hasDefault: false,
+      identity: null,
+      sequence: null,
+      generated: false,
+    })
+    expect(schema.tables.get('book')!.columnsByName.get('code')).toMatchObject({ type: 'bpchar', sqlType: 'bpchar', maxLength: 3 })
+  })
+
+  it('reads identity, sequences, defaults, enums and generated columns', () => {
+    const author = schema.tables.get('author')!
+    expect(author.columnsByName.get('id')).toMatchObject({
+      identity: 'by default',
+      sequence: '"public"."author_id_seq"',
+      hasDefault: true,
+    })
+    expect(author.columnsByName.get('version')).toMatchObject({ hasDefault: true, nullable: false })
+    expect(author.versionColumn).toBe('version')
+    const entry = schema.tables.get('audit.entry')!
+    expect(entry.columnsByName.get('id')).toMatchObject({ identity: 'always', sequence: '"audit"."entry_id_seq"' })
+    expect(entry.columnsByName.get('mood')).toMatchObject({ type: 'enum', sqlType: '"public"."mood"', enumLabels: ['sad', 'ok'] })
+    expect(entry.columnsByName.get('moods')).toMatchObject({ sqlType: '"public"."mood"[]', isArray: true })
+    expect(entry.columnsByName.get('note')).toMatchObject({ type: 'varchar', maxLength: 20, nullable: true })
+    expect(entry.columnsByName.get('total')).toMatchObject({ generated: true, hasDefault: true })
+  })
+
+  it("defaults foreign keys to the target's primary key and PostgreSQL's names", () => {
+    expect(schema.tables.get('book')!.foreignKeys).toEqual([
+      {
+        name: 'book_author_id_fkey',
+        columns: ['author_id'],
+        target: 'author',
+        targetColumns: ['id'],
+        deferrable: false,
+        initiallyDeferred: false,
+        onDelete: 'cascade',
+      },
+    ])
+    expect(schema.tables.get('audit.entry')!.foreignKeys[0]).toMatchObject({
+      name: 'entry_book_id_fkey',
+      deferrable: true,
+      initiallyDeferred: true,
+      onDelete: 'no action',
+    })
+    expect(schema.tables.get('book')!.uniques).toEqual([
+      { name: 'book_code_key', columns: ['code'] },
+      { name: 'book_title_once', columns: ['title', 'author_id'] },
+    ])
+  })
+
+  it('shortens long default names like PostgreSQL and numbers clashes', () => {
+    const long = 'a'.repeat(40)
+    const s = defineSchema({
+      [long]: {
+        columns: { id: 'int4', [`${long}_ref`]: 'int4', other: 'int4' },
+        primaryKey: ['id'],
+        foreignKeys: [
+          { columns: [`${long}_ref`], references: long },
+          { columns: ['other'], references: long, name: 'x_other_fkey' },
+        ],
+      },
+      x: {
+        columns: { id: 'int4', other: 'int4', other2: 'int4' },
+        primaryKey: ['id'],
+        foreignKeys: [
+          { columns: ['other'], references: 'x' },
+          { columns: ['other2'], references: 'x', name: 'x_other_fkey1' },
+        ],
+      },
+    })
+    const name = s.tables.get(long)!.foreignKeys[0]!.name
+    // makeObjectName: 63 - len('fkey') - 2 = 57 characters for the two parts, the longer shortened first.
+    expect(name).toBe(`${'a'.repeat(28)}_${'a'.repeat(29)}_fkey`)
+    expect(name).toHaveLength(63)
+    expect(s.tables.get('x')!.foreignKeys.map((fk) => fk.name)).toEqual(['x_other_fkey2', 'x_other_fkey1'])
+  })
+
+  it('rejects an inconsistent spec with INVALID_CONFIG', () => {
+    expect(
+      configError(() =>
+        defineSchema({
+          // @ts-expect-error: 'writer' is not a table of the spec
+          book: { columns: { id: 'int4', a: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['a'], references: 'writer' }] },
+        }),
+      ),
+    ).toContain('unknown table "writer"')
+    expect(
+      configError(() =>
+        defineSchema({
+          // @ts-expect-error: 'author' is not a column of book
+          book: { columns: { id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['author'], references: 'book' }] },
+        }),
+      ),
+    ).toContain('column "author" does not exist')
+    expect(
+      configError(() =>
+        // @ts-expect-error: 'key' is not a column of book
+        defineSchema({ book: { columns: { id: 'int4' }, primaryKey: ['key'] } }),
+      ),
+    ).toContain('primary key column "key" does not exist')
+    expect(configError(() => defineSchema({ book: { columns: { id: 'int4' }, primaryKey: [] } }))).toContain(
+      'a primary key is required',
+    )
+    expect(
+      configError(() => defineSchema({ book: { columns: { id: 'int4', v: 'text' }, primaryKey: ['id'], version: 'v' } })),
+    ).toContain('version column "v" must be int2, int4 or int8')
+    expect(
+      configError(() =>
+        defineSchema({ book: { columns: { id: 'int4', v: { type: 'int4', nullable: true } }, primaryKey: ['id'], version: 'v' } }),
+      ),
+    ).toContain('must be NOT NULL')
+    expect(
+      configError(() =>
+        defineSchema({
+          a: { columns: { id: 'int4', x: 'int4' }, primaryKey: ['id'] },
+          b: { columns: { id: 'int4', a_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['a_id'], references: 'a', targetColumns: ['y'] }] },
+        }),
+      ),
+    ).toContain('unknown column "a"."y"')
+    expect(
+      configError(() =>
+        defineSchema({
+          a: { columns: { id: 'int4', x: 'int4' }, primaryKey: ['id'] },
+          b: { columns: { id: 'int4', a_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['a_id'], references: 'a', targetColumns: ['id', 'x'] }] },
+        }),
+      ),
+    ).toContain('has 1 columns but references 2')
+  })
+
+  it('rejects bad column declarations', () => {
+    // @ts-expect-error: not a type
+    expect(configError(() => defineSchema({ t: { columns: { id: 'integer' }, primaryKey: ['id'] } }))).toContain('unknown type')
+    expect(
+      configError(() => defineSchema({ t: { columns: { id: 'int4', m: { type: 'enum' } }, primaryKey: ['id'] } })),
+    ).toContain('needs enumLabels and sqlType')
+    expect(
+      configError(() => defineSchema({ t: { columns: { id: { type: 'text', identity: 'always' } }, primaryKey: ['id'] } })),
+    ).toContain('identity column "id" must be')
+    expect(
+      configError(() =>
+        defineSchema({
+          t: { columns: { id: 'int4', a: 'int4', b: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['a'], references: 't', name: 'n' }, { columns: ['b'], references: 't', name: 'n' }] },
+        }),
+      ),
+    ).toContain('constraint name "n" is used twice')
+  })
+})
+
+describe('buildTableModel and buildSchemaModel', () => {
+  it('derive sqlName and columnsByName, accepting built columns and inputs', () => {
+    const table = buildTableModel({
+      key: 'sales.order',
+      schema: 'sales',
+      name: 'Order "x"',
+      columns: [buildColumnModel({ name: 'id', type: 'int8' }), { name: 'lines', type: 'jsonb', nullable: true }],
+      primaryKey: ['id'],
+    })
+    expect(table.sqlName).toBe('"sales"."Order ""x"""')
+    expect(table.columnsByName.get('lines')).toMatchObject({ type: 'jsonb', sqlType: 'jsonb', nullable: true, hasDefault: false })
+    expect(table).toMatchObject({ foreignKeys: [], uniques: [], versionColumn: null })
+  })
+
+  it('reject duplicate columns, duplicate tables and unknown foreign key targets', () => {
+    const column = { name: 'id', type: 'int4' as const }
+    expect(configError(() => buildTableModel({ schema: 's', name: 't', columns: [column, column], primaryKey: ['id'] }))).toContain(
+      'declared twice',
+    )
+    const t = buildTableModel({ schema: 's', name: 't', columns: [column], primaryKey: ['id'] })
+    expect(configError(() => buildSchemaModel([t, t]))).toContain('declared twice')
+    const child = buildTableModel({
+      schema: 's',
+      name: 'c',
+      columns: [column],
+      primaryKey: ['id'],
+      foreignKeys: [{ name: 'c_fk', columns: ['id'], target: 'p', targetColumns: ['id'], deferrable: false, initiallyDeferred: false, onDelete: 'no action' }],
+    })
+    expect(configError(() => buildSchemaModel([child]))).toContain('unknown table "p"')
+  })
+})

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import { PipeflushError } from '../../../src/errors.ts'
+import { compareKeyValues, compareNormalizedKeys, normalizeKeyValue } from '../../../src/values/index.ts'
+import { column } from './columns.ts'
+
+describe('normalizeKeyValue', () => {
+  it('gives one key for every form of the same value', () => {
+    const i8 = column('int8')
+    expect([5, '5', 5n, '005'].map((v) => normalizeKeyValue(v, i8))).toEqual(['5', '5', '5', '5'])
+    expect(normalizeKeyValue(-0, column('int4'))).toBe('0')
+    const n = column('numeric')
+    expect([1.5, '1.50', '15e-1', '+1.5'].map((v) => normalizeKeyValue(v, n))).toEqual(['1.5', '1.5', '1.5', '1.5'])
+    expect(normalizeKeyValue('-0.0', n)).toBe('0')
+    expect(normalizeKeyValue('100', n)).toBe('100')
+    expect(normalizeKeyValue('NaN', n)).toBe('NaN')
+    expect(normalizeKeyValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', column('uuid'))).toBe(
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+    )
+    expect(normalizeKeyValue('ab  ', column('bpchar'))).toBe('ab')
+    expect(normalizeKeyValue('ab  ', column('text'))).toBe('ab  ')
+    expect(normalizeKeyValue(new Date('2024-01-02T10:00:00Z'), column('date'))).toBe('2024-01-02')
+    expect(normalizeKeyValue(new Date(0), column('timestamptz'))).toBe('1970-01-01 00:00:00.000+00')
+    expect(normalizeKeyValue(Buffer.from([1, 255]), column('bytea'))).toBe('\\x01ff')
+    expect(normalizeKeyValue(true, column('bool'))).toBe('t')
+    expect(normalizeKeyValue(-0, column('float8'))).toBe('0')
+    expect(normalizeKeyValue(0.1, column('float4'))).toBe(normalizeKeyValue(Math.fround(0.1), column('float4')))
+  })
+
+  it('rejects values that cannot be keys, naming the column', () => {
+    const bad: [unknown, ReturnType<typeof column>, RegExp][] = [
+      [null, column('int8'), /null cannot be a key/],
+      [undefined, column('int8'), /undefined cannot be a key/],
+      [1.5, column('int8'), /not a valid int8/],
+      [[1], column('int4', { isArray: true }), /array values cannot be keys/],
+      [{ a: 1 }, column('jsonb'), /json values cannot be keys/],
+      ['a\u0000', column('text'), /NUL/],
+      ['nope', column('uuid'), /not a valid uuid/],
+      [Number.NaN, column('numeric'), /not a valid numeric/],
+    ]
+    for (const [value, col, pattern] of bad) {
+      expect(() => normalizeKeyValue(value, col)).toThrow(pattern)
+      expect(() => normalizeKeyValue(value, col)).toThrow(PipeflushError)
+    }
+    expect(() => normalizeKeyValue(null, column('int8', { name: 'id' }), { table: 'book' })).toThrow(
+      'book.id (new row): null cannot be a key',
+    )
+  })
+})
+
+describe('compareKeyValues', () => {
+  function sorted(values: unknown[], col: ReturnType<typeof column>): unknown[] {
+    return [...values].sort((a, b) => compareKeyValues(a, b, col))
+  }
+
+  it('orders integers numerically, not as text', () => {
+    expect(sorted([10, 9, -1, 100, 0], column('int4'))).toEqual([-1, 0, 9, 10, 100])
+    expect(sorted(['10', 9n, '-9223372036854775808', 9223372036854775807n, 11], column('int8'))).toEqual([
+      '-9223372036854775808',
+      9n,
+      '10',
+      11,
+      9223372036854775807n,
+    ])
+  })
+
+  it('orders numerics by value, NaN last', () => {
+    expect(
+      sorted(['10', '9.99', '-1.5', '-10', '0.001', 'NaN', 'Infinity', '-Infinity', '1e3', '-0.0015'], column('numeric')),
+    ).toEqual(['-Infinity', '-10', '-1.5', '-0.0015', '0.001', '9.99', '10', '1e3', 'Infinity', 'NaN'])
+    expect(compareKeyValues('1.0', 1, column('numeric'))).toBe(0)
+  })
+
+  it('orders floats numerically with NaN last', () => {
+    expect(sorted([2, Number.NaN, -1, Number.NEGATIVE_INFINITY, 0.5], column('float8'))).toEqual([
+      Number.NEGATIVE_INFINITY,
+      -1,
+      0.5,
+      2,
+      Number.NaN,
+    ])
+  })
+
+  it('orders text by code units, uuids and bytea by bytes, enums by label position', () => {
+    expect(sorted(['b', 'B', 'a', 'ab', ''], column('text'))).toEqual(['', 'B', 'a', 'ab', 'b'])
+    expect(
+      sorted(['f0000000-0000-0000-0000-000000000000', 'A0000000-0000-0000-0000-000000000000'], column('uuid')),
+    ).toEqual(['A0000000-0000-0000-0000-000000000000', 'f0000000-0000-0000-0000-000000000000'])
+    expect(sorted([Buffer.from([1, 0]), Buffer.from([1]), Buffer.from([0, 255])], column('bytea'))).toEqual([
+      Buffer.from([0, 255]),
+      Buffer.from([1]),
+      Buffer.from([1, 0]),
+    ])
+    expect(sorted(['happy', 'sad', 'ok'], column('enum'))).toEqual(['sad', 'ok', 'happy'])
+    expect(sorted([true, false], column('bool'))).toEqual([false, true])
+  })
+
+  it('orders dates and timestamps chronologically, BC and infinities included', () => {
+    expect(
+      sorted(['2024-01-02', 'infinity', '0044-03-15 BC', '-infinity', '10000-01-01', '0001-01-01'], column('date')),
+    ).toEqual(['-infinity', '0044-03-15 BC', '0001-01-01', '2024-01-02', '10000-01-01', 'infinity'])
+    const dates = [new Date(8.64e15), new Date(5), new Date(-62_200_000_000_000), new Date(-8.64e15)]
+    expect(sorted(dates, column('timestamptz')).map((d) => (d as Date).getTime())).toEqual([
+      -8.64e15, -62_200_000_000_000, 5, 8.64e15,
+    ])
+  })
+
+  it('compares normalized keys directly', () => {
+    expect(compareNormalizedKeys('9', '10', column('int8'))).toBe(-1)
+    expect(compareNormalizedKeys('10', '10', column('int8'))).toBe(0)
+  })
+})
