@@ -29,19 +29,20 @@ export interface BenchEnv {
 /**
  * Starts (or reuses, from DATABASE_URL / TOXIPROXY_URL) a PostgreSQL and a toxiproxy through the test
  * kit, creates the `pipeflush_bench` database with the benchmark tables, and a proxy in front of it.
- * Falls back to the given database itself when it cannot create one (tables are dropped and created).
+ * Never writes into another database: when `pipeflush_bench` cannot be created, it says so and stops.
  */
 export async function startBenchEnv(log: (line: string) => void): Promise<BenchEnv> {
   const [pg, tp] = await Promise.all([startPostgres(), startToxiproxy()])
   log(`PostgreSQL ${pg.version} (${pg.provider}, ${redactUrl(pg.url)}); toxiproxy ${tp.version} (${tp.provider})`)
   let url: string
-  let created = false
   try {
     url = await createDatabase(pg.url, DATABASE)
-    created = true
   } catch (e) {
-    url = pg.url
-    log(`could not create database ${DATABASE} (${e instanceof Error ? e.message : e}); using ${redactUrl(url)}`)
+    await tp.stop()
+    await pg.stop()
+    throw new Error(
+      `could not create the database ${DATABASE} on ${redactUrl(pg.url)} (${e instanceof Error ? e.message : e}): the benchmark needs a role allowed to create databases`,
+    )
   }
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   await createSchema(admin)
@@ -55,7 +56,7 @@ export async function startBenchEnv(log: (line: string) => void): Promise<BenchE
     async stop() {
       await admin.end({ timeout: 5 }).catch(() => {})
       await proxy.remove().catch(() => {})
-      if (created) await dropDatabase(pg.url, DATABASE).catch(() => {})
+      await dropDatabase(pg.url, DATABASE).catch(() => {})
       await tp.stop()
       await pg.stop()
       await cleanupAll()

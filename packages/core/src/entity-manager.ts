@@ -159,8 +159,8 @@ export class EntityManager {
       row[model.versionColumn] = 1
     }
     const state = this.#newState(model, row, 'new', null)
-    const key = rowKey(model, row)
-    if (key !== null && !stateOf(row[pk ?? '']) && this.#map.get(model.key, key)) {
+    const key = model.primaryKey.some((k) => stateOf(row[k])) ? null : rowKey(model, row)
+    if (key !== null && this.#map.get(model.key, key)) {
       throw new PipeflushError('DUPLICATE_KEY', `A ${model.key} with key ${key} is already managed by this entity manager.`, { table: model.key, keys: [key] })
     }
     this.#created.add(state)

@@ -41,16 +41,26 @@ async function prepared(
   begin: postgres.PendingQuery<postgres.Row[]>,
   statements: readonly PlannedStatement[],
 ): Promise<number> {
-  const queries = statements.map((s) => statementQuery(r.sql, s))
+  // postgres.js keeps at most `max_pipeline` queries in flight and sends the rest one by one (trap 3):
+  // statements beyond it go as one simple-protocol query, which counts as one.
+  const maxPipeline = Number((ctx.sql.options as { max_pipeline?: number }).max_pipeline ?? 100)
+  const room = Math.max(1, maxPipeline - 3)
+  const inline = statements.length > room ? statements.slice(room) : []
+  const direct = inline.length > 0 ? statements.slice(0, room) : statements
+  const queries = direct.map((s) => statementQuery(r.sql, s))
+  const inlineTexts = inline.map((s) => inlineParams(s))
+  const overflow = inline.length > 0 ? [r.sql.unsafe(inlineTexts.join(';\n'))] : []
   const commit = r.sql.unsafe('commit')
-  const results = await Promise.allSettled([begin, ...queries, commit])
-  settle(ctx, results, [undefined, ...statements, undefined])
+  const results = await Promise.allSettled([begin, ...queries, ...overflow, commit])
+  const overflowResult = inline.length > 0 ? results[results.length - 2] : undefined
+  const overflowStatement =
+    overflowResult?.status === 'rejected' ? statementAt(overflowResult.reason, inlineTexts, inline) : undefined
+  settle(ctx, results, [undefined, ...direct, ...(inline.length > 0 ? [overflowStatement] : []), undefined])
   markWarm(
     r.connection,
-    statements.map((s) => s.sql),
+    direct.map((s) => s.sql),
   )
-  const maxPipeline = Number((ctx.sql.options as { max_pipeline?: number }).max_pipeline ?? 100)
-  return Math.ceil((statements.length + 2) / Math.max(1, maxPipeline))
+  return 1
 }
 
 async function simple(

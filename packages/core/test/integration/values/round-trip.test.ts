@@ -98,6 +98,8 @@ describe('values round trip through a real PostgreSQL', () => {
     expectExact(texts)
     const zoned = COLUMNS.findIndex((c) => c.model.name === 'c_timestamptz')
     expect(texts.some((row) => row[zoned]?.endsWith('+05:45'))).toBe(true)
+    const bytea = COLUMNS.findIndex((c) => c.model.name === 'c_bytea')
+    expect(texts.some((row) => row[bytea] === "\\000\\001\\377")).toBe(true)
     expect(texts).not.toEqual(expected)
   })
 

@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { breakCycles, findCycle, stronglyConnectedComponents } from '../../../src/plan/cycles.ts'
+import {
+  breakCycles,
+  findCycle,
+  stronglyConnectedComponents,
+  type WeightedEdge,
+} from '../../../src/plan/cycles.ts'
 import { assignWaves, groupByWave } from '../../../src/plan/waves.ts'
 
-const edge = (from: number, to: number, cost = 1, removable = true) => ({ from, to, cost, removable })
+const edge = (from: number, to: number, cost = 1, removable = true): WeightedEdge => ({
+  from,
+  to,
+  cost,
+  removable,
+})
 
 describe('graph helpers', () => {
   it('finds strongly connected components', () => {
@@ -25,7 +35,12 @@ describe('graph helpers', () => {
     ])
     expect(waves).toEqual([0, 1, 2, 0, 0])
     expect(groupByWave(waves)).toEqual([[0, 3, 4], [1], [2]])
-    expect(() => assignWaves(2, [{ from: 0, to: 1 }, { from: 1, to: 0 }])).toThrow(/cycle/)
+    expect(() =>
+      assignWaves(2, [
+        { from: 0, to: 1 },
+        { from: 1, to: 0 },
+      ]),
+    ).toThrow(/cycle/)
   })
 })
 
@@ -60,8 +75,9 @@ describe('breakCycles', () => {
 
   it('falls back to a greedy choice for large components and still leaves no cycle', () => {
     // A complete graph on 6 nodes: 30 removable edges.
-    const edges = []
-    for (let a = 0; a < 6; a++) for (let b = 0; b < 6; b++) if (a !== b) edges.push(edge(a, b, 1 + ((a * 7 + b) % 5)))
+    const edges: WeightedEdge[] = []
+    for (let a = 0; a < 6; a++)
+      for (let b = 0; b < 6; b++) if (a !== b) edges.push(edge(a, b, 1 + ((a * 7 + b) % 5)))
     const result = breakCycles(6, edges)
     if (!('removed' in result)) throw new Error('expected edges to remove')
     const kept = edges.filter((_, i) => !result.removed.has(i))

@@ -38,7 +38,11 @@ export const library = defineSchema({
     ],
   },
   node: {
-    columns: { id: 'int8', parent_id: { type: 'int8', nullable: true }, label: { type: 'text', nullable: true } },
+    columns: {
+      id: 'int8',
+      parent_id: { type: 'int8', nullable: true },
+      label: { type: 'text', nullable: true },
+    },
     primaryKey: ['id'],
     foreignKeys: [{ columns: ['parent_id'], references: 'node', onDelete: 'cascade' }],
   },
@@ -55,8 +59,16 @@ export const library = defineSchema({
 /** A chain c -> b -> a, a NOT NULL cycle person <-> passport and a deferred cycle x <-> y. */
 export const shapes = defineSchema({
   a: { columns: { id: 'int4' }, primaryKey: ['id'] },
-  b: { columns: { id: 'int4', a_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['a_id'], references: 'a' }] },
-  c: { columns: { id: 'int4', b_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['b_id'], references: 'b' }] },
+  b: {
+    columns: { id: 'int4', a_id: 'int4' },
+    primaryKey: ['id'],
+    foreignKeys: [{ columns: ['a_id'], references: 'a' }],
+  },
+  c: {
+    columns: { id: 'int4', b_id: 'int4' },
+    primaryKey: ['id'],
+    foreignKeys: [{ columns: ['b_id'], references: 'b' }],
+  },
   person: {
     columns: { id: 'int4', passport_id: 'int4' },
     primaryKey: ['id'],

@@ -47,7 +47,12 @@ describe('rows inside a statement', () => {
     const plan = planFlush(
       library,
       changes({
-        updates: [3, 1, 2].map((id) => ({ table: 'author', key: { id }, set: { name: `n${id}` }, expectedVersion: id * 10 })),
+        updates: [3, 1, 2].map((id) => ({
+          table: 'author',
+          key: { id },
+          set: { name: `n${id}` },
+          expectedVersion: id * 10,
+        })),
       }),
     )
     const [statement] = planStatements(plan)

@@ -39,7 +39,9 @@ describe('insert SQL', () => {
   it('plans columns in table order whatever the order of the values, with one text[] per column', () => {
     const plan = planFlush(
       library,
-      changes({ inserts: [{ table: 'book', values: { tags: ['x', 'y,z'], title: null, author_id: 7n, id: A } }] }),
+      changes({
+        inserts: [{ table: 'book', values: { tags: ['x', 'y,z'], title: null, author_id: 7n, id: A } }],
+      }),
     )
     const statement = only(planStatements(plan))
     expect(statement.columns).toEqual(['id', 'author_id', 'title', 'tags'])
@@ -64,9 +66,9 @@ describe('insert SQL', () => {
   })
 
   it('rejects a generated column', () => {
-    expect(() => planFlush(library, changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'ok', total: 3 } }] }))).toThrow(
-      expect.objectContaining({ code: 'UNSUPPORTED_TABLE', column: 'total' }),
-    )
+    expect(() =>
+      planFlush(library, changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'ok', total: 3 } }] })),
+    ).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_TABLE', column: 'total' }))
   })
 })
 
@@ -100,7 +102,13 @@ describe('update SQL', () => {
       }),
     )
     const statement = only(planStatements(plan))
-    expect(statement).toMatchObject({ kind: 'update', table: 'author', columns: ['name'], rowCount: 2, keys: [1, 2] })
+    expect(statement).toMatchObject({
+      kind: 'update',
+      table: 'author',
+      columns: ['name'],
+      rowCount: 2,
+      keys: [1, 2],
+    })
     expect(statement.params).toEqual([
       ['1', '2'],
       ['Ann', "O'Brien"],
@@ -187,7 +195,12 @@ describe('constant SQL text', () => {
       library,
       changes({
         inserts: ids.map((id) => ({ table: 'tag', values: { id, name: `t${id}` } })),
-        updates: ids.map((id) => ({ table: 'author', key: { id }, set: { name: `a${id}` }, expectedVersion: 1 })),
+        updates: ids.map((id) => ({
+          table: 'author',
+          key: { id },
+          set: { name: `a${id}` },
+          expectedVersion: 1,
+        })),
         deletes: ids.map((id) => ({ table: 'book_tag', key: { book_id: A, tag_id: id + 1000 } })),
       }),
     )

@@ -41,9 +41,16 @@ describe('parseStaleError', () => {
   })
 
   it('returns null for other errors', () => {
-    expect(parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "abc"' })).toBeNull()
+    expect(
+      parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "abc"' }),
+    ).toBeNull()
     expect(parseStaleError({ code: '23505', message: SERVER_MESSAGE })).toBeNull()
-    expect(parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "pipeflush:stale:{oops"' })).toBeNull()
+    expect(
+      parseStaleError({
+        code: '22P02',
+        message: 'invalid input syntax for type integer: "pipeflush:stale:{oops"',
+      }),
+    ).toBeNull()
     expect(parseStaleError(new Error('boom'))).toBeNull()
     expect(parseStaleError(undefined)).toBeNull()
     expect(parseStaleError(null)).toBeNull()

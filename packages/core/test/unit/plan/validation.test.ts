@@ -16,45 +16,70 @@ function codeOf(set: ChangeSet, schema = library): string | undefined {
 describe('planFlush validation', () => {
   it('rejects unknown tables and columns', () => {
     expect(codeOf(changes({ inserts: [{ table: 'nope', values: { id: 1 } }] }))).toBe('UNKNOWN_TABLE')
-    expect(codeOf(changes({ inserts: [{ table: 'tag', values: { id: 1, name: 'x', color: 'red' } }] }))).toBe('UNKNOWN_COLUMN')
-    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: 1 }, set: { color: 'red' } }] }))).toBe('UNKNOWN_COLUMN')
-    expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 1, color: 'red' } }] }))).toBe('UNKNOWN_COLUMN')
+    expect(codeOf(changes({ inserts: [{ table: 'tag', values: { id: 1, name: 'x', color: 'red' } }] }))).toBe(
+      'UNKNOWN_COLUMN',
+    )
+    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: 1 }, set: { color: 'red' } }] }))).toBe(
+      'UNKNOWN_COLUMN',
+    )
+    expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 1, color: 'red' } }] }))).toBe(
+      'UNKNOWN_COLUMN',
+    )
   })
 
   it('rejects tables without a primary key', () => {
     const keyless = buildSchemaModel([
-      buildTableModel({ schema: 'public', name: 'log', columns: [{ name: 'line', type: 'text' }], primaryKey: [] }),
+      buildTableModel({
+        schema: 'public',
+        name: 'log',
+        columns: [{ name: 'line', type: 'text' }],
+        primaryKey: [],
+      }),
     ])
-    expect(codeOf(changes({ inserts: [{ table: 'log', values: { line: 'x' } }] }), keyless)).toBe('UNSUPPORTED_TABLE')
+    expect(codeOf(changes({ inserts: [{ table: 'log', values: { line: 'x' } }] }), keyless)).toBe(
+      'UNSUPPORTED_TABLE',
+    )
   })
 
   it('rejects missing primary key values', () => {
     expect(codeOf(changes({ inserts: [{ table: 'tag', values: { name: 'x' } }] }))).toBe('INVALID_VALUE')
     expect(codeOf(changes({ deletes: [{ table: 'book_tag', key: { book_id: A } }] }))).toBe('INVALID_VALUE')
-    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: null }, set: { name: 'x' } }] }))).toBe('INVALID_VALUE')
+    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: null }, set: { name: 'x' } }] }))).toBe(
+      'INVALID_VALUE',
+    )
   })
 
   it('rejects a non-key column in a key, a key column or the version column in a set', () => {
     expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 1, name: 'x' } }] }))).toBe('INVALID_STATE')
-    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: 1 }, set: { id: 2 } }] }))).toBe('INVALID_STATE')
-    expect(codeOf(changes({ updates: [{ table: 'author', key: { id: 1 }, set: { version: 2 } }] }))).toBe('INVALID_STATE')
+    expect(codeOf(changes({ updates: [{ table: 'tag', key: { id: 1 }, set: { id: 2 } }] }))).toBe(
+      'INVALID_STATE',
+    )
+    expect(codeOf(changes({ updates: [{ table: 'author', key: { id: 1 }, set: { version: 2 } }] }))).toBe(
+      'INVALID_STATE',
+    )
   })
 
   it('rejects an expected version on a table without version column', () => {
-    expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 1 }, expectedVersion: 1 }] }))).toBe('INVALID_STATE')
+    expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 1 }, expectedVersion: 1 }] }))).toBe(
+      'INVALID_STATE',
+    )
   })
 
   it('rejects writes to generated columns and updates of identity always columns', () => {
-    expect(codeOf(changes({ updates: [{ table: 'event', key: { id: 1 }, set: { total: 1 } }] }))).toBe('UNSUPPORTED_TABLE')
+    expect(codeOf(changes({ updates: [{ table: 'event', key: { id: 1 }, set: { total: 1 } }] }))).toBe(
+      'UNSUPPORTED_TABLE',
+    )
     expect(codeOf(changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'ok' } }] }))).toBeUndefined()
   })
 
   it('rejects two new rows with one key, and one row changed twice', () => {
     const tag = { table: 'tag', values: { id: 1, name: 'x' } }
-    expect(codeOf(changes({ inserts: [tag, { table: 'tag', values: { id: 1n, name: 'y' } }] }))).toBe('DUPLICATE_KEY')
-    expect(codeOf(changes({ inserts: [tag], updates: [{ table: 'tag', key: { id: 1 }, set: { name: 'z' } }] }))).toBe(
-      'INVALID_STATE',
+    expect(codeOf(changes({ inserts: [tag, { table: 'tag', values: { id: 1n, name: 'y' } }] }))).toBe(
+      'DUPLICATE_KEY',
     )
+    expect(
+      codeOf(changes({ inserts: [tag], updates: [{ table: 'tag', key: { id: 1 }, set: { name: 'z' } }] })),
+    ).toBe('INVALID_STATE')
     expect(
       codeOf(
         changes({
@@ -66,15 +91,33 @@ describe('planFlush validation', () => {
       ),
     ).toBe('INVALID_STATE')
     expect(
-      codeOf(changes({ updates: [{ table: 'tag', key: { id: 2 }, set: { name: 'z' } }], deletes: [{ table: 'tag', key: { id: 2 } }] })),
+      codeOf(
+        changes({
+          updates: [{ table: 'tag', key: { id: 2 }, set: { name: 'z' } }],
+          deletes: [{ table: 'tag', key: { id: 2 } }],
+        }),
+      ),
     ).toBe('INVALID_STATE')
-    expect(codeOf(changes({ deletes: [{ table: 'tag', key: { id: 2 } }, { table: 'tag', key: { id: 2 } }] }))).toBe('INVALID_STATE')
+    expect(
+      codeOf(
+        changes({
+          deletes: [
+            { table: 'tag', key: { id: 2 } },
+            { table: 'tag', key: { id: 2 } },
+          ],
+        }),
+      ),
+    ).toBe('INVALID_STATE')
   })
 
   it('rejects invalid values with INVALID_VALUE', () => {
-    expect(codeOf(changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'furious' } }] }))).toBe('INVALID_VALUE')
-    expect(codeOf(changes({ updates: [{ table: 'author', key: { id: 1 }, set: { name: 'x' }, expectedVersion: 1.5 }] }))).toBe(
+    expect(codeOf(changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'furious' } }] }))).toBe(
       'INVALID_VALUE',
     )
+    expect(
+      codeOf(
+        changes({ updates: [{ table: 'author', key: { id: 1 }, set: { name: 'x' }, expectedVersion: 1.5 }] }),
+      ),
+    ).toBe('INVALID_VALUE')
   })
 })

@@ -8,7 +8,9 @@ import { A, B, C, changes, library, outline, shapes } from './fixtures.ts'
 describe('planFlush waves', () => {
   it('returns no waves for an empty change set', () => {
     expect(planFlush(library, changes({}))).toEqual({ waves: [] })
-    expect(planFlush(library, changes({ updates: [{ table: 'author', key: { id: 1 }, set: {} }] }))).toEqual({ waves: [] })
+    expect(planFlush(library, changes({ updates: [{ table: 'author', key: { id: 1 }, set: {} }] }))).toEqual({
+      waves: [],
+    })
   })
 
   it('orders a chain a -> b -> c in three waves, whatever the input order', () => {
@@ -80,7 +82,10 @@ describe('planFlush waves', () => {
         ],
       }),
     )
-    expect(plan.waves.map((wave) => wave.map((s) => s.columns.join(',')))).toEqual([['id,parent_id,label'], ['id,parent_id']])
+    expect(plan.waves.map((wave) => wave.map((s) => s.columns.join(',')))).toEqual([
+      ['id,parent_id,label'],
+      ['id,parent_id'],
+    ])
   })
 
   it('breaks a self-reference cycle across two statements at the nullable key, with a fix-up', () => {
@@ -116,15 +121,29 @@ describe('planFlush waves', () => {
     expect(outline(plan)).toEqual([['insert author'], ['insert book'], ['update author (fix-up)']])
     const [authors, , fixup] = planStatements(plan)
     expect(authors!.params[2]).toEqual([null, null])
-    expect(fixup).toMatchObject({ kind: 'update', table: 'author', columns: ['fav_book_id'], rowCount: 1, keys: [1] })
+    expect(fixup).toMatchObject({
+      kind: 'update',
+      table: 'author',
+      columns: ['fav_book_id'],
+      rowCount: 1,
+      keys: [1],
+    })
     expect(fixup!.params).toEqual([['1'], [A]])
     expect(fixup!.sql).not.toContain('"version"')
   })
 
   it('breaks the edge with fewer rows to fix when both sides are nullable', () => {
     const loop = defineSchema({
-      p: { columns: { id: 'int4', q_id: { type: 'int4', nullable: true } }, primaryKey: ['id'], foreignKeys: [{ columns: ['q_id'], references: 'q' }] },
-      q: { columns: { id: 'int4', p_id: { type: 'int4', nullable: true } }, primaryKey: ['id'], foreignKeys: [{ columns: ['p_id'], references: 'p' }] },
+      p: {
+        columns: { id: 'int4', q_id: { type: 'int4', nullable: true } },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['q_id'], references: 'q' }],
+      },
+      q: {
+        columns: { id: 'int4', p_id: { type: 'int4', nullable: true } },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['p_id'], references: 'p' }],
+      },
     })
     const inserts = (pRefs: number, qRefs: number): ChangeSet =>
       changes({
@@ -133,8 +152,16 @@ describe('planFlush waves', () => {
           ...[1, 2, 3].map((id) => ({ table: 'q', values: { id, p_id: id <= qRefs ? 1 : null } })),
         ],
       })
-    expect(outline(planFlush(loop, inserts(1, 3)))).toEqual([['insert p'], ['insert q'], ['update p (fix-up)']])
-    expect(outline(planFlush(loop, inserts(3, 1)))).toEqual([['insert q'], ['insert p'], ['update q (fix-up)']])
+    expect(outline(planFlush(loop, inserts(1, 3)))).toEqual([
+      ['insert p'],
+      ['insert q'],
+      ['update p (fix-up)'],
+    ])
+    expect(outline(planFlush(loop, inserts(3, 1)))).toEqual([
+      ['insert q'],
+      ['insert p'],
+      ['update q (fix-up)'],
+    ])
   })
 
   it('orders a cycle of initially deferred keys freely and a DEFERRABLE INITIALLY IMMEDIATE key like any other', () => {
@@ -154,8 +181,16 @@ describe('planFlush waves', () => {
 
   it('puts a cycle of initially deferred keys in one wave without fix-ups', () => {
     const deferred = defineSchema({
-      x: { columns: { id: 'int4', y_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['y_id'], references: 'y', initiallyDeferred: true }] },
-      y: { columns: { id: 'int4', x_id: 'int4' }, primaryKey: ['id'], foreignKeys: [{ columns: ['x_id'], references: 'x', initiallyDeferred: true }] },
+      x: {
+        columns: { id: 'int4', y_id: 'int4' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['y_id'], references: 'y', initiallyDeferred: true }],
+      },
+      y: {
+        columns: { id: 'int4', x_id: 'int4' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['x_id'], references: 'x', initiallyDeferred: true }],
+      },
     })
     const plan = planFlush(
       deferred,

@@ -1,0 +1,103 @@
+// npm run bench [-- --quick | --help]: em.flush with and without pipelining beside the peers, as
+// tables, JSON and SVG charts. See options.ts for the flags and bench/README.md for the method.
+import { mkdir, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import { join, resolve } from 'node:path'
+import { cleanupAll } from '@pipeflush/testkit'
+import { startBenchEnv } from './env/services.ts'
+import { buildPlan, countSteps } from './matrix.ts'
+import { gitCommit, machineInfo, packageVersion } from './meta.ts'
+import { type BenchOptions, parseOptions, USAGE } from './options.ts'
+import { writeCharts } from './report/chart.ts'
+import { renderConsoleSummary } from './report/console.ts'
+import { duration } from './report/format.ts'
+import { writeJson } from './report/json.ts'
+import { renderMarkdown } from './report/markdown.ts'
+import { createProgress } from './report/progress.ts'
+import { type BenchReport, withRatios } from './results.ts'
+import { runPlan } from './run.ts'
+import { selectSeries } from './series/index.ts'
+import type { SeriesName } from './series/types.ts'
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options: BenchOptions
+  try {
+    options = parseOptions(argv)
+  } catch (e) {
+    console.error(`${e instanceof Error ? e.message : e}\n\n${USAGE}`)
+    return 2
+  }
+  if (options.help) {
+    console.log(USAGE)
+    return 0
+  }
+  const series = selectSeries(options.series)
+  const started = performance.now()
+  const date = new Date().toISOString()
+  const progress = createProgress()
+
+  const unavailable = new Map<SeriesName, string>()
+  for (const s of series) {
+    const reason = await s.unavailableReason()
+    if (reason) {
+      unavailable.set(s.name, reason)
+      progress.log(`${s.name}: ${reason}`)
+    }
+  }
+  const plan = buildPlan(options, series)
+  progress.log(
+    `pipeflush bench${options.quick ? ' --quick' : ''}: ${countSteps(plan)} measurements, ${series.length} series, latencies ${plan.map((g) => g.latencyMs).join('/')} ms`,
+  )
+
+  const env = await startBenchEnv((line) => progress.log(line))
+  let run: Awaited<ReturnType<typeof runPlan>>
+  try {
+    run = await runPlan(plan, env, options, unavailable, progress)
+  } finally {
+    progress.end()
+    await env.stop()
+  }
+
+  const outDir = resolve(options.out)
+  await mkdir(outDir, { recursive: true })
+  const report: BenchReport = {
+    meta: {
+      date,
+      ...machineInfo(),
+      node: process.versions.node,
+      postgres: env.postgres.version,
+      postgresProvider: env.postgres.provider,
+      toxiproxy: env.toxiproxy.version,
+      toxiproxyProvider: env.toxiproxy.provider,
+      postgresJs: packageVersion('postgres'),
+      nodePostgres: packageVersion('pg'),
+      mikroOrm: packageVersion('@mikro-orm/core'),
+      tinybench: packageVersion('tinybench'),
+      commit: gitCommit(),
+      wallTimeSeconds: Math.round((performance.now() - started) / 100) / 10,
+      options: { ...options, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+      unavailable: Object.fromEntries(unavailable),
+      notes: [
+        'Every process (benchmark, PostgreSQL, toxiproxy) runs on the same machine; latencies are injected, not real network.',
+      ],
+    },
+    rtt: run.rtt,
+    results: withRatios(run.results),
+  }
+  const files = await writeJson(report, outDir)
+  const charts = options.charts ? await writeCharts(report, outDir) : []
+  await writeFile(join(outDir, 'summary.md'), renderMarkdown(report, charts))
+  console.log(renderConsoleSummary(report))
+  console.log(
+    `Wrote ${[...files, 'summary.md', ...charts].map((f) => join(options.out, f)).join(', ')} in ${duration(report.meta.wallTimeSeconds)}.`,
+  )
+  return 0
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2))
+} catch (e) {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e)
+  await cleanupAll()
+  process.exitCode = 1
+}

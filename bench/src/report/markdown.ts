@@ -1,0 +1,63 @@
+import type { BenchReport } from '../results.ts'
+import { checkClaims, claimMark } from './claims.ts'
+import { duration, markdownTable } from './format.ts'
+import { seedView } from './seed.ts'
+import {
+  concurrencyView,
+  headlineView,
+  largeView,
+  matrixViews,
+  rttView,
+  type View,
+} from './views.ts'
+
+function section(view: View | undefined, level = '##'): string[] {
+  if (!view) return []
+  return [`${level} ${view.title}`, '', markdownTable(view.headers, view.rows, view.align), ...(view.note ? ['', view.note] : []), '']
+}
+
+/** summary.md: the headline table, the claims of issue 5, every grid, the charts and how it was measured. */
+export function renderMarkdown(report: BenchReport, charts: readonly string[]): string {
+  const m = report.meta
+  const claims = checkClaims(report)
+  const unavailable = Object.entries(m.unavailable)
+  return [
+    '# pipeflush benchmark',
+    '',
+    `${m.date} · ${m.machine} · Node ${m.node} · PostgreSQL ${m.postgres} (${m.postgresProvider}) · toxiproxy ${m.toxiproxy} (${m.toxiproxyProvider}) · postgres.js ${m.postgresJs} · node-postgres ${m.nodePostgres} · MikroORM ${m.mikroOrm} · tinybench ${m.tinybench}${m.commit ? ` · commit ${m.commit}` : ''} · wall time ${duration(m.wallTimeSeconds)}`,
+    '',
+    ...(unavailable.length > 0
+      ? ['**Series that could not run:**', '', ...unavailable.map(([s, r]) => `- \`${s}\`: ${r}`), '']
+      : []),
+    ...section(headlineView(report)),
+    '## Issue 5 claims',
+    '',
+    markdownTable(
+      ['claim', 'result', 'numbers'],
+      claims.map((c) => [c.text, claimMark(c), c.detail]),
+    ),
+    '',
+    ...charts.flatMap((c) => [`![${c}](${c})`, '']),
+    ...section(rttView(report)),
+    ...matrixViews(report).flatMap((v) => section(v, '###')),
+    ...section(largeView(report)),
+    ...section(concurrencyView(report)),
+    ...section(seedView(report)),
+    '## How this was measured',
+    '',
+    '- Each series writes the same unit of work: `rowsPerTable` new rows in each of N tables',
+    '  `(id bigint identity primary key, v text)`, in one transaction; tables are emptied between cells.',
+    '- Latency: a toxiproxy `latency` toxic on the downstream stream (server to client), as in the seed',
+    '  benchmark. RTT = median of `select 1` through the same proxy, measured in this run at each latency.',
+    '- Each cell opens a fresh client (1 connection): its first flush is the **cold** figure (statements not',
+    '  prepared yet); then untimed warm-up flushes; then tinybench samples warm flushes until both the',
+    '  minimum sample count and the time budget are reached. Median and p95 of those samples.',
+    '- Round trips are counted at the socket (a write after data came back), not with a clock: the test',
+    "  kit's counter for postgres.js series, a counting `stream` for node-postgres (mikroorm, pg-pipeline).",
+    '- Ratios: `vs raw-sequential` = raw-sequential median / series median (higher is faster);',
+    '  `vs RTT` = series median / RTT (1.0x = the time of one round trip).',
+    `- Options: \`${JSON.stringify(m.options)}\``,
+    ...m.notes.map((n) => `- ${n}`),
+    '',
+  ].join('\n')
+}
