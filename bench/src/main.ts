@@ -17,6 +17,7 @@ import { createProgress } from './report/progress.ts'
 import { type BenchReport, withRatios } from './results.ts'
 import { runPlan } from './run.ts'
 import { selectSeries } from './series/index.ts'
+import { postgresJsSocket } from './series/postgres-js-client.ts'
 import type { SeriesName } from './series/types.ts'
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -31,6 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE)
     return 0
   }
+  postgresJsSocket.noDelay = options.tcpNoDelay
   const series = selectSeries(options.series)
   const started = performance.now()
   const date = new Date().toISOString()

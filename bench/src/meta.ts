@@ -15,7 +15,13 @@ export function packageVersion(name: string): string {
 }
 
 /** The machine a run is on: CPU model, core count, memory, OS. */
-export function machineInfo(): { machine: string; cpus: number; cpuModel: string; memoryGb: number; os: string } {
+export function machineInfo(): {
+  machine: string
+  cpus: number
+  cpuModel: string
+  memoryGb: number
+  os: string
+} {
   const cpus = os.cpus()
   const cpuModel = cpus[0]?.model.trim() ?? 'unknown'
   const memoryGb = Math.round((os.totalmem() / 2 ** 30) * 10) / 10

@@ -35,6 +35,8 @@ export interface BenchOptions {
   /** `select 1` samples per latency for the RTT. */
   readonly rttSamples: number
   readonly charts: boolean
+  /** Turn Nagle's algorithm off on postgres.js sockets (postgres.js leaves it on). */
+  readonly tcpNoDelay: boolean
   readonly help: boolean
 }
 
@@ -57,6 +59,7 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
   concurrencyTables: 10,
   rttSamples: 20,
   charts: true,
+  tcpNoDelay: false,
 }
 
 /** What `--quick` changes: a reduced matrix that runs in about a minute. */
@@ -99,6 +102,7 @@ TOXIPROXY_URL are set.
   --concurrency-time 2000    timed duration of the concurrency run per series, ms
   --concurrency-tables 10    tables per unit of work in the concurrency run
   --rtt-samples 20           select 1 samples per latency
+  --tcp-nodelay              set TCP_NODELAY on postgres.js sockets (postgres.js leaves Nagle on)
   --no-charts                skip the SVG charts
   -h, --help`
 
@@ -130,6 +134,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'concurrency-tables': { type: 'string' },
       'rtt-samples': { type: 'string' },
       'no-charts': { type: 'boolean', default: false },
+      'tcp-nodelay': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -138,7 +143,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const tables = list(values.tables, 'tables', 1) ?? base.tables
   const badTables = tables.filter((t) => !Number.isInteger(t) || t > MAX_TABLES)
   if (badTables.length > 0) throw new Error(`--tables: each must be an integer in 1..${MAX_TABLES}`)
-  const concurrencyTables = int(values['concurrency-tables'], 'concurrency-tables', 1) ?? base.concurrencyTables
+  const concurrencyTables =
+    int(values['concurrency-tables'], 'concurrency-tables', 1) ?? base.concurrencyTables
   if (concurrencyTables > MAX_TABLES) throw new Error(`--concurrency-tables: at most ${MAX_TABLES}`)
   const large = values.large === 'none' ? [] : (list(values.large, 'large', 0) ?? base.large)
   return {
@@ -158,11 +164,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     largeSamples: int(values['large-samples'], 'large-samples', 1) ?? base.largeSamples,
     concurrency: int(values.concurrency, 'concurrency', 0) ?? base.concurrency,
     pool: int(values.pool, 'pool', 1) ?? base.pool,
-    concurrencyLatency: int(values['concurrency-latency'], 'concurrency-latency', 0) ?? base.concurrencyLatency,
+    concurrencyLatency:
+      int(values['concurrency-latency'], 'concurrency-latency', 0) ?? base.concurrencyLatency,
     concurrencyTimeMs: int(values['concurrency-time'], 'concurrency-time', 1) ?? base.concurrencyTimeMs,
     concurrencyTables,
     rttSamples: int(values['rtt-samples'], 'rtt-samples', 1) ?? base.rttSamples,
     charts: !values['no-charts'],
+    tcpNoDelay: values['tcp-nodelay'],
   }
 }
 
@@ -177,7 +185,8 @@ function list(value: string | undefined, name: string, min: number): number[] | 
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${name}: expected an integer >= ${min}, got "${value}"`)
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name}: expected an integer >= ${min}, got "${value}"`)
   return n
 }
 

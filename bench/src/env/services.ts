@@ -33,7 +33,9 @@ export interface BenchEnv {
  */
 export async function startBenchEnv(log: (line: string) => void): Promise<BenchEnv> {
   const [pg, tp] = await Promise.all([startPostgres(), startToxiproxy()])
-  log(`PostgreSQL ${pg.version} (${pg.provider}, ${redactUrl(pg.url)}); toxiproxy ${tp.version} (${tp.provider})`)
+  log(
+    `PostgreSQL ${pg.version} (${pg.provider}, ${redactUrl(pg.url)}); toxiproxy ${tp.version} (${tp.provider})`,
+  )
   let url: string
   try {
     url = await createDatabase(pg.url, DATABASE)

@@ -1,5 +1,5 @@
-import { mean, type Summary, summarize } from '../stats.ts'
 import type { Series, SeriesClient, Target } from '../series/types.ts'
+import { mean, type Summary, summarize } from '../stats.ts'
 import type { Work } from '../workload.ts'
 
 export interface ConcurrencyOptions {

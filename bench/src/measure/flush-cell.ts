@@ -1,6 +1,6 @@
 import { Bench, type HookMode } from 'tinybench'
-import { mean, type Summary, summarize } from '../stats.ts'
 import type { Series, Target } from '../series/types.ts'
+import { mean, type Summary, summarize } from '../stats.ts'
 import type { Work } from '../workload.ts'
 
 /** How long a cell is sampled. */

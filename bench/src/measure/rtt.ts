@@ -1,7 +1,7 @@
 import { createRoundTripCounter, withSocket } from '@pipeflush/testkit'
 import postgres from 'postgres'
-import { type Summary, summarize } from '../stats.ts'
 import type { Target } from '../series/types.ts'
+import { type Summary, summarize } from '../stats.ts'
 
 /** The round-trip time of `select 1` through the proxy at the current latency. */
 export interface RttMeasurement extends Summary {

@@ -79,7 +79,12 @@ export function flushVsTablesSpec(
       height: 220,
       mark: { type: 'line', point: true, strokeWidth: 2 },
       encoding: {
-        x: { field: 'tables', type: 'quantitative', title: 'tables touched per flush', axis: { values: [1, 5, 10, 15, 20] } },
+        x: {
+          field: 'tables',
+          type: 'quantitative',
+          title: 'tables touched per flush',
+          axis: { values: [1, 5, 10, 15, 20] },
+        },
         y: { field: 'ms', type: 'quantitative', title: 'median flush time (ms)' },
         color: { field: 'series', type: 'nominal', scale: colorScale(domain), title: 'series' },
         strokeDash: {
@@ -106,7 +111,10 @@ export function largeFlushSpec(rows: readonly ResultRow[], report: BenchReport):
   const domain = SERIES_NAMES.filter((s) => values.some((v) => v.series === s))
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: `Large flush into one table at ${ok[0]?.latencyMs ?? '?'} ms: median time`, subtitle: subtitle(report) },
+    title: {
+      text: `Large flush into one table at ${ok[0]?.latencyMs ?? '?'} ms: median time`,
+      subtitle: subtitle(report),
+    },
     data: { values },
     facet: { column: { field: 'panel', type: 'ordinal', sort: { field: 'order' }, title: null } },
     spec: {
@@ -138,7 +146,11 @@ export function largeFlushSpec(rows: readonly ResultRow[], report: BenchReport):
 /** Bars of the concurrency run: flushes per second per series. */
 export function concurrencySpec(rows: readonly ResultRow[], report: BenchReport): vegaLite.TopLevelSpec {
   const ok = rows.filter((r) => r.status === 'ok' && r.flushesPerSecond !== undefined)
-  const values = ok.map((r) => ({ series: r.series, fps: r.flushesPerSecond, label: String(Math.round(r.flushesPerSecond ?? 0)) }))
+  const values = ok.map((r) => ({
+    series: r.series,
+    fps: r.flushesPerSecond,
+    label: String(Math.round(r.flushesPerSecond ?? 0)),
+  }))
   const domain = SERIES_NAMES.filter((s) => values.some((v) => v.series === s))
   const first = ok[0]
   return {
@@ -192,7 +204,12 @@ export async function writeCharts(report: BenchReport, dir: string): Promise<str
   if (single.length > 0)
     await write(
       'flush-vs-tables.svg',
-      flushVsTablesSpec(single, report, 'latencyMs', `Flush time vs tables touched (${minRows} row per table), one panel per latency`),
+      flushVsTablesSpec(
+        single,
+        report,
+        'latencyMs',
+        `Flush time vs tables touched (${minRows} row per table), one panel per latency`,
+      ),
     )
   const rowCounts = new Set(matrix.map((r) => r.rowsPerTable))
   if (rowCounts.size > 1) {
@@ -211,6 +228,7 @@ export async function writeCharts(report: BenchReport, dir: string): Promise<str
   const large = report.results.filter((r) => r.scenario === 'large')
   if (large.some((r) => r.status === 'ok')) await write('large-flush.svg', largeFlushSpec(large, report))
   const concurrency = report.results.filter((r) => r.scenario === 'concurrency')
-  if (concurrency.some((r) => r.status === 'ok')) await write('concurrency.svg', concurrencySpec(concurrency, report))
+  if (concurrency.some((r) => r.status === 'ok'))
+    await write('concurrency.svg', concurrencySpec(concurrency, report))
   return written
 }

@@ -36,7 +36,11 @@ export function checkClaims(report: BenchReport): Claim[] {
   const missing = (what: string) => `not measured in this run (${what})`
 
   if (!burst?.medianMs || !rtt)
-    claims.push({ text: `pipeflush-burst within 1.5x of one RTT ${where}`, ok: null, detail: missing('pipeflush-burst or the RTT') })
+    claims.push({
+      text: `pipeflush-burst within 1.5x of one RTT ${where}`,
+      ok: null,
+      detail: missing('pipeflush-burst or the RTT'),
+    })
   else {
     const ratio = burst.medianMs / rtt
     claims.push({
@@ -52,7 +56,8 @@ export function checkClaims(report: BenchReport): Claim[] {
   ] as const) {
     const o = at(other)
     const text = `pipeflush-burst at least ${factor}x faster than ${other} ${where}`
-    if (!burst?.medianMs || !o?.medianMs) claims.push({ text, ok: null, detail: missing(`pipeflush-burst or ${other}`) })
+    if (!burst?.medianMs || !o?.medianMs)
+      claims.push({ text, ok: null, detail: missing(`pipeflush-burst or ${other}`) })
     else {
       const speedup = o.medianMs / burst.medianMs
       claims.push({

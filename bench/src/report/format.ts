@@ -7,7 +7,11 @@ export type Align = 'left' | 'right'
  * @example
  * textTable(['series', 'ms'], [['raw', '3.1']], ['left', 'right'])
  */
-export function textTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+export function textTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
+): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const line = (cells: readonly string[]) =>
     cells
@@ -18,7 +22,11 @@ export function textTable(headers: readonly string[], rows: readonly (readonly s
 }
 
 /** A GitHub-flavoured markdown table. */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
+): string {
   const esc = (s: string) => s.replaceAll('|', '\\|')
   return [
     `| ${headers.map(esc).join(' | ')} |`,

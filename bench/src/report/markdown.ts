@@ -2,18 +2,17 @@ import type { BenchReport } from '../results.ts'
 import { checkClaims, claimMark } from './claims.ts'
 import { duration, markdownTable } from './format.ts'
 import { seedView } from './seed.ts'
-import {
-  concurrencyView,
-  headlineView,
-  largeView,
-  matrixViews,
-  rttView,
-  type View,
-} from './views.ts'
+import { concurrencyView, headlineView, largeView, matrixViews, rttView, type View } from './views.ts'
 
 function section(view: View | undefined, level = '##'): string[] {
   if (!view) return []
-  return [`${level} ${view.title}`, '', markdownTable(view.headers, view.rows, view.align), ...(view.note ? ['', view.note] : []), '']
+  return [
+    `${level} ${view.title}`,
+    '',
+    markdownTable(view.headers, view.rows, view.align),
+    ...(view.note ? ['', view.note] : []),
+    '',
+  ]
 }
 
 /** summary.md: the headline table, the claims of issue 5, every grid, the charts and how it was measured. */

@@ -62,7 +62,16 @@ export function seedView(report: BenchReport): View | undefined {
   if (rows.length === 0) return undefined
   return {
     title: "The seed article's published numbers beside this run",
-    headers: ['latency', 'statements', 'case', 'seed avg ms', 'this run mean ms', 'this run median ms', 'seed speedup', 'this run speedup'],
+    headers: [
+      'latency',
+      'statements',
+      'case',
+      'seed avg ms',
+      'this run mean ms',
+      'this run median ms',
+      'seed speedup',
+      'this run speedup',
+    ],
     align: ['right', 'right', 'left', 'right', 'right', 'right', 'right', 'right'],
     rows,
     note: 'Seed: postgres.js + mitata, node 23, i9-10885H, toxiproxy in Docker. Speedup = sequential / case (means). One insert per table (statements = tables touched).',

@@ -1,7 +1,7 @@
-import type { Align } from './format.ts'
-import { ms, num, rowsLabel, times } from './format.ts'
 import type { BenchReport, ResultRow } from '../results.ts'
 import { SERIES_NAMES } from '../series/types.ts'
+import type { Align } from './format.ts'
+import { ms, num, rowsLabel, times } from './format.ts'
 
 /** A titled table, rendered as text or markdown. */
 export interface View {
@@ -12,10 +12,13 @@ export interface View {
   readonly note?: string
 }
 
-const bySeries = (a: ResultRow, b: ResultRow) => SERIES_NAMES.indexOf(a.series) - SERIES_NAMES.indexOf(b.series)
+const bySeries = (a: ResultRow, b: ResultRow) =>
+  SERIES_NAMES.indexOf(a.series) - SERIES_NAMES.indexOf(b.series)
 
 /** The cell the issue's claims are about (2 ms, 10 tables, 1 row), or the nearest one measured. */
-export function headlineCell(report: BenchReport): { latencyMs: number; tables: number; rowsPerTable: number } | undefined {
+export function headlineCell(
+  report: BenchReport,
+): { latencyMs: number; tables: number; rowsPerTable: number } | undefined {
   const matrix = report.results.filter((r) => r.scenario === 'matrix')
   if (matrix.length === 0) return undefined
   const pick = (values: number[], want: number) =>
@@ -47,7 +50,17 @@ export function headlineView(report: BenchReport): View | undefined {
   const rtt = rows[0]?.rttMs
   return {
     title: `${cell.latencyMs} ms injected latency, ${cell.tables} tables x ${rowsLabel(cell.rowsPerTable)} (select 1 RTT ${ms(rtt)} ms)`,
-    headers: ['series', 'median ms', 'p95 ms', 'samples', 'round trips', 'vs raw-sequential', 'vs RTT', 'cold ms', 'cold round trips'],
+    headers: [
+      'series',
+      'median ms',
+      'p95 ms',
+      'samples',
+      'round trips',
+      'vs raw-sequential',
+      'vs RTT',
+      'cold ms',
+      'cold round trips',
+    ],
     align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     rows: rows.map((r) =>
       r.status === 'ok'
@@ -94,7 +107,9 @@ export function matrixViews(report: BenchReport): View[] {
 
 /** The large flush: one table, 10,000 / 100,000 rows. */
 export function largeView(report: BenchReport): View | undefined {
-  const rows = report.results.filter((r) => r.scenario === 'large').sort((a, b) => a.rowsPerTable - b.rowsPerTable || bySeries(a, b))
+  const rows = report.results
+    .filter((r) => r.scenario === 'large')
+    .sort((a, b) => a.rowsPerTable - b.rowsPerTable || bySeries(a, b))
   if (rows.length === 0) return undefined
   return {
     title: `Large flush into one table at ${rows[0]?.latencyMs} ms`,
@@ -130,7 +145,14 @@ export function concurrencyView(report: BenchReport): View | undefined {
     align: ['left', 'right', 'right', 'right', 'right', 'right'],
     rows: rows.map((r) =>
       r.status === 'ok'
-        ? [r.series, num(r.flushesPerSecond, 0), ms(r.medianMs), ms(r.p95Ms), String(r.samples), num(r.roundTrips)]
+        ? [
+            r.series,
+            num(r.flushesPerSecond, 0),
+            ms(r.medianMs),
+            ms(r.p95Ms),
+            String(r.samples),
+            num(r.roundTrips),
+          ]
         : [r.series, why(r), '', '', '', ''],
     ),
     note: 'Latency per unit of work includes waiting for a free connection.',
@@ -143,6 +165,12 @@ export function rttView(report: BenchReport): View {
     title: 'select 1 through the proxy (RTT)',
     headers: ['injected latency', 'median ms', 'p95 ms', 'samples', 'round trips'],
     align: ['right', 'right', 'right', 'right', 'right'],
-    rows: report.rtt.map((r) => [`${r.latencyMs} ms`, ms(r.medianMs), ms(r.p95Ms), String(r.samples), num(r.roundTrips)]),
+    rows: report.rtt.map((r) => [
+      `${r.latencyMs} ms`,
+      ms(r.medianMs),
+      ms(r.p95Ms),
+      String(r.samples),
+      num(r.roundTrips),
+    ]),
   }
 }

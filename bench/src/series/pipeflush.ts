@@ -24,7 +24,10 @@ const roots = new WeakMap<postgres.Sql, Map<PipelineMode, Promise<EntityManager>
 
 function rootFor(sql: postgres.Sql, mode: PipelineMode): Promise<EntityManager> {
   let byMode = roots.get(sql)
-  if (!byMode) roots.set(sql, (byMode = new Map()))
+  if (!byMode) {
+    byMode = new Map()
+    roots.set(sql, byMode)
+  }
   let root = byMode.get(mode)
   if (!root) {
     root = loadCore().then(({ EntityManager }) => EntityManager.connect(sql, { pipeline: mode }))

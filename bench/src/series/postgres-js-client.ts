@@ -1,4 +1,4 @@
-import { createRoundTripCounter, type RoundTripCounter, withSocket } from '@pipeflush/testkit'
+import { createRoundTripCounter, type RoundTripCounter, type SocketFactoryOptions } from '@pipeflush/testkit'
 import postgres from 'postgres'
 
 /** A postgres.js client whose sockets count round trips. */
@@ -8,15 +8,26 @@ export interface CountedPostgresJs {
 }
 
 /**
+ * TCP_NODELAY on postgres.js sockets. postgres.js leaves Nagle's algorithm on (node-postgres turns it
+ * off); `--tcp-nodelay` measures postgres.js with it off. Set once by the CLI, before any client opens.
+ */
+export const postgresJsSocket = { noDelay: false }
+
+/**
  * Opens a postgres.js client of `pool` connections through the test kit's round-trip counter, with
  * postgres.js defaults otherwise (prepared statements on, `max_pipeline` 100), and connects it.
  */
 export async function openPostgresJs(url: string, pool: number): Promise<CountedPostgresJs> {
   const counter = createRoundTripCounter()
-  const sql = postgres(
-    url,
-    withSocket({ max: pool, onnotice: () => {}, connection: { application_name: 'pipeflush-bench' } }, counter),
-  )
+  const noDelay = postgresJsSocket.noDelay
+  const socket = async (options: SocketFactoryOptions) => {
+    const s = await counter.socket(options)
+    if (noDelay) s.setNoDelay(true)
+    return s
+  }
+  const options = { max: pool, onnotice: () => {}, connection: { application_name: 'pipeflush-bench' }, socket }
+  // postgres.js accepts a `socket` factory that its typings do not declare.
+  const sql = postgres(url, options as postgres.Options<Record<string, postgres.PostgresType>>)
   await sql`select 1`
   return { sql, counter }
 }

@@ -9,7 +9,11 @@ type Sql = postgres.Sql | postgres.TransactionSql
  * The insert of one table: `values (...)` for one row, as in the seed benchmark; one
  * `unnest($1::text[])` statement for more (batched per table, the seed post's assumption).
  */
-export function rawInsert(sql: Sql, table: string, values: readonly string[]): postgres.PendingQuery<postgres.Row[]> {
+export function rawInsert(
+  sql: Sql,
+  table: string,
+  values: readonly string[],
+): postgres.PendingQuery<postgres.Row[]> {
   return values.length === 1
     ? sql`insert into ${sql(table)} (v) values (${values[0] ?? ''})`
     : sql`insert into ${sql(table)} (v) select unnest(${values as string[]}::text[])`

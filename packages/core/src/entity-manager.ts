@@ -8,17 +8,17 @@ import { runWaves } from './execute/run-waves.ts'
 import type { ExecuteContext, ExecuteResult, PipelineMode } from './execute/types.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import { planFlush } from './plan/plan-flush.ts'
-import type { FlushPlan } from './plan/types.ts'
+import type { FlushPlan, UpsertSpec } from './plan/types.ts'
 import { selectSql, type Where } from './read/select-sql.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
 import { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
 import { changedColumns, type PendingChanges, resolvedValues, toChangeSet } from './track/changes.ts'
+import { cloneValue } from './track/clone.ts'
 import { makeEntity } from './track/entity-proxy.ts'
 import { type Entity, type EntityState, stateOf } from './track/entity-state.ts'
 import { IdentityMap } from './track/identity-map.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
-import { cloneValue } from './track/clone.ts'
-import { decodeValue } from './values/index.ts'
+import { decodeValue, encodeValue } from './values/index.ts'
 
 /** Options of {@link EntityManager.connect}. */
 export interface EntityManagerOptions extends ReadSchemaOptions {
@@ -43,6 +43,8 @@ export interface FlushReport {
   readonly inserted: number
   readonly updated: number
   readonly deleted: number
+  /** Rows inserted or updated by upserts. */
+  readonly upserted: number
   /** Whether ids had to be fetched (one round trip) before the transaction. */
   readonly idFetch: boolean
   /** Whether some statement was not yet prepared on the connection (the cold path was taken). */
@@ -81,6 +83,7 @@ export class EntityManager {
   /** Managed entities assigned since the last flush, plus those with mutable (json, array, bytea, date) columns. */
   readonly #touched = new Set<EntityState>()
   readonly #watch = new Set<EntityState>()
+  readonly #upserts: { state: EntityState; spec: UpsertSpec }[] = []
   #flushing = false
 
   private constructor(shared: Shared) {
@@ -100,7 +103,10 @@ export class EntityManager {
     if (!ids) allocators.set(sql, (ids = new IdAllocator({ blockSize: options.idBlockSize ?? 50 })))
     const pipeline = options.pipeline ?? 'burst'
     if (!['off', 'waves', 'burst'].includes(pipeline)) {
-      throw new PipeflushError('INVALID_CONFIG', `pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(pipeline)}.`)
+      throw new PipeflushError(
+        'INVALID_CONFIG',
+        `pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(pipeline)}.`,
+      )
     }
     return new EntityManager({ sql, schema, ids, pipeline })
   }
@@ -140,13 +146,21 @@ export class EntityManager {
     for (const [name, value] of Object.entries(values)) {
       const column = model.columnsByName.get(name)
       if (!column) {
-        throw new PipeflushError('UNKNOWN_COLUMN', `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`, {
-          table: model.key,
-          column: name,
-        })
+        throw new PipeflushError(
+          'UNKNOWN_COLUMN',
+          `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`,
+          {
+            table: model.key,
+            column: name,
+          },
+        )
       }
       if (column.generated) {
-        throw new PipeflushError('INVALID_STATE', `${model.key}.${name} is a generated column and cannot be written.`, { table: model.key, column: name })
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `${model.key}.${name} is a generated column and cannot be written.`,
+          { table: model.key, column: name },
+        )
       }
       row[name] = value
     }
@@ -155,13 +169,20 @@ export class EntityManager {
       const column = model.columnsByName.get(pk)!
       if (column.type === 'uuid') row[pk] = uuidv7()
     }
-    if (model.versionColumn && (row[model.versionColumn] === undefined || row[model.versionColumn] === null)) {
+    if (
+      model.versionColumn &&
+      (row[model.versionColumn] === undefined || row[model.versionColumn] === null)
+    ) {
       row[model.versionColumn] = 1
     }
     const state = this.#newState(model, row, 'new', null)
     const key = model.primaryKey.some((k) => stateOf(row[k])) ? null : rowKey(model, row)
     if (key !== null && this.#map.get(model.key, key)) {
-      throw new PipeflushError('DUPLICATE_KEY', `A ${model.key} with key ${key} is already managed by this entity manager.`, { table: model.key, keys: [key] })
+      throw new PipeflushError(
+        'DUPLICATE_KEY',
+        `A ${model.key} with key ${key} is already managed by this entity manager.`,
+        { table: model.key, keys: [key] },
+      )
     }
     this.#created.add(state)
     return state.entity
@@ -178,7 +199,9 @@ export class EntityManager {
   async find(table: string, where: Where = {}): Promise<Entity[]> {
     const model = this.#table(table)
     const { sql, params } = selectSql(model, where)
-    const rows = await this.#shared.sql.unsafe<Record<string, string | null>[]>(sql, params as never[], { prepare: true })
+    const rows = await this.#shared.sql.unsafe<Record<string, string | null>[]>(sql, params as never[], {
+      prepare: true,
+    })
     const out: Entity[] = []
     for (const raw of rows) {
       const state = this.#hydrate(model, raw)
@@ -207,11 +230,18 @@ export class EntityManager {
       const known = this.#map.get(model.key, canonical)
       if (known && known.status === 'managed') return known.entity
       if (known && known.status === 'removed') {
-        throw new PipeflushError('NOT_FOUND', `${model.key} ${canonical} is removed in this unit of work.`, { table: model.key, keys: [canonical] })
+        throw new PipeflushError('NOT_FOUND', `${model.key} ${canonical} is removed in this unit of work.`, {
+          table: model.key,
+          keys: [canonical],
+        })
       }
     }
     const found = await this.find(table, where)
-    if (!found[0]) throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? JSON.stringify(key)}.`, { table: model.key, keys: [key] })
+    if (!found[0])
+      throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? JSON.stringify(key)}.`, {
+        table: model.key,
+        keys: [key],
+      })
     return found[0]
   }
 
@@ -223,7 +253,10 @@ export class EntityManager {
     const model = this.#table(table)
     for (const c of model.columns) {
       if (!(c.name in row)) {
-        throw new PipeflushError('INVALID_VALUE', `merge(${model.key}): the row lacks column "${c.name}".`, { table: model.key, column: c.name })
+        throw new PipeflushError('INVALID_VALUE', `merge(${model.key}): the row lacks column "${c.name}".`, {
+          table: model.key,
+          column: c.name,
+        })
       }
     }
     const key = rowKey(model, row)
@@ -235,6 +268,67 @@ export class EntityManager {
     state.key = key
     this.#map.set(state)
     return state.entity
+  }
+
+  /**
+   * Inserts `values` into `table`, or on a conflict of the `conflict` columns (a unique constraint or
+   * the primary key) updates the `update` columns (default: every supplied column but the conflict
+   * and key columns; `[]` means do nothing). Batched per table like inserts, in the same flush. The
+   * row is not tracked afterwards. Several upserts of one conflict key in a flush: the last wins.
+   *
+   * @example
+   * em.upsert('reading', { device: 'd1', recorded_at: t, value: 21.5 }, { conflict: ['device', 'recorded_at'] })
+   */
+  upsert(
+    table: string,
+    values: Readonly<Record<string, unknown>>,
+    options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
+  ): void {
+    const model = this.#table(table)
+    const row: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(values)) {
+      const column = model.columnsByName.get(name)
+      if (!column) {
+        throw new PipeflushError(
+          'UNKNOWN_COLUMN',
+          `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`,
+          {
+            table: model.key,
+            column: name,
+          },
+        )
+      }
+      row[name] = value
+    }
+    for (const name of [...options.conflict, ...(options.update ?? [])]) {
+      if (!model.columnsByName.has(name)) {
+        throw new PipeflushError(
+          'UNKNOWN_COLUMN',
+          `${model.key} has no column "${name}" (in upsert options).`,
+          { table: model.key, column: name },
+        )
+      }
+    }
+    if (options.conflict.length === 0)
+      throw new PipeflushError('INVALID_CONFIG', `upsert(${model.key}): name the conflict columns.`, {
+        table: model.key,
+      })
+    const update =
+      options.update ??
+      Object.keys(row).filter(
+        (c) => !options.conflict.includes(c) && !model.primaryKey.includes(c) && c !== model.versionColumn,
+      )
+    if (model.versionColumn && row[model.versionColumn] === undefined) row[model.versionColumn] = 1
+    const state: EntityState = {
+      table: model,
+      status: 'new',
+      row,
+      snapshot: null,
+      key: null,
+      owner: this,
+      entity: row,
+    }
+    this.#upserts.push({ state, spec: { conflict: [...options.conflict], update: [...update] } })
   }
 
   /**
@@ -255,9 +349,14 @@ export class EntityManager {
   }
 
   /** What the next flush would write, counted. */
-  get pending(): { inserts: number; updates: number; deletes: number } {
+  get pending(): { inserts: number; updates: number; deletes: number; upserts: number } {
     const p = this.#pending()
-    return { inserts: p.inserts.length, updates: p.updates.length, deletes: p.deletes.length }
+    return {
+      inserts: p.inserts.length,
+      updates: p.updates.length,
+      deletes: p.deletes.length,
+      upserts: p.upserts.length,
+    }
   }
 
   /**
@@ -286,16 +385,35 @@ export class EntityManager {
    * const { roundTrips, statements } = await em.flush()
    */
   async flush(): Promise<FlushReport> {
-    if (this.#flushing) throw new PipeflushError('INVALID_STATE', 'A flush of this entity manager is already running; await it first.')
+    if (this.#flushing)
+      throw new PipeflushError(
+        'INVALID_STATE',
+        'A flush of this entity manager is already running; await it first.',
+      )
     this.#flushing = true
     const started = performance.now()
     const flushId = randomUUID()
     const mode = this.#shared.pipeline
     try {
       const pending = this.#pending()
-      const empty = pending.inserts.length + pending.updates.length + pending.deletes.length === 0
+      const empty =
+        pending.inserts.length + pending.updates.length + pending.deletes.length + pending.upserts.length ===
+        0
       if (empty) {
-        return { flushId, mode, roundTrips: 0, statements: 0, waves: 0, inserted: 0, updated: 0, deleted: 0, idFetch: false, cold: false, durationMs: performance.now() - started }
+        return {
+          flushId,
+          mode,
+          roundTrips: 0,
+          statements: 0,
+          waves: 0,
+          inserted: 0,
+          updated: 0,
+          deleted: 0,
+          upserted: 0,
+          idFetch: false,
+          cold: false,
+          durationMs: performance.now() - started,
+        }
       }
       // Validate everything (values, cycles) before anything is sent, with placeholder ids if needed.
       const need = this.#idNeed(pending)
@@ -311,16 +429,17 @@ export class EntityManager {
       const ctx: ExecuteContext = {
         sql: this.#shared.sql,
         flushId,
-        before:
-          missing.size > 0
-            ? (runner) => this.#shared.ids.fill(runner, missing)
-            : undefined,
+        before: missing.size > 0 ? (runner) => this.#shared.ids.fill(runner, missing) : undefined,
         makePlan: () => {
           this.#assignIds(pending, need)
           return planFlush(this.#shared.schema, toChangeSet(pending, this))
         },
       }
-      const result: ExecuteResult = await (mode === 'off' ? runOff(ctx) : mode === 'waves' ? runWaves(ctx) : runBurst(ctx))
+      const result: ExecuteResult = await (mode === 'off'
+        ? runOff(ctx)
+        : mode === 'waves'
+          ? runWaves(ctx)
+          : runBurst(ctx))
       this.#applyFlushed(pending)
       const statements = result.plan.waves.reduce((n, w) => n + w.length, 0)
       return {
@@ -332,6 +451,7 @@ export class EntityManager {
         inserted: pending.inserts.length,
         updated: pending.updates.length,
         deleted: pending.deletes.length,
+        upserted: pending.upserts.length,
         idFetch: missing.size > 0,
         cold: result.cold,
         durationMs: performance.now() - started,
@@ -349,6 +469,7 @@ export class EntityManager {
     this.#removed.clear()
     this.#touched.clear()
     this.#watch.clear()
+    this.#upserts.length = 0
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */
@@ -369,7 +490,11 @@ export class EntityManager {
       throw new PipeflushError('UNKNOWN_TABLE', `Unknown table "${table}" (known: ${known}).`, { table })
     }
     if (model.primaryKey.length === 0) {
-      throw new PipeflushError('UNSUPPORTED_TABLE', `Table ${model.key} has no primary key: pipeflush cannot track its rows.`, { table })
+      throw new PipeflushError(
+        'UNSUPPORTED_TABLE',
+        `Table ${model.key} has no primary key: pipeflush cannot track its rows.`,
+        { table },
+      )
     }
     return model
   }
@@ -377,12 +502,20 @@ export class EntityManager {
   #own(entity: unknown): EntityState {
     const state = stateOf(entity)
     if (!state || state.owner !== this) {
-      throw new PipeflushError('INVALID_STATE', 'Not an entity of this entity manager (create, find or load it with this one).')
+      throw new PipeflushError(
+        'INVALID_STATE',
+        'Not an entity of this entity manager (create, find or load it with this one).',
+      )
     }
     return state
   }
 
-  #newState(table: TableModel, row: Record<string, unknown>, status: EntityState['status'], snapshot: Record<string, unknown> | null): EntityState {
+  #newState(
+    table: TableModel,
+    row: Record<string, unknown>,
+    status: EntityState['status'],
+    snapshot: Record<string, unknown> | null,
+  ): EntityState {
     const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
     makeEntity(state, (s) => {
       if (s.status === 'managed') this.#touched.add(s)
@@ -412,13 +545,31 @@ export class EntityManager {
       const changed = changedColumns(s, this)
       if (changed.length > 0) updates.push({ state: s, changed })
     }
-    return { inserts: [...this.#created], updates, deletes: [...this.#removed] }
+    return {
+      inserts: [...this.#created],
+      updates,
+      deletes: [...this.#removed],
+      upserts: this.#dedupedUpserts(),
+    }
+  }
+
+  /** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */
+  #dedupedUpserts(): { state: EntityState; spec: UpsertSpec }[] {
+    const byKey = new Map<string, { state: EntityState; spec: UpsertSpec }>()
+    for (const u of this.#upserts) {
+      const values = resolvedValues(u.state, this, u.spec.conflict)
+      const texts = u.spec.conflict.map((c) =>
+        encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
+      )
+      byKey.set(JSON.stringify([u.state.table.key, u.spec.conflict, texts]), u)
+    }
+    return [...byKey.values()]
   }
 
   /** Ids to take per sequence: new rows whose single-column key has a sequence and no value. */
   #idNeed(pending: PendingChanges): Map<string, number> {
     const need = new Map<string, number>()
-    for (const s of pending.inserts) {
+    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
       const seq = sequenceToFill(s)
       if (seq) need.set(seq, (need.get(seq) ?? 0) + 1)
     }
@@ -428,7 +579,7 @@ export class EntityManager {
   #assignIds(pending: PendingChanges, need: ReadonlyMap<string, number>): void {
     if (need.size === 0) return
     const ids = this.#shared.ids.take(need)
-    for (const s of pending.inserts) {
+    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
       const seq = sequenceToFill(s)
       if (!seq) continue
       const id = ids.get(seq)?.shift()
@@ -442,7 +593,7 @@ export class EntityManager {
   #provisionalIds(pending: PendingChanges): () => void {
     const assigned: EntityState[] = []
     let next = -1
-    for (const s of pending.inserts) {
+    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
       if (!sequenceToFill(s)) continue
       const pk = s.table.primaryKey[0]!
       const column = s.table.columnsByName.get(pk)!
@@ -481,6 +632,7 @@ export class EntityManager {
       this.#touched.delete(s)
     }
     this.#touched.clear()
+    this.#upserts.length = 0
   }
 }
 
@@ -500,7 +652,16 @@ function snapshotOf(table: TableModel, row: Readonly<Record<string, unknown>>): 
 }
 
 function hasMutableColumns(table: TableModel): boolean {
-  return table.columns.some((c) => c.isArray || c.type === 'json' || c.type === 'jsonb' || c.type === 'bytea' || c.type === 'date' || c.type === 'timestamp' || c.type === 'timestamptz')
+  return table.columns.some(
+    (c) =>
+      c.isArray ||
+      c.type === 'json' ||
+      c.type === 'jsonb' ||
+      c.type === 'bytea' ||
+      c.type === 'date' ||
+      c.type === 'timestamp' ||
+      c.type === 'timestamptz',
+  )
 }
 
 async function cachedSchema(sql: postgres.Sql, options: ReadSchemaOptions): Promise<SchemaModel> {

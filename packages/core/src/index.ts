@@ -10,16 +10,34 @@
  * em.create('book', { title: 'Notes', author_id: ada })
  * await em.flush()
  */
-export { EntityManager } from './entity-manager.ts'
+
 export type { EntityManagerOptions, FlushReport } from './entity-manager.ts'
+export { EntityManager } from './entity-manager.ts'
 export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
 export type { PipelineMode } from './execute/types.ts'
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'
-export type { ChangeSet, DeleteChange, FlushPlan, InsertChange, PlannedStatement, StatementKind, UpdateChange } from './plan/types.ts'
+export type {
+  ChangeSet,
+  DeleteChange,
+  FlushPlan,
+  InsertChange,
+  PlannedStatement,
+  StatementKind,
+  UpdateChange,
+  UpsertSpec,
+} from './plan/types.ts'
+export type { Where } from './read/select-sql.ts'
 export { defineSchema } from './schema/define-schema.ts'
-export type { ColumnModel, ForeignKeyModel, OnDeleteAction, ScalarType, SchemaModel, TableModel, UniqueModel } from './schema/model.ts'
+export type {
+  ColumnModel,
+  ForeignKeyModel,
+  OnDeleteAction,
+  ScalarType,
+  SchemaModel,
+  TableModel,
+  UniqueModel,
+} from './schema/model.ts'
 export { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
 export type { Entity } from './track/entity-state.ts'
-export type { Where } from './read/select-sql.ts'

@@ -39,7 +39,11 @@ export function isAbortedTransactionError(e: unknown): boolean {
  * (recognised from the planner's row-count check), constraint violations (with the constraint's
  * name), lost connections, or any other statement failure. The driver's error is the `cause`.
  */
-export function classifyStatementError(e: unknown, statement: PlannedStatement | undefined, flushId: string): PipeflushError {
+export function classifyStatementError(
+  e: unknown,
+  statement: PlannedStatement | undefined,
+  flushId: string,
+): PipeflushError {
   if (e instanceof PipeflushError) return e
   const err = (e ?? {}) as DriverError
   const message = typeof err.message === 'string' ? err.message : String(e)
@@ -54,11 +58,15 @@ export function classifyStatementError(e: unknown, statement: PlannedStatement |
     )
   }
   if (isConnectionError(e)) {
-    return new PipeflushError('CONNECTION_LOST', `The connection was lost during the flush (${String(err.code)}). Nothing was committed.`, {
-      table: statement?.table,
-      flushId,
-      cause: e,
-    })
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The connection was lost during the flush (${String(err.code)}). Nothing was committed.`,
+      {
+        table: statement?.table,
+        flushId,
+        cause: e,
+      },
+    )
   }
   const table = statement?.table ?? (typeof err.table_name === 'string' ? err.table_name : undefined)
   if (sqlState?.startsWith('23')) {
@@ -67,7 +75,15 @@ export function classifyStatementError(e: unknown, statement: PlannedStatement |
     return new PipeflushError(
       'CONSTRAINT_VIOLATION',
       `${statement ? `${statement.kind} into ${statement.table}` : 'A statement'} violated ${constraint ? `constraint "${constraint}"` : 'a constraint'}: ${message}${detail}. Nothing was committed.`,
-      { table, constraint, sqlState, keys: statement?.keys, column: typeof err.column_name === 'string' ? err.column_name : undefined, flushId, cause: e },
+      {
+        table,
+        constraint,
+        sqlState,
+        keys: statement?.keys,
+        column: typeof err.column_name === 'string' ? err.column_name : undefined,
+        flushId,
+        cause: e,
+      },
     )
   }
   return new PipeflushError(

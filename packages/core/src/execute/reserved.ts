@@ -21,16 +21,23 @@ export async function withReserved<T>(ctx: ExecuteContext, body: (r: Reserved) =
   try {
     sql = await ctx.sql.reserve()
   } catch (e) {
-    throw new PipeflushError('CONNECTION_LOST', `Could not get a connection for the flush: ${String((e as Error)?.message ?? e)}. Nothing was sent.`, {
-      flushId: ctx.flushId,
-      cause: e,
-    })
+    throw new PipeflushError(
+      'CONNECTION_LOST',
+      `Could not get a connection for the flush: ${String((e as Error)?.message ?? e)}. Nothing was sent.`,
+      {
+        flushId: ctx.flushId,
+        cause: e,
+      },
+    )
   }
   const r: Reserved = { sql, connection: undefined, lingering: undefined }
   try {
     return await body(r)
   } catch (e) {
-    if (isConnectionError(e) || (e instanceof PipeflushError && (e.code === 'CONNECTION_LOST' || e.code === 'COMMIT_OUTCOME_UNKNOWN'))) {
+    if (
+      isConnectionError(e) ||
+      (e instanceof PipeflushError && (e.code === 'CONNECTION_LOST' || e.code === 'COMMIT_OUTCOME_UNKNOWN'))
+    ) {
       forgetConnection(r.connection)
     }
     throw e
@@ -55,7 +62,11 @@ export function tracked(r: Reserved, text: string): postgres.PendingQuery<postgr
  * An awaited transaction on `r`: BEGIN, `body`, COMMIT (its command checked), each awaited; ROLLBACK
  * when `body` fails. Returns the round trips of BEGIN and COMMIT (2).
  */
-export async function awaitedTransaction(r: Reserved, flushId: string, body: () => Promise<void>): Promise<number> {
+export async function awaitedTransaction(
+  r: Reserved,
+  flushId: string,
+  body: () => Promise<void>,
+): Promise<number> {
   try {
     await tracked(r, 'begin')
   } catch (e) {
@@ -81,7 +92,9 @@ export async function awaitedTransaction(r: Reserved, flushId: string, body: () 
     throw classifyStatementError(e, undefined, flushId)
   }
   if (commit.command !== 'COMMIT') {
-    throw new PipeflushError('ROLLED_BACK', `COMMIT answered ${commit.command}: nothing was committed.`, { flushId })
+    throw new PipeflushError('ROLLED_BACK', `COMMIT answered ${commit.command}: nothing was committed.`, {
+      flushId,
+    })
   }
   return 2
 }

@@ -30,7 +30,10 @@ export function runBurst(ctx: ExecuteContext): Promise<ExecuteResult> {
     // connection this is. Only microtasks: BEGIN must not be written before the statements.
     for (let i = 0; i < 5 && r.connection === undefined; i++) await Promise.resolve()
     const cold = statements.filter((s) => !isWarm(r.connection, s.sql))
-    const roundTrips = cold.length === 0 ? await prepared(ctx, r, begin, statements) : await simple(ctx, r, begin, statements, cold)
+    const roundTrips =
+      cold.length === 0
+        ? await prepared(ctx, r, begin, statements)
+        : await simple(ctx, r, begin, statements, cold)
     return { roundTrips: before + roundTrips, cold: cold.length > 0, plan }
   })
 }
@@ -54,7 +57,9 @@ async function prepared(
   const results = await Promise.allSettled([begin, ...queries, ...overflow, commit])
   const overflowResult = inline.length > 0 ? results[results.length - 2] : undefined
   const overflowStatement =
-    overflowResult?.status === 'rejected' ? statementAt(overflowResult.reason, inlineTexts, inline) : undefined
+    overflowResult?.status === 'rejected'
+      ? statementAt(overflowResult.reason, inlineTexts, inline)
+      : undefined
   settle(ctx, results, [undefined, ...direct, ...(inline.length > 0 ? [overflowStatement] : []), undefined])
   markWarm(
     r.connection,
@@ -97,7 +102,12 @@ function settle(
   if (last?.status === 'fulfilled') {
     const command = (last.value as { command?: string } | undefined)?.command
     if (command === 'ROLLBACK') {
-      throw firstCause(results, statements, ctx.flushId) ?? new PipeflushError('ROLLED_BACK', 'COMMIT answered ROLLBACK: nothing was committed.', { flushId: ctx.flushId })
+      throw (
+        firstCause(results, statements, ctx.flushId) ??
+        new PipeflushError('ROLLED_BACK', 'COMMIT answered ROLLBACK: nothing was committed.', {
+          flushId: ctx.flushId,
+        })
+      )
     }
     return
   }
@@ -112,11 +122,22 @@ function settle(
       )
     }
   }
-  throw cause ?? classifyStatementError(last?.status === 'rejected' ? last.reason : new Error('flush failed'), undefined, ctx.flushId)
+  throw (
+    cause ??
+    classifyStatementError(
+      last?.status === 'rejected' ? last.reason : new Error('flush failed'),
+      undefined,
+      ctx.flushId,
+    )
+  )
 }
 
 /** The statement a simple-query error points at: by the error's position, else by its table. */
-function statementAt(error: unknown, texts: readonly string[], statements: readonly PlannedStatement[]): PlannedStatement | undefined {
+function statementAt(
+  error: unknown,
+  texts: readonly string[],
+  statements: readonly PlannedStatement[],
+): PlannedStatement | undefined {
   const position = Number((error as { position?: unknown } | null)?.position)
   if (Number.isFinite(position) && position > 0) {
     let offset = 0
@@ -126,7 +147,9 @@ function statementAt(error: unknown, texts: readonly string[], statements: reado
     }
   }
   const table = (error as { table_name?: unknown } | null)?.table_name
-  return typeof table === 'string' ? statements.find((s) => s.table === table || s.table.endsWith(`.${table}`)) : undefined
+  return typeof table === 'string'
+    ? statements.find((s) => s.table === table || s.table.endsWith(`.${table}`))
+    : undefined
 }
 
 /** Prepares `statements` on the reserved connection (one round trip each), then records them warm. */

@@ -25,7 +25,8 @@ export function inlineParams(statement: Pick<PlannedStatement, 'sql' | 'params'>
       while (/[0-9]/.test(sql[j] ?? '')) j++
       const n = Number(sql.slice(i + 1, j))
       const param = params[n - 1]
-      if (param === undefined) throw new Error(`inlineParams: statement has $${n} but only ${params.length} parameters`)
+      if (param === undefined)
+        throw new Error(`inlineParams: statement has $${n} but only ${params.length} parameters`)
       out += quoteTextArrayLiteral(param)
       i = j
     } else {

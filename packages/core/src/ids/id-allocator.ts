@@ -10,7 +10,8 @@ import { quoteTextArrayLiteral } from '../values/index.ts'
  */
 export function fetchIdsSql(sequences: readonly string[], counts: readonly number[]): string {
   for (const n of counts) {
-    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`id count must be a positive integer, got ${n}`)
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new RangeError(`id count must be a positive integer, got ${n}`)
   }
   return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n), generate_series(1, s.n) as g(i) order by s.seq, g.i`
 }

@@ -4,6 +4,7 @@ import type { RowDraft, StatementDraft } from './drafts.ts'
 import { deleteSql } from './sql/delete-sql.ts'
 import { insertSql } from './sql/insert-sql.ts'
 import { updateIsVersioned, updateSql } from './sql/update-sql.ts'
+import { onConflictSql } from './sql/upsert-sql.ts'
 import type { PlannedStatement } from './types.ts'
 
 /** Orders rows by primary key, column by column, so concurrent flushes lock rows in one order. */
@@ -12,6 +13,18 @@ function sortRows(table: TableModel, rows: readonly RowDraft[]): RowDraft[] {
   return [...rows].sort((a, b) => {
     for (let i = 0; i < columns.length; i++) {
       const order = compareKeyValues(a.keyValues[i], b.keyValues[i], columns[i]!)
+      if (order !== 0) return order
+    }
+    return 0
+  })
+}
+
+/** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
+function sortByColumns(table: TableModel, names: readonly string[], rows: readonly RowDraft[]): RowDraft[] {
+  const columns = names.map((name) => table.columnsByName.get(name)!)
+  return [...rows].sort((a, b) => {
+    for (const column of columns) {
+      const order = compareKeyValues(a.values[column.name], b.values[column.name], column)
       if (order !== 0) return order
     }
     return 0
@@ -29,14 +42,17 @@ function columnParams(rows: readonly RowDraft[], read: (row: RowDraft) => string
  */
 export function buildStatement(draft: StatementDraft): PlannedStatement {
   const { table, kind, fixup } = draft
-  const rows = sortRows(table, draft.rows)
+  const rows = draft.upsert
+    ? sortByColumns(table, draft.upsert.conflict, draft.rows)
+    : sortRows(table, draft.rows)
   const keyParams = table.primaryKey.map((_, i) => columnParams(rows, (row) => row.keyTexts[i]!))
   const base = { kind, table: table.key, rowCount: rows.length, keys: rows.map((row) => row.key), fixup }
   if (kind === 'insert') {
     return {
       ...base,
       columns: draft.columns,
-      sql: insertSql(table, draft.columns),
+      sql: insertSql(table, draft.columns) + (draft.upsert ? onConflictSql(draft.upsert) : ''),
+      ...(draft.upsert ? { upsert: draft.upsert } : {}),
       params: draft.columns.map((name) => columnParams(rows, (row) => row.texts.get(name) ?? null)),
     }
   }

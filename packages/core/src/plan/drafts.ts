@@ -1,5 +1,5 @@
 import type { TableModel } from '../schema/model.ts'
-import type { RowValues, StatementKind } from './types.ts'
+import type { RowValues, StatementKind, UpsertSpec } from './types.ts'
 
 /** A row of a statement being planned, its values already encoded to text. */
 export interface RowDraft {
@@ -25,6 +25,8 @@ export interface StatementDraft {
   readonly columns: readonly string[]
   readonly fixup: boolean
   readonly rows: RowDraft[]
+  /** Inserts only: the upsert's conflict and update columns. */
+  readonly upsert?: UpsertSpec | undefined
 }
 
 const KIND_RANK: Readonly<Record<StatementKind, number>> = { insert: 0, update: 1, delete: 2 }
@@ -45,5 +47,11 @@ export function compareDrafts(a: StatementDraft, b: StatementDraft): number {
     if (byColumn !== 0) return byColumn
   }
   if (a.columns.length !== b.columns.length) return a.columns.length - b.columns.length
-  return Number(a.fixup) - Number(b.fixup)
+  if (a.fixup !== b.fixup) return Number(a.fixup) - Number(b.fixup)
+  return upsertId(a).localeCompare(upsertId(b))
+}
+
+/** A stable text for an upsert spec ('' for plain inserts). */
+export function upsertId(draft: Pick<StatementDraft, 'upsert'>): string {
+  return draft.upsert ? JSON.stringify([draft.upsert.conflict, draft.upsert.update]) : ''
 }

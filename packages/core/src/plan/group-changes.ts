@@ -1,8 +1,8 @@
 import { PipeflushError } from '../errors.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
 import { encodeValue, normalizeKeyValue } from '../values/index.ts'
-import { compareDrafts, type RowDraft, type StatementDraft } from './drafts.ts'
-import type { ChangeSet, RowValues, StatementKind } from './types.ts'
+import { compareDrafts, type RowDraft, type StatementDraft, upsertId } from './drafts.ts'
+import type { ChangeSet, RowValues, StatementKind, UpsertSpec } from './types.ts'
 
 /** The change set validated, encoded and grouped into statements, each list in statement order. */
 export interface GroupedChanges {
@@ -81,6 +81,37 @@ function stateError(table: TableModel, key: RowKey, message: string, column?: st
   })
 }
 
+/** An upsert's conflict columns must be supplied by the row; update columns must be supplied and not keys. */
+function checkUpsert(table: TableModel, columns: readonly string[], spec: UpsertSpec): void {
+  if (spec.conflict.length === 0) {
+    throw new PipeflushError('INVALID_CONFIG', `Upsert into "${table.key}": name the conflict columns.`, {
+      table: table.key,
+    })
+  }
+  for (const name of [...spec.conflict, ...spec.update]) {
+    columnOf(table, name)
+    if (!columns.includes(name)) {
+      throw new PipeflushError(
+        'INVALID_VALUE',
+        `Upsert into "${table.key}": the row does not supply "${name}".`,
+        { table: table.key, column: name },
+      )
+    }
+  }
+  for (const name of spec.update) {
+    if (spec.conflict.includes(name) || table.primaryKey.includes(name)) {
+      throw new PipeflushError(
+        'INVALID_CONFIG',
+        `Upsert into "${table.key}": "${name}" is a conflict or key column and cannot be updated.`,
+        {
+          table: table.key,
+          column: name,
+        },
+      )
+    }
+  }
+}
+
 /** Columns of `values` in table order, each checked to exist and to be writable. */
 function writtenColumns(table: TableModel, values: RowValues, kind: StatementKind): string[] {
   for (const name of Object.keys(values)) {
@@ -147,11 +178,11 @@ class DraftGroups {
     this.#kind = kind
   }
 
-  add(table: TableModel, columns: readonly string[], row: RowDraft): void {
-    const id = JSON.stringify([table.key, columns])
+  add(table: TableModel, columns: readonly string[], row: RowDraft, upsert?: UpsertSpec): void {
+    const id = JSON.stringify([table.key, columns, upsertId({ upsert })])
     let draft = this.#groups.get(id)
     if (draft === undefined) {
-      draft = { kind: this.#kind, table, columns, fixup: false, rows: [] }
+      draft = { kind: this.#kind, table, columns, fixup: false, rows: [], upsert }
       this.#groups.set(id, draft)
     }
     draft.rows.push(row)
@@ -204,7 +235,13 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
     seen.claim(table, key, 'insert')
     const texts = encodeRow(table, columns, change.values, key)
     const keyTexts = table.primaryKey.map((name) => texts.get(name) ?? '')
-    inserts.add(table, columns, { ...key, keyTexts, values: change.values, texts, versionText: null })
+    if (change.upsert) checkUpsert(table, columns, change.upsert)
+    inserts.add(
+      table,
+      columns,
+      { ...key, keyTexts, values: change.values, texts, versionText: null },
+      change.upsert,
+    )
   }
   const updates = new DraftGroups('update')
   for (const change of changes.updates) {

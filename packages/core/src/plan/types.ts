@@ -6,10 +6,20 @@
 /** A row's values by column name, already validated and normalized (see `values/`). FK values are concrete keys. */
 export type RowValues = Readonly<Record<string, unknown>>
 
+/** How an insert becomes an upsert: `on conflict (conflict) do update set <update> = excluded.<update>`. */
+export interface UpsertSpec {
+  /** Columns of a unique constraint or primary key. */
+  readonly conflict: readonly string[]
+  /** Columns to overwrite on conflict; empty means `do nothing`. */
+  readonly update: readonly string[]
+}
+
 /** A new row to insert. `values` holds every column the row supplies, its primary key included. */
 export interface InsertChange {
   readonly table: string
   readonly values: RowValues
+  /** Insert-or-update on a conflict of these columns. */
+  readonly upsert?: UpsertSpec | undefined
 }
 
 /** Changed columns of a managed row. */
@@ -60,6 +70,8 @@ export interface PlannedStatement {
    * a cycle.
    */
   readonly fixup: boolean
+  /** For inserts that are upserts. */
+  readonly upsert?: UpsertSpec | undefined
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { ColumnModel, TableModel } from '../schema/model.ts'
-import { castSql, encodeValue } from '../values/index.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
 import { PipeflushError } from '../errors.ts'
+import type { ColumnModel, TableModel } from '../schema/model.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
+import { castSql, encodeValue } from '../values/index.ts'
 
 /** A where clause: column = value, column = any(values) for arrays of values, `is null` for null. */
 export type Where = Readonly<Record<string, unknown>>
@@ -22,13 +22,20 @@ export function selectList(table: TableModel, alias = 't'): string {
  * selectSql(book, { title: 'Draft', author_id: [1, 2] })
  * // { sql: 'select ... from "public"."book" as t where t."title" = $1::text::text and t."author_id" = any($2::text[]::int8[])', params: ['Draft', ['1', '2']] }
  */
-export function selectSql(table: TableModel, where: Where): { sql: string; params: (string | (string | null)[])[] } {
+export function selectSql(
+  table: TableModel,
+  where: Where,
+): { sql: string; params: (string | (string | null)[])[] } {
   const conditions: string[] = []
   const params: (string | (string | null)[])[] = []
   for (const [name, value] of Object.entries(where)) {
     const column = table.columnsByName.get(name)
     if (!column) {
-      throw new PipeflushError('UNKNOWN_COLUMN', `${table.key} has no column "${name}" (in a find condition).`, { table: table.key, column: name })
+      throw new PipeflushError(
+        'UNKNOWN_COLUMN',
+        `${table.key} has no column "${name}" (in a find condition).`,
+        { table: table.key, column: name },
+      )
     }
     const col = `t.${quoteIdentifier(name)}`
     if (value === null) {

@@ -3,7 +3,14 @@ import { PipeflushError } from '../errors.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import { CATALOG_QUERY } from './catalog-query.ts'
 import type { CatalogColumn, CatalogTable } from './catalog-rows.ts'
-import type { ColumnModel, ForeignKeyModel, OnDeleteAction, ScalarType, SchemaModel, TableModel } from './model.ts'
+import type {
+  ColumnModel,
+  ForeignKeyModel,
+  OnDeleteAction,
+  ScalarType,
+  SchemaModel,
+  TableModel,
+} from './model.ts'
 
 /** Options of {@link readSchema}. */
 export interface ReadSchemaOptions {
@@ -17,8 +24,23 @@ export interface ReadSchemaOptions {
 }
 
 const SCALARS: ReadonlySet<string> = new Set<ScalarType>([
-  'int2', 'int4', 'int8', 'numeric', 'float4', 'float8', 'text', 'varchar', 'bpchar', 'bool',
-  'date', 'timestamp', 'timestamptz', 'uuid', 'json', 'jsonb', 'bytea',
+  'int2',
+  'int4',
+  'int8',
+  'numeric',
+  'float4',
+  'float8',
+  'text',
+  'varchar',
+  'bpchar',
+  'bool',
+  'date',
+  'timestamp',
+  'timestamptz',
+  'uuid',
+  'json',
+  'jsonb',
+  'bytea',
 ])
 
 const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
@@ -51,7 +73,11 @@ export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions =
     schemas = options.schemas ?? path?.schemas ?? ['public']
     rows = await sql.unsafe<CatalogTable[]>(CATALOG_QUERY, [schemas as string[]], { prepare: true })
   } catch (cause) {
-    throw new PipeflushError('SCHEMA_READ_FAILED', `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`, { cause })
+    throw new PipeflushError(
+      'SCHEMA_READ_FAILED',
+      `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
+      { cause },
+    )
   }
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
   const tables: TableModel[] = rows.map((row) => {
@@ -92,7 +118,8 @@ function toColumn(c: CatalogColumn): ColumnModel {
   const base = c.isArray ? (c.qualifiedElemType ?? c.qualifiedType) : c.qualifiedType
   // Built-in types are cast by their plain name; enums, domains and unknown types by their qualified name.
   const sqlType = (known && base.startsWith('pg_catalog.') ? typname : base) + (c.isArray ? '[]' : '')
-  const maxLength = (typname === 'varchar' || typname === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
+  const maxLength =
+    (typname === 'varchar' || typname === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
   return buildColumnModel({
     name: c.name,
     type,
@@ -116,7 +143,9 @@ function pickVersionColumn(
   if (option === undefined) return null
   if (typeof option === 'string') {
     const c = columns.find((col) => col.name === option)
-    return c && !c.isArray && (c.type === 'int2' || c.type === 'int4' || c.type === 'int8') && !c.nullable ? option : null
+    return c && !c.isArray && (c.type === 'int2' || c.type === 'int4' || c.type === 'int8') && !c.nullable
+      ? option
+      : null
   }
   return option[key] ?? null
 }

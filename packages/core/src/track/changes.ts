@@ -1,5 +1,5 @@
 import { PipeflushError } from '../errors.ts'
-import type { ChangeSet, DeleteChange, InsertChange, UpdateChange } from '../plan/types.ts'
+import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
@@ -9,6 +9,8 @@ export interface PendingChanges {
   readonly inserts: readonly EntityState[]
   readonly updates: readonly { readonly state: EntityState; readonly changed: readonly string[] }[]
   readonly deletes: readonly EntityState[]
+  /** Rows to insert or update on conflict; not tracked after the flush. */
+  readonly upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[]
 }
 
 /** Columns of `state` whose value differs from its snapshot (FK entities compared by their key). */
@@ -29,34 +31,58 @@ export function changedColumns(state: EntityState, owner: object): string[] {
  * value of the referenced column (its primary key) of that entity. Ids of new entities must be
  * assigned before.
  */
-export function resolveReference(value: unknown, column: ColumnModel, table: TableModel, owner: object): unknown {
+export function resolveReference(
+  value: unknown,
+  column: ColumnModel,
+  table: TableModel,
+  owner: object,
+): unknown {
   const ref = stateOf(value)
   if (!ref) return value
   if (ref.owner !== owner) {
-    throw new PipeflushError('INVALID_STATE', `${table.key}.${column.name} refers to a ${ref.table.key} entity of another entity manager.`, {
-      table: table.key,
-      column: column.name,
-    })
+    throw new PipeflushError(
+      'INVALID_STATE',
+      `${table.key}.${column.name} refers to a ${ref.table.key} entity of another entity manager.`,
+      {
+        table: table.key,
+        column: column.name,
+      },
+    )
   }
   if (ref.status === 'removed' || ref.status === 'detached') {
-    throw new PipeflushError('INVALID_STATE', `${table.key}.${column.name} refers to a ${ref.table.key} entity that is ${ref.status}.`, {
-      table: table.key,
-      column: column.name,
-    })
+    throw new PipeflushError(
+      'INVALID_STATE',
+      `${table.key}.${column.name} refers to a ${ref.table.key} entity that is ${ref.status}.`,
+      {
+        table: table.key,
+        column: column.name,
+      },
+    )
   }
-  const fk = table.foreignKeys.find((f) => f.columns.length === 1 && f.columns[0] === column.name && f.target === ref.table.key)
-  const target = fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
+  const fk = table.foreignKeys.find(
+    (f) => f.columns.length === 1 && f.columns[0] === column.name && f.target === ref.table.key,
+  )
+  const target =
+    fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
   if (target === undefined) {
-    throw new PipeflushError('INVALID_VALUE', `${table.key}.${column.name}: a ${ref.table.key} entity cannot stand for one column (composite key); assign the key values.`, {
-      table: table.key,
-      column: column.name,
-    })
+    throw new PipeflushError(
+      'INVALID_VALUE',
+      `${table.key}.${column.name}: a ${ref.table.key} entity cannot stand for one column (composite key); assign the key values.`,
+      {
+        table: table.key,
+        column: column.name,
+      },
+    )
   }
   return ref.row[target]
 }
 
 /** The row values of `state` with references resolved, only the columns given (or all set ones). */
-export function resolvedValues(state: EntityState, owner: object, columns?: readonly string[]): Record<string, unknown> {
+export function resolvedValues(
+  state: EntityState,
+  owner: object,
+  columns?: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const column of state.table.columns) {
     if (columns ? !columns.includes(column.name) : !(column.name in state.row)) continue
@@ -67,14 +93,25 @@ export function resolvedValues(state: EntityState, owner: object, columns?: read
 
 /** The plain-data change set of `pending`, every reference resolved. */
 export function toChangeSet(pending: PendingChanges, owner: object): ChangeSet {
-  const inserts: InsertChange[] = pending.inserts.map((s) => ({ table: s.table.key, values: resolvedValues(s, owner) }))
+  const inserts: InsertChange[] = [
+    ...pending.inserts.map((s) => ({ table: s.table.key, values: resolvedValues(s, owner) })),
+    ...pending.upserts.map(({ state, spec }) => ({
+      table: state.table.key,
+      values: resolvedValues(state, owner),
+      upsert: spec,
+    })),
+  ]
   const updates: UpdateChange[] = pending.updates.map(({ state, changed }) => ({
     table: state.table.key,
     key: keyValues(state),
     set: resolvedValues(state, owner, changed),
     expectedVersion: versionOf(state),
   }))
-  const deletes: DeleteChange[] = pending.deletes.map((s) => ({ table: s.table.key, key: keyValues(s), expectedVersion: versionOf(s) }))
+  const deletes: DeleteChange[] = pending.deletes.map((s) => ({
+    table: s.table.key,
+    key: keyValues(s),
+    expectedVersion: versionOf(s),
+  }))
   return { inserts, updates, deletes }
 }
 

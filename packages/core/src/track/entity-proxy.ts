@@ -13,40 +13,68 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
       const column = table.columnsByName.get(prop)
       if (!column) {
-        throw new PipeflushError('UNKNOWN_COLUMN', `${table.key} has no column "${prop}" (columns: ${table.columns.map((c) => c.name).join(', ')}).`, {
-          table: table.key,
-          column: prop,
-        })
+        throw new PipeflushError(
+          'UNKNOWN_COLUMN',
+          `${table.key} has no column "${prop}" (columns: ${table.columns.map((c) => c.name).join(', ')}).`,
+          {
+            table: table.key,
+            column: prop,
+          },
+        )
       }
       if (state.status === 'removed' || state.status === 'detached') {
-        throw new PipeflushError('INVALID_STATE', `Cannot assign ${table.key}.${prop}: the entity is ${state.status}.`, { table: table.key, column: prop })
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `Cannot assign ${table.key}.${prop}: the entity is ${state.status}.`,
+          { table: table.key, column: prop },
+        )
       }
       if (state.status === 'managed' && table.primaryKey.includes(prop) && target[prop] !== value) {
-        throw new PipeflushError('INVALID_STATE', `Cannot change primary key column ${table.key}.${prop} of a stored row; remove it and create a new one.`, {
-          table: table.key,
-          column: prop,
-        })
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `Cannot change primary key column ${table.key}.${prop} of a stored row; remove it and create a new one.`,
+          {
+            table: table.key,
+            column: prop,
+          },
+        )
       }
       if (prop === table.versionColumn && state.status === 'managed') {
-        throw new PipeflushError('INVALID_STATE', `${table.key}.${prop} is the version column: pipeflush increments it on every update.`, {
-          table: table.key,
-          column: prop,
-        })
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `${table.key}.${prop} is the version column: pipeflush increments it on every update.`,
+          {
+            table: table.key,
+            column: prop,
+          },
+        )
       }
       if (column.generated) {
-        throw new PipeflushError('INVALID_STATE', `${table.key}.${prop} is a generated column and cannot be written.`, { table: table.key, column: prop })
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `${table.key}.${prop} is a generated column and cannot be written.`,
+          { table: table.key, column: prop },
+        )
       }
       target[prop] = value
       onTouch(state)
       return true
     },
     deleteProperty(_target, prop) {
-      throw new PipeflushError('INVALID_STATE', `Cannot delete property ${String(prop)} of a ${table.key} entity; assign null instead.`, {
-        table: table.key,
-      })
+      throw new PipeflushError(
+        'INVALID_STATE',
+        `Cannot delete property ${String(prop)} of a ${table.key} entity; assign null instead.`,
+        {
+          table: table.key,
+        },
+      )
     },
     defineProperty(_target, prop) {
-      throw new PipeflushError('INVALID_STATE', `Cannot define property ${String(prop)} on a ${table.key} entity.`, { table: table.key })
+      throw new PipeflushError(
+        'INVALID_STATE',
+        `Cannot define property ${String(prop)} on a ${table.key} entity.`,
+        { table: table.key },
+      )
     },
   })
   state.entity = entity

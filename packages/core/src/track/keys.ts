@@ -10,7 +10,7 @@ export function rowKey(table: TableModel, values: Readonly<Record<string, unknow
   for (const name of table.primaryKey) {
     const v = values[name]
     if (v === null || v === undefined) return null
-    parts.push(normalizeKeyValue(v, table.columnsByName.get(name)!))
+    parts.push(normalizeKeyValue(v, table.columnsByName.get(name)!, { table: table.key }))
   }
   return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
 }
@@ -28,7 +28,9 @@ export function keyWhere(table: TableModel, key: unknown): Record<string, unknow
     return { [table.primaryKey[0]!]: key }
   }
   if (typeof key !== 'object' || key === null) {
-    throw new TypeError(`${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them`)
+    throw new TypeError(
+      `${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them`,
+    )
   }
   const out: Record<string, unknown> = {}
   for (const name of table.primaryKey) out[name] = (key as Record<string, unknown>)[name]

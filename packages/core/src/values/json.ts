@@ -61,7 +61,8 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
  * The JSON text of `value` for `json`/`jsonb`, after checking that `JSON.stringify` writes it exactly:
  * plain objects and arrays, strings, finite numbers, booleans and nulls only (no undefined, functions,
  * symbols, bigints, NaN, Dates, Maps, class instances, holes, cycles, NUL characters or lone
- * surrogates). A top-level JS `null` is SQL NULL, never the JSON `null`.
+ * surrogates). A top-level JS `null` is SQL NULL, never the JSON `null`. A JS string is stored as a
+ * JSON string (`'{"a":1}'` is written `"{\"a\":1}"`), never parsed.
  *
  * @example
  * jsonText({ a: [1, 'x'] }) // '{"a":[1,"x"]}'

@@ -37,11 +37,15 @@ export function compareNormalizedKeys(a: string, b: string, column: ColumnModel)
 
 /**
  * Orders two key values of `column` (any form {@link normalizeKeyValue} accepts), as
- * {@link compareNormalizedKeys} does. Throws `INVALID_VALUE` for values that cannot be keys.
+ * {@link compareNormalizedKeys} does; nulls sort last, as in PostgreSQL's ascending order (for
+ * nullable unique columns). Throws `INVALID_VALUE` for other values that cannot be keys. Sorting many
+ * rows is cheaper with {@link normalizeKeyValue} once per row and {@link compareNormalizedKeys}.
  *
  * @example
  * compareKeyValues(9, 10n, int8Column) // -1
+ * compareKeyValues(null, 1, int8Column) // 1
  */
 export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1
   return compareNormalizedKeys(normalizeKeyValue(a, column), normalizeKeyValue(b, column), column)
 }

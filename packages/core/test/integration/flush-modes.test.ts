@@ -1,8 +1,8 @@
 import { EntityManager, type PipelineMode } from '@pipeflush/core'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { BOOKSHOP_DDL } from './fixtures/bookshop-schema.ts'
 import { createGraph, editGraph } from './fixtures/bookshop-scenario.ts'
+import { BOOKSHOP_DDL } from './fixtures/bookshop-schema.ts'
 import { dumpState } from './fixtures/dump.ts'
 
 const db = useTestDatabase()
@@ -10,9 +10,14 @@ const modes: PipelineMode[] = ['off', 'waves', 'burst']
 
 beforeAll(async () => {
   for (const mode of modes) {
-    await db.sql.unsafe(`create schema m_${mode}; set search_path = m_${mode}; ${BOOKSHOP_DDL}; reset search_path;`)
+    await db.sql.unsafe(
+      `create schema m_${mode}; set search_path = m_${mode}; ${BOOKSHOP_DDL}; reset search_path;`,
+    )
   }
-  const wide = Array.from({ length: 130 }, (_, i) => `create table wide.w${i} (id bigserial primary key, v int not null);`)
+  const wide = Array.from(
+    { length: 130 },
+    (_, i) => `create table wide.w${i} (id bigserial primary key, v int not null);`,
+  )
   await db.sql.unsafe(`create schema wide; ${wide.join('\n')}`)
 })
 
@@ -53,39 +58,42 @@ describe('the same unit of work in every mode', () => {
 })
 
 describe('round trips, counted at the socket', () => {
-  test.each(modes)('%s: exact and equal to report.roundTrips for a warm flush across 12 tables', async (mode) => {
-    const { root, counter, idle } = await setup(mode)
-    const run = async (salt: number) => {
-      const em = root.fork()
-      createGraph(em, 100 + salt)
-      await idle()
-      counter.reset()
-      const create = await em.flush()
-      const createCount = counter.read().roundTrips
-      const edit = root.fork()
-      await editGraph(edit, 100 + salt)
-      await idle()
-      counter.reset()
-      const editReport = await edit.flush()
-      return { create, createCount, edit: editReport, editCount: counter.read().roundTrips }
-    }
-    await run(1) // cold: prepares the statements, fills the id pool
-    await run(2)
-    const warm = await run(3)
-    expect(warm.create.cold).toBe(false)
-    expect(warm.create.idFetch).toBe(false)
-    expect(warm.createCount).toBe(warm.create.roundTrips)
-    expect(warm.editCount).toBe(warm.edit.roundTrips)
-    const expected = (r: { statements: number; waves: number }) =>
-      mode === 'burst' ? 1 : mode === 'waves' ? 2 + r.waves : 2 + r.statements
-    expect(warm.create.roundTrips).toBe(expected(warm.create))
-    expect(warm.edit.roundTrips).toBe(expected(warm.edit))
-    expect(warm.create.statements).toBeGreaterThanOrEqual(12)
-    if (mode === 'burst') {
-      expect(warm.create.roundTrips).toBe(1)
-      expect(warm.edit.roundTrips).toBe(1)
-    }
-  })
+  test.each(modes)(
+    '%s: exact and equal to report.roundTrips for a warm flush across 12 tables',
+    async (mode) => {
+      const { root, counter, idle } = await setup(mode)
+      const run = async (salt: number) => {
+        const em = root.fork()
+        createGraph(em, 100 + salt)
+        await idle()
+        counter.reset()
+        const create = await em.flush()
+        const createCount = counter.read().roundTrips
+        const edit = root.fork()
+        await editGraph(edit, 100 + salt)
+        await idle()
+        counter.reset()
+        const editReport = await edit.flush()
+        return { create, createCount, edit: editReport, editCount: counter.read().roundTrips }
+      }
+      await run(1) // cold: prepares the statements, fills the id pool
+      await run(2)
+      const warm = await run(3)
+      expect(warm.create.cold).toBe(false)
+      expect(warm.create.idFetch).toBe(false)
+      expect(warm.createCount).toBe(warm.create.roundTrips)
+      expect(warm.editCount).toBe(warm.edit.roundTrips)
+      const expected = (r: { statements: number; waves: number }) =>
+        mode === 'burst' ? 1 : mode === 'waves' ? 2 + r.waves : 2 + r.statements
+      expect(warm.create.roundTrips).toBe(expected(warm.create))
+      expect(warm.edit.roundTrips).toBe(expected(warm.edit))
+      expect(warm.create.statements).toBeGreaterThanOrEqual(12)
+      if (mode === 'burst') {
+        expect(warm.create.roundTrips).toBe(1)
+        expect(warm.edit.roundTrips).toBe(1)
+      }
+    },
+  )
 
   test('burst: +1 round trip when an id block must be fetched, and not after', async () => {
     const { root, counter, idle } = await setup('burst', 1)
@@ -150,21 +158,28 @@ describe('round trips, counted at the socket', () => {
   test.each([
     [1000, 1],
     [100, 1],
-  ])('130 statements in one burst with max_pipeline %i: %i round trip (the overflow goes as one simple query)', async (maxPipeline, expected) => {
-    const { sql, counter } = db.connect({ max: 1, connection: { search_path: 'wide' }, max_pipeline: maxPipeline } as never)
-    const root = await EntityManager.connect(sql, { idBlockSize: 1000 })
-    const flush = async (salt: number) => {
-      const em = root.fork()
-      for (let i = 0; i < 130; i++) em.create(`w${i}`, { v: salt })
-      return em.flush()
-    }
-    await flush(1)
-    await flush(2) // prepared and warm now
-    await sql`select 1`
-    counter.reset()
-    const report = await flush(3)
-    expect(report.statements).toBe(130)
-    expect(report.roundTrips).toBe(expected)
-    expect(counter.read().roundTrips).toBe(expected)
-  })
+  ])(
+    '130 statements in one burst with max_pipeline %i: %i round trip (the overflow goes as one simple query)',
+    async (maxPipeline, expected) => {
+      const { sql, counter } = db.connect({
+        max: 1,
+        connection: { search_path: 'wide' },
+        max_pipeline: maxPipeline,
+      } as never)
+      const root = await EntityManager.connect(sql, { idBlockSize: 1000 })
+      const flush = async (salt: number) => {
+        const em = root.fork()
+        for (let i = 0; i < 130; i++) em.create(`w${i}`, { v: salt })
+        return em.flush()
+      }
+      await flush(1)
+      await flush(2) // prepared and warm now
+      await sql`select 1`
+      counter.reset()
+      const report = await flush(3)
+      expect(report.statements).toBe(130)
+      expect(report.roundTrips).toBe(expected)
+      expect(counter.read().roundTrips).toBe(expected)
+    },
+  )
 })

@@ -34,7 +34,9 @@ function encodedColumns(): (string | null)[][] {
 
 async function readBack(sql: postgres.Sql, table: string): Promise<(string | null)[][]> {
   const selected = names.map((n) => `${n}::text as ${n}`).join(', ')
-  const rows = await sql.unsafe<Record<string, string | null>[]>(`select id::text as id, ${selected} from ${table} order by ${table}.id`)
+  const rows = await sql.unsafe<Record<string, string | null>[]>(
+    `select id::text as id, ${selected} from ${table} order by ${table}.id`,
+  )
   return rows.map((row) => COLUMNS.map((c) => row[c.model.name] ?? null))
 }
 
@@ -99,7 +101,7 @@ describe('values round trip through a real PostgreSQL', () => {
     const zoned = COLUMNS.findIndex((c) => c.model.name === 'c_timestamptz')
     expect(texts.some((row) => row[zoned]?.endsWith('+05:45'))).toBe(true)
     const bytea = COLUMNS.findIndex((c) => c.model.name === 'c_bytea')
-    expect(texts.some((row) => row[bytea] === "\\000\\001\\377")).toBe(true)
+    expect(texts.some((row) => row[bytea] === '\\000\\001\\377')).toBe(true)
     expect(texts).not.toEqual(expected)
   })
 

@@ -12,7 +12,17 @@ function s(write: unknown, ...read: [unknown?]): Sample {
   return { write, read: read.length === 0 ? write : read[0] }
 }
 
-export const ENUM_LABELS = ['sad', 'ok', 'happy', 'with space', 'quote"d', "it's", 'NULL', 'back\\slash', 'comma,brace}']
+export const ENUM_LABELS = [
+  'sad',
+  'ok',
+  'happy',
+  'with space',
+  'quote"d',
+  "it's",
+  'NULL',
+  'back\\slash',
+  'comma,brace}',
+]
 export const ENUM_SQL = `"public".${quoteIdentifier('Mood Type')}`
 
 const dates = [
@@ -144,7 +154,7 @@ export const TYPES: readonly {
       s('héllo 😀 日本語'),
       s('\t\n\r\u0001\u007f'),
       s('\\x00'),
-      s('E\'\\\''),
+      s("E'\\'"),
       s('x'.repeat(5000)),
     ],
   },
@@ -212,7 +222,13 @@ export interface TestColumn {
   readonly samples: readonly Sample[]
 }
 
-function model(name: string, type: ScalarType, sqlType: string, isArray: boolean, extra: Partial<ColumnModel>): ColumnModel {
+function model(
+  name: string,
+  type: ScalarType,
+  sqlType: string,
+  isArray: boolean,
+  extra: Partial<ColumnModel>,
+): ColumnModel {
   return {
     name,
     type,
@@ -275,8 +291,9 @@ export function buildRows(columns: readonly TestColumn[]): { write: unknown[][];
   const write: unknown[][] = []
   const read: unknown[][] = []
   for (let r = 0; r < count; r++) {
-    write.push(placed.map((p) => p[r]?.write ?? null))
-    read.push(placed.map((p) => (p[r] === undefined || p[r] === null ? null : p[r].read)))
+    const cells = placed.map((p) => p[r] ?? null)
+    write.push(cells.map((cell) => (cell === null ? null : cell.write)))
+    read.push(cells.map((cell) => (cell === null ? null : cell.read)))
   }
   return { write, read }
 }

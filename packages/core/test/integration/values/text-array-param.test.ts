@@ -9,15 +9,28 @@ const INSERT =
   'insert into t (a, b) select d.a::text, d.b::timestamptz from unnest($1::text[], $2::text[]) as d(a, b)'
 
 const at = { table: 't' }
-const stamp = encodeValue(new Date('2024-01-02T03:04:05.678Z'), { name: 'b', type: 'timestamptz' } as never, at)
+const stamp = encodeValue(
+  new Date('2024-01-02T03:04:05.678Z'),
+  { name: 'b', type: 'timestamptz' } as never,
+  at,
+)
 
 /** Element patterns that make postgres.js infer different types for plain JS arrays. */
 const PATTERNS: [(string | null)[], (string | null)[]][] = [
   [[], []],
   [[null], [null]],
-  [[null, null], [null, stamp]],
-  [['x', null], [stamp, null]],
-  [[null, 'y'], [null, null]],
+  [
+    [null, null],
+    [null, stamp],
+  ],
+  [
+    ['x', null],
+    [stamp, null],
+  ],
+  [
+    [null, 'y'],
+    [null, null],
+  ],
 ]
 
 /** Parameter types of the prepared statements of this session with that text (as text: fetch_types may be off). */
@@ -30,7 +43,9 @@ async function preparedStatements(sql: postgres.Sql, text: string): Promise<stri
 }
 
 beforeAll(async () => {
-  await db.sql.unsafe('create table t (id int8 generated always as identity primary key, a text, b timestamptz)')
+  await db.sql.unsafe(
+    'create table t (id int8 generated always as identity primary key, a text, b timestamptz)',
+  )
 })
 
 describe('textArrayParam keeps one prepared statement per SQL text', () => {
@@ -57,7 +72,9 @@ describe('textArrayParam keeps one prepared statement per SQL text', () => {
     const reserved = await sql.reserve()
     try {
       await Promise.all(
-        PATTERNS.map(([a, b]) => reserved.unsafe(INSERT, [textArrayParam(a), textArrayParam(b)], { prepare: true })),
+        PATTERNS.map(([a, b]) =>
+          reserved.unsafe(INSERT, [textArrayParam(a), textArrayParam(b)], { prepare: true }),
+        ),
       )
       expect(await preparedStatements(reserved, INSERT)).toEqual(['text[],text[]'])
     } finally {
@@ -83,13 +100,17 @@ describe('why (postgres.js 3.4.9 behaviour this module works around)', () => {
     const { sql } = db.connect({ max: 1, proxied: false })
     const text = 'select $1::timestamptz[] as x'
     await sql.unsafe(text, [[null, new Date(0)]], { prepare: true })
-    await expect(sql.unsafe(text, [[new Date(0), null]], { prepare: true })).rejects.toMatchObject({ code: '42846' })
+    await expect(sql.unsafe(text, [[new Date(0), null]], { prepare: true })).rejects.toMatchObject({
+      code: '42846',
+    })
   })
 
   it('sends a plain JS array as "a,b" when fetch_types is false', async () => {
     const { sql } = db.connect({ max: 1, proxied: false, fetch_types: false })
-    await expect(sql.unsafe('select $1::text[] as x', [['a', 'b']], { prepare: true })).rejects.toMatchObject({
-      code: '22P02',
-    })
+    await expect(sql.unsafe('select $1::text[] as x', [['a', 'b']], { prepare: true })).rejects.toMatchObject(
+      {
+        code: '22P02',
+      },
+    )
   })
 })

@@ -40,7 +40,14 @@ describe('parseArrayLiteral', () => {
     expect(parseArrayLiteral('{}')).toEqual([])
     expect(parseArrayLiteral('{a,b}')).toEqual(['a', 'b'])
     expect(parseArrayLiteral('{NULL,null,"NULL",""}')).toEqual([null, null, 'NULL', ''])
-    expect(parseArrayLiteral('{"a b","x\\"y","x\\\\y","{","}",","}')).toEqual(['a b', 'x"y', 'x\\y', '{', '}', ','])
+    expect(parseArrayLiteral('{"a b","x\\"y","x\\\\y","{","}",","}')).toEqual([
+      'a b',
+      'x"y',
+      'x\\y',
+      '{',
+      '}',
+      ',',
+    ])
     expect(parseArrayLiteral('{"2024-01-01 00:00:00+00"}')).toEqual(['2024-01-01 00:00:00+00'])
     expect(parseArrayLiteral('{"\\\\x00ff"}')).toEqual(['\\x00ff'])
     expect(parseArrayLiteral('[0:1]={1,2}')).toEqual(['1', '2'])

@@ -49,7 +49,9 @@ describe('timestamptz', () => {
       'book.c (row id=7): an invalid Date is not a valid timestamptz',
     )
     expect(() => encodeValue(new Date(MIN_TIMESTAMP_MS - 1), tz, at)).toThrow(/before 4714-11-24 BC/)
-    expect(() => encodeValue('2024-01-01T00:00:00Z', tz, at)).toThrow(/expected a Date for timestamptz, got '2024/)
+    expect(() => encodeValue('2024-01-01T00:00:00Z', tz, at)).toThrow(
+      /expected a Date for timestamptz, got '2024/,
+    )
     expect(() => encodeValue(0, ts, at)).toThrow(/expected a Date for timestamp, got 0/)
   })
 
@@ -69,15 +71,21 @@ describe('timestamptz', () => {
   })
 
   it('decodes BC and five-digit years and the infinities', () => {
-    expect((decodeValue('0044-03-15 12:00:00+00 BC', tz) as Date).toISOString()).toBe('-000043-03-15T12:00:00.000Z')
+    expect((decodeValue('0044-03-15 12:00:00+00 BC', tz) as Date).toISOString()).toBe(
+      '-000043-03-15T12:00:00.000Z',
+    )
     expect((decodeValue('4714-11-24 00:00:00+00 BC', tz) as Date).getTime()).toBe(MIN_TIMESTAMP_MS)
-    expect((decodeValue('10000-01-01 00:00:00+00', tz) as Date).toISOString()).toBe('+010000-01-01T00:00:00.000Z')
+    expect((decodeValue('10000-01-01 00:00:00+00', tz) as Date).toISOString()).toBe(
+      '+010000-01-01T00:00:00.000Z',
+    )
     expect((decodeValue('infinity', tz) as Date).getTime()).toBe(8.64e15)
     expect((decodeValue('-infinity', tz) as Date).getTime()).toBe(-8.64e15)
   })
 
   it('rejects texts outside a JS Date and non-ISO DateStyles', () => {
-    expect(() => decodeValue('294276-12-31 23:59:59+00', tz)).toThrow(/outside the range of a JavaScript Date/)
+    expect(() => decodeValue('294276-12-31 23:59:59+00', tz)).toThrow(
+      /outside the range of a JavaScript Date/,
+    )
     expect(() => decodeValue('275760-09-13 00:00:00+00', tz)).toThrow(/outside the range/)
     expect(() => decodeValue('21/11/2026 08:06:49.232337 UTC', tz)).toThrow(/DateStyle ISO/)
     expect(() => decodeValue('2024-01-02 03:04:05', tz)).toThrow(/cannot decode/)
@@ -89,11 +97,22 @@ describe('timestamptz', () => {
       error = e
     }
     expect(error).toBeInstanceOf(PipeflushError)
-    expect((error as PipeflushError).message).toMatch(/^book\.c \(row id=1\): cannot decode 'garbage' as timestamptz/)
+    expect((error as PipeflushError).message).toMatch(
+      /^book\.c \(row id=1\): cannot decode 'garbage' as timestamptz/,
+    )
   })
 
   it('round-trips through its own text form', () => {
-    for (const ms of [0, -1, 1_700_000_000_123, -62_135_596_800_001, MIN_TIMESTAMP_MS, 8.64e15 - 1, 8.64e15, -8.64e15]) {
+    for (const ms of [
+      0,
+      -1,
+      1_700_000_000_123,
+      -62_135_596_800_001,
+      MIN_TIMESTAMP_MS,
+      8.64e15 - 1,
+      8.64e15,
+      -8.64e15,
+    ]) {
       const text = encodeValue(new Date(ms), tz, at)!
       expect((decodeValue(text, tz) as Date).getTime()).toBe(ms)
     }
@@ -106,7 +125,9 @@ describe('timestamp without time zone', () => {
     expect(encodeValue(d, ts, at)).toBe('2024-01-02 03:04:05.678')
     expect(decodeValue('2024-01-02 03:04:05.678901', ts)).toEqual(d)
     expect(encodeValue(new Date('-000043-03-15T12:00:00Z'), ts, at)).toBe('0044-03-15 12:00:00.000 BC')
-    expect((decodeValue('0044-03-15 12:00:00 BC', ts) as Date).toISOString()).toBe('-000043-03-15T12:00:00.000Z')
+    expect((decodeValue('0044-03-15 12:00:00 BC', ts) as Date).toISOString()).toBe(
+      '-000043-03-15T12:00:00.000Z',
+    )
   })
 
   it('rejects a text with an offset', () => {
@@ -129,7 +150,15 @@ describe('date', () => {
   })
 
   it('rejects malformed, impossible and out-of-range dates', () => {
-    for (const bad of ['2023-02-29', '2024-13-01', '2024-00-10', '2024-01-32', '0000-01-01', '24-01-01', '2024-1-1']) {
+    for (const bad of [
+      '2023-02-29',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-01-32',
+      '0000-01-01',
+      '24-01-01',
+      '2024-1-1',
+    ]) {
       expect(() => encodeValue(bad, date, at), bad).toThrow(/is not a valid date \(expected 'YYYY-MM-DD'\)/)
     }
     for (const bad of ['2024-01-01T00:00:00Z', '2024-01-01 ', 'Infinity', '01/02/2024', '010000-01-01']) {

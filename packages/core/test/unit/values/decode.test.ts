@@ -65,7 +65,10 @@ describe('decodeValue: scalars', () => {
   })
 
   it('decodes json and jsonb with JSON.parse', () => {
-    expect(decodeValue('{"a": [1, "x", null], "b": 1.0}', column('jsonb'))).toEqual({ a: [1, 'x', null], b: 1 })
+    expect(decodeValue('{"a": [1, "x", null], "b": 1.0}', column('jsonb'))).toEqual({
+      a: [1, 'x', null],
+      b: 1,
+    })
     expect(decodeValue('"s"', column('json'))).toBe('s')
     expect(decodeValue('null', column('json'))).toBeNull()
     expect(() => decodeValue('{', column('json'))).toThrow(/cannot decode '\{' as JSON/)
@@ -90,7 +93,10 @@ describe('decodeValue: arrays', () => {
     expect(decodeValue('{}', column('int4', { isArray: true }))).toEqual([])
     expect(decodeValue('{1,NULL,-3}', column('int4', { isArray: true }))).toEqual([1, null, -3])
     expect(decodeValue('{t,f,NULL}', column('bool', { isArray: true }))).toEqual([true, false, null])
-    expect(decodeValue('{"\\\\x00ff",NULL}', column('bytea', { isArray: true }))).toEqual([Buffer.from([0, 255]), null])
+    expect(decodeValue('{"\\\\x00ff",NULL}', column('bytea', { isArray: true }))).toEqual([
+      Buffer.from([0, 255]),
+      null,
+    ])
     expect(decodeValue('{"2024-01-02 03:04:05+00"}', column('timestamptz', { isArray: true }))).toEqual([
       new Date('2024-01-02T03:04:05Z'),
     ])

@@ -36,7 +36,9 @@ describe('encodeValue: common rules', () => {
   it('names the row by key value, composite key, or as a new row', () => {
     const col = column('int4', { name: 'n' })
     expect(() => encodeValue(1.5, col, { table: 'book', key: 7 })).toThrow('book.n (row key=7): ')
-    expect(() => encodeValue(1.5, col, { table: 'book', key: [7, 'en'] })).toThrow("book.n (row key=(7, 'en')): ")
+    expect(() => encodeValue(1.5, col, { table: 'book', key: [7, 'en'] })).toThrow(
+      "book.n (row key=(7, 'en')): ",
+    )
     expect(() => encodeValue(1.5, col, { table: 'book', key: { id: 7n, lang: 'en' } })).toThrow(
       "book.n (row id=7n, lang='en'): ",
     )
@@ -214,7 +216,9 @@ describe('encodeValue: strings', () => {
 
   it('validates and lowercases uuids', () => {
     const c = column('uuid')
-    expect(encodeValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', c, at)).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')
+    expect(encodeValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', c, at)).toBe(
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+    )
     rejects('a0eebc999c0b4ef8bb6d6bb9bd380a11', c, /is not a valid uuid/)
     rejects('{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', c, /is not a valid uuid/)
     rejects('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g', c, /is not a valid uuid/)
@@ -301,9 +305,9 @@ describe('encodeValue: arrays', () => {
     expect(encodeValue([], column('int4', { isArray: true }), at)).toBe('{}')
     expect(encodeValue([1, null, -3], column('int4', { isArray: true }), at)).toBe('{"1",NULL,"-3"}')
     expect(encodeValue([null], column('text', { isArray: true }), at)).toBe('{NULL}')
-    expect(encodeValue(['', 'NULL', 'a"b', 'c\\d', 'x,y', '{z}', ' s '], column('text', { isArray: true }), at)).toBe(
-      '{"","NULL","a\\"b","c\\\\d","x,y","{z}"," s "}',
-    )
+    expect(
+      encodeValue(['', 'NULL', 'a"b', 'c\\d', 'x,y', '{z}', ' s '], column('text', { isArray: true }), at),
+    ).toBe('{"","NULL","a\\"b","c\\\\d","x,y","{z}"," s "}')
     expect(encodeValue([Buffer.from([1])], column('bytea', { isArray: true }), at)).toBe('{"\\\\x01"}')
     expect(encodeValue([1n, '2', 3], column('int8', { isArray: true }), at)).toBe('{"1","2","3"}')
   })
@@ -323,6 +327,10 @@ describe('encodeValue: arrays', () => {
     rejects(new Array(2), c, /hole at index 0/)
     rejects([1, 2.5], c, /element 1: 2\.5 is not a valid int4/)
     rejects(['ok', 'a\u0000'], column('text', { isArray: true }), /element 1: 'a\\u0000' contains a NUL/)
-    rejects(['nope'], column('enum', { isArray: true }), /element 0: 'nope' is not a label of "public"."mood" /)
+    rejects(
+      ['nope'],
+      column('enum', { isArray: true }),
+      /element 0: 'nope' is not a label of "public"."mood" /,
+    )
   })
 })

@@ -9,7 +9,12 @@ describe('normalizeKeyValue', () => {
     expect([5, '5', 5n, '005'].map((v) => normalizeKeyValue(v, i8))).toEqual(['5', '5', '5', '5'])
     expect(normalizeKeyValue(-0, column('int4'))).toBe('0')
     const n = column('numeric')
-    expect([1.5, '1.50', '15e-1', '+1.5'].map((v) => normalizeKeyValue(v, n))).toEqual(['1.5', '1.5', '1.5', '1.5'])
+    expect([1.5, '1.50', '15e-1', '+1.5'].map((v) => normalizeKeyValue(v, n))).toEqual([
+      '1.5',
+      '1.5',
+      '1.5',
+      '1.5',
+    ])
     expect(normalizeKeyValue('-0.0', n)).toBe('0')
     expect(normalizeKeyValue('100', n)).toBe('100')
     expect(normalizeKeyValue('NaN', n)).toBe('NaN')
@@ -23,7 +28,9 @@ describe('normalizeKeyValue', () => {
     expect(normalizeKeyValue(Buffer.from([1, 255]), column('bytea'))).toBe('\\x01ff')
     expect(normalizeKeyValue(true, column('bool'))).toBe('t')
     expect(normalizeKeyValue(-0, column('float8'))).toBe('0')
-    expect(normalizeKeyValue(0.1, column('float4'))).toBe(normalizeKeyValue(Math.fround(0.1), column('float4')))
+    expect(normalizeKeyValue(0.1, column('float4'))).toBe(
+      normalizeKeyValue(Math.fround(0.1), column('float4')),
+    )
   })
 
   it('rejects values that cannot be keys, naming the column', () => {
@@ -65,7 +72,10 @@ describe('compareKeyValues', () => {
 
   it('orders numerics by value, NaN last', () => {
     expect(
-      sorted(['10', '9.99', '-1.5', '-10', '0.001', 'NaN', 'Infinity', '-Infinity', '1e3', '-0.0015'], column('numeric')),
+      sorted(
+        ['10', '9.99', '-1.5', '-10', '0.001', 'NaN', 'Infinity', '-Infinity', '1e3', '-0.0015'],
+        column('numeric'),
+      ),
     ).toEqual(['-Infinity', '-10', '-1.5', '-0.0015', '0.001', '9.99', '10', '1e3', 'Infinity', 'NaN'])
     expect(compareKeyValues('1.0', 1, column('numeric'))).toBe(0)
   })
@@ -83,7 +93,10 @@ describe('compareKeyValues', () => {
   it('orders text by code units, uuids and bytea by bytes, enums by label position', () => {
     expect(sorted(['b', 'B', 'a', 'ab', ''], column('text'))).toEqual(['', 'B', 'a', 'ab', 'b'])
     expect(
-      sorted(['f0000000-0000-0000-0000-000000000000', 'A0000000-0000-0000-0000-000000000000'], column('uuid')),
+      sorted(
+        ['f0000000-0000-0000-0000-000000000000', 'A0000000-0000-0000-0000-000000000000'],
+        column('uuid'),
+      ),
     ).toEqual(['A0000000-0000-0000-0000-000000000000', 'f0000000-0000-0000-0000-000000000000'])
     expect(sorted([Buffer.from([1, 0]), Buffer.from([1]), Buffer.from([0, 255])], column('bytea'))).toEqual([
       Buffer.from([0, 255]),
@@ -96,12 +109,21 @@ describe('compareKeyValues', () => {
 
   it('orders dates and timestamps chronologically, BC and infinities included', () => {
     expect(
-      sorted(['2024-01-02', 'infinity', '0044-03-15 BC', '-infinity', '10000-01-01', '0001-01-01'], column('date')),
+      sorted(
+        ['2024-01-02', 'infinity', '0044-03-15 BC', '-infinity', '10000-01-01', '0001-01-01'],
+        column('date'),
+      ),
     ).toEqual(['-infinity', '0044-03-15 BC', '0001-01-01', '2024-01-02', '10000-01-01', 'infinity'])
     const dates = [new Date(8.64e15), new Date(5), new Date(-62_200_000_000_000), new Date(-8.64e15)]
     expect(sorted(dates, column('timestamptz')).map((d) => (d as Date).getTime())).toEqual([
       -8.64e15, -62_200_000_000_000, 5, 8.64e15,
     ])
+  })
+
+  it('sorts nulls last, as PostgreSQL does in ascending order, but rejects undefined', () => {
+    expect(sorted([null, 2, null, 1], column('int4'))).toEqual([1, 2, null, null])
+    expect(compareKeyValues(null, null, column('text'))).toBe(0)
+    expect(() => compareKeyValues(undefined, 1, column('int4'))).toThrow(/undefined cannot be a key/)
   })
 
   it('compares normalized keys directly', () => {

@@ -55,7 +55,11 @@ describe('sameValue', () => {
     expect(sameValue('a', 'a  ', column('bpchar', { maxLength: 3 }))).toBe(true)
     expect(sameValue(' a', 'a', column('bpchar'))).toBe(false)
     expect(
-      sameValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', column('uuid')),
+      sameValue(
+        'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11',
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+        column('uuid'),
+      ),
     ).toBe(true)
     expect(sameValue(true, true, column('bool'))).toBe(true)
     expect(sameValue(true, 't', column('bool'))).toBe(false)

@@ -1,0 +1,49 @@
+import type { OperationNode, SelectQueryNode } from 'kysely'
+import { PipeflushError, type SchemaModel, type TableModel } from '@pipeflush/core'
+
+/** The table a Kysely select reads, and the name its columns are qualified with in the query. */
+export interface QueryTable {
+  readonly model: TableModel
+  /** `[alias]`, `[table]` or `[schema, table]`: the qualifier of the table's columns in the query. */
+  readonly qualifier: readonly string[]
+}
+
+/**
+ * The one table `node` selects from, checked: one FROM item that is a table (aliased or not), no
+ * joins, no GROUP BY, no UNION. Its rows are then rows of that table.
+ *
+ * @example
+ * queryTable(db.selectFrom('book').selectAll().toOperationNode(), em.schema).model.key // 'book'
+ */
+export function queryTable(node: OperationNode, schema: SchemaModel): QueryTable {
+  if (node.kind !== 'SelectQueryNode') fail(`expected a select query, got a ${node.kind}`)
+  const select = node as SelectQueryNode
+  const froms = select.from?.froms ?? []
+  if (froms.length !== 1) fail(`the query must select from exactly one table (it has ${froms.length})`)
+  if ((select.joins?.length ?? 0) > 0) fail('the query must not join other tables')
+  if (select.groupBy || select.having) fail('the query must not group rows')
+  if ((select.setOperations?.length ?? 0) > 0) fail('the query must not combine selects (union, intersect, except)')
+  const from = froms[0] as OperationNode
+  const aliased = from.kind === 'AliasNode' ? (from as unknown as { node: OperationNode; alias: OperationNode }) : null
+  const table = (aliased ? aliased.node : from) as OperationNode & { table?: { schema?: { name: string }; identifier: { name: string } } }
+  if (table.kind !== 'TableNode' || !table.table) fail('the query must select from a table, not a subquery or function')
+  const name = table.table.identifier.name
+  const schemaName = table.table.schema?.name
+  const model = findTable(schema, name, schemaName)
+  const alias = aliased ? (aliased.alias as { name?: string }).name : undefined
+  const qualifier = alias !== undefined ? [alias] : schemaName !== undefined ? [schemaName, name] : [name]
+  return { model, qualifier }
+}
+
+function findTable(schema: SchemaModel, name: string, schemaName: string | undefined): TableModel {
+  for (const model of schema.tables.values()) {
+    if (model.name !== name) continue
+    if (schemaName === undefined ? model.key === name : model.schema === schemaName) return model
+  }
+  const label = schemaName === undefined ? name : `${schemaName}.${name}`
+  throw new PipeflushError('UNKNOWN_TABLE', `load(query): unknown table "${label}".`, { table: label })
+}
+
+function fail(why: string): never {
+  throw new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
+}

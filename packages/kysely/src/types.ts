@@ -1,0 +1,78 @@
+import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely'
+
+/**
+ * The table names of a Kysely database interface `DB` (as written by hand or by kysely-codegen).
+ * Tables outside the first schema of the search path are keyed `schema.table`, as in Kysely.
+ */
+export type TableName<DB> = keyof DB & string
+
+/** The column names of table `T`. */
+export type ColumnName<DB, T extends TableName<DB>> = keyof Selectable<DB[T]> & string
+
+/** A row of table `T` as pipeflush reads it: Kysely's `Selectable` (`Generated<X>` reads as `X`). */
+export type Row<DB, T extends TableName<DB>> = Selectable<DB[T]>
+
+declare const entityOf: unique symbol
+
+/**
+ * A tracked row of table `T`: its columns are plain properties, and assigning one is a change the next
+ * flush writes. The `entityOf` brand exists only in the types (entities of different tables, and
+ * plain objects, are not interchangeable).
+ *
+ * @example
+ * const book: TypedEntity<DB, 'book'> = em.create('book', { title: 'Notes', author_id: ada })
+ * book.title = 'Final notes'
+ */
+export type TypedEntity<DB, T extends TableName<DB>> = Row<DB, T> & { readonly [entityOf]: T }
+
+/** An entity of any table of `DB`. */
+export type AnyEntity<DB> = { [T in TableName<DB>]: TypedEntity<DB, T> }[TableName<DB>]
+
+/**
+ * The value a column accepts on create and assign: its own type, or, when the column holds numbers,
+ * strings or bigints (every key type), an entity standing for its primary key (resolved at flush,
+ * after a new entity's id is assigned).
+ */
+export type RefOr<DB, V> = [Extract<V, string | number | bigint>] extends [never] ? V : V | AnyEntity<DB>
+
+/**
+ * What `create(table, values)` takes: Kysely's `Insertable` (columns with defaults, `Generated<>`
+ * and nullable columns are optional), each key-like value also accepting an entity.
+ *
+ * @example
+ * const values: CreateValues<DB, 'book'> = { title: 'Notes', author_id: ada } // id is Generated: optional
+ */
+export type CreateValues<DB, T extends TableName<DB>> = {
+  [K in keyof Insertable<DB[T]>]: RefOr<DB, Insertable<DB[T]>[K]>
+}
+
+/** What `assign(entity, values)` takes: Kysely's `Updateable` (every column optional), refs accepted. */
+export type AssignValues<DB, T extends TableName<DB>> = {
+  [K in keyof Updateable<DB[T]>]?: RefOr<DB, Updateable<DB[T]>[K]>
+}
+
+/** One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. */
+export type Condition<V> = V extends readonly unknown[] ? V : V | readonly V[]
+
+/**
+ * What `find(table, where)` takes: column = value (an array means any of, null means IS NULL),
+ * conditions joined with AND.
+ *
+ * @example
+ * const where: Where<DB, 'book'> = { author_id: [1, 2], published_on: null }
+ */
+export type Where<DB, T extends TableName<DB>> = {
+  readonly [K in keyof Row<DB, T>]?: Condition<Row<DB, T>[K]>
+}
+
+/** A primary key: one value, or an object of the key columns for composite keys. */
+export type KeyOf<DB, T extends TableName<DB>> = string | number | bigint | Partial<Row<DB, T>>
+
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+
+/**
+ * A Kysely select over exactly one table `T` of `DB`, selecting every column (`selectAll()`): what
+ * `em.load(query)` takes. A join, or a selection missing a column, is a type error.
+ */
+export type EntityQuery<DB, T extends TableName<DB>, O> = SelectQueryBuilder<DB, T, O> &
+  (IsUnion<T> extends true ? { readonly 'load(query) takes a select over one table': never } : unknown)
