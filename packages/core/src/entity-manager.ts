@@ -100,7 +100,10 @@ export class EntityManager {
   static async connect(sql: postgres.Sql, options: EntityManagerOptions = {}): Promise<EntityManager> {
     const schema = options.schema ?? (await cachedSchema(sql, options))
     let ids = allocators.get(sql)
-    if (!ids) allocators.set(sql, (ids = new IdAllocator({ blockSize: options.idBlockSize ?? 50 })))
+    if (!ids) {
+      ids = new IdAllocator({ blockSize: options.idBlockSize ?? 50 })
+      allocators.set(sql, ids)
+    }
     const pipeline = options.pipeline ?? 'burst'
     if (!['off', 'waves', 'burst'].includes(pipeline)) {
       throw new PipeflushError(
@@ -666,7 +669,10 @@ function hasMutableColumns(table: TableModel): boolean {
 
 async function cachedSchema(sql: postgres.Sql, options: ReadSchemaOptions): Promise<SchemaModel> {
   let bySql = schemaCache.get(sql)
-  if (!bySql) schemaCache.set(sql, (bySql = new Map()))
+  if (!bySql) {
+    bySql = new Map()
+    schemaCache.set(sql, bySql)
+  }
   const key = JSON.stringify({ s: options.schemas ?? null, v: options.versionColumn ?? null })
   let p = bySql.get(key)
   if (!p) {

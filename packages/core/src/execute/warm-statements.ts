@@ -12,7 +12,10 @@ export function isWarm(connection: object | undefined, sqlText: string): boolean
 export function markWarm(connection: object | undefined, sqlTexts: Iterable<string>): void {
   if (connection === undefined) return
   let set = byConnection.get(connection)
-  if (!set) byConnection.set(connection, (set = new Set()))
+  if (!set) {
+    set = new Set()
+    byConnection.set(connection, set)
+  }
   for (const t of sqlTexts) set.add(t)
 }
 

@@ -75,7 +75,10 @@ export class IdAllocator {
     )
     for (const row of rows) {
       let list = this.#pool.get(row.seq)
-      if (!list) this.#pool.set(row.seq, (list = []))
+      if (!list) {
+        list = []
+        this.#pool.set(row.seq, list)
+      }
       list.push(row.id)
     }
     return 1

@@ -66,13 +66,15 @@ export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions =
   let current: string
   let schemas: readonly string[]
   try {
-    const [path] = await sql.unsafe<{ current: string; schemas: string[] }[]>(
-      'select current_schema() as current, current_schemas(false)::text[] as schemas',
+    const [path] = await sql.unsafe<{ current: string; schemas: string[]; datestyle: string; efd: string }[]>(
+      "select current_schema() as current, current_schemas(false)::text[] as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd",
     )
+    checkSessionSettings(path?.datestyle ?? 'ISO', Number(path?.efd ?? 1))
     current = path?.current ?? 'public'
     schemas = options.schemas ?? path?.schemas ?? ['public']
     rows = await sql.unsafe<CatalogTable[]>(CATALOG_QUERY, [schemas as string[]], { prepare: true })
   } catch (cause) {
+    if (cause instanceof PipeflushError) throw cause
     throw new PipeflushError(
       'SCHEMA_READ_FAILED',
       `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
@@ -107,6 +109,25 @@ export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions =
     })
   })
   return buildSchemaModel(tables)
+}
+
+/**
+ * pipeflush reads values as text: dates in the ISO style and floats in their shortest exact form
+ * (PostgreSQL's defaults). Refuse other session settings up front rather than misread values.
+ */
+function checkSessionSettings(dateStyle: string, extraFloatDigits: number): void {
+  if (!dateStyle.toUpperCase().startsWith('ISO')) {
+    throw new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): connect with postgres(url, { connection: { DateStyle: 'ISO, MDY' } }).`,
+    )
+  }
+  if (extraFloatDigits < 1) {
+    throw new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): connect with postgres(url, { connection: { extra_float_digits: 1 } }).`,
+    )
+  }
 }
 
 function toColumn(c: CatalogColumn): ColumnModel {

@@ -11,7 +11,10 @@ export class IdentityMap {
   set(state: EntityState): void {
     if (state.key === null) throw new Error('IdentityMap.set: entity without key')
     let t = this.#tables.get(state.table.key)
-    if (!t) this.#tables.set(state.table.key, (t = new Map()))
+    if (!t) {
+      t = new Map()
+      this.#tables.set(state.table.key, t)
+    }
     t.set(state.key, state)
   }
 

@@ -169,13 +169,13 @@ describe('unit of work', () => {
     const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m))
     const ingest = async (values: number[]) => {
       const em = root.fork()
-      values.forEach((v, i) =>
+      for (const [i, v] of values.entries()) {
         em.upsert(
           'reading',
           { device: 'd1', recorded_at: at(i), value: v },
           { conflict: ['device', 'recorded_at'] },
-        ),
-      )
+        )
+      }
       em.create('gadget', { name: 'sensor' })
       return em.flush()
     }

@@ -1,0 +1,110 @@
+import { EntityManager, type EntityManagerOptions, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import { Kysely } from 'kysely'
+import { PostgresJSDialect } from 'kysely-postgres-js'
+import type postgres from 'postgres'
+import { TypedEntityManager } from './typed-entity-manager.ts'
+
+/** Options of {@link createEntityManagerFactory}: the postgres.js client plus `@pipeflush/core`'s options. */
+export interface EntityManagerFactoryOptions extends EntityManagerOptions {
+  /** The postgres.js client (pool) every flush and read of every entity manager uses. */
+  readonly sql: postgres.Sql
+}
+
+/** Options of one {@link EntityManagerFactory.run}. */
+export interface RunOptions {
+  /** Pipeline mode of this run's flush (default: the factory's). */
+  readonly pipeline?: PipelineMode
+  /**
+   * How many times to run the work again, each time on a fresh entity manager, when the flush fails
+   * with `OPTIMISTIC_LOCK` (default 0: the error is thrown).
+   */
+  readonly retries?: number
+}
+
+/** What {@link EntityManagerFactory.run} returns. */
+export interface RunResult<R> {
+  /** What the work returned (from the attempt that committed). */
+  readonly result: R
+  /** The flush report of the attempt that committed. */
+  readonly report: FlushReport
+  /** 1, or more when optimistic-lock failures were retried. */
+  readonly attempts: number
+}
+
+/**
+ * Hands out request-scoped entity managers typed by `DB`. The schema is read from pg_catalog once
+ * (by {@link createEntityManagerFactory}); `em()` and `run()` cost no query.
+ */
+export class EntityManagerFactory<DB> {
+  /**
+   * A Kysely instance for reads on the same postgres.js pool as the flushes. Do not `destroy()` it
+   * unless you mean to end that pool (it calls `sql.end()`).
+   */
+  readonly db: Kysely<DB>
+  readonly #root: EntityManager
+  readonly #sql: postgres.Sql
+
+  /** @internal Use {@link createEntityManagerFactory}. */
+  constructor(root: EntityManager, sql: postgres.Sql) {
+    this.#root = root
+    this.#sql = sql
+    this.db = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: sql }) })
+  }
+
+  /**
+   * A new, empty unit of work (its own identity map), for one request.
+   *
+   * @example
+   * const em = factory.em()
+   */
+  em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB> {
+    return new TypedEntityManager<DB>(this.#root.fork(options), this.db, this.#sql)
+  }
+
+  /**
+   * Runs one request's work on a fresh entity manager and flushes at the end; returns what the work
+   * returned and the flush report. Nothing is written if the work throws. With `retries`, a flush
+   * failing with `OPTIMISTIC_LOCK` runs the work again on a new entity manager (so it reloads).
+   *
+   * @example
+   * const { result: book, report } = await factory.run(async (em) => {
+   *   const book = await em.load('book', id)
+   *   book.title = title
+   *   return book
+   * })
+   */
+  async run<R>(work: (em: TypedEntityManager<DB>) => Promise<R> | R, options: RunOptions = {}): Promise<RunResult<R>> {
+    const retries = options.retries ?? 0
+    for (let attempt = 1; ; attempt++) {
+      const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
+      const result = await work(em)
+      try {
+        const report = await em.flush()
+        return { result, report, attempts: attempt }
+      } catch (e) {
+        if (attempt > retries || !isPipeflushError(e, 'OPTIMISTIC_LOCK')) throw e
+      }
+    }
+  }
+}
+
+/**
+ * Reads the schema (once per postgres.js client and options) and returns the factory of entity
+ * managers typed by `DB`, the Kysely database interface.
+ *
+ * @example
+ * import postgres from 'postgres'
+ * import type { DB } from './db.ts' // e.g. written by kysely-codegen
+ *
+ * const sql = postgres(process.env.DATABASE_URL!)
+ * const factory = await createEntityManagerFactory<DB>({ sql, versionColumn: 'version' })
+ * const { report } = await factory.run((em) => {
+ *   const ada = em.create('author', { name: 'Ada' })
+ *   em.create('book', { title: 'Notes', author_id: ada })
+ * })
+ */
+export async function createEntityManagerFactory<DB>(options: EntityManagerFactoryOptions): Promise<EntityManagerFactory<DB>> {
+  const { sql, ...rest } = options
+  const root = await EntityManager.connect(sql, rest)
+  return new EntityManagerFactory<DB>(root, sql)
+}

@@ -1,0 +1,48 @@
+/**
+ * `@pipeflush/kysely`: pipeflush's unit of work typed by a Kysely database interface. Writes are
+ * collected and flushed in one pipelined transaction; reads are written with Kysely and loaded into
+ * the identity map; both use one postgres.js pool.
+ *
+ * @example
+ * import postgres from 'postgres'
+ * import type { Generated } from 'kysely'
+ * import { createEntityManagerFactory } from '@pipeflush/kysely'
+ *
+ * interface DB {
+ *   author: { id: Generated<number>; name: string }
+ *   book: { id: Generated<number>; title: string; author_id: number }
+ * }
+ *
+ * const factory = await createEntityManagerFactory<DB>({ sql: postgres(url) })
+ * const { result, report } = await factory.run(async (em) => {
+ *   const ada = em.create('author', { name: 'Ada' })
+ *   em.create('book', { title: 'Notes', author_id: ada })
+ *   const drafts = await em.load(em.db.selectFrom('book').selectAll().where('title', 'like', 'Draft%'))
+ *   for (const d of drafts) em.remove(d)
+ *   return ada
+ * })
+ * console.log(result.id, report.roundTrips) // 1 round trip once warm
+ */
+export { describeFlush } from './describe-flush.ts'
+export {
+  createEntityManagerFactory,
+  EntityManagerFactory,
+  type EntityManagerFactoryOptions,
+  type RunOptions,
+  type RunResult,
+} from './factory.ts'
+export { TypedEntityManager } from './typed-entity-manager.ts'
+export type {
+  AnyEntity,
+  AssignValues,
+  ColumnName,
+  Condition,
+  CreateValues,
+  EntityQuery,
+  KeyOf,
+  RefOr,
+  Row,
+  TableName,
+  TypedEntity,
+  Where,
+} from './types.ts'

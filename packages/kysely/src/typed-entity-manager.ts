@@ -1,0 +1,140 @@
+import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
+import type { Kysely } from 'kysely'
+import type postgres from 'postgres'
+import { loadQuery } from './load/load-query.ts'
+import type { AnyEntity, AssignValues, CreateValues, EntityQuery, KeyOf, Row, TableName, TypedEntity, Where } from './types.ts'
+
+/**
+ * A unit of work typed by the Kysely database interface `DB`: table names, column names and value
+ * types of `create`, `assign`, `find` and of entity properties are checked at compile time. Flushes
+ * are pipeflush's (one pipelined transaction); reads written with Kysely are loaded into the same
+ * identity map with {@link TypedEntityManager.load}. One per request: get it from
+ * `factory.em()` or `factory.run()`, never share it between concurrent requests.
+ *
+ * @example
+ * const em = factory.em()
+ * const ada = em.create('author', { name: 'Ada' })
+ * em.create('book', { title: 'Notes', author_id: ada })
+ * const [draft] = await em.load(em.db.selectFrom('book').selectAll().where('title', '=', 'Draft'))
+ * if (draft) em.remove(draft)
+ * const report = await em.flush() // one round trip once warm
+ */
+export class TypedEntityManager<DB> {
+  /** The untyped `@pipeflush/core` entity manager underneath. */
+  readonly core: EntityManager
+  /** A Kysely instance for reads, on the same postgres.js pool as the flushes. */
+  readonly db: Kysely<DB>
+  readonly #sql: postgres.Sql
+
+  /** @internal Use `createEntityManagerFactory(...).em()`. */
+  constructor(core: EntityManager, db: Kysely<DB>, sql: postgres.Sql) {
+    this.core = core
+    this.db = db
+    this.#sql = sql
+  }
+
+  /** The pipeline mode of this unit of work's flushes. */
+  get pipeline(): PipelineMode {
+    return this.core.pipeline
+  }
+
+  /**
+   * A new entity of `table`, inserted by the next flush. Generated and defaulted columns may be left
+   * out; an entity given as a foreign-key value stands for its key.
+   *
+   * @example
+   * const book = em.create('book', { title: 'Notes', author_id: ada })
+   */
+  create<T extends TableName<DB>>(table: T, values: CreateValues<DB, T>): TypedEntity<DB, T> {
+    return this.core.create(table, values as Record<string, unknown>) as unknown as TypedEntity<DB, T>
+  }
+
+  /**
+   * Assigns several columns of `entity` at once (Kysely's `Updateable` types); an entity is accepted
+   * for a key column. Plain assignment (`book.title = 'x'`) works too.
+   *
+   * @example
+   * em.assign(book, { title: 'Final', publisher_id: newPublisher })
+   */
+  assign<T extends TableName<DB>>(entity: TypedEntity<DB, T>, values: AssignValues<DB, T>): TypedEntity<DB, T> {
+    const target = entity as unknown as Record<string, unknown>
+    for (const [column, value] of Object.entries(values)) if (value !== undefined) target[column] = value
+    return entity
+  }
+
+  /**
+   * Rows of `table` matching `where` (an array means any of, null means IS NULL), ordered by primary
+   * key, tracked in the identity map.
+   *
+   * @example
+   * const books = await em.find('book', { author_id: [1, 2] })
+   */
+  async find<T extends TableName<DB>>(table: T, where: Where<DB, T> = {}): Promise<TypedEntity<DB, T>[]> {
+    return (await this.core.find(table, where)) as unknown as TypedEntity<DB, T>[]
+  }
+
+  /** The first row of {@link find}, or undefined. */
+  async findOne<T extends TableName<DB>>(table: T, where: Where<DB, T> = {}): Promise<TypedEntity<DB, T> | undefined> {
+    return (await this.core.findOne(table, where)) as unknown as TypedEntity<DB, T> | undefined
+  }
+
+  /**
+   * `load(table, key)`: the row with that primary key, from the identity map when managed (no query),
+   * else from the database; throws `NOT_FOUND`.
+   *
+   * `load(query)`: the rows of a Kysely select over one table with `selectAll()`, tracked in the
+   * identity map (managed rows come back as the same objects). The query's WHERE, ORDER BY, LIMIT and
+   * locking clauses are kept; it runs as one prepared statement on the shared pool.
+   *
+   * @example
+   * const book = await em.load('book', 7)
+   * const cheap = await em.load(em.db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id'))
+   */
+  load<T extends TableName<DB>>(table: T, key: KeyOf<DB, T>): Promise<TypedEntity<DB, T>>
+  load<T extends TableName<DB>, O extends Row<DB, T>>(query: EntityQuery<DB, T, O>): Promise<TypedEntity<DB, T>[]>
+  async load(tableOrQuery: unknown, key?: unknown): Promise<unknown> {
+    if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key)
+    return loadQuery(this.core, this.#sql, tableOrQuery)
+  }
+
+  /**
+   * Deletes `entity` at the next flush (a new entity is simply forgotten).
+   *
+   * @example
+   * em.remove(review)
+   */
+  remove(entity: AnyEntity<DB>): void {
+    this.core.remove(entity as unknown as Entity)
+  }
+
+  /**
+   * Writes every pending change in one transaction, pipelined (see `FlushReport`). On failure nothing
+   * is committed; the error is a `PipeflushError` (e.g. code `OPTIMISTIC_LOCK`).
+   *
+   * @example
+   * const { roundTrips, statements, durationMs } = await em.flush()
+   */
+  flush(): Promise<FlushReport> {
+    return this.core.flush()
+  }
+
+  /** What the next flush would send, without sending it (print it with `formatPlan`). */
+  plan(): FlushPlan {
+    return this.core.plan()
+  }
+
+  /** What the next flush would write, counted. */
+  get pending(): { inserts: number; updates: number; deletes: number } {
+    return this.core.pending
+  }
+
+  /** `new`, `managed`, `removed` or `detached`; undefined for anything not an entity of this manager. */
+  stateOf(entity: unknown): 'new' | 'managed' | 'removed' | 'detached' | undefined {
+    return this.core.stateOf(entity)
+  }
+
+  /** Forgets every entity and pending change. */
+  clear(): void {
+    this.core.clear()
+  }
+}

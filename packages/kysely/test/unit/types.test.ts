@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely'
+import { describe, expectTypeOf, test } from 'vitest'
+import type { CreateValues, TypedEntity, TypedEntityManager, Where } from '../../src/index.ts'
+import type { DB } from '../fixtures/db.ts'
+
+// Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
+// not compile; if it ever compiles, `npm run typecheck` fails ("unused @ts-expect-error").
+declare const em: TypedEntityManager<DB>
+declare const db: Kysely<DB>
+const noRun = false
+
+describe('create', () => {
+  test('returns a typed entity; Generated and nullable columns are optional', () => {
+    if (noRun) {
+      const ada = em.create('author', { name: 'Ada' })
+      expectTypeOf(ada).toEqualTypeOf<TypedEntity<DB, 'author'>>()
+      expectTypeOf(ada.id).toEqualTypeOf<number>()
+      expectTypeOf(ada.born_on).toEqualTypeOf<string | null>()
+      const book = em.create('book', { title: 'Notes', author_id: ada, price: 9.5 })
+      expectTypeOf(book.id).toEqualTypeOf<string>()
+      expectTypeOf(book.price).toEqualTypeOf<string>()
+      em.create('review', { book_id: book, stars: 5 })
+      em.create('review', { book_id: 12n, stars: 5, body: null })
+    }
+    expectTypeOf<CreateValues<DB, 'author'>>().toHaveProperty('name')
+  })
+
+  test('wrong tables, columns and value types do not compile', () => {
+    if (noRun) {
+      // @ts-expect-error: no such table
+      em.create('authors', { name: 'Ada' })
+      // @ts-expect-error: no such column
+      em.create('author', { name: 'Ada', nickname: 'A' })
+      em.create('author', { name: 42 })
+      // @ts-expect-error: name is required
+      em.create('author', {})
+      // @ts-expect-error: stars is int, not a string
+      em.create('review', { book_id: '1', stars: 'five' })
+      // @ts-expect-error: tags is text[], not text
+      em.create('book', { title: 'T', author_id: 1, price: 1, tags: 'x' })
+      // @ts-expect-error: an entity cannot stand for a timestamp
+      em.create('book', { title: 'T', author_id: 1, price: 1, published_at: em.create('author', { name: 'A' }) })
+    }
+  })
+})
+
+describe('entities and assign', () => {
+  test('properties are typed and assignable with the right types only', () => {
+    if (noRun) {
+      const book = em.create('book', { title: 'Notes', author_id: 1, price: '9.50' })
+      book.title = 'Final'
+      book.published_at = new Date()
+      book.tags = ['a', 'b']
+      // @ts-expect-error: title is a string
+      book.title = 3
+      // @ts-expect-error: published_at is a Date
+      book.published_at = '2024-01-01'
+      // @ts-expect-error: no such column
+      book.subtitle = 'x'
+      em.assign(book, { title: 'T', author_id: em.create('author', { name: 'B' }) })
+      // @ts-expect-error: price is numeric (string | number), not a boolean
+      em.assign(book, { price: true })
+      // @ts-expect-error: no such column
+      em.assign(book, { pages: 3 })
+    }
+  })
+
+  test('entities of different tables are not interchangeable', () => {
+    expectTypeOf<TypedEntity<DB, 'book'>>().not.toEqualTypeOf<TypedEntity<DB, 'review'>>()
+    if (noRun) {
+      const author = em.create('author', { name: 'A' })
+      const asBook: TypedEntity<DB, 'book'> = em.create('book', { title: 'T', author_id: author, price: 1 })
+      // @ts-expect-error: an author is not a book
+      const wrong: TypedEntity<DB, 'book'> = author
+      // @ts-expect-error: a plain object is not an entity
+      em.remove({ id: 1, name: 'A', born_on: null, version: 1 })
+      em.remove(asBook)
+      void wrong
+    }
+  })
+})
+
+describe('find and load', () => {
+  test('conditions are typed', () => {
+    if (noRun) {
+      void em.find('book', { author_id: [1, 2], published_at: null })
+      void em.find('review', { stars: 5 })
+      // @ts-expect-error: stars is a number
+      void em.find('review', { stars: '5' })
+      // @ts-expect-error: no such column
+      void em.find('review', { rating: 5 })
+      // @ts-expect-error: no such table
+      void em.find('reviews', {})
+    }
+    expectTypeOf<Where<DB, 'review'>>().toHaveProperty('stars').toEqualTypeOf<number | readonly number[] | undefined>()
+  })
+
+  test('load(table, key) and load(query) return typed entities', () => {
+    if (noRun) {
+      expectTypeOf(em.load('author', 1)).resolves.toEqualTypeOf<TypedEntity<DB, 'author'>>()
+      const q = db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id')
+      expectTypeOf(em.load(q)).resolves.toEqualTypeOf<TypedEntity<DB, 'book'>[]>()
+      // @ts-expect-error: not every column is selected
+      void em.load(db.selectFrom('book').select(['id', 'title']))
+      // @ts-expect-error: a join is not one table's rows
+      void em.load(db.selectFrom('book').innerJoin('author', 'author.id', 'book.author_id').selectAll())
+      // @ts-expect-error: wrong column in the query itself
+      void em.load(db.selectFrom('book').selectAll().where('isbn', '=', 'x'))
+    }
+  })
+})
