@@ -418,10 +418,15 @@ export class EntityManager {
           durationMs: performance.now() - started,
         }
       }
-      // Validate everything (values, cycles) before anything is sent, with placeholder ids if needed.
+      // Plan (validating every value and the insert order) before anything is sent. When ids must be
+      // fetched first, validate with placeholder ids now and plan with the real ones after the fetch.
       const need = this.#idNeed(pending)
       const missing = this.#shared.ids.missing(need)
-      if (missing.size > 0) {
+      let plan: FlushPlan | undefined
+      if (missing.size === 0) {
+        this.#assignIds(pending, need)
+        plan = planFlush(this.#shared.schema, toChangeSet(pending, this))
+      } else {
         const restore = this.#provisionalIds(pending)
         try {
           planFlush(this.#shared.schema, toChangeSet(pending, this))
@@ -434,6 +439,7 @@ export class EntityManager {
         flushId,
         before: missing.size > 0 ? (runner) => this.#shared.ids.fill(runner, missing) : undefined,
         makePlan: () => {
+          if (plan) return plan
           this.#assignIds(pending, need)
           return planFlush(this.#shared.schema, toChangeSet(pending, this))
         },
