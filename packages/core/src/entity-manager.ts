@@ -145,28 +145,7 @@ export class EntityManager {
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
     const model = this.#table(table)
-    const row: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(values)) {
-      const column = model.columnsByName.get(name)
-      if (!column) {
-        throw new PipeflushError(
-          'UNKNOWN_COLUMN',
-          `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`,
-          {
-            table: model.key,
-            column: name,
-          },
-        )
-      }
-      if (column.generated) {
-        throw new PipeflushError(
-          'INVALID_STATE',
-          `${model.key}.${name} is a generated column and cannot be written.`,
-          { table: model.key, column: name },
-        )
-      }
-      row[name] = value
-    }
+    const row = this.#writableRow(model, values)
     const [pk] = model.primaryKey
     if (model.primaryKey.length === 1 && pk !== undefined && (row[pk] === undefined || row[pk] === null)) {
       const column = model.columnsByName.get(pk)!
@@ -288,21 +267,7 @@ export class EntityManager {
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): void {
     const model = this.#table(table)
-    const row: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(values)) {
-      const column = model.columnsByName.get(name)
-      if (!column) {
-        throw new PipeflushError(
-          'UNKNOWN_COLUMN',
-          `${model.key} has no column "${name}" (columns: ${model.columns.map((c) => c.name).join(', ')}).`,
-          {
-            table: model.key,
-            column: name,
-          },
-        )
-      }
-      row[name] = value
-    }
+    const row = this.#writableRow(model, values)
     for (const name of [...options.conflict, ...(options.update ?? [])]) {
       if (!model.columnsByName.has(name)) {
         throw new PipeflushError(
@@ -506,6 +471,37 @@ export class EntityManager {
       )
     }
     return model
+  }
+
+  /** A copy of `values` whose every column exists and is writable (not generated). */
+  #writableRow(model: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const row: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(values)) {
+      const column = model.columnsByName.get(name)
+      if (!column) {
+        const columns = model.columns.map((c) => c.name).join(', ')
+        throw new PipeflushError(
+          'UNKNOWN_COLUMN',
+          `${model.key} has no column "${name}" (columns: ${columns}).`,
+          {
+            table: model.key,
+            column: name,
+          },
+        )
+      }
+      if (column.generated) {
+        throw new PipeflushError(
+          'INVALID_STATE',
+          `${model.key}.${name} is a generated column and cannot be written.`,
+          {
+            table: model.key,
+            column: name,
+          },
+        )
+      }
+      row[name] = value
+    }
+    return row
   }
 
   #own(entity: unknown): EntityState {

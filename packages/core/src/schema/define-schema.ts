@@ -10,6 +10,7 @@ import type {
   TableModel,
   UniqueModel,
 } from './model.ts'
+import { BUILTIN_SCALAR_TYPES } from './model.ts'
 
 type SizedType = `varchar(${number})` | `bpchar(${number})`
 
@@ -87,26 +88,7 @@ export interface DefineSchemaOptions {
 }
 
 const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
-const SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
-  'int2',
-  'int4',
-  'int8',
-  'numeric',
-  'float4',
-  'float8',
-  'text',
-  'varchar',
-  'bpchar',
-  'bool',
-  'date',
-  'timestamp',
-  'timestamptz',
-  'uuid',
-  'json',
-  'jsonb',
-  'bytea',
-  'enum',
-])
+const SCALAR_TYPES: ReadonlySet<string> = new Set([...BUILTIN_SCALAR_TYPES, 'enum'])
 const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8'])
 /** PostgreSQL's NAMEDATALEN - 1. */
 const MAX_NAME_LENGTH = 63

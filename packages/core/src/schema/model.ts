@@ -24,6 +24,27 @@ export type ScalarType =
   | 'bytea'
   | 'enum'
 
+/** Every {@link ScalarType} but `enum`: the built-in types pipeflush knows by name. */
+export const BUILTIN_SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
+  'int2',
+  'int4',
+  'int8',
+  'numeric',
+  'float4',
+  'float8',
+  'text',
+  'varchar',
+  'bpchar',
+  'bool',
+  'date',
+  'timestamp',
+  'timestamptz',
+  'uuid',
+  'json',
+  'jsonb',
+  'bytea',
+])
+
 export interface ColumnModel {
   readonly name: string
   /** The base type; for arrays, the element type. */

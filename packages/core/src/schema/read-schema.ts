@@ -11,6 +11,7 @@ import type {
   SchemaModel,
   TableModel,
 } from './model.ts'
+import { BUILTIN_SCALAR_TYPES } from './model.ts'
 
 /** Options of {@link readSchema}. */
 export interface ReadSchemaOptions {
@@ -23,25 +24,7 @@ export interface ReadSchemaOptions {
   readonly versionColumn?: string | Readonly<Record<string, string>>
 }
 
-const SCALARS: ReadonlySet<string> = new Set<ScalarType>([
-  'int2',
-  'int4',
-  'int8',
-  'numeric',
-  'float4',
-  'float8',
-  'text',
-  'varchar',
-  'bpchar',
-  'bool',
-  'date',
-  'timestamp',
-  'timestamptz',
-  'uuid',
-  'json',
-  'jsonb',
-  'bytea',
-])
+const SCALARS = BUILTIN_SCALAR_TYPES
 
 const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
   a: 'no action',
