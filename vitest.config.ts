@@ -14,6 +14,7 @@ export default defineConfig({
         ssr: { resolve: { conditions: ['source'] } },
         test: {
           name: 'unit',
+          benchmark: { include: [] },
           include: [
             'packages/*/test/unit/**/*.test.ts',
             'examples/*/test/unit/**/*.test.ts',
@@ -27,6 +28,8 @@ export default defineConfig({
         ssr: { resolve: { conditions: ['source'] } },
         test: {
           name: 'integration',
+          // `vitest bench` runs a "(bench)" copy of this project: its global setup gives the benches a database.
+          benchmark: { include: ['bench/**/*.bench.ts'] },
           include: [
             'packages/*/test/integration/**/*.test.ts',
             'examples/*/test/**/*.test.ts',

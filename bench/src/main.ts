@@ -2,7 +2,7 @@
 // tables, JSON and SVG charts. See options.ts for the flags and bench/README.md for the method.
 import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { cleanupAll } from '@pipeflush/testkit'
 import { startBenchEnv } from './env/services.ts'
 import { buildPlan, countSteps } from './matrix.ts'
@@ -15,7 +15,7 @@ import { writeJson } from './report/json.ts'
 import { renderMarkdown } from './report/markdown.ts'
 import { createProgress } from './report/progress.ts'
 import { type BenchReport, withRatios } from './results.ts'
-import { runPlan } from './run.ts'
+import { runPlan, timedOut } from './run.ts'
 import { selectSeries } from './series/index.ts'
 import { postgresJsSocket } from './series/postgres-js-client.ts'
 import type { SeriesName } from './series/types.ts'
@@ -77,10 +77,20 @@ async function main(argv: readonly string[]): Promise<number> {
       tinybench: packageVersion('tinybench'),
       commit: gitCommit(),
       wallTimeSeconds: Math.round((performance.now() - started) / 100) / 10,
-      options: { ...options, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+      options: {
+        ...options,
+        help: undefined,
+        out: relative(process.cwd(), outDir) || '.',
+        loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+      },
       unavailable: Object.fromEntries(unavailable),
       notes: [
         'Every process (benchmark, PostgreSQL, toxiproxy) runs on the same machine; latencies are injected, not real network.',
+        'pipeflush round trips above a whole number come from id-block fetches (+1 round trip on the flushes that need one; `idFetches` counts them).',
+        'copy: COPY waits twice; the counter sees 3 because postgres.js writes a CopyFail after the COPY completed (ignored by the server).',
+        options.tcpNoDelay
+          ? 'postgres.js sockets had TCP_NODELAY set (as pipeflush recommends with noDelay(); node-postgres sets it too). Run with --nagle for postgres.js defaults.'
+          : 'postgres.js sockets use its default (Nagle on, no TCP_NODELAY); node-postgres sets TCP_NODELAY. The socket counter counts writes, so a write held back by Nagle is not a counted round trip but does cost time; this run used --nagle.',
       ],
     },
     rtt: run.rtt,
@@ -90,8 +100,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const charts = options.charts ? await writeCharts(report, outDir) : []
   await writeFile(join(outDir, 'summary.md'), renderMarkdown(report, charts))
   console.log(renderConsoleSummary(report))
+  const shown = relative(process.cwd(), outDir) || '.'
   console.log(
-    `Wrote ${[...files, 'summary.md', ...charts].map((f) => join(options.out, f)).join(', ')} in ${duration(report.meta.wallTimeSeconds)}.`,
+    `Wrote ${[...files, 'summary.md', ...charts].map((f) => join(shown, f)).join(', ')} in ${duration(report.meta.wallTimeSeconds)}.`,
   )
   return 0
 }
@@ -103,3 +114,5 @@ try {
   await cleanupAll()
   process.exitCode = 1
 }
+// An abandoned measurement may keep sockets open forever: end anyway, everything is written.
+if (timedOut) process.exit()

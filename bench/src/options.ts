@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MAX_TABLES } from './workload.ts'
 
@@ -13,8 +14,10 @@ export interface BenchOptions {
   readonly rowsAt: readonly number[]
   /** Series to run (all when undefined). */
   readonly series: readonly string[] | undefined
-  /** Output folder. */
+  /** Output folder (absolute, or relative to the working directory). */
   readonly out: string
+  /** A measurement still running after this many ms is abandoned and reported as failed. */
+  readonly stepTimeoutMs: number
   /** Minimum timed samples per measurement. */
   readonly samples: number
   /** Time budget per measurement, ms (sampling goes on until both this and `samples` are reached). */
@@ -45,21 +48,22 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
   tables: [1, 5, 10, 20],
   rows: [1, 10, 100],
   rowsAt: [2],
-  out: 'bench/results',
+  out: fileURLToPath(new URL('../results/', import.meta.url)),
   samples: 10,
   timeMs: 250,
-  warmup: 3,
+  warmup: 2,
   large: [10_000, 100_000],
   largeLatency: 2,
   largeSamples: 3,
   concurrency: 50,
   pool: 10,
   concurrencyLatency: 2,
-  concurrencyTimeMs: 2_000,
+  concurrencyTimeMs: 1_500,
   concurrencyTables: 10,
   rttSamples: 20,
   charts: true,
-  tcpNoDelay: false,
+  tcpNoDelay: true,
+  stepTimeoutMs: 180_000,
 }
 
 /** What `--quick` changes: a reduced matrix that runs in about a minute. */
@@ -68,7 +72,7 @@ const QUICK: Partial<BenchOptions> = {
   rows: [1],
   samples: 5,
   timeMs: 100,
-  warmup: 2,
+  warmup: 1,
   large: [10_000],
   largeSamples: 2,
   concurrencyTimeMs: 1_000,
@@ -89,20 +93,21 @@ TOXIPROXY_URL are set.
   --full                     every row count at every latency (slow)
   --series a,b               only these series (raw-sequential, raw-string-array, raw-promise-all,
                              pipeflush-off, pipeflush-waves, pipeflush-burst, mikroorm, pg-pipeline, copy)
-  --out bench/results        output folder
+  --out bench/results        output folder (default: the results folder next to src/)
   --samples 10               minimum timed flushes per measurement
   --time 250                 time budget per measurement, ms
-  --warmup 3                 untimed warm-up flushes (after the cold one)
+  --warmup 2                 untimed warm-up flushes (after the cold one)
   --large 10000,100000       rows of the large flush into one table; 0 or none skips it
   --large-latency 2          latency of the large flush
   --large-samples 3          timed large flushes per series
   --concurrency 50           concurrent units of work; 0 skips the concurrency run
   --pool 10                  connections of the concurrency run
   --concurrency-latency 2    latency of the concurrency run
-  --concurrency-time 2000    timed duration of the concurrency run per series, ms
+  --concurrency-time 1500    timed duration of the concurrency run per series, ms
   --concurrency-tables 10    tables per unit of work in the concurrency run
   --rtt-samples 20           select 1 samples per latency
-  --tcp-nodelay              set TCP_NODELAY on postgres.js sockets (postgres.js leaves Nagle on)
+  --nagle                    leave Nagle's algorithm on for postgres.js sockets (its default); by default
+                             the bench sets TCP_NODELAY, as pipeflush recommends (noDelay()) and node-postgres does
   --no-charts                skip the SVG charts
   -h, --help`
 
@@ -134,7 +139,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'concurrency-tables': { type: 'string' },
       'rtt-samples': { type: 'string' },
       'no-charts': { type: 'boolean', default: false },
-      'tcp-nodelay': { type: 'boolean', default: false },
+      nagle: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -156,6 +161,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     rowsAt: values.full ? latencies : (list(values['rows-at'], 'rows-at', 0) ?? base.rowsAt),
     series: values.series?.split(',').map((s) => s.trim()),
     out: values.out ?? base.out,
+    stepTimeoutMs: base.stepTimeoutMs,
     samples: int(values.samples, 'samples', 1) ?? base.samples,
     timeMs: int(values.time, 'time', 0) ?? base.timeMs,
     warmup: int(values.warmup, 'warmup', 0) ?? base.warmup,
@@ -170,7 +176,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     concurrencyTables,
     rttSamples: int(values['rtt-samples'], 'rtt-samples', 1) ?? base.rttSamples,
     charts: !values['no-charts'],
-    tcpNoDelay: values['tcp-nodelay'],
+    tcpNoDelay: !values['nagle'],
   }
 }
 

@@ -32,6 +32,8 @@ export interface ResultRow {
   readonly roundTripsMax?: number | null
   /** What the library reported (pipeflush's `report.roundTrips`, mean). */
   readonly reportedRoundTrips?: number | null
+  /** Timed flushes that fetched an id block first (+1 round trip each; pipeflush's `report.idFetch`). */
+  readonly idFetches?: number | null
   /** First flush on a fresh connection (statements not prepared yet). */
   readonly coldMs?: number | null
   readonly coldRoundTrips?: number | null

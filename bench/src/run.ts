@@ -44,7 +44,7 @@ export async function runPlan(
       if (reason) results.push(missingRow(step, 'unavailable', reason, r.medianMs))
       else {
         try {
-          results.push(await measureStep(step, env, options, r.medianMs))
+          results.push(await withTimeout(measureStep(step, env, options, r.medianMs), options.stepTimeoutMs))
         } catch (e) {
           const message = e instanceof Error ? e.message.split('\n')[0] : String(e)
           listener.log(`${step.series.name} failed: ${message}`)
@@ -58,13 +58,32 @@ export async function runPlan(
   return { results, rtt }
 }
 
+/** Rejects when `promise` has not settled after `ms` (the measurement is abandoned, not cancelled). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true
+      reject(new Error(`no result after ${ms / 1000} s (a flush never settled?)`))
+    }, ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Whether a measurement was abandoned: its client may still hold connections open. */
+export let timedOut = false
+
 async function measureStep(step: Step, env: BenchEnv, o: BenchOptions, rttMs: number): Promise<ResultRow> {
   if (step.scenario === 'concurrency') {
     const m = await measureConcurrency(step.series, env.target, step.work, {
       workers: o.concurrency,
       pool: o.pool,
       durationMs: o.concurrencyTimeMs,
-      warmupMs: Math.min(1_000, o.concurrencyTimeMs / 2),
+      warmupMs: Math.min(500, o.concurrencyTimeMs / 2),
     })
     return {
       ...base(step, m, rttMs),
@@ -87,6 +106,7 @@ async function measureStep(step: Step, env: BenchEnv, o: BenchOptions, rttMs: nu
     roundTripsMin: m.roundTripsMin,
     roundTripsMax: m.roundTripsMax,
     reportedRoundTrips: m.reportedRoundTrips === undefined ? null : round(m.reportedRoundTrips, 2),
+    idFetches: m.idFetches ?? null,
     coldMs: round(m.coldMs),
     coldRoundTrips: m.coldRoundTrips,
   }

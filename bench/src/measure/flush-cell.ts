@@ -21,6 +21,8 @@ export interface CellMeasurement extends Summary {
   readonly roundTripsMax: number
   /** Mean round trips the library reported itself (pipeflush's `report.roundTrips`). */
   readonly reportedRoundTrips: number | undefined
+  /** Timed flushes that fetched an id block first, when the library says so. */
+  readonly idFetches: number | undefined
   /** The first flush on a fresh, connected client: statements not yet prepared. */
   readonly coldMs: number
   readonly coldRoundTrips: number
@@ -49,6 +51,7 @@ export async function measureFlushCell(
     let phase: HookMode = 'warmup'
     const roundTrips: number[] = []
     const reported: number[] = []
+    let idFetches = 0
     const bench = new Bench({
       iterations: timing.minSamples,
       time: timing.timeMs,
@@ -65,8 +68,11 @@ export async function measureFlushCell(
         await client.flush(work)
         if (phase !== 'run') return
         roundTrips.push(counter.read().roundTrips)
-        const r = client.reportedRoundTrips?.()
-        if (r !== undefined) reported.push(r)
+        const report = client.lastReport?.()
+        if (report) {
+          reported.push(report.roundTrips)
+          if (report.idFetch) idFetches++
+        }
       },
       {
         beforeAll(mode) {
@@ -85,6 +91,7 @@ export async function measureFlushCell(
       roundTripsMin: Math.min(...roundTrips),
       roundTripsMax: Math.max(...roundTrips),
       reportedRoundTrips: reported.length > 0 ? mean(reported) : undefined,
+      idFetches: reported.length > 0 ? idFetches : undefined,
       coldMs,
       coldRoundTrips,
     }

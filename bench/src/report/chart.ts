@@ -4,6 +4,7 @@ import * as vega from 'vega'
 import * as vegaLite from 'vega-lite'
 import type { BenchReport, ResultRow } from '../results.ts'
 import { SERIES_NAMES } from '../series/types.ts'
+import { missingLines } from './views.ts'
 
 const RTT_SERIES = '1 RTT (select 1)'
 
@@ -47,7 +48,10 @@ export function flushVsTablesSpec(
 ): vegaLite.TopLevelSpec {
   const ok = rows.filter((r) => r.status === 'ok' && r.medianMs !== null)
   const points = ok.map((r) => ({
-    panel: facet === 'latencyMs' ? `${r.latencyMs} ms` : `${r.rowsPerTable} rows/table`,
+    panel:
+      facet === 'latencyMs'
+        ? `${r.latencyMs} ms`
+        : `${r.rowsPerTable} ${r.rowsPerTable === 1 ? 'row' : 'rows'}/table`,
     order: facet === 'latencyMs' ? r.latencyMs : r.rowsPerTable,
     tables: r.tables,
     ms: r.medianMs,
@@ -64,7 +68,7 @@ export function flushVsTablesSpec(
   const domain = [...SERIES_NAMES.filter((s) => points.some((p) => p.series === s)), RTT_SERIES]
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: title, subtitle: subtitle(report) },
+    title: { text: title, subtitle: subtitle(report, rows) },
     data: { values: points },
     facet: {
       column: {
@@ -113,7 +117,7 @@ export function largeFlushSpec(rows: readonly ResultRow[], report: BenchReport):
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: `Large flush into one table at ${ok[0]?.latencyMs ?? '?'} ms: median time`,
-      subtitle: subtitle(report),
+      subtitle: subtitle(report, rows),
     },
     data: { values },
     facet: { column: { field: 'panel', type: 'ordinal', sort: { field: 'order' }, title: null } },
@@ -157,7 +161,7 @@ export function concurrencySpec(rows: readonly ResultRow[], report: BenchReport)
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: `${first?.workers ?? '?'} concurrent units of work on a pool of ${first?.pool ?? '?'} at ${first?.latencyMs ?? '?'} ms: flushes per second`,
-      subtitle: subtitle(report),
+      subtitle: subtitle(report, rows),
     },
     data: { values },
     width: 420,
@@ -183,9 +187,15 @@ export function concurrencySpec(rows: readonly ResultRow[], report: BenchReport)
   }
 }
 
-function subtitle(report: BenchReport): string {
+/** The machine and versions, plus one line per series missing from the chart and why. */
+function subtitle(report: BenchReport, rows: readonly ResultRow[] = []): string[] {
   const m = report.meta
-  return `PostgreSQL ${m.postgres}, toxiproxy ${m.toxiproxy} (downstream latency), Node ${m.node}, ${m.cpus} x ${m.cpuModel}, ${m.date.slice(0, 10)}`
+  return [
+    `PostgreSQL ${m.postgres}, toxiproxy ${m.toxiproxy} (downstream latency), Node ${m.node}, ${m.cpus} x ${m.cpuModel}, ${m.date.slice(0, 10)}`,
+    ...missingLines(rows).map(
+      (line) => `not shown: ${line.length > 110 ? `${line.slice(0, 107)}...` : line}`,
+    ),
+  ]
 }
 
 /**

@@ -5,7 +5,12 @@ import { concurrencyView, headlineView, largeView, matrixViews, type View } from
 
 function block(view: View | undefined): string[] {
   if (!view) return []
-  return [view.title, textTable(view.headers, view.rows, view.align), '']
+  return [
+    view.title,
+    textTable(view.headers, view.rows, view.align),
+    ...(view.missing ?? []).map((m) => `  ${m}`),
+    '',
+  ]
 }
 
 /** The summary printed at the end of a run: headline cell, claims, every grid, large flush, concurrency. */

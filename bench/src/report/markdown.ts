@@ -6,11 +6,13 @@ import { concurrencyView, headlineView, largeView, matrixViews, rttView, type Vi
 
 function section(view: View | undefined, level = '##'): string[] {
   if (!view) return []
+  const missing = view.missing ?? []
   return [
     `${level} ${view.title}`,
     '',
     markdownTable(view.headers, view.rows, view.align),
     ...(view.note ? ['', view.note] : []),
+    ...(missing.length > 0 ? ['', ...missing.map((m) => `- ${m}`)] : []),
     '',
   ]
 }

@@ -39,7 +39,7 @@ export function seedView(report: BenchReport): View | undefined {
         `${latencyMs} ms`,
         String(statements),
         c,
-        ms(published[i]),
+        String(published[i] ?? ''),
         ms(o?.meanMs),
         ms(o?.medianMs),
         i === 0 ? '' : times((published[0] ?? 0) / (published[i] ?? 1)),

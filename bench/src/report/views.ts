@@ -10,6 +10,8 @@ export interface View {
   readonly rows: readonly (readonly string[])[]
   readonly align: readonly Align[]
   readonly note?: string
+  /** Why some rows have no numbers (one line per series and reason). */
+  readonly missing?: readonly string[]
 }
 
 const bySeries = (a: ResultRow, b: ResultRow) =>
@@ -29,9 +31,26 @@ export function headlineCell(
   return { latencyMs, tables, rowsPerTable }
 }
 
-/** Status text for a row without numbers. */
+/** Short status for a row without numbers; the reason goes under the table (see {@link missingLines}). */
 function why(row: ResultRow): string {
-  return row.status === 'unavailable' ? (row.reason ?? 'cannot run') : `failed: ${row.reason ?? ''}`
+  return row.status === 'unavailable' ? 'cannot run' : 'failed'
+}
+
+/** One line per series (and distinct reason) of `rows` that has no numbers. */
+export function missingLines(rows: readonly ResultRow[]): string[] {
+  const lines = new Set<string>()
+  for (const r of rows)
+    if (r.status !== 'ok')
+      lines.add(`${r.series}: ${r.status === 'unavailable' ? '' : 'failed: '}${r.reason ?? r.status}`)
+  return [...lines]
+}
+
+/** `8.1x faster`, `baseline`, `1.08x slower`. */
+function speedup(r: ResultRow): string {
+  const s = r.speedupVsRawSequential
+  if (s === null || s === undefined) return '-'
+  if (r.series === 'raw-sequential') return 'baseline'
+  return s >= 1 ? `${times(s)} faster` : `${num(1 / s)}x slower`
 }
 
 /** Every series at the headline cell: median, p95, samples, round trips, ratios, cold figure. */
@@ -70,13 +89,14 @@ export function headlineView(report: BenchReport): View | undefined {
             ms(r.p95Ms),
             String(r.samples),
             num(r.roundTrips),
-            r.speedupVsRawSequential ? `${times(r.speedupVsRawSequential)} faster` : '-',
+            speedup(r),
             times(r.ratioVsRtt),
             ms(r.coldMs),
             num(r.coldRoundTrips),
           ]
         : [r.series, why(r), '', '', '', '', '', '', ''],
     ),
+    missing: missingLines(rows),
   }
 }
 
@@ -101,6 +121,7 @@ export function matrixViews(report: BenchReport): View[] {
           return r.status === 'ok' ? `${ms(r.medianMs)} (${num(r.roundTrips, 1)})` : r.status
         }),
       ]),
+      missing: missingLines(rows),
     }
   })
 }
@@ -131,6 +152,7 @@ export function largeView(report: BenchReport): View | undefined {
         : [r.rowsPerTable.toLocaleString('en-US'), r.series, why(r), '', '', '', '', '']
     }),
     note: '`vs copy`: median / copy median (1.0x = as fast as COPY).',
+    missing: missingLines(rows),
   }
 }
 
@@ -156,6 +178,7 @@ export function concurrencyView(report: BenchReport): View | undefined {
         : [r.series, why(r), '', '', '', ''],
     ),
     note: 'Latency per unit of work includes waiting for a free connection.',
+    missing: missingLines(rows),
   }
 }
 

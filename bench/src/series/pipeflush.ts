@@ -77,7 +77,7 @@ function pipeflushSeries(mode: PipelineMode, description: string): Series {
         async flush(work) {
           last = await pipeflushFlush(sql, mode, work.tables, work.rowsPerTable)
         },
-        reportedRoundTrips: () => last?.roundTrips,
+        lastReport: () => last,
         close: () => sql.end({ timeout: 5 }),
       }
     },

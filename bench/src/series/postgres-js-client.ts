@@ -9,7 +9,8 @@ export interface CountedPostgresJs {
 
 /**
  * TCP_NODELAY on postgres.js sockets. postgres.js leaves Nagle's algorithm on (node-postgres turns it
- * off); `--tcp-nodelay` measures postgres.js with it off. Set once by the CLI, before any client opens.
+ * off); the bench sets it by default (pipeflush recommends `noDelay()`), `--nagle` measures postgres.js
+ * with its default. Set once by the CLI, before any client opens.
  */
 export const postgresJsSocket = { noDelay: false }
 
@@ -25,7 +26,12 @@ export async function openPostgresJs(url: string, pool: number): Promise<Counted
     if (noDelay) s.setNoDelay(true)
     return s
   }
-  const options = { max: pool, onnotice: () => {}, connection: { application_name: 'pipeflush-bench' }, socket }
+  const options = {
+    max: pool,
+    onnotice: () => {},
+    connection: { application_name: 'pipeflush-bench' },
+    socket,
+  }
   // postgres.js accepts a `socket` factory that its typings do not declare.
   const sql = postgres(url, options as postgres.Options<Record<string, postgres.PostgresType>>)
   await sql`select 1`

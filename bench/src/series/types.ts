@@ -34,10 +34,19 @@ export interface SeriesClient {
   /** Writes `work` in one transaction. Resolves once it is committed. */
   flush(work: Work): Promise<void>
   readonly counter: RoundTripReader
-  /** The round trips the library itself reported for its last flush, when it reports them. */
-  reportedRoundTrips?(): number | undefined
+  /** What the library itself reported about its last flush, when it reports anything (pipeflush). */
+  lastReport?(): LibraryReport | undefined
   /** Ends every connection. */
   close(): Promise<void>
+}
+
+/** A library's own account of a flush (pipeflush's `FlushReport`). */
+export interface LibraryReport {
+  readonly roundTrips: number
+  /** An id block was fetched first (one more round trip). */
+  readonly idFetch: boolean
+  /** Some statement was not prepared yet on the connection. */
+  readonly cold: boolean
 }
 
 /** One way of writing the unit of work (a driver used a certain way, or an ORM). */

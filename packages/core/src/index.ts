@@ -12,6 +12,7 @@
  */
 
 export type { EntityManagerOptions, FlushReport } from './entity-manager.ts'
+export { noDelay } from './connection/no-delay.ts'
 export { EntityManager } from './entity-manager.ts'
 export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
