@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type postgres from 'postgres'
 import { v7 as uuidv7 } from 'uuid'
 import { PipeflushError } from './errors.ts'
+import { beginSql, checkFlushLog, flushLogSqlName, wasCommitted } from './execute/flush-log.ts'
+import { resolvePrepare } from './execute/pooler.ts'
 import { runBurst } from './execute/run-burst.ts'
 import { runOff } from './execute/run-off.ts'
 import { runWaves } from './execute/run-waves.ts'
@@ -28,6 +30,31 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
   readonly schema?: SchemaModel
   /** Ids fetched per sequence at least, each time the pool runs short (default 50). */
   readonly idBlockSize?: number
+  /**
+   * A flush settles within this many milliseconds, reserving a connection included (default 30000;
+   * `Infinity` for no limit). Past it the flush's connection is terminated (the server rolls back what
+   * did not reach its COMMIT; the pool opens a new connection) and the flush fails with
+   * `FLUSH_TIMEOUT`, or `COMMIT_OUTCOME_UNKNOWN` if its COMMIT had been sent.
+   */
+  readonly flushTimeoutMs?: number
+  /**
+   * Opt-in flush log: a table (`name` or `schema.name`) where each flush inserts its id inside its own
+   * transaction, in the query that opens it (no extra round trip), so that `em.wasCommitted(flushId)`
+   * can tell whether a flush that failed with `COMMIT_OUTCOME_UNKNOWN` committed. Checked at connect;
+   * create it with
+   * `create table pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())`.
+   */
+  readonly flushLog?: string
+  /**
+   * Whether flushes use named prepared statements (the extended protocol). Left out (the default):
+   * false when the postgres.js client was created with `prepare: false`, else true, and `connect`
+   * refuses with `INVALID_CONFIG` when it finds a connection pooler in between (PgBouncer, Supavisor:
+   * named prepared statements break behind a transaction-mode pooler). `false`: every flush is sent as
+   * simple-protocol queries with literal values (burst: still one round trip; works behind any pooler).
+   * `true`: prepared statements, no pooler check (direct connections, session pooling, PgBouncer >= 1.21
+   * with `max_prepared_statements`).
+   */
+  readonly prepare?: boolean
 }
 
 /** What a flush did. */
@@ -58,6 +85,14 @@ interface Shared {
   readonly schema: SchemaModel
   readonly ids: IdAllocator
   readonly pipeline: PipelineMode
+  /**
+   * Whether flushes use named prepared statements; resolved at connect when it reads the schema,
+   * else at the first flush (the pooler check needs a query), shared by forks.
+   */
+  readonly prepare: { value?: boolean; readonly requested: boolean | undefined }
+  readonly flushTimeoutMs: number
+  /** The quoted SQL name of the flush log table, when configured. */
+  readonly flushLog: string | undefined
 }
 
 const schemaCache = new WeakMap<postgres.Sql, Map<string, Promise<SchemaModel>>>()
@@ -111,7 +146,17 @@ export class EntityManager {
         `pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(pipeline)}.`,
       )
     }
-    return new EntityManager({ sql, schema, ids, pipeline })
+    const flushTimeoutMs = checkTimeout(options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS)
+    // The pooler check costs a query: made now when connect reads the schema anyway, else at the
+    // first flush (an entity manager on a declared schema connects without I/O).
+    const prepare: Shared['prepare'] = { requested: options.prepare }
+    if (!options.schema) prepare.value = await resolvePrepare(sql, options.prepare)
+    let flushLog: string | undefined
+    if (options.flushLog !== undefined) {
+      flushLog = flushLogSqlName(options.flushLog)
+      await checkFlushLog(sql, options.flushLog)
+    }
+    return new EntityManager({ sql, schema, ids, pipeline, prepare, flushTimeoutMs, flushLog })
   }
 
   /**
@@ -121,8 +166,45 @@ export class EntityManager {
    * @example
    * const requestEm = rootEm.fork()
    */
-  fork(options: { pipeline?: PipelineMode } = {}): EntityManager {
-    return new EntityManager({ ...this.#shared, pipeline: options.pipeline ?? this.#shared.pipeline })
+  fork(options: { pipeline?: PipelineMode; flushTimeoutMs?: number } = {}): EntityManager {
+    return new EntityManager({
+      ...this.#shared,
+      pipeline: options.pipeline ?? this.#shared.pipeline,
+      flushTimeoutMs:
+        options.flushTimeoutMs === undefined
+          ? this.#shared.flushTimeoutMs
+          : checkTimeout(options.flushTimeoutMs),
+    })
+  }
+
+  /**
+   * Whether the flush `flushId` (from a `COMMIT_OUTCOME_UNKNOWN` error's `flushId`) committed, asked
+   * of the flush log (the `flushLog` option). Definitive: it waits for that flush's transaction if the
+   * server is still running it, and once it answers false that flush can never commit later. If it
+   * answers true, the changes are in the database: do not flush this unit of work again (its new rows
+   * would collide with their own keys); `clear()` it or start a new one and reload.
+   *
+   * @example
+   * try { await em.flush() } catch (e) {
+   *   if (isPipeflushError(e, 'COMMIT_OUTCOME_UNKNOWN') && !(await em.wasCommitted(e.flushId!))) await em.flush()
+   * }
+   */
+  async wasCommitted(flushId: string): Promise<boolean> {
+    const { flushLog, sql } = this.#shared
+    if (flushLog === undefined) {
+      throw new PipeflushError(
+        'INVALID_CONFIG',
+        'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
+      )
+    }
+    return wasCommitted(sql, flushLog, flushId)
+  }
+
+  /** Whether flushes use named prepared statements (see the `prepare` option). */
+  async #prepare(): Promise<boolean> {
+    const state = this.#shared.prepare
+    state.value ??= await resolvePrepare(this.#shared.sql, state.requested)
+    return state.value
   }
 
   /** The schema model this entity manager writes with. */
@@ -402,12 +484,25 @@ export class EntityManager {
       const ctx: ExecuteContext = {
         sql: this.#shared.sql,
         flushId,
-        before: missing.size > 0 ? (runner) => this.#shared.ids.fill(runner, missing) : undefined,
-        makePlan: () => {
-          if (plan) return plan
-          this.#assignIds(pending, need)
-          return planFlush(this.#shared.schema, toChangeSet(pending, this))
-        },
+        prepare: await this.#prepare(),
+        timeoutMs: this.#shared.flushTimeoutMs,
+        beginSql: beginSql(this.#shared.flushLog, flushId),
+        // Fill the id pool, then take this flush's ids at once (no await in between): concurrent flushes
+        // of other entity managers share the pool and may take ids while this one waits for the fetch.
+        before:
+          missing.size > 0
+            ? async (runner) => {
+                let trips = 0
+                let short = missing
+                for (let i = 0; i < 3 && short.size > 0; i++) {
+                  trips += await this.#shared.ids.fill(runner, short)
+                  short = this.#shared.ids.missing(need)
+                }
+                this.#assignIds(pending, need)
+                return trips
+              }
+            : undefined,
+        makePlan: () => plan ?? planFlush(this.#shared.schema, toChangeSet(pending, this)),
       }
       const result: ExecuteResult = await (mode === 'off'
         ? runOff(ctx)
@@ -584,10 +679,13 @@ export class EntityManager {
   #assignIds(pending: PendingChanges, need: ReadonlyMap<string, number>): void {
     if (need.size === 0) return
     const ids = this.#shared.ids.take(need)
+    const used = new Map<string, number>() // an index per sequence: shift() would be quadratic
     for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
       const seq = sequenceToFill(s)
       if (!seq) continue
-      const id = ids.get(seq)?.shift()
+      const i = used.get(seq) ?? 0
+      used.set(seq, i + 1)
+      const id = ids.get(seq)?.[i]
       const pk = s.table.primaryKey[0]!
       const column = s.table.columnsByName.get(pk)!
       s.row[pk] = column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
@@ -639,6 +737,18 @@ export class EntityManager {
     this.#touched.clear()
     this.#upserts.length = 0
   }
+}
+
+const DEFAULT_FLUSH_TIMEOUT_MS = 30_000
+
+function checkTimeout(ms: number): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms <= 0) {
+    throw new PipeflushError(
+      'INVALID_CONFIG',
+      `flushTimeoutMs must be a positive number of milliseconds (or Infinity), not ${String(ms)}.`,
+    )
+  }
+  return ms
 }
 
 function sequenceToFill(s: EntityState): string | null {
