@@ -6,12 +6,24 @@ import type { FlushReport } from '@pipeflush/core'
  *
  * @example
  * describeFlush(await em.flush())
- * // 'burst: +12 ~0 -0 rows, 5 statements in 3 waves, 1 round trip, 2.4 ms'
+ * // 'burst: 12 inserted, 2 updated, 5 statements in 3 waves, 1 round trip, 2.4 ms'
  */
 export function describeFlush(report: FlushReport): string {
-  const rows = `+${report.inserted} ~${report.updated} -${report.deleted} rows`
-  const statements = `${report.statements} statement${report.statements === 1 ? '' : 's'} in ${report.waves} wave${report.waves === 1 ? '' : 's'}`
-  const trips = `${report.roundTrips} round trip${report.roundTrips === 1 ? '' : 's'}`
+  const counts = [
+    [report.inserted, 'inserted'],
+    [report.updated, 'updated'],
+    [report.deleted, 'deleted'],
+    [report.upserted, 'upserted'],
+  ] as const
+  const rows = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`)
+  const statements = `${plural(report.statements, 'statement')} in ${plural(report.waves, 'wave')}`
   const notes = [report.idFetch ? 'ids fetched' : '', report.cold ? 'cold' : ''].filter(Boolean)
-  return `${report.mode}: ${rows}, ${statements}, ${trips}, ${report.durationMs.toFixed(1)} ms${notes.length ? ` (${notes.join(', ')})` : ''}`
+  return (
+    `${report.mode}: ${rows.length ? rows.join(', ') : 'nothing to write'}, ${statements}, ` +
+    `${plural(report.roundTrips, 'round trip')}, ${report.durationMs.toFixed(1)} ms${notes.length ? ` (${notes.join(', ')})` : ''}`
+  )
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`
 }

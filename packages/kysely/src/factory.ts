@@ -1,4 +1,10 @@
-import { EntityManager, type EntityManagerOptions, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import {
+  EntityManager,
+  type EntityManagerOptions,
+  type FlushReport,
+  isPipeflushError,
+  type PipelineMode,
+} from '@pipeflush/core'
 import { Kysely } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
 import type postgres from 'postgres'
@@ -19,6 +25,11 @@ export interface RunOptions {
    * with `OPTIMISTIC_LOCK` (default 0: the error is thrown).
    */
   readonly retries?: number
+  /**
+   * Before a retry, wait a random time between 0 and `backoffMs * 2^(attempt - 1)` ms (default 0), so
+   * that transfers that collided do not collide again at once.
+   */
+  readonly backoffMs?: number
 }
 
 /** What {@link EntityManagerFactory.run} returns. */
@@ -73,7 +84,10 @@ export class EntityManagerFactory<DB> {
    *   return book
    * })
    */
-  async run<R>(work: (em: TypedEntityManager<DB>) => Promise<R> | R, options: RunOptions = {}): Promise<RunResult<R>> {
+  async run<R>(
+    work: (em: TypedEntityManager<DB>) => Promise<R> | R,
+    options: RunOptions = {},
+  ): Promise<RunResult<R>> {
     const retries = options.retries ?? 0
     for (let attempt = 1; ; attempt++) {
       const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
@@ -83,6 +97,8 @@ export class EntityManagerFactory<DB> {
         return { result, report, attempts: attempt }
       } catch (e) {
         if (attempt > retries || !isPipeflushError(e, 'OPTIMISTIC_LOCK')) throw e
+        const backoff = (options.backoffMs ?? 0) * 2 ** (attempt - 1)
+        if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * backoff))
       }
     }
   }
@@ -103,7 +119,9 @@ export class EntityManagerFactory<DB> {
  *   em.create('book', { title: 'Notes', author_id: ada })
  * })
  */
-export async function createEntityManagerFactory<DB>(options: EntityManagerFactoryOptions): Promise<EntityManagerFactory<DB>> {
+export async function createEntityManagerFactory<DB>(
+  options: EntityManagerFactoryOptions,
+): Promise<EntityManagerFactory<DB>> {
   const { sql, ...rest } = options
   const root = await EntityManager.connect(sql, rest)
   return new EntityManagerFactory<DB>(root, sql)

@@ -2,7 +2,18 @@ import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from
 import type { Kysely } from 'kysely'
 import type postgres from 'postgres'
 import { loadQuery } from './load/load-query.ts'
-import type { AnyEntity, AssignValues, CreateValues, EntityQuery, KeyOf, Row, TableName, TypedEntity, Where } from './types.ts'
+import type {
+  AnyEntity,
+  AssignValues,
+  ColumnName,
+  CreateValues,
+  EntityQuery,
+  KeyOf,
+  Row,
+  TableName,
+  TypedEntity,
+  Where,
+} from './types.ts'
 
 /**
  * A unit of work typed by the Kysely database interface `DB`: table names, column names and value
@@ -56,7 +67,10 @@ export class TypedEntityManager<DB> {
    * @example
    * em.assign(book, { title: 'Final', publisher_id: newPublisher })
    */
-  assign<T extends TableName<DB>>(entity: TypedEntity<DB, T>, values: AssignValues<DB, T>): TypedEntity<DB, T> {
+  assign<T extends TableName<DB>>(
+    entity: TypedEntity<DB, T>,
+    values: AssignValues<DB, T>,
+  ): TypedEntity<DB, T> {
     const target = entity as unknown as Record<string, unknown>
     for (const [column, value] of Object.entries(values)) if (value !== undefined) target[column] = value
     return entity
@@ -74,7 +88,10 @@ export class TypedEntityManager<DB> {
   }
 
   /** The first row of {@link find}, or undefined. */
-  async findOne<T extends TableName<DB>>(table: T, where: Where<DB, T> = {}): Promise<TypedEntity<DB, T> | undefined> {
+  async findOne<T extends TableName<DB>>(
+    table: T,
+    where: Where<DB, T> = {},
+  ): Promise<TypedEntity<DB, T> | undefined> {
     return (await this.core.findOne(table, where)) as unknown as TypedEntity<DB, T> | undefined
   }
 
@@ -91,10 +108,32 @@ export class TypedEntityManager<DB> {
    * const cheap = await em.load(em.db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id'))
    */
   load<T extends TableName<DB>>(table: T, key: KeyOf<DB, T>): Promise<TypedEntity<DB, T>>
-  load<T extends TableName<DB>, O extends Row<DB, T>>(query: EntityQuery<DB, T, O>): Promise<TypedEntity<DB, T>[]>
+  load<T extends TableName<DB>, O extends Row<DB, T>>(
+    query: EntityQuery<DB, T, O>,
+  ): Promise<TypedEntity<DB, T>[]>
   async load(tableOrQuery: unknown, key?: unknown): Promise<unknown> {
     if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key)
     return loadQuery(this.core, this.#sql, tableOrQuery)
+  }
+
+  /**
+   * Inserts `values` into `table`, or, when a row with the same `conflict` columns exists (a unique
+   * constraint or the primary key), updates the `update` columns (default: every supplied column but
+   * the conflict and key columns; `[]`: do nothing). Batched per table in the next flush
+   * (`insert ... select from unnest ... on conflict ... do update`); the row is not tracked.
+   *
+   * @example
+   * em.upsert('reading', { device: 'd1', recorded_at: at, measure: 21.5 }, { conflict: ['device', 'recorded_at'] })
+   */
+  upsert<T extends TableName<DB>>(
+    table: T,
+    values: CreateValues<DB, T>,
+    options: {
+      readonly conflict: readonly ColumnName<DB, T>[]
+      readonly update?: readonly ColumnName<DB, T>[]
+    },
+  ): void {
+    this.core.upsert(table, values as Record<string, unknown>, options)
   }
 
   /**
@@ -124,7 +163,7 @@ export class TypedEntityManager<DB> {
   }
 
   /** What the next flush would write, counted. */
-  get pending(): { inserts: number; updates: number; deletes: number } {
+  get pending(): EntityManager['pending'] {
     return this.core.pending
   }
 

@@ -29,11 +29,11 @@ export type TypedEntity<DB, T extends TableName<DB>> = Row<DB, T> & { readonly [
 export type AnyEntity<DB> = { [T in TableName<DB>]: TypedEntity<DB, T> }[TableName<DB>]
 
 /**
- * The value a column accepts on create and assign: its own type, or, when the column holds numbers,
- * strings or bigints (every key type), an entity standing for its primary key (resolved at flush,
- * after a new entity's id is assigned).
+ * The value a column accepts on create and assign: its own type, or, when the column takes numbers or
+ * bigints (serial, identity and int8 keys), an entity standing for its primary key, resolved at flush
+ * once a new entity's id is assigned. (uuid keys are assigned at create: pass `entity.id`.)
  */
-export type RefOr<DB, V> = [Extract<V, string | number | bigint>] extends [never] ? V : V | AnyEntity<DB>
+export type RefOr<DB, V> = [Extract<V, number | bigint>] extends [never] ? V : V | AnyEntity<DB>
 
 /**
  * What `create(table, values)` takes: Kysely's `Insertable` (columns with defaults, `Generated<>`

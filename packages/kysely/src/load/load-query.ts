@@ -21,7 +21,9 @@ export async function loadQuery(em: EntityManager, sql: postgres.Sql, query: unk
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .compile()
-  const rows = await sql.unsafe<Record<string, unknown>[]>(compiled.sql, compiled.parameters as never[], { prepare: true })
+  const rows = await sql.unsafe<Record<string, unknown>[]>(compiled.sql, compiled.parameters as never[], {
+    prepare: true,
+  })
   const out: Entity[] = []
   for (const raw of rows) {
     const row: Record<string, unknown> = {}

@@ -1,5 +1,5 @@
-import type { OperationNode, SelectQueryNode } from 'kysely'
 import { PipeflushError, type SchemaModel, type TableModel } from '@pipeflush/core'
+import type { OperationNode, SelectQueryNode } from 'kysely'
 
 /** The table a Kysely select reads, and the name its columns are qualified with in the query. */
 export interface QueryTable {
@@ -22,11 +22,16 @@ export function queryTable(node: OperationNode, schema: SchemaModel): QueryTable
   if (froms.length !== 1) fail(`the query must select from exactly one table (it has ${froms.length})`)
   if ((select.joins?.length ?? 0) > 0) fail('the query must not join other tables')
   if (select.groupBy || select.having) fail('the query must not group rows')
-  if ((select.setOperations?.length ?? 0) > 0) fail('the query must not combine selects (union, intersect, except)')
+  if ((select.setOperations?.length ?? 0) > 0)
+    fail('the query must not combine selects (union, intersect, except)')
   const from = froms[0] as OperationNode
-  const aliased = from.kind === 'AliasNode' ? (from as unknown as { node: OperationNode; alias: OperationNode }) : null
-  const table = (aliased ? aliased.node : from) as OperationNode & { table?: { schema?: { name: string }; identifier: { name: string } } }
-  if (table.kind !== 'TableNode' || !table.table) fail('the query must select from a table, not a subquery or function')
+  const aliased =
+    from.kind === 'AliasNode' ? (from as unknown as { node: OperationNode; alias: OperationNode }) : null
+  const table = (aliased ? aliased.node : from) as OperationNode & {
+    table?: { schema?: { name: string }; identifier: { name: string } }
+  }
+  if (table.kind !== 'TableNode' || !table.table)
+    fail('the query must select from a table, not a subquery or function')
   const name = table.table.identifier.name
   const schemaName = table.table.schema?.name
   const model = findTable(schema, name, schemaName)

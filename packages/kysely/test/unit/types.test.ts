@@ -31,6 +31,7 @@ describe('create', () => {
       em.create('authors', { name: 'Ada' })
       // @ts-expect-error: no such column
       em.create('author', { name: 'Ada', nickname: 'A' })
+      // @ts-expect-error: name is text, not a number
       em.create('author', { name: 42 })
       // @ts-expect-error: name is required
       em.create('author', {})
@@ -38,8 +39,11 @@ describe('create', () => {
       em.create('review', { book_id: '1', stars: 'five' })
       // @ts-expect-error: tags is text[], not text
       em.create('book', { title: 'T', author_id: 1, price: 1, tags: 'x' })
+      // @ts-expect-error: an entity stands for a numeric key, not for text
+      em.create('book', { title: em.create('author', { name: 'A' }), author_id: 1, price: 1 })
+      const author = em.create('author', { name: 'A' })
       // @ts-expect-error: an entity cannot stand for a timestamp
-      em.create('book', { title: 'T', author_id: 1, price: 1, published_at: em.create('author', { name: 'A' }) })
+      em.create('book', { title: 'T', author_id: 1, published_at: author, price: 1 })
     }
   })
 })
@@ -80,6 +84,19 @@ describe('entities and assign', () => {
   })
 })
 
+describe('upsert', () => {
+  test('values and conflict columns are typed', () => {
+    if (noRun) {
+      em.upsert('review', { id: 1, book_id: '1', stars: 5 }, { conflict: ['id'] })
+      em.upsert('review', { id: 1, book_id: '1', stars: 5 }, { conflict: ['id'], update: ['stars'] })
+      // @ts-expect-error: no such conflict column
+      em.upsert('review', { id: 1, book_id: '1', stars: 5 }, { conflict: ['isbn'] })
+      // @ts-expect-error: stars is a number
+      em.upsert('review', { id: 1, book_id: '1', stars: '5' }, { conflict: ['id'] })
+    }
+  })
+})
+
 describe('find and load', () => {
   test('conditions are typed', () => {
     if (noRun) {
@@ -92,7 +109,9 @@ describe('find and load', () => {
       // @ts-expect-error: no such table
       void em.find('reviews', {})
     }
-    expectTypeOf<Where<DB, 'review'>>().toHaveProperty('stars').toEqualTypeOf<number | readonly number[] | undefined>()
+    expectTypeOf<Where<DB, 'review'>>()
+      .toHaveProperty('stars')
+      .toEqualTypeOf<number | readonly number[] | undefined>()
   })
 
   test('load(table, key) and load(query) return typed entities', () => {

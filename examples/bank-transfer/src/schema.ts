@@ -1,0 +1,56 @@
+import type { ColumnType } from 'kysely'
+import type postgres from 'postgres'
+
+type Generated<T> =
+  T extends ColumnType<infer S, infer I, infer U>
+    ? ColumnType<S, I | undefined, U>
+    : ColumnType<T, T | undefined, T>
+/** `bigint`: read as a string, written from a number, bigint or string. */
+type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>
+/** `numeric`: read as an exact decimal string. */
+type Numeric = ColumnType<string, string | number, string | number>
+
+/**
+ * The article's `account` table (`id bigint primary key, holder text, amount numeric(15,2)`) plus a
+ * `version` column for optimistic locking, and a ledger row per transfer.
+ */
+export interface DB {
+  account: { id: Int8; holder: string; amount: Numeric; version: Generated<number> }
+  ledger: { id: Generated<Int8>; from_account: Int8; to_account: Int8; amount: Numeric; booked_at: Date }
+}
+
+const DDL = `
+  create table account (
+    id bigint primary key,
+    holder text not null,
+    amount numeric(15, 2) not null check (amount >= 0),
+    version int not null default 1
+  );
+  create table ledger (
+    id bigserial primary key,
+    from_account bigint not null references account,
+    to_account bigint not null references account,
+    amount numeric(15, 2) not null check (amount > 0),
+    booked_at timestamptz not null
+  );
+`
+
+/** Creates the tables (in an empty database). */
+export async function createSchema(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe(DDL)
+}
+
+/** Empties both tables (the ledger's sequence goes on: pipeflush pools ids per client). */
+export async function resetData(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe('truncate ledger, account')
+}
+
+/** The accounts of the scenario: the article's 42 and 314, and eight more. */
+export const ACCOUNTS: readonly { readonly id: string; readonly holder: string }[] = [
+  { id: '42', holder: 'Arthur' },
+  { id: '314', holder: 'Pi' },
+  ...['Ada', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret'].map((holder, i) => ({
+    id: String(1000 + i),
+    holder,
+  })),
+]

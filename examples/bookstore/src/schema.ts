@@ -1,0 +1,70 @@
+import type { ColumnType } from 'kysely'
+import type postgres from 'postgres'
+
+/** kysely-codegen's `Generated` (also unwraps a `ColumnType`, e.g. `Generated<Int8>`). */
+type Generated<T> =
+  T extends ColumnType<infer S, infer I, infer U>
+    ? ColumnType<S, I | undefined, U>
+    : ColumnType<T, T | undefined, T>
+/** `bigint` columns: read as strings by pipeflush, written from numbers, bigints or strings. */
+type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>
+/** `numeric` columns: read as strings (exact), written from numbers or strings. */
+type Numeric = ColumnType<string, string | number, string | number>
+
+/** The bookstore's tables, as kysely-codegen would write them. */
+export interface DB {
+  publisher: { id: Generated<number>; name: string }
+  author: { id: Generated<number>; name: string; bio: string | null }
+  book: {
+    id: Generated<Int8>
+    author_id: number
+    publisher_id: number | null
+    title: string
+    isbn: string
+    price: Numeric
+    published_on: string | null
+  }
+  tag: { id: Generated<number>; name: string }
+  book_tag: { book_id: Int8; tag_id: number }
+  review: { id: Generated<Int8>; book_id: Int8; reviewer: string; stars: number; body: string | null }
+}
+
+const DDL = `
+  create table publisher (id serial primary key, name text not null unique);
+  create table author (id serial primary key, name text not null, bio text);
+  create table book (
+    id bigserial primary key,
+    author_id int not null references author,
+    publisher_id int references publisher,
+    title text not null,
+    isbn text not null unique,
+    price numeric(8, 2) not null check (price >= 0),
+    published_on date
+  );
+  create table tag (id serial primary key, name text not null unique);
+  create table book_tag (
+    book_id bigint not null references book,
+    tag_id int not null references tag,
+    primary key (book_id, tag_id)
+  );
+  create table review (
+    id bigserial primary key,
+    book_id bigint not null references book,
+    reviewer text not null,
+    stars int2 not null check (stars between 1 and 5),
+    body text
+  );
+`
+
+/** Creates the bookstore's tables (in an empty database). */
+export async function createSchema(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe(DDL)
+}
+
+/**
+ * Empties every table. The sequences go on (pipeflush keeps a pool of ids per client: restarting
+ * them under a running client would hand out ids twice).
+ */
+export async function resetData(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe('truncate review, book_tag, tag, book, author, publisher')
+}

@@ -1,0 +1,143 @@
+import { createEntityManagerFactory } from '@pipeflush/kysely'
+import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { startServer } from '../src/api/server.ts'
+import { createSchema, type DB, resetData } from '../src/schema.ts'
+import { runScript } from '../src/script.ts'
+
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await createSchema(db.sql)
+  await db.proxy.setLatency(1)
+})
+
+/** What the script leaves in the database, ids left out. */
+async function contents() {
+  const q = (text: string) =>
+    db.sql.unsafe(text).then((rows) => rows.map((r) => Object.values(r).join(' | ')))
+  return {
+    authors: await q('select name, bio from author order by name'),
+    books: await q(
+      `select b.isbn, b.price::text, p.name from book b left join publisher p on p.id = b.publisher_id order by isbn`,
+    ),
+    reviews: await q(
+      'select b.isbn, r.reviewer, r.stars from review r join book b on b.id = r.book_id order by 1, 2',
+    ),
+    tags: await q(
+      `select b.isbn, t.name from book_tag bt join book b on b.id = bt.book_id join tag t on t.id = bt.tag_id order by 1, 2`,
+    ),
+    tagNames: await q('select name from tag order by name'),
+    publishers: await q('select name from publisher order by name'),
+  }
+}
+
+describe('the scripted requests', () => {
+  const finals: unknown[] = []
+
+  for (const pipeline of ['burst', 'off'] as const) {
+    test(`${pipeline}: every request answers as expected and writes what it says`, async () => {
+      await resetData(db.sql)
+      const { sql, counter } = db.connect({ max: 1 })
+      const factory = await createEntityManagerFactory<DB>({ sql, pipeline })
+      const server = await startServer(factory)
+      try {
+        const steps = await runScript(server.url, counter)
+        expect(steps.map((s) => `${s.method} ${s.status}`)).toEqual([
+          'POST 201',
+          'POST 201',
+          'PATCH 200',
+          'GET 200',
+          'DELETE 200',
+          'GET 404',
+        ])
+        const [create, , revise, , remove] = steps
+        expect(create?.flush).toMatchObject({ mode: pipeline, inserted: 25, statements: 6, waves: 3 })
+        expect(revise?.flush).toMatchObject({ inserted: 3, updated: 3, deleted: 7 })
+        expect(remove?.flush).toMatchObject({ deleted: 11, statements: 4 })
+        for (const s of [create, revise, remove]) {
+          // Burst: one round trip (two when ids are fetched first); off: BEGIN, each statement, COMMIT.
+          const flush = s!.flush!
+          if (pipeline === 'burst') expect(flush.roundTrips).toBe(flush.idFetch ? 2 : 1)
+          else expect(flush.roundTrips).toBeGreaterThanOrEqual(flush.statements + 2)
+        }
+      } finally {
+        await server.close()
+      }
+      const state = await contents()
+      expect(state).toEqual({
+        authors: ['Ursula K. Le Guin | Earthsea, the Hainish Cycle, and much more.'],
+        books: ['LG-1968-EARTHSEA | 8.99 | Parnassus', 'LG-1969-LEFTHAND | 13.05 | Gollancz'],
+        reviews: [
+          'LG-1968-EARTHSEA | ged | 5',
+          'LG-1968-EARTHSEA | vetch | 4',
+          'LG-1969-LEFTHAND | estraven | 5',
+        ],
+        tags: [
+          'LG-1968-EARTHSEA | classic',
+          'LG-1968-EARTHSEA | fantasy',
+          'LG-1968-EARTHSEA | magic',
+          'LG-1969-LEFTHAND | classic',
+          'LG-1969-LEFTHAND | science-fiction',
+        ],
+        tagNames: [
+          'classic',
+          'coming-of-age',
+          'dystopia',
+          'fantasy',
+          'magic',
+          'science-fiction',
+          'time-travel',
+          'utopia',
+        ],
+        publishers: ['Ace', 'Doubleday', 'Four Walls Eight Windows', 'Gollancz', 'Harper & Row', 'Parnassus'],
+      })
+      finals.push(state)
+    })
+  }
+
+  test('both modes leave the same database', () => {
+    expect(finals).toHaveLength(2)
+    expect(finals[0]).toEqual(finals[1])
+  })
+})
+
+describe('errors', () => {
+  test('bad bodies are 400, unknown authors and books 404, and nothing is written', async () => {
+    await resetData(db.sql)
+    const { sql } = db.connect({ max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const server = await startServer(factory)
+    const send = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        body: body === undefined ? null : JSON.stringify(body),
+      })
+      return { status: res.status, body: (await res.json()) as { error?: string; result?: { id: number } } }
+    }
+    try {
+      expect(
+        (await send('POST', '/authors', { name: 'X', books: [{ title: 'T', isbn: 'I', price: 'cheap' }] }))
+          .status,
+      ).toBe(400)
+      expect((await send('POST', '/authors', { name: '' })).status).toBe(400)
+      expect((await send('PATCH', '/authors/999', { bio: 'b' })).status).toBe(404)
+      const created = await send('POST', '/authors', {
+        name: 'Y',
+        books: [{ title: 'T', isbn: 'Y-1', price: '1.00' }],
+      })
+      const id = created.body.result!.id
+      const missingBook = await send('PATCH', `/authors/${id}`, { bio: 'changed', retire: ['NOPE'] })
+      expect(missingBook).toMatchObject({ status: 404, body: { error: `author ${id} has no book NOPE` } })
+      const duplicate = await send('POST', '/authors', {
+        name: 'Z',
+        books: [{ title: 'T', isbn: 'Y-1', price: '1.00' }],
+      })
+      expect(duplicate.status).toBe(409)
+      expect((await send('GET', '/nowhere')).status).toBe(404)
+    } finally {
+      await server.close()
+    }
+    expect(await db.sql`select name, bio from author`).toEqual([{ name: 'Y', bio: null }])
+  })
+})

@@ -1,0 +1,125 @@
+import { isPipeflushError } from '@pipeflush/core'
+import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { createEntityManagerFactory, type TypedEntity } from '../../src/index.ts'
+import { type DB, DDL } from '../fixtures/db.ts'
+
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await db.sql.unsafe(DDL)
+})
+
+describe('run()', () => {
+  test('flushes at the end in one round trip once warm, and returns the result and the report', async () => {
+    const { sql, counter } = db.connect({ max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const work = (name: string) =>
+      factory.run((em) => {
+        const author = em.create('author', { name })
+        const book = em.create('book', { title: `${name}'s book`, author_id: author, price: '12.50' })
+        em.create('review', { book_id: book, stars: 4 })
+        return author
+      })
+    // The first flush on a connection takes the cold path and prepares its statements afterwards.
+    await work('warm-up')
+    await work('warm-up 2')
+    counter.reset()
+    const { result: author, report, attempts } = await work('Ada')
+    expect(attempts).toBe(1)
+    expect(report).toMatchObject({ mode: 'burst', inserted: 3, statements: 3, roundTrips: 1, cold: false })
+    expect(counter.read().roundTrips).toBe(1)
+    expect(typeof author.id).toBe('number')
+    const rows = await factory.db
+      .selectFrom('book')
+      .select(['title', 'author_id'])
+      .where('author_id', '=', author.id)
+      .execute()
+    expect(rows).toEqual([{ title: "Ada's book", author_id: author.id }])
+  })
+
+  test('writes nothing when the work throws', async () => {
+    const { sql } = db.connect({ max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const failing = factory.run((em) => {
+      em.create('author', { name: 'Never' })
+      throw new Error('request failed')
+    })
+    await expect(failing).rejects.toThrow('request failed')
+    expect(await factory.db.selectFrom('author').selectAll().where('name', '=', 'Never').execute()).toEqual(
+      [],
+    )
+  })
+
+  test('retries the work on a fresh entity manager after an optimistic-lock failure', async () => {
+    const { sql } = db.connect({ max: 4 })
+    const factory = await createEntityManagerFactory<DB>({ sql, versionColumn: 'version' })
+    const { result: author } = await factory.run((em) => em.create('author', { name: 'v' }))
+    /** Another request renames the author and commits. */
+    const rename = (name: string) =>
+      factory.run(async (other) => {
+        const a = await other.load('author', author.id)
+        a.name = name
+      })
+    let calls = 0
+    const { attempts, result } = await factory.run(
+      async (em) => {
+        calls++
+        const mine = await em.load('author', author.id)
+        if (calls === 1) await rename('other')
+        mine.name = `${mine.name}+mine`
+        return mine.name
+      },
+      { retries: 2 },
+    )
+    expect({ calls, attempts, result }).toEqual({ calls: 2, attempts: 2, result: 'other+mine' })
+    const noRetry = factory.run(async (em) => {
+      const mine = await em.load('author', author.id)
+      await rename('again')
+      mine.name = 'lost'
+    })
+    await expect(noRetry).rejects.toSatisfy((e) => isPipeflushError(e, 'OPTIMISTIC_LOCK'))
+  })
+})
+
+describe('request scope', () => {
+  test('concurrent requests never share an identity map', async () => {
+    const { sql } = db.connect({ max: 10 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const { result: shared } = await factory.run((em) => em.create('author', { name: 'shared' }))
+    const seen: TypedEntity<DB, 'author'>[] = []
+    const runs = Array.from({ length: 40 }, (_, i) =>
+      factory.run(async (em) => {
+        const [viaQuery] = await em.load(em.db.selectFrom('author').selectAll().where('id', '=', shared.id))
+        const viaKey = await em.load('author', shared.id)
+        expect(viaKey).toBe(viaQuery)
+        seen.push(viaKey)
+        viaKey.born_on = `2000-01-${String((i % 28) + 1).padStart(2, '0')}`
+        em.create('book', { title: `request ${i}`, author_id: viaKey, price: i })
+        await new Promise((r) => setTimeout(r, i % 3))
+        expect(em.pending).toMatchObject({ inserts: 1, updates: 1, deletes: 0 })
+        return em
+      }),
+    )
+    const results = await Promise.all(runs)
+    expect(new Set(seen).size).toBe(40)
+    expect(new Set(results.map((r) => r.result)).size).toBe(40)
+    const books = await factory.db
+      .selectFrom('book')
+      .select('title')
+      .where('title', 'like', 'request %')
+      .execute()
+    expect(books).toHaveLength(40)
+  })
+
+  test('em() is cheap: no query, the schema is read once per client', async () => {
+    const { sql, counter } = db.connect({ max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    counter.reset()
+    const ems = Array.from({ length: 1000 }, () => factory.em())
+    expect(counter.read().roundTrips).toBe(0)
+    expect(new Set(ems).size).toBe(1000)
+    await createEntityManagerFactory<DB>({ sql })
+    expect(counter.read().roundTrips).toBe(0)
+  })
+})

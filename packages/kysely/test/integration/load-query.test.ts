@@ -1,0 +1,145 @@
+import { isPipeflushError } from '@pipeflush/core'
+import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import type { ColumnType, Generated } from 'kysely'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { createEntityManagerFactory } from '../../src/index.ts'
+import { type DB, DDL } from '../fixtures/db.ts'
+
+const db = useTestDatabase()
+
+/** A table with one column of each kind whose decoding could go wrong. */
+interface Mixed {
+  mixed: {
+    id: Generated<number>
+    i8: string | null
+    num: string | null
+    f4: number | null
+    f8: number | null
+    ok: boolean | null
+    ch: string | null
+    mood: string | null
+    day: string | null
+    ts: Date | null
+    tstz: Date | null
+    doc: ColumnType<unknown, unknown, unknown>
+    bytes: Buffer | null
+    ints: number[] | null
+    stamps: (Date | null)[] | null
+    days: string[] | null
+    docs: unknown[] | null
+  }
+}
+
+beforeAll(async () => {
+  await db.sql.unsafe(DDL)
+  await db.sql.unsafe(`
+    create type mood as enum ('sad', 'it''s "ok"', 'happy');
+    create table mixed (
+      id serial primary key, i8 int8, num numeric, f4 float4, f8 float8, ok bool, ch char(6), mood mood,
+      day date, ts timestamp, tstz timestamptz, doc jsonb, bytes bytea, ints int4[], stamps timestamp[],
+      days date[], docs json[]
+    );
+  `)
+})
+
+describe('load(query)', () => {
+  test('decodes every column as find() does, in any client time zone', async () => {
+    const { sql } = db.connect({ max: 2, connection: { TimeZone: 'Asia/Kolkata' } })
+    const factory = await createEntityManagerFactory<Mixed>({ sql })
+    // Written with SQL, so values pipeflush does not write (NaN, infinities) are read back too.
+    await sql.unsafe(`
+      insert into mixed (i8, num, f4, f8, ok, ch, mood, day, ts, tstz, doc, bytes, ints, stamps, days, docs) values
+      (-9223372036854775808, 12345678901234567890.0001, 1.5, -0.1, true, 'ab', 'it''s "ok"', '0044-03-15 BC',
+       '2024-03-31 02:30:00.123456', '1969-12-31 23:59:59.9995+00', '{"a": [1, "x", null]}', '\\x0001feff',
+       '{1,-2,3}', '{"1999-12-31 23:59:59.999",NULL}', '{2024-02-29,infinity}', array['[1, 2]', '{"b": "c"}', '"NULL"']::json[]),
+      (null, 'NaN', 'NaN', 'Infinity', false, null, null, 'infinity', 'infinity', '-infinity', '"text"', '', '{}', '{}', null, '{}'),
+      (null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null)
+    `)
+    const found = await factory.em().find('mixed')
+    const loaded = await factory.em().load(factory.db.selectFrom('mixed').selectAll().orderBy('id'))
+    expect(loaded).toHaveLength(3)
+    expect(loaded.map((e) => ({ ...e }))).toEqual(found.map((e) => ({ ...e })))
+    expect(loaded[0]).toMatchObject({
+      ts: new Date('2024-03-31T02:30:00.123Z'),
+      tstz: new Date(-1),
+      stamps: [new Date('1999-12-31T23:59:59.999Z'), null],
+      ch: 'ab',
+      bytes: Buffer.from([0, 1, 254, 255]),
+      docs: [[1, 2], { b: 'c' }, 'NULL'],
+    })
+    expect(loaded[1]).toMatchObject({
+      num: 'NaN',
+      f4: Number.NaN,
+      ts: new Date(8.64e15),
+      tstz: new Date(-8.64e15),
+    })
+  })
+})
+
+describe('load(query) and the identity map', () => {
+  test('keeps where, order and limit; managed rows are the same objects; removed ones are left out', async () => {
+    const { sql } = db.connect({ max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ sql, versionColumn: 'version' })
+    await factory.run((em) => {
+      const ada = em.create('author', { name: 'Ada' })
+      for (let i = 1; i <= 5; i++)
+        em.create('book', { title: `Book ${i}`, author_id: ada, price: i * 10, tags: [`t${i}`] })
+    })
+    const em = factory.em()
+    const first = await em.load('book', (await em.findOne('book', { title: 'Book 2' }))!.id)
+    first.title = 'Changed, not flushed'
+    const third = await em.findOne('book', { title: 'Book 3' })
+    em.remove(third!)
+    const loaded = await em.load(
+      em.db.selectFrom('book').selectAll().where('price', '<=', '40').orderBy('price', 'desc').limit(3),
+    )
+    expect(loaded.map((b) => b.title)).toEqual(['Book 4', 'Changed, not flushed'])
+    expect(loaded[1]).toBe(first)
+    expect(em.stateOf(loaded[0])).toBe('managed')
+    loaded[0]!.price = '44.00'
+    const report = await em.flush()
+    expect(report).toMatchObject({ updated: 2, deleted: 1 })
+    const check = await sql`select title, price::text from book order by id`
+    expect(check.map((r) => `${r['title']}=${r['price']}`)).toEqual([
+      'Book 1=10.00',
+      'Changed, not flushed=20.00',
+      'Book 4=44.00',
+      'Book 5=50.00',
+    ])
+  })
+
+  test('accepts an aliased or schema-qualified table and refuses joins', async () => {
+    const { sql } = db.connect({ max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const em = factory.em()
+    const aliased = await em.load(
+      (em.db as unknown as typeof em.db)
+        .selectFrom('author')
+        .selectAll()
+        .where('author.name', '=', 'Ada') as never,
+    )
+    expect(aliased).toHaveLength(1)
+    const byAlias = await em.load(
+      em.db.selectFrom('author as a').selectAll('a').where('a.name', '=', 'Ada') as never,
+    )
+    expect(byAlias[0]).toBe(aliased[0])
+    const qualified = await em.load(em.db.withSchema('public').selectFrom('author').selectAll() as never)
+    expect(qualified[0]).toBe(aliased[0])
+    const join = em.db.selectFrom('book').innerJoin('author', 'author.id', 'book.author_id').selectAll()
+    await expect(em.load(join as never)).rejects.toSatisfy((e) => isPipeflushError(e, 'INVALID_STATE'))
+  })
+
+  test('runs as a prepared statement: one round trip once warm', async () => {
+    const { sql, counter } = db.connect({ max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ sql })
+    const query = (title: string) => factory.db.selectFrom('book').selectAll().where('title', '=', title)
+    await factory.em().load(query('Book 1'))
+    counter.reset()
+    const em = factory.em()
+    await em.load(query('Book 4'))
+    expect(counter.read().roundTrips).toBe(1)
+    const prepared =
+      await sql`select count(*)::int as n from pg_prepared_statements where statement like '%::text as "c0"%'`
+    expect(prepared[0]?.['n']).toBeGreaterThanOrEqual(1)
+  })
+})
