@@ -11,12 +11,11 @@
  * await em.flush()
  */
 
-export type { EntityManagerOptions, FlushReport } from './entity-manager.ts'
 export { noDelay } from './connection/no-delay.ts'
+export type { EntityManagerOptions, FlushReport } from './entity-manager.ts'
 export { EntityManager } from './entity-manager.ts'
 export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
-export { decodeValue, encodeValue } from './values/index.ts'
 export type { PipelineMode } from './execute/types.ts'
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'
@@ -43,3 +42,4 @@ export type {
 } from './schema/model.ts'
 export { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
 export type { Entity } from './track/entity-state.ts'
+export { decodeValue, encodeValue } from './values/index.ts'

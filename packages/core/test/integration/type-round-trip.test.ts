@@ -29,7 +29,7 @@ describe.each<PipelineMode>(['off', 'waves', 'burst'])('%s', (mode) => {
     const root = await EntityManager.connect(sql, { pipeline: mode })
     const table = `vals_${mode}`
     const em = root.fork()
-    write.forEach((values, r) => em.create(table, { id: r, ...rowOf(values) }))
+    for (const [r, values] of write.entries()) em.create(table, { id: r, ...rowOf(values) })
     await em.flush()
 
     const check = async (expected: (r: number) => unknown[]) => {
