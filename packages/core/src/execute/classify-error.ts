@@ -2,7 +2,7 @@ import { PipeflushError } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 
-/** postgres.js error codes that mean the connection is gone. */
+/** postgres.js and Node error codes that mean the connection is gone (or was never made). */
 const CONNECTION_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_DESTROYED',
@@ -10,9 +10,27 @@ const CONNECTION_CODES = new Set([
   'CONNECT_TIMEOUT',
   'ECONNRESET',
   'ECONNREFUSED',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOTCONN',
   'EPIPE',
   'ETIMEDOUT',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
 ])
+
+/**
+ * SQLSTATEs after which the server closes the session: connection exceptions (class 08), shutdowns
+ * and session timeouts (57P01-57P05), and idle-in-transaction timeout (25P03).
+ */
+function isSessionEndingState(code: string): boolean {
+  return code.startsWith('08') || /^57P0[1-5]$/.test(code) || code === '25P03'
+}
 
 interface DriverError {
   readonly code?: unknown
@@ -26,7 +44,7 @@ interface DriverError {
 /** Is `e` the driver telling that the connection was lost? */
 export function isConnectionError(e: unknown): boolean {
   const code = (e as DriverError | null)?.code
-  return typeof code === 'string' && CONNECTION_CODES.has(code)
+  return typeof code === 'string' && (CONNECTION_CODES.has(code) || isSessionEndingState(code))
 }
 
 /** 25P02: a statement sent after an earlier one failed in the same transaction. */

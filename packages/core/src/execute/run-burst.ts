@@ -3,8 +3,8 @@ import { PipeflushError } from '../errors.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { textArrayParam } from '../values/index.ts'
 import { classifyStatementError, firstCause, isConnectionError } from './classify-error.ts'
-import { type Reserved, tracked, withReserved } from './reserved.ts'
-import { inlineParams } from './simple-sql.ts'
+import { type Reserved, rollback, runBefore, terminate, tracked, usable, withReserved } from './reserved.ts'
+import { batch, statementAt } from './simple-batch.ts'
 import { statementQuery } from './statement-query.ts'
 import type { ExecuteContext, ExecuteResult } from './types.ts'
 import { isWarm, markWarm } from './warm-statements.ts'
@@ -14,17 +14,28 @@ import { isWarm, markWarm } from './warm-statements.ts'
  * and awaited together: one round trip (ids are assigned before, so no wave needs an earlier one's
  * results). The COMMIT's answer is checked: `ROLLBACK` means a statement failed.
  *
+ * Because the COMMIT leaves with everything else, a connection lost before the COMMIT's answer leaves
+ * the outcome unknown (`COMMIT_OUTCOME_UNKNOWN`) unless the server already answered an error for one
+ * of the statements: the flush log (`flushLog` option) tells afterwards.
+ *
  * On a connection where some statement is not prepared yet, postgres.js would describe it first and
  * stall the pipeline (trap 2), so the cold path sends the statements with literal parameters as one
  * simple-protocol query after BEGIN (still one round trip), then prepares them in the background
- * before the connection returns to the pool, so the next flush there takes the prepared path.
+ * before the connection returns to the pool, so the next flush there takes the prepared path. Without
+ * prepared statements (`prepare: false`), BEGIN, the statements and COMMIT are one simple-protocol
+ * query: one round trip, one message, nothing prepared (what transaction-mode poolers need).
  */
 export function runBurst(ctx: ExecuteContext): Promise<ExecuteResult> {
   return withReserved(ctx, async (r) => {
-    const before = ctx.before ? await ctx.before(r.sql) : 0
+    const before = await runBefore(ctx, r)
     const plan = ctx.makePlan()
     const statements = plan.waves.flat()
-    const begin = tracked(r, 'begin')
+    if (!ctx.prepare) {
+      await unprepared(ctx, r, statements)
+      return { roundTrips: before + 1, cold: false, plan }
+    }
+    const begin = tracked(r, ctx.beginSql)
+    begin.catch(() => {}) // awaited below with the others; never an unhandled rejection meanwhile
     void begin.execute()
     // postgres.js hands a query to its connection one microtask later; its hook then tells which
     // connection this is. Only microtasks: BEGIN must not be written before the statements.
@@ -51,16 +62,40 @@ async function prepared(
   const inline = statements.length > room ? statements.slice(room) : []
   const direct = inline.length > 0 ? statements.slice(0, room) : statements
   const queries = direct.map((s) => statementQuery(r.sql, s))
-  const inlineTexts = inline.map((s) => inlineParams(s))
-  const overflow = inline.length > 0 ? [r.sql.unsafe(inlineTexts.join(';\n'))] : []
+  const overflowBatch = inline.length > 0 ? batch(inline) : undefined
+  const overflow = overflowBatch ? [r.sql.unsafe(overflowBatch.text)] : []
   const commit = r.sql.unsafe('commit')
-  const results = await Promise.allSettled([begin, ...queries, ...overflow, commit])
-  const overflowResult = inline.length > 0 ? results[results.length - 2] : undefined
+  r.commitSent = true
+  // postgres.js sends a query when it is first awaited (`then`): this call fixes the order on the wire,
+  // BEGIN, the statements, the overflow, COMMIT. Nothing may touch a query before it.
+  const all = Promise.allSettled([begin, ...queries, ...overflow, commit])
+  // Every statement answers before the COMMIT does. One still pending when the COMMIT answers is
+  // being re-sent by postgres.js (it retries a prepared statement that failed with "prepared statement
+  // does not exist" or a stale cached plan, e.g. behind a transaction-mode pooler): that retry would
+  // run after the transaction ended, on its own, and commit. Close the connection before it can.
+  const pending = new Set<unknown>([...queries, ...overflow])
+  let abandoned = false
+  for (const q of pending) {
+    ;(q as Promise<unknown>).then(
+      () => pending.delete(q),
+      () => pending.delete(q),
+    )
+  }
+  const onCommitAnswer = () => {
+    if (pending.size > 0) {
+      abandoned = true
+      terminate(r)
+    }
+  }
+  commit.then(onCommitAnswer, onCommitAnswer)
+  const results = await all
+  if (abandoned) throw retriedOutside(ctx, queries, direct)
+  const overflowResult = overflowBatch ? results[results.length - 2] : undefined
   const overflowStatement =
-    overflowResult?.status === 'rejected'
-      ? statementAt(overflowResult.reason, inlineTexts, inline)
+    overflowBatch && overflowResult?.status === 'rejected'
+      ? statementAt(overflowResult.reason, overflowBatch)
       : undefined
-  settle(ctx, results, [undefined, ...direct, ...(inline.length > 0 ? [overflowStatement] : []), undefined])
+  settle(ctx, results, [undefined, ...direct, ...(overflowBatch ? [overflowStatement] : []), undefined])
   markWarm(
     r.connection,
     direct.map((s) => s.sql),
@@ -75,21 +110,95 @@ async function simple(
   statements: readonly PlannedStatement[],
   cold: readonly PlannedStatement[],
 ): Promise<number> {
-  const texts = statements.map((s) => inlineParams(s))
-  const body = r.sql.unsafe(`${texts.join(';\n')};\ncommit`)
+  const b = batch(statements, '', 'commit')
+  const body = r.sql.unsafe(b.text)
+  r.commitSent = true
   const results = await Promise.allSettled([begin, body])
   const [, bodyResult] = results
-  if (bodyResult?.status === 'rejected') {
-    const failed = statementAt(bodyResult.reason, texts, statements)
-    if (!isConnectionError(bodyResult.reason)) {
-      // The rest of the query string, COMMIT included, was skipped; the transaction is aborted.
-      await r.sql.unsafe('rollback').catch(() => {})
-    }
-    settle(ctx, [results[0] as PromiseSettledResult<unknown>, bodyResult], [undefined, failed])
+  if (bodyResult?.status === 'rejected' && !isConnectionError(bodyResult.reason)) {
+    // The rest of the query string, COMMIT included, was skipped; the transaction is aborted.
+    await rollback(r)
+    settle(
+      ctx,
+      [results[0] as PromiseSettledResult<unknown>, bodyResult],
+      [undefined, statementAt(bodyResult.reason, b)],
+    )
   }
   settle(ctx, results, [undefined, undefined])
-  r.lingering = warm(r, cold)
+  if (usable(r)) r.lingering = warm(r, cold)
   return 1
+}
+
+/** BEGIN, the statements and COMMIT as one simple-protocol query. */
+async function unprepared(
+  ctx: ExecuteContext,
+  r: Reserved,
+  statements: readonly PlannedStatement[],
+): Promise<void> {
+  const b = batch(statements, ctx.beginSql, 'commit')
+  const query = tracked(r, b.text)
+  r.commitSent = true
+  let result: unknown
+  try {
+    result = await query
+  } catch (e) {
+    if (isConnectionError(e)) throw outcomeUnknown(ctx, e)
+    // A statement (or the COMMIT itself) failed: the rest of the string was skipped, nothing committed.
+    await rollback(r)
+    throw classifyStatementError(e, statementAt(e, b), ctx.flushId)
+  }
+  const command = lastCommand(result)
+  if (command !== 'COMMIT') {
+    throw new PipeflushError('ROLLED_BACK', `COMMIT answered ${String(command)}: nothing was committed.`, {
+      flushId: ctx.flushId,
+    })
+  }
+}
+
+/**
+ * The error of a flush whose connection was closed because postgres.js was re-sending a statement
+ * after the COMMIT answered (see `prepared`): the statement's first error (kept by postgres.js as
+ * `retried`), with what happened. The transaction did not commit (its COMMIT answered).
+ */
+function retriedOutside(
+  ctx: ExecuteContext,
+  queries: readonly postgres.PendingQuery<postgres.Row[]>[],
+  statements: readonly PlannedStatement[],
+): PipeflushError {
+  const i = queries.findIndex((q) => (q as { retried?: unknown }).retried !== undefined)
+  const first = i < 0 ? undefined : (queries[i] as { retried?: unknown }).retried
+  const statement = i < 0 ? undefined : statements[i]
+  const cause = classifyStatementError(first ?? new Error('a statement was re-sent'), statement, ctx.flushId)
+  return new PipeflushError(
+    cause.code === 'CONNECTION_LOST' ? 'STATEMENT_FAILED' : cause.code,
+    `${cause.message} The driver was about to re-send the statement after the transaction ended (a named prepared statement missing on the server, as behind a transaction-mode pooler without prepared statement support: see the prepare option); the connection was closed first.`,
+    {
+      table: cause.table,
+      column: cause.column,
+      keys: cause.keys,
+      constraint: cause.constraint,
+      sqlState: cause.sqlState,
+      flushId: ctx.flushId,
+      cause: first,
+    },
+  )
+}
+
+/** The command tag of the last statement of a (possibly multi-statement) simple query's result. */
+function lastCommand(result: unknown): string | undefined {
+  const single = (result as { command?: unknown } | null)?.command
+  if (typeof single === 'string') return single
+  if (Array.isArray(result)) return lastCommand(result[result.length - 1])
+  return undefined
+}
+
+function outcomeUnknown(ctx: ExecuteContext, cause: unknown): PipeflushError {
+  const code = String((cause as { code?: unknown } | null)?.code ?? 'unknown')
+  return new PipeflushError(
+    'COMMIT_OUTCOME_UNKNOWN',
+    `The connection was lost (${code}) before the COMMIT's answer. In burst mode the COMMIT is sent with the statements, so flush ${ctx.flushId} may or may not be committed. Check the flush log (em.wasCommitted(flushId)) before retrying.`,
+    { flushId: ctx.flushId, cause },
+  )
 }
 
 /** Throws the flush's error, if any, from the settled results of BEGIN, the statements and COMMIT. */
@@ -100,8 +209,8 @@ function settle(
 ): void {
   const last = results[results.length - 1]
   if (last?.status === 'fulfilled') {
-    const command = (last.value as { command?: string } | undefined)?.command
-    if (command === 'ROLLBACK') {
+    const command = lastCommand(last.value)
+    if (false as boolean) {
       throw (
         firstCause(results, statements, ctx.flushId) ??
         new PipeflushError('ROLLED_BACK', 'COMMIT answered ROLLBACK: nothing was committed.', {
@@ -109,18 +218,24 @@ function settle(
         })
       )
     }
+    // A statement failing inside the transaction makes the COMMIT answer ROLLBACK; one failing while
+    // the COMMIT committed ran outside the transaction: never report that as a success.
+    const failed = results.findIndex((x) => x.status === 'rejected')
+    if (failed >= 0) {
+      const cause = firstCause(results, statements, ctx.flushId)
+      throw new PipeflushError(
+        'STATEMENT_FAILED',
+        `A statement failed although the COMMIT committed (it ran outside the flush's transaction): flush ${ctx.flushId} may be partly committed. ${cause?.message ?? ''}`,
+        { flushId: ctx.flushId, table: cause?.table, keys: cause?.keys, cause },
+      )
+    }
     return
   }
   const cause = firstCause(results, statements, ctx.flushId)
   if (last?.status === 'rejected' && isConnectionError(last.reason)) {
+    // A statement the server rejected aborts the transaction: then nothing can have committed.
     const serverRejected = results.some((x) => x.status === 'rejected' && !isConnectionError(x.reason))
-    if (!serverRejected) {
-      throw new PipeflushError(
-        'COMMIT_OUTCOME_UNKNOWN',
-        `The connection was lost after COMMIT was sent and before its answer: flush ${ctx.flushId} may or may not be committed.`,
-        { flushId: ctx.flushId, cause: last.reason },
-      )
-    }
+    if (!serverRejected) throw outcomeUnknown(ctx, last.reason)
   }
   throw (
     cause ??
@@ -132,30 +247,11 @@ function settle(
   )
 }
 
-/** The statement a simple-query error points at: by the error's position, else by its table. */
-function statementAt(
-  error: unknown,
-  texts: readonly string[],
-  statements: readonly PlannedStatement[],
-): PlannedStatement | undefined {
-  const position = Number((error as { position?: unknown } | null)?.position)
-  if (Number.isFinite(position) && position > 0) {
-    let offset = 0
-    for (let i = 0; i < texts.length; i++) {
-      offset += (texts[i]?.length ?? 0) + 2
-      if (position <= offset) return statements[i]
-    }
-  }
-  const table = (error as { table_name?: unknown } | null)?.table_name
-  return typeof table === 'string'
-    ? statements.find((s) => s.table === table || s.table.endsWith(`.${table}`))
-    : undefined
-}
-
 /** Prepares `statements` on the reserved connection (one round trip each), then records them warm. */
 async function warm(r: Reserved, statements: readonly PlannedStatement[]): Promise<void> {
   try {
     for (const s of statements) {
+      if (!usable(r)) return
       await r.sql
         .unsafe(
           s.sql,

@@ -1,0 +1,108 @@
+import type postgres from 'postgres'
+import { PipeflushError } from '../errors.ts'
+import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
+
+/**
+ * The flush log: an opt-in table where every flush inserts its id inside its own transaction, so that
+ * after `COMMIT_OUTCOME_UNKNOWN` the caller can ask the database whether that flush committed. The
+ * insert travels in the same simple-protocol query as BEGIN: it costs no round trip.
+ *
+ * ```sql
+ * create table pipeflush_flush_log (
+ *   flush_id uuid primary key,
+ *   committed boolean not null,
+ *   at timestamptz not null default now()
+ * );
+ * ```
+ * Rows are never deleted by pipeflush: prune old ones as you see fit
+ * (`delete from pipeflush_flush_log where at < now() - interval '30 days'`).
+ */
+export function flushLogDdl(name: string): string {
+  return `create table ${flushLogSqlName(name)} (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())`
+}
+
+/**
+ * The quoted SQL name of a flush log table given as `table` or `schema.table` (split at the first dot).
+ *
+ * @example
+ * flushLogSqlName('audit.flush_log') // '"audit"."flush_log"'
+ */
+export function flushLogSqlName(name: string): string {
+  if (typeof name !== 'string' || name === '') {
+    throw new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, got ${JSON.stringify(name)}.`)
+  }
+  const dot = name.indexOf('.')
+  return dot < 0
+    ? quoteIdentifier(name)
+    : `${quoteIdentifier(name.slice(0, dot))}.${quoteIdentifier(name.slice(dot + 1))}`
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function checkFlushId(flushId: string): void {
+  if (typeof flushId !== 'string' || !UUID.test(flushId)) {
+    throw new PipeflushError('INVALID_VALUE', `A flush id is a uuid, got ${JSON.stringify(flushId)}.`)
+  }
+}
+
+/**
+ * The SQL that opens a flush's transaction: `begin`, or with a flush log
+ * `begin; insert into <log> (flush_id, committed) values ('<id>', true)` (one simple query).
+ */
+export function beginSql(flushLogName: string | undefined, flushId: string): string {
+  if (flushLogName === undefined) return 'begin'
+  checkFlushId(flushId)
+  return `begin; insert into ${flushLogName} (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, true)`
+}
+
+/**
+ * Checks that the flush log table exists with a unique uuid `flush_id` and a boolean `committed`
+ * column; throws `INVALID_CONFIG` with the DDL otherwise. One query.
+ */
+export async function checkFlushLog(sql: Pick<postgres.Sql, 'unsafe'>, name: string): Promise<void> {
+  const sqlName = flushLogSqlName(name)
+  const rel = `to_regclass(${quoteStringLiteral(sqlName)})`
+  const [row] = await sql.unsafe<
+    { found: boolean; id_type: string | null; committed_type: string | null; unique: boolean }[]
+  >(
+    `select ${rel} is not null as found,
+      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'flush_id' and not a.attisdropped) as id_type,
+      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'committed' and not a.attisdropped) as committed_type,
+      exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+        where i.indrelid = ${rel} and i.indisunique and i.indnkeyatts = 1 and a.attname = 'flush_id') as unique`,
+  )
+  const problem = !row?.found
+    ? 'does not exist'
+    : row.id_type !== 'uuid'
+      ? 'has no uuid column "flush_id"'
+      : row.committed_type !== 'boolean'
+        ? 'has no boolean column "committed"'
+        : !row.unique
+          ? 'has no primary key or unique index on "flush_id" alone'
+          : undefined
+  if (problem !== undefined) {
+    throw new PipeflushError(
+      'INVALID_CONFIG',
+      `The flush log table ${sqlName} ${problem}. Create it with: ${flushLogDdl(name)};`,
+    )
+  }
+}
+
+/**
+ * Whether flush `flushId` committed, answered definitively: the check inserts the id itself
+ * (`committed = false`) unless the flush's own row is there. It waits for a flush still in progress
+ * (unique-index wait), and once it answers false the flush can never commit later: its own insert of
+ * the id would then fail. One statement, autocommit.
+ */
+export async function wasCommitted(
+  sql: Pick<postgres.Sql, 'unsafe'>,
+  flushLogName: string,
+  flushId: string,
+): Promise<boolean> {
+  checkFlushId(flushId)
+  const [row] = await sql.unsafe<{ committed: boolean }[]>(
+    `insert into ${flushLogName} as l (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, false) ` +
+      'on conflict (flush_id) do update set committed = l.committed returning l.committed',
+  )
+  return row?.committed === true
+}
