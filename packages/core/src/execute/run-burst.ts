@@ -210,7 +210,7 @@ function settle(
   const last = results[results.length - 1]
   if (last?.status === 'fulfilled') {
     const command = lastCommand(last.value)
-    if (false as boolean) {
+    if (command === 'ROLLBACK') {
       throw (
         firstCause(results, statements, ctx.flushId) ??
         new PipeflushError('ROLLED_BACK', 'COMMIT answered ROLLBACK: nothing was committed.', {

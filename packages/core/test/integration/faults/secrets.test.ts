@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto'
+import { inspect } from 'node:util'
+import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
+import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import postgres from 'postgres'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { settleWithin } from './support.ts'
+
+const db = useTestDatabase()
+const clients: postgres.Sql[] = []
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.end({ timeout: 1 }).catch(() => {})))
+})
+
+beforeAll(async () => {
+  await db.sql.unsafe('create table secretive (id bigserial primary key, name text not null unique)')
+})
+
+const schema = defineSchema({ secretive: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
+
+/** Everything an error exposes: message, stack, inspect output (hidden properties too), every property, every cause. */
+function everything(error: unknown): string {
+  const parts: string[] = [String(error)]
+  const seen = new Set<unknown>()
+  const walk = (x: unknown, depth: number) => {
+    if (typeof x === 'string') parts.push(x)
+    if (typeof x !== 'object' || x === null || seen.has(x) || depth > 8) return
+    seen.add(x)
+    parts.push(inspect(x, { showHidden: true, depth: 6 }))
+    try {
+      parts.push(JSON.stringify(x))
+    } catch {
+      // circular or bigint: inspect covers it
+    }
+    for (const key of Object.getOwnPropertyNames(x)) walk((x as Record<string, unknown>)[key], depth + 1)
+  }
+  walk(error, 0)
+  return parts.join('\n')
+}
+
+function urlWith(password: string, host?: string, port?: string): string {
+  const u = new URL(db.proxiedUrl)
+  u.password = password
+  if (host) u.hostname = host
+  if (port) u.port = port
+  return u.toString()
+}
+
+const realPassword = () => decodeURIComponent(new URL(db.services.adminUrl).password)
+
+describe('passwords never appear in errors', () => {
+  test.each([
+    ['a wrong password', () => urlWith(`wrong-${randomBytes(6).toString('hex')}`)],
+    [
+      'an unknown host',
+      () => urlWith(`pw-${randomBytes(6).toString('hex')}`, 'pipeflush-no-such-host.invalid'),
+    ],
+    ['a closed port', () => urlWith(`pw-${randomBytes(6).toString('hex')}`, '127.0.0.1', '1')],
+  ])('connection errors from a bad URL (%s): connect and flush', async (_label, makeUrl) => {
+    const url = makeUrl()
+    const password = decodeURIComponent(new URL(url).password)
+    const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} })
+    clients.push(sql)
+    const connectError = await EntityManager.connect(sql).catch((e: unknown) => e)
+    expect(isPipeflushError(connectError)).toBe(true)
+    const em = await EntityManager.connect(sql, { schema, prepare: true, flushTimeoutMs: 8000 })
+    em.create('secretive', { id: 1, name: 'x' })
+    const flushError = (await settleWithin(em.flush(), 12_000)).error
+    expect(
+      isPipeflushError(flushError, 'CONNECTION_LOST') || isPipeflushError(flushError, 'FLUSH_TIMEOUT'),
+    ).toBe(true)
+    for (const error of [connectError, flushError]) {
+      const text = everything(error)
+      expect(text.length).toBeGreaterThan(50)
+      expect(text).not.toContain(password)
+      expect(text).not.toContain(realPassword())
+    }
+  })
+
+  test('flush errors on a working connection (constraint violation, connection lost, timeout) and reports', async () => {
+    const { sql } = db.connect({ max: 1 })
+    const root = await EntityManager.connect(sql, { flushTimeoutMs: 400 })
+    const seen: unknown[] = []
+    const first = root.fork()
+    first.create('secretive', { name: 'dup' })
+    seen.push(await first.flush())
+    const dup = root.fork()
+    dup.create('secretive', { name: 'dup' })
+    seen.push(await dup.flush().catch((e: unknown) => e))
+    await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream' })
+    const lost = root.fork()
+    lost.create('secretive', { name: 'lost' })
+    seen.push(await lost.flush().catch((e: unknown) => e))
+    await db.proxy.clearToxics()
+    await db.proxy.addToxic('timeout', { timeout: 0 }, { stream: 'upstream' })
+    const stalled = root.fork()
+    stalled.create('secretive', { name: 'stalled' })
+    seen.push(await stalled.flush().catch((e: unknown) => e))
+    await db.proxy.clearToxics()
+    expect(seen.slice(1).map((e) => (e as { code?: string }).code)).toEqual([
+      'CONSTRAINT_VIOLATION',
+      'COMMIT_OUTCOME_UNKNOWN',
+      // The stalled proxy also stalls the reconnection, so this flush may time out waiting for a connection.
+      expect.stringMatching(/^(COMMIT_OUTCOME_UNKNOWN|FLUSH_TIMEOUT)$/),
+    ])
+    for (const item of seen) expect(everything(item)).not.toContain(realPassword())
+  })
+})
