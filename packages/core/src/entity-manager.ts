@@ -20,6 +20,7 @@ import { makeEntity } from './track/entity-proxy.ts'
 import { type Entity, type EntityState, stateOf } from './track/entity-state.ts'
 import { IdentityMap } from './track/identity-map.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
+import { emptyRow } from './track/row.ts'
 import { decodeValue, encodeValue } from './values/index.ts'
 
 /** Options of {@link EntityManager.connect}. */
@@ -326,7 +327,7 @@ export class EntityManager {
     const key = rowKey(model, row)
     const known = key === null ? undefined : this.#map.get(model.key, key)
     if (known) return known.entity
-    const values: Record<string, unknown> = {}
+    const values = emptyRow()
     for (const c of model.columns) values[c.name] = row[c.name]
     const state = this.#newState(model, values, 'managed', snapshotOf(model, values))
     state.key = key
@@ -570,7 +571,7 @@ export class EntityManager {
 
   /** A copy of `values` whose every column exists and is writable (not generated). */
   #writableRow(model: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
-    const row: Record<string, unknown> = {}
+    const row = emptyRow()
     for (const [name, value] of Object.entries(values)) {
       const column = model.columnsByName.get(name)
       if (!column) {
@@ -625,7 +626,7 @@ export class EntityManager {
   }
 
   #hydrate(table: TableModel, raw: Readonly<Record<string, string | null>>): EntityState {
-    const values: Record<string, unknown> = {}
+    const values = emptyRow()
     table.columns.forEach((c, i) => {
       values[c.name] = decodeValue(raw[`c${i}`] ?? null, c, { table: table.key })
     })
@@ -761,7 +762,7 @@ function sequenceToFill(s: EntityState): string | null {
 }
 
 function snapshotOf(table: TableModel, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  const out = emptyRow()
   for (const c of table.columns) out[c.name] = cloneValue(row[c.name])
   return out
 }

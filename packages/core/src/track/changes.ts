@@ -3,6 +3,7 @@ import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } 
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
+import { emptyRow } from './row.ts'
 
 /** What a flush will write, entity by entity. */
 export interface PendingChanges {
@@ -83,7 +84,7 @@ export function resolvedValues(
   owner: object,
   columns?: readonly string[],
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  const out = emptyRow()
   for (const column of state.table.columns) {
     if (columns ? !columns.includes(column.name) : !(column.name in state.row)) continue
     out[column.name] = resolveReference(state.row[column.name], column, state.table, owner)
@@ -116,7 +117,7 @@ export function toChangeSet(pending: PendingChanges, owner: object): ChangeSet {
 }
 
 function keyValues(state: EntityState): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  const out = emptyRow()
   for (const k of state.table.primaryKey) out[k] = state.snapshot?.[k] ?? state.row[k]
   return out
 }

@@ -9,6 +9,13 @@ import { type Entity, type EntityState, registerState } from './entity-state.ts'
 export function makeEntity(state: EntityState, onTouch: (state: EntityState) => void): Entity {
   const { table } = state
   const entity = new Proxy(state.row, {
+    // Rows have no prototype (a column may be named __proto__); entities still behave as plain objects.
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && (Object.hasOwn(target, prop) || table.columnsByName.has(prop)))
+        return target[prop]
+      return Reflect.get(Object.prototype, prop, receiver)
+    },
+    getPrototypeOf: () => Object.prototype,
     set(target, prop, value) {
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
       const column = table.columnsByName.get(prop)

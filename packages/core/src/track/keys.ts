@@ -1,5 +1,6 @@
 import type { TableModel } from '../schema/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
+import { emptyRow } from './row.ts'
 
 /**
  * The canonical identity-map key of a row: the normalized primary key value, or a JSON array of them
@@ -32,7 +33,7 @@ export function keyWhere(table: TableModel, key: unknown): Record<string, unknow
       `${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them`,
     )
   }
-  const out: Record<string, unknown> = {}
+  const out = emptyRow()
   for (const name of table.primaryKey) out[name] = (key as Record<string, unknown>)[name]
   return out
 }

@@ -83,7 +83,7 @@ export function parseArrayLiteral(text: string): (string | null)[] | string {
         }
         i++
       }
-      value = value.trim()
+      value = value.replace(/^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g, '') // PostgreSQL's white space only, not U+00A0 etc.
       if (value === '' && !escaped) return 'empty unquoted element'
       out.push(!escaped && value.toUpperCase() === 'NULL' ? null : value)
     }
