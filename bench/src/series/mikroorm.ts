@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { createPgStreamCounter } from '../round-trips/pg-stream-counter.ts'
+import { createRoundTripCounter } from '@pipeflush/testkit'
 import { allTables, nextValues } from '../workload.ts'
 import { ALL_SCENARIOS, type Series, type SeriesClient } from './types.ts'
 
@@ -40,7 +40,7 @@ export const mikroOrmSeries: Series = {
   scenarios: ALL_SCENARIOS,
   unavailableReason: async () => undefined,
   async open(target, { pool }): Promise<SeriesClient> {
-    const counter = createPgStreamCounter()
+    const counter = createRoundTripCounter()
     const schemas = entitySchemas()
     const orm = await MikroORM.init({
       clientUrl: target.url,

@@ -1,5 +1,5 @@
+import { createRoundTripCounter } from '@pipeflush/testkit'
 import pg from 'pg'
-import { createPgStreamCounter } from '../round-trips/pg-stream-counter.ts'
 import { nextValues, type Work } from '../workload.ts'
 import { ALL_SCENARIOS, type Series, type SeriesClient } from './types.ts'
 
@@ -32,7 +32,7 @@ export const pgPipelineSeries: Series = {
   scenarios: ALL_SCENARIOS,
   unavailableReason: async () => undefined,
   async open(target, { pool: max }): Promise<SeriesClient> {
-    const counter = createPgStreamCounter()
+    const counter = createRoundTripCounter()
     const pool = new pg.Pool({
       connectionString: target.url,
       max,

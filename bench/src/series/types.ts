@@ -1,4 +1,4 @@
-import type { RoundTripReader } from '../round-trips/pg-stream-counter.ts'
+import type { RoundTripCounter } from '@pipeflush/testkit'
 import type { Work } from '../workload.ts'
 
 /** Every series, in the order they are run and shown. */
@@ -33,7 +33,7 @@ export interface OpenOptions {
 export interface SeriesClient {
   /** Writes `work` in one transaction. Resolves once it is committed. */
   flush(work: Work): Promise<void>
-  readonly counter: RoundTripReader
+  readonly counter: Pick<RoundTripCounter, 'read' | 'reset'>
   /** What the library itself reported about its last flush, when it reports anything (pipeflush). */
   lastReport?(): LibraryReport | undefined
   /** Ends every connection. */

@@ -32,7 +32,8 @@ type Runner = Pick<postgres.Sql, 'unsafe'>
  * ids.take(need) // Map { 'public.author_id_seq' => ['1', '2', '3'] }
  */
 export class IdAllocator {
-  readonly #pool = new Map<string, string[]>()
+  /** Per sequence: fetched ids, of which those from `head` on are still free (a queue without shifting). */
+  readonly #pool = new Map<string, { ids: string[]; head: number }>()
   readonly #blockSize: number
   readonly #lastNeed = new Map<string, number>()
 
@@ -42,7 +43,8 @@ export class IdAllocator {
 
   /** Ids available now for `sequence`. */
   available(sequence: string): number {
-    return this.#pool.get(sequence)?.length ?? 0
+    const q = this.#pool.get(sequence)
+    return q ? q.ids.length - q.head : 0
   }
 
   /** How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). */
@@ -74,12 +76,15 @@ export class IdAllocator {
       ),
     )
     for (const row of rows) {
-      let list = this.#pool.get(row.seq)
-      if (!list) {
-        list = []
-        this.#pool.set(row.seq, list)
+      let q = this.#pool.get(row.seq)
+      if (!q) {
+        q = { ids: [], head: 0 }
+        this.#pool.set(row.seq, q)
+      } else if (q.head > 0 && q.head * 2 >= q.ids.length) {
+        q.ids = q.ids.slice(q.head) // compact now and then, not on every take
+        q.head = 0
       }
-      list.push(row.id)
+      q.ids.push(row.id)
     }
     return 1
   }
@@ -88,19 +93,13 @@ export class IdAllocator {
   take(need: ReadonlyMap<string, number>): Map<string, string[]> {
     const out = new Map<string, string[]>()
     for (const [seq, n] of need) {
-      const list = this.#pool.get(seq) ?? []
-      if (list.length < n) throw new Error(`IdAllocator: ${seq} has ${list.length} ids, ${n} needed`)
-      out.set(seq, list.splice(0, n))
+      const q = this.#pool.get(seq) ?? { ids: [], head: 0 }
+      const free = q.ids.length - q.head
+      if (free < n) throw new Error(`IdAllocator: ${seq} has ${free} ids, ${n} needed`)
+      out.set(seq, q.ids.slice(q.head, q.head + n))
+      q.head += n
       this.#lastNeed.set(seq, n)
     }
     return out
-  }
-
-  /** Gives ids back (a flush that failed before sending), so they are used by the next one. */
-  giveBack(ids: ReadonlyMap<string, readonly string[]>): void {
-    for (const [seq, list] of ids) {
-      const pool = this.#pool.get(seq) ?? []
-      this.#pool.set(seq, [...list, ...pool])
-    }
   }
 }

@@ -30,6 +30,8 @@ export interface RoundTripCount {
 export interface RoundTripCounter {
   /** postgres.js `socket` option: `postgres(url, { socket: counter.socket })`. */
   readonly socket: (options: SocketFactoryOptions) => Promise<Socket>
+  /** node-postgres `stream` option (`new pg.Client({ stream: counter.stream })`): an unconnected socket. */
+  readonly stream: () => Socket
   read(): RoundTripCount
   /** Starts counting from zero; the next write on any connection counts as a round trip. */
   reset(): void
@@ -61,16 +63,21 @@ export function createRoundTripCounter(): RoundTripCounter {
     for (const s of states) s.receivedSinceWrite = true
   }
 
-  const socket = (options: SocketFactoryOptions): Promise<Socket> => {
-    const host = first(options.host) ?? '127.0.0.1'
-    const port = first(options.port) ?? 5432
-    const s = new Socket()
+  /**
+   * Counts what goes through `s`; returns the function that puts the counting `write` on. Node
+   * replaces `write` on a socket while it connects, so that must happen once connected, before the
+   * driver writes.
+   */
+  const track = (s: Socket): (() => void) => {
     const state: SocketState = { receivedSinceWrite: true }
     states.add(state)
     connections++
-    // Node replaces `write` on a socket while it connects, so the wrapper goes on once connected,
-    // before postgres.js sees the socket.
-    const wrapWrite = () => {
+    s.on('data', (d: Buffer) => {
+      bytesIn += d.length
+      state.receivedSinceWrite = true
+    })
+    s.once('close', () => states.delete(state))
+    return () => {
       const write = s.write.bind(s) as (...args: unknown[]) => boolean
       s.write = ((chunk: unknown, ...rest: unknown[]) => {
         if (state.receivedSinceWrite) {
@@ -82,11 +89,13 @@ export function createRoundTripCounter(): RoundTripCounter {
         return write(chunk, ...rest)
       }) as Socket['write']
     }
-    s.on('data', (d: Buffer) => {
-      bytesIn += d.length
-      state.receivedSinceWrite = true
-    })
-    s.once('close', () => states.delete(state))
+  }
+
+  const socket = (options: SocketFactoryOptions): Promise<Socket> => {
+    const host = first(options.host) ?? '127.0.0.1'
+    const port = first(options.port) ?? 5432
+    const s = new Socket()
+    const wrapWrite = track(s)
     return new Promise((resolve, reject) => {
       s.once('error', reject)
       const done = () => {
@@ -99,8 +108,15 @@ export function createRoundTripCounter(): RoundTripCounter {
     })
   }
 
+  const stream = (): Socket => {
+    const s = new Socket()
+    s.once('connect', track(s))
+    return s
+  }
+
   return {
     socket,
+    stream,
     read: () => ({ roundTrips, writes, bytesOut, bytesIn, connections }),
     reset,
     async measure(fn) {
