@@ -8,19 +8,21 @@ import { runBurst } from './execute/run-burst.ts'
 import { runOff } from './execute/run-off.ts'
 import { runWaves } from './execute/run-waves.ts'
 import type { ExecuteContext, ExecuteResult, PipelineMode } from './execute/types.ts'
+import { assignIds, idNeed, provisionalIds } from './ids/assign-ids.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import { planFlush } from './plan/plan-flush.ts'
 import type { FlushPlan, UpsertSpec } from './plan/types.ts'
 import { selectSql, type Where } from './read/select-sql.ts'
+import { cachedSchema } from './schema/cached-schema.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
-import { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
+import type { ReadSchemaOptions } from './schema/read-schema.ts'
 import { changedColumns, type PendingChanges, resolvedValues, toChangeSet } from './track/changes.ts'
-import { cloneValue } from './track/clone.ts'
 import { makeEntity } from './track/entity-proxy.ts'
 import { type Entity, type EntityState, stateOf } from './track/entity-state.ts'
 import { IdentityMap } from './track/identity-map.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
 import { emptyRow } from './track/row.ts'
+import { hasMutableColumns, snapshotOf } from './track/snapshot.ts'
 import { decodeValue, encodeValue } from './values/index.ts'
 
 /** Options of {@link EntityManager.connect}. */
@@ -96,7 +98,6 @@ interface Shared {
   readonly flushLog: string | undefined
 }
 
-const schemaCache = new WeakMap<postgres.Sql, Map<string, Promise<SchemaModel>>>()
 const allocators = new WeakMap<postgres.Sql, IdAllocator>()
 
 /**
@@ -419,7 +420,7 @@ export class EntityManager {
    */
   plan(): FlushPlan {
     const pending = this.#pending()
-    const restore = this.#provisionalIds(pending)
+    const restore = provisionalIds(flushStates(pending))
     try {
       return planFlush(this.#shared.schema, toChangeSet(pending, this))
     } finally {
@@ -468,14 +469,14 @@ export class EntityManager {
       }
       // Plan (validating every value and the insert order) before anything is sent. When ids must be
       // fetched first, validate with placeholder ids now and plan with the real ones after the fetch.
-      const need = this.#idNeed(pending)
+      const need = idNeed(flushStates(pending))
       const missing = this.#shared.ids.missing(need)
       let plan: FlushPlan | undefined
       if (missing.size === 0) {
-        this.#assignIds(pending, need)
+        assignIds(flushStates(pending), need, this.#shared.ids)
         plan = planFlush(this.#shared.schema, toChangeSet(pending, this))
       } else {
-        const restore = this.#provisionalIds(pending)
+        const restore = provisionalIds(flushStates(pending))
         try {
           planFlush(this.#shared.schema, toChangeSet(pending, this))
         } finally {
@@ -499,7 +500,7 @@ export class EntityManager {
                   trips += await this.#shared.ids.fill(runner, short)
                   short = this.#shared.ids.missing(need)
                 }
-                this.#assignIds(pending, need)
+                assignIds(flushStates(pending), need, this.#shared.ids)
                 return trips
               }
             : undefined,
@@ -667,48 +668,6 @@ export class EntityManager {
     return [...byKey.values()]
   }
 
-  /** Ids to take per sequence: new rows whose single-column key has a sequence and no value. */
-  #idNeed(pending: PendingChanges): Map<string, number> {
-    const need = new Map<string, number>()
-    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
-      const seq = sequenceToFill(s)
-      if (seq) need.set(seq, (need.get(seq) ?? 0) + 1)
-    }
-    return need
-  }
-
-  #assignIds(pending: PendingChanges, need: ReadonlyMap<string, number>): void {
-    if (need.size === 0) return
-    const ids = this.#shared.ids.take(need)
-    const used = new Map<string, number>() // an index per sequence: shift() would be quadratic
-    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
-      const seq = sequenceToFill(s)
-      if (!seq) continue
-      const i = used.get(seq) ?? 0
-      used.set(seq, i + 1)
-      const id = ids.get(seq)?.[i]
-      const pk = s.table.primaryKey[0]!
-      const column = s.table.columnsByName.get(pk)!
-      s.row[pk] = column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
-    }
-  }
-
-  /** Gives new rows without ids placeholder ids (-1, -2...) and returns how to undo it. */
-  #provisionalIds(pending: PendingChanges): () => void {
-    const assigned: EntityState[] = []
-    let next = -1
-    for (const s of [...pending.inserts, ...pending.upserts.map((u) => u.state)]) {
-      if (!sequenceToFill(s)) continue
-      const pk = s.table.primaryKey[0]!
-      const column = s.table.columnsByName.get(pk)!
-      s.row[pk] = column.type === 'int8' || column.type === 'numeric' ? String(next--) : next--
-      assigned.push(s)
-    }
-    return () => {
-      for (const s of assigned) delete s.row[s.table.primaryKey[0]!]
-    }
-  }
-
   #applyFlushed(pending: PendingChanges): void {
     for (const s of pending.inserts) {
       const values = resolvedValues(s, this)
@@ -752,46 +711,7 @@ function checkTimeout(ms: number): number {
   return ms
 }
 
-function sequenceToFill(s: EntityState): string | null {
-  const { table } = s
-  if (table.primaryKey.length !== 1) return null
-  const pk = table.primaryKey[0]!
-  const v = s.row[pk]
-  if (v !== undefined && v !== null) return null
-  return table.columnsByName.get(pk)?.sequence ?? null
-}
-
-function snapshotOf(table: TableModel, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out = emptyRow()
-  for (const c of table.columns) out[c.name] = cloneValue(row[c.name])
-  return out
-}
-
-function hasMutableColumns(table: TableModel): boolean {
-  return table.columns.some(
-    (c) =>
-      c.isArray ||
-      c.type === 'json' ||
-      c.type === 'jsonb' ||
-      c.type === 'bytea' ||
-      c.type === 'date' ||
-      c.type === 'timestamp' ||
-      c.type === 'timestamptz',
-  )
-}
-
-async function cachedSchema(sql: postgres.Sql, options: ReadSchemaOptions): Promise<SchemaModel> {
-  let bySql = schemaCache.get(sql)
-  if (!bySql) {
-    bySql = new Map()
-    schemaCache.set(sql, bySql)
-  }
-  const key = JSON.stringify({ s: options.schemas ?? null, v: options.versionColumn ?? null })
-  let p = bySql.get(key)
-  if (!p) {
-    p = readSchema(sql, options)
-    bySql.set(key, p)
-    p.catch(() => bySql.delete(key))
-  }
-  return p
+/** The new rows of a flush, inserts then upserts: the rows that may need ids. */
+function flushStates(pending: PendingChanges): EntityState[] {
+  return [...pending.inserts, ...pending.upserts.map((u) => u.state)]
 }
