@@ -16,14 +16,20 @@ import { selectSql, type Where } from './read/select-sql.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
 import type { ReadSchemaOptions } from './schema/read-schema.ts'
-import { changedColumns, type PendingChanges, resolvedValues, toChangeSet } from './track/changes.ts'
+import {
+  changedColumns,
+  type PendingChanges,
+  resolvedValues,
+  resolveReference,
+  toChangeSet,
+} from './track/changes.ts'
 import { makeEntity } from './track/entity-proxy.ts'
 import { type Entity, type EntityState, stateOf } from './track/entity-state.ts'
 import { IdentityMap } from './track/identity-map.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
 import { emptyRow } from './track/row.ts'
 import { hasMutableColumns, snapshotOf } from './track/snapshot.ts'
-import { decodeValue, encodeValue } from './values/index.ts'
+import { decodeValue, encodeValue, sameValue } from './values/index.ts'
 
 /** Options of {@link EntityManager.connect}. */
 export interface EntityManagerOptions extends ReadSchemaOptions {
@@ -471,10 +477,19 @@ export class EntityManager {
       // fetched first, validate with placeholder ids now and plan with the real ones after the fetch.
       const need = idNeed(flushStates(pending))
       const missing = this.#shared.ids.missing(need)
+      const upsertCount = this.#upserts.length
+      // What is sent, per entity: becomes its snapshot once committed (an assignment made while the
+      // flush is in flight stays a pending change).
+      let sent = new Map<EntityState, Record<string, unknown>>()
+      const planNow = (): FlushPlan => {
+        const p = planFlush(this.#shared.schema, toChangeSet(pending, this))
+        sent = this.#sentValues(pending)
+        return p
+      }
       let plan: FlushPlan | undefined
       if (missing.size === 0) {
         assignIds(flushStates(pending), need, this.#shared.ids)
-        plan = planFlush(this.#shared.schema, toChangeSet(pending, this))
+        plan = planNow()
       } else {
         const restore = provisionalIds(flushStates(pending))
         try {
@@ -504,14 +519,14 @@ export class EntityManager {
                 return trips
               }
             : undefined,
-        makePlan: () => plan ?? planFlush(this.#shared.schema, toChangeSet(pending, this)),
+        makePlan: () => plan ?? planNow(),
       }
       const result: ExecuteResult = await (mode === 'off'
         ? runOff(ctx)
         : mode === 'waves'
           ? runWaves(ctx)
           : runBurst(ctx))
-      this.#applyFlushed(pending)
+      this.#applyFlushed(pending, sent, upsertCount)
       const statements = result.plan.waves.reduce((n, w) => n + w.length, 0)
       return {
         flushId,
@@ -668,34 +683,60 @@ export class EntityManager {
     return [...byKey.values()]
   }
 
-  #applyFlushed(pending: PendingChanges): void {
+  /** The row of every inserted or updated entity as the flush sends it, references resolved. */
+  #sentValues(pending: PendingChanges): Map<EntityState, Record<string, unknown>> {
+    const out = new Map<EntityState, Record<string, unknown>>()
+    for (const s of pending.inserts) out.set(s, snapshotOf(s.table, { ...s.row, ...resolvedValues(s, this) }))
+    for (const { state, changed } of pending.updates) {
+      const values = { ...state.snapshot, ...resolvedValues(state, this, changed) }
+      const version = state.table.versionColumn
+      if (version) values[version] = Number(state.snapshot?.[version]) + 1
+      out.set(state, snapshotOf(state.table, values))
+    }
+    return out
+  }
+
+  /**
+   * After a commit: new entities become managed, updated ones take what was sent as their snapshot
+   * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
+   * removed ones are forgotten. Changes made while the flush was in flight stay pending.
+   */
+  #applyFlushed(
+    pending: PendingChanges,
+    sent: ReadonlyMap<EntityState, Record<string, unknown>>,
+    upsertCount: number,
+  ): void {
+    const settle = (s: EntityState) => {
+      const snapshot = sent.get(s)!
+      for (const c of s.table.columns) {
+        const now = s.row[c.name]
+        if (stateOf(now) && sameValue(resolveReference(now, c, s.table, this), snapshot[c.name], c))
+          s.row[c.name] = snapshot[c.name]
+      }
+      const version = s.table.versionColumn
+      if (version) s.row[version] = snapshot[version]
+      s.snapshot = snapshot
+    }
     for (const s of pending.inserts) {
-      const values = resolvedValues(s, this)
-      for (const [k, v] of Object.entries(values)) s.row[k] = v
+      settle(s)
       s.status = 'managed'
-      s.snapshot = snapshotOf(s.table, s.row)
       s.key = rowKey(s.table, s.row)
       this.#created.delete(s)
       this.#map.set(s)
+      this.#touched.add(s)
       if (hasMutableColumns(s.table)) this.#watch.add(s)
     }
-    for (const { state, changed } of pending.updates) {
-      const values = resolvedValues(state, this, changed)
-      for (const [k, v] of Object.entries(values)) state.row[k] = v
-      const version = state.table.versionColumn
-      if (version) state.row[version] = Number(state.row[version]) + 1
-      state.snapshot = snapshotOf(state.table, state.row)
-      this.#touched.delete(state)
-    }
+    for (const { state } of pending.updates) settle(state)
     for (const s of pending.deletes) {
       s.status = 'detached'
       this.#removed.delete(s)
       this.#map.delete(s)
       this.#watch.delete(s)
-      this.#touched.delete(s)
     }
-    this.#touched.clear()
-    this.#upserts.length = 0
+    for (const s of this.#touched) {
+      if (s.status !== 'managed' || changedColumns(s, this).length === 0) this.#touched.delete(s)
+    }
+    this.#upserts.splice(0, upsertCount)
   }
 }
 

@@ -21,6 +21,8 @@ export function changedColumns(state: EntityState, owner: object): string[] {
   if (!snapshot) return out
   for (const column of state.table.columns) {
     if (column.generated || column.name === state.table.versionColumn) continue
+    // A column a new row left to its DEFAULT is absent (its value is the server's): not a change.
+    if (!Object.hasOwn(state.row, column.name)) continue
     const now = resolveReference(state.row[column.name], column, state.table, owner)
     if (!sameValue(now, snapshot[column.name], column)) out.push(column.name)
   }

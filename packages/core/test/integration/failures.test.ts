@@ -151,6 +151,36 @@ describe('unit of work', () => {
     expect(again.statements).toBe(0)
   })
 
+  test('an assignment made while a flush is in flight is not lost: it stays pending for the next flush', async () => {
+    const { sql } = db.connect({ max: 1 })
+    const root = await EntityManager.connect(sql)
+    const seed = root.fork()
+    const g = seed.create('gadget', { name: 'radio', note: 'a' })
+    await seed.flush()
+    const em = root.fork()
+    const radio = await em.load('gadget', g['id'])
+    radio['note'] = 'b'
+    const fresh = em.create('gadget', { name: 'tv' })
+    const flushing = em.flush() // sends note = 'b' and the insert
+    await Promise.resolve()
+    radio['note'] = 'c' // while in flight
+    fresh['note'] = 'late'
+    em.upsert('gadget', { id: 424242, name: 'late upsert' }, { conflict: ['id'] })
+    const first = await flushing
+    expect(first).toMatchObject({ updated: 1, inserted: 1, upserted: 0 })
+    expect(em.pending).toEqual({ inserts: 0, updates: 2, deletes: 0, upserts: 1 })
+    const second = await em.flush()
+    expect(second).toMatchObject({ updated: 2, upserted: 1 })
+    const rows =
+      await db.sql`select name, note from gadget where id in (${g['id'] as number}, ${fresh['id'] as number}, 424242) order by id`
+    expect(rows.map((r) => [r['name'], r['note']])).toEqual([
+      ['radio', 'c'],
+      ['tv', 'late'],
+      ['late upsert', null],
+    ])
+    expect((await em.flush()).statements).toBe(0)
+  })
+
   test('load of a missing row is NOT_FOUND; remove of a new entity forgets it', async () => {
     const { sql } = db.connect({ max: 1 })
     const em = await EntityManager.connect(sql)
