@@ -5,6 +5,11 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { sameValue } from '../../../src/values/index.ts'
 import { settleWithin } from './support.ts'
 
+// A fixed seed by default, so CI is reproducible; FC_SEED=random (or a number) explores other inputs.
+// A failure prints the seed and path to replay it.
+const seedEnv = process.env['FC_SEED']
+if (seedEnv !== 'random') fc.configureGlobal({ seed: seedEnv ? Number(seedEnv) : 20_261_121 })
+
 const db = useTestDatabase()
 
 const LABELS = ['sad', 'ok', 'happy', `it's "quoted"`]
