@@ -29,6 +29,7 @@ import { IdentityMap } from './track/identity-map.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
 import { emptyRow } from './track/row.ts'
 import { hasMutableColumns, snapshotOf } from './track/snapshot.ts'
+import { writableColumn } from './track/writable-column.ts'
 import { decodeValue, encodeValue, sameValue } from './values/index.ts'
 
 /** Options of {@link EntityManager.connect}. */
@@ -589,28 +590,7 @@ export class EntityManager {
   #writableRow(model: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
     const row = emptyRow()
     for (const [name, value] of Object.entries(values)) {
-      const column = model.columnsByName.get(name)
-      if (!column) {
-        const columns = model.columns.map((c) => c.name).join(', ')
-        throw new PipeflushError(
-          'UNKNOWN_COLUMN',
-          `${model.key} has no column "${name}" (columns: ${columns}).`,
-          {
-            table: model.key,
-            column: name,
-          },
-        )
-      }
-      if (column.generated) {
-        throw new PipeflushError(
-          'INVALID_STATE',
-          `${model.key}.${name} is a generated column and cannot be written.`,
-          {
-            table: model.key,
-            column: name,
-          },
-        )
-      }
+      writableColumn(model, name)
       row[name] = value
     }
     return row

@@ -1,5 +1,6 @@
 import { PipeflushError } from '../errors.ts'
 import { type Entity, type EntityState, registerState } from './entity-state.ts'
+import { writableColumn } from './writable-column.ts'
 
 /**
  * Wraps `state.row` in a Proxy: reading a column is a plain property read; assigning a column is a
@@ -18,17 +19,7 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
     getPrototypeOf: () => Object.prototype,
     set(target, prop, value) {
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
-      const column = table.columnsByName.get(prop)
-      if (!column) {
-        throw new PipeflushError(
-          'UNKNOWN_COLUMN',
-          `${table.key} has no column "${prop}" (columns: ${table.columns.map((c) => c.name).join(', ')}).`,
-          {
-            table: table.key,
-            column: prop,
-          },
-        )
-      }
+      writableColumn(table, prop)
       if (state.status === 'removed' || state.status === 'detached') {
         throw new PipeflushError(
           'INVALID_STATE',
@@ -54,13 +45,6 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
             table: table.key,
             column: prop,
           },
-        )
-      }
-      if (column.generated) {
-        throw new PipeflushError(
-          'INVALID_STATE',
-          `${table.key}.${prop} is a generated column and cannot be written.`,
-          { table: table.key, column: prop },
         )
       }
       target[prop] = value
