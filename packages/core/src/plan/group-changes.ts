@@ -195,13 +195,18 @@ class DraftGroups {
 
 /** Remembers which rows each kind touches, to reject the same row twice. */
 class SeenRows {
-  readonly #seen = new Map<string, StatementKind>()
+  /** Per table, the kind that first touched each key (a map per table: no string built per row). */
+  readonly #seen = new Map<string, Map<string, StatementKind>>()
 
   claim(table: TableModel, key: RowKey, kind: StatementKind): void {
-    const id = JSON.stringify([table.key, key.id])
-    const previous = this.#seen.get(id)
+    let rows = this.#seen.get(table.key)
+    if (rows === undefined) {
+      rows = new Map()
+      this.#seen.set(table.key, rows)
+    }
+    const previous = rows.get(key.id)
     if (previous === undefined) {
-      this.#seen.set(id, kind)
+      rows.set(key.id, kind)
       return
     }
     if (previous === 'insert' && kind === 'insert') {
