@@ -1,4 +1,5 @@
 import { type FlushReport, isPipeflushError } from '@pipeflush/core'
+import { seededRandom } from '@pipeflush/example-support'
 import type { EntityManagerFactory } from '@pipeflush/kysely'
 import { amount, cents } from './money.ts'
 import { ACCOUNTS, type DB } from './schema.ts'
@@ -96,7 +97,8 @@ export async function concurrentTransfers(
   count: number,
   options: { readonly retries: number; readonly backoffMs?: number; readonly seed?: number },
 ): Promise<ConcurrentRun> {
-  const random = mulberry32(options.seed ?? 7)
+  const next = seededRandom(options.seed ?? 7)
+  const random = () => next() / 4294967296
   const requests = Array.from({ length: count }, () => {
     const from = ACCOUNTS[Math.floor(random() * ACCOUNTS.length)]!
     let to = ACCOUNTS[Math.floor(random() * ACCOUNTS.length)]!
@@ -134,16 +136,4 @@ export async function concurrentTransfers(
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? 0
-}
-
-/** A small seeded PRNG, so every run makes the same transfers. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }

@@ -1,14 +1,5 @@
-import type { ColumnType } from 'kysely'
+import type { Generated, Int8, Numeric } from '@pipeflush/kysely'
 import type postgres from 'postgres'
-
-type Generated<T> =
-  T extends ColumnType<infer S, infer I, infer U>
-    ? ColumnType<S, I | undefined, U>
-    : ColumnType<T, T | undefined, T>
-/** `bigint`: read as a string, written from a number, bigint or string. */
-type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>
-/** `numeric`: read as an exact decimal string. */
-type Numeric = ColumnType<string, string | number, string | number>
 
 /**
  * The article's `account` table (`id bigint primary key, holder text, amount numeric(15,2)`) plus a

@@ -1,15 +1,5 @@
-import type { ColumnType } from 'kysely'
+import type { Generated, Int8, Numeric } from '@pipeflush/kysely'
 import type postgres from 'postgres'
-
-/** kysely-codegen's `Generated` (also unwraps a `ColumnType`, e.g. `Generated<Int8>`). */
-type Generated<T> =
-  T extends ColumnType<infer S, infer I, infer U>
-    ? ColumnType<S, I | undefined, U>
-    : ColumnType<T, T | undefined, T>
-/** `bigint` columns: read as strings by pipeflush, written from numbers, bigints or strings. */
-type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>
-/** `numeric` columns: read as strings (exact), written from numbers or strings. */
-type Numeric = ColumnType<string, string | number, string | number>
 
 /** The bookstore's tables, as kysely-codegen would write them. */
 export interface DB {

@@ -1,3 +1,4 @@
+import { seededRandom } from '@pipeflush/example-support'
 /** One reading of a device. */
 export interface Reading {
   readonly device: number
@@ -7,14 +8,8 @@ export interface Reading {
 
 /** Like the article's bash `$RANDOM`: an integer from 0 to 32767, from a seeded generator. */
 function randomSource(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) % 32768
-  }
+  const next = seededRandom(seed)
+  return () => next() % 32768
 }
 
 /**

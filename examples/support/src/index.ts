@@ -13,4 +13,5 @@ export {
   type ExamplePool,
   startExampleDatabase,
 } from './example-database.ts'
+export { seededRandom } from './random.ts'
 export { formatTable } from './table.ts'

@@ -23,6 +23,8 @@
  * })
  * console.log(result.id, report.roundTrips) // 1 round trip once warm
  */
+
+export type { Generated, Int8, Numeric } from './column-types.ts'
 export { describeFlush } from './describe-flush.ts'
 export {
   createEntityManagerFactory,
