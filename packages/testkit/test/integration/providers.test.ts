@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp } from 'node:fs/promises'
+import { spawn, spawnSync } from 'node:child_process'
+import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,7 @@ import { startPostgres, startToxiproxy, TestkitUnavailableError } from '@pipeflu
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
 import { afterEach, describe, expect, test } from 'vitest'
+import { embeddedBinaries, platformPackageDir } from '../../src/postgres/embedded-binaries.ts'
 import { dockerEngineAnswers } from '../../src/support/docker.ts'
 
 const db = useTestDatabase()
@@ -151,4 +152,24 @@ describe('cleanup', () => {
     expect(await listening(ports.pgPort)).toBe(false)
     expect(await listening(ports.toxiproxyPort)).toBe(false)
   }, 120_000)
+})
+
+describe('embedded binaries as root', () => {
+  test.skipIf(process.getuid?.() !== 0)(
+    'a checkout under a mode-700 folder (e.g. mktemp -d) still runs: the binaries are copied where the postgres user can reach them',
+    async () => {
+      const hidden = await mkdtemp(join(tmpdir(), 'pf-700-')) // mkdtemp makes it mode 700, owned by root
+      const pkg = join(hidden, 'linux-x64')
+      await cp(platformPackageDir(), pkg, { recursive: true, verbatimSymlinks: true })
+      const bin = await embeddedBinaries(pkg)
+      expect(bin.user?.uid).toBeGreaterThan(0)
+      expect(bin.native.startsWith(join(tmpdir(), 'pipeflush-embedded-pg'))).toBe(true)
+      const asPostgres = spawnSync(join(bin.native, 'bin', 'initdb'), ['--version'], {
+        ...bin.user,
+        encoding: 'utf8',
+      })
+      expect(asPostgres.stdout).toMatch(/initdb \(PostgreSQL\) 18/)
+      await rm(hidden, { recursive: true, force: true })
+    },
+  )
 })
