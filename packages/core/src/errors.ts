@@ -86,3 +86,76 @@ export class PipeflushError extends Error {
 export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushError {
   return e instanceof PipeflushError && (code === undefined || e.code === code)
 }
+
+const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
+
+/**
+ * Named constructors of the errors raised in more than one place, so each condition has one code and
+ * one wording.
+ *
+ * @example
+ * throw errors.connectionLost(flushId, 'the connection to db:5432 ended: ECONNRESET')
+ */
+export const errors = {
+  /** The connection failed before the COMMIT was sent: nothing was committed. */
+  connectionLost(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush lost its connection before its COMMIT was sent (${why}). Nothing was committed; the unit of work is unchanged: flush again to retry.`,
+      { flushId, cause },
+    )
+  },
+
+  /** No connection could be had for the flush: nothing was sent. */
+  noConnection(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection (${why}). Nothing was sent; the unit of work is unchanged: flush again to retry.`,
+      { flushId, cause },
+    )
+  },
+
+  /** The connection failed or stalled after the COMMIT was sent, before its answer. */
+  commitOutcomeUnknown(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'COMMIT_OUTCOME_UNKNOWN',
+      `The flush's COMMIT was sent but its answer never came (${why}): flush ${flushId} may or may not be committed. ${FLUSH_LOG_ADVICE}`,
+      { flushId, cause },
+    )
+  },
+
+  /** `flushTimeoutMs` passed before the COMMIT was sent. */
+  flushTimeout(flushId: string, timeoutMs: number, where: string): PipeflushError {
+    return new PipeflushError(
+      'FLUSH_TIMEOUT',
+      `The flush did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}). Its COMMIT was not sent: nothing was committed. The unit of work is unchanged: flush again to retry.`,
+      { flushId },
+    )
+  },
+
+  /** The COMMIT answered ROLLBACK without a statement error to explain it. */
+  rolledBack(flushId: string, command: string): PipeflushError {
+    return new PipeflushError('ROLLED_BACK', `COMMIT answered ${command}: nothing was committed.`, { flushId })
+  },
+
+  /**
+   * A query outside a flush failed (a read, the schema, the flush log): `CONNECTION_LOST` when the
+   * connection failed, else `STATEMENT_FAILED`. `failure` is the driver's error in pipeflush's shape.
+   */
+  queryFailed(
+    what: string,
+    failure: { readonly kind: string; readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
+      `${what} failed: ${failure.message}.`,
+      { ...details, sqlState: failure.sqlState, cause: failure.cause },
+    )
+  },
+
+  /** A configuration value out of range or of the wrong kind. */
+  invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', message, details)
+  },
+} as const

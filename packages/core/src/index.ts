@@ -2,22 +2,22 @@
  * pipeflush: a unit of work for PostgreSQL whose flush is one pipelined round trip.
  *
  * @example
- * import postgres from 'postgres'
+ * import postgres from 'postgres' // or: import pg from 'pg'
  * import { EntityManager } from '@pipeflush/core'
  *
- * const em = await EntityManager.connect(postgres(url))
+ * const em = await EntityManager.connect(postgres(url)) // or new pg.Pool({ connectionString: url, pipeline: true })
  * const ada = em.create('author', { name: 'Ada' })
  * em.create('book', { title: 'Notes', author_id: ada })
  * await em.flush()
  */
 
-export { noDelay } from './connection/no-delay.ts'
-export type { EntityManagerOptions, FlushReport } from './entity-manager.ts'
 export { EntityManager } from './entity-manager.ts'
 export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
-export { flushLogDdl } from './execute/flush-log.ts'
-export type { PipelineMode } from './execute/types.ts'
+export { flushLogDdl } from './flush/flush-log.ts'
+export type { FlushReport } from './flush/flush-report.ts'
+export type { PipelineMode } from './flush/modes.ts'
+export type { EntityManagerOptions, ForkOptions } from './options.ts'
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'
 export type {

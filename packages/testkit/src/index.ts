@@ -1,3 +1,5 @@
+export type { ClientOptions, DriverName, TestClient } from './clients/open-client.ts'
+export { openClient, TEST_DRIVERS } from './clients/open-client.ts'
 export { createDatabase, dropDatabase } from './postgres/databases.ts'
 export { startPostgres } from './postgres/start-postgres.ts'
 export type { PostgresProvider, StartedPostgres, StartPostgresOptions } from './postgres/types.ts'

@@ -1,4 +1,3 @@
-import type postgres from 'postgres'
 import { quoteTextArrayLiteral } from '../values/index.ts'
 
 /**
@@ -16,8 +15,8 @@ export function fetchIdsSql(sequences: readonly string[], counts: readonly numbe
   return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n), generate_series(1, s.n) as g(i) order by s.seq, g.i`
 }
 
-/** A query runner: a postgres.js client, reserved connection or transaction. */
-type Runner = Pick<postgres.Sql, 'unsafe'>
+/** Runs one simple-protocol query and answers its rows (on the flush's connection). */
+export type IdQuery = (text: string) => Promise<readonly Readonly<Record<string, unknown>>[]>
 
 /**
  * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
@@ -28,7 +27,7 @@ type Runner = Pick<postgres.Sql, 'unsafe'>
  * @example
  * const ids = new IdAllocator({ blockSize: 100 })
  * const need = new Map([['public.author_id_seq', 3]])
- * if (ids.missing(need).size > 0) await ids.fill(sql, ids.missing(need))
+ * if (ids.missing(need).size > 0) await ids.fill((text) => driver.query(text), ids.missing(need))
  * ids.take(need) // Map { 'public.author_id_seq' => ['1', '2', '3'] }
  */
 export class IdAllocator {
@@ -62,19 +61,19 @@ export class IdAllocator {
   }
 
   /**
-   * Fetches `counts` ids per sequence in one query on `runner` and adds them to the pool: one round
+   * Fetches `counts` ids per sequence in one query and adds them to the pool: one round
    * trip. The query goes as a simple-protocol query with literal values, so it costs one round trip
    * on a fresh connection too (a prepared statement would be described first: two).
    */
-  async fill(runner: Runner, counts: ReadonlyMap<string, number>): Promise<number> {
+  async fill(query: IdQuery, counts: ReadonlyMap<string, number>): Promise<number> {
     if (counts.size === 0) return 0
     const seqs = [...counts.keys()]
-    const rows = await runner.unsafe<{ seq: string; id: string }[]>(
+    const rows = (await query(
       fetchIdsSql(
         seqs,
         seqs.map((s) => counts.get(s) ?? 0),
       ),
-    )
+    )) as readonly { seq: string; id: string }[]
     for (const row of rows) {
       let q = this.#pool.get(row.seq)
       if (!q) {

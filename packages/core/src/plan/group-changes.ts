@@ -1,5 +1,6 @@
 import { PipeflushError } from '../errors.ts'
-import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { columnOf, writableColumn, writableTable } from '../schema/checks.ts'
+import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { encodeValue, normalizeKeyValue } from '../values/index.ts'
 import { compareDrafts, type RowDraft, type StatementDraft, upsertId } from './drafts.ts'
 import type { ChangeSet, RowValues, StatementKind, UpsertSpec } from './types.ts'
@@ -18,33 +19,6 @@ interface RowKey {
   readonly keyValues: readonly unknown[]
   /** Canonical form, to find the same row twice. */
   readonly id: string
-}
-
-function tableOf(schema: SchemaModel, key: string): TableModel {
-  const table = schema.tables.get(key)
-  if (table === undefined)
-    throw new PipeflushError('UNKNOWN_TABLE', `Unknown table "${key}".`, { table: key })
-  if (table.primaryKey.length === 0) {
-    throw new PipeflushError(
-      'UNSUPPORTED_TABLE',
-      `Table "${key}" has no primary key: pipeflush cannot write it.`,
-      {
-        table: key,
-      },
-    )
-  }
-  return table
-}
-
-function columnOf(table: TableModel, name: string): ColumnModel {
-  const column = table.columnsByName.get(name)
-  if (column === undefined) {
-    throw new PipeflushError('UNKNOWN_COLUMN', `Table "${table.key}" has no column "${name}".`, {
-      table: table.key,
-      column: name,
-    })
-  }
-  return column
 }
 
 /** Reads the primary key out of `source` (an insert's values or an update's or delete's key). */
@@ -112,28 +86,9 @@ function checkUpsert(table: TableModel, columns: readonly string[], spec: Upsert
   }
 }
 
-/** Columns of `values` in table order, each checked to exist and to be writable. */
+/** Columns of `values` in table order, each checked to exist and to be writable by `kind`. */
 function writtenColumns(table: TableModel, values: RowValues, kind: StatementKind): string[] {
-  for (const name of Object.keys(values)) {
-    const column = columnOf(table, name)
-    if (column.generated) {
-      throw new PipeflushError(
-        'UNSUPPORTED_TABLE',
-        `Column "${table.key}"."${name}" is generated: it cannot be written.`,
-        {
-          table: table.key,
-          column: name,
-        },
-      )
-    }
-    if (kind === 'update' && column.identity === 'always') {
-      throw new PipeflushError(
-        'UNSUPPORTED_TABLE',
-        `Column "${table.key}"."${name}" is GENERATED ALWAYS AS IDENTITY: it cannot be updated.`,
-        { table: table.key, column: name },
-      )
-    }
-  }
+  for (const name of Object.keys(values)) writableColumn(table, name, kind === 'update' ? 'update' : 'insert')
   return table.columns.filter((c) => Object.hasOwn(values, c.name)).map((c) => c.name)
 }
 
@@ -234,7 +189,7 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
   const seen = new SeenRows()
   const inserts = new DraftGroups('insert')
   for (const change of changes.inserts) {
-    const table = tableOf(schema, change.table)
+    const table = writableTable(schema, change.table)
     const columns = writtenColumns(table, change.values, 'insert')
     const key = rowKeyOf(table, change.values)
     seen.claim(table, key, 'insert')
@@ -250,7 +205,7 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
   }
   const updates = new DraftGroups('update')
   for (const change of changes.updates) {
-    const table = tableOf(schema, change.table)
+    const table = writableTable(schema, change.table)
     if (Object.keys(change.set).length === 0) continue
     const key = rowKeyOf(table, change.key)
     checkKeyColumns(table, change.key, key)
@@ -278,7 +233,7 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
   }
   const deletes = new DraftGroups('delete')
   for (const change of changes.deletes) {
-    const table = tableOf(schema, change.table)
+    const table = writableTable(schema, change.table)
     const key = rowKeyOf(table, change.key)
     checkKeyColumns(table, change.key, key)
     seen.claim(table, key, 'delete')

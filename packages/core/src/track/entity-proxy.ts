@@ -1,6 +1,6 @@
 import { PipeflushError } from '../errors.ts'
 import { type Entity, type EntityState, registerState } from './entity-state.ts'
-import { writableColumn } from './writable-column.ts'
+import { writableColumn } from '../schema/checks.ts'
 
 /**
  * Wraps `state.row` in a Proxy: reading a column is a plain property read; assigning a column is a
@@ -19,7 +19,7 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
     getPrototypeOf: () => Object.prototype,
     set(target, prop, value) {
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
-      writableColumn(table, prop)
+      writableColumn(table, prop, 'insert')
       if (state.status === 'removed' || state.status === 'detached') {
         throw new PipeflushError(
           'INVALID_STATE',

@@ -1,4 +1,5 @@
 import type { TableModel } from '../schema/model.ts'
+import { PipeflushError } from '../errors.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { emptyRow } from './row.ts'
 
@@ -22,18 +23,36 @@ export function rowKey(table: TableModel, values: Readonly<Record<string, unknow
  */
 export function keyWhere(table: TableModel, key: unknown): Record<string, unknown> {
   if (table.primaryKey.length === 1) {
-    if (typeof key === 'object' && key !== null && !(key instanceof Date) && !Buffer.isBuffer(key)) {
-      const name = table.primaryKey[0]!
-      if (name in key) return { [name]: (key as Record<string, unknown>)[name] }
+    const name = table.primaryKey[0]!
+    let value = key
+    if (typeof key === 'object' && key !== null && !(key instanceof Date) && !Buffer.isBuffer(key) && name in key) {
+      value = (key as Record<string, unknown>)[name]
     }
-    return { [table.primaryKey[0]!]: key }
+    if (value === undefined || value === null) {
+      throw new PipeflushError('INVALID_VALUE', `A key of ${table.key} is needed, not ${String(value)}.`, {
+        table: table.key,
+        column: name,
+      })
+    }
+    return { [name]: value }
   }
   if (typeof key !== 'object' || key === null) {
-    throw new TypeError(
-      `${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them`,
+    throw new PipeflushError(
+      'INVALID_VALUE',
+      `${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them, not ${String(key)}.`,
+      { table: table.key },
     )
   }
   const out = emptyRow()
-  for (const name of table.primaryKey) out[name] = (key as Record<string, unknown>)[name]
+  for (const name of table.primaryKey) {
+    const value = (key as Record<string, unknown>)[name]
+    if (value === undefined || value === null) {
+      throw new PipeflushError('INVALID_VALUE', `The key of ${table.key} lacks its column "${name}".`, {
+        table: table.key,
+        column: name,
+      })
+    }
+    out[name] = value
+  }
   return out
 }

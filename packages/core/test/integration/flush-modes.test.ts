@@ -1,5 +1,5 @@
-import { EntityManager, type PipelineMode } from '@pipeflush/core'
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createGraph, editGraph } from './fixtures/bookshop-scenario.ts'
 import { BOOKSHOP_DDL } from './fixtures/bookshop-schema.ts'
@@ -7,12 +7,16 @@ import { dumpState } from './fixtures/dump.ts'
 
 const db = useTestDatabase()
 const modes: PipelineMode[] = ['off', 'waves', 'burst']
+/** Both drivers, and node-postgres without its pipeline mode (flushes then go as simple-protocol text). */
+const drivers: DriverName[] = [...TEST_DRIVERS, 'pg-simple']
 
 beforeAll(async () => {
-  for (const mode of modes) {
-    await db.sql.unsafe(
-      `create schema m_${mode}; set search_path = m_${mode}; ${BOOKSHOP_DDL}; reset search_path;`,
-    )
+  for (const driver of drivers) {
+    for (const mode of modes) {
+      await db.sql.unsafe(
+        `create schema "${schemaOf(driver, mode)}"; set search_path = "${schemaOf(driver, mode)}"; ${BOOKSHOP_DDL}; reset search_path;`,
+      )
+    }
   }
   const wide = Array.from(
     { length: 130 },
@@ -21,22 +25,39 @@ beforeAll(async () => {
   await db.sql.unsafe(`create schema wide; ${wide.join('\n')}`)
 })
 
-/** A client on one connection, in the schema of `mode`, with a round-trip counter. */
-async function setup(mode: PipelineMode, idBlockSize = 1000) {
-  const { sql, counter } = db.connect({ max: 1, connection: { search_path: `m_${mode}` } })
-  const root = await EntityManager.connect(sql, { pipeline: mode, versionColumn: 'version', idBlockSize })
-  /** Waits until background work on the connection (statement warming) is done. */
-  const idle = async () => {
-    await sql`select 1`
-  }
-  return { sql, counter, root, idle }
+function schemaOf(driver: DriverName, mode: PipelineMode): string {
+  return `m_${driver.replace(/[^a-z]/g, '')}_${mode}`
 }
 
-describe('the same unit of work in every mode', () => {
-  test('gives the identical database state (chains, self-reference, nullable and deferrable cycles, join table, composite keys)', async () => {
+/** A client of `driver` whose connections use `schema`, with a round-trip counter. */
+function open(driver: DriverName, schema: string, max = 1) {
+  return db.client(driver, {
+    max,
+    postgresJs: { connection: { search_path: schema } },
+    pg: { options: `-c search_path=${schema}` },
+  })
+}
+
+/** A root entity manager on one connection in the schema of (driver, mode). */
+async function setup(driver: DriverName, mode: PipelineMode, idBlockSize = 1000) {
+  const c = open(driver, schemaOf(driver, mode))
+  const root = await EntityManager.connect(c.client, { pipeline: mode, versionColumn: 'version', idBlockSize })
+  return { ...c, root }
+}
+
+/** `report.roundTrips` must be what the socket counted. */
+async function counted(counter: { reset(): void; read(): { roundTrips: number } }, flush: () => Promise<FlushReport>) {
+  counter.reset()
+  const report = await flush()
+  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
+  return report
+}
+
+describe.each(drivers)('%s', (driver) => {
+  test('the same unit of work gives the identical database state in every mode (chains, self-reference, nullable and deferrable cycles, join table, composite keys)', async () => {
     const states: Record<string, unknown>[] = []
     for (const mode of modes) {
-      const { root, sql } = await setup(mode)
+      const { root, query } = await setup(driver, mode)
       for (let salt = 1; salt <= 3; salt++) {
         await root.fork().flush() // empty: nothing sent
         const em = root.fork()
@@ -49,137 +70,118 @@ describe('the same unit of work in every mode', () => {
         const edited = await edit.flush()
         expect(edited).toMatchObject({ updated: 4, deleted: 2 })
       }
-      states.push(await dumpState(sql))
+      states.push(await dumpState(query))
     }
     expect(states[0]).toMatchSnapshot()
     expect(states[1]).toEqual(states[0])
     expect(states[2]).toEqual(states[0])
   })
-})
 
-describe('round trips, counted at the socket', () => {
   test.each(modes)(
-    '%s: exact and equal to report.roundTrips for a warm flush across 12 tables',
+    '%s: round trips exact and equal to the socket count, warm and on new statement shapes, across 12 tables',
     async (mode) => {
-      const { root, counter, idle } = await setup(mode)
-      const run = async (salt: number) => {
+      const { root, counter } = await setup(driver, mode)
+      const expected = (r: FlushReport) =>
+        mode === 'burst' ? 1 : mode === 'waves' ? 2 + r.waves : 2 + r.statements
+      for (let salt = 1; salt <= 3; salt++) {
+        // Salt 1 sends statement shapes new to the connection (and fetches ids): they cost no extra trip.
         const em = root.fork()
         createGraph(em, 100 + salt)
-        await idle()
-        counter.reset()
-        const create = await em.flush()
-        const createCount = counter.read().roundTrips
+        const create = await counted(counter, () => em.flush())
+        expect(create.roundTrips).toBe(expected(create) + (create.idFetch ? 1 : 0))
+        expect(create.idFetch).toBe(salt === 1)
+        expect(create.statements).toBeGreaterThanOrEqual(12)
         const edit = root.fork()
         await editGraph(edit, 100 + salt)
-        await idle()
-        counter.reset()
-        const editReport = await edit.flush()
-        return { create, createCount, edit: editReport, editCount: counter.read().roundTrips }
-      }
-      await run(1) // cold: prepares the statements, fills the id pool
-      await run(2)
-      const warm = await run(3)
-      expect(warm.create.cold).toBe(false)
-      expect(warm.create.idFetch).toBe(false)
-      expect(warm.createCount).toBe(warm.create.roundTrips)
-      expect(warm.editCount).toBe(warm.edit.roundTrips)
-      const expected = (r: { statements: number; waves: number }) =>
-        mode === 'burst' ? 1 : mode === 'waves' ? 2 + r.waves : 2 + r.statements
-      expect(warm.create.roundTrips).toBe(expected(warm.create))
-      expect(warm.edit.roundTrips).toBe(expected(warm.edit))
-      expect(warm.create.statements).toBeGreaterThanOrEqual(12)
-      if (mode === 'burst') {
-        expect(warm.create.roundTrips).toBe(1)
-        expect(warm.edit.roundTrips).toBe(1)
+        const edited = await counted(counter, () => edit.flush())
+        expect(edited.roundTrips).toBe(expected(edited))
+        if (mode === 'burst') expect([create.roundTrips - (create.idFetch ? 1 : 0), edited.roundTrips]).toEqual([1, 1])
       }
     },
   )
 
   test('burst: +1 round trip when an id block must be fetched, and not after', async () => {
-    const { root, counter, idle } = await setup('burst', 1)
+    const { root, counter } = await setup(driver, 'burst', 1)
     const em0 = root.fork()
     createGraph(em0, 200)
-    await em0.flush() // warm the statements
-    await idle()
+    await em0.flush()
     // The pool now holds what the first flush fetched beyond its need; three graphs need more.
     const em = root.fork()
     for (const salt of [201, 202, 203]) createGraph(em, salt)
-    counter.reset()
-    const report = await em.flush()
+    const report = await counted(counter, () => em.flush())
     expect(report.idFetch).toBe(true)
-    expect(report.cold).toBe(false)
     expect(report.roundTrips).toBe(2)
-    expect(counter.read().roundTrips).toBe(2)
     // ...and the block fetched then covers the next flush: one round trip again.
-    await idle()
     const next = root.fork()
     createGraph(next, 204)
-    counter.reset()
-    const after = await next.flush()
+    const after = await counted(counter, () => next.flush())
     expect(after.idFetch).toBe(false)
-    expect(counter.read().roundTrips).toBe(1)
+    expect(after.roundTrips).toBe(1)
   })
 
-  test('burst: a flush on a fresh connection takes at most 2 round trips after connecting', async () => {
-    const { sql: warmSql, root: warmRoot } = await setup('burst')
-    const seed = warmRoot.fork()
-    createGraph(seed, 300)
-    await seed.flush()
-    void warmSql
-    // A new client: a new connection, nothing prepared; the schema is read before the counted flush.
-    const { root, counter, sql } = await setup('burst')
-    await sql`select 1` // the connection is open
+  test('burst from a fresh pool: the report counts opening the connection, the id fetch and the flush, as the socket does', async () => {
+    const { root: warmRoot } = await setup(driver, 'burst')
+    const schema = schemaOf(driver, 'burst')
+    const fresh = open(driver, schema)
+    // A declared schema and prepare: true: connecting costs no query, so the flush opens the connection.
+    const root = await EntityManager.connect(fresh.client, { schema: warmRoot.schema, prepare: true })
     const em = root.fork()
-    createGraph(em, 301)
-    counter.reset()
-    const report = await em.flush()
-    expect(report.cold).toBe(true)
-    expect(counter.read().roundTrips).toBe(report.roundTrips)
-    expect(report.roundTrips).toBeLessThanOrEqual(2)
-    // The next flush on the same connection is warm: the statements were prepared in the background.
-    await sql`select 1`
+    createGraph(em, 300)
+    const report = await counted(fresh.counter, () => em.flush())
+    expect(report.connected).toBe(true)
+    expect(report.idFetch).toBe(true)
+    expect(report.connectRoundTrips).toBeGreaterThanOrEqual(1)
+    expect(report.roundTrips).toBe(report.connectRoundTrips + 2)
     const em2 = root.fork()
-    createGraph(em2, 302)
-    counter.reset()
-    const second = await em2.flush()
-    expect(second.cold).toBe(false)
-    expect(counter.read().roundTrips).toBe(second.roundTrips)
+    createGraph(em2, 301)
+    const second = await counted(fresh.counter, () => em2.flush())
+    expect(second).toMatchObject({ connected: false, connectRoundTrips: 0, roundTrips: 1 })
+  })
+
+  test('burst, four flushes at a time from a fresh pool of 10: every report equals its socket count, in sum', async () => {
+    const { root: warmRoot } = await setup(driver, 'burst')
+    const fresh = open(driver, schemaOf(driver, 'burst'), 10)
+    const root = await EntityManager.connect(fresh.client, {
+      schema: warmRoot.schema,
+      prepare: true,
+      idBlockSize: 1000,
+    })
+    for (let round = 0; round < 3; round++) {
+      fresh.counter.reset()
+      const reports = await Promise.all(
+        [0, 1, 2, 3].map((i) => {
+          const em = root.fork()
+          createGraph(em, 400 + round * 10 + i)
+          return em.flush()
+        }),
+      )
+      const sum = reports.reduce((n, r) => n + r.roundTrips, 0)
+      expect(fresh.counter.read().roundTrips, `round ${round}`).toBe(sum)
+      if (round === 0) expect(reports.filter((r) => r.connected).length).toBeGreaterThanOrEqual(1)
+      else for (const r of reports) expect(r.roundTrips - (r.idFetch ? 1 : 0) - r.connectRoundTrips).toBe(1)
+    }
   })
 
   test('flushing with nothing to do costs no round trip', async () => {
-    const { root, counter, idle } = await setup('burst')
-    await idle()
+    const { root, counter } = await setup(driver, 'burst')
     counter.reset()
     const report = await root.fork().flush()
     expect(report.roundTrips).toBe(0)
     expect(counter.read().writes).toBe(0)
   })
 
-  test.each([
-    [1000, 1],
-    [100, 1],
-  ])(
-    '130 statements in one burst with max_pipeline %i: %i round trip (the overflow goes as one simple query)',
-    async (maxPipeline, expected) => {
-      const { sql, counter } = db.connect({
-        max: 1,
-        connection: { search_path: 'wide' },
-        max_pipeline: maxPipeline,
-      } as never)
-      const root = await EntityManager.connect(sql, { idBlockSize: 1000 })
-      const flush = async (salt: number) => {
-        const em = root.fork()
-        for (let i = 0; i < 130; i++) em.create(`w${i}`, { v: salt })
-        return em.flush()
-      }
-      await flush(1)
-      await flush(2) // prepared and warm now
-      await sql`select 1`
-      counter.reset()
-      const report = await flush(3)
-      expect(report.statements).toBe(130)
-      expect(report.roundTrips).toBe(expected)
-      expect(counter.read().roundTrips).toBe(expected)
-    },
-  )
+  test('130 statements in one burst: 1 round trip', async () => {
+    const { client, counter } = open(driver, 'wide')
+    const root = await EntityManager.connect(client, { idBlockSize: 1000 })
+    const flush = (salt: number) => {
+      const em = root.fork()
+      for (let i = 0; i < 130; i++) em.create(`w${i}`, { v: salt })
+      return em.flush()
+    }
+    const first = await counted(counter, () => flush(1)) // new shapes, id fetch
+    expect(first.roundTrips).toBe(2)
+    const report = await counted(counter, () => flush(2))
+    expect(report.statements).toBe(130)
+    expect(report.roundTrips).toBe(1)
+  })
 })

@@ -8,6 +8,7 @@ import type { ProxyHandle, StartedToxiproxy } from '../toxiproxy/types.ts'
 import type { ProvidedServices } from './provided.ts'
 import './provided.ts'
 import { withSocket } from '../round-trips/with-socket.ts'
+import { type ClientOptions, type DriverName, openClient, type TestClient } from '../clients/open-client.ts'
 
 /** Options of a client made by {@link TestDatabase.connect}. */
 export interface ConnectOptions extends postgres.Options<Record<string, postgres.PostgresType>> {
@@ -29,6 +30,11 @@ export interface TestDatabase {
   readonly sql: postgres.Sql
   /** A new client with a round-trip counter on its sockets; ended after the file. */
   connect(options?: ConnectOptions): { sql: postgres.Sql; counter: RoundTripCounter }
+  /**
+   * A new pool of `driver` (through the proxy unless `proxied: false`) with a round-trip counter on its
+   * sockets; ended after the file.
+   */
+  client(driver: DriverName, options?: ClientOptions & { readonly proxied?: boolean }): TestClient
 }
 
 /**
@@ -44,8 +50,9 @@ export interface TestDatabase {
  * })
  */
 export function useTestDatabase(): TestDatabase {
-  let state: Omit<TestDatabase, 'connect'> | undefined
+  let state: Omit<TestDatabase, 'connect' | 'client'> | undefined
   const clients: postgres.Sql[] = []
+  const testClients: TestClient[] = []
   const get = () => {
     if (!state)
       throw new Error('useTestDatabase(): use the database inside tests or hooks, not at import time')
@@ -64,7 +71,10 @@ export function useTestDatabase(): TestDatabase {
   })
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.end({ timeout: 1 }).catch(() => {})))
+    await Promise.all([
+      ...clients.map((c) => c.end({ timeout: 1 }).catch(() => {})),
+      ...testClients.map((c) => c.end()),
+    ])
     if (!state) return
     await state.proxy.remove().catch(() => {})
     await dropDatabase(state.services.adminUrl, state.name).catch(() => {})
@@ -102,6 +112,13 @@ export function useTestDatabase(): TestDatabase {
       )
       clients.push(sql)
       return { sql, counter }
+    },
+    client(driver, options = {}) {
+      const s = get()
+      const { proxied = true, ...rest } = options
+      const c = openClient(driver, proxied ? s.proxiedUrl : s.url, createRoundTripCounter(), rest)
+      testClients.push(c)
+      return c
     },
   }
 }

@@ -1,4 +1,4 @@
-import type { EntityState } from './entity-state.ts'
+import type { EntityState } from '../track/entity-state.ts'
 
 /** One entity per (table, primary key) in a unit of work. */
 export class IdentityMap {
@@ -9,7 +9,7 @@ export class IdentityMap {
   }
 
   set(state: EntityState): void {
-    if (state.key === null) throw new Error('IdentityMap.set: entity without key')
+    if (state.key === null) throw new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)')
     let t = this.#tables.get(state.table.key)
     if (!t) {
       t = new Map()

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { beginSql, flushLogDdl, flushLogSqlName } from '../../../src/execute/flush-log.ts'
+import { flushLogDdl, flushLogInsert, flushLogSqlName } from '../../../src/flush/flush-log.ts'
 
 describe('flush log SQL', () => {
   test('names are quoted, a schema split at the first dot', () => {
@@ -8,13 +8,13 @@ describe('flush log SQL', () => {
     expect(() => flushLogSqlName('')).toThrowError(/table name/)
   })
 
-  test('BEGIN carries the log insert in the same simple query, or is plain', () => {
+  test('the log insert opens the flush, or nothing does', () => {
     const id = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
-    expect(beginSql(undefined, id)).toBe('begin')
-    expect(beginSql('"log"', id)).toBe(
-      `begin; insert into "log" (flush_id, committed) values ('${id}'::uuid, true)`,
-    )
-    expect(() => beginSql('"log"', "x'); drop table t; --")).toThrowError(/uuid/)
+    expect(flushLogInsert(undefined, id)).toEqual([])
+    expect(flushLogInsert('"log"', id)).toEqual([
+      `insert into "log" (flush_id, committed) values ('${id}'::uuid, true)`,
+    ])
+    expect(() => flushLogInsert('"log"', "x'); drop table t; --")).toThrowError(/uuid/)
   })
 
   test('the DDL in the docs and errors', () => {

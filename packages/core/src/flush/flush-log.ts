@@ -1,4 +1,4 @@
-import type postgres from 'postgres'
+import type { Driver } from '../drivers/driver.ts'
 import { PipeflushError } from '../errors.ts'
 import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
 
@@ -46,38 +46,41 @@ function checkFlushId(flushId: string): void {
 }
 
 /**
- * The SQL that opens a flush's transaction: `begin`, or with a flush log
- * `begin; insert into <log> (flush_id, committed) values ('<id>', true)` (one simple query).
+ * The statements that open a flush inside its transaction: none, or with a flush log the insert of the
+ * flush's id (sent with the first statements: it costs no round trip).
+ *
+ * @example
+ * flushLogInsert('"pipeflush_flush_log"', id) // ["insert into \"pipeflush_flush_log\" (flush_id, committed) values ('...'::uuid, true)"]
  */
-export function beginSql(flushLogName: string | undefined, flushId: string): string {
-  if (flushLogName === undefined) return 'begin'
+export function flushLogInsert(flushLogName: string | undefined, flushId: string): string[] {
+  if (flushLogName === undefined) return []
   checkFlushId(flushId)
-  return `begin; insert into ${flushLogName} (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, true)`
+  return [
+    `insert into ${flushLogName} (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, true)`,
+  ]
 }
 
 /**
  * Checks that the flush log table exists with a unique uuid `flush_id` and a boolean `committed`
  * column; throws `INVALID_CONFIG` with the DDL otherwise. One query.
  */
-export async function checkFlushLog(sql: Pick<postgres.Sql, 'unsafe'>, name: string): Promise<void> {
+export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string): Promise<void> {
   const sqlName = flushLogSqlName(name)
   const rel = `to_regclass(${quoteStringLiteral(sqlName)})`
-  const [row] = await sql.unsafe<
-    { found: boolean; id_type: string | null; committed_type: string | null; unique: boolean }[]
-  >(
-    `select ${rel} is not null as found,
+  const [row] = (await driver.query(
+    `select (${rel} is not null)::text as found,
       (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'flush_id' and not a.attisdropped) as id_type,
       (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'committed' and not a.attisdropped) as committed_type,
       exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-        where i.indrelid = ${rel} and i.indisunique and i.indnkeyatts = 1 and a.attname = 'flush_id') as unique`,
-  )
-  const problem = !row?.found
+        where i.indrelid = ${rel} and i.indisunique and i.indnkeyatts = 1 and a.attname = 'flush_id')::text as unique`,
+  )) as { found: string; id_type: string | null; committed_type: string | null; unique: string }[]
+  const problem = row?.found !== 'true'
     ? 'does not exist'
     : row.id_type !== 'uuid'
       ? 'has no uuid column "flush_id"'
       : row.committed_type !== 'boolean'
         ? 'has no boolean column "committed"'
-        : !row.unique
+        : row.unique !== 'true'
           ? 'has no primary key or unique index on "flush_id" alone'
           : undefined
   if (problem !== undefined) {
@@ -95,14 +98,14 @@ export async function checkFlushLog(sql: Pick<postgres.Sql, 'unsafe'>, name: str
  * the id would then fail. One statement, autocommit.
  */
 export async function wasCommitted(
-  sql: Pick<postgres.Sql, 'unsafe'>,
+  driver: Pick<Driver, 'query'>,
   flushLogName: string,
   flushId: string,
 ): Promise<boolean> {
   checkFlushId(flushId)
-  const [row] = await sql.unsafe<{ committed: boolean }[]>(
+  const [row] = await driver.query(
     `insert into ${flushLogName} as l (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, false) ` +
-      'on conflict (flush_id) do update set committed = l.committed returning l.committed',
+      'on conflict (flush_id) do update set committed = l.committed returning l.committed::text as committed',
   )
-  return row?.committed === true
+  return row?.['committed'] === 'true'
 }

@@ -1,0 +1,43 @@
+import { PipeflushError } from '../errors.ts'
+import type { Driver } from './driver.ts'
+import { isPgPool, PgDriver } from './pg/pg-driver.ts'
+import { isPostgresJs, PostgresJsDriver } from './postgres-js/postgres-js-driver.ts'
+
+const drivers = new WeakMap<object, Driver>()
+
+/**
+ * The {@link Driver} of a client: a postgres.js `sql` (from `postgres(url)`) or a `pg.Pool`, told
+ * apart by shape. One per client, made on first use (it puts pipeflush's socket meter on the client's
+ * new connections, see the adapters). Anything else is `INVALID_CONFIG`.
+ *
+ * @example
+ * driverFor(postgres(url)).name // 'postgres.js'
+ * driverFor(new pg.Pool()).name // 'pg'
+ */
+export function driverFor(client: unknown): Driver {
+  if ((typeof client === 'object' || typeof client === 'function') && client !== null) {
+    const known = drivers.get(client)
+    if (known) return known
+    const driver = isPostgresJs(client)
+      ? new PostgresJsDriver(client)
+      : isPgPool(client)
+        ? new PgDriver(client)
+        : undefined
+    if (driver) {
+      drivers.set(client, driver)
+      return driver
+    }
+  }
+  throw new PipeflushError('INVALID_CONFIG', `${describeClient(client)} is not a client pipeflush can use. ${CLIENT_ADVICE}`)
+}
+
+/** What to pass instead, for messages. */
+const CLIENT_ADVICE =
+  "Pass a postgres.js client (`postgres(url)` from the 'postgres' package) or a node-postgres pool (`new pg.Pool({ connectionString: url })`, pg >= 8.23; a single pg.Client is not a pool)."
+
+function describeClient(client: unknown): string {
+  if (client === null) return 'null'
+  if (typeof client !== 'object' && typeof client !== 'function') return `A ${typeof client}`
+  const name = (client as { constructor?: { name?: unknown } }).constructor?.name
+  return typeof name === 'string' && name !== 'Object' && name !== 'Function' ? `A ${name}` : 'This value'
+}

@@ -1,0 +1,150 @@
+/**
+ * The driver boundary: everything pipeflush asks of a PostgreSQL client, in the few shapes it needs.
+ * Nothing above this file imports `postgres` or `pg`; each driver has one adapter that implements
+ * {@link Driver} (see `postgres-js/` and `pg/`, each with a README of what it relies on).
+ *
+ * Values cross the boundary as text: pipeflush writes every value in its PostgreSQL text form and
+ * selects every value it reads as `::text`, so results do not depend on the client's type parsers.
+ */
+
+/** A row as the driver returned it: column name to value (text, for what pipeflush selects). */
+export type Row = Readonly<Record<string, unknown>>
+
+/** A parameter: a value's text form, or an array of them (sent as one `text[]` literal), or null. */
+export type Param = string | null
+
+/** One statement of a pipelined batch: extended protocol, parameters in text form. */
+export interface PipelinedStatement {
+  readonly text: string
+  readonly params: readonly Param[]
+  /**
+   * A name to prepare it under on the connection (parsed once per connection, in the same write as its
+   * first execution); undefined for an unnamed statement (parsed every time).
+   */
+  readonly name?: string | undefined
+}
+
+/** What one statement answered: its command tag (`INSERT 0 3`, `COMMIT`, `ROLLBACK`) and rows. */
+export interface StatementResult {
+  readonly command: string
+  readonly rows: readonly Row[]
+}
+
+/**
+ * What a simple-protocol query of several statements answered: the command tag of its last statement,
+ * and the rows of each statement that returned rows (a row description), in order.
+ */
+export interface SimpleResult {
+  readonly lastCommand: string
+  readonly rowSets: readonly (readonly Row[])[]
+}
+
+/** A driver's error, in one shape for both drivers. The driver's own error is `cause`. */
+export interface DriverError {
+  /**
+   * `connection`: the connection is gone or could not be made (nothing more will come from it);
+   * `server`: the server answered an error (SQLSTATE in `sqlState`);
+   * `client`: the driver refused before sending (a bug or a misuse: pipeflush validates first).
+   */
+  readonly kind: 'connection' | 'server' | 'client'
+  readonly message: string
+  readonly sqlState?: string | undefined
+  readonly constraint?: string | undefined
+  readonly table?: string | undefined
+  readonly column?: string | undefined
+  readonly detail?: string | undefined
+  /** 1-based character position in the query text, for syntax and input errors. */
+  readonly position?: number | undefined
+  /** The driver's error code for connection errors (`ECONNRESET`, `CONNECTION_CLOSED`...). */
+  readonly code?: string | undefined
+  readonly cause: unknown
+}
+
+/**
+ * One connection of the pool, held by one flush from {@link Driver.reserve} until {@link release}.
+ * Statements sent on it run in order; a flush never sends on it after its socket ended.
+ */
+export interface Session {
+  /**
+   * One simple-protocol Query message (one write, no parameters): the statements of `text`, separated by
+   * `;`, run in order; without BEGIN they run as one implicit transaction (all or nothing). Rejects with
+   * the driver's error (see {@link Driver.toDriverError}).
+   */
+  simple(text: string): Promise<SimpleResult>
+  /**
+   * Extended-protocol statements written at once, each with its own Sync, answered in order: one round
+   * trip for the whole batch, new statement names included. Present only where the driver pipelines
+   * without describing a statement first (node-postgres in `pipeline` mode). One settled result per
+   * statement, never a rejection.
+   */
+  pipeline?(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]>
+  /**
+   * Round trips measured on this connection's socket since the reservation began (a connection opened
+   * for this reservation counts from its first byte), or undefined when the socket cannot be observed
+   * (then the flush counts its own waits).
+   */
+  roundTrips(): number | undefined
+  /** Whether the connection was opened for this reservation. */
+  readonly opened: boolean
+  /**
+   * Round trips it took to get the connection: those of opening it when it was opened for this
+   * reservation (its startup, authentication and the driver's own first queries), else 0; undefined
+   * when the socket cannot be observed.
+   */
+  connectRoundTrips(): number | undefined
+  /** Resolves with the cause when the connection's socket ends (closed or errored); never rejects. */
+  readonly ended: Promise<DriverError>
+  /** Whether the socket ended. */
+  isEnded(): boolean
+  /**
+   * Closes the connection at once: whatever is in flight rejects, the server rolls back a transaction
+   * that did not reach its COMMIT, the pool replaces the connection. Idempotent.
+   */
+  terminate(): void
+  /** Gives the connection back to the pool (after its socket ended or a terminate, it is discarded). */
+  release(): void
+}
+
+/** What a reservation may wait for. */
+export interface ReserveOptions {
+  /** `performance.now()` past which the reservation gives up (Infinity: never). */
+  readonly deadline: number
+}
+
+/**
+ * A PostgreSQL client (a pool) as pipeflush uses it. Made by `driverFor(client)`.
+ *
+ * @example
+ * const driver = driverFor(postgres(url)) // or new pg.Pool({ connectionString: url })
+ * const rows = await driver.query('select 1 as one')
+ */
+export interface Driver {
+  /** `postgres.js` or `pg`. */
+  readonly name: 'postgres.js' | 'pg'
+  /** Where the database is, for messages: `host:port` (or the socket path), never credentials. */
+  readonly address: string
+  /**
+   * One autocommit query on any connection of the pool. Without `params`, a simple-protocol query
+   * (statements may be several: the rows are the last statement's); with `params` (text forms), one
+   * extended-protocol statement, sent with its Parse in the same write (one round trip).
+   */
+  query(text: string, params?: readonly Param[]): Promise<readonly Row[]>
+  /**
+   * A connection of the pool for one flush. Rejects with a connection {@link DriverError} when no
+   * connection could be opened (after the driver's connect timeout at the latest), or when `deadline`
+   * passed.
+   */
+  reserve(options: ReserveOptions): Promise<Session>
+  /** The driver's error in pipeflush's shape. */
+  toDriverError(error: unknown): DriverError
+  /**
+   * Whether a connection pooler (PgBouncer, Supavisor...) sits between the client and the server: the
+   * cancel key the client got names another process than `pg_backend_pid()`. One query, cached.
+   */
+  detectPooler(): Promise<boolean>
+  /**
+   * Whether the client's sessions pipeline extended-protocol statements ({@link Session.pipeline}):
+   * then the statements may be named, prepared once per connection.
+   */
+  readonly pipelines: boolean
+}

@@ -1,0 +1,56 @@
+import { quoteStringLiteral } from '../values/sql-literal.ts'
+import type { Param } from './driver.ts'
+
+/**
+ * `text` with each `$n` outside quoted identifiers and string literals replaced by parameter n as a
+ * SQL literal (`'...'`, or `null`), for the simple query protocol, where statements carry no
+ * parameters (so a statement new to a connection costs no describe round trip). pipeflush's SQL casts
+ * every parameter explicitly (`$1::text[]`), so the literal is typed as the parameter would be.
+ *
+ * @example
+ * inlineParams('select $1::text[] as a, $2::text as b', ['{"x"}', null]) // `select '{"x"}'::text[] as a, null::text as b`
+ */
+export function inlineParams(text: string, params: readonly Param[]): string {
+  let out = ''
+  let from = 0
+  let i = 0
+  while (i < text.length) {
+    const ch = text.charCodeAt(i)
+    if (ch === 34 || ch === 39) {
+      i = closingQuote(text, i, ch) + 1
+    } else if (ch === 36 && isDigit(text.charCodeAt(i + 1))) {
+      let j = i + 1
+      while (isDigit(text.charCodeAt(j))) j++
+      const n = Number(text.slice(i + 1, j))
+      if (n < 1 || n > params.length) {
+        throw new RangeError(`inlineParams: the text has $${n} but ${params.length} parameters`)
+      }
+      const param = params[n - 1]
+      out += text.slice(from, i) + (param === null || param === undefined ? 'null' : quoteStringLiteral(param))
+      from = i = j
+    } else {
+      i++
+    }
+  }
+  return out + text.slice(from)
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57
+}
+
+/** The index of the quote closing the one at `start` (a doubled quote is part of the text). */
+function closingQuote(text: string, start: number, quote: number): number {
+  let i = start + 1
+  while (i < text.length) {
+    if (text.charCodeAt(i) === quote) {
+      if (text.charCodeAt(i + 1) === quote) {
+        i += 2
+        continue
+      }
+      return i
+    }
+    i++
+  }
+  return text.length - 1
+}

@@ -1,0 +1,65 @@
+/**
+ * The part of node-postgres (the `pg` package, 8.23.x, with `pg-pool`) this adapter uses, declared
+ * here so that nothing else imports the driver. Line numbers are of pg 8.23.1's `lib/` and pg-pool
+ * 3.x's `index.js`; the README beside this file says why each member is needed.
+ */
+import type { Duplex } from 'node:stream'
+
+/** What a query answers (`lib/result.js`): `command` is the tag's first word (`INSERT`, `COMMIT`...). */
+export interface PgResult {
+  readonly command: string
+  readonly rowCount: number | null
+  readonly rows: readonly Record<string, unknown>[]
+  /** One per column of the row description; empty for a statement without rows. */
+  readonly fields: readonly unknown[]
+}
+
+export interface PgQueryConfig {
+  readonly text: string
+  readonly values?: readonly (string | null)[]
+  /** Parsed once per connection, in the same write as its first execution (`lib/query.js` `prepare`). */
+  readonly name?: string
+}
+
+/** A client checked out of a pool. */
+export interface PgPoolClient {
+  /** A string without values: one simple-protocol Query; several statements answer a result each. */
+  query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
+  /** Back to the pool; with an error, the pool closes and drops the client (`pg-pool` `_release`). */
+  release(error?: Error | boolean): void
+  /**
+   * Whether queries are pipelined (`lib/client.js` line 101, read at every query by `_pulseQueryQueue`,
+   * line 617): each query is written at once with its own Sync, without waiting for earlier ones.
+   */
+  readonly pipeline?: boolean
+  /** Its protocol connection (`lib/client.js` line 89); `stream` carries the bytes (TLS once upgraded). */
+  readonly connection: { readonly stream: Duplex }
+  readonly processID: number | null
+  readonly host?: string
+  readonly port?: number
+  on(event: 'error' | 'end', listener: (error?: unknown) => void): unknown
+  off(event: 'error' | 'end', listener: (error?: unknown) => void): unknown
+}
+
+/** The options a pool passes to each client it makes (`pg-pool` line 241: `new this.Client(this.options)`). */
+export interface PgPoolOptions {
+  /**
+   * A socket, or a function returning one, for each new client (`lib/connection.js` lines 19-21). Read
+   * when a client is made, so a function set after the pool was made applies to its later clients.
+   */
+  stream?: unknown
+  pipeline?: boolean
+  host?: string
+  port?: number | string
+  connectionString?: string
+  connectionTimeoutMillis?: number
+}
+
+/** A `pg.Pool`. */
+export interface PgPool {
+  connect(): Promise<PgPoolClient>
+  query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
+  readonly options: PgPoolOptions
+  readonly totalCount: number
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+}

@@ -1,0 +1,344 @@
+import { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import {
+  isConnectionCode,
+  isSessionEndingState,
+  messageOf,
+  sqlStateOf,
+  stringField,
+} from '../connection-errors.ts'
+import type {
+  Driver,
+  DriverError,
+  Param,
+  PipelinedStatement,
+  ReserveOptions,
+  Row,
+  Session,
+  SimpleResult,
+  StatementResult,
+} from '../driver.ts'
+import { type MeteredSocket, Meters } from '../socket/meters.ts'
+import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
+
+/** Is `client` a `pg.Pool` (told by shape: pipeflush does not import the driver)? */
+export function isPgPool(client: unknown): client is PgPool {
+  const c = client as Partial<PgPool> | null
+  return (
+    typeof client === 'object' &&
+    c !== null &&
+    typeof c.connect === 'function' &&
+    typeof c.query === 'function' &&
+    typeof c.on === 'function' &&
+    typeof c.options === 'object' &&
+    c.options !== null &&
+    typeof c.totalCount === 'number'
+  )
+}
+
+/** Messages node-postgres gives errors of a connection that is gone or could not be made. */
+const CONNECTION_MESSAGES =
+  /Connection terminated|not queryable|Client was closed|timeout exceeded when trying to connect|timeout expired|Query read timeout/
+
+/**
+ * The node-postgres adapter. A flush checks a client out of the application's pool. Where the pool's
+ * clients pipeline (`new pg.Pool({ pipeline: true })`), a flush is pipelined extended-protocol
+ * statements, named so each is parsed once per connection, in the same write as its first execution:
+ * a statement new to a connection costs no extra round trip. Otherwise a flush goes as simple-protocol
+ * text, one Query message per round trip. On creation it wraps the pool's `stream` option so that
+ * every client made from then on has a round-trip meter on its socket.
+ *
+ * @example
+ * const driver = new PgDriver(new pg.Pool({ connectionString: url, pipeline: true }))
+ * const session = await driver.reserve({ deadline: performance.now() + 5000 })
+ */
+export class PgDriver implements Driver {
+  readonly name = 'pg' as const
+  readonly address: string
+  readonly pool: PgPool
+  readonly meters = new Meters()
+  #pooler: Promise<boolean> | undefined
+
+  constructor(pool: PgPool) {
+    this.pool = pool
+    this.address = addressOf(pool)
+    const inner = pool.options.stream
+    const address = this.address
+    pool.options.stream = (config: unknown) => {
+      const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
+      // node's `connect` resets `write` on the socket: put the meter on once connected, before the
+      // driver's first write (its own 'connect' listener is added after this one).
+      if (stream instanceof Socket && stream.pending) {
+        stream.once('connect', () => this.meters.add(stream, address))
+      } else {
+        this.meters.add(stream, address)
+      }
+      return stream
+    }
+  }
+
+  get pipelines(): boolean {
+    return this.pool.options.pipeline === true
+  }
+
+  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    try {
+      const result = await this.pool.query(params.length === 0 ? text : { text, values: params })
+      return Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows
+    } catch (e) {
+      throw this.toDriverError(e)
+    }
+  }
+
+  detectPooler(): Promise<boolean> {
+    if (!this.#pooler) {
+      const p = (async () => {
+        const client = await this.pool.connect()
+        try {
+          const result = (await client.query('select pg_backend_pid()::text as pid')) as PgResult
+          const pid = Number(result.rows[0]?.['pid'])
+          return typeof client.processID === 'number' && pid !== client.processID
+        } finally {
+          client.release()
+        }
+      })()
+      this.#pooler = p
+      p.catch(() => {
+        if (this.#pooler === p) this.#pooler = undefined
+      })
+    }
+    return this.#pooler
+  }
+
+  async reserve(options: ReserveOptions): Promise<Session> {
+    const started = performance.now()
+    const client = await this.#connect(started, options.deadline)
+    return new PgSession(this, client, started)
+  }
+
+  /** `pool.connect()` until the deadline; a client that comes later goes back at once. */
+  #connect(started: number, deadline: number): Promise<PgPoolClient> {
+    return new Promise((resolve, reject) => {
+      let done = false
+      const ms = deadline - started
+      const expiry = Number.isFinite(ms)
+        ? setTimeout(() => {
+            done = true
+            const message = `no connection to ${this.address} was free before the deadline`
+            reject({ kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) })
+          }, Math.max(0, ms))
+        : undefined
+      this.pool.connect().then(
+        (client) => {
+          if (done) return client.release()
+          done = true
+          clearTimeout(expiry)
+          resolve(client)
+        },
+        (error: unknown) => {
+          if (done) return
+          done = true
+          clearTimeout(expiry)
+          const e = this.toDriverError(error)
+          const message = e.message.includes(this.address)
+            ? e.message
+            : `could not connect to ${this.address}: ${e.message}`
+          reject({ ...e, kind: 'connection', message })
+        },
+      )
+    })
+  }
+
+  toDriverError(error: unknown): DriverError {
+    if (isDriverError(error)) return error
+    const code = stringField(error, 'code')
+    const sqlState = sqlStateOf(code)
+    const message = messageOf(error)
+    if (sqlState !== undefined) {
+      const position = Number(stringField(error, 'position'))
+      return {
+        kind: isSessionEndingState(sqlState) ? 'connection' : 'server',
+        message,
+        sqlState,
+        constraint: stringField(error, 'constraint'),
+        table: stringField(error, 'table'),
+        column: stringField(error, 'column'),
+        detail: stringField(error, 'detail'),
+        position: Number.isFinite(position) && position > 0 ? position : undefined,
+        cause: error,
+      }
+    }
+    const connection = isConnectionCode(code) || CONNECTION_MESSAGES.test(message)
+    return { kind: connection ? 'connection' : 'client', message, code, cause: error }
+  }
+}
+
+/** A client checked out of the pool, as a {@link Session}. */
+class PgSession implements Session {
+  readonly ended: Promise<DriverError>
+  readonly opened: boolean
+  pipeline?: (statements: readonly PipelinedStatement[]) => Promise<PromiseSettledResult<StatementResult>[]>
+  readonly #driver: PgDriver
+  readonly #client: PgPoolClient
+  readonly #metered: MeteredSocket
+  readonly #base: number
+  readonly #atClaim: number
+  readonly #onError: (error?: unknown) => void
+  readonly #onEnd: () => void
+  #endedCause: DriverError | undefined
+  #resolveEnded: (cause: DriverError) => void = () => {}
+  #inFlight = 0
+  #terminated = false
+  #releaseWanted = false
+  #released = false
+
+  constructor(driver: PgDriver, client: PgPoolClient, started: number) {
+    this.#driver = driver
+    this.#client = client
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve
+    })
+    const stream = client.connection.stream
+    // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
+    const metered = driver.meters.of(stream) ?? driver.meters.add(stream, driver.address)
+    this.#metered = metered
+    this.opened = metered.meter.createdAt >= started
+    this.#base = this.opened ? 0 : metered.meter.roundTrips
+    this.#atClaim = metered.meter.roundTrips - this.#base
+    this.#onError = (error) => this.#end(driver.toDriverError(error ?? new Error('client error')))
+    this.#onEnd = () => this.#end(closed(driver.address, 'the connection ended'))
+    client.on('error', this.#onError) // while checked out, nobody else listens: an 'error' would be thrown
+    client.on('end', this.#onEnd)
+    metered.meter.onClose(() => {
+      const e = metered.meter.closeError
+      this.#end(closed(driver.address, e ? e.message : 'the socket closed', e))
+    })
+    if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
+  }
+
+  isEnded(): boolean {
+    return this.#endedCause !== undefined
+  }
+
+  simple(text: string): Promise<SimpleResult> {
+    if (this.#endedCause !== undefined || this.#terminated) {
+      return Promise.reject(this.#endedCause ?? closed(this.#driver.address, 'terminated'))
+    }
+    return this.#track(this.#client.query(text)).then((result) => {
+      const list = Array.isArray(result) ? result : [result]
+      return {
+        lastCommand: list[list.length - 1]?.command ?? '',
+        rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
+      }
+    })
+  }
+
+  #pipeline(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]> {
+    if (this.#endedCause !== undefined || this.#terminated) {
+      const reason = this.#endedCause ?? closed(this.#driver.address, 'terminated')
+      return Promise.resolve(statements.map(() => ({ status: 'rejected', reason })))
+    }
+    // Each query is written as soon as it is queued (pipeline mode): all of them before any answer.
+    const answers = statements.map((s) =>
+      this.#track(
+        this.#client.query(s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params }),
+      ).then((r): StatementResult => {
+        const result = Array.isArray(r) ? r[r.length - 1] : r
+        return { command: result?.command ?? '', rows: result?.rows ?? [] }
+      }),
+    )
+    return Promise.allSettled(answers)
+  }
+
+  roundTrips(): number {
+    return this.#metered.meter.roundTrips - this.#base
+  }
+
+  connectRoundTrips(): number {
+    return this.opened ? this.#atClaim : 0
+  }
+
+  terminate(): void {
+    if (this.#terminated) return
+    this.#terminated = true
+    this.#client.connection.stream.destroy()
+    this.#end(closed(this.#driver.address, 'terminated by pipeflush'))
+  }
+
+  release(): void {
+    this.#releaseWanted = true
+    this.#releaseIfIdle()
+  }
+
+  /** Counts `p` in flight; rejections become {@link DriverError}s. */
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inFlight++
+    return p.then(
+      (value) => {
+        this.#settled()
+        return value
+      },
+      (error: unknown) => {
+        this.#settled()
+        throw this.#driver.toDriverError(error)
+      },
+    )
+  }
+
+  #settled(): void {
+    this.#inFlight--
+    this.#releaseIfIdle()
+  }
+
+  #releaseIfIdle(): void {
+    if (!this.#releaseWanted || this.#released) return
+    const broken = this.#endedCause !== undefined || this.#terminated
+    if (this.#inFlight > 0 && !broken) return
+    this.#released = true
+    // With an error the pool closes the client and drops it (a dead or terminated connection).
+    this.#client.release(broken ? new Error(this.#endedCause?.message ?? 'terminated') : undefined)
+    this.#client.off('error', this.#onError)
+    this.#client.off('end', this.#onEnd)
+  }
+
+  #end(cause: DriverError): void {
+    if (this.#endedCause !== undefined) return
+    this.#endedCause = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' }
+    this.#resolveEnded(this.#endedCause)
+    this.#releaseIfIdle()
+  }
+}
+
+function closed(address: string, reason: string, cause?: unknown): DriverError {
+  return {
+    kind: 'connection',
+    code: 'CONNECTION_CLOSED',
+    message: `the connection to ${address} ended: ${reason}`,
+    cause: cause ?? new Error(reason),
+  }
+}
+
+function isDriverError(e: unknown): e is DriverError {
+  const k = (e as DriverError | null)?.kind
+  return (k === 'connection' || k === 'server' || k === 'client') && 'cause' in (e as object)
+}
+
+/** `host:port` of the pool's server, from its options or connection string (never credentials). */
+function addressOf(pool: PgPool): string {
+  const o = pool.options
+  let host = o.host
+  let port = o.port === undefined ? undefined : String(o.port)
+  if (o.connectionString !== undefined) {
+    try {
+      const url = new URL(o.connectionString)
+      host ??= decodeURIComponent(url.hostname) || undefined
+      port ??= url.port || undefined
+      host ??= url.searchParams.get('host') ?? undefined
+    } catch {
+      // an unparsable connection string: pg reports it when it connects
+    }
+  }
+  host ??= process.env['PGHOST'] ?? 'localhost'
+  port ??= process.env['PGPORT'] ?? '5432'
+  return host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : `${host}:${port}`
+}

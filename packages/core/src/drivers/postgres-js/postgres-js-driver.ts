@@ -1,0 +1,363 @@
+import type { Socket } from 'node:net'
+import {
+  isConnectionCode,
+  isSessionEndingState,
+  messageOf,
+  sqlStateOf,
+  stringField,
+} from '../connection-errors.ts'
+import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleResult } from '../driver.ts'
+import { inlineParams } from '../inline-params.ts'
+import { type MeteredSocket, Meters } from '../socket/meters.ts'
+import { cancelKeyOf } from '../socket/socket-meter.ts'
+import type {
+  PostgresJsConnection,
+  PostgresJsQuery,
+  PostgresJsReserved,
+  PostgresJsResult,
+  PostgresJsSql,
+} from './client-types.ts'
+import { socketFactory } from './socket-factory.ts'
+
+/** Is `client` a postgres.js `sql` function (told by shape: pipeflush does not import the driver)? */
+export function isPostgresJs(client: unknown): client is PostgresJsSql {
+  const c = client as Partial<PostgresJsSql> | null
+  return (
+    typeof client === 'function' &&
+    typeof c?.unsafe === 'function' &&
+    typeof c.reserve === 'function' &&
+    typeof c.begin === 'function' &&
+    typeof c.options === 'object' &&
+    c.options !== null &&
+    Array.isArray(c.options.host)
+  )
+}
+
+/**
+ * The postgres.js adapter. Every flush statement goes as simple-protocol text (one Query message per
+ * round trip): postgres.js describes a parameterized statement new to a connection before executing
+ * it, a round trip that also stalls everything written behind it, whereas a simple query never waits.
+ * On creation it sets pipeflush's socket factory on the client (see `socket-factory.ts`): TCP_NODELAY,
+ * SNI and multi-host failover kept, and a round-trip meter on every connection opened from then on.
+ *
+ * @example
+ * const driver = new PostgresJsDriver(postgres(url))
+ * const session = await driver.reserve({ deadline: performance.now() + 5000 })
+ */
+export class PostgresJsDriver implements Driver {
+  readonly name = 'postgres.js' as const
+  readonly pipelines = false
+  readonly address: string
+  readonly sql: PostgresJsSql
+  readonly meters = new Meters()
+  #pooler: Promise<boolean> | undefined
+
+  constructor(sql: PostgresJsSql) {
+    this.sql = sql
+    const o = sql.options
+    this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
+    o.socket = socketFactory(o.socket, (socket) => {
+      const named = socket as Socket & { host?: unknown; port?: unknown }
+      this.meters.add(socket, o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`)
+    })
+  }
+
+  /** Seconds postgres.js waits for a connection to open (its `connect_timeout`, default 30). */
+  get connectTimeoutMs(): number {
+    const seconds = Number(this.sql.options.connect_timeout ?? 30)
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Number.POSITIVE_INFINITY
+  }
+
+  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    const q = this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params))
+    try {
+      const result = await q
+      return rowsOfLast(result)
+    } catch (e) {
+      throw this.toDriverError(e)
+    }
+  }
+
+  detectPooler(): Promise<boolean> {
+    if (!this.#pooler) {
+      const p = (async () => {
+        const result = (await this.sql.unsafe('select pg_backend_pid()::int4 as pid')) as PostgresJsResult
+        const keyPid = result.state?.pid
+        return typeof keyPid === 'number' && Number(result[0]?.['pid']) !== keyPid
+      })()
+      this.#pooler = p
+      p.catch(() => {
+        if (this.#pooler === p) this.#pooler = undefined
+      })
+    }
+    return this.#pooler
+  }
+
+  reserve(options: ReserveOptions): Promise<Session> {
+    const started = performance.now()
+    return this.#reserve(started, options.deadline).then(
+      (reserved) => new PostgresJsSession(this, reserved, started),
+    )
+  }
+
+  /**
+   * `sql.reserve()`, failing when the deadline passes, or when connection attempts fail for longer than
+   * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
+   * closes each new connection before it is ready). While attempts fail, the reservation is asked
+   * again every second: postgres.js can drop a waiting reservation when the connection opened for it
+   * closes. The first answer wins; later ones are released at once.
+   */
+  #reserve(started: number, deadline: number): Promise<PostgresJsReserved> {
+    const failuresBefore = this.meters.failures
+    return new Promise((resolve, reject) => {
+      let done = false
+      let lastAsk = started
+      const finish = (settle: () => void): boolean => {
+        if (done) return false
+        done = true
+        clearInterval(watch)
+        clearTimeout(expiry)
+        settle()
+        return true
+      }
+      const ask = () => {
+        lastAsk = performance.now()
+        this.sql.reserve().then(
+          (reserved) => {
+            if (!finish(() => resolve(reserved))) reserved.release()
+          },
+          (error: unknown) => {
+            finish(() => reject(this.toDriverError(error)))
+          },
+        )
+      }
+      const watch = setInterval(() => {
+        if (this.meters.failures === failuresBefore) return
+        const now = performance.now()
+        if (now - started >= this.connectTimeoutMs) {
+          finish(() => reject(this.#cannotConnect()))
+        } else if (now - lastAsk >= 1000) {
+          ask()
+        }
+      }, 100)
+      const ms = deadline - started
+      const expiry = Number.isFinite(ms)
+        ? setTimeout(() => finish(() => reject(deadlineError(this.address))), Math.max(0, ms))
+        : undefined
+      ask()
+    })
+  }
+
+  #cannotConnect(): DriverError {
+    const last = this.meters.lastFailure
+    const where = last?.address ?? this.address
+    const message = `could not open a connection to ${where} within connect_timeout (${this.connectTimeoutMs / 1000} s): ${last?.reason ?? 'no answer'}`
+    return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: new Error(message) }
+  }
+
+  toDriverError(error: unknown): DriverError {
+    if (isDriverError(error)) return error
+    const code = stringField(error, 'code')
+    const sqlState = sqlStateOf(code)
+    const message = messageOf(error)
+    if (sqlState !== undefined) {
+      const position = Number(stringField(error, 'position'))
+      return {
+        kind: isSessionEndingState(sqlState) ? 'connection' : 'server',
+        message,
+        sqlState,
+        constraint: stringField(error, 'constraint_name'),
+        table: stringField(error, 'table_name'),
+        column: stringField(error, 'column_name'),
+        detail: stringField(error, 'detail'),
+        position: Number.isFinite(position) && position > 0 ? position : undefined,
+        cause: error,
+      }
+    }
+    // postgres.js writes to a socket it already dropped as a TypeError (`socket.write` of null).
+    const deadSocket = error instanceof TypeError && /null \(reading 'write'\)/.test(message)
+    return {
+      kind: isConnectionCode(code) || deadSocket ? 'connection' : 'client',
+      message,
+      code,
+      cause: error,
+    }
+  }
+}
+
+/** A reserved postgres.js connection, as a {@link Session}. */
+class PostgresJsSession implements Session {
+  readonly ended: Promise<DriverError>
+  readonly #driver: PostgresJsDriver
+  readonly #reserved: PostgresJsReserved
+  readonly #started: number
+  /** Round trips of every open socket when the reservation was answered. */
+  readonly #counts: Map<MeteredSocket, number>
+  #metered: MeteredSocket | undefined
+  #connection: PostgresJsConnection | undefined
+  #onclose: ((error: unknown) => void) | undefined
+  #first: PostgresJsQuery | undefined
+  #endedCause: DriverError | undefined
+  #resolveEnded: (cause: DriverError) => void = () => {}
+  #inFlight = 0
+  #terminated = false
+  #releaseWanted = false
+  #released = false
+
+  constructor(driver: PostgresJsDriver, reserved: PostgresJsReserved, started: number) {
+    this.#driver = driver
+    this.#reserved = reserved
+    this.#started = started
+    this.#counts = driver.meters.counts()
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve
+    })
+  }
+
+  get opened(): boolean {
+    const m = this.#identify()
+    return m !== undefined && m.meter.createdAt >= this.#started
+  }
+
+  isEnded(): boolean {
+    this.#identify()
+    return this.#endedCause !== undefined
+  }
+
+  simple(text: string): Promise<SimpleResult> {
+    if (this.isEnded() || this.#terminated) {
+      return Promise.reject(this.#endedCause ?? closedError(this.#driver.address, 'terminated'))
+    }
+    const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
+    this.#first ??= q
+    this.#inFlight++
+    // The query is written one microtask later; by the next macrotask its connection is known.
+    setImmediate(() => this.#identify())
+    return q.then(
+      (result) => {
+        this.#settled()
+        return simpleResult(result)
+      },
+      (error: unknown) => {
+        this.#settled()
+        throw this.#driver.toDriverError(error)
+      },
+    )
+  }
+
+  roundTrips(): number | undefined {
+    const m = this.#identify()
+    if (m === undefined) return undefined
+    const base = m.meter.createdAt >= this.#started ? 0 : (this.#counts.get(m) ?? m.meter.roundTrips)
+    return m.meter.roundTrips - base
+  }
+
+  connectRoundTrips(): number | undefined {
+    const m = this.#identify()
+    if (m === undefined) return undefined
+    return m.meter.createdAt >= this.#started ? (this.#counts.get(m) ?? 0) : 0
+  }
+
+  terminate(): void {
+    if (this.#terminated) return
+    this.#terminated = true
+    const m = this.#identify()
+    if (m !== undefined) m.socket.destroy()
+    else this.#connection?.terminate()
+    this.#end(closedError(this.#driver.address, 'terminated by pipeflush'))
+  }
+
+  release(): void {
+    this.#releaseWanted = true
+    this.#releaseIfIdle()
+  }
+
+  #settled(): void {
+    this.#inFlight--
+    this.#releaseIfIdle()
+  }
+
+  #releaseIfIdle(): void {
+    if (!this.#releaseWanted || this.#released || this.#inFlight > 0) return
+    this.#released = true
+    const c = this.#connection
+    if (c && c.onclose === this.#onclose) c.onclose = null
+    // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing it
+    // would put a dead connection among the open ones.
+    if (this.#endedCause === undefined && !this.#terminated) this.#reserved.release()
+  }
+
+  /** The metered socket of this connection, once its first query ran (found by its cancel key). */
+  #identify(): MeteredSocket | undefined {
+    if (this.#metered) return this.#metered
+    const state = this.#first?.state
+    if (!state || state.pid === null || state.secret === null) return undefined
+    const m = this.#driver.meters.byKey(cancelKeyOf(state.pid, state.secret))
+    if (m === undefined) return undefined
+    this.#metered = m
+    m.meter.onClose(() => {
+      const e = m.meter.closeError
+      this.#end(closedError(this.#driver.address, e ? e.message : 'the socket closed', e))
+    })
+    return m
+  }
+
+  /** Hooks the connection's close (the pool calls `onclose` once when its socket closes). */
+  #learn(c: PostgresJsConnection): true {
+    if (this.#connection === undefined) {
+      this.#connection = c
+      this.#onclose = (error) => this.#end(this.#driver.toDriverError(error))
+      c.onclose = this.#onclose
+    }
+    return true // a falsy result would make postgres.js stop pipelining on this connection
+  }
+
+  #end(cause: DriverError): void {
+    if (this.#endedCause !== undefined) return
+    this.#endedCause = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' }
+    this.#resolveEnded(this.#endedCause)
+  }
+}
+
+function isDriverError(e: unknown): e is DriverError {
+  const k = (e as DriverError | null)?.kind
+  return (k === 'connection' || k === 'server' || k === 'client') && 'cause' in (e as object)
+}
+
+function closedError(address: string, reason: string, cause?: unknown): DriverError {
+  return {
+    kind: 'connection',
+    code: 'CONNECTION_CLOSED',
+    message: `the connection to ${address} ended: ${reason}`,
+    cause: cause ?? new Error(reason),
+  }
+}
+
+function deadlineError(address: string): DriverError {
+  const message = `no connection to ${address} was free before the deadline`
+  return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
+}
+
+/** The rows of the last statement of a (possibly multi-statement) simple query's result. */
+function rowsOfLast(result: PostgresJsResult | PostgresJsResult[]): readonly Row[] {
+  if (isResultList(result)) return result[result.length - 1] ?? []
+  return result
+}
+
+/**
+ * postgres.js answers a multi-statement simple query with one result per statement that returned a
+ * row description (a statement without rows updates the command of the result before it), or a single
+ * result when at most one did.
+ */
+function simpleResult(result: PostgresJsResult | PostgresJsResult[]): SimpleResult {
+  const list = isResultList(result) ? result : [result]
+  const last = list[list.length - 1]
+  return {
+    lastCommand: last?.command ?? '',
+    rowSets: list.filter((r) => Array.isArray(r.columns) && r.columns.length > 0),
+  }
+}
+
+function isResultList(result: PostgresJsResult | PostgresJsResult[]): result is PostgresJsResult[] {
+  return !('command' in result) && result.length > 0 && Array.isArray(result[0])
+}

@@ -1,0 +1,80 @@
+import type { Duplex } from 'node:stream'
+import { meterSocket, type SocketMeter } from './socket-meter.ts'
+
+/** A metered socket of a client. */
+export interface MeteredSocket {
+  readonly socket: Duplex
+  readonly meter: SocketMeter
+}
+
+/** Why the last connection attempt failed, and where. */
+export interface ConnectFailure {
+  readonly at: number
+  readonly address: string
+  readonly reason: string
+}
+
+/**
+ * The metered sockets of one client: the ones open, looked up by socket or by cancel key, and the
+ * connection attempts that failed (a socket that closed before the server was ready for queries).
+ *
+ * @example
+ * const meters = new Meters()
+ * const metered = meters.add(socket, '127.0.0.1:5432')
+ * meters.byKey('4242:77')?.meter.roundTrips
+ */
+export class Meters {
+  readonly #open = new Set<MeteredSocket>()
+  readonly #bySocket = new WeakMap<Duplex, MeteredSocket>()
+  #failures = 0
+  #lastFailure: ConnectFailure | undefined
+
+  /** Meters `socket` (once) and returns it. */
+  add(socket: Duplex, address: string): MeteredSocket {
+    const known = this.#bySocket.get(socket)
+    if (known) return known
+    const metered: MeteredSocket = { socket, meter: meterSocket(socket) }
+    this.#bySocket.set(socket, metered)
+    this.#open.add(metered)
+    metered.meter.onClose(() => {
+      this.#open.delete(metered)
+      if (!metered.meter.ready) {
+        this.#failures++
+        const error = metered.meter.closeError
+        this.#lastFailure = {
+          at: performance.now(),
+          address,
+          reason: error ? error.message : 'the connection closed before the server was ready',
+        }
+      }
+    })
+    return metered
+  }
+
+  /** The metered socket, if `socket` is metered. */
+  of(socket: Duplex): MeteredSocket | undefined {
+    return this.#bySocket.get(socket)
+  }
+
+  /** The open metered socket whose connection has the cancel key `key` (`pid:secret`). */
+  byKey(key: string): MeteredSocket | undefined {
+    for (const m of this.#open) if (m.meter.key === key) return m
+    return undefined
+  }
+
+  /** Round trips so far of every open socket. */
+  counts(): Map<MeteredSocket, number> {
+    const out = new Map<MeteredSocket, number>()
+    for (const m of this.#open) out.set(m, m.meter.roundTrips)
+    return out
+  }
+
+  /** Connection attempts that failed so far. */
+  get failures(): number {
+    return this.#failures
+  }
+
+  get lastFailure(): ConnectFailure | undefined {
+    return this.#lastFailure
+  }
+}

@@ -1,0 +1,163 @@
+import type { Duplex } from 'node:stream'
+
+/**
+ * Round trips counted on one socket: each time the client writes after it received data since its
+ * previous write (its first write counts as one), it had to wait for the server. The TCP handshake is
+ * not a write and is not counted. The same rule as the test kit's round-trip counter, so a flush's
+ * report can be checked against it.
+ *
+ * The meter also reads the first messages the server sends (only their type byte and length) to learn
+ * the connection's cancel key (BackendKeyData: process id and secret), which identifies the connection
+ * to a driver that does not expose its socket, and whether the startup finished (first ReadyForQuery).
+ * Behind TLS it sees the handshake and stops reading (the bytes are encrypted).
+ */
+export interface SocketMeter {
+  /** Round trips so far. */
+  readonly roundTrips: number
+  /** `performance.now()` when the meter was put on the socket (about when the connection opened). */
+  readonly createdAt: number
+  /** `pid:secret` of the cancel key the server sent, once seen. */
+  readonly key: string | undefined
+  /** The server finished the startup (authentication included) and is ready for queries. */
+  readonly ready: boolean
+  /** The socket closed; `closeError` holds its error, if any. */
+  readonly closed: boolean
+  readonly closeError: Error | undefined
+  /** Calls `listener` once when the socket closes (at once if it has). Returns how to stop listening. */
+  onClose(listener: () => void): () => void
+}
+
+/** SSLRequest's code (a startup-phase message without a type byte). */
+const SSL_REQUEST_CODE = 80877103
+/** GSSENCRequest's code. */
+const GSS_REQUEST_CODE = 80877104
+
+type Write = (chunk: unknown, ...rest: unknown[]) => boolean
+
+/**
+ * Puts a meter on `socket`: wraps its `write` and listens to its data. Call it before the driver writes
+ * anything to count the connection's opening; later, to count from then on.
+ *
+ * @example
+ * const meter = meterSocket(socket)
+ * // ... the driver writes and reads ...
+ * meter.roundTrips // 4 for a trust-authenticated startup then three awaited queries
+ */
+export function meterSocket(socket: Duplex): SocketMeter {
+  let receivedSinceWrite = true
+  let roundTrips = 0
+  let firstWrite = true
+  /** Reading the server's first messages: 'ssl' awaits the one-byte answer to SSLRequest. */
+  let reading: 'ssl' | 'messages' | 'done' = 'messages'
+  let pending: Buffer | undefined
+  let key: string | undefined
+  let ready = false
+  let closed = false
+  let closeError: Error | undefined
+  const listeners = new Set<() => void>()
+
+  const readMessages = (data: Buffer) => {
+    let buffer = pending === undefined ? data : Buffer.concat([pending, data])
+    pending = undefined
+    if (reading === 'ssl') {
+      reading = buffer[0] === 0x53 ? 'done' : 'messages' // 'S': TLS follows; 'N': plain messages
+      buffer = buffer.subarray(1)
+      if (reading === 'done') return
+    }
+    while (buffer.length >= 5) {
+      const type = buffer[0]
+      const length = buffer.readUInt32BE(1)
+      if (buffer.length < length + 1) break
+      if (type === 0x4b && length >= 12) key = cancelKey(buffer, length)
+      if (type === 0x5a) {
+        ready = true
+        reading = 'done'
+        return
+      }
+      buffer = buffer.subarray(length + 1)
+    }
+    if (buffer.length > 0) pending = Buffer.from(buffer)
+  }
+
+  // First among the data listeners: a driver answers some messages from inside its own listener (an
+  // authentication step), and that write must see the data that prompted it.
+  socket.prependListener('data', (data: Buffer) => {
+    receivedSinceWrite = true
+    if (reading !== 'done') readMessages(data)
+  })
+  socket.once('close', () => {
+    closed = true
+    for (const listener of [...listeners]) listener()
+    listeners.clear()
+  })
+  socket.on('error', (error: Error) => {
+    closeError ??= error
+  })
+
+  const write = socket.write.bind(socket) as Write
+  socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (receivedSinceWrite) {
+      roundTrips++
+      receivedSinceWrite = false
+    }
+    if (firstWrite) {
+      firstWrite = false
+      const code = startupCode(chunk)
+      if (code === SSL_REQUEST_CODE) reading = 'ssl'
+      else if (code === GSS_REQUEST_CODE) reading = 'done'
+    }
+    return write(chunk, ...rest)
+  }) as Duplex['write']
+
+  return {
+    get roundTrips() {
+      return roundTrips
+    },
+    createdAt: performance.now(),
+    get key() {
+      return key
+    },
+    get ready() {
+      return ready
+    },
+    get closed() {
+      return closed
+    },
+    get closeError() {
+      return closeError
+    },
+    onClose(listener) {
+      if (closed) {
+        listener()
+        return () => {}
+      }
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+}
+
+/**
+ * `pid:secret` of a BackendKeyData message (both unsigned; a secret longer than 4 bytes, as protocol
+ * 3.2 allows, in hex): the form {@link cancelKeyOf} gives for a driver's own values.
+ */
+function cancelKey(message: Buffer, length: number): string {
+  const secret = length === 12 ? String(message.readUInt32BE(9)) : message.subarray(9, length + 1).toString('hex')
+  return `${message.readUInt32BE(5)}:${secret}`
+}
+
+/**
+ * The key a meter reports for a connection whose driver exposes its cancel key as numbers.
+ *
+ * @example
+ * cancelKeyOf(4242, -5) // '4242:4294967291'
+ */
+export function cancelKeyOf(pid: number, secret: number): string {
+  return `${pid >>> 0}:${secret >>> 0}`
+}
+
+/** The request code of a startup-phase message (bytes 4..8), or undefined. */
+function startupCode(chunk: unknown): number | undefined {
+  if (!(chunk instanceof Uint8Array) || chunk.byteLength < 8) return undefined
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).readUInt32BE(4)
+}

@@ -1,0 +1,33 @@
+import type { PipelineMode } from './modes.ts'
+
+/** What a flush did. */
+export interface FlushReport {
+  /** A unique id of this flush, carried by its errors. */
+  readonly flushId: string
+  readonly mode: PipelineMode
+  /** The client's driver: `postgres.js` or `pg`. */
+  readonly driver: 'postgres.js' | 'pg'
+  /**
+   * Network round trips the flush waited for, measured on its connection's socket: a client write
+   * after data came back counts one (the rule of the test kit's counter). Opening a connection for the
+   * flush and fetching ids are included; 0 when there was nothing to write. The TCP handshake is not a
+   * write and is not counted (add one per `connected`). Behind TLS the bytes of a connection opened for
+   * the flush cannot be observed: the flush's own round trips are counted.
+   */
+  readonly roundTrips: number
+  /** Of `roundTrips`, those of opening a connection for the flush (startup, authentication, the driver's first queries). */
+  readonly connectRoundTrips: number
+  /** Whether a connection was opened for this flush. */
+  readonly connected: boolean
+  /** Whether ids had to be fetched (one round trip) before the transaction. */
+  readonly idFetch: boolean
+  /** Statements sent (BEGIN and COMMIT not counted). */
+  readonly statements: number
+  readonly waves: number
+  readonly inserted: number
+  readonly updated: number
+  readonly deleted: number
+  /** Rows inserted or updated by upserts. */
+  readonly upserted: number
+  readonly durationMs: number
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto'
+import type { Driver } from '../drivers/driver.ts'
+import { assignIds, idNeed, provisionalIds } from '../ids/assign-ids.ts'
+import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
+import { planFlush } from '../plan/plan-flush.ts'
+import type { FlushPlan } from '../plan/types.ts'
+import type { SchemaModel } from '../schema/model.ts'
+import { type PendingChanges, toChangeSet } from '../track/changes.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import type { SentValues, UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import type { FlushReport } from './flush-report.ts'
+import { flushLogInsert } from './flush-log.ts'
+import type { PipelineMode } from './modes.ts'
+import { runFlush } from './run-flush.ts'
+
+/** What flushes of one client share. */
+export interface FlushContext {
+  readonly driver: Driver
+  readonly schema: SchemaModel
+  readonly ids: IdAllocator
+  readonly mode: PipelineMode
+  readonly timeoutMs: number
+  /** Name pipelined statements (prepared once per connection). */
+  readonly named: boolean
+  /** The quoted SQL name of the flush log table, when configured. */
+  readonly flushLog: string | undefined
+}
+
+/** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
+interface Prepared {
+  readonly plan: FlushPlan
+  readonly sent: SentValues
+}
+
+/**
+ * Flushes a unit of work, top to bottom:
+ * 1. its pending changes (nothing to write: nothing is sent);
+ * 2. validated and planned before anything is sent: with this flush's ids when the id pool has them,
+ *    else with placeholders, the real ids being fetched on the flush's connection first;
+ * 3. sent on one connection, in one transaction (see `run-flush.ts`);
+ * 4. once committed, the unit of work takes what was sent as its state. On failure it is left as it
+ *    was (ids already assigned stay), so flushing again retries.
+ *
+ * @example
+ * const report = await flushUnitOfWork(uow, context)
+ */
+export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): Promise<FlushReport> {
+  const started = performance.now()
+  const flushId = randomUUID()
+  const pending = uow.pending()
+  const counts = {
+    inserted: pending.inserts.length,
+    updated: pending.updates.length,
+    deleted: pending.deletes.length,
+    upserted: pending.upserts.length,
+  }
+  const base = { flushId, mode: context.mode, driver: context.driver.name, ...counts }
+  if (counts.inserted + counts.updated + counts.deleted + counts.upserted === 0) {
+    return {
+      ...base,
+      roundTrips: 0,
+      connectRoundTrips: 0,
+      connected: false,
+      idFetch: false,
+      statements: 0,
+      waves: 0,
+      durationMs: performance.now() - started,
+    }
+  }
+  const rows = newRows(pending)
+  const need = idNeed(rows)
+  const idFetch = context.ids.missing(need).size > 0
+  let ready: Prepared | undefined
+  if (idFetch) {
+    validateWithPlaceholders(uow, context.schema, pending, rows)
+  } else {
+    assignIds(rows, need, context.ids)
+    ready = prepare(uow, context.schema, pending)
+  }
+  const upsertCount = uow.upsertCount
+  const result = await runFlush({
+    driver: context.driver,
+    mode: context.mode,
+    flushId,
+    timeoutMs: context.timeoutMs,
+    named: context.named,
+    opening: flushLogInsert(context.flushLog, flushId),
+    fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
+    prepare: () => ready ?? prepare(uow, context.schema, pending),
+  })
+  uow.applyFlushed(pending, result.prepared.sent, upsertCount)
+  const { plan } = result.prepared
+  return {
+    ...base,
+    roundTrips: result.roundTrips,
+    connectRoundTrips: result.connectRoundTrips,
+    connected: result.opened,
+    idFetch,
+    statements: plan.waves.reduce((n, w) => n + w.length, 0),
+    waves: plan.waves.length,
+    durationMs: performance.now() - started,
+  }
+}
+
+/**
+ * The plan the next flush of `uow` would send, ids not yet assigned shown as placeholders (`-1`,
+ * `-2`...). Validates every value.
+ */
+export function planUnitOfWork(uow: UnitOfWork, schema: SchemaModel): FlushPlan {
+  const pending = uow.pending()
+  const restore = provisionalIds(newRows(pending))
+  try {
+    return planFlush(schema, toChangeSet(pending, uow))
+  } finally {
+    restore()
+  }
+}
+
+/** The plan and the sent values, from the unit of work as it is now (ids assigned). */
+function prepare(uow: UnitOfWork, schema: SchemaModel, pending: PendingChanges): Prepared {
+  return { plan: planFlush(schema, toChangeSet(pending, uow)), sent: uow.sentValues(pending) }
+}
+
+/** Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. */
+function validateWithPlaceholders(
+  uow: UnitOfWork,
+  schema: SchemaModel,
+  pending: PendingChanges,
+  rows: readonly EntityState[],
+): void {
+  const restore = provisionalIds(rows)
+  try {
+    planFlush(schema, toChangeSet(pending, uow))
+  } finally {
+    restore()
+  }
+}
+
+/**
+ * Fills the id pool on the flush's connection (other flushes share the pool and may take ids
+ * meanwhile, hence up to three fetches), then takes this flush's ids at once.
+ */
+async function takeIds(
+  ids: IdAllocator,
+  need: ReadonlyMap<string, number>,
+  rows: readonly EntityState[],
+  query: IdQuery,
+): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const short = ids.missing(need)
+    if (short.size === 0) break
+    await ids.fill(query, short)
+  }
+  assignIds(rows, need, ids)
+}
+
+/** The new rows of a flush, inserts then upserts: the rows that may need ids. */
+function newRows(pending: PendingChanges): EntityState[] {
+  return [...pending.inserts, ...pending.upserts.map((u) => u.state)]
+}

@@ -1,0 +1,150 @@
+import type { DriverError, PipelinedStatement } from '../drivers/driver.ts'
+import { errors } from '../errors.ts'
+import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
+import type { FlushSession } from './flush-session.ts'
+import { firstRejection, someServerRejection, statementError } from './outcome.ts'
+import { pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text.ts'
+
+/** How a flush is sent. */
+export type PipelineMode = 'off' | 'waves' | 'burst'
+
+/** What a mode needs besides the session: the plan and how to open the transaction. */
+export interface ModeInput {
+  readonly plan: FlushPlan
+  readonly flushId: string
+  /** Statements that open the flush inside its transaction (the flush log's insert), as SQL text. */
+  readonly opening: readonly string[]
+  /** Name pipelined statements (prepared once per connection). */
+  readonly named: boolean
+}
+
+/**
+ * `burst`: the whole transaction in one round trip. Where the session pipelines (node-postgres in
+ * `pipeline` mode): BEGIN, every statement and COMMIT written at once, each with its own Sync; a
+ * failing statement makes the later ones fail and the COMMIT answer ROLLBACK. Elsewhere: every
+ * statement in one simple-protocol message without BEGIN, which the server runs as one implicit
+ * transaction, all or nothing. Either way the COMMIT leaves with the statements, so a connection lost
+ * before the answer leaves the outcome unknown unless the server already rejected a statement.
+ */
+export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<void> {
+  const statements = input.plan.waves.flat()
+  if (fs.session.pipeline) {
+    const batch: PipelinedStatement[] = [
+      { text: 'begin', params: [] },
+      ...input.opening.map((text) => ({ text, params: [] })),
+      ...statements.map((s) => pipelined(s, input.named)),
+      { text: 'commit', params: [] },
+    ]
+    const planned = [undefined, ...input.opening.map(() => undefined), ...statements, undefined]
+    const results = await fs.pipeline(batch, { commits: true })
+    settlePipelined(fs, results, planned, input.flushId)
+    return
+  }
+  const batch = simpleBatch([...input.opening, ...statements])
+  try {
+    await fs.simple(batch.text, { commits: true })
+  } catch (e) {
+    throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
+  }
+}
+
+/**
+ * `waves`: BEGIN, then each wave's statements together (pipelined, or one simple-protocol message),
+ * then COMMIT, each awaited: 2 + waves round trips.
+ */
+export async function sendWaves(fs: FlushSession, input: ModeInput): Promise<void> {
+  await inTransaction(fs, input, async () => {
+    for (const wave of input.plan.waves) await sendTogether(fs, wave, input)
+  })
+}
+
+/** `off`: BEGIN, every statement, COMMIT, each awaited (what ORMs do): 2 + statements round trips. */
+export async function sendOff(fs: FlushSession, input: ModeInput): Promise<void> {
+  await inTransaction(fs, input, async () => {
+    for (const statement of input.plan.waves.flat()) await sendTogether(fs, [statement], input)
+  })
+}
+
+/** Statements sent in one round trip inside an open transaction; throws the first failure. */
+async function sendTogether(
+  fs: FlushSession,
+  statements: readonly PlannedStatement[],
+  input: ModeInput,
+): Promise<void> {
+  if (fs.session.pipeline) {
+    const results = await fs.pipeline(statements.map((s) => pipelined(s, input.named)))
+    const failure = firstRejection(results, statements, input.flushId)
+    if (failure) {
+      fs.serverRejected = true
+      throw failure
+    }
+    const lost = results.find((r) => r.status === 'rejected')
+    if (lost?.status === 'rejected') throw lost.reason
+    return
+  }
+  const batch = simpleBatch(statements)
+  try {
+    await fs.simple(batch.text)
+  } catch (e) {
+    throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
+  }
+}
+
+/**
+ * BEGIN (with the opening statements) awaited, `body`, then COMMIT awaited and checked. After a
+ * statement failed, a ROLLBACK ends the transaction before the connection goes back to the pool.
+ */
+async function inTransaction(fs: FlushSession, input: ModeInput, body: () => Promise<void>): Promise<void> {
+  try {
+    try {
+      await fs.simple(['begin', ...input.opening].join(SEPARATOR))
+    } catch (e) {
+      throw serverError(fs, e, (d) => statementError(d, undefined, input.flushId))
+    }
+    await body()
+  } catch (e) {
+    if (fs.serverRejected && fs.usable) await fs.simple('rollback').catch(() => {})
+    throw e
+  }
+  const { lastCommand } = await fs.simple('commit', { commits: true })
+  if (lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, lastCommand)
+}
+
+/**
+ * Reads the settled BEGIN, statements and COMMIT of a pipelined burst: success when the COMMIT
+ * committed and nothing failed; else the statement error that explains it, or the lost connection.
+ */
+function settlePipelined(
+  fs: FlushSession,
+  results: readonly PromiseSettledResult<{ command: string }>[],
+  planned: readonly (PlannedStatement | undefined)[],
+  flushId: string,
+): void {
+  const commit = results[results.length - 1]
+  const settled = results as PromiseSettledResult<{ command: string; rows: readonly never[] }>[]
+  if (someServerRejection(settled)) fs.serverRejected = true
+  const failure = firstRejection(settled, planned, flushId)
+  if (commit?.status === 'fulfilled') {
+    if (commit.value.command === 'COMMIT' && failure === undefined) {
+      const lost = results.find((r) => r.status === 'rejected')
+      if (lost?.status === 'rejected') throw lost.reason // a statement without an answer: never a success
+      return
+    }
+    throw failure ?? errors.rolledBack(flushId, commit.value.command)
+  }
+  if (failure) throw failure
+  throw commit?.status === 'rejected' ? commit.reason : errors.rolledBack(flushId, 'nothing')
+}
+
+/**
+ * A server error of a send as the flush's error (recording that the server rejected a statement);
+ * anything else (a lost connection, a timeout) is rethrown for the outcome rules.
+ */
+function serverError(fs: FlushSession, e: unknown, classify: (d: DriverError) => Error): unknown {
+  const d = e as DriverError
+  if (d?.kind === 'server') {
+    fs.serverRejected = true
+    return classify(d)
+  }
+  return e
+}

@@ -1,0 +1,118 @@
+import type { DriverError, StatementResult } from '../drivers/driver.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import { parseStaleError } from '../plan/stale-check.ts'
+import type { PlannedStatement } from '../plan/types.ts'
+import type { FlushSession } from './flush-session.ts'
+import { Interrupted } from './flush-session.ts'
+
+/** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
+const IN_FAILED_TRANSACTION = '25P02'
+
+/**
+ * The {@link PipeflushError} of a statement the server rejected: `OPTIMISTIC_LOCK` (the planner's
+ * row-count check failed: a row changed or gone), `CONSTRAINT_VIOLATION` (with the constraint's name),
+ * or `STATEMENT_FAILED`. The driver's error is the cause.
+ */
+export function statementError(
+  e: DriverError,
+  statement: PlannedStatement | undefined,
+  flushId: string,
+): PipeflushError {
+  const stale = parseStaleError({ code: e.sqlState, message: e.message })
+  if (stale) {
+    return new PipeflushError(
+      'OPTIMISTIC_LOCK',
+      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      { table: stale.table, keys: stale.keys, sqlState: e.sqlState, flushId, cause: e.cause },
+    )
+  }
+  const table = statement?.table ?? e.table
+  const what = statement ? `${statement.kind} on ${statement.table}` : 'A statement'
+  if (e.sqlState?.startsWith('23')) {
+    const detail = e.detail ? ` (${e.detail})` : ''
+    return new PipeflushError(
+      'CONSTRAINT_VIOLATION',
+      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}${detail}. Nothing was committed.`,
+      {
+        table,
+        constraint: e.constraint,
+        sqlState: e.sqlState,
+        keys: statement?.keys,
+        column: e.column,
+        flushId,
+        cause: e.cause,
+      },
+    )
+  }
+  return new PipeflushError('STATEMENT_FAILED', `${what} failed: ${e.message}. Nothing was committed.`, {
+    table,
+    sqlState: e.sqlState,
+    keys: statement?.keys,
+    flushId,
+    cause: e.cause,
+  })
+}
+
+/**
+ * The error that explains a pipelined transaction that failed: the first statement rejected by the
+ * server for itself (not with 25P02 because an earlier one failed), else the first rejection.
+ */
+export function firstRejection(
+  results: readonly PromiseSettledResult<StatementResult>[],
+  statements: readonly (PlannedStatement | undefined)[],
+  flushId: string,
+): PipeflushError | undefined {
+  let fallback: DriverError | undefined
+  let fallbackAt = -1
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]
+    if (r?.status !== 'rejected') continue
+    const e = r.reason as DriverError
+    if (e.kind === 'server' && e.sqlState !== IN_FAILED_TRANSACTION) return statementError(e, statements[i], flushId)
+    if (fallback === undefined) {
+      fallback = e
+      fallbackAt = i
+    }
+  }
+  return fallback && fallback.kind === 'server' ? statementError(fallback, statements[fallbackAt], flushId) : undefined
+}
+
+/** Whether some statement of `results` got an error answer from the server. */
+export function someServerRejection(results: readonly PromiseSettledResult<StatementResult>[]): boolean {
+  return results.some((r) => r.status === 'rejected' && (r.reason as DriverError).kind === 'server')
+}
+
+/**
+ * The error a flush fails with when its connection ended, it timed out, or the driver refused: after
+ * the COMMIT was sent and before any error answer from the server, the outcome is unknown; before it,
+ * nothing was committed.
+ */
+export function interruptionError(
+  e: unknown,
+  fs: FlushSession,
+  flushId: string,
+  timeoutMs: number,
+): PipeflushError {
+  if (e instanceof PipeflushError) return e
+  const unknownOutcome = fs.commitSent && !fs.serverRejected
+  if (e instanceof Interrupted && e.reason === 'timeout') {
+    return unknownOutcome
+      ? errors.commitOutcomeUnknown(
+          flushId,
+          `no answer within flushTimeoutMs (${timeoutMs} ms); the connection was terminated`,
+        )
+      : errors.flushTimeout(flushId, timeoutMs, 'the connection was terminated')
+  }
+  const driverError = e instanceof Interrupted ? e.driverError : (e as DriverError)
+  const why = driverError?.message ?? 'the connection ended'
+  if (driverError?.kind === 'server') return statementError(driverError, undefined, flushId)
+  if (driverError?.kind === 'client') {
+    return new PipeflushError('STATEMENT_FAILED', `The driver refused the flush: ${why}. Nothing was committed.`, {
+      flushId,
+      cause: driverError.cause,
+    })
+  }
+  return unknownOutcome
+    ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)
+    : errors.connectionLost(flushId, why, driverError?.cause)
+}

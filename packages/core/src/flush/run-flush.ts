@@ -1,0 +1,91 @@
+import type { Driver, DriverError, Row } from '../drivers/driver.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import type { FlushPlan } from '../plan/types.ts'
+import { FlushSession } from './flush-session.ts'
+import { type ModeInput, type PipelineMode, sendBurst, sendOff, sendWaves } from './modes.ts'
+import { interruptionError } from './outcome.ts'
+import { redactError } from './redact.ts'
+
+/** What one flush sends, and how; `P` is what the caller prepares with the plan (what it sent). */
+export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
+  readonly driver: Driver
+  readonly mode: PipelineMode
+  readonly flushId: string
+  /** The flush settles within this many milliseconds, reserving a connection included (Infinity: no limit). */
+  readonly timeoutMs: number
+  /** Name pipelined statements (prepared once per connection). */
+  readonly named: boolean
+  /** Statements sent first inside the transaction (the flush log's insert). */
+  readonly opening: readonly string[]
+  /**
+   * Fills the id pool on the flush's connection (before the transaction) and assigns this flush's ids;
+   * undefined when the pool has enough.
+   */
+  readonly fetchIds?: ((query: (text: string) => Promise<readonly Row[]>) => Promise<void>) | undefined
+  /** Builds the plan (and what the caller keeps of it), once ids are assigned. */
+  readonly prepare: () => P
+}
+
+/** What a flush did on its connection. */
+export interface FlushResult<P> {
+  /** What `prepare` returned: the plan that was sent. */
+  readonly prepared: P
+  /** Round trips measured on the flush's connection, opening it included when it was opened for the flush. */
+  readonly roundTrips: number
+  /** Whether a connection was opened for this flush. */
+  readonly opened: boolean
+  /** Round trips it took to get the connection (opening it, when it was opened for this flush). */
+  readonly connectRoundTrips: number
+}
+
+const SEND: Readonly<Record<PipelineMode, (fs: FlushSession, input: ModeInput) => Promise<void>>> = {
+  off: sendOff,
+  waves: sendWaves,
+  burst: sendBurst,
+}
+
+/**
+ * One flush, top to bottom: reserve a connection (within the flush's deadline), fetch ids if the pool
+ * is short, build the plan, send it by `mode`, and give the connection back (unless it ended or was
+ * terminated: the pool replaces it). Every error leaving is a {@link PipeflushError} with secrets
+ * redacted; which code follows the outcome rules (see `outcome.ts`).
+ *
+ * @example
+ * const { roundTrips } = await runFlush({ driver, mode: 'burst', flushId, timeoutMs: 30_000, named: true, opening: [], prepare: () => ({ plan }) })
+ */
+export async function runFlush<P extends { readonly plan: FlushPlan }>(
+  request: FlushRequest<P>,
+): Promise<FlushResult<P>> {
+  const { driver, flushId, timeoutMs } = request
+  const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
+  let fs: FlushSession
+  try {
+    fs = new FlushSession(await driver.reserve({ deadline }), deadline)
+  } catch (e) {
+    throw redactError(reservationError(driver.toDriverError(e), flushId, timeoutMs))
+  }
+  try {
+    if (request.fetchIds) {
+      await request.fetchIds(async (text) => {
+        const { rowSets } = await fs.simple(text)
+        return rowSets[rowSets.length - 1] ?? []
+      })
+    }
+    const prepared = request.prepare()
+    await SEND[request.mode](fs, { plan: prepared.plan, flushId, opening: request.opening, named: request.named })
+    return { prepared, roundTrips: fs.roundTrips(), opened: fs.session.opened, connectRoundTrips: fs.connectRoundTrips() }
+  } catch (e) {
+    throw redactError(interruptionError(e, fs, flushId, timeoutMs))
+  } finally {
+    fs.release()
+  }
+}
+
+function reservationError(e: DriverError, flushId: string, timeoutMs: number): PipeflushError {
+  if (e.code === 'DEADLINE') return errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
+  if (e.kind === 'connection') return errors.noConnection(flushId, e.message, e.cause)
+  return new PipeflushError('CONNECTION_LOST', `The flush could not get a connection: ${e.message}. Nothing was sent.`, {
+    flushId,
+    cause: e.cause,
+  })
+}

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto'
+import type { Param, PipelinedStatement } from '../drivers/driver.ts'
+import { inlineParams } from '../drivers/inline-params.ts'
+import type { PlannedStatement } from '../plan/types.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
+
+/** The text that separates statements of one simple-protocol message. */
+export const SEPARATOR = ';\n'
+
+/** The parameters of a planned statement: one `text[]` array literal per column. */
+export function statementParams(statement: Pick<PlannedStatement, 'params'>): Param[] {
+  return statement.params.map((p) => arrayLiteral(p))
+}
+
+/**
+ * A planned statement for the simple query protocol: its parameters written as literals. The values
+ * were validated while planning (no NUL characters, no lone surrogates), so the array literals only
+ * need their quotes doubled.
+ *
+ * @example
+ * simpleText({ sql: 'select $1::text[]', params: [['a']] }) // `select '{"a"}'::text[]`
+ */
+export function simpleText(statement: Pick<PlannedStatement, 'sql' | 'params'>): string {
+  return inlineParams(statement.sql, statementParams(statement))
+}
+
+const names = new Map<string, string>()
+const MAX_NAMES = 10_000
+
+/**
+ * The prepared-statement name of a statement text: `pf_` and a hash of the text, the same in every
+ * process, so a connection prepares each text once under one name.
+ *
+ * @example
+ * statementName('insert into ...') // 'pf_3q2k...'
+ */
+export function statementName(text: string): string {
+  let name = names.get(text)
+  if (name === undefined) {
+    if (names.size >= MAX_NAMES) names.clear()
+    name = `pf_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`
+    names.set(text, name)
+  }
+  return name
+}
+
+/** A planned statement for a pipeline: named (prepared once per connection) when `named`. */
+export function pipelined(statement: PlannedStatement, named: boolean): PipelinedStatement {
+  return {
+    text: statement.sql,
+    params: statementParams(statement),
+    name: named ? statementName(statement.sql) : undefined,
+  }
+}
+
+/** Statements joined into one simple-protocol message, with where each starts (for error positions). */
+export interface SimpleBatch {
+  readonly text: string
+  /** Each statement's text, in order. */
+  readonly texts: readonly string[]
+  /** The planned statement of each text; undefined for texts pipeflush adds (flush log, BEGIN...). */
+  readonly statements: readonly (PlannedStatement | undefined)[]
+}
+
+/**
+ * One message of `parts`: planned statements (their parameters inlined) and plain texts.
+ *
+ * @example
+ * simpleBatch(["insert into log values ('...')", ...plan.waves.flat()]).text
+ */
+export function simpleBatch(parts: readonly (PlannedStatement | string)[]): SimpleBatch {
+  const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))
+  return {
+    text: texts.join(SEPARATOR),
+    texts,
+    statements: parts.map((p) => (typeof p === 'string' ? undefined : p)),
+  }
+}
+
+/** Number of Unicode code points of `s` (PostgreSQL's error positions count characters). */
+function codePoints(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    n++
+    if (c >= 0xd800 && c <= 0xdbff) i++
+  }
+  return n
+}
+
+/**
+ * The statement of `batch` an error of its message is about: by the error's character position, else
+ * by the table the server named (the first statement on that table). Undefined when nothing matches.
+ */
+export function statementAt(
+  batch: SimpleBatch,
+  error: { readonly position?: number | undefined; readonly table?: string | undefined },
+): PlannedStatement | undefined {
+  const { position, table } = error
+  if (position !== undefined) {
+    let end = 0
+    for (let i = 0; i < batch.texts.length; i++) {
+      end += codePoints(batch.texts[i] ?? '') + SEPARATOR.length
+      if (position <= end) return batch.statements[i]
+    }
+    return undefined
+  }
+  if (table === undefined) return undefined
+  return batch.statements.find((s) => s !== undefined && (s.table === table || s.table.endsWith(`.${table}`)))
+}

@@ -1,0 +1,102 @@
+import { errors } from './errors.ts'
+import type { PipelineMode } from './flush/modes.ts'
+import type { SchemaModel } from './schema/model.ts'
+import type { ReadSchemaOptions } from './schema/read-schema.ts'
+
+/** Options of `EntityManager.connect`. */
+export interface EntityManagerOptions extends ReadSchemaOptions {
+  /** How flushes are sent (default `burst`). */
+  readonly pipeline?: PipelineMode
+  /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
+  readonly schema?: SchemaModel
+  /** Ids fetched per sequence at least, each time the pool runs short (default 50). */
+  readonly idBlockSize?: number
+  /**
+   * A flush settles within this many milliseconds, reserving a connection included (default 30000;
+   * `Infinity` for no limit). Past it the flush's connection is terminated (the server rolls back what
+   * did not reach its COMMIT; the pool opens a new connection) and the flush fails with
+   * `FLUSH_TIMEOUT`, or `COMMIT_OUTCOME_UNKNOWN` if its COMMIT had been sent.
+   */
+  readonly flushTimeoutMs?: number
+  /**
+   * Opt-in flush log: a table (`name` or `schema.name`) where each flush inserts its id inside its own
+   * transaction, with its first statements (no extra round trip), so that `em.wasCommitted(flushId)`
+   * can tell whether a flush that failed with `COMMIT_OUTCOME_UNKNOWN` committed. Checked at connect;
+   * `flushLogDdl(name)` gives the DDL.
+   */
+  readonly flushLog?: string
+  /**
+   * node-postgres pools in `pipeline` mode: whether pipelined statements are named (prepared once per
+   * connection). Left out: named, unless a connection pooler is found in between (PgBouncer before 1.21
+   * and Supavisor in transaction mode lose named statements between transactions), then unnamed.
+   * `true`: named without the check (direct connections, session pooling, PgBouncer >= 1.21 with
+   * `max_prepared_statements`). `false`: never named. Without effect on postgres.js clients, whose
+   * flushes are never prepared.
+   */
+  readonly prepare?: boolean
+}
+
+/** Options of `em.fork()`. */
+export interface ForkOptions {
+  readonly pipeline?: PipelineMode
+  readonly flushTimeoutMs?: number
+}
+
+const DEFAULT_FLUSH_TIMEOUT_MS = 30_000
+const DEFAULT_ID_BLOCK_SIZE = 50
+const MODES: readonly PipelineMode[] = ['off', 'waves', 'burst']
+
+/**
+ * The pipeline mode, checked (default `burst`).
+ *
+ * @example
+ * pipelineOption(undefined) // 'burst'
+ */
+export function pipelineOption(mode: unknown): PipelineMode {
+  if (mode === undefined) return 'burst'
+  if (!MODES.includes(mode as PipelineMode)) {
+    throw errors.invalidConfig(`pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(mode)}.`)
+  }
+  return mode as PipelineMode
+}
+
+/**
+ * The flush timeout in milliseconds, checked (default 30000; Infinity allowed).
+ *
+ * @example
+ * flushTimeoutOption(5000) // 5000
+ */
+export function flushTimeoutOption(ms: unknown): number {
+  if (ms === undefined) return DEFAULT_FLUSH_TIMEOUT_MS
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms <= 0) {
+    throw errors.invalidConfig(
+      `flushTimeoutMs must be a positive number of milliseconds (or Infinity), not ${String(ms)}.`,
+    )
+  }
+  return ms
+}
+
+/**
+ * The id block size, checked (default 50).
+ *
+ * @example
+ * idBlockSizeOption(100) // 100
+ */
+export function idBlockSizeOption(size: unknown): number {
+  if (size === undefined) return DEFAULT_ID_BLOCK_SIZE
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
+    throw errors.invalidConfig(`idBlockSize must be a positive integer, not ${String(size)}.`)
+  }
+  return size
+}
+
+/**
+ * The `prepare` option, checked.
+ *
+ * @example
+ * prepareOption(undefined) // undefined: decided by the pooler check
+ */
+export function prepareOption(prepare: unknown): boolean | undefined {
+  if (prepare === undefined || prepare === true || prepare === false) return prepare
+  throw errors.invalidConfig(`prepare must be true, false or left out, not ${JSON.stringify(prepare)}.`)
+}

@@ -1,0 +1,41 @@
+import type { Driver, Param, Row } from '../drivers/driver.ts'
+import { errors } from '../errors.ts'
+import { redactError } from '../flush/redact.ts'
+import type { TableModel } from '../schema/model.ts'
+import { emptyRow } from '../track/row.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
+import { decodeValue } from '../values/index.ts'
+import { selectSql, type Where } from './select-sql.ts'
+
+/**
+ * The rows of `table` matching `where`, ordered by primary key, each decoded from the text the server
+ * printed (see {@link selectSql}): one query, one round trip.
+ *
+ * @example
+ * const rows = await readRows(driver, book, { title: 'Draft' }) // [{ id: '7', title: 'Draft', ... }]
+ */
+export async function readRows(driver: Driver, table: TableModel, where: Where): Promise<Record<string, unknown>[]> {
+  const { sql, params } = selectSql(table, where)
+  let raw: readonly Row[]
+  try {
+    raw = await driver.query(
+      sql,
+      params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : p)),
+    )
+  } catch (e) {
+    throw redactError(errors.queryFailed(`Reading ${table.key}`, driver.toDriverError(e), { table: table.key }))
+  }
+  return raw.map((r) => decodeRow(table, r))
+}
+
+/** A row selected as `c0, c1...` texts, decoded by column. */
+export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> {
+  const values = emptyRow()
+  const columns = table.columns
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!
+    const text = raw[`c${i}`]
+    values[c.name] = decodeValue(typeof text === 'string' ? text : null, c, { table: table.key })
+  }
+  return values
+}

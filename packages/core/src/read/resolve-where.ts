@@ -1,0 +1,27 @@
+import { columnOf } from '../schema/checks.ts'
+import type { TableModel } from '../schema/model.ts'
+import { resolveReference } from '../track/changes.ts'
+import { emptyRow } from '../track/row.ts'
+import type { Where } from './select-sql.ts'
+
+/**
+ * `where` with every entity given as a value (a foreign-key condition) replaced by its key, checked
+ * against `owner` (an entity of another unit of work is `INVALID_STATE`). Unknown columns are
+ * `UNKNOWN_COLUMN`.
+ *
+ * @example
+ * resolveWhere(book, { author_id: ada }, uow) // { author_id: 7 }
+ */
+export function resolveWhere(table: TableModel, where: Where, owner: object): Where {
+  if (typeof where !== 'object' || where === null) return where
+  const out = emptyRow()
+  for (const name of Object.keys(where)) {
+    const column = columnOf(table, name)
+    const value = where[name]
+    out[name] =
+      Array.isArray(value) && !column.isArray
+        ? value.map((v) => resolveReference(v, column, table, owner))
+        : resolveReference(value, column, table, owner)
+  }
+  return out
+}

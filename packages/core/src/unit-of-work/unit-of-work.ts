@@ -1,0 +1,231 @@
+import { PipeflushError } from '../errors.ts'
+import type { UpsertSpec } from '../plan/types.ts'
+import type { TableModel } from '../schema/model.ts'
+import {
+  changedColumns,
+  type PendingChanges,
+  resolvedValues,
+  resolveReference,
+} from '../track/changes.ts'
+import { makeEntity } from '../track/entity-proxy.ts'
+import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
+import { rowKey } from '../track/keys.ts'
+import { emptyRow } from '../track/row.ts'
+import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
+import { encodeValue, sameValue } from '../values/index.ts'
+import { IdentityMap } from './identity-map.ts'
+
+/** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
+export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
+
+/**
+ * The state of one unit of work, without I/O: the identity map, the new, changed and removed
+ * entities, the upserts, and the bookkeeping after a commit. The entity manager is its facade.
+ *
+ * @example
+ * const uow = new UnitOfWork()
+ * const state = uow.add(bookTable, { id: 1, title: 'Notes' }, 'new')
+ * uow.pending().inserts.length // 1
+ */
+export class UnitOfWork {
+  readonly #map = new IdentityMap()
+  /** New entities in creation order. */
+  readonly #created = new Set<EntityState>()
+  readonly #removed = new Set<EntityState>()
+  /** Managed entities assigned since the last flush. */
+  readonly #touched = new Set<EntityState>()
+  /** Managed entities with values that change in place (json, arrays, bytea, timestamps): compared at every flush. */
+  readonly #watch = new Set<EntityState>()
+  readonly #upserts: { state: EntityState; spec: UpsertSpec }[] = []
+
+  /**
+   * A new entity of `table` over `row` (a copy the caller made): `new` ones are inserted by the next
+   * flush, `managed` ones are rows the database holds (read or merged), tracked in the identity map.
+   * A `managed` row whose key is already mapped returns the mapped entity's state instead.
+   */
+  add(table: TableModel, row: Record<string, unknown>, status: 'new' | 'managed'): EntityState {
+    if (status === 'managed') {
+      const key = rowKey(table, row)
+      const known = key === null ? undefined : this.#map.get(table.key, key)
+      if (known) return known
+      const state = this.#state(table, row, 'managed', snapshotOf(table, row))
+      state.key = key
+      this.#map.set(state)
+      return state
+    }
+    const key = table.primaryKey.some((k) => stateOf(row[k])) ? null : rowKey(table, row)
+    if (key !== null && this.#map.get(table.key, key)) {
+      throw new PipeflushError('DUPLICATE_KEY', `A ${table.key} with key ${key} is already managed by this entity manager.`, {
+        table: table.key,
+        keys: [key],
+      })
+    }
+    const state = this.#state(table, row, 'new', null)
+    this.#created.add(state)
+    return state
+  }
+
+  /** The entity managed under `key` (canonical, see `rowKey`) in `table`, if any. */
+  get(table: string, key: string): EntityState | undefined {
+    return this.#map.get(table, key)
+  }
+
+  /** Records an upsert of `row` (not tracked afterwards). */
+  upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): void {
+    const state: EntityState = { table, status: 'new', row, snapshot: null, key: null, owner: this, entity: row }
+    this.#upserts.push({ state, spec })
+  }
+
+  /** Marks a managed entity for deletion; a new one is simply forgotten. */
+  remove(state: EntityState): void {
+    if (state.status === 'new') {
+      this.#created.delete(state)
+      state.status = 'detached'
+    } else if (state.status === 'managed') {
+      state.status = 'removed'
+      this.#removed.add(state)
+    }
+  }
+
+  /** The state of an entity of this unit of work, or `INVALID_STATE`. */
+  own(entity: unknown): EntityState {
+    const state = stateOf(entity)
+    if (!state || state.owner !== this) {
+      throw new PipeflushError(
+        'INVALID_STATE',
+        'Not an entity of this entity manager (create, find or load it with this one).',
+      )
+    }
+    return state
+  }
+
+  /** The status of `entity` if it belongs to this unit of work. */
+  statusOf(entity: unknown): EntityStatus | undefined {
+    const s = stateOf(entity)
+    return s && s.owner === this ? s.status : undefined
+  }
+
+  /** What the next flush would write, entity by entity (references not resolved yet). */
+  pending(): PendingChanges {
+    const updates: { state: EntityState; changed: string[] }[] = []
+    for (const s of new Set([...this.#touched, ...this.#watch])) {
+      if (s.status !== 'managed') continue
+      const changed = changedColumns(s, this)
+      if (changed.length > 0) updates.push({ state: s, changed })
+    }
+    return {
+      inserts: [...this.#created],
+      updates,
+      deletes: [...this.#removed],
+      upserts: this.#dedupedUpserts(),
+    }
+  }
+
+  /** How many upserts are recorded (the ones a flush sends are dropped after it commits). */
+  get upsertCount(): number {
+    return this.#upserts.length
+  }
+
+  /** The row of every inserted or updated entity as the flush sends it, references resolved. */
+  sentValues(pending: PendingChanges): SentValues {
+    const out = new Map<EntityState, Record<string, unknown>>()
+    for (const s of pending.inserts) out.set(s, snapshotOf(s.table, { ...s.row, ...resolvedValues(s, this) }))
+    for (const { state, changed } of pending.updates) {
+      const values = { ...state.snapshot, ...resolvedValues(state, this, changed) }
+      const version = state.table.versionColumn
+      if (version) values[version] = Number(state.snapshot?.[version]) + 1
+      out.set(state, snapshotOf(state.table, values))
+    }
+    return out
+  }
+
+  /**
+   * After a commit: new entities become managed, updated ones take what was sent as their snapshot
+   * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
+   * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
+   * flush was in flight stay pending.
+   */
+  applyFlushed(pending: PendingChanges, sent: SentValues, upsertCount: number): void {
+    for (const s of pending.inserts) {
+      this.#settle(s, sent)
+      s.status = 'managed'
+      s.key = rowKey(s.table, s.row)
+      this.#created.delete(s)
+      this.#map.set(s)
+      this.#touched.add(s)
+      if (hasMutableColumns(s.table)) this.#watch.add(s)
+    }
+    for (const { state } of pending.updates) this.#settle(state, sent)
+    for (const s of pending.deletes) {
+      s.status = 'detached'
+      this.#removed.delete(s)
+      this.#map.delete(s)
+      this.#watch.delete(s)
+    }
+    for (const s of this.#touched) {
+      if (s.status !== 'managed' || changedColumns(s, this).length === 0) this.#touched.delete(s)
+    }
+    this.#upserts.splice(0, upsertCount)
+  }
+
+  /** Forgets every entity (they become detached) and every pending change. */
+  clear(): void {
+    for (const s of [...this.#map.values(), ...this.#created]) s.status = 'detached'
+    this.#map.clear()
+    this.#created.clear()
+    this.#removed.clear()
+    this.#touched.clear()
+    this.#watch.clear()
+    this.#upserts.length = 0
+  }
+
+  /** The sent values become the snapshot; references the flush resolved become the ids they stood for. */
+  #settle(s: EntityState, sent: SentValues): void {
+    const snapshot = sent.get(s)
+    if (snapshot === undefined) return
+    for (const c of s.table.columns) {
+      const now = s.row[c.name]
+      if (stateOf(now) && sameValue(resolveReference(now, c, s.table, this), snapshot[c.name], c))
+        s.row[c.name] = snapshot[c.name]
+    }
+    const version = s.table.versionColumn
+    if (version) s.row[version] = snapshot[version]
+    s.snapshot = snapshot
+  }
+
+  #state(
+    table: TableModel,
+    row: Record<string, unknown>,
+    status: EntityStatus,
+    snapshot: Record<string, unknown> | null,
+  ): EntityState {
+    const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
+    makeEntity(state, (s) => {
+      if (s.status === 'managed') this.#touched.add(s)
+    })
+    if (status === 'managed' && hasMutableColumns(table)) this.#watch.add(state)
+    return state
+  }
+
+  /** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */
+  #dedupedUpserts(): { state: EntityState; spec: UpsertSpec }[] {
+    const byKey = new Map<string, { state: EntityState; spec: UpsertSpec }>()
+    for (const u of this.#upserts) {
+      const values = resolvedValues(u.state, this, u.spec.conflict)
+      const texts = u.spec.conflict.map((c) =>
+        encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
+      )
+      byKey.set(JSON.stringify([u.state.table.key, u.spec.conflict, texts]), u)
+    }
+    return [...byKey.values()]
+  }
+}
+
+/** A copy of `values` as a row without prototype (a column may be named `__proto__`). */
+export function rowOf(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const row = emptyRow()
+  for (const name of Object.keys(values)) row[name] = values[name]
+  return row
+}
+
+export type { Entity }

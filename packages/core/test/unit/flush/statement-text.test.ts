@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'vitest'
+import { inlineParams } from '../../../src/drivers/inline-params.ts'
+import { simpleBatch, statementAt, statementName } from '../../../src/flush/statement-text.ts'
+import type { PlannedStatement } from '../../../src/plan/types.ts'
+
+const statement = (table: string, sql: string, params: (string | null)[][]): PlannedStatement => ({
+  kind: 'insert',
+  table,
+  columns: ['v'],
+  sql,
+  params,
+  rowCount: params[0]?.length ?? 0,
+  keys: [],
+  fixup: false,
+})
+
+const a = statement('a', 'insert into a (v) select d.v::text from unnest($1::text[]) as d(v)', [
+  ["it's", '😀'],
+])
+const b = statement('s.b', 'insert into s.b (v) select d.v::int4 from unnest($1::text[]) as d(v)', [
+  ['1', null],
+])
+
+describe('simpleBatch', () => {
+  test('joins plain texts and statements with literal parameters', () => {
+    const x = simpleBatch(['insert into log values (1)', a, b])
+    expect(x.text).toBe(
+      'insert into log values (1);\n' +
+        `insert into a (v) select d.v::text from unnest('{"it''s","😀"}'::text[]) as d(v);\n` +
+        `insert into s.b (v) select d.v::int4 from unnest('{"1",NULL}'::text[]) as d(v)`,
+    )
+    expect(simpleBatch([a]).text).not.toContain(';')
+  })
+})
+
+describe('inlineParams', () => {
+  test('replaces $n outside quotes and identifiers; null is NULL; backslashes need an escape string', () => {
+    expect(inlineParams(`select $1::text, '$1', "$1", $2::text, $10::text`, ['a', null, ...Array(7).fill('x'), 'j'])).toBe(
+      `select 'a'::text, '$1', "$1", null::text, 'j'::text`,
+    )
+    expect(inlineParams('select $1::text', ['a\\b'])).toBe(`select E'a\\\\b'::text`)
+    expect(() => inlineParams('select $2::text', ['a'])).toThrowError(RangeError)
+  })
+})
+
+describe('statementAt', () => {
+  const x = simpleBatch(['insert into log values (1)', a, b])
+  // PostgreSQL's positions are 1-based and count characters (the emoji is one).
+  const at = (needle: string) => [...x.text.slice(0, x.text.indexOf(needle))].length + 1
+
+  test('maps an error position to its statement, counting characters, not UTF-16 units', () => {
+    expect(statementAt(x, { position: at('d.v::text') })).toBe(a)
+    expect(statementAt(x, { position: at('d.v::int4') })).toBe(b)
+  })
+
+  test('texts pipeflush adds belong to no statement', () => {
+    expect(statementAt(x, { position: 3 })).toBeUndefined()
+  })
+
+  test('without a position, the first statement on the table the server named', () => {
+    expect(statementAt(x, { table: 'b' })).toBe(b)
+    expect(statementAt(x, { table: 'a' })).toBe(a)
+    expect(statementAt(x, { table: 'zzz' })).toBeUndefined()
+    expect(statementAt(x, {})).toBeUndefined()
+  })
+})
+
+describe('statementName', () => {
+  test('one name per text, stable, within PostgreSQL\'s 63 bytes', () => {
+    const n = statementName(a.sql)
+    expect(n).toBe(statementName(a.sql))
+    expect(n).not.toBe(statementName(b.sql))
+    expect(n).toMatch(/^pf_[A-Za-z0-9_-]{22}$/)
+  })
+})
