@@ -1,6 +1,6 @@
 import type { ScalarCodec } from './codec.ts'
 import { describeValue, problem } from './location.ts'
-import { textProblem } from './text.ts'
+import { compareCodeUnits, textProblem } from './text.ts'
 
 /** A value `JSON.stringify` writes exactly and `JSON.parse` reads back deep-equal. */
 export type JsonValue =
@@ -98,7 +98,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * `json` and `jsonb`: any JSON value, written with `JSON.stringify`, read with `JSON.parse`. jsonb
  * reorders keys, drops duplicate keys and normalizes numbers (`1.0` reads as `1`), so a round trip
  * gives a deep-equal value, not the same text. Numbers beyond double precision lose digits on read.
- * Not usable as keys.
+ * `jsonb` values can be keys (their key is the JSON text with object keys sorted, equal for values
+ * jsonb finds equal); `json` has no equality, so its values cannot.
  */
 export const jsonCodec: ScalarCodec = {
   encode: jsonText,
@@ -110,6 +111,19 @@ export const jsonCodec: ScalarCodec = {
     }
   },
   same: sameJson,
-  key: () => problem('json values cannot be keys'),
-  compareKeys: () => 0,
+  key(value, column) {
+    if (column.type !== 'jsonb')
+      return problem('json values cannot be keys (json has no equality; jsonb has)')
+    checkJson(value, '$', new Set())
+    return sortedJson(value)
+  },
+  compareKeys: compareCodeUnits,
+}
+
+/** JSON text with object keys sorted: one text per jsonb value. */
+function sortedJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`
+  const keys = Object.keys(value).sort(compareCodeUnits)
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson((value as Record<string, unknown>)[k])}`).join(',')}}`
 }

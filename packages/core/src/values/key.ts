@@ -1,14 +1,15 @@
 import type { ColumnModel } from '../schema/model.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { problem, withLocation } from './location.ts'
+import { describeValue, problem, withLocation } from './location.ts'
+import { compareCodeUnits } from './text.ts'
 
 /**
  * A canonical string for a key value of `column`, for identity maps and foreign-key matching: equal
  * for values PostgreSQL considers equal (int8 `5`, `'5'`, `5n` give `'5'`; numeric `'1.50'` gives
- * `'1.5'`; uuids are lowercased; `char(n)` drops trailing spaces; Dates give their timestamp text).
- * Throws `INVALID_VALUE` for null, undefined, arrays, json values and anything {@link encodeValue}
- * would reject.
+ * `'1.5'`; uuids are lowercased; `char(n)` drops trailing spaces; Dates give their timestamp text;
+ * arrays the JSON list of their elements' keys). Throws `INVALID_VALUE` for null, undefined, `json`
+ * values (json has no equality) and anything {@link encodeValue} would reject.
  *
  * @example
  * normalizeKeyValue(5n, idColumn) // '5'
@@ -17,21 +18,30 @@ import { problem, withLocation } from './location.ts'
 export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: ValueLocation): string {
   return withLocation(column, at, () => {
     if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
-    if (column.isArray) problem('array values cannot be keys')
-    return codecFor(column.type).key(value, column)
+    const codec = codecFor(column.type)
+    if (!column.isArray) return codec.key(value, column)
+    if (!Array.isArray(value)) problem(`expected an array for ${column.sqlType}, got ${describeValue(value)}`)
+    const keys: (string | null)[] = []
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i]
+      if (element === undefined) problem(`element ${i} is undefined (use null)`)
+      keys.push(element === null ? null : codec.key(element, column))
+    }
+    return JSON.stringify(keys)
   })
 }
 
 /**
  * Orders two strings returned by {@link normalizeKeyValue} for the same column: numerically for
  * integer, numeric and float types, by date/time for dates and timestamps, by label position for enums,
- * by bytes for uuid and bytea, false before true, and by UTF-16 code units for text (a deterministic
- * order, not the database collation).
+ * by bytes for uuid and bytea, false before true, and by UTF-16 code units for text, arrays and other
+ * types (a deterministic order, not the database's).
  *
  * @example
  * ['10', '9'].sort((a, b) => compareNormalizedKeys(a, b, idColumn)) // ['9', '10']
  */
 export function compareNormalizedKeys(a: string, b: string, column: ColumnModel): number {
+  if (column.isArray) return compareCodeUnits(a, b)
   return codecFor(column.type).compareKeys(a, b, column)
 }
 

@@ -38,8 +38,8 @@ describe('normalizeKeyValue', () => {
       [null, column('int8'), /null cannot be a key/],
       [undefined, column('int8'), /undefined cannot be a key/],
       [1.5, column('int8'), /not a valid int8/],
-      [[1], column('int4', { isArray: true }), /array values cannot be keys/],
-      [{ a: 1 }, column('jsonb'), /json values cannot be keys/],
+      [1, column('int4', { isArray: true }), /expected an array/],
+      [{ a: 1 }, column('json'), /json values cannot be keys/],
       ['a\u0000', column('text'), /NUL/],
       ['nope', column('uuid'), /not a valid uuid/],
       [Number.NaN, column('numeric'), /not a valid numeric/],
@@ -129,5 +129,24 @@ describe('compareKeyValues', () => {
   it('compares normalized keys directly', () => {
     expect(compareNormalizedKeys('9', '10', column('int8'))).toBe(-1)
     expect(compareNormalizedKeys('10', '10', column('int8'))).toBe(0)
+  })
+})
+
+describe('keys of arrays and jsonb', () => {
+  it('of arrays are the list of their elements keys', () => {
+    const ints = column('int8', { isArray: true })
+    expect(normalizeKeyValue([1, '1', null], ints)).toBe(normalizeKeyValue(['1', 1n, null], ints))
+    expect(normalizeKeyValue([], ints)).toBe('[]')
+    expect(() => normalizeKeyValue([undefined], ints)).toThrow(/undefined/)
+  })
+
+  it('of jsonb ignore key order; json has no equality, so no keys', () => {
+    const jsonb = column('jsonb')
+    expect(normalizeKeyValue({ b: 1, a: [1, { d: 2, c: 3 }] }, jsonb)).toBe(
+      normalizeKeyValue({ a: [1, { c: 3, d: 2 }], b: 1 }, jsonb),
+    )
+    expect(normalizeKeyValue('x', jsonb)).toBe('"x"')
+    expect(() => normalizeKeyValue({ a: 1 }, column('json'))).toThrow(/json has no equality/)
+    expect(() => normalizeKeyValue({ a: 1n }, jsonb)).toThrow(PipeflushError)
   })
 })
