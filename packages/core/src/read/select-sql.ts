@@ -1,7 +1,7 @@
 import { PipeflushError } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
-import { castSql, encodeValue } from '../values/index.ts'
+import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
 
 /** A where clause: column = value, column = any(values) for arrays of values, `is null` for null. */
 export type Where = Readonly<Record<string, unknown>>
@@ -16,7 +16,8 @@ export function selectList(table: TableModel, alias = 't'): string {
 
 /**
  * `select ... from table where ...` with one text parameter per condition (`$n::text::type`, or
- * `= any($n::text[]::type[])` for a list), constant text per (table, where shape).
+ * `= any($n::text[]::type[])` for a list; converted by `castText`/`castTextList`), constant text per
+ * (table, where shape).
  *
  * @example
  * selectSql(book, { title: 'Draft', author_id: [1, 2] })
@@ -37,16 +38,16 @@ export function selectSql(
         { table: table.key, column: name },
       )
     }
-    const col = `t.${quoteIdentifier(name)}`
+    const col = comparedColumn(`t.${quoteIdentifier(name)}`, column)
     if (value === null) {
-      conditions.push(`${col} is null`)
+      conditions.push(`t.${quoteIdentifier(name)} is null`)
     } else if (Array.isArray(value) && !column.isArray) {
       params.push(value.map((v) => encode(v, column, table)))
-      conditions.push(`${col} = any($${params.length}::text[]::${castSql(column)}[])`)
+      conditions.push(`${col} = any(${castTextList(`$${params.length}::text[]`, column)})`)
     } else {
       const text = encode(value, column, table)
       params.push(text ?? '')
-      conditions.push(`${col} = $${params.length}::text::${castSql(column)}`)
+      conditions.push(`${col} = ${castText(`$${params.length}::text`, column)}`)
     }
   }
   const order = table.primaryKey.map((k) => `t.${quoteIdentifier(k)}`).join(', ')

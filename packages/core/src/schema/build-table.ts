@@ -13,8 +13,13 @@ import type {
 export interface ColumnModelInput {
   readonly name: string
   readonly type: ScalarType
-  /** Defaults to the type name (plus `[]` for arrays). Required for enums. */
+  /** Defaults to the type name (plus `[]` for arrays), for `other` columns to `castType`. Required for enums. */
   readonly sqlType?: string | undefined
+  /** Required for `other` columns: see {@link ColumnModel.castType}. */
+  readonly castType?: string | undefined
+  readonly inputTypmod?: number | undefined
+  readonly arrayDelimiter?: string | undefined
+  readonly isDomain?: boolean | undefined
   readonly isArray?: boolean | undefined
   readonly nullable?: boolean | undefined
   /** Defaults to true for identity and generated columns, else false. */
@@ -55,12 +60,18 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
       column: input.name,
     })
   }
+  if (input.type === 'other' && input.castType === undefined) {
+    throw new PipeflushError('INVALID_CONFIG', `Column "${input.name}" of another type needs its castType.`, {
+      column: input.name,
+    })
+  }
   const identity = input.identity ?? null
   const generated = input.generated ?? false
+  const typeName = input.type === 'other' ? (input.castType as string) : input.type
   const column: ColumnModel = {
     name: input.name,
     type: input.type,
-    sqlType: input.sqlType ?? (isArray ? `${input.type}[]` : input.type),
+    sqlType: input.sqlType ?? (isArray ? `${typeName}[]` : typeName),
     isArray,
     nullable: input.nullable ?? false,
     hasDefault: input.hasDefault ?? (identity !== null || generated),
@@ -69,6 +80,12 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
     generated,
     ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
     ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
+    ...(input.castType === undefined ? {} : { castType: input.castType }),
+    ...(input.inputTypmod === undefined ? {} : { inputTypmod: input.inputTypmod }),
+    ...(input.arrayDelimiter === undefined || input.arrayDelimiter === ','
+      ? {}
+      : { arrayDelimiter: input.arrayDelimiter }),
+    ...(input.isDomain === true ? { isDomain: true } : {}),
   }
   return column
 }

@@ -1,6 +1,7 @@
 /**
- * One query reading every table of the given schemas from pg_catalog: columns (type, nullability,
- * default, identity, generated, serial/identity sequence, enum labels, length limit), primary key,
+ * One query reading every table of the given schemas from pg_catalog: columns (their type, and the type
+ * values are written in: through domains and arrays to the element's type, its typmod, array delimiter
+ * and enum labels; nullability, default, identity, generated, serial/identity sequence), primary key,
  * foreign keys (columns, target, deferrability, ON DELETE) and unique constraints. One row per table.
  */
 export const CATALOG_QUERY = `
@@ -13,31 +14,47 @@ with t as (
 select t.schema, t.name,
   (select coalesce(json_agg(json_build_object(
       'name', a.attname,
-      'typname', coalesce(bt.typname, ty.typname),
-      'typtype', coalesce(bt.typtype, ty.typtype),
-      'elemTypname', coalesce(ebt.typname, et.typname),
-      'elemTyptype', coalesce(ebt.typtype, et.typtype),
-      'typeOid', coalesce(nullif(et.oid, 0), ty.oid),
       'qualifiedType', quote_ident(tn.nspname) || '.' || quote_ident(ty.typname),
       'qualifiedElemType', case when et.oid is not null then quote_ident(etn.nspname) || '.' || quote_ident(et.typname) end,
-      'isArray', ty.typcategory = 'A',
+      'isDomain', ty.typtype = 'd' or coalesce(et.typtype = 'd', false),
+      'baseSchema', bn.nspname,
+      'baseName', bt.typname,
+      'baseTyptype', bt.typtype,
+      'typmod', r.typmod,
+      'isArray', r.is_array,
+      'delimiter', bt.typdelim::text,
       'nullable', not a.attnotnull,
       'hasDefault', a.atthasdef,
       'identity', a.attidentity,
       'generated', a.attgenerated,
-      'typmod', a.atttypmod,
       'sequence', pg_catalog.pg_get_serial_sequence(quote_ident(t.schema) || '.' || quote_ident(t.name), a.attname),
-      'enumLabels', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_catalog.pg_enum e
-                     where e.enumtypid = case when ty.typcategory = 'A' then coalesce(nullif(et.typbasetype, 0), et.oid)
-                                              else coalesce(nullif(ty.typbasetype, 0), ty.oid) end)
+      'enumLabels', case when bt.typtype = 'e' then (select json_agg(e.enumlabel order by e.enumsortorder)
+                    from pg_catalog.pg_enum e where e.enumtypid = bt.oid) end
     ) order by a.attnum), '[]'::json)
     from pg_catalog.pg_attribute a
     join pg_catalog.pg_type ty on ty.oid = a.atttypid
     join pg_catalog.pg_namespace tn on tn.oid = ty.typnamespace
-    left join pg_catalog.pg_type bt on bt.oid = nullif(ty.typbasetype, 0)
-    left join pg_catalog.pg_type et on et.oid = nullif(ty.typelem, 0) and ty.typcategory = 'A'
+    left join pg_catalog.pg_type et on et.oid = nullif(ty.typelem, 0) and ty.typinput = 'pg_catalog.array_in'::regproc
     left join pg_catalog.pg_namespace etn on etn.oid = et.typnamespace
-    left join pg_catalog.pg_type ebt on ebt.oid = nullif(et.typbasetype, 0)
+    -- The type values are written in: domains resolved to the type they are over (keeping the typmod
+    -- of the innermost domain), arrays (types read by array_in, domains over arrays too) to their
+    -- element type, resolved the same way.
+    cross join lateral (
+      with recursive chain(oid, typmod, is_array, depth) as (
+        select a.atttypid, a.atttypmod, false, 0
+        union all
+        select case when cty.typtype = 'd' then cty.typbasetype else cty.typelem end,
+               case when cty.typtype = 'd' and cty.typtypmod <> -1 then cty.typtypmod else c.typmod end,
+               c.is_array or cty.typtype <> 'd',
+               c.depth + 1
+        from chain c
+        join pg_catalog.pg_type cty on cty.oid = c.oid
+        where cty.typtype = 'd' or (not c.is_array and cty.typinput = 'pg_catalog.array_in'::regproc)
+      )
+      select chain.oid, chain.typmod, chain.is_array from chain order by chain.depth desc limit 1
+    ) r
+    join pg_catalog.pg_type bt on bt.oid = r.oid
+    join pg_catalog.pg_namespace bn on bn.oid = bt.typnamespace
     where a.attrelid = t.oid and a.attnum > 0 and not a.attisdropped
   ) as columns,
   (select json_agg(a.attname order by k.ord)

@@ -1,21 +1,29 @@
 /** The shape of one row of {@link CATALOG_QUERY}. */
 export interface CatalogColumn {
   readonly name: string
-  readonly typname: string
-  readonly typtype: string
-  readonly elemTypname: string | null
-  readonly elemTyptype: string | null
-  readonly typeOid: number
+  /** The column's own type, `schema.name` as `quote_ident` spells them (a domain's name for a domain). */
   readonly qualifiedType: string
+  /** When the column's own type is an array: its element type, spelled the same way. */
   readonly qualifiedElemType: string | null
+  /** The column's own type, or its element type, is a domain. */
+  readonly isDomain: boolean
+  /** The type values are written in: through domains, and for arrays the element's (see CATALOG_QUERY). */
+  readonly baseSchema: string
+  readonly baseName: string
+  /** `b` base, `e` enum, `r` range, `m` multirange, `c` composite. */
+  readonly baseTyptype: string
+  /** The typmod of the column, or of the innermost domain; -1 for none. */
+  readonly typmod: number
+  /** True for an array column, also through a domain over an array. */
   readonly isArray: boolean
+  /** The array element delimiter of the base type. */
+  readonly delimiter: string
   readonly nullable: boolean
   readonly hasDefault: boolean
   /** '' none, 'a' always, 'd' by default. */
   readonly identity: string
   /** '' none, 's' stored. */
   readonly generated: string
-  readonly typmod: number
   readonly sequence: string | null
   readonly enumLabels: string[] | null
 }

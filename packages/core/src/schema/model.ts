@@ -3,7 +3,12 @@
  * by {@link readSchema} or declared in code by {@link defineSchema}; never mutated after creation.
  */
 
-/** A PostgreSQL base type pipeflush knows how to validate, encode and decode. */
+/**
+ * How the values of a column travel: a PostgreSQL type pipeflush knows how to validate, encode and
+ * decode (`int8`, `timestamptz`, ..., `enum`), or `other`: every other type with a text input (inet,
+ * interval, ranges, tsvector, extension types such as citext...), whose values are the type's text
+ * form as strings, checked by the server.
+ */
 export type ScalarType =
   | 'int2'
   | 'int4'
@@ -23,8 +28,9 @@ export type ScalarType =
   | 'jsonb'
   | 'bytea'
   | 'enum'
+  | 'other'
 
-/** Every {@link ScalarType} but `enum`: the built-in types pipeflush knows by name. */
+/** Every {@link ScalarType} but `enum` and `other`: the built-in types pipeflush knows by name. */
 export const BUILTIN_SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
   'int2',
   'int4',
@@ -47,10 +53,31 @@ export const BUILTIN_SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
 
 export interface ColumnModel {
   readonly name: string
-  /** The base type; for arrays, the element type. */
+  /** How values travel (for arrays, the element's); a domain column takes the type its domain is over. */
   readonly type: ScalarType
-  /** SQL spelling of the full column type for casts, e.g. `int8`, `"public"."mood"`, `text[]`. */
+  /** SQL spelling of the column type, e.g. `int8`, `public.mood`, `text[]`, `inet`, `public.email`. */
   readonly sqlType: string
+  /**
+   * For `enum` and `other` columns: the type a text value is cast to, quoted where needed, without
+   * typmod and without `[]` (`inet`, `"bit"`, `"public"."citext"`). For a domain, the type it is over
+   * (the assignment to the column then checks the domain; an explicit cast to a domain over
+   * `varchar(n)` or `bit(n)` would truncate silently). Defaults to {@link sqlType} without `[]`.
+   */
+  readonly castType?: string
+  /**
+   * The typmod the type's input function must read the text with, when a cast from `text` would read
+   * it differently: `interval` with fields or precision (`interval year` reads `'1'` as a year, a cast
+   * to `interval` as a second). Such values are converted by `interval_in` instead of a cast.
+   */
+  readonly inputTypmod?: number
+  /** The element delimiter of the array's text form when not a comma (`;` for `box[]`). */
+  readonly arrayDelimiter?: string
+  /**
+   * The column's type (or its element type) is a domain: values are cast to the type it is over, and
+   * comparisons cast the column to that type too (PostgreSQL has no `=` between a domain over an enum,
+   * or an array of a domain, and the base type).
+   */
+  readonly isDomain?: boolean
   readonly isArray: boolean
   readonly nullable: boolean
   /** True when the column has a DEFAULT expression, is an identity column or is generated. */

@@ -1,5 +1,6 @@
 import type postgres from 'postgres'
 import { PipeflushError } from '../errors.ts'
+import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import { CATALOG_QUERY } from './catalog-query.ts'
 import type { CatalogColumn, CatalogTable } from './catalog-rows.ts'
@@ -37,8 +38,9 @@ const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
 /**
  * Reads the schema model from pg_catalog in two queries (the search path, then every table of it).
  * Tables of the first schema of the search path are keyed by their bare name, others as
- * `schema.table`. Column types pipeflush does not know (interval, inet, citext...) are written and
- * read as their text form, cast by the server.
+ * `schema.table`. Column types pipeflush does not know (interval, inet, ranges, citext...) are `other`
+ * columns: written and read as their text form, cast by the server to the type (for a domain, to the
+ * type it is over).
  *
  * @example
  * const schema = await readSchema(sql, { versionColumn: 'version' })
@@ -114,27 +116,35 @@ function checkSessionSettings(dateStyle: string, extraFloatDigits: number): void
 }
 
 function toColumn(c: CatalogColumn): ColumnModel {
-  const typname = c.isArray ? (c.elemTypname ?? 'text') : c.typname
-  const typtype = c.isArray ? c.elemTyptype : c.typtype
-  const isEnum = typtype === 'e'
-  const known = SCALARS.has(typname)
-  const type: ScalarType = isEnum ? 'enum' : known ? (typname as ScalarType) : 'text'
-  const base = c.isArray ? (c.qualifiedElemType ?? c.qualifiedType) : c.qualifiedType
-  // Built-in types are cast by their plain name; enums, domains and unknown types by their qualified name.
-  const sqlType = (known && base.startsWith('pg_catalog.') ? typname : base) + (c.isArray ? '[]' : '')
+  const catalog = c.baseSchema === 'pg_catalog'
+  const known = catalog && SCALARS.has(c.baseName)
+  const type: ScalarType = c.baseTyptype === 'e' ? 'enum' : known ? (c.baseName as ScalarType) : 'other'
+  // The column's own type (a domain's name for a domain), pg_catalog types by their plain name.
+  const own = c.qualifiedElemType ?? c.qualifiedType
+  const sqlType =
+    (own.startsWith('pg_catalog.') ? own.slice('pg_catalog.'.length) : own) +
+    (c.qualifiedElemType !== null ? '[]' : '')
   const maxLength =
-    (typname === 'varchar' || typname === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
+    (type === 'varchar' || type === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
+  const castType = type === 'enum' || type === 'other' ? typeSqlName(c.baseSchema, c.baseName) : undefined
+  // A cast from text reads an interval without its fields (`'1'` is a second even for `interval year`).
+  const inputTypmod =
+    type === 'other' && catalog && c.baseName === 'interval' && c.typmod !== -1 ? c.typmod : undefined
   return buildColumnModel({
     name: c.name,
     type,
     sqlType,
+    castType,
+    inputTypmod,
+    arrayDelimiter: c.isArray && c.delimiter !== ',' ? c.delimiter : undefined,
+    isDomain: c.isDomain,
     isArray: c.isArray,
     nullable: c.nullable,
     hasDefault: c.hasDefault || c.identity !== '' || c.generated !== '',
     identity: c.identity === 'a' ? 'always' : c.identity === 'd' ? 'by default' : null,
     sequence: c.sequence,
     generated: c.generated !== '',
-    enumLabels: isEnum ? (c.enumLabels ?? []) : undefined,
+    enumLabels: type === 'enum' ? (c.enumLabels ?? []) : undefined,
     maxLength,
   })
 }

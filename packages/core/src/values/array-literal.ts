@@ -13,10 +13,21 @@ const NEEDS_ESCAPE = /["\\]/g
  * arrayLiteral(['a"b', null, '']) // '{"a\\"b",NULL,""}'
  */
 export function arrayLiteral(elements: readonly (string | null)[]): string {
+  return delimitedArrayLiteral(elements, ',')
+}
+
+/**
+ * {@link arrayLiteral} with the element type's delimiter: a comma but for `box`, whose elements hold
+ * commas and are separated by `;`.
+ *
+ * @example
+ * delimitedArrayLiteral(['(1,1),(0,0)', null], ';') // '{"(1,1),(0,0)";NULL}'
+ */
+export function delimitedArrayLiteral(elements: readonly (string | null)[], delimiter: string): string {
   let out = '{'
   for (let i = 0; i < elements.length; i++) {
     const e = elements[i]
-    if (i > 0) out += ','
+    if (i > 0) out += delimiter
     out += e === null || e === undefined ? 'NULL' : `"${e.replace(NEEDS_ESCAPE, '\\$&')}"`
   }
   return `${out}}`
@@ -27,13 +38,14 @@ const BOUNDS = /^\[-?\d+:-?\d+\]=/
 /**
  * The element texts of a one-dimensional array literal as the server prints it: quoted elements with
  * backslash escapes, unquoted elements, `NULL`, `{}` and explicit bounds (`[0:1]={1,2}`, whose bounds
- * are dropped). Returns a string describing the problem for anything else, multi-dimensional arrays
- * included.
+ * are dropped), elements separated by `delimiter` (`;` for `box[]`). Returns a string describing the
+ * problem for anything else, multi-dimensional arrays included.
  *
  * @example
  * parseArrayLiteral('{a,"b c",NULL}') // ['a', 'b c', null]
+ * parseArrayLiteral('{(1,1),(0,0);(2,2),(1,1)}', ';') // ['(1,1),(0,0)', '(2,2),(1,1)']
  */
-export function parseArrayLiteral(text: string): (string | null)[] | string {
+export function parseArrayLiteral(text: string, delimiter = ','): (string | null)[] | string {
   let i = 0
   const bounds = BOUNDS.exec(text)
   if (bounds !== null) i = bounds[0].length
@@ -70,7 +82,7 @@ export function parseArrayLiteral(text: string): (string | null)[] | string {
       for (;;) {
         const u = text[i]
         if (u === undefined) return 'unterminated array literal'
-        if (u === ',' || u === '}') break
+        if (u === delimiter || u === '}') break
         if (u === '"' || u === '{') return `unexpected ${u} in an unquoted element`
         if (u === '\\') {
           i++
@@ -91,6 +103,6 @@ export function parseArrayLiteral(text: string): (string | null)[] | string {
     const sep = text[i]
     i++
     if (sep === '}') return i === text.length ? out : 'unexpected text after }'
-    if (sep !== ',') return 'expected , or } after an element'
+    if (sep !== delimiter) return `expected ${delimiter} or } after an element`
   }
 }

@@ -1,6 +1,7 @@
 import type { ColumnModel, ScalarType } from '../schema/model.ts'
+import { quoteIdentifier } from './identifier.ts'
 
-const BASE_TYPES: Readonly<Record<Exclude<ScalarType, 'enum'>, string>> = {
+const BASE_TYPES: Readonly<Record<Exclude<ScalarType, 'enum' | 'other'>, string>> = {
   int2: 'int2',
   int4: 'int4',
   int8: 'int8',
@@ -21,18 +22,120 @@ const BASE_TYPES: Readonly<Record<Exclude<ScalarType, 'enum'>, string>> = {
 }
 
 /**
- * The SQL type a text element is cast to for `column`: `int8`, `timestamptz[]`, or for enums
- * `column.sqlType` (`"public"."mood"`, `"public"."mood"[]`). Built-in types are cast to their
- * unconstrained base type, never to `varchar(n)`/`char(n)`: an explicit cast to those truncates
- * silently, while the assignment to the column checks the length (and domains are checked there too).
+ * Names of pg_catalog types that are SQL keywords, so written quoted in casts. Quoting also keeps
+ * their unconstrained meaning: a bare `bit` in a cast is `bit(1)` and a bare `char` is `char(1)`,
+ * both of which would truncate, while `"bit"` and `"char"` name the types themselves.
+ */
+const KEYWORD_TYPE_NAMES: ReadonlySet<string> = new Set([
+  'any',
+  'bit',
+  'char',
+  'interval',
+  'json',
+  'numeric',
+  'time',
+  'timestamp',
+  'varchar',
+])
+
+const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/
+
+/**
+ * How a type is named in a cast: a pg_catalog type (or an unqualified name) bare, or quoted when it is a
+ * keyword or not a plain lowercase name; a type of another schema qualified and quoted.
+ *
+ * @example
+ * typeSqlName('pg_catalog', 'inet') // 'inet'
+ * typeSqlName('pg_catalog', 'bit') // '"bit"'
+ * typeSqlName('public', 'citext') // '"public"."citext"'
+ */
+export function typeSqlName(schema: string | undefined, name: string): string {
+  if (schema !== undefined && schema !== 'pg_catalog')
+    return `${quoteIdentifier(schema)}.${quoteIdentifier(name)}`
+  return PLAIN_NAME.test(name) && !KEYWORD_TYPE_NAMES.has(name) ? name : quoteIdentifier(name)
+}
+
+/** The element type of `column` in casts, without `[]`. */
+function elementCastType(column: ColumnModel): string {
+  if (column.type === 'enum' || column.type === 'other')
+    return column.castType ?? column.sqlType.replace(/\[\]$/, '')
+  const base = BASE_TYPES[column.type]
+  if (base === undefined) throw new TypeError(`pipeflush: no SQL cast for column type ${String(column.type)}`)
+  return base
+}
+
+/**
+ * The SQL type a text element is cast to for `column`: `int8`, `timestamptz[]`, for enums and other
+ * types their `castType` (`"public"."mood"`, `inet[]`, `"bit"`). Built-in types are cast to their
+ * unconstrained base type, never to `varchar(n)`/`char(n)`/`bit(n)`: an explicit cast to those
+ * truncates silently, while the assignment to the column checks the length (and domains are checked
+ * there too). Columns with an `inputTypmod` need {@link castText}, which reads the text with it.
  *
  * @example
  * castSql(priceColumn) // 'numeric'
  * castSql(tagsColumn) // 'varchar[]'
  */
 export function castSql(column: ColumnModel): string {
-  if (column.type === 'enum') return column.sqlType
-  const base = BASE_TYPES[column.type]
-  if (base === undefined) throw new TypeError(`pipeflush: no SQL cast for column type ${String(column.type)}`)
+  const base = elementCastType(column)
   return column.isArray ? `${base}[]` : base
+}
+
+/** `pg_catalog.interval_in(<text>::cstring, ...)`: the input function reading `text` with the column's typmod. */
+function inputCall(text: string, column: ColumnModel, typmod: number): string {
+  if (elementCastType(column) !== '"interval"') {
+    throw new TypeError(`pipeflush: an input typmod is only supported for interval, not ${column.sqlType}`)
+  }
+  return `pg_catalog.interval_in(${text}::cstring, 'pg_catalog.interval'::regtype, ${typmod})`
+}
+
+/** `array(select <input of each element> ...)`: an array whose elements are read with the input typmod, order kept. */
+function inputArray(textArray: string, column: ColumnModel, typmod: number): string {
+  return (
+    `array(select ${inputCall('pf_e', column, typmod)} ` +
+    `from unnest(${textArray}) with ordinality as pf_u(pf_e, pf_i) order by pf_i)`
+  )
+}
+
+/**
+ * SQL converting `text` (an expression of type text: an unnest element, a parameter) to `column`'s
+ * type: a cast (`d."c"::inet`), or for a column with an `inputTypmod` a call of the type's input
+ * function with it (NULL stays NULL). Constant for a column.
+ *
+ * @example
+ * castText('d."ttl"', intervalColumn) // 'd."ttl"::"interval"'
+ * castText('d."age"', intervalYearColumn)
+ * // `pg_catalog.interval_in(d."age"::cstring, 'pg_catalog.interval'::regtype, 327679)`
+ */
+export function castText(text: string, column: ColumnModel): string {
+  const typmod = column.inputTypmod
+  if (typmod === undefined) return `${text}::${castSql(column)}`
+  if (!column.isArray) return inputCall(text, column, typmod)
+  return `case when ${text} is null then null else ${inputArray(`${text}::text[]`, column, typmod)} end`
+}
+
+/**
+ * `expr`, a column of `column`'s type, as the side of a comparison with a value converted by
+ * {@link castText}: as is, or for a domain column cast to the type it is over (there is no `=` between
+ * a domain over an enum, or an array of a domain, and the base type; casting the column instead of the
+ * value never truncates the value, and a domain's cast to its base type keeps the column's index usable).
+ *
+ * @example
+ * comparedColumn('t."id"', idColumn) // 't."id"'
+ * comparedColumn('t."mood"', moodDomainColumn) // 't."mood"::"public"."mood"'
+ */
+export function comparedColumn(expr: string, column: ColumnModel): string {
+  return column.isDomain === true ? `${expr}::${castSql(column)}` : expr
+}
+
+/**
+ * SQL converting `textArray` (an expression of type `text[]` holding values of the non-array
+ * `column`) to an array of the column's type, for `= any(...)`.
+ *
+ * @example
+ * castTextList('$1::text[]', idColumn) // '$1::text[]::int8[]'
+ */
+export function castTextList(textArray: string, column: ColumnModel): string {
+  const typmod = column.inputTypmod
+  if (typmod === undefined) return `${textArray}::${elementCastType(column)}[]`
+  return inputArray(textArray, column, typmod)
 }

@@ -6,6 +6,7 @@ import { numericCodec } from './decimal.ts'
 import { float4Codec, float8Codec } from './float.ts'
 import { int2Codec, int4Codec, int8Codec } from './integer.ts'
 import { jsonCodec } from './json.ts'
+import { otherCodec } from './other.ts'
 import { boolCodec, bpcharCodec, enumCodec, textCodec, uuidCodec, varcharCodec } from './string-types.ts'
 import { timestampCodec, timestamptzCodec } from './timestamp.ts'
 
@@ -28,6 +29,7 @@ const CODECS: Readonly<Record<ScalarType, ScalarCodec>> = {
   jsonb: jsonCodec,
   bytea: byteaCodec,
   enum: enumCodec,
+  other: otherCodec,
 }
 
 /** The codec of a scalar type. Throws a TypeError for a type outside {@link ScalarType}. */

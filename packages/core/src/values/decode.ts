@@ -19,7 +19,7 @@ export function decodeValue(text: string | null, column: ColumnModel, at?: Value
   return withLocation(column, at, () => {
     const codec = codecFor(column.type)
     if (!column.isArray) return codec.decode(text, column)
-    const elements = parseArrayLiteral(text)
+    const elements = parseArrayLiteral(text, column.arrayDelimiter)
     if (typeof elements === 'string') problem(`cannot decode ${describeValue(text)} as an array: ${elements}`)
     return elements.map((e) => (e === null ? null : codec.decode(e, column)))
   })

@@ -1,5 +1,5 @@
 import type { ColumnModel } from '../schema/model.ts'
-import { arrayLiteral } from './array-literal.ts'
+import { delimitedArrayLiteral } from './array-literal.ts'
 import { codecFor, elementsMayBeArrays } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
 import { describeValue, problem, ValueProblem, withLocation } from './location.ts'
@@ -23,7 +23,10 @@ export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocati
     if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
     const codec = codecFor(column.type)
     if (!column.isArray) return codec.encode(value, column)
-    if (!Array.isArray(value)) problem(`expected an array for ${column.type}[], got ${describeValue(value)}`)
+    if (!Array.isArray(value)) {
+      const type = column.type === 'other' || column.type === 'enum' ? column.sqlType : `${column.type}[]`
+      problem(`expected an array for ${type}, got ${describeValue(value)}`)
+    }
     const nested = !elementsMayBeArrays(column.type)
     const texts: (string | null)[] = new Array(value.length)
     for (let i = 0; i < value.length; i++) {
@@ -44,6 +47,6 @@ export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocati
         throw e
       }
     }
-    return arrayLiteral(texts)
+    return delimitedArrayLiteral(texts, column.arrayDelimiter ?? ',')
   })
 }

@@ -3,8 +3,8 @@
  * value it reads is selected as `::text` and decoded here, independent of the postgres.js client's
  * type configuration.
  */
-export { arrayLiteral, parseArrayLiteral } from './array-literal.ts'
-export { castSql } from './cast.ts'
+export { arrayLiteral, delimitedArrayLiteral, parseArrayLiteral } from './array-literal.ts'
+export { castSql, castText, castTextList, comparedColumn, typeSqlName } from './cast.ts'
 export { decodeValue } from './decode.ts'
 export { encodeValue } from './encode.ts'
 export { quoteIdentifier } from './identifier.ts'

@@ -1,6 +1,6 @@
 import type { ColumnModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
-import { castSql } from '../../values/index.ts'
+import { castText, comparedColumn } from '../../values/index.ts'
 
 /** `unnest($1::text[], $2::text[]) as d("a", "b")` for the given unnest column names. */
 export function unnestSql(names: readonly string[], alias: string): string {
@@ -8,16 +8,20 @@ export function unnestSql(names: readonly string[], alias: string): string {
   return `unnest(${params}) as ${alias}(${names.map(quoteIdentifier).join(', ')})`
 }
 
-/** `d."id"::int8`: an unnest element cast to the column's type. */
+/**
+ * `d."id"::int8`: an unnest element converted to the column's type (see `castText`: a cast, or the
+ * type's input function where the column's typmod changes how the text reads).
+ */
 export function castElement(alias: string, name: string, column: ColumnModel): string {
-  return `${alias}.${quoteIdentifier(name)}::${castSql(column)}`
+  return castText(`${alias}.${quoteIdentifier(name)}`, column)
 }
 
 /** `t."a" = d."a"::int8 and t."b" = d."b"::text`: matches the target row on its key. */
 export function keyMatchSql(target: string, source: string, columns: readonly ColumnModel[]): string {
   return columns
     .map(
-      (column) => `${target}.${quoteIdentifier(column.name)} = ${castElement(source, column.name, column)}`,
+      (column) =>
+        `${comparedColumn(`${target}.${quoteIdentifier(column.name)}`, column)} = ${castElement(source, column.name, column)}`,
     )
     .join(' and ')
 }

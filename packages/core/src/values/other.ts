@@ -1,0 +1,42 @@
+import type { ColumnModel } from '../schema/model.ts'
+import type { ScalarCodec } from './codec.ts'
+import { describeValue, problem } from './location.ts'
+import { checkText, compareCodeUnits } from './text.ts'
+
+function textForm(value: unknown, column: ColumnModel): string {
+  if (typeof value !== 'string') {
+    problem(
+      `expected a string (the text form of ${column.castType ?? column.sqlType}), got ${describeValue(value)}`,
+    )
+  }
+  checkText(value)
+  return value
+}
+
+const HOST_MASK = /^([^/]*)\/(\d+)$/
+
+/**
+ * `inet`'s output omits the netmask of a single host (`/32`, `/128`), but its cast to text (what reads
+ * select) always adds it: drop it again, so that scalars read like array elements and like every
+ * driver prints them.
+ */
+function inetText(text: string): string {
+  const m = HOST_MASK.exec(text)
+  if (m === null) return text
+  const [, address = '', bits] = m
+  return bits === (address.includes(':') ? '128' : '32') ? address : text
+}
+
+/**
+ * Any other type with a text input (inet, interval, ranges, tsvector, citext, domains over them...):
+ * values are strings in the form the type's input function reads, validated by the server; reads are
+ * the server's text output, which may be a canonical form of what was written (`'10.0.0.1/32'` reads
+ * `'10.0.0.1'`). Equality and keys compare the text.
+ */
+export const otherCodec: ScalarCodec = {
+  encode: textForm,
+  decode: (text, column) => (column.castType === 'inet' ? inetText(text) : text),
+  same: (a, b) => typeof a === 'string' && a === b,
+  key: textForm,
+  compareKeys: compareCodeUnits,
+}

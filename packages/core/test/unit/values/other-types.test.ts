@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest'
+import { PipeflushError } from '../../../src/errors.ts'
+import { keyMatchSql } from '../../../src/plan/sql/sql-text.ts'
+import { selectSql } from '../../../src/read/select-sql.ts'
+import { buildColumnModel, buildTableModel } from '../../../src/schema/build-table.ts'
+import type { ColumnModel } from '../../../src/schema/model.ts'
+import {
+  castSql,
+  castText,
+  castTextList,
+  comparedColumn,
+  decodeValue,
+  delimitedArrayLiteral,
+  encodeValue,
+  normalizeKeyValue,
+  parseArrayLiteral,
+  sameValue,
+  typeSqlName,
+} from '../../../src/values/index.ts'
+import { at, column } from './columns.ts'
+
+/** An `other` column: a type pipeflush knows by its SQL name only. */
+function other(castType: string, extra: Partial<Parameters<typeof buildColumnModel>[0]> = {}): ColumnModel {
+  return buildColumnModel({ name: 'c', type: 'other', castType, nullable: true, ...extra })
+}
+
+const YEAR = 327679 // the typmod of `interval year`
+
+describe('typeSqlName', () => {
+  it('names pg_catalog types bare, quoting keywords (a bare bit is bit(1), a bare char is char(1))', () => {
+    expect(typeSqlName('pg_catalog', 'inet')).toBe('inet')
+    expect(typeSqlName('pg_catalog', 'int4range')).toBe('int4range')
+    expect(typeSqlName('pg_catalog', 'bit')).toBe('"bit"')
+    expect(typeSqlName('pg_catalog', 'char')).toBe('"char"')
+    expect(typeSqlName('pg_catalog', 'interval')).toBe('"interval"')
+    expect(typeSqlName('pg_catalog', 'time')).toBe('"time"')
+    expect(typeSqlName(undefined, 'citext')).toBe('citext')
+    expect(typeSqlName(undefined, 'My Type')).toBe('"My Type"')
+  })
+
+  it('qualifies and quotes types of other schemas', () => {
+    expect(typeSqlName('public', 'citext')).toBe('"public"."citext"')
+    expect(typeSqlName('Pf Schema', 'Mood "Type"')).toBe('"Pf Schema"."Mood ""Type"""')
+  })
+})
+
+describe('casts of other types', () => {
+  it('casts to castType, with [] for arrays', () => {
+    expect(castSql(other('inet'))).toBe('inet')
+    expect(castSql(other('"public"."citext"', { isArray: true }))).toBe('"public"."citext"[]')
+    expect(castText('d."c"', other('int4range'))).toBe('d."c"::int4range')
+    expect(castTextList('$1::text[]', other('inet'))).toBe('$1::text[]::inet[]')
+  })
+
+  it('reads intervals with fields by interval_in with the typmod, arrays element by element in order', () => {
+    const years = other('"interval"', { inputTypmod: YEAR })
+    expect(castText('d."c"', years)).toBe(
+      `pg_catalog.interval_in(d."c"::cstring, 'pg_catalog.interval'::regtype, ${YEAR})`,
+    )
+    expect(castText('d."c"', other('"interval"', { inputTypmod: YEAR, isArray: true }))).toBe(
+      `case when d."c" is null then null else array(select pg_catalog.interval_in(pf_e::cstring, 'pg_catalog.interval'::regtype, ${YEAR}) ` +
+        `from unnest(d."c"::text[]) with ordinality as pf_u(pf_e, pf_i) order by pf_i) end`,
+    )
+    expect(castTextList('$1::text[]', years)).toBe(
+      `array(select pg_catalog.interval_in(pf_e::cstring, 'pg_catalog.interval'::regtype, ${YEAR}) ` +
+        `from unnest($1::text[]) with ordinality as pf_u(pf_e, pf_i) order by pf_i)`,
+    )
+    expect(() => castText('x', other('inet', { inputTypmod: 1 }))).toThrow(/only supported for interval/)
+  })
+
+  it('compares a domain column cast to the type it is over; other columns as they are', () => {
+    const mood = column('enum', {
+      castType: '"public"."mood"',
+      sqlType: 'public.mood_domain',
+      isDomain: true,
+    })
+    expect(comparedColumn('t."m"', mood)).toBe('t."m"::"public"."mood"')
+    expect(comparedColumn('t."m"', { ...mood, isArray: true })).toBe('t."m"::"public"."mood"[]')
+    expect(comparedColumn('t."id"', column('int8'))).toBe('t."id"')
+    const table = buildTableModel({
+      schema: 'public',
+      name: 'x',
+      columns: [{ ...mood, name: 'm' }],
+      primaryKey: ['m'],
+    })
+    expect(keyMatchSql('t', 'd', table.columns)).toBe('t."m"::"public"."mood" = d."m"::"public"."mood"')
+    expect(selectSql(table, { m: 'sad' }).sql).toContain(
+      'where t."m"::"public"."mood" = $1::text::"public"."mood"',
+    )
+    expect(selectSql(table, { m: null }).sql).toContain('where t."m" is null')
+  })
+
+  it('finds other types with a cast per condition and a list cast, typmods included', () => {
+    const table = buildTableModel({
+      schema: 'public',
+      name: 'session',
+      columns: [
+        { name: 'id', type: 'int8' },
+        other('inet', { name: 'ip' }),
+        other('"interval"', { name: 'age', inputTypmod: YEAR }),
+      ],
+      primaryKey: ['id'],
+    })
+    const { sql, params } = selectSql(table, { ip: ['10.0.0.1', '::1'], age: '1' })
+    expect(sql).toContain('t."ip" = any($1::text[]::inet[])')
+    expect(sql).toContain(
+      `t."age" = pg_catalog.interval_in($2::text::cstring, 'pg_catalog.interval'::regtype, ${YEAR})`,
+    )
+    expect(params).toEqual([['10.0.0.1', '::1'], '1'])
+  })
+})
+
+describe('values of other types', () => {
+  it('are strings written as given and read as the server prints them', () => {
+    const range = other('int4range')
+    expect(encodeValue('[1,5)', range, at)).toBe('[1,5)')
+    expect(decodeValue('[1,5)', range)).toBe('[1,5)')
+    expect(encodeValue(['[1,2)', null, 'empty'], other('int4range', { isArray: true }), at)).toBe(
+      '{"[1,2)",NULL,"empty"}',
+    )
+    expect(decodeValue('{"[1,2)",NULL,empty}', other('int4range', { isArray: true }))).toEqual([
+      '[1,2)',
+      null,
+      'empty',
+    ])
+  })
+
+  it('reject anything but strings, and text no PostgreSQL value holds, naming table, column and row', () => {
+    const cases: [unknown, RegExp][] = [
+      [1, /book\.c \(row id=7\): expected a string \(the text form of inet\), got 1/],
+      [new Date(0), /expected a string/],
+      [{ a: 1 }, /expected a string/],
+      ['a\u0000', /NUL/],
+      ['\ud800', /surrogate/],
+      [undefined, /undefined is not a value/],
+    ]
+    for (const [value, pattern] of cases) {
+      expect(() => encodeValue(value, other('inet'), at)).toThrow(pattern)
+      expect(() => encodeValue(value, other('inet'), at)).toThrow(PipeflushError)
+    }
+    expect(() => encodeValue('x', other('inet', { isArray: true }), at)).toThrow(
+      /expected an array for inet\[\]/,
+    )
+  })
+
+  it('read inet as its output prints it: a single host without its netmask, as in arrays', () => {
+    const inet = other('inet')
+    expect(decodeValue('10.0.0.1/32', inet)).toBe('10.0.0.1')
+    expect(decodeValue('::1/128', inet)).toBe('::1')
+    expect(decodeValue('10.0.0.0/8', inet)).toBe('10.0.0.0/8')
+    expect(decodeValue('::1/32', inet)).toBe('::1/32')
+    expect(decodeValue('10.0.0.1', inet)).toBe('10.0.0.1')
+    expect(decodeValue('10.0.0.1/32', other('cidr'))).toBe('10.0.0.1/32')
+  })
+
+  it('compare and key by their text (a form the server canonicalizes is another text)', () => {
+    const inet = other('inet')
+    expect(sameValue('10.0.0.1', '10.0.0.1', inet)).toBe(true)
+    expect(sameValue('10.0.0.1', '10.0.0.1/32', inet)).toBe(false)
+    expect(sameValue(1, '1', inet)).toBe(false)
+    expect(normalizeKeyValue('10.0.0.1', inet)).toBe('10.0.0.1')
+    expect(() => normalizeKeyValue(1, inet)).toThrow(/expected a string/)
+  })
+
+  it('travel in arrays with the element delimiter of their type (box: ;)', () => {
+    const boxes = other('box', { isArray: true, arrayDelimiter: ';' })
+    expect(encodeValue(['(1,1),(0,0)', null, '(2,2),(1,1)'], boxes, at)).toBe(
+      '{"(1,1),(0,0)";NULL;"(2,2),(1,1)"}',
+    )
+    expect(decodeValue('{(1,1),(0,0);(2,2),(1,1);NULL}', boxes)).toEqual(['(1,1),(0,0)', '(2,2),(1,1)', null])
+    expect(delimitedArrayLiteral(['a;b'], ';')).toBe('{"a;b"}')
+    expect(parseArrayLiteral('{"a;b";c}', ';')).toEqual(['a;b', 'c'])
+    expect(parseArrayLiteral('{a,b}', ';')).toEqual(['a,b'])
+  })
+})
