@@ -11,15 +11,15 @@ import type {
   UniqueModel,
 } from './model.ts'
 import { BUILTIN_SCALAR_TYPES } from './model.ts'
+import { parseSqlType } from './sql-type.ts'
 
 type SizedType = `varchar(${number})` | `bpchar(${number})`
 
 /** A column type: a scalar type, optionally sized (`varchar(40)`), optionally an array (`text[]`). */
 export type ColumnTypeName = ScalarType | `${ScalarType}[]` | SizedType | `${SizedType}[]`
 
-/** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */
-export interface ColumnSpec {
-  readonly type: ColumnTypeName
+/** What any declared column may say besides its type. */
+export interface ColumnOptions {
   /** Defaults to false (NOT NULL). */
   readonly nullable?: boolean
   /** The column has a DEFAULT expression (implied by `identity` and `generated`). */
@@ -29,11 +29,37 @@ export interface ColumnSpec {
   readonly sequence?: string
   /** A generated (stored) column: never written. */
   readonly generated?: boolean
+}
+
+/** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */
+export interface TypedColumnSpec extends ColumnOptions {
+  readonly type: ColumnTypeName
+  readonly sql?: never
   /** Labels of an enum type, in order (required for enums). */
   readonly enumLabels?: readonly string[]
   /** SQL spelling of the type for casts (required for enums, e.g. `"public"."mood"`; `[]` is appended for arrays). */
   readonly sqlType?: string
 }
+
+/**
+ * A column of any type, given as SQL writes it: `{ sql: 'inet' }`, `{ sql: 'interval year' }`,
+ * `{ sql: 'int4range[]' }`, `{ sql: 'public.citext' }`, `{ sql: 'bigint' }`. Types pipeflush has a
+ * codec for, in any spelling (`bigint`, `character varying(40)`, `timestamp with time zone`), are the
+ * same as their {@link TypedColumnSpec}; every other type is an `other` column whose values are its
+ * text form. The typmod is left to the column (`bit(3)` casts to `"bit"`, so a wrong length is an
+ * error, not a truncation), except for intervals, whose fields change how the text reads. For a
+ * domain, give the type it is over: an explicit cast to a domain over `varchar(n)` or `bit(n)`
+ * truncates silently, and the column's assignment checks the domain anyway.
+ *
+ * @example
+ * defineSchema({ session: { columns: { id: 'uuid', ip: { sql: 'inet' }, ttl: { sql: 'interval', nullable: true } }, primaryKey: ['id'] } })
+ */
+export interface SqlColumnSpec extends ColumnOptions {
+  readonly sql: string
+  readonly type?: never
+}
+
+export type ColumnSpec = TypedColumnSpec | SqlColumnSpec
 
 export type ColumnSpecInput = ColumnTypeName | ColumnSpec
 
@@ -137,6 +163,7 @@ function buildColumn(
   input: ColumnSpecInput,
 ): ColumnModel {
   const spec: ColumnSpec = typeof input === 'string' ? { type: input } : input
+  if (spec.sql !== undefined) return buildSqlColumn(table, schema, tableName, name, spec)
   const match = TYPE_PATTERN.exec(spec.type)
   const type = match?.[1]
   if (match === null || type === undefined || !SCALAR_TYPES.has(type)) {
@@ -154,22 +181,9 @@ function buildColumn(
   ) {
     throw configError(table, `enum column "${name}" needs enumLabels and sqlType.`, name)
   }
-  if (spec.identity !== undefined && (!INTEGER_TYPES.has(scalar) || isArray)) {
-    throw configError(table, `identity column "${name}" must be int2, int4 or int8.`, name)
-  }
-  if (spec.identity !== undefined && spec.generated === true) {
-    throw configError(table, `column "${name}" cannot be both identity and generated.`, name)
-  }
   let sqlType: string | undefined
   if (spec.sqlType !== undefined)
     sqlType = isArray && !spec.sqlType.endsWith('[]') ? `${spec.sqlType}[]` : spec.sqlType
-  const identity = spec.identity ?? null
-  const sequence =
-    spec.sequence !== undefined
-      ? quoteQualified(spec.sequence, schema)
-      : identity !== null
-        ? quoteQualified(`${schema}.${makeObjectName(tableName, name, 'seq')}`, schema)
-        : null
   return buildColumnModel({
     name,
     type: scalar,
@@ -177,14 +191,72 @@ function buildColumn(
     // assignment cast reject values that are too long.
     sqlType,
     isArray,
+    ...columnOptions(table, schema, tableName, name, spec, INTEGER_TYPES.has(scalar) && !isArray),
+    enumLabels: spec.enumLabels,
+    maxLength,
+  })
+}
+
+/** A column declared by its SQL type (see {@link SqlColumnSpec}). */
+function buildSqlColumn(
+  table: string,
+  schema: string,
+  tableName: string,
+  name: string,
+  spec: SqlColumnSpec,
+): ColumnModel {
+  const parsed = typeof spec.sql === 'string' ? parseSqlType(spec.sql) : 'not a string'
+  if (typeof parsed === 'string') {
+    throw configError(
+      table,
+      `column "${name}" has a type pipeflush cannot read, "${String(spec.sql)}": ${parsed}.`,
+      name,
+    )
+  }
+  const integer = parsed.kind === 'known' && INTEGER_TYPES.has(parsed.type) && !parsed.isArray
+  const options = columnOptions(table, schema, tableName, name, spec, integer)
+  if (parsed.kind === 'known') return buildColumnModel({ name, ...parsed, ...options })
+  return buildColumnModel({
+    name,
+    type: 'other',
+    sqlType: spec.sql.trim(),
+    castType: parsed.castType,
+    inputTypmod: parsed.inputTypmod,
+    arrayDelimiter: parsed.arrayDelimiter,
+    isArray: parsed.isArray,
+    ...options,
+  })
+}
+
+/** Nullability, default, identity, sequence and generated of a declared column, checked. */
+function columnOptions(
+  table: string,
+  schema: string,
+  tableName: string,
+  name: string,
+  spec: ColumnOptions,
+  integer: boolean,
+) {
+  if (spec.identity !== undefined && !integer) {
+    throw configError(table, `identity column "${name}" must be int2, int4 or int8.`, name)
+  }
+  if (spec.identity !== undefined && spec.generated === true) {
+    throw configError(table, `column "${name}" cannot be both identity and generated.`, name)
+  }
+  const identity = spec.identity ?? null
+  const sequence =
+    spec.sequence !== undefined
+      ? quoteQualified(spec.sequence, schema)
+      : identity !== null
+        ? quoteQualified(`${schema}.${makeObjectName(tableName, name, 'seq')}`, schema)
+        : null
+  return {
     nullable: spec.nullable ?? false,
     hasDefault: spec.default === true || identity !== null || spec.generated === true,
     identity,
     sequence,
     generated: spec.generated ?? false,
-    enumLabels: spec.enumLabels,
-    maxLength,
-  })
+  }
 }
 
 interface TablePlace {
@@ -267,7 +339,8 @@ function buildTable(
 
 /**
  * Declares a schema in code instead of reading it from `pg_catalog`. A string column is shorthand for a
- * NOT NULL column of that type; foreign keys reference tables by key and default to the target's primary
+ * NOT NULL column of that type; a column of any other type is declared by its SQL name (`{ sql: 'inet' }`,
+ * see {@link SqlColumnSpec}); foreign keys reference tables by key and default to the target's primary
  * key; constraint names default to PostgreSQL's. An inconsistent spec throws `INVALID_CONFIG`.
  * Columns keep the spec's order, which should be the table's order (JavaScript lists integer-like
  * property names first: avoid column names such as `"1"`).
@@ -280,7 +353,7 @@ function buildTable(
  *     version: 'version',
  *   },
  *   book: {
- *     columns: { id: 'uuid', author_id: 'int8', title: { type: 'text', nullable: true }, tags: 'text[]' },
+ *     columns: { id: 'uuid', author_id: 'int8', title: { type: 'text', nullable: true }, tags: 'text[]', isbn: { sql: 'public.isbn13' } },
  *     primaryKey: ['id'],
  *     foreignKeys: [{ columns: ['author_id'], references: 'author', onDelete: 'cascade' }],
  *   },
