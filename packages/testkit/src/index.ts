@@ -24,3 +24,6 @@ export type {
   ToxiproxyProvider,
   Upstream,
 } from './toxiproxy/types.ts'
+export type { Cut, CutAction, CutProxy, Direction } from './faults/cut-proxy.ts'
+export { startCutProxy } from './faults/cut-proxy.ts'
+export { type FramedMessage, messageBoundaries, messages } from './faults/message-boundaries.ts'

@@ -42,9 +42,15 @@ export function isSessionEndingState(sqlState: string): boolean {
   return sqlState.startsWith('08') || /^57P0[1-5]$/.test(sqlState) || sqlState === '25P03'
 }
 
-/** A five-character SQLSTATE, or undefined. */
-export function sqlStateOf(code: unknown): string | undefined {
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+/**
+ * The SQLSTATE of an error the server sent, or undefined for anything else. Both drivers copy the
+ * server's fields onto the error: a `severity` and a five-character `code` (Node's own codes, such
+ * as `EPIPE`, can look like one, but come without a severity).
+ */
+export function serverSqlState(error: unknown): string | undefined {
+  const code = stringField(error, 'code')
+  const severity = stringField(error, 'severity') ?? stringField(error, 'severity_local')
+  return severity !== undefined && code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
 /** A string field of an error object, or undefined. */

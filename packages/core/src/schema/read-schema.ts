@@ -1,4 +1,6 @@
-import type postgres from 'postgres'
+import type { Driver } from '../drivers/driver.ts'
+import { driverFor } from '../drivers/driver-for.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
 import { PipeflushError } from '../errors.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
@@ -46,24 +48,31 @@ const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
  * const schema = await readSchema(sql, { versionColumn: 'version' })
  * schema.tables.get('book')?.primaryKey // ['id']
  */
-export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions = {}): Promise<SchemaModel> {
+export async function readSchema(client: unknown, options: ReadSchemaOptions = {}): Promise<SchemaModel> {
+  const driver: Pick<Driver, 'query'> = isDriver(client) ? client : driverFor(client)
   let rows: CatalogTable[]
   let current: string
   let schemas: readonly string[]
   try {
-    const [path] = await sql.unsafe<{ current: string; schemas: string[]; datestyle: string; efd: string }[]>(
-      "select current_schema() as current, current_schemas(false)::text[] as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd",
+    // Everything is selected as text (JSON here) so that no type parser or name transform of the
+    // client changes what is read.
+    const [path] = await driver.query(
+      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd",
     )
-    checkSessionSettings(path?.datestyle ?? 'ISO', Number(path?.efd ?? 1))
-    current = path?.current ?? 'public'
-    schemas = options.schemas ?? path?.schemas ?? ['public']
-    rows = await sql.unsafe<CatalogTable[]>(CATALOG_QUERY, [schemas as string[]], { prepare: true })
+    checkSessionSettings(String(path?.['datestyle'] ?? 'ISO'), Number(path?.['efd'] ?? 1))
+    current = String(path?.['current'] ?? 'public')
+    schemas = options.schemas ?? (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
+    const [catalog] = await driver.query(
+      `select coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
+      [arrayLiteral(schemas)],
+    )
+    rows = JSON.parse(String(catalog?.['catalog'] ?? '[]')) as CatalogTable[]
   } catch (cause) {
     if (cause instanceof PipeflushError) throw cause
     throw new PipeflushError(
       'SCHEMA_READ_FAILED',
       `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
-      { cause },
+      { cause: (cause as { cause?: unknown })?.cause ?? cause },
     )
   }
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
@@ -100,6 +109,10 @@ export async function readSchema(sql: postgres.Sql, options: ReadSchemaOptions =
  * pipeflush reads values as text: dates in the ISO style and floats in their shortest exact form
  * (PostgreSQL's defaults). Refuse other session settings up front rather than misread values.
  */
+function isDriver(client: unknown): client is Pick<Driver, 'query'> {
+  return typeof (client as Driver | null)?.toDriverError === 'function'
+}
+
 function checkSessionSettings(dateStyle: string, extraFloatDigits: number): void {
   if (!dateStyle.toUpperCase().startsWith('ISO')) {
     throw new PipeflushError(

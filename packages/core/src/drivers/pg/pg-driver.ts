@@ -4,7 +4,7 @@ import {
   isConnectionCode,
   isSessionEndingState,
   messageOf,
-  sqlStateOf,
+  serverSqlState,
   stringField,
 } from '../connection-errors.ts'
 import type {
@@ -152,7 +152,7 @@ export class PgDriver implements Driver {
   toDriverError(error: unknown): DriverError {
     if (isDriverError(error)) return error
     const code = stringField(error, 'code')
-    const sqlState = sqlStateOf(code)
+    const sqlState = serverSqlState(error)
     const message = messageOf(error)
     if (sqlState !== undefined) {
       const position = Number(stringField(error, 'position'))

@@ -21,6 +21,13 @@ export interface PostgresJsOptions {
   /** Read by `createSocket` at every connect, so a factory set after the client was made applies to later connections. */
   socket?: SocketFactory | undefined
   ssl?: unknown
+  /**
+   * Whether each new connection asks the server for the array types before it is used (`connection.js`
+   * line 368 reads it at every connect; `fetchArrayTypes`, line 768, stores them in `shared` and the
+   * parsers, which every connection of the client shares).
+   */
+  fetch_types?: boolean
+  readonly shared?: { readonly typeArrayMap?: Readonly<Record<string, unknown>> }
 }
 
 /** A result: an array of rows with its command tag; `columns` is set when a row description came. */

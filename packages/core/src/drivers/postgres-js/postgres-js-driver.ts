@@ -3,7 +3,7 @@ import {
   isConnectionCode,
   isSessionEndingState,
   messageOf,
-  sqlStateOf,
+  serverSqlState,
   stringField,
 } from '../connection-errors.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleResult } from '../driver.ts'
@@ -57,8 +57,16 @@ export class PostgresJsDriver implements Driver {
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
     o.socket = socketFactory(o.socket, (socket) => {
+      // The array types a connection fetches are the client's, shared by all its connections: once
+      // one connection fetched them, later ones skip the query (a round trip each), whose failure
+      // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
+      if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0) o.fetch_types = false
       const named = socket as Socket & { host?: unknown; port?: unknown }
-      this.meters.add(socket, o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`)
+      const metered = this.meters.add(socket, o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`)
+      // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
+      // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
+      // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
+      metered.meter.onReady(() => setImmediate(() => socket.emit('drain')))
     })
   }
 
@@ -158,7 +166,7 @@ export class PostgresJsDriver implements Driver {
   toDriverError(error: unknown): DriverError {
     if (isDriverError(error)) return error
     const code = stringField(error, 'code')
-    const sqlState = sqlStateOf(code)
+    const sqlState = serverSqlState(error)
     const message = messageOf(error)
     if (sqlState !== undefined) {
       const position = Number(stringField(error, 'position'))

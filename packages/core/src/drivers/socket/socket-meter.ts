@@ -25,6 +25,8 @@ export interface SocketMeter {
   readonly closeError: Error | undefined
   /** Calls `listener` once when the socket closes (at once if it has). Returns how to stop listening. */
   onClose(listener: () => void): () => void
+  /** Calls `listener` once when the server is first ready for queries (at once if it was). */
+  onReady(listener: () => void): void
 }
 
 /** SSLRequest's code (a startup-phase message without a type byte). */
@@ -55,6 +57,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
   let closed = false
   let closeError: Error | undefined
   const listeners = new Set<() => void>()
+  const readyListeners: (() => void)[] = []
 
   const readMessages = (data: Buffer) => {
     let buffer = pending === undefined ? data : Buffer.concat([pending, data])
@@ -72,6 +75,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
       if (type === 0x5a) {
         ready = true
         reading = 'done'
+        for (const listener of readyListeners.splice(0)) listener()
         return
       }
       buffer = buffer.subarray(length + 1)
@@ -125,6 +129,10 @@ export function meterSocket(socket: Duplex): SocketMeter {
     },
     get closeError() {
       return closeError
+    },
+    onReady(listener) {
+      if (ready) listener()
+      else readyListeners.push(listener)
     },
     onClose(listener) {
       if (closed) {

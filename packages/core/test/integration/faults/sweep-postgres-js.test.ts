@@ -1,0 +1,3 @@
+import { defineSweep } from './sweep/define-sweep.ts'
+
+defineSweep('postgres.js')

@@ -1,0 +1,355 @@
+// A fault sweep of one combination, run as its own Node process with Node's default handling of
+// unhandled rejections and uncaught exceptions (this file installs no handler): a stray rejection
+// ends the process with a non-zero exit code, which fails the test that started it.
+//
+// For each toxic and each byte offset: arm the fault, flush a unit of work (a parent row, 40 child
+// rows, an audit row, a versioned update, a delete), wait for it to settle, remove the fault, check
+// the database holds all of the flush or none of it (asking the flush log when the outcome is
+// unknown), check the unit of work kept its changes, and flush it again once the network is back.
+// Prints one JSON line: the cases and their outcomes.
+import type { Socket } from 'node:net'
+import { EntityManager, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import {
+  connectToxiproxy,
+  createRoundTripCounter,
+  type CutAction,
+  type Direction,
+  type DriverName,
+  messages,
+  openClient,
+  type RoundTripCounter,
+  startCutProxy,
+  type TestClient,
+} from '@pipeflush/testkit'
+import postgres from 'postgres'
+
+export type Toxic = 'limit_data' | 'reset_peer' | 'timeout'
+
+export interface SweepConfig {
+  readonly driver: DriverName
+  readonly mode: PipelineMode
+  readonly direction: Direction
+  readonly pool: number
+  readonly warm: boolean
+  readonly toxics: readonly Toxic[]
+  /** Evenly spaced offsets per toxic, besides every message boundary (and its neighbours). */
+  readonly offsets: number
+  readonly adminUrl: string
+  readonly toxiproxyUrl: string
+  readonly postgresHost: string
+  readonly postgresPort: number
+  readonly name: string
+}
+
+export interface CaseResult {
+  readonly toxic: Toxic
+  readonly offset: number
+  /** `ok` or the error code. */
+  readonly outcome: string
+  readonly committed: boolean
+  /** Milliseconds from the first socket end seen during the flush to its settling (null: no socket ended first). */
+  readonly settleAfterEndMs: number | null
+  readonly flushMs: number
+  /** The error's message, shortened. */
+  readonly message?: string
+  /** What went wrong, if anything. */
+  readonly problem?: string
+}
+
+export interface SweepResult {
+  readonly config: Omit<SweepConfig, 'adminUrl' | 'toxiproxyUrl'>
+  readonly bytes: number
+  readonly boundaries: number
+  readonly cases: readonly CaseResult[]
+}
+
+const FLUSH_TIMEOUT_MS = 200
+const SETTLE_LIMIT_MS = 10_000
+const CHILDREN = 40
+
+const config = JSON.parse(process.argv[2] ?? '{}') as SweepConfig
+const result = await sweep(config)
+process.stdout.write(`${JSON.stringify(result)}\n`)
+if (result.cases.some((c) => c.problem !== undefined)) process.exitCode = 1
+
+async function sweep(cfg: SweepConfig): Promise<SweepResult> {
+  const admin = postgres(cfg.adminUrl, { max: 2, onnotice: () => {} })
+  const cut = await startCutProxy({ host: cfg.postgresHost, port: cfg.postgresPort })
+  const toxiproxy = await connectToxiproxy(cfg.toxiproxyUrl)
+  const proxy = await toxiproxy.proxy(cfg.name, { host: cut.host, port: cut.port })
+  const url = proxy.rewriteUrl(cfg.adminUrl)
+  const p = `"${cfg.name}`
+  const t = (table: string) => `${p}_${table}"`
+  await admin.unsafe(`
+    create table if not exists pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now());
+    create table ${t('parent')} (id bigserial primary key, tag text not null);
+    create table ${t('child')} (id bigserial primary key, parent_id bigint not null references ${t('parent')}, tag text not null, n int not null);
+    create table ${t('audit')} (id bigserial primary key, tag text not null, note text not null);
+    create table ${t('counter')} (id int primary key, n int not null, version int not null);
+    create table ${t('doomed')} (id int primary key, tag text not null);
+    insert into ${t('counter')} values (1, 0, 1);
+  `)
+  const clients: TestClient[] = []
+  /** When each client's sockets closed, and which are open. */
+  const closesOf = new Map<TestClient, number[]>()
+  const socketsOf = new Map<TestClient, Set<Socket>>()
+  /** A client whose sockets' ends are recorded. */
+  const openTracked = (): TestClient => {
+    const closes: number[] = []
+    const sockets = new Set<Socket>()
+    const counter = trackCloses(createRoundTripCounter(), closes, sockets)
+    const c = openClient(cfg.driver, url, counter, { max: cfg.pool, connectTimeoutSeconds: 2 })
+    clients.push(c)
+    closesOf.set(c, closes)
+    socketsOf.set(c, sockets)
+    return c
+  }
+  /** Closes the client's connections (the pool opens new ones on demand): a cold pool. */
+  const coldPool = async (client: TestClient) => {
+    const sockets = [...(socketsOf.get(client) ?? [])]
+    await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('close', resolve).destroy())))
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  const options = { pipeline: cfg.mode, versionColumn: 'version', flushLog: 'pipeflush_flush_log', flushTimeoutMs: FLUSH_TIMEOUT_MS }
+  const warmClient = openTracked()
+  const warmRoot = await EntityManager.connect(warmClient.client, options)
+  // Cold cases: one pool whose connections are closed before each case, so the flush opens one (its
+  // id pool, shared by the cases, is short now and then: some of those flushes fetch ids first).
+  const coldClient = cfg.warm ? undefined : openTracked()
+  const coldRoot = coldClient
+    ? await EntityManager.connect(coldClient.client, { ...options, schema: warmRoot.schema, prepare: true })
+    : undefined
+  /** The root entity manager of a case, its pool warm or cold. */
+  const rootFor = async (): Promise<{ root: EntityManager; client: TestClient }> => {
+    if (!coldClient || !coldRoot) return { root: warmRoot, client: warmClient }
+    await coldPool(coldClient)
+    return { root: coldRoot, client: coldClient }
+  }
+  /** The counter row as the database holds it (kept here: the cases run one after another). */
+  const counter = { n: 0, version: 1 }
+  let caseNo = 0
+  const doomed = async (from: number, to: number) =>
+    admin.unsafe(
+      `insert into ${t('doomed')} select g, 'c' || lpad(g::text, 5, '0') from generate_series(${from}, ${to}) as g`,
+    )
+  await doomed(1, 2)
+  /** A unit of work of case `tag`: an update of the counter, a delete of a doomed row, the new rows. */
+  const unitOf = (root: EntityManager) => {
+    const tag = `c${String(++caseNo).padStart(5, '0')}`
+    const em = root.fork()
+    const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n: counter.n, version: counter.version })
+    loaded['n'] = counter.n + 1
+    em.remove(em.merge(`${cfg.name}_doomed`, { id: caseNo, tag }))
+    const parent = em.create(`${cfg.name}_parent`, { tag })
+    for (let i = 0; i < CHILDREN; i++) em.create(`${cfg.name}_child`, { parent_id: parent, tag, n: i })
+    em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo}` })
+    return { em, tag, counterBefore: counter.n, caseNo }
+  }
+  /** After a case: the counter moved on if the flush (or its retry) committed. */
+  const committedCase = () => {
+    counter.n++
+    counter.version++
+  }
+  /** What of case `tag` the database holds: all, none, or something in between (a partial commit). */
+  const stateOf = async (tag: string, id: number, counterBefore: number): Promise<'all' | 'none' | string> => {
+    const [row] = await admin.unsafe<{ p: number; c: number; a: number; d: number; n: number }[]>(`
+      select (select count(*)::int from ${t('parent')} where tag = '${tag}') as p,
+        (select count(*)::int from ${t('child')} where tag = '${tag}') as c,
+        (select count(*)::int from ${t('audit')} where tag = '${tag}') as a,
+        (select count(*)::int from ${t('doomed')} where id = ${id}) as d,
+        (select n from ${t('counter')} where id = 1) as n`)
+    const all = row?.p === 1 && row.c === CHILDREN && row.a === 1 && row.d === 0 && row.n === counterBefore + 1
+    const none = row?.p === 0 && row.c === 0 && row.a === 0 && row.d === 1 && row.n === counterBefore
+    return all ? 'all' : none ? 'none' : JSON.stringify(row)
+  }
+
+  // Measure the bytes of one flush as the sweep will make it (warm: on an open connection that sent
+  // these statements before; cold: opening the connection, fetching ids, flushing).
+  {
+    const warmup = unitOf(warmRoot)
+    await warmup.em.flush()
+    committedCase()
+  }
+  const measured = await rootFor()
+  const probe = unitOf(measured.root)
+  cut.record()
+  await probe.em.flush()
+  committedCase()
+  const bytes = cut.recorded()[cfg.direction]
+  const boundaries = phaseBoundaries(messages(bytes, { startup: !cfg.warm && cfg.direction === 'upstream' }))
+  const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets)
+
+  const cases: CaseResult[] = []
+  const only = process.env['SWEEP_OFFSETS']?.split(',').map(Number)
+  await doomed(3, 2 + cfg.toxics.length * (only ?? offsets).length)
+  for (const toxic of cfg.toxics) {
+    for (const offset of only ?? offsets) {
+      const { root, client } = await rootFor()
+      const unit = unitOf(root)
+      const pendingBefore = JSON.stringify(unit.em.pending)
+      const started = performance.now()
+      const closes = closesOf.get(client)!
+      const closedBefore = closes.length
+      const disarm = await arm(toxic, offset, closes)
+      const settled = await settle(unit.em.flush())
+      const settledAt = performance.now()
+      await disarm()
+      const firstEnd = closes.slice(closedBefore).find((at) => at >= started)
+      const settleAfterEndMs = firstEnd === undefined || firstEnd > settledAt ? null : settledAt - firstEnd
+      const outcome = settled.ok ? 'ok' : settled.code
+      const problems: string[] = []
+      let state = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
+      if (state !== 'all' && state !== 'none') problems.push(`partial commit: ${state}`)
+      const committed = state === 'all'
+      if (settled.ok && !committed) problems.push('the flush succeeded but the database does not hold it')
+      if (!settled.ok) {
+        if (settled.code === 'COMMIT_OUTCOME_UNKNOWN') {
+          const said = await root.wasCommitted(settled.flushId!)
+          // The check fences a late COMMIT: from now on the database must agree with its answer.
+          state = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
+          if (said !== (state === 'all')) problems.push(`wasCommitted said ${said}, the database holds ${state}`)
+        } else if (committed) {
+          problems.push(`${settled.code} but the flush committed`)
+        }
+        if (settled.code === 'hang') problems.push(`the flush did not settle within ${SETTLE_LIMIT_MS} ms`)
+        if (!settled.pipeflush) problems.push(`not a PipeflushError: ${settled.message}`)
+        if (JSON.stringify(unit.em.pending) !== pendingBefore) problems.push(`the unit of work changed: ${JSON.stringify(unit.em.pending)}`)
+      }
+      if (settleAfterEndMs !== null && settleAfterEndMs > 1000) problems.push(`settled ${Math.round(settleAfterEndMs)} ms after its socket ended`)
+      // Once the network is back, the same unit of work flushes again (unless it committed).
+      const finalState = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
+      if (finalState === 'none') {
+        const retry = await settle(unit.em.flush())
+        if (!retry.ok) problems.push(`the retry failed: ${retry.code} ${retry.message}`)
+        else if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) !== 'all') problems.push('the retry did not commit')
+      }
+      if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) === 'all') committedCase()
+      cases.push({
+        toxic,
+        offset,
+        outcome,
+        committed: finalState === 'all',
+        settleAfterEndMs,
+        flushMs: settledAt - started,
+        ...(settled.ok ? {} : { message: settled.message.slice(0, 300) }),
+        ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
+      })
+    }
+  }
+  await Promise.all(clients.map((c) => c.end()))
+  await proxy.remove().catch(() => {})
+  await cut.stop()
+  await admin.end({ timeout: 1 })
+  await new Promise((resolve) => setTimeout(resolve, 100)) // late events of the closed connections
+  const { adminUrl: _a, toxiproxyUrl: _t, ...shown } = cfg
+  return { config: shown, bytes: bytes.length, boundaries: boundaries.length, cases }
+
+  /** Arms `toxic` at `offset`; returns how to remove it (also done at once after the first cut). */
+  async function arm(toxic: Toxic, offset: number, closes: readonly number[]): Promise<() => Promise<void>> {
+    if (toxic !== 'limit_data') {
+      const action: CutAction = toxic === 'reset_peer' ? 'reset' : 'stall'
+      cut.arm({ direction: cfg.direction, offset, action, once: true })
+      return async () => cut.disarm()
+    }
+    const name = await proxy.addToxic('limit_data', { bytes: offset }, { stream: cfg.direction, name: 'cut' })
+    // Remove it once a connection was cut, so that reconnecting works (as the other toxics do).
+    const before = closes.length
+    let removed: Promise<void> | undefined
+    const remove = () => {
+      removed ??= proxy.removeToxic(name)
+      return removed
+    }
+    const watch = setInterval(() => {
+      if (closes.length > before) {
+        clearInterval(watch)
+        void remove()
+      }
+    }, 2)
+    return async () => {
+      clearInterval(watch)
+      await remove()
+    }
+  }
+}
+
+/** How a flush settled. */
+type Settled =
+  | { ok: true; report: FlushReport }
+  | { ok: false; code: string; flushId: string | undefined; pipeflush: boolean; message: string }
+
+async function settle(flush: Promise<FlushReport>): Promise<Settled> {
+  let timer: NodeJS.Timeout | undefined
+  const hang = new Promise<'hang'>((resolve) => {
+    timer = setTimeout(() => resolve('hang'), SETTLE_LIMIT_MS)
+  })
+  const outcome = await Promise.race([
+    flush.then(
+      (report): Settled => ({ ok: true, report }),
+      (e: unknown): Settled => ({
+        ok: false,
+        code: isPipeflushError(e) ? e.code : String((e as { code?: unknown })?.code ?? 'not a PipeflushError'),
+        flushId: isPipeflushError(e) ? e.flushId : undefined,
+        pipeflush: isPipeflushError(e),
+        message: String((e as Error)?.message ?? e),
+      }),
+    ),
+    hang,
+  ])
+  clearTimeout(timer)
+  if (outcome === 'hang') {
+    flush.catch(() => {})
+    return { ok: false, code: 'hang', flushId: undefined, pipeflush: true, message: 'did not settle' }
+  }
+  return outcome
+}
+
+/**
+ * The message boundaries where the protocol changes phase: where the message type changes, and the
+ * first and last message of a run of one type (a run of data rows is one phase).
+ */
+function phaseBoundaries(framed: readonly { readonly type: number; readonly end: number }[]): number[] {
+  const out: number[] = []
+  for (let i = 0; i < framed.length; i++) {
+    const m = framed[i]!
+    const before = framed[i - 1]
+    const after = framed[i + 1]
+    if (before?.type !== m.type || after?.type !== m.type) out.push(m.end)
+  }
+  return out
+}
+
+/**
+ * Each phase boundary (a cut there and one byte past it), and `even` offsets spread from 0 to past the
+ * end of the bytes (the later cases of a sweep send slightly more: larger ids).
+ */
+function offsetsFor(total: number, boundaries: readonly number[], even: number): number[] {
+  const set = new Set<number>([0, 1])
+  for (const b of boundaries) for (const o of [b, b + 1]) set.add(o)
+  const end = Math.round(total * 1.15) + 64
+  for (let i = 0; i < even; i++) set.add(Math.round((end * i) / (even - 1)))
+  return [...set].sort((a, b) => a - b)
+}
+
+/** The counter's sockets, with the time each one closes recorded in `closes`. */
+function trackCloses(counter: RoundTripCounter, closes: number[], open: Set<Socket>): RoundTripCounter {
+  const record = (s: Socket) => {
+    open.add(s)
+    s.once('close', () => {
+      open.delete(s)
+      closes.push(performance.now())
+    })
+  }
+  return {
+    ...counter,
+    socket: async (o) => {
+      const s = await counter.socket(o)
+      record(s)
+      return s
+    },
+    stream: () => {
+      const s = counter.stream()
+      record(s)
+      return s
+    },
+  }
+}
