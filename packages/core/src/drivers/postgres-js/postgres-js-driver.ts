@@ -348,8 +348,17 @@ function deadlineError(address: string): DriverError {
 
 /** The rows of the last statement of a (possibly multi-statement) simple query's result. */
 function rowsOfLast(result: PostgresJsResult | PostgresJsResult[]): readonly Row[] {
-  if (isResultList(result)) return result[result.length - 1] ?? []
-  return result
+  return rowsOf(isResultList(result) ? result[result.length - 1] : result)
+}
+
+/**
+ * The rows of a result. postgres.js 3.4.9 keeps its row index across a lost connection (it resets it
+ * only when a statement completes): the first result after reconnecting has empty slots before its
+ * rows, which are dropped here.
+ */
+function rowsOf(result: PostgresJsResult | undefined): readonly Row[] {
+  if (result === undefined) return []
+  return result.length > 0 && !(0 in result) ? result.filter(() => true) : result
 }
 
 /**
@@ -362,7 +371,7 @@ function simpleResult(result: PostgresJsResult | PostgresJsResult[]): SimpleResu
   const last = list[list.length - 1]
   return {
     lastCommand: last?.command ?? '',
-    rowSets: list.filter((r) => Array.isArray(r.columns) && r.columns.length > 0),
+    rowSets: list.filter((r) => Array.isArray(r.columns) && r.columns.length > 0).map(rowsOf),
   }
 }
 

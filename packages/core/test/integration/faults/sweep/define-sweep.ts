@@ -1,7 +1,7 @@
 import type { PipelineMode } from '@pipeflush/core'
 import type { Direction, DriverName } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
-import { describe, expect, test } from 'vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
 import { runChild } from './run-sweep.ts'
 import type { CaseResult } from './sweep-child.ts'
 
@@ -20,6 +20,11 @@ const OFFSETS = 40
  */
 export function defineSweep(driver: DriverName): void {
   const db = useTestDatabase()
+  beforeAll(async () => {
+    await db.sql.unsafe(
+      'create table pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())',
+    )
+  })
   const combos = MODES.flatMap((mode) =>
     DIRECTIONS.flatMap((direction) =>
       POOLS.flatMap((pool) => [true, false].map((warm) => ({ mode, direction, pool, warm }))),

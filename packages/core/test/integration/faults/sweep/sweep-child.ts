@@ -64,12 +64,25 @@ export interface SweepResult {
 }
 
 const FLUSH_TIMEOUT_MS = 200
+/** The flushes that set a combination up are not under test: they may take their time. */
+const SETUP_TIMEOUT_MS = 10_000
 const SETTLE_LIMIT_MS = 10_000
+/** How long a case flushes again after a failure, once the fault is gone. */
+const RETRY_FOR_MS = 10_000
+
+/** Failures a retry may meet while the pool reconnects; any other is a problem. */
+function isRetryable(code: string): boolean {
+  return code === 'FLUSH_TIMEOUT' || code === 'CONNECTION_LOST'
+}
 const CHILDREN = 40
 
 const config = JSON.parse(process.argv[2] ?? '{}') as SweepConfig
 const result = await sweep(config)
 process.stdout.write(`${JSON.stringify(result)}\n`)
+if (process.env['SWEEP_SAVE']) {
+  const { writeFileSync } = await import('node:fs')
+  writeFileSync(`${process.env['SWEEP_SAVE']}/${config.name}.json`, JSON.stringify(result, null, 1))
+}
 if (result.cases.some((c) => c.problem !== undefined)) process.exitCode = 1
 
 async function sweep(cfg: SweepConfig): Promise<SweepResult> {
@@ -81,7 +94,6 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   const p = `"${cfg.name}`
   const t = (table: string) => `${p}_${table}"`
   await admin.unsafe(`
-    create table if not exists pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now());
     create table ${t('parent')} (id bigserial primary key, tag text not null);
     create table ${t('child')} (id bigserial primary key, parent_id bigint not null references ${t('parent')}, tag text not null, n int not null);
     create table ${t('audit')} (id bigserial primary key, tag text not null, note text not null);
@@ -125,30 +137,30 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     await coldPool(coldClient)
     return { root: coldRoot, client: coldClient }
   }
-  /** The counter row as the database holds it (kept here: the cases run one after another). */
-  const counter = { n: 0, version: 1 }
   let caseNo = 0
   const doomed = async (from: number, to: number) =>
     admin.unsafe(
       `insert into ${t('doomed')} select g, 'c' || lpad(g::text, 5, '0') from generate_series(${from}, ${to}) as g`,
     )
   await doomed(1, 2)
-  /** A unit of work of case `tag`: an update of the counter, a delete of a doomed row, the new rows. */
-  const unitOf = (root: EntityManager) => {
+  /**
+   * A unit of work of case `tag`: an update of the counter (as the database holds it now), a delete of
+   * a doomed row, the new rows.
+   */
+  const unitOf = async (root: EntityManager, flushTimeoutMs = FLUSH_TIMEOUT_MS) => {
     const tag = `c${String(++caseNo).padStart(5, '0')}`
-    const em = root.fork()
-    const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n: counter.n, version: counter.version })
-    loaded['n'] = counter.n + 1
+    const [counter] = await admin.unsafe<{ n: number; version: number }[]>(
+      `select n, version from ${t('counter')} where id = 1`,
+    )
+    const n = counter?.n ?? 0
+    const em = root.fork({ flushTimeoutMs })
+    const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n, version: counter?.version ?? 1 })
+    loaded['n'] = n + 1
     em.remove(em.merge(`${cfg.name}_doomed`, { id: caseNo, tag }))
     const parent = em.create(`${cfg.name}_parent`, { tag })
     for (let i = 0; i < CHILDREN; i++) em.create(`${cfg.name}_child`, { parent_id: parent, tag, n: i })
     em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo}` })
-    return { em, tag, counterBefore: counter.n, caseNo }
-  }
-  /** After a case: the counter moved on if the flush (or its retry) committed. */
-  const committedCase = () => {
-    counter.n++
-    counter.version++
+    return { em, root, tag, counterBefore: n, caseNo }
   }
   /** What of case `tag` the database holds: all, none, or something in between (a partial commit). */
   const stateOf = async (tag: string, id: number, counterBefore: number): Promise<'all' | 'none' | string> => {
@@ -166,15 +178,13 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   // Measure the bytes of one flush as the sweep will make it (warm: on an open connection that sent
   // these statements before; cold: opening the connection, fetching ids, flushing).
   {
-    const warmup = unitOf(warmRoot)
+    const warmup = await unitOf(warmRoot, SETUP_TIMEOUT_MS)
     await warmup.em.flush()
-    committedCase()
   }
   const measured = await rootFor()
-  const probe = unitOf(measured.root)
+  const probe = await unitOf(measured.root, SETUP_TIMEOUT_MS)
   cut.record()
   await probe.em.flush()
-  committedCase()
   const bytes = cut.recorded()[cfg.direction]
   const boundaries = phaseBoundaries(messages(bytes, { startup: !cfg.warm && cfg.direction === 'upstream' }))
   const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets)
@@ -185,7 +195,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   for (const toxic of cfg.toxics) {
     for (const offset of only ?? offsets) {
       const { root, client } = await rootFor()
-      const unit = unitOf(root)
+      const unit = await unitOf(root)
       const pendingBefore = JSON.stringify(unit.em.pending)
       const started = performance.now()
       const closes = closesOf.get(client)!
@@ -219,11 +229,10 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
       // Once the network is back, the same unit of work flushes again (unless it committed).
       const finalState = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
       if (finalState === 'none') {
-        const retry = await settle(unit.em.flush())
-        if (!retry.ok) problems.push(`the retry failed: ${retry.code} ${retry.message}`)
+        const failure = await retryUntilCommitted(unit)
+        if (failure !== undefined) problems.push(`the retry failed: ${failure}`)
         else if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) !== 'all') problems.push('the retry did not commit')
       }
-      if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) === 'all') committedCase()
       cases.push({
         toxic,
         offset,
@@ -243,6 +252,23 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   await new Promise((resolve) => setTimeout(resolve, 100)) // late events of the closed connections
   const { adminUrl: _a, toxiproxyUrl: _t, ...shown } = cfg
   return { config: shown, bytes: bytes.length, boundaries: boundaries.length, cases }
+
+  /**
+   * Flushes the unit of work again until it commits, as a caller would once the network is back (the
+   * pool may take a moment to reconnect), asking the flush log after an unknown outcome. Returns why
+   * it gave up, if it did.
+   */
+  async function retryUntilCommitted(unit: { em: EntityManager; root: EntityManager }): Promise<string | undefined> {
+    const until = performance.now() + RETRY_FOR_MS
+    for (;;) {
+      const retry = await settle(unit.em.flush())
+      if (retry.ok) return undefined
+      if (retry.code === 'COMMIT_OUTCOME_UNKNOWN' && (await unit.root.wasCommitted(retry.flushId!))) return undefined
+      const again = retry.code === 'COMMIT_OUTCOME_UNKNOWN' || isRetryable(retry.code)
+      if (!again || performance.now() > until) return `${retry.code} ${retry.message}`
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
 
   /** Arms `toxic` at `offset`; returns how to remove it (also done at once after the first cut). */
   async function arm(toxic: Toxic, offset: number, closes: readonly number[]): Promise<() => Promise<void>> {
@@ -309,11 +335,14 @@ async function settle(flush: Promise<FlushReport>): Promise<Settled> {
  */
 function phaseBoundaries(framed: readonly { readonly type: number; readonly end: number }[]): number[] {
   const out: number[] = []
-  for (let i = 0; i < framed.length; i++) {
-    const m = framed[i]!
-    const before = framed[i - 1]
-    const after = framed[i + 1]
-    if (before?.type !== m.type || after?.type !== m.type) out.push(m.end)
+  let runStart = 0
+  for (let i = 0; i <= framed.length; i++) {
+    if (i < framed.length && framed[i]!.type === framed[runStart]!.type) continue
+    // A run of messages of one type: every boundary of a short run, the first and last of a long one.
+    const run = framed.slice(runStart, i)
+    const kept = run.length <= 8 ? run : [run[0]!, run[run.length - 1]!]
+    for (const m of kept) out.push(m.end)
+    runStart = i
   }
   return out
 }
@@ -324,7 +353,13 @@ function phaseBoundaries(framed: readonly { readonly type: number; readonly end:
  */
 function offsetsFor(total: number, boundaries: readonly number[], even: number): number[] {
   const set = new Set<number>([0, 1])
-  for (const b of boundaries) for (const o of [b, b + 1]) set.add(o)
+  // At most 40 boundaries (spread over all of them), each cut there and one byte past it.
+  const step = Math.max(1, boundaries.length / 40)
+  for (let i = 0; i < boundaries.length; i += step) {
+    const b = boundaries[Math.floor(i)]!
+    set.add(b)
+    set.add(b + 1)
+  }
   const end = Math.round(total * 1.15) + 64
   for (let i = 0; i < even; i++) set.add(Math.round((end * i) / (even - 1)))
   return [...set].sort((a, b) => a - b)
