@@ -118,6 +118,11 @@ export class EntityManager {
     return this.#settings.mode
   }
 
+  /** The client's driver: `postgres.js` (a `postgres()` client) or `pg` (a `pg.Pool`). */
+  get driver(): 'postgres.js' | 'pg' {
+    return this.#client.driver.name
+  }
+
   /**
    * A new entity of `table`, inserted by the next flush. Unknown tables and columns are errors at
    * once. Sequence and identity keys get their id at flush; uuid keys get a v7 uuid now; keys given

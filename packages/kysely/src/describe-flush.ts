@@ -2,7 +2,7 @@ import type { FlushReport } from '@pipeflush/core'
 
 /**
  * One line describing a flush report: mode, rows written, statements, waves, round trips, time, and
- * whether ids were fetched first or the cold (not yet prepared) path was taken.
+ * whether ids were fetched first or a connection was opened for the flush.
  *
  * @example
  * describeFlush(await em.flush())
@@ -17,7 +17,10 @@ export function describeFlush(report: FlushReport): string {
   ] as const
   const rows = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`)
   const statements = `${plural(report.statements, 'statement')} in ${plural(report.waves, 'wave')}`
-  const notes = [report.idFetch ? 'ids fetched' : '', report.cold ? 'cold' : ''].filter(Boolean)
+  const notes = [
+    report.idFetch ? 'ids fetched' : '',
+    report.connected ? `connection opened: ${plural(report.connectRoundTrips, 'round trip')}` : '',
+  ].filter(Boolean)
   return (
     `${report.mode}: ${rows.length ? rows.join(', ') : 'nothing to write'}, ${statements}, ` +
     `${plural(report.roundTrips, 'round trip')}, ${report.durationMs.toFixed(1)} ms${notes.length ? ` (${notes.join(', ')})` : ''}`

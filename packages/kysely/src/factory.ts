@@ -5,15 +5,26 @@ import {
   isPipeflushError,
   type PipelineMode,
 } from '@pipeflush/core'
-import { Kysely } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
-import type postgres from 'postgres'
 import { TypedEntityManager } from './typed-entity-manager.ts'
 
-/** Options of {@link createEntityManagerFactory}: the postgres.js client plus `@pipeflush/core`'s options. */
-export interface EntityManagerFactoryOptions extends EntityManagerOptions {
-  /** The postgres.js client (pool) every flush and read of every entity manager uses. */
-  readonly sql: postgres.Sql
+/**
+ * Options of {@link createEntityManagerFactory}: the application's pool (and its Kysely instance),
+ * plus `@pipeflush/core`'s options.
+ */
+export interface EntityManagerFactoryOptions<DB> extends EntityManagerOptions {
+  /**
+   * The application's pool, as it was created: a postgres.js client (`postgres(url)`) or a
+   * node-postgres `pg.Pool` (in `pipeline` mode for prepared, pipelined flushes). Every flush and
+   * read of every entity manager uses it: no second pool.
+   */
+  readonly client: unknown
+  /**
+   * The application's Kysely instance over the same pool (a `PostgresDialect` on the `pg.Pool`, or a
+   * `PostgresJSDialect` on the postgres.js client), for reads. Default: one made on `client`.
+   */
+  readonly db?: Kysely<DB>
 }
 
 /** Options of one {@link EntityManagerFactory.run}. */
@@ -47,19 +58,14 @@ export interface RunResult<R> {
  * (by {@link createEntityManagerFactory}); `em()` and `run()` cost no query.
  */
 export class EntityManagerFactory<DB> {
-  /**
-   * A Kysely instance for reads on the same postgres.js pool as the flushes. Do not `destroy()` it
-   * unless you mean to end that pool (it calls `sql.end()`).
-   */
+  /** The Kysely instance for reads, on the same pool as the flushes. */
   readonly db: Kysely<DB>
   readonly #root: EntityManager
-  readonly #sql: postgres.Sql
 
   /** @internal Use {@link createEntityManagerFactory}. */
-  constructor(root: EntityManager, sql: postgres.Sql) {
+  constructor(root: EntityManager, db: Kysely<DB>) {
     this.#root = root
-    this.#sql = sql
-    this.db = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: sql }) })
+    this.db = db
   }
 
   /**
@@ -69,7 +75,7 @@ export class EntityManagerFactory<DB> {
    * const em = factory.em()
    */
   em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB> {
-    return new TypedEntityManager<DB>(this.#root.fork(options), this.db, this.#sql)
+    return new TypedEntityManager<DB>(this.#root.fork(options), this.db)
   }
 
   /**
@@ -105,24 +111,35 @@ export class EntityManagerFactory<DB> {
 }
 
 /**
- * Reads the schema (once per postgres.js client and options) and returns the factory of entity
- * managers typed by `DB`, the Kysely database interface.
+ * Reads the schema (once per client and options) and returns the factory of entity managers typed
+ * by `DB`, the Kysely database interface, over the application's own pool and Kysely instance.
  *
  * @example
- * import postgres from 'postgres'
+ * import pg from 'pg'
+ * import { Kysely, PostgresDialect } from 'kysely'
  * import type { DB } from './db.ts' // e.g. written by kysely-codegen
  *
- * const sql = postgres(process.env.DATABASE_URL!)
- * const factory = await createEntityManagerFactory<DB>({ sql, versionColumn: 'version' })
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, pipeline: true })
+ * const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+ * const factory = await createEntityManagerFactory<DB>({ client: pool, db, versionColumn: 'version' })
  * const { report } = await factory.run((em) => {
  *   const ada = em.create('author', { name: 'Ada' })
  *   em.create('book', { title: 'Notes', author_id: ada })
  * })
  */
 export async function createEntityManagerFactory<DB>(
-  options: EntityManagerFactoryOptions,
+  options: EntityManagerFactoryOptions<DB>,
 ): Promise<EntityManagerFactory<DB>> {
-  const { sql, ...rest } = options
-  const root = await EntityManager.connect(sql, rest)
-  return new EntityManagerFactory<DB>(root, sql)
+  const { client, db, ...rest } = options
+  const root = await EntityManager.connect(client, rest)
+  return new EntityManagerFactory<DB>(root, db ?? kyselyOn<DB>(root.driver, client))
+}
+
+/** A Kysely instance over the client's own pool. */
+function kyselyOn<DB>(driver: 'postgres.js' | 'pg', client: unknown): Kysely<DB> {
+  const dialect =
+    driver === 'pg'
+      ? new PostgresDialect({ pool: client as ConstructorParameters<typeof PostgresDialect>[0]['pool'] })
+      : new PostgresJSDialect({ postgres: client as ConstructorParameters<typeof PostgresJSDialect>[0]['postgres'] })
+  return new Kysely<DB>({ dialect })
 }

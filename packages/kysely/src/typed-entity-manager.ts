@@ -1,6 +1,5 @@
 import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
 import type { Kysely } from 'kysely'
-import type postgres from 'postgres'
 import { loadQuery } from './load/load-query.ts'
 import type {
   AnyEntity,
@@ -33,15 +32,13 @@ import type {
 export class TypedEntityManager<DB> {
   /** The untyped `@pipeflush/core` entity manager underneath. */
   readonly core: EntityManager
-  /** A Kysely instance for reads, on the same postgres.js pool as the flushes. */
+  /** The application's Kysely instance (reads), on the same pool as the flushes. */
   readonly db: Kysely<DB>
-  readonly #sql: postgres.Sql
 
   /** @internal Use `createEntityManagerFactory(...).em()`. */
-  constructor(core: EntityManager, db: Kysely<DB>, sql: postgres.Sql) {
+  constructor(core: EntityManager, db: Kysely<DB>) {
     this.core = core
     this.db = db
-    this.#sql = sql
   }
 
   /** The pipeline mode of this unit of work's flushes. */
@@ -101,7 +98,7 @@ export class TypedEntityManager<DB> {
    *
    * `load(query)`: the rows of a Kysely select over one table with `selectAll()`, tracked in the
    * identity map (managed rows come back as the same objects). The query's WHERE, ORDER BY, LIMIT and
-   * locking clauses are kept; it runs as one prepared statement on the shared pool.
+   * locking clauses are kept; it runs through the Kysely instance (one query, on the same pool).
    *
    * @example
    * const book = await em.load('book', 7)
@@ -113,7 +110,7 @@ export class TypedEntityManager<DB> {
   ): Promise<TypedEntity<DB, T>[]>
   async load(tableOrQuery: unknown, key?: unknown): Promise<unknown> {
     if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key)
-    return loadQuery(this.core, this.#sql, tableOrQuery)
+    return loadQuery(this.core, this.db, tableOrQuery)
   }
 
   /**

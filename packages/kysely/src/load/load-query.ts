@@ -1,6 +1,5 @@
 import type { Entity, EntityManager } from '@pipeflush/core'
-import type { SelectQueryBuilder } from 'kysely'
-import type postgres from 'postgres'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { decodeText } from './decode-text.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
@@ -12,18 +11,16 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
  * managed come back as the same objects, with their unflushed changes; removed ones are left out).
  * The query keeps its WHERE, ORDER BY, LIMIT, locking...; its select list is replaced by every column
  * as text (decoded as `em.find` does), so the result does not depend on the client's type parsers.
- * It runs as a prepared statement on `sql` (one round trip, no pipeline stall: trap 1).
+ * It runs through `db`, the application's Kysely instance (its dialect and pool).
  */
-export async function loadQuery(em: EntityManager, sql: postgres.Sql, query: unknown): Promise<Entity[]> {
+export async function loadQuery<DB>(em: EntityManager, db: Kysely<DB>, query: unknown): Promise<Entity[]> {
   const builder = query as AnySelect
   const { model, qualifier } = queryTable(builder.toOperationNode(), em.schema)
   const compiled = builder
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .compile()
-  const rows = await sql.unsafe<Record<string, unknown>[]>(compiled.sql, compiled.parameters as never[], {
-    prepare: true,
-  })
+  const { rows } = await db.executeQuery<Record<string, unknown>>(compiled)
   const out: Entity[] = []
   for (const raw of rows) {
     const row: Record<string, unknown> = {}

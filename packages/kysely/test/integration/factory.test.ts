@@ -1,5 +1,5 @@
 import { isPipeflushError } from '@pipeflush/core'
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory, type TypedEntity } from '../../src/index.ts'
 import { type DB, DDL } from '../fixtures/db.ts'
@@ -10,10 +10,14 @@ beforeAll(async () => {
   await db.sql.unsafe(DDL)
 })
 
-describe('run()', () => {
+/** Both drivers run these tests on one database: each block starts from empty tables. */
+const emptyTables = () => db.sql.unsafe('truncate author, book, review restart identity cascade')
+
+describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
+  beforeAll(emptyTables)
   test('flushes at the end in one round trip once warm, and returns the result and the report', async () => {
-    const { sql, counter } = db.connect({ max: 1 })
-    const factory = await createEntityManagerFactory<DB>({ sql })
+    const { client, counter } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client })
     const work = (name: string) =>
       factory.run((em) => {
         const author = em.create('author', { name })
@@ -21,13 +25,11 @@ describe('run()', () => {
         em.create('review', { book_id: book, stars: 4 })
         return author
       })
-    // The first flush on a connection takes the cold path and prepares its statements afterwards.
-    await work('warm-up')
-    await work('warm-up 2')
+    await work('warm-up') // fetches ids
     counter.reset()
     const { result: author, report, attempts } = await work('Ada')
     expect(attempts).toBe(1)
-    expect(report).toMatchObject({ mode: 'burst', inserted: 3, statements: 3, roundTrips: 1, cold: false })
+    expect(report).toMatchObject({ mode: 'burst', inserted: 3, statements: 3, roundTrips: 1, connected: false })
     expect(counter.read().roundTrips).toBe(1)
     expect(typeof author.id).toBe('number')
     const rows = await factory.db
@@ -39,8 +41,8 @@ describe('run()', () => {
   })
 
   test('writes nothing when the work throws', async () => {
-    const { sql } = db.connect({ max: 2 })
-    const factory = await createEntityManagerFactory<DB>({ sql })
+    const { client, query: sqlQuery } = db.client(driver, { max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ client })
     const failing = factory.run((em) => {
       em.create('author', { name: 'Never' })
       throw new Error('request failed')
@@ -52,8 +54,8 @@ describe('run()', () => {
   })
 
   test('retries the work on a fresh entity manager after an optimistic-lock failure', async () => {
-    const { sql } = db.connect({ max: 4 })
-    const factory = await createEntityManagerFactory<DB>({ sql, versionColumn: 'version' })
+    const { client, query: sqlQuery } = db.client(driver, { max: 4 })
+    const factory = await createEntityManagerFactory<DB>({ client, versionColumn: 'version' })
     const { result: author } = await factory.run((em) => em.create('author', { name: 'v' }))
     /** Another request renames the author and commits. */
     const rename = (name: string) =>
@@ -82,10 +84,11 @@ describe('run()', () => {
   })
 })
 
-describe('request scope', () => {
+describe.each(TEST_DRIVERS)('%s: request scope', (driver) => {
+  beforeAll(emptyTables)
   test('concurrent requests never share an identity map', async () => {
-    const { sql } = db.connect({ max: 10 })
-    const factory = await createEntityManagerFactory<DB>({ sql })
+    const { client, query: sqlQuery } = db.client(driver, { max: 10 })
+    const factory = await createEntityManagerFactory<DB>({ client })
     const { result: shared } = await factory.run((em) => em.create('author', { name: 'shared' }))
     const seen: TypedEntity<DB, 'author'>[] = []
     const runs = Array.from({ length: 40 }, (_, i) =>
@@ -113,13 +116,13 @@ describe('request scope', () => {
   })
 
   test('em() is cheap: no query, the schema is read once per client', async () => {
-    const { sql, counter } = db.connect({ max: 1 })
-    const factory = await createEntityManagerFactory<DB>({ sql })
+    const { client, counter, query: sqlQuery } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client })
     counter.reset()
     const ems = Array.from({ length: 1000 }, () => factory.em())
     expect(counter.read().roundTrips).toBe(0)
     expect(new Set(ems).size).toBe(1000)
-    await createEntityManagerFactory<DB>({ sql })
+    await createEntityManagerFactory<DB>({ client })
     expect(counter.read().roundTrips).toBe(0)
   })
 })
