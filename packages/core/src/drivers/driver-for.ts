@@ -28,7 +28,10 @@ export function driverFor(client: unknown): Driver {
       return driver
     }
   }
-  throw new PipeflushError('INVALID_CONFIG', `${describeClient(client)} is not a client pipeflush can use. ${CLIENT_ADVICE}`)
+  throw new PipeflushError(
+    'INVALID_CONFIG',
+    `${describeClient(client)} is not a client pipeflush can use. ${CLIENT_ADVICE}`,
+  )
 }
 
 /** What to pass instead, for messages. */

@@ -26,7 +26,8 @@ export function inlineParams(text: string, params: readonly Param[]): string {
         throw new RangeError(`inlineParams: the text has $${n} but ${params.length} parameters`)
       }
       const param = params[n - 1]
-      out += text.slice(from, i) + (param === null || param === undefined ? 'null' : quoteStringLiteral(param))
+      out +=
+        text.slice(from, i) + (param === null || param === undefined ? 'null' : quoteStringLiteral(param))
       from = i = j
     } else {
       i++

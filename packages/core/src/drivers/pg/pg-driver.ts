@@ -122,11 +122,14 @@ export class PgDriver implements Driver {
       let done = false
       const ms = deadline - started
       const expiry = Number.isFinite(ms)
-        ? setTimeout(() => {
-            done = true
-            const message = `no connection to ${this.address} was free before the deadline`
-            reject({ kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) })
-          }, Math.max(0, ms))
+        ? setTimeout(
+            () => {
+              done = true
+              const message = `no connection to ${this.address} was free before the deadline`
+              reject({ kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) })
+            },
+            Math.max(0, ms),
+          )
         : undefined
       this.pool.connect().then(
         (client) => {
@@ -241,7 +244,9 @@ class PgSession implements Session {
     // Each query is written as soon as it is queued (pipeline mode): all of them before any answer.
     const answers = statements.map((s) =>
       this.#track(
-        this.#client.query(s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params }),
+        this.#client.query(
+          s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params },
+        ),
       ).then((r): StatementResult => {
         const result = Array.isArray(r) ? r[r.length - 1] : r
         return { command: result?.command ?? '', rows: result?.rows ?? [] }

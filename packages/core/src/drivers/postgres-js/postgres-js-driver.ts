@@ -60,9 +60,13 @@ export class PostgresJsDriver implements Driver {
       // The array types a connection fetches are the client's, shared by all its connections: once
       // one connection fetched them, later ones skip the query (a round trip each), whose failure
       // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
-      if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0) o.fetch_types = false
+      if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
+        o.fetch_types = false
       const named = socket as Socket & { host?: unknown; port?: unknown }
-      const metered = this.meters.add(socket, o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`)
+      const metered = this.meters.add(
+        socket,
+        o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`,
+      )
       // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
       // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
       // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.

@@ -106,7 +106,8 @@ function connect(
     const timer =
       seconds > 0
         ? setTimeout(
-            () => fail(Object.assign(new Error(`no answer within ${seconds} s`), { code: 'CONNECT_TIMEOUT' })),
+            () =>
+              fail(Object.assign(new Error(`no answer within ${seconds} s`), { code: 'CONNECT_TIMEOUT' })),
             seconds * 1000,
           )
         : undefined

@@ -58,15 +58,26 @@ export class Meters {
 
   /** The open metered socket whose connection has the cancel key `key` (`pid:secret`). */
   byKey(key: string): MeteredSocket | undefined {
-    for (const m of this.#open) if (m.meter.key === key) return m
+    for (const m of this.#live()) if (m.meter.key === key) return m
     return undefined
   }
 
   /** Round trips so far of every open socket. */
   counts(): Map<MeteredSocket, number> {
     const out = new Map<MeteredSocket, number>()
-    for (const m of this.#open) out.set(m, m.meter.roundTrips)
+    for (const m of this.#live()) out.set(m, m.meter.roundTrips)
     return out
+  }
+
+  /**
+   * The open sockets. A driver that hands a socket to TLS may remove every listener from it, the
+   * meter's close listener included: such sockets are dropped here once destroyed.
+   */
+  *#live(): Generator<MeteredSocket> {
+    for (const m of this.#open) {
+      if (m.socket.destroyed) this.#open.delete(m)
+      else yield m
+    }
   }
 
   /** Connection attempts that failed so far. */

@@ -150,7 +150,8 @@ export function meterSocket(socket: Duplex): SocketMeter {
  * 3.2 allows, in hex): the form {@link cancelKeyOf} gives for a driver's own values.
  */
 function cancelKey(message: Buffer, length: number): string {
-  const secret = length === 12 ? String(message.readUInt32BE(9)) : message.subarray(9, length + 1).toString('hex')
+  const secret =
+    length === 12 ? String(message.readUInt32BE(9)) : message.subarray(9, length + 1).toString('hex')
   return `${message.readUInt32BE(5)}:${secret}`
 }
 

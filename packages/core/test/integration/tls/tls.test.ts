@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process'
+import { EntityManager, isPipeflushError } from '@pipeflush/core'
+import {
+  type CutProxy,
+  createRoundTripCounter,
+  openClient,
+  type StartedPostgres,
+  startCutProxy,
+  startPostgres,
+  type TestClient,
+} from '@pipeflush/testkit'
+import { TEST_DRIVERS } from '@pipeflush/testkit/vitest'
+import postgres from 'postgres'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { makeCertificates, serverNameOf, type TestCertificates } from './certificates.ts'
+
+/**
+ * TLS with full verification (the CA this test makes, the host name checked), for both drivers,
+ * against a server of its own started with a certificate for `localhost`. postgres.js skips its own
+ * connect step for a socket factory (pipeflush installs one): the server name must still travel in
+ * the ClientHello (SNI), read here from the bytes on the wire.
+ */
+let pg: StartedPostgres
+let certs: TestCertificates
+let cut: CutProxy
+const clients: TestClient[] = []
+
+beforeAll(async () => {
+  certs = makeCertificates('localhost', serverUser())
+  pg = await startPostgres({
+    ignoreEnv: true,
+    skipDocker: true,
+    settings: { ssl: 'on', ssl_cert_file: certs.certFile, ssl_key_file: certs.keyFile },
+  })
+  cut = await startCutProxy({ host: pg.host, port: pg.port })
+  const admin = new URL(pg.url)
+  const setup = openClient('postgres.js', admin.toString(), createRoundTripCounter())
+  clients.push(setup)
+  await setup.query('create table tls_note (id bigserial primary key, body text not null)')
+}, 120_000)
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.end()))
+  await cut?.stop()
+  await pg?.stop()
+})
+
+/** The URL through the cut proxy, by host name (`localhost`), so the certificate's name is checked. */
+function urlByName(): string {
+  const url = new URL(pg.url)
+  url.hostname = 'localhost'
+  url.port = String(cut.port)
+  return url.toString()
+}
+
+/** A client verifying the server against `ca`. */
+function tlsClient(driver: (typeof TEST_DRIVERS)[number], ca: string, url = urlByName()): TestClient {
+  const c = openClient(driver, url, createRoundTripCounter(), {
+    postgresJs: { ssl: { ca, rejectUnauthorized: true } },
+    pg: { ssl: { ca, rejectUnauthorized: true } },
+    connectTimeoutSeconds: 5,
+  })
+  clients.push(c)
+  return c
+}
+
+describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
+  test('with full verification, a flush works, and the ClientHello names the host (SNI)', async () => {
+    const { client } = tlsClient(driver, certs.ca)
+    cut.record()
+    const em = await EntityManager.connect(client)
+    const report = await (() => {
+      const uow = em.fork()
+      uow.create('tls_note', { body: `over TLS with ${driver}` })
+      return uow.flush()
+    })()
+    expect(report.inserted).toBe(1)
+    expect(serverNameOf(cut.recorded().upstream)).toBe('localhost')
+    const [note] = await em.fork().find('tls_note', { body: `over TLS with ${driver}` })
+    expect(note?.['body']).toBe(`over TLS with ${driver}`)
+  })
+
+  test('a server certificate of another CA is refused with a clear error, not a hang', async () => {
+    const other = makeCertificates('localhost')
+    const { client } = tlsClient(driver, other.ca)
+    const started = performance.now()
+    const failure = await EntityManager.connect(client).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isPipeflushError(failure)).toBe(true)
+    expect(String((failure as Error).message)).toMatch(/certificate/i)
+    expect(performance.now() - started).toBeLessThan(5000)
+  })
+})
+
+describe('postgres.js with a multi-host URL', () => {
+  test('fails over to the next host when the first refuses, as postgres.js does with its own sockets', async () => {
+    const closed = await startCutProxy({ host: pg.host, port: pg.port })
+    const refusedPort = closed.port
+    await closed.stop() // nothing listens there now
+    const url = new URL(pg.url)
+    const hosts = `127.0.0.1:${refusedPort},127.0.0.1:${pg.port}`
+    const multi = `${url.protocol}//${url.username}:${url.password}@${hosts}${url.pathname}`
+    // A client of its own (the test kit's counting socket connects to the first host only).
+    const sql = postgres(multi, {
+      max: 1,
+      ssl: { ca: certs.ca, rejectUnauthorized: false },
+      onnotice: () => {},
+    })
+    try {
+      const em = await EntityManager.connect(sql)
+      const uow = em.fork()
+      uow.create('tls_note', { body: 'failover' })
+      expect((await uow.flush()).inserted).toBe(1)
+    } finally {
+      await sql.end({ timeout: 1 })
+    }
+  })
+})
+
+/** The user the embedded server runs as: `postgres` when the tests run as root. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+  return { uid: id('-u'), gid: id('-g') }
+}
