@@ -1,4 +1,11 @@
 import { parseArgs } from 'node:util'
+import type { DriverName } from '@pipeflush/testkit'
+
+/**
+ * The drivers an example runs on: `pg` (a `pg.Pool` with `pipeline: true`, the default),
+ * `postgres.js`, and `pg-simple` (a `pg.Pool` without pipelining).
+ */
+const DRIVERS: readonly DriverName[] = ['pg', 'postgres.js', 'pg-simple']
 
 /** Options every example takes on its command line. */
 export interface ExampleArgs {
@@ -8,13 +15,17 @@ export interface ExampleArgs {
   readonly modes: readonly ('off' | 'waves' | 'burst')[]
   /** `--cold`: print the first run on fresh connections instead of a run after a warm-up. */
   readonly cold: boolean
+  /** The application's pool: `--driver pg` (the default), `postgres.js` or `pg-simple`. */
+  readonly driver: DriverName
 }
 
 /**
- * Parses `--latency <ms>`, `--modes <list>` and `--cold` (and the extra string options given).
+ * Parses `--latency <ms>`, `--modes <list>`, `--cold` and `--driver <name>` (and the extra string
+ * options given).
  *
  * @example
- * const { latencyMs, modes } = parseExampleArgs(process.argv.slice(2))
+ * const { latencyMs, modes, driver } = parseExampleArgs(['--latency', '2', '--driver', 'postgres.js'])
+ * // latencyMs 2, modes ['burst', 'off'], driver 'postgres.js'
  */
 export function parseExampleArgs(
   argv: readonly string[],
@@ -26,6 +37,7 @@ export function parseExampleArgs(
       latency: { type: 'string', default: '2' },
       modes: { type: 'string', default: 'burst,off' },
       cold: { type: 'boolean', default: false },
+      driver: { type: 'string', default: 'pg' },
       ...extra,
     },
     strict: true,
@@ -39,8 +51,16 @@ export function parseExampleArgs(
   for (const m of modes)
     if (m !== 'off' && m !== 'waves' && m !== 'burst')
       throw new Error(`unknown mode ${m} (off, waves, burst)`)
+  const driver = DRIVERS.find((d) => d === values.driver)
+  if (!driver) throw new Error(`unknown driver ${values.driver} (${DRIVERS.join(', ')})`)
   const strings = Object.fromEntries(
     Object.entries(values).filter(([, v]) => typeof v === 'string'),
   ) as Record<string, string>
-  return { latencyMs, modes: modes as ExampleArgs['modes'], cold: values.cold === true, values: strings }
+  return {
+    latencyMs,
+    modes: modes as ExampleArgs['modes'],
+    cold: values.cold === true,
+    driver,
+    values: strings,
+  }
 }

@@ -3,15 +3,15 @@ import {
   cleanupAll,
   createDatabase,
   createRoundTripCounter,
+  type DriverName,
   dropDatabase,
-  type RoundTripCounter,
+  openClient,
   redactUrl,
   registerCleanup,
   startPostgres,
   startToxiproxy,
-  withSocket,
+  type TestClient,
 } from '@pipeflush/testkit'
-import postgres from 'postgres'
 
 /** Options of {@link startExampleDatabase}. */
 export interface ExampleDatabaseOptions {
@@ -19,16 +19,21 @@ export interface ExampleDatabaseOptions {
   readonly name: string
   /** Latency toxiproxy adds to every answer of the server, in ms. */
   readonly latencyMs: number
+  /** The driver of the pools `connect` makes (default `pg`: a `pg.Pool` with `pipeline: true`). */
+  readonly driver?: DriverName
 }
 
-/** A postgres.js pool through the proxy, with its round trips counted at the socket. */
-export interface ExamplePool {
-  readonly sql: postgres.Sql
-  readonly counter: RoundTripCounter
-}
+/**
+ * A pool through the proxy, with its round trips counted at the socket: `client` is the `pg.Pool` or
+ * the postgres.js `sql`, `counter` the test kit's round-trip counter on every connection it opens,
+ * `query(text)` one query through the pool (setup and checks), `end()` ends it.
+ */
+export type ExamplePool = TestClient
 
 /** A fresh database of its own behind a toxiproxy latency. */
 export interface ExampleDatabase {
+  /** The driver of the pools `connect` makes. */
+  readonly driver: DriverName
   /**
    * A new pool through the proxy (`max` connections, default 4), ended by `stop()`. Use one pool per
    * compared mode: each starts cold, and pipeflush's id pool (per client) never outlives a reset.
@@ -36,24 +41,26 @@ export interface ExampleDatabase {
   connect(max?: number): ExamplePool
   /** One line saying what runs where (passwords redacted). */
   readonly description: string
-  /** Ends the pool, drops the database, stops what was started. Safe to call twice. */
+  /** Ends the pools, drops the database, stops what was started. Safe to call twice. */
   stop(): Promise<void>
 }
 
 /**
  * Starts (or reuses, with `DATABASE_URL` / `TOXIPROXY_URL`) a PostgreSQL and a toxiproxy, creates a
- * database for this run, puts `latencyMs` on the proxy and returns a pool through it.
+ * database for this run, puts `latencyMs` on the proxy and returns how to open pools through it.
  *
  * @example
- * const db = await startExampleDatabase({ name: 'bookstore', latencyMs: 2 })
+ * const db = await startExampleDatabase({ name: 'bookstore', latencyMs: 2, driver: 'pg' })
  * try {
- *   const { sql, counter } = db.connect(4)
- *   await sql`select 1`
+ *   const { client, counter, query } = db.connect(4) // client: a pg.Pool with pipeline: true
+ *   await query('select 1')
+ *   counter.read().connections // 1, its opening counted in counter.read().roundTrips
  * } finally {
  *   await db.stop()
  * }
  */
 export async function startExampleDatabase(options: ExampleDatabaseOptions): Promise<ExampleDatabase> {
+  const driver = options.driver ?? 'pg'
   const pg = await startPostgres()
   try {
     const tp = await startToxiproxy()
@@ -65,17 +72,16 @@ export async function startExampleDatabase(options: ExampleDatabaseOptions): Pro
     })
     const proxy = await tp.proxy(name, { host: pg.host, port: pg.port })
     await proxy.setLatency(options.latencyMs)
-    const pools: postgres.Sql[] = []
+    const pools: ExamplePool[] = []
     const connect = (max = 4): ExamplePool => {
-      const counter = createRoundTripCounter()
-      const sql = postgres(proxy.rewriteUrl(url), withSocket({ max, onnotice: () => {} }, counter))
-      pools.push(sql)
-      return { sql, counter }
+      const pool = openClient(driver, proxy.rewriteUrl(url), createRoundTripCounter(), { max })
+      pools.push(pool)
+      return pool
     }
     // Registered with the test kit's cleanup, so that Ctrl-C also ends the pools and drops the database
     // (before the test kit stops the servers it started).
     const release = registerCleanup(async () => {
-      await Promise.all(pools.map((p) => p.end({ timeout: 1 }).catch(() => {})))
+      await Promise.all(pools.map((p) => p.end().catch(() => {})))
       await proxy.remove().catch(() => {})
       await dropDatabase(pg.url, name).catch(() => {})
     })
@@ -88,12 +94,18 @@ export async function startExampleDatabase(options: ExampleDatabaseOptions): Pro
         await cleanupAll()
       })())
     const description =
-      `PostgreSQL ${pg.version} (${pg.provider}) at ${redactUrl(url)}, ` +
+      `${describeDriver(driver)} on PostgreSQL ${pg.version} (${pg.provider}) at ${redactUrl(url)}, ` +
       `through toxiproxy ${tp.version} (${tp.provider}) adding ${options.latencyMs} ms per answer`
-    return { connect, description, stop }
+    return { driver, connect, description, stop }
   } catch (e) {
     await pg.stop().catch(() => {})
     await cleanupAll()
     throw e
   }
+}
+
+/** What the pools are, for the first line an example prints. */
+function describeDriver(driver: DriverName): string {
+  if (driver === 'postgres.js') return 'postgres.js pools'
+  return driver === 'pg' ? 'pg.Pool (pipeline: true)' : 'pg.Pool (no pipelining)'
 }
