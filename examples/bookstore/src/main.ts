@@ -1,51 +1,66 @@
-// npm run example:bookstore -- --latency 2 [--modes burst,off] [--cold] [--pool 1]
+// npm run example:bookstore -- --latency 2 [--driver pg|postgres.js] [--modes burst,off] [--cold] [--pool 1]
 // Starts PostgreSQL and toxiproxy (or uses DATABASE_URL / TOXIPROXY_URL), serves the bookstore API
 // on 127.0.0.1, sends it the scripted requests once per pipeline mode, prints what each did, stops.
-// Each mode gets its own pool; unless --cold, the script runs once unprinted first, so the printed
-// run shows a warm server (statements prepared on the pool's connections). The pool has one
-// connection by default, so each request's round trips can be counted exactly (the script sends one
-// request at a time; postgres.js pipelines a request's parallel reads on that connection).
-import { parseExampleArgs, startExampleDatabase } from '@pipeflush/example-support'
+// The application's pool is a pg.Pool with pipeline: true (or a postgres.js client with --driver
+// postgres.js), its Kysely instance is made on that pool, and pipeflush gets both: one pool. Each mode
+// gets its own pool; unless --cold, the script runs once unprinted first, so the printed run shows a
+// warm server. The pool has one connection by default, so each request's round trips can be counted
+// exactly at the socket (the script sends one request at a time); every flush report is checked
+// against that count.
+import { appKysely, FlushMeter, parseExampleArgs, startExampleDatabase } from '@pipeflush/example-support'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
 import { startServer } from './api/server.ts'
-import { formatComparison, formatStep } from './print.ts'
+import { formatComparison, formatStep, type MeteredStep } from './print.ts'
 import { createSchema, type DB, resetData } from './schema.ts'
-import { runScript, type StepResult } from './script.ts'
+import { runScript } from './script.ts'
 
-const { latencyMs, modes, cold, values } = parseExampleArgs(process.argv.slice(2), {
+const { latencyMs, modes, cold, driver, values } = parseExampleArgs(process.argv.slice(2), {
   pool: { type: 'string', default: '1' },
 })
 const pool = Number(values['pool'])
-const db = await startExampleDatabase({ name: 'bookstore', latencyMs })
+const db = await startExampleDatabase({ name: 'bookstore', latencyMs, driver })
+let mismatches = 0
 try {
   console.log(db.description)
-  const admin = db.connect(1)
-  await createSchema(admin.sql)
-  const byMode = new Map<string, StepResult[]>()
+  const admin = db.connect(1) // stands for the migration tool: creates and empties the tables
+  await createSchema(admin.query)
+  const byMode = new Map<string, MeteredStep[]>()
   for (const mode of modes) {
-    const { sql, counter } = db.connect(pool)
-    const factory = await createEntityManagerFactory<DB>({ sql, pipeline: mode })
-    const server = await startServer(factory)
+    const app = db.connect(pool)
+    const factory = await createEntityManagerFactory<DB>({
+      client: app.client,
+      db: appKysely<DB>(app),
+      pipeline: mode,
+    })
+    const meter = new FlushMeter(factory, app.counter)
+    const server = await startServer(meter)
     console.log(
-      `\n=== pipeline ${mode}, ${cold ? 'cold' : 'warm'} pool of ${pool}: bookstore API at ${server.url} ===`,
+      `\n=== pipeline ${mode}, ${cold ? 'cold' : 'warm'} ${driver} pool of ${pool}: bookstore API at ${server.url} ===`,
     )
     try {
       if (!cold) {
-        await resetData(admin.sql)
+        await resetData(admin.query)
         await runScript(server.url)
       }
-      await resetData(admin.sql)
-      const results = await runScript(server.url, counter)
+      await resetData(admin.query)
+      const steps = await runScript(server.url, app.counter)
+      const results = steps.map((s) => ({ ...s, metered: meter.of(s.flush) }))
       for (const step of results) console.log(formatStep(step))
+      console.log(meter.summary())
+      mismatches += meter.mismatches.length
       byMode.set(mode, results)
     } finally {
       await server.close()
     }
   }
   console.log(
-    `\n=== the same requests, side by side (${latencyMs} ms latency${cold ? ', cold pools' : ''}) ===`,
+    `\n=== the same requests, side by side (${driver}, ${latencyMs} ms latency${cold ? ', cold pools' : ''}) ===`,
   )
   console.log(formatComparison(byMode))
 } finally {
   await db.stop()
+}
+if (mismatches > 0) {
+  console.error(`\n!!! ${mismatches} flush report(s) differed from the socket count !!!`)
+  process.exitCode = 1
 }

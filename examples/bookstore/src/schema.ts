@@ -1,5 +1,4 @@
 import type { Generated, Int8, Numeric } from '@pipeflush/kysely'
-import type postgres from 'postgres'
 
 /** The bookstore's tables, as kysely-codegen would write them. */
 export interface DB {
@@ -46,15 +45,26 @@ const DDL = `
   );
 `
 
-/** Creates the bookstore's tables (in an empty database). */
-export async function createSchema(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe(DDL)
+/** Runs one SQL text (setup only): `query` of a pool from `startExampleDatabase`, or `sql.unsafe`. */
+export type RunSql = (text: string) => Promise<unknown>
+
+/**
+ * Creates the bookstore's tables (in an empty database).
+ *
+ * @example
+ * await createSchema(admin.query)
+ */
+export async function createSchema(run: RunSql): Promise<void> {
+  await run(DDL)
 }
 
 /**
  * Empties every table. The sequences go on (pipeflush keeps a pool of ids per client: restarting
  * them under a running client would hand out ids twice).
+ *
+ * @example
+ * await resetData(admin.query)
  */
-export async function resetData(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe('truncate review, book_tag, tag, book, author, publisher')
+export async function resetData(run: RunSql): Promise<void> {
+  await run('truncate review, book_tag, tag, book, author, publisher')
 }

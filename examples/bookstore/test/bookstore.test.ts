@@ -1,16 +1,31 @@
+import { appKysely, FlushMeter } from '@pipeflush/example-support'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { startServer } from '../src/api/server.ts'
 import { createSchema, type DB, resetData } from '../src/schema.ts'
 import { runScript } from '../src/script.ts'
 
 const db = useTestDatabase()
+/** Setup and checks go through a direct postgres.js client, apart from the application's pool. */
+const admin = (text: string) => db.sql.unsafe(text)
 
 beforeAll(async () => {
-  await createSchema(db.sql)
+  await createSchema(admin)
   await db.proxy.setLatency(1)
 })
+
+/** The application as the example runs it: a pool of `driver` and its Kysely, both given to pipeflush. */
+async function openApp(driver: DriverName, options: { max: number; pipeline?: 'burst' | 'off' }) {
+  const app = db.client(driver, { max: options.max })
+  const factory = await createEntityManagerFactory<DB>({
+    client: app.client,
+    db: appKysely<DB>(app),
+    ...(options.pipeline ? { pipeline: options.pipeline } : {}),
+  })
+  const meter = new FlushMeter(factory, app.counter, () => {})
+  return { app, meter, server: await startServer(meter) }
+}
 
 /** What the script leaves in the database, ids left out. */
 async function contents() {
@@ -32,17 +47,15 @@ async function contents() {
   }
 }
 
-describe('the scripted requests', () => {
+describe.each(TEST_DRIVERS)('%s: the scripted requests', (driver) => {
   const finals: unknown[] = []
 
   for (const pipeline of ['burst', 'off'] as const) {
     test(`${pipeline}: every request answers as expected and writes what it says`, async () => {
-      await resetData(db.sql)
-      const { sql, counter } = db.connect({ max: 1 })
-      const factory = await createEntityManagerFactory<DB>({ sql, pipeline })
-      const server = await startServer(factory)
+      await resetData(admin)
+      const { app, meter, server } = await openApp(driver, { max: 1, pipeline })
       try {
-        const steps = await runScript(server.url, counter)
+        const steps = await runScript(server.url, app.counter)
         expect(steps.map((s) => `${s.method} ${s.status}`)).toEqual([
           'POST 201',
           'POST 201',
@@ -56,11 +69,18 @@ describe('the scripted requests', () => {
         expect(revise?.flush).toMatchObject({ inserted: 3, updated: 3, deleted: 7 })
         expect(remove?.flush).toMatchObject({ deleted: 11, statements: 4 })
         for (const s of [create, revise, remove]) {
-          // Burst: one round trip (two when ids are fetched first); off: BEGIN, each statement, COMMIT.
           const flush = s!.flush!
+          // The report's round trips are the socket's, and the pool's one connection was already open.
+          expect(meter.of(flush)?.socketRoundTrips).toBe(flush.roundTrips)
+          expect(flush).toMatchObject({
+            driver: driver === 'postgres.js' ? 'postgres.js' : 'pg',
+            connected: false,
+          })
+          // Burst: one round trip (two when ids are fetched first); off: BEGIN, each statement, COMMIT.
           if (pipeline === 'burst') expect(flush.roundTrips).toBe(flush.idFetch ? 2 : 1)
           else expect(flush.roundTrips).toBeGreaterThanOrEqual(flush.statements + 2)
         }
+        expect(meter.mismatches).toEqual([])
       } finally {
         await server.close()
       }
@@ -102,12 +122,10 @@ describe('the scripted requests', () => {
   })
 })
 
-describe('errors', () => {
+describe.each(TEST_DRIVERS)('%s: errors', (driver) => {
   test('bad bodies are 400, unknown authors and books 404, and nothing is written', async () => {
-    await resetData(db.sql)
-    const { sql } = db.connect({ max: 2 })
-    const factory = await createEntityManagerFactory<DB>({ sql })
-    const server = await startServer(factory)
+    await resetData(admin)
+    const { server } = await openApp(driver, { max: 2 })
     const send = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method,

@@ -1,5 +1,5 @@
 import type { FlushReport } from '@pipeflush/core'
-import type { EntityManagerFactory } from '@pipeflush/kysely'
+import type { UnitOfWorkFactory } from '@pipeflush/example-support'
 import { discounted } from '../money.ts'
 import { AuthorRepository } from '../repositories/author-repository.ts'
 import { BookRepository } from '../repositories/book-repository.ts'
@@ -23,7 +23,7 @@ export interface ApiBody<R> {
   readonly flush: FlushReport
 }
 
-type Factory = EntityManagerFactory<DB>
+type Factory = UnitOfWorkFactory<DB>
 
 /** `1 review`, `2 reviews`. */
 function count(n: number, what: string): string {

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isPipeflushError } from '@pipeflush/core'
-import type { EntityManagerFactory } from '@pipeflush/kysely'
+import type { UnitOfWorkFactory } from '@pipeflush/example-support'
 import type { DB } from '../schema.ts'
 import { createAuthor, deleteAuthor, getAuthor, type Reply, reviseAuthor } from './handlers.ts'
 import { createAuthorInput, reviseAuthorInput } from './inputs.ts'
 import { BadRequest } from './validate.ts'
 
-type Route = (factory: EntityManagerFactory<DB>, params: string[], body: unknown) => Promise<Reply>
+type Route = (factory: UnitOfWorkFactory<DB>, params: string[], body: unknown) => Promise<Reply>
 
 const ROUTES: readonly { method: string; path: RegExp; handle: Route }[] = [
   { method: 'POST', path: /^\/authors$/, handle: (f, _, body) => createAuthor(f, createAuthorInput(body)) },
@@ -36,7 +36,7 @@ export interface RunningServer {
  * await fetch(`${server.url}/authors/1`)
  * await server.close()
  */
-export async function startServer(factory: EntityManagerFactory<DB>, port = 0): Promise<RunningServer> {
+export async function startServer(factory: UnitOfWorkFactory<DB>, port = 0): Promise<RunningServer> {
   const server: Server = createServer((req, res) => {
     void handle(factory, req, res)
   })
@@ -56,7 +56,7 @@ export async function startServer(factory: EntityManagerFactory<DB>, port = 0): 
 }
 
 async function handle(
-  factory: EntityManagerFactory<DB>,
+  factory: UnitOfWorkFactory<DB>,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
