@@ -1,11 +1,10 @@
 import { type FlushReport, isPipeflushError } from '@pipeflush/core'
-import { seededRandom } from '@pipeflush/example-support'
-import type { EntityManagerFactory } from '@pipeflush/kysely'
+import { seededRandom, type UnitOfWorkFactory } from '@pipeflush/example-support'
 import { amount, cents } from './money.ts'
 import { ACCOUNTS, type DB } from './schema.ts'
 import { type TransferOutcome, type TransferRequest, transfer, transferWork } from './transfer.ts'
 
-type Factory = EntityManagerFactory<DB>
+type Factory = UnitOfWorkFactory<DB>
 
 /**
  * Opens the scenario's accounts with `balance` each, in one flush.
@@ -80,7 +79,11 @@ export interface ConcurrentRun {
   readonly totalAfter: bigint
   readonly ledgerRowsAdded: number
   readonly ms: number
-  /** Median flush round trips and time of the committed transfers. */
+  /**
+   * Median flush round trips and time of the committed transfers, from their reports (round trips
+   * measured by pipeflush on each flush's connection: concurrent flushes cannot be told apart on the
+   * pool's own counter).
+   */
   readonly medianFlush: { readonly roundTrips: number; readonly ms: number }
 }
 

@@ -1,5 +1,4 @@
 import type { Generated, Int8, Numeric } from '@pipeflush/kysely'
-import type postgres from 'postgres'
 
 /**
  * The article's `account` table (`id bigint primary key, holder text, amount numeric(15,2)`) plus a
@@ -26,14 +25,27 @@ const DDL = `
   );
 `
 
-/** Creates the tables (in an empty database). */
-export async function createSchema(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe(DDL)
+/** Runs one SQL text (setup only): `query` of a pool from `startExampleDatabase`, or `sql.unsafe`. */
+export type RunSql = (text: string) => Promise<unknown>
+
+/**
+ * Creates the tables (in an empty database).
+ *
+ * @example
+ * await createSchema(admin.query)
+ */
+export async function createSchema(run: RunSql): Promise<void> {
+  await run(DDL)
 }
 
-/** Empties both tables (the ledger's sequence goes on: pipeflush pools ids per client). */
-export async function resetData(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe('truncate ledger, account')
+/**
+ * Empties both tables (the ledger's sequence goes on: pipeflush pools ids per client).
+ *
+ * @example
+ * await resetData(admin.query)
+ */
+export async function resetData(run: RunSql): Promise<void> {
+  await run('truncate ledger, account')
 }
 
 /** The accounts of the scenario: the article's 42 and 314, and eight more. */

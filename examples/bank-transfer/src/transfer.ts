@@ -1,5 +1,6 @@
 import { type ErrorCode, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
-import type { EntityManagerFactory, TypedEntityManager } from '@pipeflush/kysely'
+import type { UnitOfWorkFactory } from '@pipeflush/example-support'
+import type { TypedEntityManager } from '@pipeflush/kysely'
 import { amount, cents } from './money.ts'
 import type { DB } from './schema.ts'
 
@@ -55,7 +56,7 @@ export async function transferWork(em: TypedEntityManager<DB>, t: TransferReques
  * const outcome = await transfer(factory, { from: '42', to: '314', amount: '100.00' }, { retries: 3 })
  */
 export async function transfer(
-  factory: EntityManagerFactory<DB>,
+  factory: UnitOfWorkFactory<DB>,
   t: TransferRequest,
   options: { readonly retries?: number; readonly backoffMs?: number; readonly pipeline?: PipelineMode } = {},
 ): Promise<TransferOutcome> {
