@@ -10,6 +10,7 @@ import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipeli
 import type { FlushPlan, UpsertSpec } from './plan/types.ts'
 import { readRows } from './read/read-rows.ts'
 import { resolveWhere } from './read/resolve-where.ts'
+import type { ReadContext } from './read/run-read.ts'
 import type { Where } from './read/select-sql.ts'
 import { columnOf, writableColumn, writableTable } from './schema/checks.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
@@ -77,7 +78,9 @@ export class EntityManager {
     return new EntityManager(this.#client, {
       mode: options.pipeline === undefined ? this.#settings.mode : pipelineOption(options.pipeline),
       timeoutMs:
-        options.flushTimeoutMs === undefined ? this.#settings.timeoutMs : flushTimeoutOption(options.flushTimeoutMs),
+        options.flushTimeoutMs === undefined
+          ? this.#settings.timeoutMs
+          : flushTimeoutOption(options.flushTimeoutMs),
     })
   }
 
@@ -94,18 +97,13 @@ export class EntityManager {
    * }
    */
   async wasCommitted(flushId: string): Promise<boolean> {
-    const { flushLog, driver } = this.#client
+    const { flushLog } = this.#client
     if (flushLog === undefined) {
       throw errors.invalidConfig(
         'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
       )
     }
-    try {
-      return await wasCommitted(driver, flushLog, flushId)
-    } catch (e) {
-      if (e instanceof PipeflushError) throw e
-      throw redactError(errors.queryFailed('Asking the flush log', driver.toDriverError(e), { flushId }))
-    }
+    return wasCommitted(this.#reads(), flushLog, flushId)
   }
 
   /** The schema model this entity manager writes with. */
@@ -153,7 +151,7 @@ export class EntityManager {
    */
   async find(table: string, where: Where = {}): Promise<Entity[]> {
     const model = writableTable(this.#client.schema, table)
-    const rows = await readRows(this.#client.driver, model, resolveWhere(model, where, this.#uow))
+    const rows = await readRows(this.#reads(), model, resolveWhere(model, where, this.#uow))
     const out: Entity[] = []
     for (const row of rows) {
       const state = this.#uow.add(model, row, 'managed')
@@ -289,7 +287,10 @@ export class EntityManager {
    */
   async flush(): Promise<FlushReport> {
     if (this.#flushing) {
-      throw new PipeflushError('INVALID_STATE', 'A flush of this entity manager is already running; await it first.')
+      throw new PipeflushError(
+        'INVALID_STATE',
+        'A flush of this entity manager is already running; await it first.',
+      )
     }
     this.#flushing = true
     try {
@@ -302,6 +303,11 @@ export class EntityManager {
   /** Forgets every entity (they become detached) and every pending change. */
   clear(): void {
     this.#uow.clear()
+  }
+
+  /** How reads run: on the client, within the flush timeout. */
+  #reads(): ReadContext {
+    return { driver: this.#client.driver, timeoutMs: this.#settings.timeoutMs, named: this.#client.named }
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */
@@ -318,9 +324,13 @@ export class EntityManager {
 /** A copy of `values` whose every column exists and may be written by an insert. */
 function writableRow(model: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   if (typeof values !== 'object' || values === null) {
-    throw new PipeflushError('INVALID_VALUE', `${model.key}: the values must be an object, not ${String(values)}.`, {
-      table: model.key,
-    })
+    throw new PipeflushError(
+      'INVALID_VALUE',
+      `${model.key}: the values must be an object, not ${String(values)}.`,
+      {
+        table: model.key,
+      },
+    )
   }
   const row = emptyRow()
   for (const name of Object.keys(values)) {

@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'COMMIT_OUTCOME_UNKNOWN'
   /** The flush did not settle within `flushTimeoutMs`. */
   | 'FLUSH_TIMEOUT'
+  /** A read (`find`, `load`, `wasCommitted`) did not settle within `flushTimeoutMs`; its connection was terminated. */
+  | 'QUERY_TIMEOUT'
   /** A configuration that cannot work (e.g. a pooler mode, an option out of range). */
   | 'INVALID_CONFIG'
   /** Reading the schema from the database failed. */
@@ -135,7 +137,9 @@ export const errors = {
 
   /** The COMMIT answered ROLLBACK without a statement error to explain it. */
   rolledBack(flushId: string, command: string): PipeflushError {
-    return new PipeflushError('ROLLED_BACK', `COMMIT answered ${command}: nothing was committed.`, { flushId })
+    return new PipeflushError('ROLLED_BACK', `COMMIT answered ${command}: nothing was committed.`, {
+      flushId,
+    })
   },
 
   /**
@@ -144,13 +148,26 @@ export const errors = {
    */
   queryFailed(
     what: string,
-    failure: { readonly kind: string; readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+    failure: {
+      readonly kind: string
+      readonly message: string
+      readonly sqlState?: string | undefined
+      readonly cause: unknown
+    },
     details: PipeflushErrorDetails = {},
   ): PipeflushError {
     return new PipeflushError(
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
       `${what} failed: ${failure.message}.`,
       { ...details, sqlState: failure.sqlState, cause: failure.cause },
+    )
+  },
+
+  /** A read did not settle within `flushTimeoutMs`. */
+  queryTimeout(what: string, timeoutMs: number, where: string): PipeflushError {
+    return new PipeflushError(
+      'QUERY_TIMEOUT',
+      `${what} did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}).`,
     )
   },
 

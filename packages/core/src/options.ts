@@ -15,7 +15,8 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
    * A flush settles within this many milliseconds, reserving a connection included (default 30000;
    * `Infinity` for no limit). Past it the flush's connection is terminated (the server rolls back what
    * did not reach its COMMIT; the pool opens a new connection) and the flush fails with
-   * `FLUSH_TIMEOUT`, or `COMMIT_OUTCOME_UNKNOWN` if its COMMIT had been sent.
+   * `FLUSH_TIMEOUT`, or `COMMIT_OUTCOME_UNKNOWN` if its COMMIT had been sent. Reads through the entity
+   * manager (`find`, `load`, `wasCommitted`) settle within it too (`QUERY_TIMEOUT`).
    */
   readonly flushTimeoutMs?: number
   /**

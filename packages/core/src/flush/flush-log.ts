@@ -1,5 +1,6 @@
 import type { Driver } from '../drivers/driver.ts'
 import { PipeflushError } from '../errors.ts'
+import { type ReadContext, runRead } from '../read/run-read.ts'
 import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
 
 /**
@@ -74,15 +75,16 @@ export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string)
       exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
         where i.indrelid = ${rel} and i.indisunique and i.indnkeyatts = 1 and a.attname = 'flush_id')::text as unique`,
   )) as { found: string; id_type: string | null; committed_type: string | null; unique: string }[]
-  const problem = row?.found !== 'true'
-    ? 'does not exist'
-    : row.id_type !== 'uuid'
-      ? 'has no uuid column "flush_id"'
-      : row.committed_type !== 'boolean'
-        ? 'has no boolean column "committed"'
-        : row.unique !== 'true'
-          ? 'has no primary key or unique index on "flush_id" alone'
-          : undefined
+  const problem =
+    row?.found !== 'true'
+      ? 'does not exist'
+      : row.id_type !== 'uuid'
+        ? 'has no uuid column "flush_id"'
+        : row.committed_type !== 'boolean'
+          ? 'has no boolean column "committed"'
+          : row.unique !== 'true'
+            ? 'has no primary key or unique index on "flush_id" alone'
+            : undefined
   if (problem !== undefined) {
     throw new PipeflushError(
       'INVALID_CONFIG',
@@ -98,14 +100,17 @@ export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string)
  * the id would then fail. One statement, autocommit.
  */
 export async function wasCommitted(
-  driver: Pick<Driver, 'query'>,
+  context: ReadContext,
   flushLogName: string,
   flushId: string,
 ): Promise<boolean> {
   checkFlushId(flushId)
-  const [row] = await driver.query(
+  const [row] = await runRead(
+    context,
     `insert into ${flushLogName} as l (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, false) ` +
       'on conflict (flush_id) do update set committed = l.committed returning l.committed::text as committed',
+    [],
+    'Asking the flush log',
   )
   return row?.['committed'] === 'true'
 }

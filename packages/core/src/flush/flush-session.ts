@@ -116,11 +116,14 @@ export class FlushSession {
       }
       const ms = this.#deadline - performance.now()
       const timer = Number.isFinite(ms)
-        ? setTimeout(() => {
-            this.#timedOut = true
-            this.session.terminate()
-            finish(() => reject(new Interrupted('timeout')))
-          }, Math.max(0, ms))
+        ? setTimeout(
+            () => {
+              this.#timedOut = true
+              this.session.terminate()
+              finish(() => reject(new Interrupted('timeout')))
+            },
+            Math.max(0, ms),
+          )
         : undefined
       let grace: NodeJS.Timeout | undefined
       this.session.ended.then((cause) => {

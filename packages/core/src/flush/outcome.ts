@@ -68,13 +68,16 @@ export function firstRejection(
     const r = results[i]
     if (r?.status !== 'rejected') continue
     const e = r.reason as DriverError
-    if (e.kind === 'server' && e.sqlState !== IN_FAILED_TRANSACTION) return statementError(e, statements[i], flushId)
+    if (e.kind === 'server' && e.sqlState !== IN_FAILED_TRANSACTION)
+      return statementError(e, statements[i], flushId)
     if (fallback === undefined) {
       fallback = e
       fallbackAt = i
     }
   }
-  return fallback && fallback.kind === 'server' ? statementError(fallback, statements[fallbackAt], flushId) : undefined
+  return fallback && fallback.kind === 'server'
+    ? statementError(fallback, statements[fallbackAt], flushId)
+    : undefined
 }
 
 /** Whether some statement of `results` got an error answer from the server. */
@@ -107,10 +110,14 @@ export function interruptionError(
   const why = driverError?.message ?? 'the connection ended'
   if (driverError?.kind === 'server') return statementError(driverError, undefined, flushId)
   if (driverError?.kind === 'client') {
-    return new PipeflushError('STATEMENT_FAILED', `The driver refused the flush: ${why}. Nothing was committed.`, {
-      flushId,
-      cause: driverError.cause,
-    })
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `The driver refused the flush: ${why}. Nothing was committed.`,
+      {
+        flushId,
+        cause: driverError.cause,
+      },
+    )
   }
   return unknownOutcome
     ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)

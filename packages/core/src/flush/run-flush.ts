@@ -72,8 +72,18 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       })
     }
     const prepared = request.prepare()
-    await SEND[request.mode](fs, { plan: prepared.plan, flushId, opening: request.opening, named: request.named })
-    return { prepared, roundTrips: fs.roundTrips(), opened: fs.session.opened, connectRoundTrips: fs.connectRoundTrips() }
+    await SEND[request.mode](fs, {
+      plan: prepared.plan,
+      flushId,
+      opening: request.opening,
+      named: request.named,
+    })
+    return {
+      prepared,
+      roundTrips: fs.roundTrips(),
+      opened: fs.session.opened,
+      connectRoundTrips: fs.connectRoundTrips(),
+    }
   } catch (e) {
     throw redactError(interruptionError(e, fs, flushId, timeoutMs))
   } finally {
@@ -84,8 +94,12 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
 function reservationError(e: DriverError, flushId: string, timeoutMs: number): PipeflushError {
   if (e.code === 'DEADLINE') return errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
   if (e.kind === 'connection') return errors.noConnection(flushId, e.message, e.cause)
-  return new PipeflushError('CONNECTION_LOST', `The flush could not get a connection: ${e.message}. Nothing was sent.`, {
-    flushId,
-    cause: e.cause,
-  })
+  return new PipeflushError(
+    'CONNECTION_LOST',
+    `The flush could not get a connection: ${e.message}. Nothing was sent.`,
+    {
+      flushId,
+      cause: e.cause,
+    },
+  )
 }

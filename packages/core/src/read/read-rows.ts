@@ -1,30 +1,27 @@
-import type { Driver, Param, Row } from '../drivers/driver.ts'
-import { errors } from '../errors.ts'
-import { redactError } from '../flush/redact.ts'
+import type { Param, Row } from '../drivers/driver.ts'
 import type { TableModel } from '../schema/model.ts'
 import { emptyRow } from '../track/row.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { decodeValue } from '../values/index.ts'
+import { type ReadContext, runRead } from './run-read.ts'
 import { selectSql, type Where } from './select-sql.ts'
 
 /**
  * The rows of `table` matching `where`, ordered by primary key, each decoded from the text the server
- * printed (see {@link selectSql}): one query, one round trip.
+ * printed (see {@link selectSql}): one query, one round trip, with a flush's guarantees (see
+ * {@link runRead}).
  *
  * @example
- * const rows = await readRows(driver, book, { title: 'Draft' }) // [{ id: '7', title: 'Draft', ... }]
+ * const rows = await readRows(context, book, { title: 'Draft' }) // [{ id: '7', title: 'Draft', ... }]
  */
-export async function readRows(driver: Driver, table: TableModel, where: Where): Promise<Record<string, unknown>[]> {
+export async function readRows(
+  context: ReadContext,
+  table: TableModel,
+  where: Where,
+): Promise<Record<string, unknown>[]> {
   const { sql, params } = selectSql(table, where)
-  let raw: readonly Row[]
-  try {
-    raw = await driver.query(
-      sql,
-      params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : p)),
-    )
-  } catch (e) {
-    throw redactError(errors.queryFailed(`Reading ${table.key}`, driver.toDriverError(e), { table: table.key }))
-  }
+  const texts = params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : p))
+  const raw = await runRead(context, sql, texts, `Reading ${table.key}`)
   return raw.map((r) => decodeRow(table, r))
 }
 

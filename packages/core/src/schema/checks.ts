@@ -35,10 +35,14 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
   const column = table.columnsByName.get(name)
   if (column === undefined) {
     const columns = table.columns.map((c) => c.name).join(', ')
-    throw new PipeflushError('UNKNOWN_COLUMN', `${table.key} has no column "${name}" (columns: ${columns}).`, {
-      table: table.key,
-      column: name,
-    })
+    throw new PipeflushError(
+      'UNKNOWN_COLUMN',
+      `${table.key} has no column "${name}" (columns: ${columns}).`,
+      {
+        table: table.key,
+        column: name,
+      },
+    )
   }
   return column
 }

@@ -1,7 +1,7 @@
 import type { Driver } from '../drivers/driver.ts'
 import { driverFor } from '../drivers/driver-for.ts'
-import { arrayLiteral } from '../values/array-literal.ts'
 import { PipeflushError } from '../errors.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import { CATALOG_QUERY } from './catalog-query.ts'

@@ -1,6 +1,6 @@
 import { PipeflushError } from '../errors.ts'
-import { type Entity, type EntityState, registerState } from './entity-state.ts'
 import { writableColumn } from '../schema/checks.ts'
+import { type Entity, type EntityState, registerState } from './entity-state.ts'
 
 /**
  * Wraps `state.row` in a Proxy: reading a column is a plain property read; assigning a column is a

@@ -1,5 +1,5 @@
-import type { TableModel } from '../schema/model.ts'
 import { PipeflushError } from '../errors.ts'
+import type { TableModel } from '../schema/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { emptyRow } from './row.ts'
 
@@ -25,7 +25,13 @@ export function keyWhere(table: TableModel, key: unknown): Record<string, unknow
   if (table.primaryKey.length === 1) {
     const name = table.primaryKey[0]!
     let value = key
-    if (typeof key === 'object' && key !== null && !(key instanceof Date) && !Buffer.isBuffer(key) && name in key) {
+    if (
+      typeof key === 'object' &&
+      key !== null &&
+      !(key instanceof Date) &&
+      !Buffer.isBuffer(key) &&
+      name in key
+    ) {
       value = (key as Record<string, unknown>)[name]
     }
     if (value === undefined || value === null) {

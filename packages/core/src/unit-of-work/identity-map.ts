@@ -9,7 +9,8 @@ export class IdentityMap {
   }
 
   set(state: EntityState): void {
-    if (state.key === null) throw new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)')
+    if (state.key === null)
+      throw new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)')
     let t = this.#tables.get(state.table.key)
     if (!t) {
       t = new Map()

@@ -1,12 +1,7 @@
 import { PipeflushError } from '../errors.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import type { TableModel } from '../schema/model.ts'
-import {
-  changedColumns,
-  type PendingChanges,
-  resolvedValues,
-  resolveReference,
-} from '../track/changes.ts'
+import { changedColumns, type PendingChanges, resolvedValues, resolveReference } from '../track/changes.ts'
 import { makeEntity } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
@@ -55,10 +50,14 @@ export class UnitOfWork {
     }
     const key = table.primaryKey.some((k) => stateOf(row[k])) ? null : rowKey(table, row)
     if (key !== null && this.#map.get(table.key, key)) {
-      throw new PipeflushError('DUPLICATE_KEY', `A ${table.key} with key ${key} is already managed by this entity manager.`, {
-        table: table.key,
-        keys: [key],
-      })
+      throw new PipeflushError(
+        'DUPLICATE_KEY',
+        `A ${table.key} with key ${key} is already managed by this entity manager.`,
+        {
+          table: table.key,
+          keys: [key],
+        },
+      )
     }
     const state = this.#state(table, row, 'new', null)
     this.#created.add(state)
@@ -72,7 +71,15 @@ export class UnitOfWork {
 
   /** Records an upsert of `row` (not tracked afterwards). */
   upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): void {
-    const state: EntityState = { table, status: 'new', row, snapshot: null, key: null, owner: this, entity: row }
+    const state: EntityState = {
+      table,
+      status: 'new',
+      row,
+      snapshot: null,
+      key: null,
+      owner: this,
+      entity: row,
+    }
     this.#upserts.push({ state, spec })
   }
 
