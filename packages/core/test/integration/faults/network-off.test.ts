@@ -1,5 +1,7 @@
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { defineNetworkFaults } from './network-faults.ts'
 
-// Network faults during a flush in `off` mode, on a connection whose statements are prepared.
-defineNetworkFaults(useTestDatabase(), [{ mode: 'off', prepare: true, warm: true }])
+// Network faults during a flush in `off` mode, on a warm connection, for each driver.
+defineNetworkFaults(useTestDatabase(), [
+  { variants: TEST_DRIVERS.map((driver) => ({ driver, mode: 'off', warm: true })) },
+])

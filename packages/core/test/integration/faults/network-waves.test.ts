@@ -1,5 +1,7 @@
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { defineNetworkFaults } from './network-faults.ts'
 
-// Network faults during a flush in `waves` mode, on a connection whose statements are prepared.
-defineNetworkFaults(useTestDatabase(), [{ mode: 'waves', prepare: true, warm: true }])
+// Network faults during a flush in `waves` mode, on a warm connection, for each driver.
+defineNetworkFaults(useTestDatabase(), [
+  { variants: TEST_DRIVERS.map((driver) => ({ driver, mode: 'waves', warm: true })) },
+])

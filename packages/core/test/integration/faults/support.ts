@@ -1,3 +1,5 @@
+import type { TestClient } from '@pipeflush/testkit'
+import type pg from 'pg'
 import type postgres from 'postgres'
 import { expect } from 'vitest'
 
@@ -164,26 +166,42 @@ function reserveWithRetry(sql: postgres.Sql): Promise<postgres.ReservedSql> {
   })
 }
 
+/** A connection held out of the pool: it answers one query, then goes back. */
+interface Held {
+  query(text: string): Promise<unknown>
+  release(): void
+}
+
+/** Takes one connection out of the pool of either driver (a postgres.js reservation, a pg checkout). */
+async function hold(c: TestClient): Promise<Held> {
+  if (c.driver === 'postgres.js') {
+    const reserved = await reserveWithRetry(c.client as postgres.Sql)
+    return { query: (text) => reserved.unsafe(text), release: () => reserved.release() }
+  }
+  const client = await (c.client as pg.Pool).connect()
+  return { query: (text) => client.query(text), release: () => client.release() }
+}
+
 /**
- * Asserts that no connection of the pool is left reserved or stuck: all `max` connections can be
- * reserved at once within `limitMs`, and each answers a query.
+ * Asserts that no connection of the pool is left reserved or stuck, for either driver: all `max`
+ * connections can be taken out of the pool at once within `limitMs`, and each answers a query.
  */
-export async function expectPoolFree(sql: postgres.Sql, max: number, limitMs = 5000): Promise<void> {
-  const reserved = await settleWithin(
-    Promise.all(Array.from({ length: max }, () => reserveWithRetry(sql))),
+export async function expectPoolFree(c: TestClient, max: number, limitMs = 5000): Promise<void> {
+  const held = await settleWithin(
+    Promise.all(Array.from({ length: max }, () => hold(c))),
     limitMs,
-    `reserving all ${max} connections`,
+    `taking all ${max} connections of the ${c.driver} pool`,
   )
-  expect(reserved.ok, String(reserved.error)).toBe(true)
-  const connections = reserved.value!
+  expect(held.ok, String(held.error)).toBe(true)
+  const connections = held.value!
   try {
     const answers = await settleWithin(
-      Promise.all(connections.map((c) => c`select 1 as one`)),
+      Promise.all(connections.map((h) => h.query('select 1 as one'))),
       limitMs,
       'a query on every connection',
     )
     expect(answers.ok, String(answers.error)).toBe(true)
   } finally {
-    for (const c of connections) c.release()
+    for (const h of connections) h.release()
   }
 }
