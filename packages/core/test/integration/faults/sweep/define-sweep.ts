@@ -18,19 +18,23 @@ const OFFSETS = 40
  * toxic, reach past the end of the flush (some flushes succeed), and settle every flush within 1 s of
  * its socket's end.
  */
-export function defineSweep(driver: DriverName): void {
+export function defineSweep(driver: DriverName, kind: 'flush' | 'reads' = 'flush'): void {
   const db = useTestDatabase()
   beforeAll(async () => {
     await db.sql.unsafe(
       'create table pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())',
     )
   })
-  const combos = MODES.flatMap((mode) =>
+  // A read does not depend on the pipeline mode, nor on the pool's other connections: one mode, a
+  // pool of 1, every direction and warmth.
+  const pools = kind === 'reads' ? [1] : POOLS
+  const combos = (kind === 'reads' ? (['burst'] as const) : MODES).flatMap((mode) =>
     DIRECTIONS.flatMap((direction) =>
-      POOLS.flatMap((pool) => [true, false].map((warm) => ({ mode, direction, pool, warm }))),
+      pools.flatMap((pool) => [true, false].map((warm) => ({ mode, direction, pool, warm }))),
     ),
   )
-  describe.concurrent(`${driver}: a connection cut at every byte of a flush`, () => {
+  const what = kind === 'reads' ? 'a read (find, load, wasCommitted)' : 'a flush'
+  describe.concurrent(`${driver}: a connection cut at every byte of ${what}`, () => {
     test.each(combos)(
       '$mode, $direction, pool of $pool, warm: $warm',
       async (combo) => {
@@ -39,6 +43,7 @@ export function defineSweep(driver: DriverName): void {
           ...combo,
           toxics: ['limit_data', 'reset_peer', 'timeout'],
           offsets: OFFSETS,
+          kind,
         })
         const cases = run.result?.cases ?? []
         const problems = cases.filter((c) => c.problem !== undefined).map(describeCase)
@@ -47,10 +52,19 @@ export function defineSweep(driver: DriverName): void {
           'the child ended cleanly and every case passed',
         ).toEqual({ exitCode: 0, signal: null, stderr: '', problems: [] })
         for (const toxic of ['limit_data', 'reset_peer', 'timeout'] as const) {
-          const ofToxic = cases.filter((c) => c.toxic === toxic)
-          expect(ofToxic.length, `${toxic}: offsets`).toBeGreaterThanOrEqual(OFFSETS)
-          expect(ofToxic.some((c) => c.outcome === 'ok'), `${toxic}: some cut past the end`).toBe(true)
-          expect(ofToxic.some((c) => c.outcome !== 'ok'), `${toxic}: some cut inside the flush`).toBe(true)
+          for (const read of kind === 'reads' ? (['find', 'load', 'wasCommitted'] as const) : [undefined]) {
+            const ofToxic = cases.filter((c) => c.toxic === toxic && c.read === read)
+            const label = `${toxic}${read ? ` ${read}` : ''}`
+            expect(ofToxic.length, `${label}: offsets`).toBeGreaterThanOrEqual(OFFSETS)
+            expect(
+              ofToxic.some((c) => c.outcome === 'ok'),
+              `${label}: some cut past the end`,
+            ).toBe(true)
+            expect(
+              ofToxic.some((c) => c.outcome !== 'ok'),
+              `${label}: some cut inside it`,
+            ).toBe(true)
+          }
         }
         const worst = Math.max(0, ...cases.map((c) => c.settleAfterEndMs ?? 0))
         expect(worst, 'worst settle time after the socket ended (ms)').toBeLessThan(1000)

@@ -7,12 +7,13 @@
 // the database holds all of the flush or none of it (asking the flush log when the outcome is
 // unknown), check the unit of work kept its changes, and flush it again once the network is back.
 // Prints one JSON line: the cases and their outcomes.
+import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { EntityManager, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import {
+  type CutAction,
   connectToxiproxy,
   createRoundTripCounter,
-  type CutAction,
   type Direction,
   type DriverName,
   messages,
@@ -24,6 +25,7 @@ import {
 import postgres from 'postgres'
 
 export type Toxic = 'limit_data' | 'reset_peer' | 'timeout'
+export type ReadKind = 'find' | 'load' | 'wasCommitted'
 
 export interface SweepConfig {
   readonly driver: DriverName
@@ -32,6 +34,8 @@ export interface SweepConfig {
   readonly pool: number
   readonly warm: boolean
   readonly toxics: readonly Toxic[]
+  /** `flush` (the default) cuts flushes; `reads` cuts `find`, `load` and `wasCommitted`. */
+  readonly kind?: 'flush' | 'reads'
   /** Evenly spaced offsets per toxic, besides every message boundary (and its neighbours). */
   readonly offsets: number
   readonly adminUrl: string
@@ -43,6 +47,8 @@ export interface SweepConfig {
 
 export interface CaseResult {
   readonly toxic: Toxic
+  /** For a sweep of reads: which read. */
+  readonly read?: ReadKind
   readonly offset: number
   /** `ok` or the error code. */
   readonly outcome: string
@@ -122,7 +128,12 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('close', resolve).destroy())))
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
-  const options = { pipeline: cfg.mode, versionColumn: 'version', flushLog: 'pipeflush_flush_log', flushTimeoutMs: FLUSH_TIMEOUT_MS }
+  const options = {
+    pipeline: cfg.mode,
+    versionColumn: 'version',
+    flushLog: 'pipeflush_flush_log',
+    flushTimeoutMs: FLUSH_TIMEOUT_MS,
+  }
   const warmClient = openTracked()
   const warmRoot = await EntityManager.connect(warmClient.client, options)
   // Cold cases: one pool whose connections are closed before each case, so the flush opens one (its
@@ -163,25 +174,29 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     return { em, root, tag, counterBefore: n, caseNo }
   }
   /** What of case `tag` the database holds: all, none, or something in between (a partial commit). */
-  const stateOf = async (tag: string, id: number, counterBefore: number): Promise<'all' | 'none' | string> => {
+  const stateOf = async (
+    tag: string,
+    id: number,
+    counterBefore: number,
+  ): Promise<'all' | 'none' | string> => {
     const [row] = await admin.unsafe<{ p: number; c: number; a: number; d: number; n: number }[]>(`
       select (select count(*)::int from ${t('parent')} where tag = '${tag}') as p,
         (select count(*)::int from ${t('child')} where tag = '${tag}') as c,
         (select count(*)::int from ${t('audit')} where tag = '${tag}') as a,
         (select count(*)::int from ${t('doomed')} where id = ${id}) as d,
         (select n from ${t('counter')} where id = 1) as n`)
-    const all = row?.p === 1 && row.c === CHILDREN && row.a === 1 && row.d === 0 && row.n === counterBefore + 1
+    const all =
+      row?.p === 1 && row.c === CHILDREN && row.a === 1 && row.d === 0 && row.n === counterBefore + 1
     const none = row?.p === 0 && row.c === 0 && row.a === 0 && row.d === 1 && row.n === counterBefore
     return all ? 'all' : none ? 'none' : JSON.stringify(row)
   }
 
   // Measure the bytes of one flush as the sweep will make it (warm: on an open connection that sent
   // these statements before; cold: opening the connection, fetching ids, flushing).
-  {
-    const warmup = await unitOf(warmRoot, SETUP_TIMEOUT_MS)
-    await warmup.em.flush()
-  }
+  const warmup = await unitOf(warmRoot, SETUP_TIMEOUT_MS)
+  await warmup.em.flush()
   const measured = await rootFor()
+  if (cfg.kind === 'reads') return finish(await readCases(measured.root, warmup.tag))
   const probe = await unitOf(measured.root, SETUP_TIMEOUT_MS)
   cut.record()
   await probe.em.flush()
@@ -217,21 +232,25 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
           const said = await root.wasCommitted(settled.flushId!)
           // The check fences a late COMMIT: from now on the database must agree with its answer.
           state = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
-          if (said !== (state === 'all')) problems.push(`wasCommitted said ${said}, the database holds ${state}`)
+          if (said !== (state === 'all'))
+            problems.push(`wasCommitted said ${said}, the database holds ${state}`)
         } else if (committed) {
           problems.push(`${settled.code} but the flush committed`)
         }
         if (settled.code === 'hang') problems.push(`the flush did not settle within ${SETTLE_LIMIT_MS} ms`)
         if (!settled.pipeflush) problems.push(`not a PipeflushError: ${settled.message}`)
-        if (JSON.stringify(unit.em.pending) !== pendingBefore) problems.push(`the unit of work changed: ${JSON.stringify(unit.em.pending)}`)
+        if (JSON.stringify(unit.em.pending) !== pendingBefore)
+          problems.push(`the unit of work changed: ${JSON.stringify(unit.em.pending)}`)
       }
-      if (settleAfterEndMs !== null && settleAfterEndMs > 1000) problems.push(`settled ${Math.round(settleAfterEndMs)} ms after its socket ended`)
+      if (settleAfterEndMs !== null && settleAfterEndMs > 1000)
+        problems.push(`settled ${Math.round(settleAfterEndMs)} ms after its socket ended`)
       // Once the network is back, the same unit of work flushes again (unless it committed).
       const finalState = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
       if (finalState === 'none') {
         const failure = await retryUntilCommitted(unit)
         if (failure !== undefined) problems.push(`the retry failed: ${failure}`)
-        else if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) !== 'all') problems.push('the retry did not commit')
+        else if ((await stateOf(unit.tag, unit.caseNo, unit.counterBefore)) !== 'all')
+          problems.push('the retry did not commit')
       }
       cases.push({
         toxic,
@@ -245,25 +264,109 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
       })
     }
   }
-  await Promise.all(clients.map((c) => c.end()))
-  await proxy.remove().catch(() => {})
-  await cut.stop()
-  await admin.end({ timeout: 1 })
-  await new Promise((resolve) => setTimeout(resolve, 100)) // late events of the closed connections
-  const { adminUrl: _a, toxiproxyUrl: _t, ...shown } = cfg
-  return { config: shown, bytes: bytes.length, boundaries: boundaries.length, cases }
+  return finish({ bytes: bytes.length, boundaries: boundaries.length, cases })
+
+  /** Closes everything the sweep opened and returns its result. */
+  async function finish(run: Omit<SweepResult, 'config'>): Promise<SweepResult> {
+    await Promise.all(clients.map((c) => c.end()))
+    await proxy.remove().catch(() => {})
+    await cut.stop()
+    await admin.end({ timeout: 1 })
+    await new Promise((resolve) => setTimeout(resolve, 100)) // late events of the closed connections
+    const { adminUrl: _a, toxiproxyUrl: _t, ...shown } = cfg
+    return { config: shown, ...run }
+  }
+
+  /**
+   * The reads of the entity manager cut at every offset: `find` of the warm-up's parent row, `load` of
+   * one of its children, `wasCommitted` of a flush id never used. Each settles (a `PipeflushError`:
+   * CONNECTION_LOST, QUERY_TIMEOUT) within 1 s of its socket's end, and answers right once the fault is
+   * gone.
+   */
+  async function readCases(root: EntityManager, tag: string): Promise<Omit<SweepResult, 'config'>> {
+    const [child] = await admin.unsafe<{ id: string }[]>(
+      `select id::text as id from ${t('child')} where tag = '${tag}' limit 1`,
+    )
+    const reads: Record<ReadKind, (em: EntityManager) => Promise<boolean>> = {
+      find: async (em) => (await em.find(`${cfg.name}_parent`, { tag })).length === 1,
+      load: async (em) => (await em.load(`${cfg.name}_child`, child!.id))['tag'] === tag,
+      wasCommitted: async (em) => (await em.wasCommitted(randomUUID())) === false,
+    }
+    const probe = root.fork({ flushTimeoutMs: SETUP_TIMEOUT_MS })
+    await rootFor()
+    cut.record()
+    await reads.find(probe)
+    const bytes = cut.recorded()[cfg.direction]
+    const boundaries = phaseBoundaries(
+      messages(bytes, { startup: !cfg.warm && cfg.direction === 'upstream' }),
+    )
+    const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets)
+    const cases: CaseResult[] = []
+    for (const toxic of cfg.toxics) {
+      for (const read of Object.keys(reads) as ReadKind[]) {
+        for (const offset of offsets) {
+          const { client } = await rootFor()
+          const em = root.fork()
+          const closes = closesOf.get(client)!
+          const closedBefore = closes.length
+          const started = performance.now()
+          const disarm = await arm(toxic, offset, closes)
+          const settled = await settleRead(reads[read](em))
+          const settledAt = performance.now()
+          await disarm()
+          const firstEnd = closes.slice(closedBefore).find((at) => at >= started)
+          const settleAfterEndMs =
+            firstEnd === undefined || firstEnd > settledAt ? null : settledAt - firstEnd
+          const problems: string[] = []
+          if (settled.ok && !settled.right) problems.push('the read answered wrong')
+          if (!settled.ok && !['CONNECTION_LOST', 'QUERY_TIMEOUT'].includes(settled.code)) {
+            problems.push(`failed with ${settled.code}: ${settled.message}`)
+          }
+          if (settleAfterEndMs !== null && settleAfterEndMs > 1000)
+            problems.push(`settled ${Math.round(settleAfterEndMs)} ms after its socket ended`)
+          // Once the network is back, the same read answers (the pool may take a moment to reconnect).
+          if (!settled.ok) {
+            const until = performance.now() + RETRY_FOR_MS
+            let again = await settleRead(reads[read](root.fork()))
+            while (!again.ok && performance.now() < until) {
+              await new Promise((resolve) => setTimeout(resolve, 20))
+              again = await settleRead(reads[read](root.fork()))
+            }
+            if (!again.ok || !again.right)
+              problems.push(`the read failed again: ${again.ok ? 'wrong answer' : again.message}`)
+          }
+          cases.push({
+            toxic,
+            read,
+            offset,
+            outcome: settled.ok ? 'ok' : settled.code,
+            committed: false,
+            settleAfterEndMs,
+            flushMs: settledAt - started,
+            ...(settled.ok ? {} : { message: settled.message.slice(0, 300) }),
+            ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
+          })
+        }
+      }
+    }
+    return { bytes: bytes.length, boundaries: boundaries.length, cases }
+  }
 
   /**
    * Flushes the unit of work again until it commits, as a caller would once the network is back (the
    * pool may take a moment to reconnect), asking the flush log after an unknown outcome. Returns why
    * it gave up, if it did.
    */
-  async function retryUntilCommitted(unit: { em: EntityManager; root: EntityManager }): Promise<string | undefined> {
+  async function retryUntilCommitted(unit: {
+    em: EntityManager
+    root: EntityManager
+  }): Promise<string | undefined> {
     const until = performance.now() + RETRY_FOR_MS
     for (;;) {
       const retry = await settle(unit.em.flush())
       if (retry.ok) return undefined
-      if (retry.code === 'COMMIT_OUTCOME_UNKNOWN' && (await unit.root.wasCommitted(retry.flushId!))) return undefined
+      if (retry.code === 'COMMIT_OUTCOME_UNKNOWN' && (await unit.root.wasCommitted(retry.flushId!)))
+        return undefined
       const again = retry.code === 'COMMIT_OUTCOME_UNKNOWN' || isRetryable(retry.code)
       if (!again || performance.now() > until) return `${retry.code} ${retry.message}`
       await new Promise((resolve) => setTimeout(resolve, 20))
@@ -298,6 +401,35 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   }
 }
 
+/** How a read settled: its answer right or not, or its error's code. */
+type ReadSettled = { ok: true; right: boolean } | { ok: false; code: string; message: string }
+
+async function settleRead(read: Promise<boolean>): Promise<ReadSettled> {
+  let timer: NodeJS.Timeout | undefined
+  const hang = new Promise<'hang'>((resolve) => {
+    timer = setTimeout(() => resolve('hang'), SETTLE_LIMIT_MS)
+  })
+  const outcome = await Promise.race([
+    read.then(
+      (right): ReadSettled => ({ ok: true, right }),
+      (e: unknown): ReadSettled => ({
+        ok: false,
+        code: isPipeflushError(e)
+          ? e.code
+          : `not a PipeflushError (${String((e as { code?: unknown })?.code)})`,
+        message: String((e as Error)?.message ?? e),
+      }),
+    ),
+    hang,
+  ])
+  clearTimeout(timer)
+  if (outcome === 'hang') {
+    read.catch(() => {})
+    return { ok: false, code: 'hang', message: `did not settle within ${SETTLE_LIMIT_MS} ms` }
+  }
+  return outcome
+}
+
 /** How a flush settled. */
 type Settled =
   | { ok: true; report: FlushReport }
@@ -313,7 +445,9 @@ async function settle(flush: Promise<FlushReport>): Promise<Settled> {
       (report): Settled => ({ ok: true, report }),
       (e: unknown): Settled => ({
         ok: false,
-        code: isPipeflushError(e) ? e.code : String((e as { code?: unknown })?.code ?? 'not a PipeflushError'),
+        code: isPipeflushError(e)
+          ? e.code
+          : String((e as { code?: unknown })?.code ?? 'not a PipeflushError'),
         flushId: isPipeflushError(e) ? e.flushId : undefined,
         pipeflush: isPipeflushError(e),
         message: String((e as Error)?.message ?? e),
