@@ -1,5 +1,3 @@
-import type postgres from 'postgres'
-
 /**
  * The article's table of device readings: one row per device and instant, the measure overwritten
  * when the same reading comes again (`on conflict (device, recorded_at) do update`).
@@ -17,12 +15,25 @@ const DDL = `
   );
 `
 
-/** Creates the table (in an empty database). */
-export async function createSchema(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe(DDL)
+/** Runs one SQL text (setup only): `query` of a pool from `startExampleDatabase`, or `sql.unsafe`. */
+export type RunSql = (text: string) => Promise<unknown>
+
+/**
+ * Creates the table (in an empty database).
+ *
+ * @example
+ * await createSchema(admin.query)
+ */
+export async function createSchema(run: RunSql): Promise<void> {
+  await run(DDL)
 }
 
-/** Empties the table. */
-export async function resetData(sql: postgres.Sql): Promise<void> {
-  await sql.unsafe('truncate reading')
+/**
+ * Empties the table.
+ *
+ * @example
+ * await resetData(admin.query)
+ */
+export async function resetData(run: RunSql): Promise<void> {
+  await run('truncate reading')
 }
