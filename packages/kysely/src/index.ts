@@ -1,11 +1,11 @@
 /**
  * `@pipeflush/kysely`: pipeflush's unit of work typed by a Kysely database interface. Writes are
  * collected and flushed in one pipelined transaction; reads are written with Kysely and loaded into
- * the identity map; both use one postgres.js pool.
+ * the identity map; both use the application's one pool (a `pg.Pool` or a postgres.js client).
  *
  * @example
- * import postgres from 'postgres'
- * import type { Generated } from 'kysely'
+ * import pg from 'pg'
+ * import { type Generated, Kysely, PostgresDialect } from 'kysely'
  * import { createEntityManagerFactory } from '@pipeflush/kysely'
  *
  * interface DB {
@@ -13,7 +13,9 @@
  *   book: { id: Generated<number>; title: string; author_id: number }
  * }
  *
- * const factory = await createEntityManagerFactory<DB>({ sql: postgres(url) })
+ * const pool = new pg.Pool({ connectionString: url, pipeline: true })
+ * const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+ * const factory = await createEntityManagerFactory<DB>({ client: pool, db })
  * const { result, report } = await factory.run(async (em) => {
  *   const ada = em.create('author', { name: 'Ada' })
  *   em.create('book', { title: 'Notes', author_id: ada })
