@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
-import postgres from 'postgres'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createRoundTripCounter, openClient, type TestClient } from '@pipeflush/testkit'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin } from './support.ts'
 
 const db = useTestDatabase()
-const clients: postgres.Sql[] = []
+const clients: TestClient[] = []
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.end({ timeout: 1 }).catch(() => {})))
+  await Promise.all(clients.map((c) => c.end()))
+})
+afterEach(async () => {
+  await db.proxy.clearToxics()
 })
 
 beforeAll(async () => {
@@ -48,7 +51,7 @@ function urlWith(password: string, host?: string, port?: string): string {
 
 const realPassword = () => decodeURIComponent(new URL(db.services.adminUrl).password)
 
-describe('passwords never appear in errors', () => {
+describe.each(TEST_DRIVERS)('%s: passwords never appear in errors', (driver) => {
   test.each([
     ['a wrong password', () => urlWith(`wrong-${randomBytes(6).toString('hex')}`)],
     [
@@ -59,11 +62,11 @@ describe('passwords never appear in errors', () => {
   ])('connection errors from a bad URL (%s): connect and flush', async (_label, makeUrl) => {
     const url = makeUrl()
     const password = decodeURIComponent(new URL(url).password)
-    const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} })
-    clients.push(sql)
-    const connectError = await EntityManager.connect(sql).catch((e: unknown) => e)
-    expect(isPipeflushError(connectError)).toBe(true)
-    const em = await EntityManager.connect(sql, { schema, prepare: true, flushTimeoutMs: 8000 })
+    const c = openClient(driver, url, createRoundTripCounter(), { max: 1, connectTimeoutSeconds: 5 })
+    clients.push(c)
+    const connectError = await EntityManager.connect(c.client).catch((e: unknown) => e)
+    expect(isPipeflushError(connectError), String(connectError)).toBe(true)
+    const em = await EntityManager.connect(c.client, { schema, prepare: true, flushTimeoutMs: 8000 })
     em.create('secretive', { id: 1, name: 'x' })
     const flushError = (await settleWithin(em.flush(), 12_000)).error
     expect(
@@ -77,15 +80,15 @@ describe('passwords never appear in errors', () => {
     }
   })
 
-  test('flush errors on a working connection (constraint violation, connection lost, timeout) and reports', async () => {
-    const { sql } = db.connect({ max: 1 })
-    const root = await EntityManager.connect(sql, { flushTimeoutMs: 400 })
+  test('flush errors on a working connection (constraint violation, connection lost, timeout), a failed read, and reports', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(client, { flushTimeoutMs: 400 })
     const seen: unknown[] = []
     const first = root.fork()
-    first.create('secretive', { name: 'dup' })
+    first.create('secretive', { name: `dup-${driver}` })
     seen.push(await first.flush())
     const dup = root.fork()
-    dup.create('secretive', { name: 'dup' })
+    dup.create('secretive', { name: `dup-${driver}` })
     seen.push(await dup.flush().catch((e: unknown) => e))
     await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream' })
     const lost = root.fork()
@@ -97,11 +100,20 @@ describe('passwords never appear in errors', () => {
     stalled.create('secretive', { name: 'stalled' })
     seen.push(await stalled.flush().catch((e: unknown) => e))
     await db.proxy.clearToxics()
+    await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream' })
+    seen.push(
+      await root
+        .fork()
+        .find('secretive', { name: 'x' })
+        .catch((e: unknown) => e),
+    )
+    await db.proxy.clearToxics()
     expect(seen.slice(1).map((e) => (e as { code?: string }).code)).toEqual([
       'CONSTRAINT_VIOLATION',
       'COMMIT_OUTCOME_UNKNOWN',
       // The stalled proxy also stalls the reconnection, so this flush may time out waiting for a connection.
       expect.stringMatching(/^(COMMIT_OUTCOME_UNKNOWN|FLUSH_TIMEOUT)$/),
+      'CONNECTION_LOST', // a read
     ])
     for (const item of seen) expect(everything(item)).not.toContain(realPassword())
   })
