@@ -1,5 +1,5 @@
 import { EntityManager, isPipeflushError, type PipeflushError, type PipelineMode } from '@pipeflush/core'
-import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 
 const db = useTestDatabase()
@@ -11,6 +11,8 @@ beforeAll(async () => {
       version int not null default 1);
     create table ledger (id bigserial primary key, account_id bigint not null references account, amount numeric not null);
     create table gadget (id serial primary key, name text not null, note text);
+    create table reading (id bigserial primary key, device text not null, recorded_at timestamptz not null,
+      value float8 not null, unique (device, recorded_at));
   `)
 })
 
@@ -20,227 +22,210 @@ async function counts() {
   return row!
 }
 
-describe.each(modes)('%s', (mode) => {
-  test('a constraint violation in the middle commits nothing, leaves the unit of work as it was, and a retry after the fix succeeds', async () => {
-    const { sql } = db.connect({ max: 2 })
-    const em = await EntityManager.connect(sql, { pipeline: mode, versionColumn: 'version' })
-    const before = await counts()
-    const a = em.create('account', { owner: `alice-${mode}`, balance: '100' })
-    em.create('ledger', { account_id: a, amount: '100' })
-    const bad = em.create('account', { owner: `bob-${mode}`, balance: '-5' }) // check constraint
-    em.create('gadget', { name: 'g' })
-    const pendingBefore = em.pending
-    const error = await em.flush().catch((e: unknown) => e)
-    expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
-    const pe = error as PipeflushError
-    expect(pe.constraint).toBe('account_balance_check')
-    expect(pe.table).toBe('account')
-    expect(pe.cause).toBeDefined()
-    expect(pe.flushId).toMatch(/-/)
-    expect(await counts()).toEqual(before) // nothing committed
-    expect(em.pending).toEqual(pendingBefore) // unit of work unchanged
-    expect(em.stateOf(a)).toBe('new')
-    bad['balance'] = '5'
-    const report = await em.flush()
-    expect(report.inserted).toBe(4)
-    const after = await counts()
-    expect(after).toEqual({ a: before.a + 2, l: before.l + 1, g: before.g + 1 })
-    expect(em.stateOf(a)).toBe('managed')
-    expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
-  })
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  describe.each(modes)('%s', (mode) => {
+    test('a constraint violation in the middle commits nothing, leaves the unit of work as it was, and a retry after the fix succeeds', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const em = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const before = await counts()
+      const a = em.create('account', { owner: `alice-${driver}-${mode}`, balance: '100' })
+      em.create('ledger', { account_id: a, amount: '100' })
+      const bad = em.create('account', { owner: `bob-${driver}-${mode}`, balance: '-5' }) // check constraint
+      em.create('gadget', { name: 'g' })
+      const pendingBefore = em.pending
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect(pe.constraint).toBe('account_balance_check')
+      expect(pe.table).toBe('account')
+      expect(pe.cause).toBeDefined()
+      expect(pe.flushId).toMatch(/-/)
+      expect(await counts()).toEqual(before) // nothing committed
+      expect(em.pending).toEqual(pendingBefore) // unit of work unchanged
+      expect(em.stateOf(a)).toBe('new')
+      bad['balance'] = '5'
+      const report = await em.flush()
+      expect(report.inserted).toBe(4)
+      const after = await counts()
+      expect(after).toEqual({ a: before.a + 2, l: before.l + 1, g: before.g + 1 })
+      expect(em.stateOf(a)).toBe('managed')
+      expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+    })
 
-  test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
-    const { sql, counter } = db.connect({ max: 1 })
-    const root = await EntityManager.connect(sql, { pipeline: mode, versionColumn: 'version' })
-    const seed = root.fork()
-    const x = seed.create('account', { owner: `x-${mode}`, balance: '10' })
-    const y = seed.create('account', { owner: `y-${mode}`, balance: '10' })
-    await seed.flush()
-    const warm = root.fork() // the same statement shapes once, so they are prepared
-    const [x0, y0] = await warm.find('account', { id: [x['id'], y['id']] })
-    x0!['balance'] = '12'
-    y0!['balance'] = '12'
-    warm.create('gadget', { name: 'warm-up' })
-    await warm.flush()
-    const em = root.fork()
-    const [x1, y1] = await em.find('account', { id: [x['id'], y['id']] })
-    // Another transaction changes y meanwhile.
-    await db.sql`update account set balance = 11, version = version + 1 where id = ${String(y['id'])}`
-    x1!['balance'] = '9'
-    y1!['balance'] = '11'
-    em.create('gadget', { name: 'during stale' })
-    const gadgetsBefore = (await counts()).g
-    await sql`select 1`
-    counter.reset()
-    const error = await em.flush().catch((e: unknown) => e)
-    expect(isPipeflushError(error, 'OPTIMISTIC_LOCK')).toBe(true)
-    expect((error as PipeflushError).table).toBe('account')
-    expect((error as PipeflushError).keys).toEqual([String(y['id'])])
-    expect((error as PipeflushError).message).toContain(String(y['id']))
-    const [xRow] = await db.sql`select balance::text from account where id = ${String(x['id'])}`
-    expect(xRow?.['balance']).toBe('12')
-    expect((await counts()).g).toBe(gadgetsBefore)
-    if (mode === 'burst') expect(counter.read().roundTrips).toBe(1) // no extra round trip for the check
-    expect(em.pending.updates).toBe(2)
-  })
-})
-
-describe('bad input is a clear error before anything is sent', () => {
-  test.each([
-    ['undefined', { name: undefined }, /gadget\.name|column name/],
-    ['NaN in an int column', { name: 'n', id: Number.NaN }, /NaN/],
-    ['a number for text', { name: 5 }, /name/],
-    ['a lone surrogate', { name: 'a\ud800b' }, /surrogate/],
-  ])('%s', async (_label, values, message) => {
-    const { sql, counter } = db.connect({ max: 1 })
-    const em = await EntityManager.connect(sql)
-    await sql`select 1`
-    counter.reset()
-    const error = await (async () => {
-      em.create('gadget', { name: 'fine' })
-      em.create('gadget', values as Record<string, unknown>)
-      return em.flush()
-    })().catch((e: unknown) => e)
-    expect(isPipeflushError(error, 'INVALID_VALUE')).toBe(true)
-    expect((error as Error).message).toMatch(message)
-    expect((error as PipeflushError).table).toBe('gadget')
-    expect(counter.read().writes).toBe(0)
-  })
-
-  test('unknown tables and columns are rejected at once, naming them', async () => {
-    const { sql } = db.connect({ max: 1 })
-    const em = await EntityManager.connect(sql)
-    expect(() => em.create('gadgets', {})).toThrowError(/Unknown table "gadgets"/)
-    expect(() => em.create('gadget', { nam: 'x' })).toThrowError(/gadget has no column "nam"/)
-    const g = em.create('gadget', { name: 'ok' })
-    expect(() => {
-      g['colour'] = 'red'
-    }).toThrowError(/gadget has no column "colour"/)
-    try {
-      em.create('gadget', { nam: 'x' })
-    } catch (e) {
-      expect((e as PipeflushError).code).toBe('UNKNOWN_COLUMN')
-      expect((e as PipeflushError).column).toBe('nam')
-    }
-  })
-})
-
-describe('unit of work', () => {
-  test('loaded rows are tracked once (identity map) and a flush writes only the columns that changed', async () => {
-    const { sql } = db.connect({ max: 1 })
-    const root = await EntityManager.connect(sql)
-    const seed = root.fork()
-    const g = seed.create('gadget', { name: 'lamp', note: 'old' })
-    await seed.flush()
-    const em = root.fork()
-    const a = await em.load('gadget', g['id'])
-    const [b] = await em.find('gadget', { name: 'lamp' })
-    expect(b).toBe(a)
-    a['note'] = 'new'
-    a['name'] = 'lamp' // same value: not a change
-    const plan = em.plan()
-    const [statement] = plan.waves.flat()
-    expect(statement?.kind).toBe('update')
-    expect(statement?.columns).toEqual(['note'])
-    // Someone else renames it meanwhile: our flush must not overwrite the name.
-    await db.sql`update gadget set name = 'desk lamp' where id = ${g['id'] as number}`
-    await em.flush()
-    const [row] = await db.sql`select name, note from gadget where id = ${g['id'] as number}`
-    expect(row).toEqual({ name: 'desk lamp', note: 'new' })
-    const again = await em.flush()
-    expect(again.statements).toBe(0)
-  })
-
-  test('an assignment made while a flush is in flight is not lost: it stays pending for the next flush', async () => {
-    const { sql } = db.connect({ max: 1 })
-    const root = await EntityManager.connect(sql)
-    const seed = root.fork()
-    const g = seed.create('gadget', { name: 'radio', note: 'a' })
-    await seed.flush()
-    const em = root.fork()
-    const radio = await em.load('gadget', g['id'])
-    radio['note'] = 'b'
-    const fresh = em.create('gadget', { name: 'tv' })
-    const flushing = em.flush() // sends note = 'b' and the insert
-    await Promise.resolve()
-    radio['note'] = 'c' // while in flight
-    fresh['note'] = 'late'
-    em.upsert('gadget', { id: 424242, name: 'late upsert' }, { conflict: ['id'] })
-    const first = await flushing
-    expect(first).toMatchObject({ updated: 1, inserted: 1, upserted: 0 })
-    expect(em.pending).toEqual({ inserts: 0, updates: 2, deletes: 0, upserts: 1 })
-    const second = await em.flush()
-    expect(second).toMatchObject({ updated: 2, upserted: 1 })
-    const rows =
-      await db.sql`select name, note from gadget where id in (${g['id'] as number}, ${fresh['id'] as number}, 424242) order by id`
-    expect(rows.map((r) => [r['name'], r['note']])).toEqual([
-      ['radio', 'c'],
-      ['tv', 'late'],
-      ['late upsert', null],
-    ])
-    expect((await em.flush()).statements).toBe(0)
-  })
-
-  test('load of a missing row is NOT_FOUND; remove of a new entity forgets it', async () => {
-    const { sql } = db.connect({ max: 1 })
-    const em = await EntityManager.connect(sql)
-    await expect(em.load('gadget', 987654)).rejects.toMatchObject({ code: 'NOT_FOUND', table: 'gadget' })
-    const g = em.create('gadget', { name: 'tmp' })
-    em.remove(g)
-    expect(em.stateOf(g)).toBe('detached')
-    expect((await em.flush()).statements).toBe(0)
-  })
-
-  test('upserts are batched per table and pipelined; the last of one key wins', async () => {
-    await db.sql.unsafe(`create table reading (id bigserial primary key, device text not null, recorded_at timestamptz not null,
-      value float8 not null, unique (device, recorded_at))`)
-    const { sql, counter } = db.connect({ max: 1 })
-    const root = await EntityManager.connect(sql, { idBlockSize: 1000 })
-    const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m))
-    const ingest = async (values: number[]) => {
+    test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
+      const { client, counter } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const seed = root.fork()
+      const x = seed.create('account', { owner: `x-${driver}-${mode}`, balance: '10' })
+      const y = seed.create('account', { owner: `y-${driver}-${mode}`, balance: '10' })
+      await seed.flush()
+      const warm = root.fork() // the same statement shapes once (for pg, named statements get prepared)
+      const [x0, y0] = await warm.find('account', { id: [x['id'], y['id']] })
+      x0!['balance'] = '12'
+      y0!['balance'] = '12'
+      warm.create('gadget', { name: 'warm-up' })
+      await warm.flush()
       const em = root.fork()
-      for (const [i, v] of values.entries()) {
-        em.upsert(
-          'reading',
-          { device: 'd1', recorded_at: at(i), value: v },
-          { conflict: ['device', 'recorded_at'] },
-        )
+      const [x1, y1] = await em.find('account', { id: [x['id'], y['id']] })
+      // Another transaction changes y meanwhile.
+      await db.sql`update account set balance = 11, version = version + 1 where id = ${String(y['id'])}`
+      x1!['balance'] = '9'
+      y1!['balance'] = '11'
+      em.create('gadget', { name: 'during stale' })
+      const gadgetsBefore = (await counts()).g
+      counter.reset()
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'OPTIMISTIC_LOCK')).toBe(true)
+      expect((error as PipeflushError).table).toBe('account')
+      expect((error as PipeflushError).keys).toEqual([String(y['id'])])
+      expect((error as PipeflushError).message).toContain(String(y['id']))
+      const [xRow] = await db.sql`select balance::text from account where id = ${String(x['id'])}`
+      expect(xRow?.['balance']).toBe('12')
+      expect((await counts()).g).toBe(gadgetsBefore)
+      if (mode === 'burst') expect(counter.read().roundTrips).toBe(1) // no extra round trip for the check
+      expect(em.pending.updates).toBe(2)
+    })
+  })
+
+  describe('bad input is a clear error before anything is sent', () => {
+    test.each([
+      ['undefined', { name: undefined }, /gadget\.name|column name/],
+      ['NaN in an int column', { name: 'n', id: Number.NaN }, /NaN/],
+      ['a number for text', { name: 5 }, /name/],
+      ['a lone surrogate', { name: 'a\ud800b' }, /surrogate/],
+    ])('%s', async (_label, values, message) => {
+      const { client, counter } = db.client(driver, { max: 1 })
+      const em = await EntityManager.connect(client) // reads the schema: the connection is open
+      counter.reset()
+      const error = await (async () => {
+        em.create('gadget', { name: 'fine' })
+        em.create('gadget', values as Record<string, unknown>)
+        return em.flush()
+      })().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'INVALID_VALUE')).toBe(true)
+      expect((error as Error).message).toMatch(message)
+      expect((error as PipeflushError).table).toBe('gadget')
+      expect(counter.read().writes).toBe(0)
+    })
+
+    test('unknown tables and columns are rejected at once, naming them', async () => {
+      const em = await EntityManager.connect(db.client(driver, { max: 1 }).client)
+      expect(() => em.create('gadgets', {})).toThrowError(/Unknown table "gadgets"/)
+      expect(() => em.create('gadget', { nam: 'x' })).toThrowError(/gadget has no column "nam"/)
+      const g = em.create('gadget', { name: 'ok' })
+      expect(() => {
+        g['colour'] = 'red'
+      }).toThrowError(/gadget has no column "colour"/)
+      try {
+        em.create('gadget', { nam: 'x' })
+      } catch (e) {
+        expect((e as PipeflushError).code).toBe('UNKNOWN_COLUMN')
+        expect((e as PipeflushError).column).toBe('nam')
       }
+    })
+  })
+
+  describe('unit of work', () => {
+    test('loaded rows are tracked once (identity map) and a flush writes only the columns that changed', async () => {
+      const root = await EntityManager.connect(db.client(driver, { max: 1 }).client)
+      const seed = root.fork()
+      const g = seed.create('gadget', { name: `lamp-${driver}`, note: 'old' })
+      await seed.flush()
+      const em = root.fork()
+      const a = await em.load('gadget', g['id'])
+      const [b] = await em.find('gadget', { name: `lamp-${driver}` })
+      expect(b).toBe(a)
+      a['note'] = 'new'
+      a['name'] = `lamp-${driver}` // same value: not a change
+      const plan = em.plan()
+      const [statement] = plan.waves.flat()
+      expect(statement?.kind).toBe('update')
+      expect(statement?.columns).toEqual(['note'])
+      // Someone else renames it meanwhile: our flush must not overwrite the name.
+      await db.sql`update gadget set name = 'desk lamp' where id = ${g['id'] as number}`
+      await em.flush()
+      const [row] = await db.sql`select name, note from gadget where id = ${g['id'] as number}`
+      expect(row).toEqual({ name: 'desk lamp', note: 'new' })
+      const again = await em.flush()
+      expect(again.statements).toBe(0)
+    })
+
+    test('an assignment made while a flush is in flight is not lost: it stays pending for the next flush', async () => {
+      const root = await EntityManager.connect(db.client(driver, { max: 1 }).client)
+      const seed = root.fork()
+      const g = seed.create('gadget', { name: 'radio', note: 'a' })
+      await seed.flush()
+      const em = root.fork()
+      const radio = await em.load('gadget', g['id'])
+      radio['note'] = 'b'
+      const fresh = em.create('gadget', { name: 'tv' })
+      const flushing = em.flush() // sends note = 'b' and the insert
+      await Promise.resolve()
+      radio['note'] = 'c' // while in flight
+      fresh['note'] = 'late'
+      const upsertId = 424242 + TEST_DRIVERS.indexOf(driver)
+      em.upsert('gadget', { id: upsertId, name: 'late upsert' }, { conflict: ['id'] })
+      const first = await flushing
+      expect(first).toMatchObject({ updated: 1, inserted: 1, upserted: 0 })
+      expect(em.pending).toEqual({ inserts: 0, updates: 2, deletes: 0, upserts: 1 })
+      const second = await em.flush()
+      expect(second).toMatchObject({ updated: 2, upserted: 1 })
+      const rows =
+        await db.sql`select name, note from gadget where id in (${g['id'] as number}, ${fresh['id'] as number}, ${upsertId}) order by id`
+      expect(rows.map((r) => [r['name'], r['note']])).toEqual([
+        ['radio', 'c'],
+        ['tv', 'late'],
+        ['late upsert', null],
+      ])
+      expect((await em.flush()).statements).toBe(0)
+    })
+
+    test('load of a missing row is NOT_FOUND; remove of a new entity forgets it', async () => {
+      const em = await EntityManager.connect(db.client(driver, { max: 1 }).client)
+      await expect(em.load('gadget', 987654)).rejects.toMatchObject({ code: 'NOT_FOUND', table: 'gadget' })
+      const g = em.create('gadget', { name: 'tmp' })
+      em.remove(g)
+      expect(em.stateOf(g)).toBe('detached')
+      expect((await em.flush()).statements).toBe(0)
+    })
+
+    test('upserts are batched per table and pipelined; the last of one key wins', async () => {
+      const { client, counter } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client, { idBlockSize: 1000 })
+      const device = `d-${driver}`
+      const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m))
+      const ingest = async (values: number[]) => {
+        const em = root.fork()
+        for (const [i, v] of values.entries()) {
+          em.upsert(
+            'reading',
+            { device, recorded_at: at(i), value: v },
+            { conflict: ['device', 'recorded_at'] },
+          )
+        }
+        em.create('gadget', { name: 'sensor' })
+        return em.flush()
+      }
+      const first = await ingest([1, 2, 3])
+      expect(first.upserted).toBe(3)
+      await ingest([4, 5, 6]) // the statement shapes known, ids in the pool
+      counter.reset()
+      const em = root.fork()
+      em.upsert('reading', { device, recorded_at: at(0), value: 10 }, { conflict: ['device', 'recorded_at'] })
+      em.upsert('reading', { device, recorded_at: at(0), value: 11 }, { conflict: ['device', 'recorded_at'] })
+      em.upsert('reading', { device, recorded_at: at(9), value: 12 }, { conflict: ['device', 'recorded_at'] })
       em.create('gadget', { name: 'sensor' })
-      return em.flush()
-    }
-    const first = await ingest([1, 2, 3])
-    expect(first.upserted).toBe(3)
-    await ingest([4, 5, 6]) // warm
-    await sql`select 1`
-    counter.reset()
-    const em = root.fork()
-    em.upsert(
-      'reading',
-      { device: 'd1', recorded_at: at(0), value: 10 },
-      { conflict: ['device', 'recorded_at'] },
-    )
-    em.upsert(
-      'reading',
-      { device: 'd1', recorded_at: at(0), value: 11 },
-      { conflict: ['device', 'recorded_at'] },
-    )
-    em.upsert(
-      'reading',
-      { device: 'd1', recorded_at: at(9), value: 12 },
-      { conflict: ['device', 'recorded_at'] },
-    )
-    em.create('gadget', { name: 'sensor' })
-    const report = await em.flush()
-    expect(report).toMatchObject({ upserted: 2, statements: 2, roundTrips: 1 })
-    expect(counter.read().roundTrips).toBe(1)
-    const rows =
-      await db.sql`select extract(minute from recorded_at)::int as m, value from reading order by recorded_at`
-    expect(rows.map((r) => [r['m'], r['value']])).toEqual([
-      [0, 11],
-      [1, 5],
-      [2, 6],
-      [9, 12],
-    ])
+      const report = await em.flush()
+      expect(report).toMatchObject({ upserted: 2, statements: 2, roundTrips: 1 })
+      expect(counter.read().roundTrips).toBe(1)
+      const rows =
+        await db.sql`select extract(minute from recorded_at)::int as m, value from reading where device = ${device} order by recorded_at`
+      expect(rows.map((r) => [r['m'], r['value']])).toEqual([
+        [0, 11],
+        [1, 5],
+        [2, 6],
+        [9, 12],
+      ])
+    })
   })
 })
