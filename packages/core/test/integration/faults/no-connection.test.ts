@@ -67,17 +67,22 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         const root = await EntityManager.connect(c.client, { schema, prepare: true, flushTimeoutMs: 10_000 })
         await fault?.(db)
         const em = root.fork()
-        em.create('gizmo', { id: nextId++, name: `${driver}` })
+        const id = nextId++
+        const stored = async () =>
+          (await db.sql<{ n: number }[]>`select count(*)::int as n from gizmo where id = ${id}`)[0]!.n
+        em.create('gizmo', { id, name: `${driver}` })
         const result = await settleWithin(em.flush(), 15_000)
         const error = result.error
         expect(isPipeflushError(error, 'CONNECTION_LOST'), String(error)).toBe(true)
-        expect((error as Error).message).toContain(address)
+        expect.soft((error as Error).message, 'the error names where it tried').toContain(address)
         expect(result.ms).toBeLessThan(CONNECT_TIMEOUT_S * 1000 + 1000)
         expect(em.pending.inserts).toBe(1)
+        expect(await stored()).toBe(0)
         if (fault) {
           await db.proxy.clearToxics()
           const again = await settleWithin(em.flush(), 10_000, 'the retry')
           expect(again.error, 'the retry succeeds').toBeUndefined()
+          expect(await stored()).toBe(1)
           await expectPoolFree(c, 1)
         }
         await watch.assertClean()
