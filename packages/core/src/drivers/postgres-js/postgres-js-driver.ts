@@ -115,15 +115,19 @@ export class PostgresJsDriver implements Driver {
   /**
    * `sql.reserve()`, failing when the deadline passes, or when connection attempts fail for longer than
    * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
-   * closes each new connection before it is ready). While attempts fail, the reservation is asked
-   * again every second: postgres.js can drop a waiting reservation when the connection opened for it
-   * closes. The first answer wins; later ones are released at once.
+   * closes each new connection before it is ready). postgres.js can drop a waiting reservation: when
+   * the connection it waits for closes, the pool reconnects it for that request, and hands the new
+   * connection to nobody (its ReadyForQuery returns early for a reservation). So the reservation is
+   * asked again when a connection ended and one became ready since the last ask, and every
+   * second while attempts fail. The first answer wins; later ones are released at once.
    */
   #reserve(started: number, deadline: number): Promise<PostgresJsReserved> {
     const failuresBefore = this.meters.failures
     return new Promise((resolve, reject) => {
       let done = false
       let lastAsk = started
+      let openedAtAsk = this.meters.opened
+      let endedAtAsk = this.meters.ended
       const finish = (settle: () => void): boolean => {
         if (done) return false
         done = true
@@ -134,18 +138,23 @@ export class PostgresJsDriver implements Driver {
       }
       const ask = () => {
         lastAsk = performance.now()
+        openedAtAsk = this.meters.opened
+        endedAtAsk = this.meters.ended
         this.sql.reserve().then(
           (reserved) => {
             if (!finish(() => resolve(reserved))) reserved.release()
           },
           (error: unknown) => {
-            finish(() => reject(this.toDriverError(error)))
+            finish(() => reject(this.#connectError(error)))
           },
         )
       }
       const watch = setInterval(() => {
-        if (this.meters.failures === failuresBefore) return
         const now = performance.now()
+        // A connection ended, and one became ready since: it may have been reopened for this request.
+        const reopened = this.meters.ended > endedAtAsk && this.meters.opened > openedAtAsk
+        if (reopened && now - lastAsk >= 100) return ask()
+        if (this.meters.failures === failuresBefore) return
         if (now - started >= this.connectTimeoutMs) {
           finish(() => reject(this.#cannotConnect()))
         } else if (now - lastAsk >= 1000) {
@@ -158,6 +167,14 @@ export class PostgresJsDriver implements Driver {
         : undefined
       ask()
     })
+  }
+
+  /** A reservation's failure, naming where the client tried to connect. */
+  #connectError(error: unknown): DriverError {
+    const e = this.toDriverError(error)
+    const where = this.meters.lastFailure?.address ?? this.address
+    if (e.kind !== 'connection' || e.message.includes(where)) return e
+    return { ...e, message: `could not connect to ${where}: ${e.message}` }
   }
 
   #cannotConnect(): DriverError {

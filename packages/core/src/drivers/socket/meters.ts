@@ -27,6 +27,8 @@ export class Meters {
   readonly #open = new Set<MeteredSocket>()
   readonly #bySocket = new WeakMap<Duplex, MeteredSocket>()
   #failures = 0
+  #opened = 0
+  #ended = 0
   #lastFailure: ConnectFailure | undefined
 
   /** Meters `socket` (once) and returns it. */
@@ -36,8 +38,12 @@ export class Meters {
     const metered: MeteredSocket = { socket, meter: meterSocket(socket) }
     this.#bySocket.set(socket, metered)
     this.#open.add(metered)
+    metered.meter.onReady(() => {
+      this.#opened++
+    })
     metered.meter.onClose(() => {
       this.#open.delete(metered)
+      if (metered.meter.ready) this.#ended++
       if (!metered.meter.ready) {
         this.#failures++
         const error = metered.meter.closeError
@@ -78,6 +84,16 @@ export class Meters {
       if (m.socket.destroyed) this.#open.delete(m)
       else yield m
     }
+  }
+
+  /** Connections that became ready for queries so far. */
+  get opened(): number {
+    return this.#opened
+  }
+
+  /** Connections that ended after they had been ready, so far. */
+  get ended(): number {
+    return this.#ended
   }
 
   /** Connection attempts that failed so far. */
