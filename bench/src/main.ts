@@ -5,9 +5,12 @@ import os from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { cleanupAll } from '@pipeflush/testkit'
 import { startBenchEnv } from './env/services.ts'
-import { buildPlan, countSteps } from './matrix.ts'
+import { buildPlan, CPU_WORK, countSteps } from './matrix.ts'
+import { serverCpu } from './measure/cpu.ts'
+import { profileSeries } from './measure/profile.ts'
 import { gitCommit, machineInfo, packageVersion } from './meta.ts'
 import { type BenchOptions, parseOptions, USAGE } from './options.ts'
+import { REALISTIC_SERIES } from './realistic/series.ts'
 import { writeCharts } from './report/chart.ts'
 import { renderConsoleSummary } from './report/console.ts'
 import { duration } from './report/format.ts'
@@ -18,7 +21,6 @@ import { type BenchReport, withRatios } from './results.ts'
 import { runPlan, timedOut } from './run.ts'
 import { selectSeries } from './series/index.ts'
 import { postgresJsSocket } from './series/postgres-js-client.ts'
-import type { SeriesName } from './series/types.ts'
 
 async function main(argv: readonly string[]): Promise<number> {
   let options: BenchOptions
@@ -33,35 +35,46 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0
   }
   postgresJsSocket.noDelay = options.tcpNoDelay
-  const series = selectSeries(options.series)
+  const series = selectSeries(options.series, options.drivers)
+  const realistic = REALISTIC_SERIES.filter(
+    (s) => (!options.series || options.series.includes(s.name)) && options.drivers.includes(s.driver),
+  )
   const started = performance.now()
   const date = new Date().toISOString()
   const progress = createProgress()
 
-  const unavailable = new Map<SeriesName, string>()
-  for (const s of series) {
+  const unavailable = new Map<string, string>()
+  for (const s of [...series, ...realistic]) {
     const reason = await s.unavailableReason()
-    if (reason) {
-      unavailable.set(s.name, reason)
-      progress.log(`${s.name}: ${reason}`)
+    if (reason && !unavailable.has(s.id)) {
+      unavailable.set(s.id, reason)
+      progress.log(`${s.id}: ${reason}`)
     }
   }
-  const plan = buildPlan(options, series)
+  const plan = buildPlan(options, series, realistic)
   progress.log(
     `pipeflush bench${options.quick ? ' --quick' : ''}: ${countSteps(plan)} measurements, ${series.length} series, latencies ${plan.map((g) => g.latencyMs).join('/')} ms`,
   )
 
+  const outDir = resolve(options.out)
+  await mkdir(outDir, { recursive: true })
   const env = await startBenchEnv((line) => progress.log(line))
+  serverCpu.enabled = env.postgres.provider === 'embedded'
   let run: Awaited<ReturnType<typeof runPlan>>
+  const profiles: string[] = []
   try {
     run = await runPlan(plan, env, options, unavailable, progress)
+    const profiled = series.filter((s) => s.name === 'pipeflush-burst' && !unavailable.has(s.id))
+    if (options.profile && profiled.length > 0) {
+      progress.log(`profiling ${profiled.map((s) => s.id).join(', ')} at ${options.cpuLatency} ms`)
+      await env.proxy.setLatency(options.cpuLatency)
+      const flushes = Math.max(100, Math.round(options.cpuFlushes / 3))
+      profiles.push(...(await profileSeries(profiled, env.target, CPU_WORK, flushes, outDir)))
+    }
   } finally {
     progress.end()
     await env.stop()
   }
-
-  const outDir = resolve(options.out)
-  await mkdir(outDir, { recursive: true })
   const report: BenchReport = {
     meta: {
       date,
@@ -84,13 +97,17 @@ async function main(argv: readonly string[]): Promise<number> {
         loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
       },
       unavailable: Object.fromEntries(unavailable),
+      serverCpu: serverCpu.enabled
+        ? 'read from /proc/<backend pid>/stat (utime + stime, clock ticks)'
+        : `not read (PostgreSQL provider ${env.postgres.provider}: its process ids are not this machine's)`,
       notes: [
         'Every process (benchmark, PostgreSQL, toxiproxy) runs on the same machine; latencies are injected, not real network.',
         'pipeflush round trips above a whole number come from id-block fetches (+1 round trip on the flushes that need one; `idFetches` counts them).',
         'copy: COPY waits twice; the counter sees 3 because postgres.js writes a CopyFail after the COPY completed (ignored by the server).',
+        'Client CPU (`cpuMs`) is this process (process.cpuUsage, user + system) over the timed flushes only, divided by their number; it includes the round-trip counter on the sockets, which every series has.',
         options.tcpNoDelay
-          ? 'postgres.js sockets had TCP_NODELAY set (as pipeflush recommends with noDelay(); node-postgres sets it too). Run with --nagle for postgres.js defaults.'
-          : 'postgres.js sockets use its default (Nagle on, no TCP_NODELAY); node-postgres sets TCP_NODELAY. The socket counter counts writes, so a write held back by Nagle is not a counted round trip but does cost time; this run used --nagle.',
+          ? 'Every socket had TCP_NODELAY: pipeflush sets it on postgres.js connections, node-postgres on its own, the bench on the raw postgres.js series. Run with --nagle for the raw postgres.js default.'
+          : 'The raw postgres.js series used its default (Nagle on, no TCP_NODELAY); pipeflush and node-postgres set TCP_NODELAY. The socket counter counts writes, so a write held back by Nagle is not a counted round trip but does cost time; this run used --nagle.',
       ],
     },
     rtt: run.rtt,
@@ -102,7 +119,7 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(renderConsoleSummary(report))
   const shown = relative(process.cwd(), outDir) || '.'
   console.log(
-    `Wrote ${[...files, 'summary.md', ...charts].map((f) => join(shown, f)).join(', ')} in ${duration(report.meta.wallTimeSeconds)}.`,
+    `Wrote ${[...files, 'summary.md', ...charts, ...profiles].map((f) => join(shown, f)).join(', ')} in ${duration(report.meta.wallTimeSeconds)}.`,
   )
   return 0
 }

@@ -1,14 +1,33 @@
 import type { BenchOptions } from './options.ts'
-import type { Scenario, Series } from './series/types.ts'
+import type { RealisticSeries } from './realistic/runner.ts'
+import type { Series } from './series/types.ts'
 import { largeWork, matrixWork, type Work } from './workload.ts'
 
-/** One measurement of one series: a flush cell (matrix or large flush) or a concurrency run. */
-export interface Step {
-  readonly scenario: Scenario
+/** One measurement: a flush cell (matrix or large flush) or a concurrency run of one series. */
+export interface FlushStep {
+  readonly scenario: 'matrix' | 'large' | 'concurrency'
   readonly series: Series
   readonly latencyMs: number
   readonly work: Work
 }
+
+/** Client CPU of several series measured side by side on the same work. */
+export interface CpuStep {
+  readonly scenario: 'cpu'
+  readonly series: readonly Series[]
+  readonly latencyMs: number
+  readonly work: Work
+}
+
+/** The realistic workload on one library, `concurrency` units at a time, from cold pools. */
+export interface RealisticStep {
+  readonly scenario: 'realistic'
+  readonly series: RealisticSeries
+  readonly latencyMs: number
+  readonly concurrency: number
+}
+
+export type Step = FlushStep | CpuStep | RealisticStep
 
 /** The steps at one injected latency (the latency toxic is set once, then the RTT is measured). */
 export interface LatencyGroup {
@@ -16,17 +35,35 @@ export interface LatencyGroup {
   readonly steps: readonly Step[]
 }
 
+/** The work shapes of the CPU comparison (issue 11): 10 tables x 1 row, 5 tables x 10 rows. */
+export const CPU_WORK: readonly Work[] = [matrixWork(10, 1), matrixWork(5, 10)]
+
+/** Units flushed at the same time in the realistic workload: in sequence, and four at a time. */
+export const REALISTIC_CONCURRENCY: readonly number[] = [1, 4]
+
 /**
  * The plan of a run, grouped by latency: at each latency, every (tables, rows) cell with every series
  * in turn (series interleaved per cell, so a drift of the machine hits them alike), then the large
- * flush and the concurrency run if they are at that latency.
+ * flush, the concurrency run, the side-by-side CPU measurement and the realistic workload if they are
+ * at that latency.
+ *
+ * @example
+ * buildPlan(parseOptions(['--quick']), selectSeries(undefined), REALISTIC_SERIES)
  */
-export function buildPlan(options: BenchOptions, series: readonly Series[]): LatencyGroup[] {
+export function buildPlan(
+  options: BenchOptions,
+  series: readonly Series[],
+  realistic: readonly RealisticSeries[] = [],
+): LatencyGroup[] {
   const latencies = new Set(options.latencies)
   if (options.large.length > 0) latencies.add(options.largeLatency)
   if (options.concurrency > 0) latencies.add(options.concurrencyLatency)
+  const cpuSeries = series.filter((s) => s.scenarios.includes('cpu'))
+  const cpu = options.cpuFlushes > 0 && cpuSeries.length > 0
+  if (cpu) latencies.add(options.cpuLatency)
+  if (realistic.length > 0) for (const l of options.realisticLatencies) latencies.add(l)
   const smallestRows = options.rows[0] ?? 1
-  const for_ = (scenario: Scenario) => series.filter((s) => s.scenarios.includes(scenario))
+  const for_ = (scenario: FlushStep['scenario']) => series.filter((s) => s.scenarios.includes(scenario))
 
   return [...latencies]
     .sort((a, b) => a - b)
@@ -52,6 +89,11 @@ export function buildPlan(options: BenchOptions, series: readonly Series[]): Lat
             latencyMs,
             work: matrixWork(options.concurrencyTables, 1),
           })
+      if (cpu && latencyMs === options.cpuLatency)
+        for (const work of CPU_WORK) steps.push({ scenario: 'cpu', series: cpuSeries, latencyMs, work })
+      if (options.realisticLatencies.includes(latencyMs))
+        for (const concurrency of REALISTIC_CONCURRENCY)
+          for (const s of realistic) steps.push({ scenario: 'realistic', series: s, latencyMs, concurrency })
       return { latencyMs, steps }
     })
 }
@@ -59,4 +101,14 @@ export function buildPlan(options: BenchOptions, series: readonly Series[]): Lat
 /** Number of steps of a plan. */
 export function countSteps(plan: readonly LatencyGroup[]): number {
   return plan.reduce((n, g) => n + g.steps.length, 0)
+}
+
+/**
+ * The series of a step, for progress lines and rows that have no numbers.
+ *
+ * @example
+ * stepSeriesIds(step) // ['pipeflush-burst (pg)']
+ */
+export function stepSeriesIds(step: Step): string[] {
+  return step.scenario === 'cpu' ? step.series.map((s) => s.id) : [step.series.id]
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
 /** Everything the benchmark can be told from the command line. */
@@ -14,6 +15,8 @@ export interface BenchOptions {
   readonly rowsAt: readonly number[]
   /** Series to run (all when undefined). */
   readonly series: readonly string[] | undefined
+  /** Drivers the series on both drivers run on. */
+  readonly drivers: readonly DriverName[]
   /** Output folder (absolute, or relative to the working directory). */
   readonly out: string
   /** A measurement still running after this many ms is abandoned and reported as failed. */
@@ -35,10 +38,22 @@ export interface BenchOptions {
   readonly concurrencyTimeMs: number
   /** Tables touched by each unit of work of the concurrency run (1 row each). */
   readonly concurrencyTables: number
+  /** Latencies of the realistic workload (empty: skipped). */
+  readonly realisticLatencies: readonly number[]
+  /** Fresh clients per realistic measurement, and units of work each replays. */
+  readonly realisticRuns: number
+  readonly realisticUnits: number
+  readonly realisticPool: number
+  readonly realisticSeed: number
+  /** Timed flushes per series of the side-by-side CPU measurement (0: skipped). */
+  readonly cpuFlushes: number
+  readonly cpuLatency: number
+  /** Write a V8 CPU profile of the pipeflush series. */
+  readonly profile: boolean
   /** `select 1` samples per latency for the RTT. */
   readonly rttSamples: number
   readonly charts: boolean
-  /** Turn Nagle's algorithm off on postgres.js sockets (postgres.js leaves it on). */
+  /** Turn Nagle's algorithm off on the raw postgres.js series' sockets (postgres.js leaves it on; pipeflush turns it off). */
   readonly tcpNoDelay: boolean
   readonly help: boolean
 }
@@ -60,15 +75,25 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
   concurrencyLatency: 2,
   concurrencyTimeMs: 1_500,
   concurrencyTables: 10,
+  realisticLatencies: [2, 20],
+  realisticRuns: 3,
+  realisticUnits: 40,
+  realisticPool: 10,
+  realisticSeed: 1,
+  cpuFlushes: 1_500,
+  cpuLatency: 0,
+  profile: false,
   rttSamples: 20,
   charts: true,
+  drivers: DRIVERS,
   tcpNoDelay: true,
   stepTimeoutMs: 180_000,
 }
 
-/** What `--quick` changes: a reduced matrix that runs in about a minute. */
+/** What `--quick` changes: a reduced matrix that runs in under two minutes. */
 const QUICK: Partial<BenchOptions> = {
   latencies: [0, 2],
+  tables: [1, 10],
   rows: [1],
   samples: 5,
   timeMs: 100,
@@ -76,6 +101,10 @@ const QUICK: Partial<BenchOptions> = {
   large: [10_000],
   largeSamples: 2,
   concurrencyTimeMs: 1_000,
+  realisticLatencies: [20],
+  realisticRuns: 2,
+  realisticUnits: 20,
+  cpuFlushes: 300,
   rttSamples: 10,
 }
 
@@ -85,14 +114,16 @@ Runs every series on the same tables through toxiproxy and writes latest.json, a
 summary.md and SVG charts. Starts its own PostgreSQL and toxiproxy unless DATABASE_URL /
 TOXIPROXY_URL are set.
 
-  --quick                    reduced matrix (about a minute)
+  --quick                    reduced matrix (under two minutes)
   --latency 0,1,2,5,20       injected downstream latencies, ms
   --tables 1,5,10,20         tables touched per flush (1..${MAX_TABLES})
   --rows 1,10,100            rows per table; the smallest at every latency, the others at --rows-at
   --rows-at 2                latencies at which the other row counts run
   --full                     every row count at every latency (slow)
   --series a,b               only these series (raw-sequential, raw-string-array, raw-promise-all,
-                             pipeflush-off, pipeflush-waves, pipeflush-burst, mikroorm, pg-pipeline, copy)
+                             pipeflush-off, pipeflush-waves, pipeflush-burst, mikroorm, pg-pipeline,
+                             raw-pipeline, raw-simple, copy)
+  --drivers postgres.js,pg   drivers of the series that run on both (pipeflush-*, raw-pipeline, raw-simple)
   --out bench/results        output folder (default: the results folder next to src/)
   --samples 10               minimum timed flushes per measurement
   --time 250                 time budget per measurement, ms
@@ -105,9 +136,17 @@ TOXIPROXY_URL are set.
   --concurrency-latency 2    latency of the concurrency run
   --concurrency-time 1500    timed duration of the concurrency run per series, ms
   --concurrency-tables 10    tables per unit of work in the concurrency run
+  --realistic-latency 2,20   latencies of the realistic workload (mixed units of work, cold pool); none skips
+  --realistic-runs 3         fresh clients (cold pools) per realistic measurement
+  --realistic-units 40       units of work each of them replays (in sequence, then four at a time)
+  --realistic-pool 10        connections of each realistic client
+  --realistic-seed 1         seed of the generated units of work (run r uses seed + r)
+  --cpu-flushes 1500         flushes per series of the side-by-side CPU measurement; 0 skips it
+  --cpu-latency 0            latency of the CPU measurement
+  --profile                  write a V8 CPU profile of pipeflush-burst per driver to the output folder
   --rtt-samples 20           select 1 samples per latency
-  --nagle                    leave Nagle's algorithm on for postgres.js sockets (its default); by default
-                             the bench sets TCP_NODELAY, as pipeflush recommends (noDelay()) and node-postgres does
+  --nagle                    leave Nagle's algorithm on for the raw postgres.js series (its default); by
+                             default the bench sets TCP_NODELAY there, as node-postgres and pipeflush do
   --no-charts                skip the SVG charts
   -h, --help`
 
@@ -137,6 +176,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'concurrency-latency': { type: 'string' },
       'concurrency-time': { type: 'string' },
       'concurrency-tables': { type: 'string' },
+      drivers: { type: 'string' },
+      'realistic-latency': { type: 'string' },
+      'realistic-runs': { type: 'string' },
+      'realistic-units': { type: 'string' },
+      'realistic-pool': { type: 'string' },
+      'realistic-seed': { type: 'string' },
+      'cpu-flushes': { type: 'string' },
+      'cpu-latency': { type: 'string' },
+      profile: { type: 'boolean', default: false },
       'rtt-samples': { type: 'string' },
       'no-charts': { type: 'boolean', default: false },
       nagle: { type: 'boolean', default: false },
@@ -152,6 +200,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     int(values['concurrency-tables'], 'concurrency-tables', 1) ?? base.concurrencyTables
   if (concurrencyTables > MAX_TABLES) throw new Error(`--concurrency-tables: at most ${MAX_TABLES}`)
   const large = values.large === 'none' ? [] : (list(values.large, 'large', 0) ?? base.large)
+  const realistic =
+    values['realistic-latency'] === 'none'
+      ? []
+      : (list(values['realistic-latency'], 'realistic-latency', 0) ?? base.realisticLatencies)
+  const drivers = values.drivers?.split(',').map((d) => d.trim()) ?? base.drivers
+  const badDrivers = drivers.filter((d) => !DRIVERS.includes(d as DriverName))
+  if (badDrivers.length > 0 || drivers.length === 0)
+    throw new Error(`--drivers: expected some of ${DRIVERS.join(', ')}, got "${values.drivers}"`)
   return {
     quick: values.quick,
     help: values.help,
@@ -160,6 +216,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     rows: sortedUnique(list(values.rows, 'rows', 1) ?? base.rows),
     rowsAt: values.full ? latencies : (list(values['rows-at'], 'rows-at', 0) ?? base.rowsAt),
     series: values.series?.split(',').map((s) => s.trim()),
+    drivers: DRIVERS.filter((d) => drivers.includes(d)),
     out: values.out ?? base.out,
     stepTimeoutMs: base.stepTimeoutMs,
     samples: int(values.samples, 'samples', 1) ?? base.samples,
@@ -174,6 +231,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       int(values['concurrency-latency'], 'concurrency-latency', 0) ?? base.concurrencyLatency,
     concurrencyTimeMs: int(values['concurrency-time'], 'concurrency-time', 1) ?? base.concurrencyTimeMs,
     concurrencyTables,
+    realisticLatencies: sortedUnique(realistic),
+    realisticRuns: int(values['realistic-runs'], 'realistic-runs', 1) ?? base.realisticRuns,
+    realisticUnits: int(values['realistic-units'], 'realistic-units', 1) ?? base.realisticUnits,
+    realisticPool: int(values['realistic-pool'], 'realistic-pool', 4) ?? base.realisticPool,
+    realisticSeed: int(values['realistic-seed'], 'realistic-seed', 0) ?? base.realisticSeed,
+    cpuFlushes: int(values['cpu-flushes'], 'cpu-flushes', 0) ?? base.cpuFlushes,
+    cpuLatency: int(values['cpu-latency'], 'cpu-latency', 0) ?? base.cpuLatency,
+    profile: values.profile,
     rttSamples: int(values['rtt-samples'], 'rtt-samples', 1) ?? base.rttSamples,
     charts: !values['no-charts'],
     tcpNoDelay: !values['nagle'],

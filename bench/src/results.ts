@@ -1,9 +1,14 @@
-import type { Scenario, SeriesName } from './series/types.ts'
+import { bySeries, type DriverName, type Scenario, type SeriesName, seriesId } from './series/types.ts'
 import { round } from './stats.ts'
+
+/** The part of a run a row belongs to. */
+export type RowScenario = Scenario | 'realistic'
 
 /** One measured (or not measurable) cell. Field names up to `roundTrips` are fixed by issue 5. */
 export interface ResultRow {
   readonly series: SeriesName
+  /** The driver the series ran on (pipeflush and the same-statement series run on both). */
+  readonly driver: DriverName
   readonly latencyMs: number
   readonly tables: number
   readonly rowsPerTable: number
@@ -15,7 +20,7 @@ export interface ResultRow {
   readonly rttMs: number | null
   /** Round trips per flush counted at the socket (mean over the timed flushes). */
   readonly roundTrips: number | null
-  readonly scenario: Scenario
+  readonly scenario: RowScenario
   /** `ok`, or why there is no number: the series cannot run here, or failed. */
   readonly status: 'ok' | 'unavailable' | 'failed'
   readonly reason?: string
@@ -25,23 +30,60 @@ export interface ResultRow {
   readonly speedupVsRawSequential: number | null
   /** This median / the RTT (1.0 = one round trip's time). */
   readonly ratioVsRtt: number | null
+  readonly p99Ms?: number | null
   readonly meanMs: number | null
   readonly minMs: number | null
   readonly maxMs: number | null
   readonly roundTripsMin?: number | null
   readonly roundTripsMax?: number | null
+  /** Client CPU per timed flush, ms (`process.cpuUsage`, user + system, this process). */
+  readonly cpuMs?: number | null
+  /** CPU of the server backend per timed flush, ms (/proc/<pid>/stat), where it can be read. */
+  readonly serverCpuMs?: number | null
+  /** cpu scenario: this client CPU / the raw driver's sending the same statements pipelined (same driver). */
+  readonly cpuVsRawPipeline?: number | null
+  /** cpu scenario: this client CPU / the raw driver's sending them as one simple-protocol message. */
+  readonly cpuVsRawSimple?: number | null
   /** What the library reported (pipeflush's `report.roundTrips`, mean). */
   readonly reportedRoundTrips?: number | null
+  /** Flushes whose report differs from the socket count (must be 0). */
+  readonly reportMismatches?: number | null
   /** Timed flushes that fetched an id block first (+1 round trip each; pipeflush's `report.idFetch`). */
   readonly idFetches?: number | null
   /** First flush on a fresh connection (statements not prepared yet). */
   readonly coldMs?: number | null
   readonly coldRoundTrips?: number | null
+  readonly coldReportedRoundTrips?: number | null
   /** Concurrency run only. */
   readonly flushesPerSecond?: number
   readonly workers?: number
   readonly pool?: number
   readonly durationMs?: number
+  /** Realistic workload only: units flushed at the same time (1: in sequence), and the cold pools. */
+  readonly concurrency?: number
+  readonly runs?: number
+  /** Realistic: flush wall time in RTTs (p50, p95, p99) and the first round of each run's median. */
+  readonly p50Rtt?: number | null
+  readonly p95Rtt?: number | null
+  readonly p99Rtt?: number | null
+  readonly firstRoundMedianRtt?: number | null
+  /** Realistic: round trips per flush at the socket, p50 / p95. */
+  readonly roundTripsP50?: number | null
+  readonly roundTripsP95?: number | null
+  /** Realistic: rounds whose reports' sum differs from the sockets'. */
+  readonly mismatchedRounds?: number | null
+  /**
+   * Realistic: round trips of connections the pool opened while flushes ran that no report claims (opened
+   * for a reservation that another connection served first; no flush waited for them).
+   */
+  readonly unclaimedOpenings?: number | null
+  /** Realistic: the flushes whose report says one round trip (no id fetch, no connection opened), and their p50 / p95 in RTTs. */
+  readonly oneTripFlushes?: number | null
+  readonly oneTripP50Rtt?: number | null
+  readonly oneTripP95Rtt?: number | null
+  /** Realistic: flushes that opened a connection (report.connected), and their round trips doing so. */
+  readonly connectedFlushes?: number | null
+  readonly connectRoundTrips?: number | null
 }
 
 /** The measured RTT at one latency. */
@@ -81,22 +123,33 @@ export interface BenchMeta {
   readonly options: Readonly<Record<string, unknown>>
   /** Series that could not run, and why. */
   readonly unavailable: Readonly<Record<string, string>>
+  /** How the server backends' CPU was read, or why not. */
+  readonly serverCpu?: string
   readonly notes: readonly string[]
 }
 
-/** The same cell of another series: same scenario, latency, tables and rows. */
+/** The same cell of another series: same scenario, latency, tables, rows (and concurrency). */
 export function sameCell(a: ResultRow, b: ResultRow): boolean {
   return (
     a.scenario === b.scenario &&
     a.latencyMs === b.latencyMs &&
     a.tables === b.tables &&
-    a.rowsPerTable === b.rowsPerTable
+    a.rowsPerTable === b.rowsPerTable &&
+    a.concurrency === b.concurrency
   )
 }
 
+/** `row`'s client CPU over that of `series` on the same driver in the same cell, or null. */
+function cpuRatio(rows: readonly ResultRow[], row: ResultRow, series: SeriesName): number | null {
+  if (row.scenario !== 'cpu' || !row.cpuMs) return null
+  const base = rows.find((r) => r.series === series && r.driver === row.driver && sameCell(r, row))?.cpuMs
+  return base ? round(row.cpuMs / base, 2) : null
+}
+
 /**
- * Fills the ratio fields of every row: against raw-sequential's median in the same cell, and against
- * the RTT at the row's latency. Concurrency rows get the ratios of their per-flush median.
+ * Fills the ratio fields of every row: against raw-sequential's median in the same cell, against the
+ * RTT at the row's latency, and (cpu rows) client CPU against the raw driver sending the same
+ * statements. Concurrency rows get the ratios of their per-flush median.
  */
 export function withRatios(rows: readonly ResultRow[]): ResultRow[] {
   return rows.map((row) => {
@@ -107,6 +160,34 @@ export function withRatios(rows: readonly ResultRow[]): ResultRow[] {
       ratioVsRawSequential: base ? round(row.medianMs / base, 3) : null,
       speedupVsRawSequential: base ? round(base / row.medianMs, 2) : null,
       ratioVsRtt: row.rttMs ? round(row.medianMs / row.rttMs, 2) : null,
+      ...(row.scenario === 'cpu'
+        ? {
+            cpuVsRawPipeline: cpuRatio(rows, row, 'raw-pipeline'),
+            cpuVsRawSimple: cpuRatio(rows, row, 'raw-simple'),
+          }
+        : {}),
     }
   })
+}
+
+/**
+ * The id (label) of a row's series: its name, with the driver for series that run on both.
+ *
+ * @example
+ * rowId({ series: 'pipeflush-burst', driver: 'pg' }) // 'pipeflush-burst (pg)'
+ */
+export function rowId(row: Pick<ResultRow, 'series' | 'driver'>): string {
+  return seriesId(row.series, row.driver)
+}
+
+/**
+ * The distinct series ids of `rows`, in the order series are shown.
+ *
+ * @example
+ * seriesIdsOf(rows) // ['raw-sequential', 'pipeflush-burst (postgres.js)', 'pipeflush-burst (pg)']
+ */
+export function seriesIdsOf(rows: readonly Pick<ResultRow, 'series' | 'driver'>[]): string[] {
+  const seen = new Map<string, Pick<ResultRow, 'series' | 'driver'>>()
+  for (const r of rows) if (!seen.has(rowId(r))) seen.set(rowId(r), r)
+  return [...seen.values()].sort(bySeries).map(rowId)
 }

@@ -3,6 +3,7 @@ export interface Summary {
   readonly samples: number
   readonly medianMs: number
   readonly p95Ms: number
+  readonly p99Ms: number
   readonly meanMs: number
   readonly minMs: number
   readonly maxMs: number
@@ -25,7 +26,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return a + (b - a) * (rank - lo)
 }
 
-/** Median, p95, mean, min and max of `values` (in any order). Throws on an empty list. */
+/** Median, p95, p99, mean, min and max of `values` (in any order). Throws on an empty list. */
 export function summarize(values: readonly number[]): Summary {
   if (values.length === 0) throw new RangeError('summarize: no samples')
   const sorted = [...values].sort((a, b) => a - b)
@@ -33,6 +34,7 @@ export function summarize(values: readonly number[]): Summary {
     samples: sorted.length,
     medianMs: percentile(sorted, 50),
     p95Ms: percentile(sorted, 95),
+    p99Ms: percentile(sorted, 99),
     meanMs: sorted.reduce((s, v) => s + v, 0) / sorted.length,
     minMs: sorted[0] ?? Number.NaN,
     maxMs: sorted[sorted.length - 1] ?? Number.NaN,

@@ -1,5 +1,5 @@
-// Exact round trips of every series, counted at the socket (integration project: real PostgreSQL,
-// real toxiproxy). Warm flushes only: the cold first flush of each client is checked separately.
+// Exact round trips of every series on every driver, counted at the socket (integration project: real
+// PostgreSQL, real toxiproxy). Warm flushes, then the cold first flush of a fresh client.
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createSchema } from '../src/env/schema.ts'
@@ -11,7 +11,7 @@ const db = useTestDatabase()
 const TABLES = 10
 const work = matrixWork(TABLES, 1)
 
-/** Warm round trips per flush of `work` (10 tables x 1 row). */
+/** Warm round trips per flush of `work` (10 tables x 1 row), the same on both drivers. */
 const expected: Record<Exclude<SeriesName, 'copy'>, number> = {
   'raw-sequential': TABLES + 2, // BEGIN, each insert, COMMIT
   'raw-string-array': 3, // BEGIN, the inserts pipelined, COMMIT
@@ -21,9 +21,11 @@ const expected: Record<Exclude<SeriesName, 'copy'>, number> = {
   'pipeflush-burst': 1,
   mikroorm: TABLES + 2,
   'pg-pipeline': 1,
+  'raw-pipeline': 1, // pipeflush's statements, BEGIN and COMMIT pipelined
+  'raw-simple': 1, // pipeflush's statements in one simple-protocol message
 }
 
-const unavailable = new Map<SeriesName, string>()
+const unavailable = new Map<string, string>()
 const clients: SeriesClient[] = []
 
 beforeAll(async () => {
@@ -33,7 +35,7 @@ beforeAll(async () => {
   await db.proxy.setLatency(5)
   for (const s of ALL_SERIES) {
     const reason = await s.unavailableReason()
-    if (reason) unavailable.set(s.name, reason)
+    if (reason) unavailable.set(s.id, reason)
   }
 })
 
@@ -42,9 +44,9 @@ afterAll(async () => {
   await db.proxy.setLatency(0)
 })
 
-async function open(name: SeriesName): Promise<SeriesClient> {
-  const series = ALL_SERIES.find((s) => s.name === name)
-  if (!series) throw new Error(`no series ${name}`)
+async function open(id: string): Promise<SeriesClient> {
+  const series = ALL_SERIES.find((s) => s.id === id)
+  if (!series) throw new Error(`no series ${id}`)
   const client = await series.open({ url: db.proxiedUrl }, { pool: 1 })
   clients.push(client)
   return client
@@ -67,14 +69,17 @@ async function warmRoundTrips(client: SeriesClient, w: Work): Promise<number> {
   return client.counter.read().roundTrips
 }
 
+const warmSeries = ALL_SERIES.filter((s) => s.name !== 'copy')
+
 describe(`warm flush of ${TABLES} tables x 1 row: exact round trips at the socket`, () => {
-  for (const [name, trips] of Object.entries(expected) as [keyof typeof expected, number][]) {
-    test(`${name}: ${trips}`, async (ctx) => {
-      const reason = unavailable.get(name)
+  for (const series of warmSeries) {
+    const trips = expected[series.name as keyof typeof expected]
+    test(`${series.id}: ${trips}`, async (ctx) => {
+      const reason = unavailable.get(series.id)
       if (reason) ctx.skip(reason)
-      const client = await open(name)
+      const client = await open(series.id)
       await db.sql.unsafe(work.tables.map((t) => `truncate ${t}`).join(';'))
-      await client.flush(work) // cold: connects statements, fetches ids
+      await client.flush(work) // cold: prepares statements, fetches ids
       await client.flush(work) // warm-up
       for (let i = 0; i < 3; i++) {
         const counted = await warmRoundTrips(client, work)
@@ -99,13 +104,19 @@ describe('cold flush (first flush on a fresh connection)', () => {
     expect(client.counter.read().roundTrips).toBe(2 + 2 * TABLES)
   })
 
-  test('pipeflush-burst: at most 2 round trips besides fetching ids', async (ctx) => {
-    if (unavailable.has('pipeflush-burst')) ctx.skip(unavailable.get('pipeflush-burst'))
-    const client = await open('pipeflush-burst')
-    client.counter.reset()
-    await client.flush(work)
-    expect(client.counter.read().roundTrips).toBeLessThanOrEqual(3)
-  })
+  for (const id of ['pipeflush-burst (postgres.js)', 'pipeflush-burst (pg)']) {
+    test(`${id}: statements new to the connection cost nothing extra; the report says what the socket saw`, async (ctx) => {
+      if (unavailable.has(id)) ctx.skip(unavailable.get(id))
+      const client = await open(id)
+      client.counter.reset()
+      await client.flush(work)
+      const report = client.lastReport?.()
+      expect(report?.roundTrips).toBe(client.counter.read().roundTrips)
+      // Opening the series' client connected it: no round trip of this flush was spent connecting.
+      expect(report?.connectRoundTrips).toBe(0)
+      expect((report?.roundTrips ?? 0) - (report?.idFetch ? 1 : 0)).toBe(1)
+    })
+  }
 })
 
 describe('large flush and copy', () => {

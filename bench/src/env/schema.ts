@@ -1,7 +1,8 @@
 import type postgres from 'postgres'
+import { SHOP_DDL, SHOP_RESET } from '../realistic/shop-schema.ts'
 import { allTables } from '../workload.ts'
 
-/** Drops and creates every benchmark table (see `workload.ts`). */
+/** Drops and creates every benchmark table (see `workload.ts`) and the realistic workload's shop. */
 export async function createSchema(sql: postgres.Sql): Promise<void> {
   const ddl = allTables()
     .map(
@@ -10,6 +11,12 @@ export async function createSchema(sql: postgres.Sql): Promise<void> {
     )
     .join('\n')
   await sql.unsafe(ddl)
+  await sql.unsafe(SHOP_DDL)
+}
+
+/** Empties the shop of the realistic workload and seeds it again (the same rows every time). */
+export async function resetShop(sql: postgres.Sql): Promise<void> {
+  await sql.unsafe(SHOP_RESET)
 }
 
 /**

@@ -9,7 +9,7 @@ import {
 } from '@pipeflush/testkit'
 import postgres from 'postgres'
 import type { Target } from '../series/types.ts'
-import { createSchema, truncateAll } from './schema.ts'
+import { createSchema, resetShop, truncateAll } from './schema.ts'
 
 const DATABASE = 'pipeflush_bench'
 
@@ -22,6 +22,8 @@ export interface BenchEnv {
   readonly toxiproxy: { readonly version: string; readonly provider: string }
   /** Empties the benchmark tables (direct connection, not proxied). */
   truncate(): Promise<void>
+  /** Empties and reseeds the realistic workload's shop (direct connection, not proxied). */
+  resetShop(): Promise<void>
   /** Drops the benchmark database and stops what was started. */
   stop(): Promise<void>
 }
@@ -55,6 +57,7 @@ export async function startBenchEnv(log: (line: string) => void): Promise<BenchE
     postgres: { version: pg.version, provider: pg.provider },
     toxiproxy: { version: tp.version, provider: tp.provider },
     truncate: () => truncateAll(admin),
+    resetShop: () => resetShop(admin),
     async stop() {
       await admin.end({ timeout: 5 }).catch(() => {})
       await proxy.remove().catch(() => {})

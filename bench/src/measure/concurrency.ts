@@ -1,6 +1,7 @@
 import type { Series, SeriesClient, Target } from '../series/types.ts'
 import { mean, type Summary, summarize } from '../stats.ts'
 import type { Work } from '../workload.ts'
+import { clientCpuMs } from './cpu.ts'
 
 export interface ConcurrencyOptions {
   /** Units of work in flight at any time. */
@@ -20,6 +21,8 @@ export interface ConcurrencyMeasurement extends Summary {
   readonly elapsedMs: number
   /** Round trips per flush, counted at the sockets of every connection. */
   readonly roundTrips: number
+  /** Client CPU per flush over the timed window, ms (`process.cpuUsage`, user + system). */
+  readonly cpuMs: number
 }
 
 /** `workers` loops, each flushing one unit of work after another until `deadline`. Returns each flush's duration. */
@@ -51,9 +54,11 @@ export async function measureConcurrency(
   try {
     await loop(client, work, options.workers, performance.now() + options.warmupMs)
     client.counter.reset()
+    const cpu0 = clientCpuMs()
     const t0 = performance.now()
     const durations = await loop(client, work, options.workers, t0 + options.durationMs)
     const elapsedMs = performance.now() - t0
+    const cpuMs = clientCpuMs() - cpu0
     const roundTrips = client.counter.read().roundTrips
     return {
       ...summarize(durations),
@@ -61,6 +66,7 @@ export async function measureConcurrency(
       elapsedMs,
       flushesPerSecond: (durations.length * 1000) / elapsedMs,
       roundTrips: durations.length > 0 ? roundTrips / durations.length : mean([]),
+      cpuMs: durations.length > 0 ? cpuMs / durations.length : mean([]),
     }
   } finally {
     await client.close()

@@ -2,8 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import * as vega from 'vega'
 import * as vegaLite from 'vega-lite'
-import type { BenchReport, ResultRow } from '../results.ts'
-import { SERIES_NAMES } from '../series/types.ts'
+import { type BenchReport, type ResultRow, rowId, seriesIdsOf } from '../results.ts'
 import { missingLines } from './views.ts'
 
 const RTT_SERIES = '1 RTT (select 1)'
@@ -13,11 +12,18 @@ const COLORS: Readonly<Record<string, string>> = {
   'raw-sequential': '#e15759',
   'raw-string-array': '#ff9da7',
   'raw-promise-all': '#f28e2b',
-  'pipeflush-off': '#9c755f',
-  'pipeflush-waves': '#76b7b2',
-  'pipeflush-burst': '#4e79a7',
+  'pipeflush-off (postgres.js)': '#9c755f',
+  'pipeflush-off (pg)': '#6b4f3f',
+  'pipeflush-waves (postgres.js)': '#76b7b2',
+  'pipeflush-waves (pg)': '#3f8f8a',
+  'pipeflush-burst (postgres.js)': '#4e79a7',
+  'pipeflush-burst (pg)': '#1f3f6f',
   mikroorm: '#b07aa1',
   'pg-pipeline': '#59a14f',
+  'raw-pipeline (postgres.js)': '#bab0ac',
+  'raw-pipeline (pg)': '#8c8c8c',
+  'raw-simple (postgres.js)': '#d4a6c8',
+  'raw-simple (pg)': '#9d7660',
   copy: '#edc948',
   [RTT_SERIES]: '#9e9e9e',
 }
@@ -55,7 +61,7 @@ export function flushVsTablesSpec(
     order: facet === 'latencyMs' ? r.latencyMs : r.rowsPerTable,
     tables: r.tables,
     ms: r.medianMs,
-    series: r.series as string,
+    series: rowId(r),
   }))
   const panels = [...new Map(points.map((p) => [p.panel, p.order])).entries()]
   for (const [panel, order] of panels) {
@@ -65,7 +71,7 @@ export function flushVsTablesSpec(
     for (const tables of new Set(points.filter((p) => p.panel === panel).map((p) => p.tables)))
       points.push({ panel, order, tables, ms: rtt, series: RTT_SERIES })
   }
-  const domain = [...SERIES_NAMES.filter((s) => points.some((p) => p.series === s)), RTT_SERIES]
+  const domain = [...seriesIdsOf(ok), RTT_SERIES]
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: { text: title, subtitle: subtitle(report, rows) },
@@ -108,11 +114,11 @@ export function largeFlushSpec(rows: readonly ResultRow[], report: BenchReport):
   const values = ok.map((r) => ({
     panel: `${r.rowsPerTable.toLocaleString('en-US')} rows`,
     order: r.rowsPerTable,
-    series: r.series,
+    series: rowId(r),
     ms: r.medianMs,
     label: `${Math.round(r.medianMs ?? 0).toLocaleString('en-US')} ms`,
   }))
-  const domain = SERIES_NAMES.filter((s) => values.some((v) => v.series === s))
+  const domain = seriesIdsOf(ok)
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
@@ -151,11 +157,11 @@ export function largeFlushSpec(rows: readonly ResultRow[], report: BenchReport):
 export function concurrencySpec(rows: readonly ResultRow[], report: BenchReport): vegaLite.TopLevelSpec {
   const ok = rows.filter((r) => r.status === 'ok' && r.flushesPerSecond !== undefined)
   const values = ok.map((r) => ({
-    series: r.series,
+    series: rowId(r),
     fps: r.flushesPerSecond,
     label: String(Math.round(r.flushesPerSecond ?? 0)),
   }))
-  const domain = SERIES_NAMES.filter((s) => values.some((v) => v.series === s))
+  const domain = seriesIdsOf(ok)
   const first = ok[0]
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',

@@ -1,6 +1,9 @@
 import type { BenchReport } from '../results.ts'
-import { checkClaims, claimMark } from './claims.ts'
+import { type Claim, checkClaims, claimMark } from './claims.ts'
+import { cpuViews } from './cpu-view.ts'
 import { textTable } from './format.ts'
+import { checkIssue10Claims, checkIssue11Claims, mismatchBanner } from './issue-claims.ts'
+import { realisticViews } from './realistic-view.ts'
 import { concurrencyView, headlineView, largeView, matrixViews, type View } from './views.ts'
 
 function block(view: View | undefined): string[] {
@@ -13,20 +16,35 @@ function block(view: View | undefined): string[] {
   ]
 }
 
-/** The summary printed at the end of a run: headline cell, claims, every grid, large flush, concurrency. */
-export function renderConsoleSummary(report: BenchReport): string {
-  const claims = checkClaims(report)
+function claimsBlock(title: string, claims: readonly Claim[]): string[] {
   return [
-    '',
-    ...matrixViews(report).flatMap(block),
-    ...block(largeView(report)),
-    ...block(concurrencyView(report)),
-    ...block(headlineView(report)),
-    'Issue 5 claims',
+    title,
     textTable(
       ['result', 'claim', 'numbers'],
       claims.map((c) => [claimMark(c), c.text, c.detail]),
     ),
     '',
+  ]
+}
+
+/**
+ * The summary printed at the end of a run: every grid, the large flush, concurrency, CPU side by side,
+ * the realistic workload, the headline cell, and the claims of issues 5, 10 and 11 (FAIL shown as is).
+ */
+export function renderConsoleSummary(report: BenchReport): string {
+  const banner = mismatchBanner(report)
+  return [
+    '',
+    ...(banner ? [banner, ''] : []),
+    ...matrixViews(report).flatMap(block),
+    ...block(largeView(report)),
+    ...block(concurrencyView(report)),
+    ...cpuViews(report).flatMap(block),
+    ...realisticViews(report).flatMap(block),
+    ...block(headlineView(report)),
+    ...claimsBlock('Issue 5 claims', checkClaims(report)),
+    ...claimsBlock('Issue 10 claims (done when)', checkIssue10Claims(report)),
+    ...claimsBlock('Issue 11 claims (done when)', checkIssue11Claims(report)),
+    ...(banner ? [banner, ''] : []),
   ].join('\n')
 }

@@ -54,6 +54,11 @@ export function times(value: number | null | undefined): string {
   return value === null || value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(1)}x`
 }
 
+/** `1.33x` (two decimals, for ratios compared with a limit), or `-`. */
+export function ratio(value: number | null | undefined): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(2)}x`
+}
+
 /** `1 row` / `10 rows`. */
 export function rowsLabel(rows: number): string {
   return rows === 1 ? '1 row' : `${rows.toLocaleString('en-US')} rows`

@@ -1,6 +1,9 @@
 import type { BenchReport } from '../results.ts'
-import { checkClaims, claimMark } from './claims.ts'
+import { type Claim, checkClaims, claimMark } from './claims.ts'
+import { cpuViews } from './cpu-view.ts'
 import { duration, markdownTable } from './format.ts'
+import { checkIssue10Claims, checkIssue11Claims, mismatchBanner } from './issue-claims.ts'
+import { realisticViews } from './realistic-view.ts'
 import { seedView } from './seed.ts'
 import { concurrencyView, headlineView, largeView, matrixViews, rttView, type View } from './views.ts'
 
@@ -17,10 +20,25 @@ function section(view: View | undefined, level = '##'): string[] {
   ]
 }
 
-/** summary.md: the headline table, the claims of issue 5, every grid, the charts and how it was measured. */
+function claimsSection(title: string, claims: readonly Claim[]): string[] {
+  return [
+    `## ${title}`,
+    '',
+    markdownTable(
+      ['claim', 'result', 'numbers'],
+      claims.map((c) => [c.text, c.ok === false ? '**FAIL**' : claimMark(c), c.detail]),
+    ),
+    '',
+  ]
+}
+
+/**
+ * summary.md: the headline table, the claims of issues 5, 10 and 11, the realistic workload, CPU side
+ * by side, every grid (time and client CPU), the charts and how it was measured.
+ */
 export function renderMarkdown(report: BenchReport, charts: readonly string[]): string {
   const m = report.meta
-  const claims = checkClaims(report)
+  const banner = mismatchBanner(report)
   const unavailable = Object.entries(m.unavailable)
   return [
     '# pipeflush benchmark',
@@ -30,17 +48,17 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     ...(unavailable.length > 0
       ? ['**Series that could not run:**', '', ...unavailable.map(([s, r]) => `- \`${s}\`: ${r}`), '']
       : []),
+    ...(banner ? [`**${banner}**`, ''] : []),
     ...section(headlineView(report)),
-    '## Issue 5 claims',
-    '',
-    markdownTable(
-      ['claim', 'result', 'numbers'],
-      claims.map((c) => [c.text, claimMark(c), c.detail]),
-    ),
-    '',
+    ...claimsSection('Issue 10 claims (done when)', checkIssue10Claims(report)),
+    ...claimsSection('Issue 11 claims (done when)', checkIssue11Claims(report)),
+    ...claimsSection('Issue 5 claims', checkClaims(report)),
+    ...realisticViews(report).flatMap((v) => section(v)),
+    ...cpuViews(report).flatMap((v) => section(v)),
     ...charts.flatMap((c) => [`![${c}](${c})`, '']),
     ...section(rttView(report)),
     ...matrixViews(report).flatMap((v) => section(v, '###')),
+    ...matrixViews(report, 'cpu').flatMap((v) => section(v, '###')),
     ...section(largeView(report)),
     ...section(concurrencyView(report)),
     ...section(seedView(report)),
@@ -54,7 +72,10 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     '  prepared yet); then untimed warm-up flushes; then tinybench samples warm flushes until both the',
     '  minimum sample count and the time budget are reached. Median and p95 of those samples.',
     '- Round trips are counted at the socket (a write after data came back), not with a clock: the test',
-    "  kit's counter for postgres.js series, a counting `stream` for node-postgres (mikroorm, pg-pipeline).",
+    "  kit's counter on every connection (postgres.js `socket`, node-postgres `stream`), one per connection.",
+    '- Client CPU per flush: `process.cpuUsage()` (user + system) of this process over the timed flushes only.',
+    '- Realistic workload: mixed units of work (seeded PRNG) on a small shop schema, from cold pools, in',
+    '  sequence and four at a time; flush wall time in RTTs, socket round trips per flush beside the reports.',
     '- Ratios: `vs raw-sequential` = raw-sequential median / series median (higher is faster);',
     '  `vs RTT` = series median / RTT (1.0x = the time of one round trip).',
     `- Options: \`${JSON.stringify(m.options)}\``,

@@ -1,4 +1,4 @@
-import type { Step } from '../matrix.ts'
+import { type Step, stepSeriesIds } from '../matrix.ts'
 import { duration, rowsLabel } from './format.ts'
 
 /** What a progress display needs: one call per step, and log lines that must not garble the line. */
@@ -10,8 +10,12 @@ export interface Progress {
 }
 
 function label(step: Step): string {
+  if (step.scenario === 'realistic')
+    return `${step.latencyMs} ms · realistic · ${step.concurrency === 1 ? 'in sequence' : `${step.concurrency} at a time`} · ${step.series.id}`
   const tables = step.work.tables.length
-  return `${step.latencyMs} ms · ${step.scenario} · ${tables} ${tables === 1 ? 'table' : 'tables'} x ${rowsLabel(step.work.rowsPerTable)} · ${step.series.name}`
+  const series =
+    step.scenario === 'cpu' ? `${stepSeriesIds(step).length} series side by side` : step.series.id
+  return `${step.latencyMs} ms · ${step.scenario} · ${tables} ${tables === 1 ? 'table' : 'tables'} x ${rowsLabel(step.work.rowsPerTable)} · ${series}`
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { BenchReport, ResultRow } from '../results.ts'
-import { SERIES_NAMES } from '../series/types.ts'
+import { type BenchReport, type ResultRow, rowId, seriesIdsOf } from '../results.ts'
+import { bySeries } from '../series/types.ts'
 import type { Align } from './format.ts'
 import { ms, num, rowsLabel, times } from './format.ts'
 
@@ -13,9 +13,6 @@ export interface View {
   /** Why some rows have no numbers (one line per series and reason). */
   readonly missing?: readonly string[]
 }
-
-const bySeries = (a: ResultRow, b: ResultRow) =>
-  SERIES_NAMES.indexOf(a.series) - SERIES_NAMES.indexOf(b.series)
 
 /** The cell the issue's claims are about (2 ms, 10 tables, 1 row), or the nearest one measured. */
 export function headlineCell(
@@ -41,7 +38,7 @@ export function missingLines(rows: readonly ResultRow[]): string[] {
   const lines = new Set<string>()
   for (const r of rows)
     if (r.status !== 'ok')
-      lines.add(`${r.series}: ${r.status === 'unavailable' ? '' : 'failed: '}${r.reason ?? r.status}`)
+      lines.add(`${rowId(r)}: ${r.status === 'unavailable' ? '' : 'failed: '}${r.reason ?? r.status}`)
   return [...lines]
 }
 
@@ -77,51 +74,57 @@ export function headlineView(report: BenchReport): View | undefined {
       'round trips',
       'vs raw-sequential',
       'vs RTT',
+      'client CPU ms',
       'cold ms',
       'cold round trips',
     ],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     rows: rows.map((r) =>
       r.status === 'ok'
         ? [
-            r.series,
+            rowId(r),
             ms(r.medianMs),
             ms(r.p95Ms),
             String(r.samples),
             num(r.roundTrips),
             speedup(r),
             times(r.ratioVsRtt),
+            ms(r.cpuMs),
             ms(r.coldMs),
             num(r.coldRoundTrips),
           ]
-        : [r.series, why(r), '', '', '', '', '', '', ''],
+        : [rowId(r), why(r), '', '', '', '', '', '', '', ''],
     ),
     missing: missingLines(rows),
   }
 }
 
-/** One grid per (latency, rows): series down, tables across, `median ms (round trips)` in each cell. */
-export function matrixViews(report: BenchReport): View[] {
+/**
+ * One grid per (latency, rows): series down, tables across, `median ms (round trips)` in each cell,
+ * or (`cpu`) the client CPU per flush in ms.
+ */
+export function matrixViews(report: BenchReport, value: 'time' | 'cpu' = 'time'): View[] {
   const matrix = report.results.filter((r) => r.scenario === 'matrix')
   const keys = [...new Set(matrix.map((r) => `${r.latencyMs}/${r.rowsPerTable}`))]
   return keys.map((key) => {
     const [latencyMs, rowsPerTable] = key.split('/').map(Number) as [number, number]
     const rows = matrix.filter((r) => r.latencyMs === latencyMs && r.rowsPerTable === rowsPerTable)
     const tables = [...new Set(rows.map((r) => r.tables))].sort((a, b) => a - b)
-    const series = SERIES_NAMES.filter((s) => rows.some((r) => r.series === s))
+    const what = value === 'cpu' ? 'client CPU ms per flush' : 'median ms (round trips)'
     return {
-      title: `${latencyMs} ms, ${rowsLabel(rowsPerTable)} per table: median ms (round trips) by tables touched, RTT ${ms(rows[0]?.rttMs)} ms`,
+      title: `${latencyMs} ms, ${rowsLabel(rowsPerTable)} per table: ${what} by tables touched, RTT ${ms(rows[0]?.rttMs)} ms`,
       headers: ['series', ...tables.map((t) => `${t} ${t === 1 ? 'table' : 'tables'}`)],
       align: ['left', ...tables.map(() => 'right' as const)],
-      rows: series.map((s) => [
-        s,
+      rows: seriesIdsOf(rows).map((id) => [
+        id,
         ...tables.map((t) => {
-          const r = rows.find((x) => x.series === s && x.tables === t)
+          const r = rows.find((x) => rowId(x) === id && x.tables === t)
           if (!r) return ''
-          return r.status === 'ok' ? `${ms(r.medianMs)} (${num(r.roundTrips, 1)})` : r.status
+          if (r.status !== 'ok') return r.status
+          return value === 'cpu' ? ms(r.cpuMs) : `${ms(r.medianMs)} (${num(r.roundTrips, 1)})`
         }),
       ]),
-      missing: missingLines(rows),
+      missing: value === 'cpu' ? [] : missingLines(rows),
     }
   })
 }
@@ -134,22 +137,33 @@ export function largeView(report: BenchReport): View | undefined {
   if (rows.length === 0) return undefined
   return {
     title: `Large flush into one table at ${rows[0]?.latencyMs} ms`,
-    headers: ['rows', 'series', 'median ms', 'p95 ms', 'samples', 'round trips', 'vs copy', 'cold ms'],
-    align: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    headers: [
+      'rows',
+      'series',
+      'median ms',
+      'p95 ms',
+      'samples',
+      'round trips',
+      'vs copy',
+      'client CPU ms',
+      'cold ms',
+    ],
+    align: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     rows: rows.map((r) => {
       const copy = rows.find((x) => x.series === 'copy' && x.rowsPerTable === r.rowsPerTable)?.medianMs
       return r.status === 'ok'
         ? [
             r.rowsPerTable.toLocaleString('en-US'),
-            r.series,
+            rowId(r),
             ms(r.medianMs),
             ms(r.p95Ms),
             String(r.samples),
             num(r.roundTrips),
             copy && r.medianMs ? times(r.medianMs / copy) : '-',
+            ms(r.cpuMs),
             ms(r.coldMs),
           ]
-        : [r.rowsPerTable.toLocaleString('en-US'), r.series, why(r), '', '', '', '', '']
+        : [r.rowsPerTable.toLocaleString('en-US'), rowId(r), why(r), '', '', '', '', '', '']
     }),
     note: '`vs copy`: median / copy median (1.0x = as fast as COPY).',
     missing: missingLines(rows),
@@ -163,19 +177,28 @@ export function concurrencyView(report: BenchReport): View | undefined {
   if (!first) return undefined
   return {
     title: `Concurrency: ${first.workers ?? report.meta.options['concurrency']} concurrent units of work (${first.tables} tables x 1 row) on a pool of ${first.pool ?? report.meta.options['pool']} at ${first.latencyMs} ms`,
-    headers: ['series', 'flushes/s', 'median ms', 'p95 ms', 'flushes', 'round trips/flush'],
-    align: ['left', 'right', 'right', 'right', 'right', 'right'],
+    headers: [
+      'series',
+      'flushes/s',
+      'median ms',
+      'p95 ms',
+      'flushes',
+      'round trips/flush',
+      'client CPU ms/flush',
+    ],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
     rows: rows.map((r) =>
       r.status === 'ok'
         ? [
-            r.series,
+            rowId(r),
             num(r.flushesPerSecond, 0),
             ms(r.medianMs),
             ms(r.p95Ms),
             String(r.samples),
             num(r.roundTrips),
+            ms(r.cpuMs),
           ]
-        : [r.series, why(r), '', '', '', ''],
+        : [rowId(r), why(r), '', '', '', '', ''],
     ),
     note: 'Latency per unit of work includes waiting for a free connection.',
     missing: missingLines(rows),

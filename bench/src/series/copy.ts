@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { nextValues, type Work } from '../workload.ts'
-import { openPostgresJs } from './postgres-js-client.ts'
+import { openPostgresJs, postgresJsQuery } from './postgres-js-client.ts'
 import type { Series, SeriesClient } from './types.ts'
 
 const LINES_PER_CHUNK = 2_000
@@ -18,6 +18,8 @@ function* copyChunks(values: readonly string[]): Generator<string> {
  */
 export const copySeries: Series = {
   name: 'copy',
+  driver: 'postgres.js',
+  id: 'copy',
   description: 'postgres.js COPY ... FROM STDIN (floor for bulk inserts)',
   scenarios: ['large'],
   unavailableReason: async () => undefined,
@@ -31,6 +33,7 @@ export const copySeries: Series = {
           await pipeline(Readable.from(copyChunks(nextValues(work.rowsPerTable))), writable)
         }
       },
+      query: (text) => postgresJsQuery(sql, text),
       close: () => sql.end({ timeout: 5 }),
     }
   },

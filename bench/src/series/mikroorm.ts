@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { createRoundTripCounter } from '@pipeflush/testkit'
+import { createConnectionCounter } from '../measure/connection-counter.ts'
 import { allTables, nextValues } from '../workload.ts'
 import { ALL_SCENARIOS, type Series, type SeriesClient } from './types.ts'
 
@@ -36,11 +36,13 @@ function entitySchemas(): Map<string, EntitySchema<Row>> {
  */
 export const mikroOrmSeries: Series = {
   name: 'mikroorm',
+  driver: 'pg',
+  id: 'mikroorm',
   description: 'MikroORM 7 em.flush() on a fresh em.fork() per unit of work (EntitySchema entities)',
   scenarios: ALL_SCENARIOS,
   unavailableReason: async () => undefined,
   async open(target, { pool }): Promise<SeriesClient> {
-    const counter = createRoundTripCounter()
+    const counter = createConnectionCounter()
     const schemas = entitySchemas()
     const orm = await MikroORM.init({
       clientUrl: target.url,
@@ -61,6 +63,7 @@ export const mikroOrmSeries: Series = {
         }
         await em.flush()
       },
+      query: (text) => orm.em.getConnection().execute(text),
       close: () => orm.close(true),
     }
   },

@@ -1,6 +1,6 @@
-import { createRoundTripCounter } from '@pipeflush/testkit'
-import pg from 'pg'
+import type pg from 'pg'
 import { nextValues, type Work } from '../workload.ts'
+import { openPgPool, pgQuery } from './pg-client.ts'
 import { ALL_SCENARIOS, type Series, type SeriesClient } from './types.ts'
 
 /** The insert of one table as node-postgres query config (same SQL shapes as the raw series). */
@@ -25,23 +25,16 @@ async function flushPipelined(client: pg.PoolClient, work: Work): Promise<void> 
   if (commit?.command !== 'COMMIT') throw new Error(`pg-pipeline: COMMIT answered ${commit?.command}`)
 }
 
-/** node-postgres 8.23 with its (undocumented) `pipeline: true` client option. */
+/** node-postgres 8.23 with its `pipeline: true` client option. */
 export const pgPipelineSeries: Series = {
   name: 'pg-pipeline',
+  driver: 'pg',
+  id: 'pg-pipeline',
   description: 'node-postgres 8.23 pipeline: true, BEGIN + inserts + COMMIT in one Promise.all',
   scenarios: ALL_SCENARIOS,
   unavailableReason: async () => undefined,
   async open(target, { pool: max }): Promise<SeriesClient> {
-    const counter = createRoundTripCounter()
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max,
-      pipeline: true,
-      stream: counter.stream,
-      application_name: 'pipeflush-bench',
-    })
-    pool.on('error', () => {}) // an idle client's connection error must not crash the run
-    await pool.query('select 1')
+    const { pool, counter } = await openPgPool(target.url, max)
     return {
       counter,
       async flush(work) {
@@ -52,6 +45,7 @@ export const pgPipelineSeries: Series = {
           client.release()
         }
       },
+      query: (text) => pgQuery(pool, text),
       close: () => pool.end(),
     }
   },

@@ -1,16 +1,16 @@
-// The only file that knows pipeflush's API: when it changes, only this file changes.
+// The file of the series that knows pipeflush's API (with `realistic/pipeflush-unit.ts` for the mixed
+// workload): when the API changes, these change.
 import type { EntityManager, FlushReport, PipelineMode } from '@pipeflush/core'
-import type postgres from 'postgres'
 import { nextValues } from '../workload.ts'
-import { openPostgresJs } from './postgres-js-client.ts'
-import { ALL_SCENARIOS, type Series, type SeriesClient } from './types.ts'
+import { type DriverClient, openDriver } from './driver-client.ts'
+import { ALL_SCENARIOS, DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
 type Core = typeof import('@pipeflush/core')
 
 let core: Promise<Core> | undefined
 
 /** Imports `@pipeflush/core` once; rejects with a one-line reason when it is not there or broken. */
-function loadCore(): Promise<Core> {
+export function loadCore(): Promise<Core> {
   core ??= import('@pipeflush/core').then((m: Partial<Core>) => {
     if (typeof m.EntityManager?.connect !== 'function')
       throw new Error('@pipeflush/core does not export EntityManager.connect yet')
@@ -19,18 +19,36 @@ function loadCore(): Promise<Core> {
   return core
 }
 
-/** Root entity managers per client and mode: the schema is read once, each flush forks. */
-const roots = new WeakMap<postgres.Sql, Map<PipelineMode, Promise<EntityManager>>>()
+/** Why pipeflush cannot run here, or undefined. */
+export async function pipeflushUnavailable(): Promise<string | undefined> {
+  try {
+    await loadCore()
+    return undefined
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split('\n')[0] : String(e)
+    return `cannot run: @pipeflush/core not available (${message})`
+  }
+}
 
-function rootFor(sql: postgres.Sql, mode: PipelineMode): Promise<EntityManager> {
-  let byMode = roots.get(sql)
+/** Root entity managers per client and mode: the schema is read once, each flush forks. */
+const roots = new WeakMap<object, Map<PipelineMode, Promise<EntityManager>>>()
+
+/**
+ * The root entity manager of `client` (a postgres.js `sql` or a `pg.Pool`) in `mode`, connected once
+ * (the schema read from pg_catalog, with the library's default options otherwise).
+ *
+ * @example
+ * const em = (await rootFor(sql, 'burst')).fork()
+ */
+export function rootFor(client: object, mode: PipelineMode): Promise<EntityManager> {
+  let byMode = roots.get(client)
   if (!byMode) {
     byMode = new Map()
-    roots.set(sql, byMode)
+    roots.set(client, byMode)
   }
   let root = byMode.get(mode)
   if (!root) {
-    root = loadCore().then(({ EntityManager }) => EntityManager.connect(sql, { pipeline: mode }))
+    root = loadCore().then(({ EntityManager }) => EntityManager.connect(client, { pipeline: mode }))
     byMode.set(mode, root)
   }
   return root
@@ -44,49 +62,79 @@ function rootFor(sql: postgres.Sql, mode: PipelineMode): Promise<EntityManager> 
  * const report = await pipeflushFlush(sql, 'burst', ['t1', 't2'], 1) // report.roundTrips === 1 once warm
  */
 export async function pipeflushFlush(
-  sql: postgres.Sql,
+  client: object,
   mode: PipelineMode,
   tables: readonly string[],
   rowsPerTable: number,
 ): Promise<FlushReport> {
-  const em = (await rootFor(sql, mode)).fork()
+  const em = (await rootFor(client, mode)).fork()
   for (const table of tables) for (const v of nextValues(rowsPerTable)) em.create(table, { v })
   return em.flush()
 }
 
-function pipeflushSeries(mode: PipelineMode, description: string): Series {
+const texts = new Map<string, string>()
+
+/**
+ * The SQL text pipeflush sends for a new row `(id, v)` of each of `tables` (read from `em.plan()`,
+ * once per table and process, on a client of its own): what the same-statement series send.
+ *
+ * @example
+ * await insertTexts(url, ['t1']) // Map { 't1' => 'insert into "public"."t1" ("id", "v") select ... unnest($1::text[], $2::text[]) ...' }
+ */
+export async function insertTexts(url: string, tables: readonly string[]): Promise<Map<string, string>> {
+  const missing = tables.filter((t) => !texts.has(t))
+  if (missing.length > 0) {
+    const probe = await openDriver('postgres.js', url, 1)
+    try {
+      const em = (await rootFor(probe.client, 'burst')).fork()
+      for (const table of missing) em.create(table, { v: 'x' })
+      for (const statement of em.plan().waves.flat()) texts.set(statement.table, statement.sql)
+    } finally {
+      await probe.close()
+    }
+  }
+  return new Map(
+    tables.map((t) => {
+      const text = texts.get(t) ?? texts.get(`public.${t}`)
+      if (text === undefined) throw new Error(`pipeflush planned no insert for ${t}`)
+      return [t, text]
+    }),
+  )
+}
+
+function pipeflushSeries(mode: PipelineMode, driver: DriverName, description: string): Series {
+  const name = `pipeflush-${mode}` as const
   return {
-    name: `pipeflush-${mode}`,
-    description,
-    scenarios: ALL_SCENARIOS,
-    async unavailableReason() {
-      try {
-        await loadCore()
-        return undefined
-      } catch (e) {
-        const message = e instanceof Error ? e.message.split('\n')[0] : String(e)
-        return `cannot run: @pipeflush/core not available (${message})`
-      }
-    },
+    name,
+    driver,
+    id: seriesId(name, driver),
+    description: `${description} (${driver === 'pg' ? 'pg.Pool, pipeline: true' : 'postgres.js'})`,
+    scenarios: mode === 'burst' ? [...ALL_SCENARIOS, 'cpu'] : ALL_SCENARIOS,
+    unavailableReason: pipeflushUnavailable,
     async open(target, { pool }): Promise<SeriesClient> {
-      const { sql, counter } = await openPostgresJs(target.url, pool)
-      await rootFor(sql, mode) // reads the schema now, not during the first flush
+      const c: DriverClient = await openDriver(driver, target.url, pool)
+      await rootFor(c.client, mode) // reads the schema now, not during the first flush
       let last: FlushReport | undefined
       return {
-        counter,
+        counter: c.counter,
         async flush(work) {
-          last = await pipeflushFlush(sql, mode, work.tables, work.rowsPerTable)
+          last = await pipeflushFlush(c.client, mode, work.tables, work.rowsPerTable)
         },
         lastReport: () => last,
-        close: () => sql.end({ timeout: 5 }),
+        query: c.query,
+        close: c.close,
       }
     },
   }
 }
 
-/** `em.flush()` in each pipeline mode of pipeflush. */
-export const pipeflushSeries3: readonly Series[] = [
-  pipeflushSeries('off', 'pipeflush em.flush(), pipeline off: every statement awaited in sql.begin'),
-  pipeflushSeries('waves', 'pipeflush em.flush(), pipeline waves: each FK wave in one Promise.all'),
-  pipeflushSeries('burst', 'pipeflush em.flush(), pipeline burst: BEGIN, all statements, COMMIT at once'),
-]
+const DESCRIPTIONS: Readonly<Record<PipelineMode, string>> = {
+  off: 'pipeflush em.flush(), pipeline off: BEGIN, every statement awaited, COMMIT',
+  waves: 'pipeflush em.flush(), pipeline waves: BEGIN, each FK wave together, COMMIT',
+  burst: 'pipeflush em.flush(), pipeline burst: the whole transaction in one round trip',
+}
+
+/** `em.flush()` in each pipeline mode of pipeflush, on each driver. */
+export const pipeflushSeries3: readonly Series[] = DRIVERS.flatMap((driver) =>
+  (['off', 'waves', 'burst'] as const).map((mode) => pipeflushSeries(mode, driver, DESCRIPTIONS[mode])),
+)

@@ -1,6 +1,6 @@
 import type postgres from 'postgres'
 import { nextValues, type Work } from '../workload.ts'
-import { openPostgresJs } from './postgres-js-client.ts'
+import { openPostgresJs, postgresJsQuery } from './postgres-js-client.ts'
 import { ALL_SCENARIOS, type Series, type SeriesClient, type SeriesName, type Target } from './types.ts'
 
 type Sql = postgres.Sql | postgres.TransactionSql
@@ -51,6 +51,8 @@ function rawSeries(name: keyof typeof sends): Series {
   const [description, send] = sends[name]
   return {
     name: name satisfies SeriesName,
+    driver: 'postgres.js',
+    id: name,
     description,
     scenarios: ALL_SCENARIOS,
     unavailableReason: async () => undefined,
@@ -61,6 +63,7 @@ function rawSeries(name: keyof typeof sends): Series {
         flush: async (work) => {
           await send(sql, work)
         },
+        query: (text) => postgresJsQuery(sql, text),
         close: () => sql.end({ timeout: 5 }),
       }
     },

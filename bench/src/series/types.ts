@@ -11,13 +11,21 @@ export const SERIES_NAMES = [
   'pipeflush-burst',
   'mikroorm',
   'pg-pipeline',
+  'raw-pipeline',
+  'raw-simple',
   'copy',
 ] as const
 
 export type SeriesName = (typeof SERIES_NAMES)[number]
 
+/** The PostgreSQL client a series runs on: postgres.js (the `postgres` package) or node-postgres (`pg`). */
+export type DriverName = 'postgres.js' | 'pg'
+
+/** The drivers, in the order they are shown. */
+export const DRIVERS: readonly DriverName[] = ['postgres.js', 'pg']
+
 /** The parts of a run a series can take part in. */
-export type Scenario = 'matrix' | 'large' | 'concurrency'
+export type Scenario = 'matrix' | 'large' | 'concurrency' | 'cpu'
 
 /** Where the series connect: the benchmark database, through the toxiproxy proxy. */
 export interface Target {
@@ -36,22 +44,30 @@ export interface SeriesClient {
   readonly counter: Pick<RoundTripCounter, 'read' | 'reset'>
   /** What the library itself reported about its last flush, when it reports anything (pipeflush). */
   lastReport?(): LibraryReport | undefined
+  /** One autocommit query's rows (for the backend's process id; counted by the counter too). */
+  query(text: string): Promise<readonly Record<string, unknown>[]>
   /** Ends every connection. */
   close(): Promise<void>
 }
 
 /** A library's own account of a flush (pipeflush's `FlushReport`). */
 export interface LibraryReport {
+  /** Round trips the flush waited for, opening a connection and fetching ids included. */
   readonly roundTrips: number
+  /** Of `roundTrips`, those of opening a connection for the flush. */
+  readonly connectRoundTrips: number
+  /** A connection was opened for this flush. */
+  readonly connected: boolean
   /** An id block was fetched first (one more round trip). */
   readonly idFetch: boolean
-  /** Some statement was not prepared yet on the connection. */
-  readonly cold: boolean
 }
 
 /** One way of writing the unit of work (a driver used a certain way, or an ORM). */
 export interface Series {
   readonly name: SeriesName
+  readonly driver: DriverName
+  /** `name`, or `name (driver)` for the series that run on both drivers: unique among all series. */
+  readonly id: string
   /** One line on how the series sends the transaction. */
   readonly description: string
   readonly scenarios: readonly Scenario[]
@@ -61,5 +77,39 @@ export interface Series {
   open(target: Target, options: OpenOptions): Promise<SeriesClient>
 }
 
-/** The scenarios of every series except `copy`. */
+/** The scenarios of the series that write any unit of work (all but `copy` and the same-statement series). */
 export const ALL_SCENARIOS: readonly Scenario[] = ['matrix', 'large', 'concurrency']
+
+/** Series names that exist on both drivers (their id carries the driver). */
+const ON_BOTH: ReadonlySet<SeriesName> = new Set([
+  'pipeflush-off',
+  'pipeflush-waves',
+  'pipeflush-burst',
+  'raw-pipeline',
+  'raw-simple',
+])
+
+/**
+ * The id (and label) of a series on a driver: its name, with the driver for series on both drivers.
+ *
+ * @example
+ * seriesId('pipeflush-burst', 'pg') // 'pipeflush-burst (pg)'
+ * seriesId('mikroorm', 'pg') // 'mikroorm'
+ */
+export function seriesId(name: SeriesName, driver: DriverName): string {
+  return ON_BOTH.has(name) ? `${name} (${driver})` : name
+}
+
+/**
+ * Orders rows or series by name (as in {@link SERIES_NAMES}), then driver (postgres.js first).
+ *
+ * @example
+ * rows.sort(bySeries)
+ */
+export function bySeries(
+  a: { readonly series?: SeriesName; readonly name?: SeriesName; readonly driver: DriverName },
+  b: { readonly series?: SeriesName; readonly name?: SeriesName; readonly driver: DriverName },
+): number {
+  const index = (x: typeof a) => SERIES_NAMES.indexOf((x.series ?? x.name) as SeriesName)
+  return index(a) - index(b) || DRIVERS.indexOf(a.driver) - DRIVERS.indexOf(b.driver)
+}

@@ -1,28 +1,69 @@
 import { describe, expect, test } from 'vitest'
-import { buildPlan, countSteps } from '../../src/matrix.ts'
+import { buildPlan, type CpuStep, countSteps, type FlushStep, stepSeriesIds } from '../../src/matrix.ts'
 import { parseOptions } from '../../src/options.ts'
-import type { Series } from '../../src/series/types.ts'
-import { SERIES_NAMES } from '../../src/series/types.ts'
+import type { RealisticSeries } from '../../src/realistic/runner.ts'
+import {
+  DRIVERS,
+  type DriverName,
+  type Scenario,
+  SERIES_NAMES,
+  type Series,
+  type SeriesName,
+  seriesId,
+} from '../../src/series/types.ts'
 
-/** Stand-ins for the real series: the plan only reads names and scenarios. */
-const series: Series[] = SERIES_NAMES.map((name) => ({
-  name,
-  description: name,
-  scenarios: name === 'copy' ? ['large'] : ['matrix', 'large', 'concurrency'],
-  unavailableReason: async () => undefined,
-  open: async () => {
-    throw new Error('not in unit tests')
-  },
-}))
+const ON_BOTH = ['pipeflush-off', 'pipeflush-waves', 'pipeflush-burst', 'raw-pipeline', 'raw-simple']
+
+function scenarios(name: SeriesName): Scenario[] {
+  if (name === 'copy') return ['large']
+  if (name === 'raw-pipeline' || name === 'raw-simple') return ['cpu']
+  if (name === 'pipeflush-burst') return ['matrix', 'large', 'concurrency', 'cpu']
+  return ['matrix', 'large', 'concurrency']
+}
+
+/** Stand-ins for the real series: the plan only reads names, drivers and scenarios. */
+const series: Series[] = SERIES_NAMES.flatMap((name) =>
+  (ON_BOTH.includes(name) ? DRIVERS : (['postgres.js'] as DriverName[])).map((driver) => ({
+    name,
+    driver,
+    id: seriesId(name, driver),
+    description: name,
+    scenarios: scenarios(name),
+    unavailableReason: async () => undefined,
+    open: async () => {
+      throw new Error('not in unit tests')
+    },
+  })),
+)
+
+const realistic: RealisticSeries[] = (['raw-promise-all', 'pipeflush-burst', 'mikroorm'] as const).map(
+  (name) => ({
+    name,
+    driver: 'postgres.js',
+    id: name,
+    description: name,
+    unavailableReason: async () => undefined,
+    open: async () => {
+      throw new Error('not in unit tests')
+    },
+  }),
+)
 
 describe('parseOptions', () => {
-  test('defaults: the matrix of issue 5', () => {
+  test('defaults: the matrix of issue 5, both drivers, the realistic workload at 2 and 20 ms, CPU side by side', () => {
     const o = parseOptions([])
     expect(o.latencies).toEqual([0, 1, 2, 5, 20])
     expect(o.tables).toEqual([1, 5, 10, 20])
     expect(o.rows).toEqual([1, 10, 100])
     expect(o.large).toEqual([10_000, 100_000])
     expect([o.concurrency, o.pool, o.concurrencyLatency]).toEqual([50, 10, 2])
+    expect(o.drivers).toEqual(['postgres.js', 'pg'])
+    expect([o.realisticLatencies, o.realisticPool, o.cpuFlushes, o.profile]).toEqual([
+      [2, 20],
+      10,
+      1500,
+      false,
+    ])
   })
 
   test('--quick reduces, explicit flags win over it', () => {
@@ -31,35 +72,57 @@ describe('parseOptions', () => {
     expect(o.latencies).toEqual([1, 2])
     expect(o.rows).toEqual([1])
     expect(o.series).toEqual(['raw-sequential', 'pipeflush-burst'])
+    expect(o.realisticLatencies).toEqual([20])
+    expect(
+      parseOptions(['--quick', '--realistic-latency', 'none', '--drivers', 'pg']).realisticLatencies,
+    ).toEqual([])
+    expect(parseOptions(['--drivers', 'pg,postgres.js']).drivers).toEqual(['postgres.js', 'pg'])
   })
 
   test('bad input is a readable error', () => {
     expect(() => parseOptions(['--tables', '0'])).toThrow(/--tables/)
     expect(() => parseOptions(['--tables', '21'])).toThrow(/1\.\.20/)
     expect(() => parseOptions(['--latency', 'x'])).toThrow(/--latency/)
+    expect(() => parseOptions(['--drivers', 'mysql'])).toThrow(/--drivers/)
     expect(() => parseOptions(['--nope'])).toThrow()
     expect(parseOptions(['--large', 'none']).large).toEqual([])
   })
 })
 
 describe('buildPlan', () => {
-  test('default plan: rows 10 and 100 only at 2 ms, copy only in the large flush', () => {
-    const plan = buildPlan(parseOptions([]), series)
+  test('default plan: rows 10 and 100 only at 2 ms, copy only in the large flush, CPU at 0 ms, realistic at 2 and 20 ms', () => {
+    const plan = buildPlan(parseOptions([]), series, realistic)
     expect(plan.map((g) => g.latencyMs)).toEqual([0, 1, 2, 5, 20])
     const steps = plan.flatMap((g) => g.steps)
-    const matrix = steps.filter((s) => s.scenario === 'matrix')
-    // 8 series x 4 table counts x (5 latencies at 1 row + 2 more row counts at 2 ms)
-    expect(matrix).toHaveLength(8 * 4 * (5 + 2))
+    const matrix = steps.filter((s): s is FlushStep => s.scenario === 'matrix')
+    // 11 series (pipeflush's three modes on two drivers) x 4 table counts x (5 latencies at 1 row + 2 more row counts at 2 ms)
+    expect(matrix).toHaveLength(11 * 4 * (5 + 2))
     expect(matrix.filter((s) => s.work.rowsPerTable > 1).every((s) => s.latencyMs === 2)).toBe(true)
-    expect(steps.filter((s) => s.series.name === 'copy').every((s) => s.scenario === 'large')).toBe(true)
-    expect(steps.filter((s) => s.scenario === 'large')).toHaveLength(9 * 2)
-    expect(steps.filter((s) => s.scenario === 'concurrency')).toHaveLength(8)
+    expect(steps.filter((s) => stepSeriesIds(s).includes('copy')).every((s) => s.scenario === 'large')).toBe(
+      true,
+    )
+    expect(steps.filter((s) => s.scenario === 'large')).toHaveLength(12 * 2)
+    expect(steps.filter((s) => s.scenario === 'concurrency')).toHaveLength(11)
+    const cpu = steps.filter((s): s is CpuStep => s.scenario === 'cpu')
+    expect(cpu.map((s) => [s.latencyMs, s.series.length])).toEqual([
+      [0, 6],
+      [0, 6],
+    ])
+    const real = steps.filter((s) => s.scenario === 'realistic')
+    expect(real).toHaveLength(3 * 2 * 2)
+    expect([...new Set(real.map((s) => s.latencyMs))]).toEqual([2, 20])
     expect(countSteps(plan)).toBe(steps.length)
   })
 
-  test('the large flush and concurrency run add their latency when it is not in the list', () => {
-    const plan = buildPlan(parseOptions(['--latency', '0', '--tables', '1', '--rows', '1']), series)
-    expect(plan.map((g) => g.latencyMs)).toEqual([0, 2])
-    expect(plan[1]?.steps.some((s) => s.scenario === 'matrix')).toBe(false)
+  test('the large flush, concurrency, CPU and realistic runs add their latency when it is not in the list', () => {
+    const plan = buildPlan(
+      parseOptions(['--latency', '1', '--tables', '1', '--rows', '1', '--realistic-latency', '20']),
+      series,
+      realistic,
+    )
+    expect(plan.map((g) => g.latencyMs)).toEqual([0, 1, 2, 20])
+    expect(plan[0]?.steps.every((s) => s.scenario === 'cpu')).toBe(true)
+    expect(plan[2]?.steps.some((s) => s.scenario === 'matrix')).toBe(false)
+    expect(plan[3]?.steps.every((s) => s.scenario === 'realistic')).toBe(true)
   })
 })

@@ -1,0 +1,182 @@
+import type { BenchEnv } from './env/services.ts'
+import type { CpuStep, FlushStep, RealisticStep, Step } from './matrix.ts'
+import { measureConcurrency } from './measure/concurrency.ts'
+import { measureCpuSideBySide } from './measure/cpu-cell.ts'
+import { measureFlushCell } from './measure/flush-cell.ts'
+import { measureRealistic, type RealisticOptions } from './measure/realistic-run.ts'
+import type { BenchOptions } from './options.ts'
+import { realisticRow } from './realistic-row.ts'
+import type { ResultRow } from './results.ts'
+import type { DriverName, SeriesName } from './series/types.ts'
+import { round, type Summary } from './stats.ts'
+
+/** Nullable rounding for optional measurements. */
+const maybe = (v: number | undefined, digits = 3) => (v === undefined ? null : round(v, digits))
+
+/** The fields every row has, for `series` on `driver` in the cell of `step`. */
+function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number) {
+  const work = step.scenario === 'realistic' ? { tables: [], rowsPerTable: 0 } : step.work
+  return {
+    scenario: step.scenario,
+    series,
+    driver,
+    latencyMs: step.latencyMs,
+    tables: work.tables.length,
+    rowsPerTable: work.rowsPerTable,
+    rttMs: round(rttMs),
+    ratioVsRawSequential: null,
+    speedupVsRawSequential: null,
+    ratioVsRtt: null,
+    ...(step.scenario === 'realistic' ? { concurrency: step.concurrency } : {}),
+  } as const
+}
+
+function timings(m: Summary) {
+  return {
+    status: 'ok',
+    medianMs: round(m.medianMs),
+    p95Ms: round(m.p95Ms),
+    p99Ms: round(m.p99Ms),
+    meanMs: round(m.meanMs),
+    minMs: round(m.minMs),
+    maxMs: round(m.maxMs),
+    samples: m.samples,
+  } as const
+}
+
+/** Rows without numbers for every series of `step`: it could not run here, or failed. */
+export function missingRows(
+  step: Step,
+  status: 'unavailable' | 'failed',
+  reason: string,
+  rttMs: number,
+  only?: ReadonlySet<string>,
+): ResultRow[] {
+  const series = step.scenario === 'cpu' ? step.series : [step.series]
+  return series
+    .filter((s) => !only || only.has(s.id))
+    .map((s) => ({
+      ...cell(step, s.name, s.driver, rttMs),
+      status,
+      reason,
+      medianMs: null,
+      p95Ms: null,
+      meanMs: null,
+      minMs: null,
+      maxMs: null,
+      samples: 0,
+      roundTrips: null,
+    }))
+}
+
+async function flushStep(step: FlushStep, env: BenchEnv, o: BenchOptions, rttMs: number): Promise<ResultRow> {
+  const { series } = step
+  if (step.scenario === 'concurrency') {
+    const m = await measureConcurrency(series, env.target, step.work, {
+      workers: o.concurrency,
+      pool: o.pool,
+      durationMs: o.concurrencyTimeMs,
+      warmupMs: Math.min(500, o.concurrencyTimeMs / 2),
+    })
+    return {
+      ...cell(step, series.name, series.driver, rttMs),
+      ...timings(m),
+      roundTrips: round(m.roundTrips, 2),
+      cpuMs: round(m.cpuMs),
+      flushesPerSecond: round(m.flushesPerSecond, 1),
+      workers: o.concurrency,
+      pool: o.pool,
+      durationMs: round(m.elapsedMs, 0),
+    }
+  }
+  const large = step.scenario === 'large'
+  const m = await measureFlushCell(series, env.target, step.work, {
+    minSamples: large ? o.largeSamples : o.samples,
+    timeMs: large ? 0 : o.timeMs,
+    warmup: large ? 0 : o.warmup,
+  })
+  return {
+    ...cell(step, series.name, series.driver, rttMs),
+    ...timings(m),
+    roundTrips: round(m.roundTrips, 2),
+    roundTripsMin: m.roundTripsMin,
+    roundTripsMax: m.roundTripsMax,
+    reportedRoundTrips: maybe(m.reportedRoundTrips, 2),
+    reportMismatches: m.reportMismatches ?? null,
+    idFetches: m.idFetches ?? null,
+    cpuMs: round(m.cpuMs),
+    serverCpuMs: maybe(m.serverCpuMs),
+    coldMs: round(m.coldMs),
+    coldRoundTrips: m.coldRoundTrips,
+    coldReportedRoundTrips: m.coldReportedRoundTrips ?? null,
+  }
+}
+
+async function cpuStep(
+  step: CpuStep,
+  env: BenchEnv,
+  o: BenchOptions,
+  rttMs: number,
+  unavailable: ReadonlyMap<string, string>,
+): Promise<ResultRow[]> {
+  const runnable = step.series.filter((s) => !unavailable.has(s.id))
+  const byId = await measureCpuSideBySide(runnable, env.target, step.work, {
+    flushes: o.cpuFlushes,
+    chunk: Math.max(10, Math.min(100, Math.round(o.cpuFlushes / 10))),
+    warmup: Math.min(50, Math.max(5, Math.round(o.cpuFlushes / 20))),
+  })
+  return step.series.flatMap((s): ResultRow[] => {
+    const m = byId.get(s.id)
+    const missing = unavailable.get(s.id)
+    if (missing) return missingRows(step, 'unavailable', missing, rttMs, new Set([s.id]))
+    if (!m || m instanceof Error)
+      return missingRows(step, 'failed', m?.message.split('\n')[0] ?? 'failed', rttMs, new Set([s.id]))
+    return [
+      {
+        ...cell(step, s.name, s.driver, rttMs),
+        ...timings(m),
+        roundTrips: round(m.roundTrips, 2),
+        reportedRoundTrips: maybe(m.reportedRoundTrips, 2),
+        reportMismatches: m.reportMismatches ?? null,
+        idFetches: m.idFetches ?? null,
+        cpuMs: round(m.cpuMs),
+        serverCpuMs: maybe(m.serverCpuMs),
+      },
+    ]
+  })
+}
+
+async function realisticStep(
+  step: RealisticStep,
+  env: BenchEnv,
+  o: BenchOptions,
+  rttMs: number,
+): Promise<ResultRow> {
+  const options: RealisticOptions = {
+    runs: o.realisticRuns,
+    units: o.realisticUnits,
+    pool: o.realisticPool,
+    concurrency: step.concurrency,
+    seed: o.realisticSeed,
+  }
+  const m = await measureRealistic(step.series, env.target, () => env.resetShop(), options)
+  return realisticRow(step, m, options, rttMs)
+}
+
+/**
+ * Measures one step and returns its rows (one per series; the CPU step has one per series it compares).
+ *
+ * @example
+ * const rows = await measureStep(step, env, options, rtt.medianMs, unavailable)
+ */
+export async function measureStep(
+  step: Step,
+  env: BenchEnv,
+  o: BenchOptions,
+  rttMs: number,
+  unavailable: ReadonlyMap<string, string>,
+): Promise<ResultRow[]> {
+  if (step.scenario === 'cpu') return cpuStep(step, env, o, rttMs, unavailable)
+  if (step.scenario === 'realistic') return [await realisticStep(step, env, o, rttMs)]
+  return [await flushStep(step, env, o, rttMs)]
+}

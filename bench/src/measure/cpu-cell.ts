@@ -1,0 +1,133 @@
+import type { Series, SeriesClient, Target } from '../series/types.ts'
+import { mean, type Summary, summarize } from '../stats.ts'
+import type { Work } from '../workload.ts'
+import { type BackendCpu, backendCpu, clientCpuMs } from './cpu.ts'
+
+/** How many flushes the side-by-side CPU measurement takes of each series. */
+export interface CpuTiming {
+  /** Timed flushes per series. */
+  readonly flushes: number
+  /** Flushes per series in a row before the next series takes its turn. */
+  readonly chunk: number
+  /** Untimed flushes per series first (the cold one included). */
+  readonly warmup: number
+}
+
+/** What one series measured side by side with the others. */
+export interface CpuMeasurement extends Summary {
+  /** Client CPU per flush, ms (`process.cpuUsage`, user + system). */
+  readonly cpuMs: number
+  /** Server backend CPU per flush, ms, where /proc can be read. */
+  readonly serverCpuMs: number | undefined
+  readonly roundTrips: number
+  readonly reportedRoundTrips: number | undefined
+  readonly reportMismatches: number | undefined
+  readonly idFetches: number | undefined
+}
+
+interface Tally {
+  readonly client: SeriesClient
+  readonly server: BackendCpu | undefined
+  readonly walls: number[]
+  readonly trips: number[]
+  readonly reported: number[]
+  cpuMs: number
+  serverMs: number
+  mismatches: number
+  idFetches: number
+}
+
+/** `n` timed flushes of one series, added to its tally. */
+async function chunk(t: Tally, work: Work, n: number): Promise<void> {
+  const server0 = t.server?.read()
+  const cpu0 = clientCpuMs()
+  for (let i = 0; i < n; i++) {
+    t.client.counter.reset()
+    const w0 = performance.now()
+    await t.client.flush(work)
+    t.walls.push(performance.now() - w0)
+    const trips = t.client.counter.read().roundTrips
+    t.trips.push(trips)
+    const report = t.client.lastReport?.()
+    if (report) {
+      t.reported.push(report.roundTrips)
+      if (report.roundTrips !== trips) t.mismatches++
+      if (report.idFetch) t.idFetches++
+    }
+  }
+  t.cpuMs += clientCpuMs() - cpu0
+  if (t.server && server0 !== undefined) t.serverMs += t.server.read() - server0
+}
+
+/**
+ * Client CPU per flush of several series measured side by side in one process: each opens a client
+ * (one connection) and warms up, then they take turns, `chunk` flushes each, until every series has
+ * done `flushes` timed flushes, so a drift of the machine hits them alike. A series that fails to
+ * open or flush gets its error instead of numbers; the others go on.
+ *
+ * @example
+ * const byId = await measureCpuSideBySide(series, target, matrixWork(10, 1), { flushes: 1500, chunk: 100, warmup: 50 })
+ */
+export async function measureCpuSideBySide(
+  series: readonly Series[],
+  target: Target,
+  work: Work,
+  timing: CpuTiming,
+): Promise<Map<string, CpuMeasurement | Error>> {
+  const out = new Map<string, CpuMeasurement | Error>()
+  const tallies = new Map<string, Tally>()
+  try {
+    for (const s of series) {
+      try {
+        const client = await s.open(target, { pool: 1 })
+        const tally: Tally = {
+          client,
+          server: await backendCpu(client.query),
+          walls: [],
+          trips: [],
+          reported: [],
+          cpuMs: 0,
+          serverMs: 0,
+          mismatches: 0,
+          idFetches: 0,
+        }
+        tallies.set(s.id, tally)
+        for (let i = 0; i < Math.max(1, timing.warmup); i++) await client.flush(work)
+      } catch (e) {
+        out.set(s.id, e instanceof Error ? e : new Error(String(e)))
+      }
+    }
+    const rounds = Math.ceil(timing.flushes / timing.chunk)
+    for (let r = 0; r < rounds; r++) {
+      const n = Math.min(timing.chunk, timing.flushes - r * timing.chunk)
+      const ids = [...tallies.keys()]
+      const turn = [...ids.slice(r % ids.length), ...ids.slice(0, r % ids.length)]
+      for (const id of turn) {
+        const t = tallies.get(id)
+        if (!t || out.has(id)) continue
+        try {
+          await chunk(t, work, n)
+        } catch (e) {
+          out.set(id, e instanceof Error ? e : new Error(String(e)))
+        }
+      }
+    }
+    for (const [id, t] of tallies) {
+      if (out.has(id)) continue
+      const n = t.walls.length
+      const hasReport = t.reported.length > 0
+      out.set(id, {
+        ...summarize(t.walls),
+        cpuMs: t.cpuMs / n,
+        serverCpuMs: t.server ? t.serverMs / n : undefined,
+        roundTrips: mean(t.trips),
+        reportedRoundTrips: hasReport ? mean(t.reported) : undefined,
+        reportMismatches: hasReport ? t.mismatches : undefined,
+        idFetches: hasReport ? t.idFetches : undefined,
+      })
+    }
+    return out
+  } finally {
+    await Promise.all([...tallies.values()].map((t) => t.client.close().catch(() => {})))
+  }
+}

@@ -1,0 +1,171 @@
+import type { BenchReport, ResultRow } from '../results.ts'
+import { DRIVERS, type DriverName, seriesId } from '../series/types.ts'
+import type { Claim } from './claims.ts'
+import { ms, num, ratio } from './format.ts'
+
+const REALISTIC_LATENCY = 20
+const REALISTIC_POOL = 10
+
+/** A claim that cannot be checked: the run lacks the numbers. */
+const notMeasured = (text: string, what: string): Claim => ({
+  text,
+  ok: null,
+  detail: `not measured in this run (${what})`,
+})
+
+/** The ok row of pipeflush-burst on `driver` matching `where`. */
+function burstRow(
+  report: BenchReport,
+  driver: DriverName,
+  where: (r: ResultRow) => boolean,
+): ResultRow | undefined {
+  return report.results.find(
+    (r) => r.series === 'pipeflush-burst' && r.driver === driver && r.status === 'ok' && where(r),
+  )
+}
+
+/**
+ * Every pipeflush flush of the run checked against the socket: flushes whose report differs, over
+ * the flushes checked (all scenarios but the concurrency run, whose flushes overlap on one counter).
+ *
+ * @example
+ * reportCheck(report, 'pg') // { checked: 412, mismatches: 0 }
+ */
+export function reportCheck(
+  report: BenchReport,
+  driver?: DriverName,
+): { checked: number; mismatches: number } {
+  let checked = 0
+  let mismatches = 0
+  for (const r of report.results) {
+    if (r.status !== 'ok' || !r.series.startsWith('pipeflush') || (driver && r.driver !== driver)) continue
+    if (r.reportMismatches === null || r.reportMismatches === undefined) continue
+    checked += r.samples + (r.scenario === 'matrix' || r.scenario === 'large' ? 1 : 0) // + the cold flush
+    mismatches += r.reportMismatches
+  }
+  return { checked, mismatches }
+}
+
+/**
+ * Issue 10's "done when", per driver: at 20 ms, from cold pools of 10, on the realistic mix,
+ * pipeflush-burst in sequence p50 <= 1.1 RTT and p95 <= 1.5; four at a time p50 <= 1.2 and p95 <= 2.0;
+ * and the report equals the socket count for every flush.
+ */
+export function checkIssue10Claims(report: BenchReport): Claim[] {
+  const claims: Claim[] = []
+  for (const driver of DRIVERS) {
+    const name = seriesId('pipeflush-burst', driver)
+    for (const [concurrency, p50, p95] of [
+      [1, 1.1, 1.5],
+      [4, 1.2, 2.0],
+    ] as const) {
+      const how = concurrency === 1 ? 'in sequence' : 'four at a time'
+      const row = burstRow(
+        report,
+        driver,
+        (r) =>
+          r.scenario === 'realistic' && r.latencyMs === REALISTIC_LATENCY && r.concurrency === concurrency,
+      )
+      for (const [which, limit] of [
+        ['p50', p50],
+        ['p95', p95],
+      ] as const) {
+        const text = `${name}, realistic mix ${how} at ${REALISTIC_LATENCY} ms from cold pools of ${REALISTIC_POOL}: ${which} <= ${limit} RTT`
+        const value = which === 'p50' ? row?.p50Rtt : row?.p95Rtt
+        if (!row || value === null || value === undefined) {
+          claims.push(notMeasured(text, `${name} realistic ${how} at ${REALISTIC_LATENCY} ms`))
+          continue
+        }
+        const ms_ = which === 'p50' ? row.medianMs : row.p95Ms
+        const pool = row.pool === REALISTIC_POOL ? '' : ` (pool of ${row.pool}, not ${REALISTIC_POOL})`
+        claims.push({
+          text,
+          ok: row.pool === REALISTIC_POOL ? value <= limit : null,
+          detail: `${num(value, 2)} RTT (${ms(ms_)} ms / RTT ${ms(row.rttMs)} ms, ${row.samples} flushes)${pool}`,
+        })
+      }
+    }
+    const { checked, mismatches } = reportCheck(report, driver)
+    const text = `${name}: report.roundTrips equals the socket count for every flush (fresh pools included)`
+    claims.push(
+      checked === 0
+        ? notMeasured(text, `no ${name} flush`)
+        : {
+            text,
+            ok: mismatches === 0,
+            detail: `${mismatches} of ${checked} flushes differ${mismatches > 0 ? ' !!!' : ''}`,
+          },
+    )
+  }
+  return claims
+}
+
+/**
+ * Issue 11's "done when", per driver: client CPU per flush <= 1.3x the raw driver sending the same
+ * statements pipelined (10 x 1 and 5 x 10); 50 concurrent units on a pool of 10 at 2 ms: flushes per
+ * second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert <= 2x COPY.
+ */
+export function checkIssue11Claims(report: BenchReport): Claim[] {
+  const claims: Claim[] = []
+  const other = (series: string, where: (r: ResultRow) => boolean) =>
+    report.results.find((r) => r.series === series && r.status === 'ok' && where(r))
+  for (const driver of DRIVERS) {
+    const name = seriesId('pipeflush-burst', driver)
+    for (const [tables, rows] of [
+      [10, 1],
+      [5, 10],
+    ] as const) {
+      const text = `${name}: client CPU per flush <= 1.3x raw-pipeline (${driver}), ${tables} tables x ${rows} ${rows === 1 ? 'row' : 'rows'}`
+      const at = (r: ResultRow) => r.scenario === 'cpu' && r.tables === tables && r.rowsPerTable === rows
+      const row = burstRow(report, driver, at)
+      const raw = other('raw-pipeline', (r) => r.driver === driver && at(r))
+      if (!row?.cpuVsRawPipeline || !raw)
+        claims.push(notMeasured(text, `${name} and raw-pipeline side by side`))
+      else
+        claims.push({
+          text,
+          ok: row.cpuVsRawPipeline <= 1.3,
+          detail: `${ms(row.cpuMs)} ms / ${ms(raw.cpuMs)} ms = ${ratio(row.cpuVsRawPipeline)}`,
+        })
+    }
+    const conc = burstRow(report, driver, (r) => r.scenario === 'concurrency')
+    for (const [series, factor] of [
+      ['pg-pipeline', 0.85],
+      ['raw-promise-all', 1.5],
+    ] as const) {
+      const text = `${name}: flushes/s >= ${factor}x ${series}, ${conc?.workers ?? 50} concurrent units on a pool of ${conc?.pool ?? 10} at ${conc?.latencyMs ?? 2} ms`
+      const base = other(series, (r) => r.scenario === 'concurrency')
+      if (!conc?.flushesPerSecond || !base?.flushesPerSecond)
+        claims.push(notMeasured(text, `${name} or ${series}`))
+      else {
+        const r = conc.flushesPerSecond / base.flushesPerSecond
+        claims.push({
+          text,
+          ok: r >= factor,
+          detail: `${num(conc.flushesPerSecond, 0)} / ${num(base.flushesPerSecond, 0)} flushes/s = ${ratio(r)}`,
+        })
+      }
+    }
+    const large = (r: ResultRow) => r.scenario === 'large' && r.rowsPerTable === 100_000
+    const big = burstRow(report, driver, large)
+    const copy = other('copy', large)
+    const text = `${name}: a 100,000-row insert flush <= 2x COPY of the same rows`
+    if (!big?.medianMs || !copy?.medianMs) claims.push(notMeasured(text, `${name} or copy at 100,000 rows`))
+    else {
+      const r = big.medianMs / copy.medianMs
+      claims.push({
+        text,
+        ok: r <= 2,
+        detail: `${ms(big.medianMs)} ms / ${ms(copy.medianMs)} ms = ${ratio(r)}`,
+      })
+    }
+  }
+  return claims
+}
+
+/** A loud line when some pipeflush report differed from the socket, else undefined. */
+export function mismatchBanner(report: BenchReport): string | undefined {
+  const { checked, mismatches } = reportCheck(report)
+  if (mismatches === 0) return undefined
+  return `!!! ${mismatches} of ${checked} pipeflush flush reports DIFFER from the round trips counted at the socket !!!`
+}
