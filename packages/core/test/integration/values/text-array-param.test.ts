@@ -96,7 +96,7 @@ describe('textArrayParam keeps one prepared statement per SQL text', () => {
 })
 
 describe('why (postgres.js 3.4.9 behaviour this module works around)', () => {
-  it('types a plain JS array parameter by its first element (trap 4)', async () => {
+  it('types a plain JS array parameter by its first element (why pipeflush sends text[] literals)', async () => {
     const { sql } = db.connect({ max: 1, proxied: false })
     const text = 'select $1::timestamptz[] as x'
     await sql.unsafe(text, [[null, new Date(0)]], { prepare: true })
