@@ -9,7 +9,7 @@ import { buildPlan, CPU_WORK, countSteps } from './matrix.ts'
 import { serverCpu } from './measure/cpu.ts'
 import { profileSeries } from './measure/profile.ts'
 import { gitCommit, machineInfo, packageVersion } from './meta.ts'
-import { type BenchOptions, parseOptions, USAGE } from './options.ts'
+import { type BenchOptions, parseOptions } from './options.ts'
 import { REALISTIC_SERIES } from './realistic/series.ts'
 import { writeCharts } from './report/chart.ts'
 import { renderConsoleSummary } from './report/console.ts'
@@ -21,6 +21,7 @@ import { type BenchReport, withRatios } from './results.ts'
 import { runPlan, timedOut } from './run.ts'
 import { selectSeries } from './series/index.ts'
 import { postgresJsSocket } from './series/postgres-js-client.ts'
+import { USAGE } from './usage.ts'
 
 async function main(argv: readonly string[]): Promise<number> {
   let options: BenchOptions

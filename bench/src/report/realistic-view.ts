@@ -28,7 +28,7 @@ function mismatchCell(r: ResultRow): string {
 export function realisticViews(report: BenchReport): View[] {
   const rows = report.results.filter((r) => r.scenario === 'realistic')
   const keys = [...new Set(rows.map((r) => `${r.latencyMs}/${r.concurrency}`))]
-  return keys.map((key) => {
+  return keys.map((key, index) => {
     const [latencyMs, concurrency] = key.split('/').map(Number) as [number, number]
     const cell = rows.filter((r) => r.latencyMs === latencyMs && r.concurrency === concurrency).sort(bySeries)
     const first = cell.find((r) => r.status === 'ok')
@@ -77,7 +77,10 @@ export function realisticViews(report: BenchReport): View[] {
             ]
           : [rowId(r), r.status, ...Array.from({ length: 14 }, () => '')],
       ),
-      note: `Each run: the shop reseeded, a fresh client (a cold pool), ${first?.samples && first.runs ? Math.round(first.samples / first.runs) : '?'} generated units of work (seeded PRNG: the same units for every library); each round's units read and change rows, then flush together. Wall time of the flush only, in RTTs of select 1. 1-RT flushes: those whose report says one round trip (no id fetch, no connection opened), to tell extra round trips from time spent otherwise. Socket RT: round trips at the socket while the flushes ran, per flush (in sequence exactly each flush's; four at a time the p95/max are per connection and round). Four at a time the reports are checked in sums per round, the round trips of opening connections apart; unclaimed openings: connections the pool opened meanwhile for a reservation another connection served first (no flush waited for them; counted in socket RT/flush).`,
+      note:
+        index < keys.length - 1
+          ? undefined
+          : `Each run: the shop reseeded, a fresh client (a cold pool), ${first?.samples && first.runs ? Math.round(first.samples / first.runs) : '?'} generated units of work (seeded PRNG: the same units for every library); each round's units read and change rows, then flush together. Wall time of the flush only, in RTTs of select 1. 1-RT flushes: those whose report says one round trip (no id fetch, no connection opened), to tell extra round trips from time spent otherwise. Socket RT: round trips at the socket while the flushes ran, per flush (in sequence exactly each flush's; four at a time the p95/max are per connection and round). Four at a time the reports are checked in sums per round, the round trips of opening connections apart; unclaimed openings: connections the pool opened meanwhile for a reservation another connection served first (no flush waited for them; counted in socket RT/flush).`,
       missing: missingLines(cell),
     }
   })

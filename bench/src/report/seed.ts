@@ -23,6 +23,7 @@ export function seedView(report: BenchReport): View | undefined {
       (r) =>
         r.scenario === 'matrix' &&
         r.series === series &&
+        r.driver === 'postgres.js' &&
         r.latencyMs === latencyMs &&
         r.tables === tables &&
         r.rowsPerTable === 1 &&
@@ -51,7 +52,7 @@ export function seedView(report: BenchReport): View | undefined {
       rows.push([
         `${latencyMs} ms`,
         String(statements),
-        'pipeflush-burst',
+        'pipeflush-burst (postgres.js)',
         '',
         ms(burst.meanMs),
         ms(burst.medianMs),
