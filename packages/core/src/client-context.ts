@@ -26,6 +26,18 @@ export interface ClientContext {
 
 const allocators = new WeakMap<Driver, IdAllocator>()
 
+/** The sequences feeding single-column primary keys. */
+function sequenceKeys(schema: SchemaModel): string[] {
+  const out: string[] = []
+  for (const table of schema.tables.values()) {
+    const [pk] = table.primaryKey
+    const sequence =
+      table.primaryKey.length === 1 && pk !== undefined ? table.columnsByName.get(pk)?.sequence : null
+    if (sequence) out.push(sequence)
+  }
+  return out
+}
+
 /**
  * Checks `options` (before any I/O), then reads what the client's entity managers share: the schema
  * (once per client and options, unless declared in code), the flush log table (checked), and for a
@@ -49,5 +61,8 @@ export async function connectClient(client: unknown, options: EntityManagerOptio
     allocators.set(driver, ids)
   }
   const named = prepare ?? (driver.pipelines ? !(await driver.detectPooler()) : false)
+  // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
+  // the first flushes fetch no ids. (A schema declared in code connects without any query.)
+  if (!options.schema) await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
   return { driver, schema, ids, named, flushLog }
 }

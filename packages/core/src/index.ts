@@ -43,4 +43,5 @@ export type {
 } from './schema/model.ts'
 export { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
 export type { Entity } from './track/entity-state.ts'
-export { decodeValue, encodeValue } from './values/index.ts'
+export { decodeValue } from './values/decode.ts'
+export { encodeValue } from './values/encode.ts'

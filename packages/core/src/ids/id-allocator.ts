@@ -7,12 +7,20 @@ import { quoteTextArrayLiteral } from '../values/index.ts'
  * @example
  * fetchIdsSql(['public.author_id_seq'], [50])
  */
-export function fetchIdsSql(sequences: readonly string[], counts: readonly number[]): string {
+export function fetchIdsSql(
+  sequences: readonly string[],
+  counts: readonly number[],
+  options: { readonly usableOnly?: boolean } = {},
+): string {
   for (const n of counts) {
     if (!Number.isSafeInteger(n) || n < 1)
       throw new RangeError(`id count must be a positive integer, got ${n}`)
   }
-  return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n), generate_series(1, s.n) as g(i) order by s.seq, g.i`
+  // A prefetch skips sequences the session may not use (a flush would fail there with the server's error).
+  const usable = options.usableOnly
+    ? " where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE')"
+    : ''
+  return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i)${usable} order by s.seq, g.i`
 }
 
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */
@@ -46,18 +54,48 @@ export class IdAllocator {
     return q ? q.ids.length - q.head : 0
   }
 
-  /** How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). */
+  /**
+   * How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). When
+   * some must, the same fetch also tops up every other sequence this pool served that is running low,
+   * so that fetches stay rare however the flushes alternate between tables.
+   */
   missing(need: ReadonlyMap<string, number>): Map<string, number> {
     const out = new Map<string, number>()
     for (const [seq, n] of need) {
       const short = n - this.available(seq)
-      if (short > 0) {
-        // Fetch what is short plus a block sized to recent demand, so the next flushes need no fetch.
-        const recent = Math.max(n, this.#lastNeed.get(seq) ?? 0)
-        out.set(seq, short + Math.max(this.#blockSize, Math.min(recent * 2, 10_000)))
-      }
+      // What is short plus a block sized to recent demand, so the next flushes need no fetch.
+      if (short > 0) out.set(seq, short + this.#block(seq, n))
+    }
+    if (out.size === 0) return out
+    for (const seq of this.#pool.keys()) {
+      if (out.has(seq)) continue
+      const recent = this.#lastNeed.get(seq) ?? 1
+      if (this.available(seq) < 2 * recent) out.set(seq, this.#block(seq, recent))
     }
     return out
+  }
+
+  /** Ids fetched beyond what is needed now: at least the block size, twice the recent demand. */
+  #block(seq: string, n: number): number {
+    const recent = Math.max(n, this.#lastNeed.get(seq) ?? 0)
+    return Math.max(this.#blockSize, Math.min(recent * 2, 10_000))
+  }
+
+  /**
+   * Fetches a block for each of `sequences` (those the session may use), so that the first flushes
+   * need no fetch: one query. Made when `EntityManager.connect` reads the schema.
+   */
+  async prefetch(query: IdQuery, sequences: readonly string[]): Promise<void> {
+    const wanted = sequences.filter((s) => this.available(s) === 0)
+    if (wanted.length === 0) return
+    await this.#add(
+      query,
+      fetchIdsSql(
+        wanted,
+        wanted.map(() => this.#blockSize),
+        { usableOnly: true },
+      ),
+    )
   }
 
   /**
@@ -68,12 +106,19 @@ export class IdAllocator {
   async fill(query: IdQuery, counts: ReadonlyMap<string, number>): Promise<number> {
     if (counts.size === 0) return 0
     const seqs = [...counts.keys()]
-    const rows = (await query(
+    await this.#add(
+      query,
       fetchIdsSql(
         seqs,
         seqs.map((s) => counts.get(s) ?? 0),
       ),
-    )) as readonly { seq: string; id: string }[]
+    )
+    return 1
+  }
+
+  /** Runs `text` (a {@link fetchIdsSql} query) and adds the ids it answers to the pool. */
+  async #add(query: IdQuery, text: string): Promise<void> {
+    const rows = (await query(text)) as readonly { seq: string; id: string }[]
     for (const row of rows) {
       let q = this.#pool.get(row.seq)
       if (!q) {
@@ -85,7 +130,6 @@ export class IdAllocator {
       }
       q.ids.push(row.id)
     }
-    return 1
   }
 
   /** Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first). */

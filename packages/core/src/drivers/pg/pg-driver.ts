@@ -203,9 +203,9 @@ class PgSession implements Session {
     })
     const stream = client.connection.stream
     // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
-    const metered = driver.meters.of(stream) ?? driver.meters.add(stream, driver.address)
+    const metered = driver.meters.of(stream) ?? driver.meters.add(stream, driver.address, false)
     this.#metered = metered
-    this.opened = metered.meter.createdAt >= started
+    this.opened = metered.fromStart && metered.meter.createdAt >= started
     this.#base = this.opened ? 0 : metered.meter.roundTrips
     this.#atClaim = metered.meter.roundTrips - this.#base
     this.#onError = (error) => this.#end(driver.toDriverError(error ?? new Error('client error')))

@@ -5,6 +5,8 @@ import { meterSocket, type SocketMeter } from './socket-meter.ts'
 export interface MeteredSocket {
   readonly socket: Duplex
   readonly meter: SocketMeter
+  /** The meter saw the connection from its first byte (else it was put on an open connection). */
+  readonly fromStart: boolean
 }
 
 /** Why the last connection attempt failed, and where. */
@@ -31,11 +33,11 @@ export class Meters {
   #ended = 0
   #lastFailure: ConnectFailure | undefined
 
-  /** Meters `socket` (once) and returns it. */
-  add(socket: Duplex, address: string): MeteredSocket {
+  /** Meters `socket` (once) and returns it; `fromStart` when no byte went through it yet. */
+  add(socket: Duplex, address: string, fromStart = true): MeteredSocket {
     const known = this.#bySocket.get(socket)
     if (known) return known
-    const metered: MeteredSocket = { socket, meter: meterSocket(socket) }
+    const metered: MeteredSocket = { socket, meter: meterSocket(socket), fromStart }
     this.#bySocket.set(socket, metered)
     this.#open.add(metered)
     metered.meter.onReady(() => {

@@ -59,7 +59,9 @@ export async function makeUnit(em: EntityManager, direct: postgres.Sql, o: UnitO
   const id = () => (o.sequenceIds ? {} : { id: nextId++ })
   let rows = 0
   let firstItem: Entity | undefined
-  for (let n = 0; n < 3; n++, rows++) {
+  // With sequence ids, more items than the id pool holds after connecting: the flush fetches ids.
+  const items = o.sequenceIds ? 300 : 3
+  for (let n = 0; n < items; n++, rows++) {
     const item = em.create('item', { ...id(), batch: tag, n })
     firstItem ??= item
   }

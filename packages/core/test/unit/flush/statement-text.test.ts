@@ -35,9 +35,14 @@ describe('simpleBatch', () => {
 
 describe('inlineParams', () => {
   test('replaces $n outside quotes and identifiers; null is NULL; backslashes need an escape string', () => {
-    expect(inlineParams(`select $1::text, '$1', "$1", $2::text, $10::text`, ['a', null, ...Array(7).fill('x'), 'j'])).toBe(
-      `select 'a'::text, '$1', "$1", null::text, 'j'::text`,
-    )
+    expect(
+      inlineParams(`select $1::text, '$1', "$1", $2::text, $10::text`, [
+        'a',
+        null,
+        ...Array(7).fill('x'),
+        'j',
+      ]),
+    ).toBe(`select 'a'::text, '$1', "$1", null::text, 'j'::text`)
     expect(inlineParams('select $1::text', ['a\\b'])).toBe(`select E'a\\\\b'::text`)
     expect(() => inlineParams('select $2::text', ['a'])).toThrowError(RangeError)
   })
@@ -66,7 +71,7 @@ describe('statementAt', () => {
 })
 
 describe('statementName', () => {
-  test('one name per text, stable, within PostgreSQL\'s 63 bytes', () => {
+  test("one name per text, stable, within PostgreSQL's 63 bytes", () => {
     const n = statementName(a.sql)
     expect(n).toBe(statementName(a.sql))
     expect(n).not.toBe(statementName(b.sql))

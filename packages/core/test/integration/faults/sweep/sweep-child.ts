@@ -229,7 +229,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
       if (settled.ok && !committed) problems.push('the flush succeeded but the database does not hold it')
       if (!settled.ok) {
         if (settled.code === 'COMMIT_OUTCOME_UNKNOWN') {
-          const said = await root.wasCommitted(settled.flushId!)
+          const said = await checker(root).wasCommitted(settled.flushId!)
           // The check fences a late COMMIT: from now on the database must agree with its answer.
           state = await stateOf(unit.tag, unit.caseNo, unit.counterBefore)
           if (said !== (state === 'all'))
@@ -365,7 +365,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     for (;;) {
       const retry = await settle(unit.em.flush())
       if (retry.ok) return undefined
-      if (retry.code === 'COMMIT_OUTCOME_UNKNOWN' && (await unit.root.wasCommitted(retry.flushId!)))
+      if (retry.code === 'COMMIT_OUTCOME_UNKNOWN' && (await checker(unit.root).wasCommitted(retry.flushId!)))
         return undefined
       const again = retry.code === 'COMMIT_OUTCOME_UNKNOWN' || isRetryable(retry.code)
       if (!again || performance.now() > until) return `${retry.code} ${retry.message}`
@@ -399,6 +399,11 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
       await remove()
     }
   }
+}
+
+/** The flush log as a caller asks it after a fault: with time to answer (not the flushes' short timeout). */
+function checker(root: EntityManager): EntityManager {
+  return root.fork({ flushTimeoutMs: SETUP_TIMEOUT_MS })
 }
 
 /** How a read settled: its answer right or not, or its error's code. */
