@@ -1,4 +1,3 @@
-import { v7 as uuidv7 } from 'uuid'
 import { type ClientContext, connectClient } from './client-context.ts'
 import { errors, PipeflushError } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
@@ -7,16 +6,16 @@ import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import { redactError } from './flush/redact.ts'
 import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
-import type { FlushPlan, UpsertSpec } from './plan/types.ts'
+import type { FlushPlan } from './plan/types.ts'
 import { readRows } from './read/read-rows.ts'
 import { resolveWhere } from './read/resolve-where.ts'
 import type { ReadContext } from './read/run-read.ts'
 import type { Where } from './read/select-sql.ts'
-import { columnOf, writableColumn, writableTable } from './schema/checks.ts'
-import type { SchemaModel, TableModel } from './schema/model.ts'
+import { writableTable } from './schema/checks.ts'
+import type { SchemaModel } from './schema/model.ts'
 import type { Entity } from './track/entity-state.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
-import { emptyRow } from './track/row.ts'
+import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
 
 /** The options an entity manager flushes with, besides what its client shares. */
@@ -131,13 +130,7 @@ export class EntityManager {
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
     const model = writableTable(this.#client.schema, table)
-    const row = writableRow(model, values)
-    const [pk] = model.primaryKey
-    if (model.primaryKey.length === 1 && pk !== undefined && (row[pk] === undefined || row[pk] === null)) {
-      if (model.columnsByName.get(pk)?.type === 'uuid') row[pk] = uuidv7()
-    }
-    const version = model.versionColumn
-    if (version && (row[version] === undefined || row[version] === null)) row[version] = 1
+    const row = newRow(model, values)
     return this.#uow.add(model, row, 'new').entity
   }
 
@@ -201,16 +194,7 @@ export class EntityManager {
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
     const model = writableTable(this.#client.schema, table)
-    const values = emptyRow()
-    for (const c of model.columns) {
-      if (!(c.name in row)) {
-        throw new PipeflushError('INVALID_VALUE', `merge(${model.key}): the row lacks column "${c.name}".`, {
-          table: model.key,
-          column: c.name,
-        })
-      }
-      values[c.name] = row[c.name]
-    }
+    const values = mergedRow(model, row)
     return this.#uow.add(model, values, 'managed').entity
   }
 
@@ -229,18 +213,7 @@ export class EntityManager {
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): void {
     const model = writableTable(this.#client.schema, table)
-    const row = writableRow(model, values)
-    if (!Array.isArray(options?.conflict) || options.conflict.length === 0) {
-      throw errors.invalidConfig(`upsert(${model.key}): name the conflict columns.`, { table: model.key })
-    }
-    for (const name of [...options.conflict, ...(options.update ?? [])]) columnOf(model, name)
-    const update =
-      options.update ??
-      Object.keys(row).filter(
-        (c) => !options.conflict.includes(c) && !model.primaryKey.includes(c) && c !== model.versionColumn,
-      )
-    if (model.versionColumn && row[model.versionColumn] === undefined) row[model.versionColumn] = 1
-    const spec: UpsertSpec = { conflict: [...options.conflict], update: [...update] }
+    const { row, spec } = upsertOf(model, values, options)
     this.#uow.upsert(model, row, spec)
   }
 
@@ -319,23 +292,4 @@ export class EntityManager {
   tableOf(entity: Entity): string {
     return this.#uow.own(entity).table.key
   }
-}
-
-/** A copy of `values` whose every column exists and may be written by an insert. */
-function writableRow(model: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  if (typeof values !== 'object' || values === null) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${model.key}: the values must be an object, not ${String(values)}.`,
-      {
-        table: model.key,
-      },
-    )
-  }
-  const row = emptyRow()
-  for (const name of Object.keys(values)) {
-    writableColumn(model, name, 'insert')
-    row[name] = values[name]
-  }
-  return row
 }

@@ -1,4 +1,3 @@
-import type postgres from 'postgres'
 import { PipeflushError } from '../errors.ts'
 import { arrayLiteral } from './array-literal.ts'
 import { textProblem } from './text.ts'
@@ -6,9 +5,12 @@ import { textProblem } from './text.ts'
 /** The OID of `text[]`. */
 export const TEXT_ARRAY_OID = 1009
 
-/** The part of a postgres.js `sql` (client, reserved connection or transaction) used to type a parameter. */
-export interface TypedParameterFactory {
-  typed<T>(value: T, oid: number): postgres.Parameter<T>
+/**
+ * What types a parameter explicitly, e.g. a postgres.js `sql` (client, reserved connection or
+ * transaction), whose `typed(value, oid)` gives a parameter of that type.
+ */
+export interface TypedParameterFactory<P = unknown> {
+  typed(value: string, oid: number): P
 }
 
 /**
@@ -28,14 +30,11 @@ export interface TypedParameterFactory {
  * )
  */
 export function textArrayParam(elements: readonly (string | null)[]): string
-export function textArrayParam(
+export function textArrayParam<P>(elements: readonly (string | null)[], sql: TypedParameterFactory<P>): P
+export function textArrayParam<P>(
   elements: readonly (string | null)[],
-  sql: TypedParameterFactory,
-): postgres.Parameter<string>
-export function textArrayParam(
-  elements: readonly (string | null)[],
-  sql?: TypedParameterFactory,
-): string | postgres.Parameter<string> {
+  sql?: TypedParameterFactory<P>,
+): string | P {
   const literal = arrayLiteral(elements)
   const why = textProblem(literal)
   if (why !== undefined) throw new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)
