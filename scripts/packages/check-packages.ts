@@ -58,6 +58,9 @@ try {
       console.log(`attw --profile esm-only ${p.manifest.name}: problems\n${(e as Error).message}`)
     }
   }
+} catch (e) {
+  failures++
+  console.log(`could not pack the packages: ${(e as Error).message}`)
 } finally {
   await rm(dir, { recursive: true, force: true })
 }
