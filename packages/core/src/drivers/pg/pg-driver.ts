@@ -1,12 +1,5 @@
 import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import {
-  isConnectionCode,
-  isSessionEndingState,
-  messageOf,
-  serverSqlState,
-  stringField,
-} from '../connection-errors.ts'
 import type {
   Driver,
   DriverError,
@@ -18,6 +11,8 @@ import type {
   SimpleResult,
   StatementResult,
 } from '../driver.ts'
+import { closedError, toDriverError } from '../driver-errors.ts'
+import { SessionLifecycle } from '../session-lifecycle.ts'
 import { type MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
 
@@ -35,6 +30,9 @@ export function isPgPool(client: unknown): client is PgPool {
     typeof c.totalCount === 'number'
   )
 }
+
+/** node-postgres's names of the server's error fields (`lib/` DatabaseError). */
+const PG_FIELDS = { constraint: 'constraint', table: 'table', column: 'column' } as const
 
 /** Messages node-postgres gives errors of a connection that is gone or could not be made. */
 const CONNECTION_MESSAGES =
@@ -153,32 +151,12 @@ export class PgDriver implements Driver {
   }
 
   toDriverError(error: unknown): DriverError {
-    if (isDriverError(error)) return error
-    const code = stringField(error, 'code')
-    const sqlState = serverSqlState(error)
-    const message = messageOf(error)
-    if (sqlState !== undefined) {
-      const position = Number(stringField(error, 'position'))
-      return {
-        kind: isSessionEndingState(sqlState) ? 'connection' : 'server',
-        message,
-        sqlState,
-        constraint: stringField(error, 'constraint'),
-        table: stringField(error, 'table'),
-        column: stringField(error, 'column'),
-        detail: stringField(error, 'detail'),
-        position: Number.isFinite(position) && position > 0 ? position : undefined,
-        cause: error,
-      }
-    }
-    const connection = isConnectionCode(code) || CONNECTION_MESSAGES.test(message)
-    return { kind: connection ? 'connection' : 'client', message, code, cause: error }
+    return toDriverError(error, PG_FIELDS, (_, message) => CONNECTION_MESSAGES.test(message))
   }
 }
 
 /** A client checked out of the pool, as a {@link Session}. */
 class PgSession implements Session {
-  readonly ended: Promise<DriverError>
   readonly opened: boolean
   pipeline?: (statements: readonly PipelinedStatement[]) => Promise<PromiseSettledResult<StatementResult>[]>
   readonly #driver: PgDriver
@@ -186,20 +164,21 @@ class PgSession implements Session {
   readonly #metered: MeteredSocket
   readonly #base: number
   readonly #atClaim: number
-  readonly #onError: (error?: unknown) => void
-  readonly #onEnd: () => void
-  #endedCause: DriverError | undefined
-  #resolveEnded: (cause: DriverError) => void = () => {}
-  #inFlight = 0
-  #terminated = false
-  #releaseWanted = false
-  #released = false
+  readonly #life: SessionLifecycle
+  readonly #toError: (e: unknown) => DriverError
 
   constructor(driver: PgDriver, client: PgPoolClient, started: number) {
     this.#driver = driver
     this.#client = client
-    this.ended = new Promise((resolve) => {
-      this.#resolveEnded = resolve
+    this.#toError = (e) => driver.toDriverError(e)
+    const onError = (error?: unknown) =>
+      this.#life.end(driver.toDriverError(error ?? new Error('client error')))
+    const onEnd = () => this.#life.end(closedError(driver.address, 'the connection ended'))
+    this.#life = new SessionLifecycle((broken) => {
+      // With an error the pool closes the client and drops it (a dead or terminated connection).
+      client.release(broken ? new Error(this.#life.cause?.message ?? 'terminated') : undefined)
+      client.off('error', onError)
+      client.off('end', onEnd)
     })
     const stream = client.connection.stream
     // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
@@ -208,26 +187,26 @@ class PgSession implements Session {
     this.opened = metered.fromStart && metered.meter.createdAt >= started
     this.#base = this.opened ? 0 : metered.meter.roundTrips
     this.#atClaim = metered.meter.roundTrips - this.#base
-    this.#onError = (error) => this.#end(driver.toDriverError(error ?? new Error('client error')))
-    this.#onEnd = () => this.#end(closed(driver.address, 'the connection ended'))
-    client.on('error', this.#onError) // while checked out, nobody else listens: an 'error' would be thrown
-    client.on('end', this.#onEnd)
+    client.on('error', onError) // while checked out, nobody else listens: an 'error' would be thrown
+    client.on('end', onEnd)
     metered.meter.onClose(() => {
       const e = metered.meter.closeError
-      this.#end(closed(driver.address, e ? e.message : 'the socket closed', e))
+      this.#life.end(closedError(driver.address, e ? e.message : 'the socket closed', e))
     })
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
+  get ended(): Promise<DriverError> {
+    return this.#life.ended
+  }
+
   isEnded(): boolean {
-    return this.#endedCause !== undefined
+    return this.#life.cause !== undefined
   }
 
   simple(text: string): Promise<SimpleResult> {
-    if (this.#endedCause !== undefined || this.#terminated) {
-      return Promise.reject(this.#endedCause ?? closed(this.#driver.address, 'terminated'))
-    }
-    return this.#track(this.#client.query(text)).then((result) => {
+    if (this.#life.unusable) return Promise.reject(this.#gone())
+    return this.#life.track(this.#client.query(text), this.#toError).then((result) => {
       const list = Array.isArray(result) ? result : [result]
       return {
         lastCommand: list[list.length - 1]?.command ?? '',
@@ -237,20 +216,23 @@ class PgSession implements Session {
   }
 
   #pipeline(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]> {
-    if (this.#endedCause !== undefined || this.#terminated) {
-      const reason = this.#endedCause ?? closed(this.#driver.address, 'terminated')
+    if (this.#life.unusable) {
+      const reason = this.#gone()
       return Promise.resolve(statements.map(() => ({ status: 'rejected', reason })))
     }
     // Each query is written as soon as it is queued (pipeline mode): all of them before any answer.
     const answers = statements.map((s) =>
-      this.#track(
-        this.#client.query(
-          s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params },
-        ),
-      ).then((r): StatementResult => {
-        const result = Array.isArray(r) ? r[r.length - 1] : r
-        return { command: result?.command ?? '', rows: result?.rows ?? [] }
-      }),
+      this.#life
+        .track(
+          this.#client.query(
+            s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params },
+          ),
+          this.#toError,
+        )
+        .then((r): StatementResult => {
+          const result = Array.isArray(r) ? r[r.length - 1] : r
+          return { command: result?.command ?? '', rows: result?.rows ?? [] }
+        }),
     )
     return Promise.allSettled(answers)
   }
@@ -264,68 +246,18 @@ class PgSession implements Session {
   }
 
   terminate(): void {
-    if (this.#terminated) return
-    this.#terminated = true
+    if (this.#life.terminated) return
     this.#client.connection.stream.destroy()
-    this.#end(closed(this.#driver.address, 'terminated by pipeflush'))
+    this.#life.terminate(closedError(this.#driver.address, 'terminated by pipeflush'))
   }
 
   release(): void {
-    this.#releaseWanted = true
-    this.#releaseIfIdle()
+    this.#life.release()
   }
 
-  /** Counts `p` in flight; rejections become {@link DriverError}s. */
-  #track<T>(p: Promise<T>): Promise<T> {
-    this.#inFlight++
-    return p.then(
-      (value) => {
-        this.#settled()
-        return value
-      },
-      (error: unknown) => {
-        this.#settled()
-        throw this.#driver.toDriverError(error)
-      },
-    )
+  #gone(): DriverError {
+    return this.#life.cause ?? closedError(this.#driver.address, 'terminated')
   }
-
-  #settled(): void {
-    this.#inFlight--
-    this.#releaseIfIdle()
-  }
-
-  #releaseIfIdle(): void {
-    if (!this.#releaseWanted || this.#released) return
-    const broken = this.#endedCause !== undefined || this.#terminated
-    if (this.#inFlight > 0 && !broken) return
-    this.#released = true
-    // With an error the pool closes the client and drops it (a dead or terminated connection).
-    this.#client.release(broken ? new Error(this.#endedCause?.message ?? 'terminated') : undefined)
-    this.#client.off('error', this.#onError)
-    this.#client.off('end', this.#onEnd)
-  }
-
-  #end(cause: DriverError): void {
-    if (this.#endedCause !== undefined) return
-    this.#endedCause = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' }
-    this.#resolveEnded(this.#endedCause)
-    this.#releaseIfIdle()
-  }
-}
-
-function closed(address: string, reason: string, cause?: unknown): DriverError {
-  return {
-    kind: 'connection',
-    code: 'CONNECTION_CLOSED',
-    message: `the connection to ${address} ended: ${reason}`,
-    cause: cause ?? new Error(reason),
-  }
-}
-
-function isDriverError(e: unknown): e is DriverError {
-  const k = (e as DriverError | null)?.kind
-  return (k === 'connection' || k === 'server' || k === 'client') && 'cause' in (e as object)
 }
 
 /** `host:port` of the pool's server, from its options or connection string (never credentials). */

@@ -1,13 +1,8 @@
 import type { Socket } from 'node:net'
-import {
-  isConnectionCode,
-  isSessionEndingState,
-  messageOf,
-  serverSqlState,
-  stringField,
-} from '../connection-errors.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleResult } from '../driver.ts'
+import { closedError, deadlineError, toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
+import { SessionLifecycle } from '../session-lifecycle.ts'
 import { type MeteredSocket, Meters } from '../socket/meters.ts'
 import { cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
@@ -18,6 +13,13 @@ import type {
   PostgresJsSql,
 } from './client-types.ts'
 import { socketFactory } from './socket-factory.ts'
+
+/** postgres.js's names of the server's error fields (`connection.js` `errorFields`). */
+const POSTGRES_JS_FIELDS = {
+  constraint: 'constraint_name',
+  table: 'table_name',
+  column: 'column_name',
+} as const
 
 /** Is `client` a postgres.js `sql` function (told by shape: pipeflush does not import the driver)? */
 export function isPostgresJs(client: unknown): client is PostgresJsSql {
@@ -185,135 +187,90 @@ export class PostgresJsDriver implements Driver {
   }
 
   toDriverError(error: unknown): DriverError {
-    if (isDriverError(error)) return error
-    const code = stringField(error, 'code')
-    const sqlState = serverSqlState(error)
-    const message = messageOf(error)
-    if (sqlState !== undefined) {
-      const position = Number(stringField(error, 'position'))
-      return {
-        kind: isSessionEndingState(sqlState) ? 'connection' : 'server',
-        message,
-        sqlState,
-        constraint: stringField(error, 'constraint_name'),
-        table: stringField(error, 'table_name'),
-        column: stringField(error, 'column_name'),
-        detail: stringField(error, 'detail'),
-        position: Number.isFinite(position) && position > 0 ? position : undefined,
-        cause: error,
-      }
-    }
     // postgres.js writes to a socket it already dropped as a TypeError (`socket.write` of null).
-    const deadSocket = error instanceof TypeError && /null \(reading 'write'\)/.test(message)
-    return {
-      kind: isConnectionCode(code) || deadSocket ? 'connection' : 'client',
-      message,
-      code,
-      cause: error,
-    }
+    return toDriverError(
+      error,
+      POSTGRES_JS_FIELDS,
+      (_, message) => error instanceof TypeError && /null \(reading 'write'\)/.test(message),
+    )
   }
 }
 
 /** A reserved postgres.js connection, as a {@link Session}. */
 class PostgresJsSession implements Session {
-  readonly ended: Promise<DriverError>
   readonly #driver: PostgresJsDriver
   readonly #reserved: PostgresJsReserved
   readonly #started: number
   /** Round trips of every open socket when the reservation was answered. */
   readonly #counts: Map<MeteredSocket, number>
+  readonly #life: SessionLifecycle
   #metered: MeteredSocket | undefined
   #connection: PostgresJsConnection | undefined
   #onclose: ((error: unknown) => void) | undefined
   #first: PostgresJsQuery | undefined
-  #endedCause: DriverError | undefined
-  #resolveEnded: (cause: DriverError) => void = () => {}
-  #inFlight = 0
-  #terminated = false
-  #releaseWanted = false
-  #released = false
 
   constructor(driver: PostgresJsDriver, reserved: PostgresJsReserved, started: number) {
     this.#driver = driver
     this.#reserved = reserved
     this.#started = started
     this.#counts = driver.meters.counts()
-    this.ended = new Promise((resolve) => {
-      this.#resolveEnded = resolve
+    this.#life = new SessionLifecycle((broken) => {
+      const c = this.#connection
+      if (c && c.onclose === this.#onclose) c.onclose = null
+      // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
+      // it would put a dead connection among the open ones.
+      if (!broken) reserved.release()
     })
+  }
+
+  get ended(): Promise<DriverError> {
+    return this.#life.ended
   }
 
   get opened(): boolean {
     const m = this.#identify()
-    return m !== undefined && m.meter.createdAt >= this.#started
+    return m !== undefined && m.fromStart && m.meter.createdAt >= this.#started
   }
 
   isEnded(): boolean {
     this.#identify()
-    return this.#endedCause !== undefined
+    return this.#life.cause !== undefined
   }
 
   simple(text: string): Promise<SimpleResult> {
-    if (this.isEnded() || this.#terminated) {
-      return Promise.reject(this.#endedCause ?? closedError(this.#driver.address, 'terminated'))
+    if (this.isEnded() || this.#life.terminated) {
+      return Promise.reject(this.#life.cause ?? closedError(this.#driver.address, 'terminated'))
     }
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
     this.#first ??= q
-    this.#inFlight++
     // The query is written one microtask later; by the next macrotask its connection is known.
     setImmediate(() => this.#identify())
-    return q.then(
-      (result) => {
-        this.#settled()
-        return simpleResult(result)
-      },
-      (error: unknown) => {
-        this.#settled()
-        throw this.#driver.toDriverError(error)
-      },
-    )
+    return this.#life.track(Promise.resolve(q), (e) => this.#driver.toDriverError(e)).then(simpleResult)
   }
 
   roundTrips(): number | undefined {
     const m = this.#identify()
     if (m === undefined) return undefined
-    const base = m.meter.createdAt >= this.#started ? 0 : (this.#counts.get(m) ?? m.meter.roundTrips)
+    const base = this.opened ? 0 : (this.#counts.get(m) ?? m.meter.roundTrips)
     return m.meter.roundTrips - base
   }
 
   connectRoundTrips(): number | undefined {
     const m = this.#identify()
     if (m === undefined) return undefined
-    return m.meter.createdAt >= this.#started ? (this.#counts.get(m) ?? 0) : 0
+    return this.opened ? (this.#counts.get(m) ?? 0) : 0
   }
 
   terminate(): void {
-    if (this.#terminated) return
-    this.#terminated = true
+    if (this.#life.terminated) return
     const m = this.#identify()
     if (m !== undefined) m.socket.destroy()
     else this.#connection?.terminate()
-    this.#end(closedError(this.#driver.address, 'terminated by pipeflush'))
+    this.#life.terminate(closedError(this.#driver.address, 'terminated by pipeflush'))
   }
 
   release(): void {
-    this.#releaseWanted = true
-    this.#releaseIfIdle()
-  }
-
-  #settled(): void {
-    this.#inFlight--
-    this.#releaseIfIdle()
-  }
-
-  #releaseIfIdle(): void {
-    if (!this.#releaseWanted || this.#released || this.#inFlight > 0) return
-    this.#released = true
-    const c = this.#connection
-    if (c && c.onclose === this.#onclose) c.onclose = null
-    // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing it
-    // would put a dead connection among the open ones.
-    if (this.#endedCause === undefined && !this.#terminated) this.#reserved.release()
+    this.#life.release()
   }
 
   /** The metered socket of this connection, once its first query ran (found by its cancel key). */
@@ -326,7 +283,7 @@ class PostgresJsSession implements Session {
     this.#metered = m
     m.meter.onClose(() => {
       const e = m.meter.closeError
-      this.#end(closedError(this.#driver.address, e ? e.message : 'the socket closed', e))
+      this.#life.end(closedError(this.#driver.address, e ? e.message : 'the socket closed', e))
     })
     return m
   }
@@ -335,36 +292,11 @@ class PostgresJsSession implements Session {
   #learn(c: PostgresJsConnection): true {
     if (this.#connection === undefined) {
       this.#connection = c
-      this.#onclose = (error) => this.#end(this.#driver.toDriverError(error))
+      this.#onclose = (error) => this.#life.end(this.#driver.toDriverError(error))
       c.onclose = this.#onclose
     }
     return true // a falsy result would make postgres.js stop pipelining on this connection
   }
-
-  #end(cause: DriverError): void {
-    if (this.#endedCause !== undefined) return
-    this.#endedCause = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' }
-    this.#resolveEnded(this.#endedCause)
-  }
-}
-
-function isDriverError(e: unknown): e is DriverError {
-  const k = (e as DriverError | null)?.kind
-  return (k === 'connection' || k === 'server' || k === 'client') && 'cause' in (e as object)
-}
-
-function closedError(address: string, reason: string, cause?: unknown): DriverError {
-  return {
-    kind: 'connection',
-    code: 'CONNECTION_CLOSED',
-    message: `the connection to ${address} ended: ${reason}`,
-    cause: cause ?? new Error(reason),
-  }
-}
-
-function deadlineError(address: string): DriverError {
-  const message = `no connection to ${address} was free before the deadline`
-  return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
 }
 
 /** The rows of the last statement of a (possibly multi-statement) simple query's result. */

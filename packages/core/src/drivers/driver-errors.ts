@@ -1,0 +1,133 @@
+import type { DriverError } from './driver.ts'
+
+/**
+ * Error codes that say a connection is gone or was never made, as postgres.js, node-postgres and Node
+ * report them.
+ */
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOTCONN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+])
+
+/** Is `code` a connection failure code (see {@link CONNECTION_CODES})? */
+export function isConnectionCode(code: unknown): boolean {
+  return typeof code === 'string' && CONNECTION_CODES.has(code)
+}
+
+/**
+ * SQLSTATEs after which the server ends the session: connection exceptions (class 08), shutdowns and
+ * session timeouts (57P01-57P05), idle-in-transaction timeout (25P03).
+ */
+export function isSessionEndingState(sqlState: string): boolean {
+  return sqlState.startsWith('08') || /^57P0[1-5]$/.test(sqlState) || sqlState === '25P03'
+}
+
+/**
+ * The SQLSTATE of an error the server sent, or undefined for anything else. Both drivers copy the
+ * server's fields onto the error: a `severity` and a five-character `code` (Node's own codes, such
+ * as `EPIPE`, can look like one, but come without a severity).
+ */
+export function serverSqlState(error: unknown): string | undefined {
+  const code = stringField(error, 'code')
+  const severity = stringField(error, 'severity') ?? stringField(error, 'severity_local')
+  return severity !== undefined && code !== undefined && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+}
+
+/** A string field of an error object, or undefined. */
+export function stringField(error: unknown, name: string): string | undefined {
+  const value = (error as Record<string, unknown> | null | undefined)?.[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message
+  const message = stringField(error, 'message')
+  return message ?? String(error)
+}
+
+/** The names a driver gives the server's error fields (postgres.js: `constraint_name`, pg: `constraint`). */
+export interface ServerErrorFields {
+  readonly constraint: string
+  readonly table: string
+  readonly column: string
+}
+
+/**
+ * A driver's error in pipeflush's shape: a server error (its SQLSTATE and fields, `connection` when
+ * the server ends the session), a connection error (`isConnection` tells the driver's own), or a
+ * client error (the driver refused before sending).
+ *
+ * @example
+ * toDriverError(e, { constraint: 'constraint', table: 'table', column: 'column' }, () => false)
+ */
+export function toDriverError(
+  error: unknown,
+  fields: ServerErrorFields,
+  isConnection: (code: string | undefined, message: string) => boolean,
+): DriverError {
+  if (isDriverError(error)) return error
+  const code = stringField(error, 'code')
+  const sqlState = serverSqlState(error)
+  const message = messageOf(error)
+  if (sqlState !== undefined) {
+    const position = Number(stringField(error, 'position'))
+    return {
+      kind: isSessionEndingState(sqlState) ? 'connection' : 'server',
+      message,
+      sqlState,
+      constraint: stringField(error, fields.constraint),
+      table: stringField(error, fields.table),
+      column: stringField(error, fields.column),
+      detail: stringField(error, 'detail'),
+      position: Number.isFinite(position) && position > 0 ? position : undefined,
+      cause: error,
+    }
+  }
+  const connection = isConnectionCode(code) || isConnection(code, message)
+  return { kind: connection ? 'connection' : 'client', message, code, cause: error }
+}
+
+/** Is `e` already a {@link DriverError}? */
+export function isDriverError(e: unknown): e is DriverError {
+  const k = (e as DriverError | null)?.kind
+  return (k === 'connection' || k === 'server' || k === 'client') && 'cause' in (e as object)
+}
+
+/** The connection to `address` ended, for `reason`. */
+export function closedError(address: string, reason: string, cause?: unknown): DriverError {
+  return {
+    kind: 'connection',
+    code: 'CONNECTION_CLOSED',
+    message: `the connection to ${address} ended: ${reason}`,
+    cause: cause ?? new Error(reason),
+  }
+}
+
+/** No connection was free before a reservation's deadline (code `DEADLINE`). */
+export function deadlineError(address: string): DriverError {
+  const message = `no connection to ${address} was free before the deadline`
+  return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
+}
