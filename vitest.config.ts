@@ -1,17 +1,17 @@
 import { defineConfig } from 'vitest/config'
 
-// Workspace packages are resolved to their TypeScript sources through the `source` export condition,
+// Workspace packages are resolved to their TypeScript sources through the `@pipeflush/source` export condition (named so that no other tool picks it),
 // so tests, benches and examples run without a build step.
-const resolve = { conditions: ['source'] }
+const resolve = { conditions: ['@pipeflush/source'] }
 
 export default defineConfig({
   resolve,
-  ssr: { resolve: { conditions: ['source'] } },
+  ssr: { resolve: { conditions: ['@pipeflush/source'] } },
   test: {
     projects: [
       {
         resolve,
-        ssr: { resolve: { conditions: ['source'] } },
+        ssr: { resolve: { conditions: ['@pipeflush/source'] } },
         test: {
           name: 'unit',
           benchmark: { include: [] },
@@ -25,7 +25,7 @@ export default defineConfig({
       },
       {
         resolve,
-        ssr: { resolve: { conditions: ['source'] } },
+        ssr: { resolve: { conditions: ['@pipeflush/source'] } },
         test: {
           name: 'integration',
           // `vitest bench` runs a "(bench)" copy of this project: its global setup gives the benches a database.
@@ -34,6 +34,7 @@ export default defineConfig({
             'packages/*/test/integration/**/*.test.ts',
             'examples/*/test/**/*.test.ts',
             'bench/**/*.test.ts',
+            '.tmp/**/*.test.ts',
           ],
           exclude: ['**/test/unit/**', '**/node_modules/**'],
           environment: 'node',

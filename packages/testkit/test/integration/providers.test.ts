@@ -129,7 +129,7 @@ describe('cleanup', () => {
   test('Ctrl-C stops everything the test kit started: nothing is left listening', async () => {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', join(import.meta.dirname, '../fixtures/start-and-wait.ts')],
+      ['--conditions=@pipeflush/source', join(import.meta.dirname, '../fixtures/start-and-wait.ts')],
       {
         env: { ...savedEnv, DATABASE_URL: '', TOXIPROXY_URL: '' },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -35,7 +35,7 @@ export function runChild(
   }
   const started = performance.now()
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=source', CHILD, JSON.stringify(full)], {
+    const child = spawn(process.execPath, ['--conditions=@pipeflush/source', CHILD, JSON.stringify(full)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_OPTIONS: '' },
     })
