@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest'
+import { assignIds, idNeed, provisionalIds, sequenceToFill } from '../../../src/ids/assign-ids.ts'
+import { IdAllocator } from '../../../src/ids/id-allocator.ts'
+import { BOOK_1, table, tracked } from '../track/fixtures.ts'
+import { FakeSequences } from './fake-sequences.ts'
+
+const AUTHOR_SEQ = '"public"."author_id_seq"'
+const TAG_SEQ = '"public"."tag_id_seq"'
+const COUNTER_SEQ = '"public"."counter_id_seq"'
+const SMALL_SEQ = '"public"."small_id_seq"'
+
+function fresh(key: string, values: Record<string, unknown> = {}) {
+  return tracked(table(key), values, 'new').state
+}
+
+/** An allocator holding `counts` ids per sequence (1, 2, ... each; names are not parsed here). */
+async function poolOf(counts: Readonly<Record<string, number>>): Promise<IdAllocator> {
+  const ids = new IdAllocator({ blockSize: 1 })
+  await ids.fill(
+    async () => {
+      const rows: { seq: string; id: string }[] = []
+      for (const [seq, n] of Object.entries(counts))
+        for (let i = 1; i <= n; i++) rows.push({ seq, id: String(i) })
+      return rows
+    },
+    new Map(Object.entries(counts)),
+  )
+  return ids
+}
+
+describe('sequenceToFill', () => {
+  it("is the key column's sequence for a new row without a key", () => {
+    expect(sequenceToFill(fresh('author', { name: 'Ada' }))).toBe(AUTHOR_SEQ)
+    expect(sequenceToFill(fresh('author', { id: null }))).toBe(AUTHOR_SEQ)
+    expect(sequenceToFill(fresh('tag'))).toBe(TAG_SEQ)
+    expect(sequenceToFill(fresh('counter'))).toBe(COUNTER_SEQ)
+    expect(sequenceToFill(fresh('small'))).toBe(SMALL_SEQ)
+  })
+
+  it('is null for a key given, a key without sequence (uuid) and a composite key', () => {
+    expect(sequenceToFill(fresh('author', { id: '5' }))).toBeNull()
+    expect(sequenceToFill(fresh('author', { id: 0 }))).toBeNull()
+    expect(sequenceToFill(fresh('book'))).toBeNull()
+    expect(sequenceToFill(fresh('book_tag'))).toBeNull()
+    expect(sequenceToFill(fresh('event'))).toBeNull() // its identity column is not the key
+  })
+})
+
+describe('idNeed', () => {
+  it('counts the rows to fill per sequence, in order of first appearance', () => {
+    const states = [
+      fresh('tag'),
+      fresh('author'),
+      fresh('author', { id: '3' }),
+      fresh('book'),
+      fresh('author', { id: null }),
+      fresh('tag'),
+      fresh('tag'),
+    ]
+    expect([...idNeed(states)]).toEqual([
+      [TAG_SEQ, 3],
+      [AUTHOR_SEQ, 2],
+    ])
+  })
+
+  it('is empty when no row needs an id', () => {
+    expect(idNeed([]).size).toBe(0)
+    expect(idNeed([fresh('book'), fresh('author', { id: 1 })]).size).toBe(0)
+  })
+})
+
+describe('assignIds', () => {
+  it('writes ids in row order: int8 and numeric as strings, int4 and int2 as numbers', async () => {
+    const states = [
+      fresh('author'),
+      fresh('tag'),
+      fresh('author'),
+      fresh('counter'),
+      fresh('small'),
+      fresh('tag'),
+    ]
+    const ids = await poolOf({ [AUTHOR_SEQ]: 2, [TAG_SEQ]: 2, [COUNTER_SEQ]: 1, [SMALL_SEQ]: 1 })
+    assignIds(states, idNeed(states), ids)
+    expect(states.map((s) => s.row.id)).toEqual(['1', 1, '2', '1', 1, 2])
+  })
+
+  it('leaves rows with a key and rows without sequence alone', async () => {
+    const given = fresh('author', { id: '40' })
+    const book = fresh('book', { id: BOOK_1 })
+    const joined = fresh('book_tag', { book_id: BOOK_1 })
+    const filled = fresh('author')
+    const states = [given, book, joined, filled]
+    assignIds(states, idNeed(states), await poolOf({ [AUTHOR_SEQ]: 1 }))
+    expect([given.row.id, book.row.id, filled.row.id]).toEqual(['40', BOOK_1, '1'])
+    expect(Object.keys(joined.row)).toEqual(['book_id'])
+  })
+
+  it('takes the ids from the pool once: the next rows get the next ids', async () => {
+    const ids = await poolOf({ [TAG_SEQ]: 4 })
+    const first = [fresh('tag'), fresh('tag')]
+    const second = [fresh('tag')]
+    assignIds(first, idNeed(first), ids)
+    assignIds(second, idNeed(second), ids)
+    expect([...first, ...second].map((s) => s.row.id)).toEqual([1, 2, 3])
+    expect(ids.available(TAG_SEQ)).toBe(1)
+  })
+
+  it('takes nothing and asks nothing for an empty need', () => {
+    const ids = new IdAllocator()
+    const book = fresh('book', { id: BOOK_1 })
+    assignIds([book], new Map(), ids)
+    expect(book.row.id).toBe(BOOK_1)
+  })
+
+  it('throws when the pool lacks ids, writing no id', async () => {
+    const states = [fresh('author'), fresh('author')]
+    const ids = await poolOf({ [AUTHOR_SEQ]: 1 })
+    expect(() => assignIds(states, idNeed(states), ids)).toThrow(
+      `IdAllocator: ${AUTHOR_SEQ} has 1 ids, 2 needed`,
+    )
+    expect(states.map((s) => 'id' in s.row)).toEqual([false, false])
+  })
+
+  it('works with ids fetched by missing and fill, as a flush does', async () => {
+    const seqs = new FakeSequences({ a: 11 })
+    const ids = new IdAllocator({ blockSize: 2 })
+    const need = new Map([['a', 3]])
+    await ids.fill(seqs.query, ids.missing(need))
+    // 3 short plus a block of twice the need
+    expect(seqs.requests).toEqual([new Map([['a', 9]])])
+    expect(ids.take(need).get('a')).toEqual(['11', '12', '13'])
+  })
+})
+
+describe('provisionalIds', () => {
+  it('gives rows without ids -1, -2... in row order across sequences, typed as real ids', () => {
+    const a = fresh('author')
+    const t = fresh('tag')
+    const given = fresh('author', { id: '9' })
+    const c = fresh('counter')
+    const b = fresh('book', { id: BOOK_1 })
+    provisionalIds([a, t, given, c, b])
+    expect([a.row.id, t.row.id, given.row.id, c.row.id, b.row.id]).toEqual(['-1', -2, '9', '-3', BOOK_1])
+  })
+
+  it('undoes exactly what it did', () => {
+    const a = fresh('author', { name: 'Ada' })
+    const given = fresh('author', { id: '9' })
+    const undo = provisionalIds([a, given])
+    undo()
+    expect(Object.keys(a.row)).toEqual(['name'])
+    expect(given.row.id).toBe('9')
+  })
+
+  it('does nothing when no row needs an id', () => {
+    const given = fresh('author', { id: '9' })
+    const undo = provisionalIds([given])
+    expect(given.row.id).toBe('9')
+    undo()
+    expect(given.row.id).toBe('9')
+  })
+
+  // Bug: the undo deletes the key column instead of restoring it, so a row created with `id: null`
+  // loses its `id` property after `em.plan()` (`'id' in entity` turns false, Object.keys changes).
+  it('restores a key given as null', () => {
+    const a = fresh('author', { id: null, name: 'Ada' })
+    const undo = provisionalIds([a])
+    expect(a.row.id).toBe('-1')
+    undo()
+    expect(Object.keys(a.row)).toEqual(['id', 'name'])
+    expect(a.row.id).toBeNull()
+  })
+})

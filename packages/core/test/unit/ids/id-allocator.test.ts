@@ -1,0 +1,333 @@
+import { describe, expect, it } from 'vitest'
+import { PipeflushError } from '../../../src/errors.ts'
+import { fetchIdsSql, IdAllocator } from '../../../src/ids/id-allocator.ts'
+import { FakeSequences, range } from './fake-sequences.ts'
+
+/** `counts` as the Map the allocator takes. */
+function need(counts: Readonly<Record<string, number>>): Map<string, number> {
+  return new Map(Object.entries(counts))
+}
+
+/** The entries of a Map, in order. */
+function entries<K, V>(map: ReadonlyMap<K, V>): [K, V][] {
+  return [...map]
+}
+
+describe('IdAllocator: block sizing', () => {
+  it('has nothing for a sequence it never fetched', () => {
+    const ids = new IdAllocator()
+    expect(ids.available('a')).toBe(0)
+  })
+
+  it('asks what is short plus a block of the configured size (default 50)', () => {
+    expect(entries(new IdAllocator().missing(need({ a: 3 })))).toEqual([['a', 53]])
+    expect(entries(new IdAllocator({ blockSize: 10 }).missing(need({ a: 3 })))).toEqual([['a', 13]])
+    // with a block size below twice the need, the block is twice the need
+    expect(entries(new IdAllocator({ blockSize: 0 }).missing(need({ a: 3 })))).toEqual([['a', 9]])
+    expect(entries(new IdAllocator({ blockSize: 500 }).missing(need({ a: 3, b: 1 })))).toEqual([
+      ['a', 503],
+      ['b', 501],
+    ])
+  })
+
+  it('asks nothing while the pool covers the need, and only what is short beyond it', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.fill(seqs.query, need({ a: 13 }))
+    expect(ids.available('a')).toBe(13)
+    expect(ids.missing(need({ a: 13 })).size).toBe(0)
+    expect(ids.missing(need({ a: 0 })).size).toBe(0)
+    // 1 short, plus twice the need (28) which is more than the block size
+    expect(entries(ids.missing(need({ a: 14 })))).toEqual([['a', 29]])
+  })
+
+  it('sizes the block to twice the need when that is more than the block size', () => {
+    const ids = new IdAllocator({ blockSize: 10 })
+    expect(entries(ids.missing(need({ a: 100 })))).toEqual([['a', 300]])
+  })
+
+  it('caps the demand-sized block at 10,000 ids', () => {
+    const ids = new IdAllocator({ blockSize: 50 })
+    expect(entries(ids.missing(need({ a: 20_000 })))).toEqual([['a', 30_000]])
+    expect(entries(ids.missing(need({ a: 5_000 })))).toEqual([['a', 15_000]])
+  })
+
+  it('sizes the block from the last take of the sequence (its recent demand)', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.fill(seqs.query, need({ a: 40 }))
+    ids.take(need({ a: 40 }))
+    expect(ids.available('a')).toBe(0)
+    // 5 short, plus twice the recent demand of 40
+    expect(entries(ids.missing(need({ a: 5 })))).toEqual([['a', 85]])
+    await ids.fill(seqs.query, need({ a: 2 }))
+    ids.take(need({ a: 2 }))
+    // the recent demand is the last take (2), not the largest: back to the block size
+    expect(entries(ids.missing(need({ a: 5 })))).toEqual([['a', 15]])
+  })
+})
+
+describe('IdAllocator: topping up other sequences', () => {
+  async function servedPool() {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.fill(seqs.query, need({ a: 5, b: 3 }))
+    ids.take(need({ a: 4 })) // a: 1 left, recent demand 4
+    ids.take(need({ b: 1 })) // b: 2 left, recent demand 1
+    return { seqs, ids }
+  }
+
+  it('tops up, in the same fetch, every served sequence below twice its recent demand', async () => {
+    const { ids } = await servedPool()
+    // c must be fetched; a (1 < 2 * 4) is topped up with a block; b (2, not < 2 * 1) is not
+    expect(entries(ids.missing(need({ c: 2 })))).toEqual([
+      ['c', 12],
+      ['a', 10],
+    ])
+  })
+
+  it('tops up a sequence of the need that suffices but runs low', async () => {
+    const { ids } = await servedPool()
+    expect(entries(ids.missing(need({ a: 1, c: 1 })))).toEqual([
+      ['c', 11],
+      ['a', 10],
+    ])
+  })
+
+  it('tops up nothing when nothing must be fetched', async () => {
+    const { ids } = await servedPool()
+    expect(ids.missing(need({ a: 1, b: 2 })).size).toBe(0)
+  })
+
+  it('counts a recent demand of 1 for a sequence filled but never taken from', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.fill(seqs.query, need({ a: 1, b: 2 }))
+    expect(entries(ids.missing(need({ c: 1 })))).toEqual([
+      ['c', 11],
+      ['a', 10],
+    ])
+  })
+
+  it('is fetched by one query, after which the next flushes need no fetch', async () => {
+    const { seqs, ids } = await servedPool()
+    const short = ids.missing(need({ c: 2 }))
+    expect(await ids.fill(seqs.query, short)).toBe(1)
+    expect(seqs.requests.at(-1)).toEqual(need({ c: 12, a: 10 }))
+    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([11, 2, 12])
+    expect(ids.take(need({ c: 2 })).get('c')).toEqual(['1', '2'])
+    expect(ids.missing(need({ a: 4, c: 2 })).size).toBe(0)
+  })
+})
+
+describe('IdAllocator: take', () => {
+  it('gives ids in the order fetched, never twice', async () => {
+    const seqs = new FakeSequences({ a: 100 })
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 5 }))
+    expect(entries(ids.take(need({ a: 2 })))).toEqual([['a', ['100', '101']]])
+    expect(entries(ids.take(need({ a: 3 })))).toEqual([['a', ['102', '103', '104']]])
+    expect(ids.available('a')).toBe(0)
+  })
+
+  it('takes from several sequences at once', async () => {
+    const seqs = new FakeSequences({ b: 7 })
+    const ids = new IdAllocator()
+    await ids.fill(seqs.query, need({ b: 2, a: 3 }))
+    expect(entries(ids.take(need({ a: 3, b: 1 })))).toEqual([
+      ['a', ['1', '2', '3']],
+      ['b', ['7']],
+    ])
+    expect([ids.available('a'), ids.available('b')]).toEqual([0, 1])
+  })
+
+  it('is shared by its callers: each gets its own ids, in order', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 6 }))
+    const first = ids.take(need({ a: 2 }))
+    const second = ids.take(need({ a: 3 }))
+    const third = ids.take(need({ a: 1 }))
+    expect([first.get('a'), second.get('a'), third.get('a')]).toEqual([['1', '2'], ['3', '4', '5'], ['6']])
+  })
+
+  it('keeps the ids left from one fetch before those of the next one', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 3 }))
+    ids.take(need({ a: 1 }))
+    // another caller fills while ids 2 and 3 are still free
+    await ids.fill(seqs.query, need({ a: 2 }))
+    expect(ids.take(need({ a: 4 })).get('a')).toEqual(['2', '3', '4', '5'])
+  })
+
+  it('throws when a sequence has fewer ids than needed (exhaustion)', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator()
+    await ids.fill(seqs.query, need({ a: 2 }))
+    expect(() => ids.take(need({ a: 3 }))).toThrow('IdAllocator: a has 2 ids, 3 needed')
+    expect(() => ids.take(need({ z: 1 }))).toThrow('IdAllocator: z has 0 ids, 1 needed')
+    expect(ids.take(need({ a: 2 })).get('a')).toEqual(['1', '2'])
+    expect(() => ids.take(need({ a: 1 }))).toThrow('IdAllocator: a has 0 ids, 1 needed')
+  })
+
+  // Bug: `take` checks and takes sequence by sequence, so when a later sequence is short the ids of
+  // the earlier ones are already taken (lost as gaps) and their recent demand is changed.
+  it('takes nothing when one of the sequences is short', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 3, b: 1 }))
+    expect(() => ids.take(need({ a: 2, b: 5 }))).toThrow('IdAllocator: b has 1 ids, 5 needed')
+    expect([ids.available('a'), ids.available('b')]).toEqual([3, 1])
+    expect(ids.take(need({ a: 1 })).get('a')).toEqual(['1'])
+  })
+})
+
+describe('IdAllocator: compaction', () => {
+  it('keeps the order when the taken ids are dropped at the next fetch (half or more taken)', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 4 }))
+    expect(ids.take(need({ a: 3 })).get('a')).toEqual(['1', '2', '3'])
+    await ids.fill(seqs.query, need({ a: 2 }))
+    expect(ids.available('a')).toBe(3)
+    expect(ids.take(need({ a: 3 })).get('a')).toEqual(['4', '5', '6'])
+  })
+
+  it('keeps the order when less than half was taken (no compaction)', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 4 }))
+    ids.take(need({ a: 1 }))
+    await ids.fill(seqs.query, need({ a: 2 }))
+    expect(ids.available('a')).toBe(5)
+    expect(ids.take(need({ a: 5 })).get('a')).toEqual(range(2, 6))
+  })
+
+  it('keeps the order over many fetch and take rounds', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 3 })
+    const taken: string[] = []
+    for (let round = 1; round <= 20; round++) {
+      const n = (round % 4) + 1
+      const short = ids.missing(need({ a: n }))
+      if (short.size > 0) await ids.fill(seqs.query, short)
+      taken.push(...ids.take(need({ a: n })).get('a')!)
+    }
+    expect(taken).toEqual(range(1, taken.length))
+    expect(taken.length).toBe(50)
+  })
+})
+
+describe('IdAllocator: fill', () => {
+  it('sends nothing for no counts', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator()
+    expect(await ids.fill(seqs.query, new Map())).toBe(0)
+    expect(seqs.texts).toEqual([])
+  })
+
+  it('sends one fetchIdsSql query for every sequence and adds what it answers', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator()
+    expect(await ids.fill(seqs.query, need({ b: 2, a: 1 }))).toBe(1)
+    expect(seqs.texts).toEqual([fetchIdsSql(['b', 'a'], [2, 1])])
+    expect(seqs.requests).toEqual([need({ b: 2, a: 1 })])
+    expect([ids.available('a'), ids.available('b')]).toEqual([1, 2])
+  })
+
+  it('adds the rows as answered, sequences it did not ask for included', async () => {
+    const ids = new IdAllocator()
+    await ids.fill(
+      async () => [
+        { seq: 'a', id: '9' },
+        { seq: 'x', id: '3' },
+        { seq: 'a', id: '4' },
+      ],
+      need({ a: 2 }),
+    )
+    expect(ids.take(need({ a: 2, x: 1 }))).toEqual(
+      new Map([
+        ['a', ['9', '4']],
+        ['x', ['3']],
+      ]),
+    )
+  })
+
+  it('lets the query error through and adds nothing', async () => {
+    const ids = new IdAllocator()
+    const failure = new Error('connection reset')
+    await expect(
+      ids.fill(
+        async () => {
+          throw failure
+        },
+        need({ a: 1 }),
+      ),
+    ).rejects.toBe(failure)
+    expect(ids.available('a')).toBe(0)
+  })
+})
+
+describe('IdAllocator: prefetch', () => {
+  it('fetches a block for each sequence that has no id, usable ones only, in one query', async () => {
+    const seqs = new FakeSequences()
+    seqs.denied.add('c')
+    const ids = new IdAllocator({ blockSize: 4 })
+    await ids.fill(seqs.query, need({ b: 1 }))
+    await ids.prefetch(seqs.query, ['a', 'b', 'c'])
+    expect(seqs.texts).toHaveLength(2)
+    expect(seqs.texts[1]).toBe(fetchIdsSql(['a', 'c'], [4, 4], { usableOnly: true }))
+    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([4, 1, 0])
+    expect(ids.take(need({ a: 4 })).get('a')).toEqual(['1', '2', '3', '4'])
+  })
+
+  it('sends nothing when every sequence has ids', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 2 })
+    await ids.prefetch(seqs.query, ['a'])
+    await ids.prefetch(seqs.query, ['a'])
+    await ids.prefetch(seqs.query, [])
+    expect(seqs.texts).toHaveLength(1)
+    expect(ids.available('a')).toBe(2)
+  })
+
+  it('spares the first flushes a fetch', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 5 })
+    await ids.prefetch(seqs.query, ['a', 'b'])
+    expect(ids.missing(need({ a: 5, b: 1 })).size).toBe(0)
+  })
+})
+
+describe('fetchIdsSql', () => {
+  it('is one query: every sequence and count as literals, ids in order', () => {
+    expect(fetchIdsSql(['a', 'b'], [53, 2])).toBe(
+      `select s.seq, nextval(s.seq::regclass)::text as id from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) order by s.seq, g.i`,
+    )
+  })
+
+  it('quotes qualified, quoted sequence names with an escape string', () => {
+    expect(fetchIdsSql(['"public"."author_id_seq"', "it's"], [1, 2])).toBe(
+      `select s.seq, nextval(s.seq::regclass)::text as id from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) order by s.seq, g.i`,
+    )
+  })
+
+  it('keeps to the sequences the session may use when asked (prefetch)', () => {
+    expect(fetchIdsSql(['a'], [1], { usableOnly: true })).toBe(
+      `select s.seq, nextval(s.seq::regclass)::text as id from unnest('{"a"}'::text[], '{1}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE') order by s.seq, g.i`,
+    )
+  })
+
+  it('refuses a count that is not a positive integer', () => {
+    for (const n of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      expect(() => fetchIdsSql(['a'], [n])).toThrow(
+        new RangeError(`id count must be a positive integer, got ${n}`),
+      )
+    }
+  })
+
+  it('refuses a sequence name no SQL literal can hold', () => {
+    expect(() => fetchIdsSql(['a\u0000'], [1])).toThrow(PipeflushError)
+  })
+})

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import type { EntityState } from '../../../src/track/entity-state.ts'
+import { IdentityMap } from '../../../src/unit-of-work/identity-map.ts'
+import { table, tracked } from '../track/fixtures.ts'
+
+function state(tableKey: string, key: string | null): EntityState {
+  const s = tracked(table(tableKey), {}).state
+  s.key = key
+  return s
+}
+
+describe('IdentityMap', () => {
+  it('finds a state by table and canonical key', () => {
+    const map = new IdentityMap()
+    const tag1 = state('tag', '1')
+    const author1 = state('author', '1')
+    map.set(tag1)
+    map.set(author1)
+    expect(map.get('tag', '1')).toBe(tag1)
+    expect(map.get('author', '1')).toBe(author1)
+    expect(map.get('tag', '2')).toBeUndefined()
+    expect(map.get('book', '1')).toBeUndefined()
+    expect(map.size).toBe(2)
+  })
+
+  it('replaces the state mapped under the same key', () => {
+    const map = new IdentityMap()
+    const first = state('tag', '1')
+    const second = state('tag', '1')
+    map.set(first)
+    map.set(second)
+    expect(map.get('tag', '1')).toBe(second)
+    expect(map.size).toBe(1)
+  })
+
+  it('refuses a state without a key (a TypeError: a bug of the caller)', () => {
+    const map = new IdentityMap()
+    expect(() => map.set(state('tag', null))).toThrow(
+      new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)'),
+    )
+    expect(map.size).toBe(0)
+  })
+
+  it('deletes by the state, ignoring a state without key or not mapped', () => {
+    const map = new IdentityMap()
+    const tag1 = state('tag', '1')
+    const tag2 = state('tag', '2')
+    map.set(tag1)
+    map.set(tag2)
+    map.delete(state('tag', null))
+    map.delete(state('author', '1'))
+    expect(map.size).toBe(2)
+    map.delete(tag1)
+    expect(map.get('tag', '1')).toBeUndefined()
+    expect(map.get('tag', '2')).toBe(tag2)
+    expect(map.size).toBe(1)
+  })
+
+  it('lists every state table by table, in insertion order, and clears', () => {
+    const map = new IdentityMap()
+    const tag2 = state('tag', '2')
+    const author1 = state('author', '1')
+    const tag1 = state('tag', '1')
+    for (const s of [tag2, author1, tag1]) map.set(s)
+    expect([...map.values()]).toEqual([tag2, tag1, author1])
+    expect([...map.values()][1]).toBe(tag1)
+    map.clear()
+    expect(map.size).toBe(0)
+    expect([...map.values()]).toEqual([])
+    expect(map.get('tag', '2')).toBeUndefined()
+  })
+})
