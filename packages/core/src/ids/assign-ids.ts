@@ -44,15 +44,20 @@ export function assignIds(
 
 /** Gives rows without ids placeholder ids (-1, -2...) and returns how to undo it. */
 export function provisionalIds(states: readonly EntityState[]): () => void {
-  const assigned: EntityState[] = []
+  const assigned: { state: EntityState; had: boolean; value: unknown }[] = []
   let next = -1
   for (const s of states) {
     if (!sequenceToFill(s)) continue
+    const pk = s.table.primaryKey[0]!
+    assigned.push({ state: s, had: Object.hasOwn(s.row, pk), value: s.row[pk] })
     setKey(s, String(next--))
-    assigned.push(s)
   }
   return () => {
-    for (const s of assigned) delete s.row[s.table.primaryKey[0]!]
+    for (const { state, had, value } of assigned) {
+      const pk = state.table.primaryKey[0]!
+      if (had) state.row[pk] = value
+      else delete state.row[pk]
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { PipeflushError } from '../errors.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
 
 /**
@@ -134,11 +135,19 @@ export class IdAllocator {
 
   /** Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first). */
   take(need: ReadonlyMap<string, number>): Map<string, string[]> {
+    // All or nothing: a short sequence leaves every pool as it was.
+    for (const [seq, n] of need) {
+      const free = this.available(seq)
+      if (free < n) {
+        throw new PipeflushError(
+          'STATEMENT_FAILED',
+          `The id pool of ${seq} has ${free} ids where ${n} are needed.`,
+        )
+      }
+    }
     const out = new Map<string, string[]>()
     for (const [seq, n] of need) {
       const q = this.#pool.get(seq) ?? { ids: [], head: 0 }
-      const free = q.ids.length - q.head
-      if (free < n) throw new Error(`IdAllocator: ${seq} has ${free} ids, ${n} needed`)
       out.set(seq, q.ids.slice(q.head, q.head + n))
       q.head += n
       this.#lastNeed.set(seq, n)

@@ -62,9 +62,34 @@ export function resolveReference(
       },
     )
   }
-  const fk = table.foreignKeys.find(
-    (f) => f.columns.length === 1 && f.columns[0] === column.name && f.target === ref.table.key,
-  )
+  const key = referencedKey(ref, column, table)
+  const targetColumn = ref.table.columnsByName.get(key.column)
+  // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
+  return targetColumn && stateOf(key.value)
+    ? resolveReference(key.value, targetColumn, ref.table, owner)
+    : key.value
+}
+
+/**
+ * The column of `ref`'s table a reference in `table.column` stands for (the foreign key's target, or
+ * the single primary key column), and its value, whatever `ref`'s state. `INVALID_VALUE` when `ref`
+ * cannot stand for the column.
+ */
+export function referencedKey(
+  ref: EntityState,
+  column: ColumnModel,
+  table: TableModel,
+): { readonly column: string; readonly value: unknown } {
+  const single = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column.name)
+  const fk = single.find((f) => f.target === ref.table.key)
+  if (fk === undefined && single.length > 0) {
+    const targets = [...new Set(single.map((f) => f.target))].join(', ')
+    throw new PipeflushError(
+      'INVALID_VALUE',
+      `${table.key}.${column.name} references ${targets}, not ${ref.table.key}: a ${ref.table.key} entity cannot stand for it.`,
+      { table: table.key, column: column.name },
+    )
+  }
   const target =
     fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
   if (target === undefined) {
@@ -77,7 +102,7 @@ export function resolveReference(
       },
     )
   }
-  return ref.row[target]
+  return { column: target, value: ref.row[target] }
 }
 
 /** The row values of `state` with references resolved, only the columns given (or all set ones). */

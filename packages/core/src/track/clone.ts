@@ -7,5 +7,5 @@ export function cloneValue<T>(value: T): T {
   if (Buffer.isBuffer(value)) return Buffer.from(value) as T
   if (value instanceof Uint8Array) return new Uint8Array(value) as T
   if (value instanceof Date) return new Date(value.getTime()) as T
-  return structuredClone(value)
+  return structuredClone(value) // throws for what no column can hold (a function inside json...)
 }

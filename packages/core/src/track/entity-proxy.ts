@@ -1,5 +1,6 @@
 import { PipeflushError } from '../errors.ts'
 import { writableColumn } from '../schema/checks.ts'
+import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, registerState } from './entity-state.ts'
 
 /**
@@ -17,9 +18,20 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
       return Reflect.get(Object.prototype, prop, receiver)
     },
     getPrototypeOf: () => Object.prototype,
+    has: (target, prop) =>
+      (typeof prop === 'string' && Object.hasOwn(target, prop)) || prop in Object.prototype,
+    preventExtensions() {
+      throw new PipeflushError('INVALID_STATE', `A ${table.key} entity cannot be frozen or sealed.`, {
+        table: table.key,
+      })
+    },
     set(target, prop, value) {
       if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
-      writableColumn(table, prop, 'insert')
+      const stored = state.status === 'managed'
+      const key = table.primaryKey.includes(prop)
+      // A stored row's key may be assigned the value it has (in any form); a column the server fills
+      // on every write (identity always) may not be assigned at all.
+      const column = writableColumn(table, prop, stored && !key ? 'update' : 'insert')
       if (state.status === 'removed' || state.status === 'detached') {
         throw new PipeflushError(
           'INVALID_STATE',
@@ -27,7 +39,7 @@ export function makeEntity(state: EntityState, onTouch: (state: EntityState) => 
           { table: table.key, column: prop },
         )
       }
-      if (state.status === 'managed' && table.primaryKey.includes(prop) && target[prop] !== value) {
+      if (stored && key && !sameValue(target[prop], value, column)) {
         throw new PipeflushError(
           'INVALID_STATE',
           `Cannot change primary key column ${table.key}.${prop} of a stored row; remove it and create a new one.`,

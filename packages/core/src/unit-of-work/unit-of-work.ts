@@ -1,7 +1,7 @@
 import { PipeflushError } from '../errors.ts'
 import type { UpsertSpec } from '../plan/types.ts'
-import type { TableModel } from '../schema/model.ts'
-import { changedColumns, type PendingChanges, resolvedValues, resolveReference } from '../track/changes.ts'
+import type { ColumnModel, TableModel } from '../schema/model.ts'
+import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
 import { makeEntity } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
@@ -41,7 +41,16 @@ export class UnitOfWork {
   add(table: TableModel, row: Record<string, unknown>, status: 'new' | 'managed'): EntityState {
     if (status === 'managed') {
       const key = rowKey(table, row)
-      const known = key === null ? undefined : this.#map.get(table.key, key)
+      if (key === null) {
+        throw new PipeflushError(
+          'INVALID_VALUE',
+          `A stored ${table.key} row needs its primary key (${table.primaryKey.join(', ')}).`,
+          {
+            table: table.key,
+          },
+        )
+      }
+      const known = this.#map.get(table.key, key)
       if (known) return known
       const state = this.#state(table, row, 'managed', snapshotOf(table, row))
       state.key = key
@@ -154,6 +163,8 @@ export class UnitOfWork {
    */
   applyFlushed(pending: PendingChanges, sent: SentValues, upsertCount: number): void {
     for (const s of pending.inserts) {
+      // A new entity removed while the flush was in flight is in the database now: its delete is pending.
+      const removedMeanwhile = s.status === 'detached'
       this.#settle(s, sent)
       s.status = 'managed'
       s.key = rowKey(s.table, s.row)
@@ -161,6 +172,7 @@ export class UnitOfWork {
       this.#map.set(s)
       this.#touched.add(s)
       if (hasMutableColumns(s.table)) this.#watch.add(s)
+      if (removedMeanwhile) this.remove(s)
     }
     for (const { state } of pending.updates) this.#settle(state, sent)
     for (const s of pending.deletes) {
@@ -170,7 +182,7 @@ export class UnitOfWork {
       this.#watch.delete(s)
     }
     for (const s of this.#touched) {
-      if (s.status !== 'managed' || changedColumns(s, this).length === 0) this.#touched.delete(s)
+      if (s.status !== 'managed' || !this.#changed(s)) this.#touched.delete(s)
     }
     this.#upserts.splice(0, upsertCount)
   }
@@ -192,12 +204,42 @@ export class UnitOfWork {
     if (snapshot === undefined) return
     for (const c of s.table.columns) {
       const now = s.row[c.name]
-      if (stateOf(now) && sameValue(resolveReference(now, c, s.table, this), snapshot[c.name], c))
+      if (stateOf(now) && sameValue(this.#resolvedOrSelf(now, c, s), snapshot[c.name], c))
         s.row[c.name] = snapshot[c.name]
     }
     const version = s.table.versionColumn
     if (version) s.row[version] = snapshot[version]
     s.snapshot = snapshot
+  }
+
+  /**
+   * The key a reference stands for, whatever its entity's state now (it may have been removed while
+   * the flush was in flight), or the reference itself when it cannot stand for the column.
+   */
+  #resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): unknown {
+    const ref = stateOf(value)
+    if (!ref) return value
+    try {
+      const key = referencedKey(ref, column, s.table).value
+      return stateOf(key)
+        ? this.#resolvedOrSelf(
+            key,
+            ref.table.columnsByName.get(referencedKey(ref, column, s.table).column)!,
+            ref,
+          )
+        : key
+    } catch {
+      return value
+    }
+  }
+
+  /** Whether `s` has changes to write (when they cannot be computed now, the next flush reports why). */
+  #changed(s: EntityState): boolean {
+    try {
+      return changedColumns(s, this).length > 0
+    } catch {
+      return true
+    }
   }
 
   #state(

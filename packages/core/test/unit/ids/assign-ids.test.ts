@@ -116,7 +116,7 @@ describe('assignIds', () => {
     const states = [fresh('author'), fresh('author')]
     const ids = await poolOf({ [AUTHOR_SEQ]: 1 })
     expect(() => assignIds(states, idNeed(states), ids)).toThrow(
-      `IdAllocator: ${AUTHOR_SEQ} has 1 ids, 2 needed`,
+      `The id pool of ${AUTHOR_SEQ} has 1 ids where 2 are needed.`,
     )
     expect(states.map((s) => 'id' in s.row)).toEqual([false, false])
   })

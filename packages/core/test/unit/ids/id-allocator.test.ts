@@ -165,10 +165,10 @@ describe('IdAllocator: take', () => {
     const seqs = new FakeSequences()
     const ids = new IdAllocator()
     await ids.fill(seqs.query, need({ a: 2 }))
-    expect(() => ids.take(need({ a: 3 }))).toThrow('IdAllocator: a has 2 ids, 3 needed')
-    expect(() => ids.take(need({ z: 1 }))).toThrow('IdAllocator: z has 0 ids, 1 needed')
+    expect(() => ids.take(need({ a: 3 }))).toThrow('The id pool of a has 2 ids where 3 are needed.')
+    expect(() => ids.take(need({ z: 1 }))).toThrow('The id pool of z has 0 ids where 1 are needed.')
     expect(ids.take(need({ a: 2 })).get('a')).toEqual(['1', '2'])
-    expect(() => ids.take(need({ a: 1 }))).toThrow('IdAllocator: a has 0 ids, 1 needed')
+    expect(() => ids.take(need({ a: 1 }))).toThrow('The id pool of a has 0 ids where 1 are needed.')
   })
 
   // Bug: `take` checks and takes sequence by sequence, so when a later sequence is short the ids of
@@ -177,7 +177,7 @@ describe('IdAllocator: take', () => {
     const seqs = new FakeSequences()
     const ids = new IdAllocator({ blockSize: 1 })
     await ids.fill(seqs.query, need({ a: 3, b: 1 }))
-    expect(() => ids.take(need({ a: 2, b: 5 }))).toThrow('IdAllocator: b has 1 ids, 5 needed')
+    expect(() => ids.take(need({ a: 2, b: 5 }))).toThrow('The id pool of b has 1 ids where 5 are needed.')
     expect([ids.available('a'), ids.available('b')]).toEqual([3, 1])
     expect(ids.take(need({ a: 1 })).get('a')).toEqual(['1'])
   })
