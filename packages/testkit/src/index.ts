@@ -1,5 +1,8 @@
 export type { ClientOptions, DriverName, TestClient } from './clients/open-client.ts'
 export { openClient, TEST_DRIVERS } from './clients/open-client.ts'
+export type { Cut, CutAction, CutProxy, Direction } from './faults/cut-proxy.ts'
+export { startCutProxy } from './faults/cut-proxy.ts'
+export { type FramedMessage, messageBoundaries, messages } from './faults/message-boundaries.ts'
 export { createDatabase, dropDatabase } from './postgres/databases.ts'
 export { startPostgres } from './postgres/start-postgres.ts'
 export type { PostgresProvider, StartedPostgres, StartPostgresOptions } from './postgres/types.ts'
@@ -24,6 +27,3 @@ export type {
   ToxiproxyProvider,
   Upstream,
 } from './toxiproxy/types.ts'
-export type { Cut, CutAction, CutProxy, Direction } from './faults/cut-proxy.ts'
-export { startCutProxy } from './faults/cut-proxy.ts'
-export { type FramedMessage, messageBoundaries, messages } from './faults/message-boundaries.ts'

@@ -29,7 +29,13 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     counter.reset()
     const { result: author, report, attempts } = await work('Ada')
     expect(attempts).toBe(1)
-    expect(report).toMatchObject({ mode: 'burst', inserted: 3, statements: 3, roundTrips: 1, connected: false })
+    expect(report).toMatchObject({
+      mode: 'burst',
+      inserted: 3,
+      statements: 3,
+      roundTrips: 1,
+      connected: false,
+    })
     expect(counter.read().roundTrips).toBe(1)
     expect(typeof author.id).toBe('number')
     const rows = await factory.db

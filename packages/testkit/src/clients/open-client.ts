@@ -56,7 +56,9 @@ export function openClient(
       max,
       onnotice: () => {},
       ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
-      ...(options.connectTimeoutSeconds === undefined ? {} : { connect_timeout: options.connectTimeoutSeconds }),
+      ...(options.connectTimeoutSeconds === undefined
+        ? {}
+        : { connect_timeout: options.connectTimeoutSeconds }),
       ...options.postgresJs,
       socket: counter.socket,
     } as postgres.Options<Record<string, postgres.PostgresType>>)

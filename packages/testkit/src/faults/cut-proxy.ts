@@ -53,7 +53,10 @@ interface Link {
  * const cut = await startCutProxy({ host: pg.host, port: pg.port })
  * cut.arm({ direction: 'upstream', offset: 120, action: 'reset' })
  */
-export async function startCutProxy(upstream: { readonly host: string; readonly port: number }): Promise<CutProxy> {
+export async function startCutProxy(upstream: {
+  readonly host: string
+  readonly port: number
+}): Promise<CutProxy> {
   const links = new Set<Link>()
   let armed: Cut | undefined
   let cuts = 0

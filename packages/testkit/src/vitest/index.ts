@@ -1,5 +1,5 @@
+export type { ClientOptions, DriverName, TestClient } from '../clients/open-client.ts'
+export { TEST_DRIVERS } from '../clients/open-client.ts'
 export type { ProvidedServices } from './provided.ts'
 export type { ConnectOptions, TestDatabase } from './use-test-database.ts'
 export { useTestDatabase } from './use-test-database.ts'
-export type { ClientOptions, DriverName, TestClient } from '../clients/open-client.ts'
-export { TEST_DRIVERS } from '../clients/open-client.ts'

@@ -7,8 +7,8 @@ import { connectToxiproxy } from '../toxiproxy/connect-toxiproxy.ts'
 import type { ProxyHandle, StartedToxiproxy } from '../toxiproxy/types.ts'
 import type { ProvidedServices } from './provided.ts'
 import './provided.ts'
-import { withSocket } from '../round-trips/with-socket.ts'
 import { type ClientOptions, type DriverName, openClient, type TestClient } from '../clients/open-client.ts'
+import { withSocket } from '../round-trips/with-socket.ts'
 
 /** Options of a client made by {@link TestDatabase.connect}. */
 export interface ConnectOptions extends postgres.Options<Record<string, postgres.PostgresType>> {
