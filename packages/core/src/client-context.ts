@@ -1,5 +1,7 @@
+import { recordArgument } from './arguments.ts'
 import type { Driver } from './drivers/driver.ts'
 import { driverFor } from './drivers/driver-for.ts'
+import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import {
@@ -8,9 +10,12 @@ import {
   idBlockSizeOption,
   pipelineOption,
   prepareOption,
+  readSchemaOption,
 } from './options.ts'
+import { isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import type { SchemaModel } from './schema/model.ts'
+import { describeValue } from './values/location.ts'
 
 /** What the entity managers of one client share. */
 export interface ClientContext {
@@ -46,12 +51,23 @@ function sequenceKeys(schema: SchemaModel): string[] {
  * @example
  * const context = await connectClient(postgres(url), { versionColumn: 'version' })
  */
-export async function connectClient(client: unknown, options: EntityManagerOptions): Promise<ClientContext> {
+export async function connectClient(client: unknown, given: unknown): Promise<ClientContext> {
+  const options = recordArgument(
+    given,
+    'EntityManager.connect: the options',
+    'INVALID_CONFIG',
+  ) as EntityManagerOptions
   pipelineOption(options.pipeline)
   flushTimeoutOption(options.flushTimeoutMs)
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
+  readSchemaOption(options)
   const flushLog = options.flushLog === undefined ? undefined : flushLogSqlName(options.flushLog)
+  if (options.schema !== undefined && !isSchemaModel(options.schema)) {
+    throw errors.invalidConfig(
+      `schema must be a model made by defineSchema() or readSchema(), not ${describeValue(options.schema)}.`,
+    )
+  }
   const driver = driverFor(client)
   const schema = options.schema ?? (await cachedSchema(driver, options))
   if (options.flushLog !== undefined) await checkFlushLog(driver, options.flushLog)

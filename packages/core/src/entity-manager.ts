@@ -1,3 +1,4 @@
+import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
 import { errors, PipeflushError } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
@@ -17,6 +18,7 @@ import type { Entity } from './track/entity-state.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
+import { describeValue } from './values/location.ts'
 
 /** The options an entity manager flushes with, besides what its client shares. */
 interface FlushSettings {
@@ -73,7 +75,8 @@ export class EntityManager {
    * @example
    * const requestEm = rootEm.fork()
    */
-  fork(options: ForkOptions = {}): EntityManager {
+  fork(given: ForkOptions = {}): EntityManager {
+    const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
     return new EntityManager(this.#client, {
       mode: options.pipeline === undefined ? this.#settings.mode : pipelineOption(options.pipeline),
       timeoutMs:
@@ -179,7 +182,7 @@ export class EntityManager {
     }
     const [found] = await this.find(table, where)
     if (found) return found
-    throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? JSON.stringify(key)}.`, {
+    throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? describeValue(key)}.`, {
       table: model.key,
       keys: [key],
     })

@@ -44,6 +44,8 @@ export type ErrorCode =
   | 'INVALID_CONFIG'
   /** Reading the schema from the database failed. */
   | 'SCHEMA_READ_FAILED'
+  /** pipeflush broke one of its own invariants: a bug to report, with the message. */
+  | 'INTERNAL_ERROR'
 
 export interface PipeflushErrorDetails {
   /** The table the error is about, when there is one. */
@@ -168,6 +170,14 @@ export const errors = {
     return new PipeflushError(
       'QUERY_TIMEOUT',
       `${what} did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}).`,
+    )
+  },
+
+  /** pipeflush broke one of its own invariants (`where`: the function; `what`: the invariant). */
+  internal(where: string, what: string): PipeflushError {
+    return new PipeflushError(
+      'INTERNAL_ERROR',
+      `pipeflush bug in ${where}: ${what}. Please report it with this message.`,
     )
   },
 

@@ -2,6 +2,7 @@ import { errors } from './errors.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import type { SchemaModel } from './schema/model.ts'
 import type { ReadSchemaOptions } from './schema/read-schema.ts'
+import { describeValue } from './values/location.ts'
 
 /** Options of `EntityManager.connect`. */
 export interface EntityManagerOptions extends ReadSchemaOptions {
@@ -56,7 +57,7 @@ const MODES: readonly PipelineMode[] = ['off', 'waves', 'burst']
 export function pipelineOption(mode: unknown): PipelineMode {
   if (mode === undefined) return 'burst'
   if (!MODES.includes(mode as PipelineMode)) {
-    throw errors.invalidConfig(`pipeline must be 'off', 'waves' or 'burst', not ${JSON.stringify(mode)}.`)
+    throw errors.invalidConfig(`pipeline must be 'off', 'waves' or 'burst', not ${describeValue(mode)}.`)
   }
   return mode as PipelineMode
 }
@@ -71,7 +72,7 @@ export function flushTimeoutOption(ms: unknown): number {
   if (ms === undefined) return DEFAULT_FLUSH_TIMEOUT_MS
   if (typeof ms !== 'number' || Number.isNaN(ms) || ms <= 0) {
     throw errors.invalidConfig(
-      `flushTimeoutMs must be a positive number of milliseconds (or Infinity), not ${String(ms)}.`,
+      `flushTimeoutMs must be a positive number of milliseconds (or Infinity), not ${describeValue(ms)}.`,
     )
   }
   return ms
@@ -86,7 +87,7 @@ export function flushTimeoutOption(ms: unknown): number {
 export function idBlockSizeOption(size: unknown): number {
   if (size === undefined) return DEFAULT_ID_BLOCK_SIZE
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
-    throw errors.invalidConfig(`idBlockSize must be a positive integer, not ${String(size)}.`)
+    throw errors.invalidConfig(`idBlockSize must be a positive integer, not ${describeValue(size)}.`)
   }
   return size
 }
@@ -99,5 +100,33 @@ export function idBlockSizeOption(size: unknown): number {
  */
 export function prepareOption(prepare: unknown): boolean | undefined {
   if (prepare === undefined || prepare === true || prepare === false) return prepare
-  throw errors.invalidConfig(`prepare must be true, false or left out, not ${JSON.stringify(prepare)}.`)
+  throw errors.invalidConfig(`prepare must be true, false or left out, not ${describeValue(prepare)}.`)
+}
+
+/**
+ * The schema-reading options (`schemas`, `versionColumn`), checked.
+ *
+ * @example
+ * readSchemaOption({ schemas: ['public'], versionColumn: 'version' })
+ */
+export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions {
+  const { schemas, versionColumn } = options
+  if (
+    schemas !== undefined &&
+    (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && s !== ''))
+  ) {
+    throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
+  }
+  if (versionColumn === undefined || (typeof versionColumn === 'string' && versionColumn !== ''))
+    return options
+  const byTable =
+    typeof versionColumn === 'object' && versionColumn !== null && !Array.isArray(versionColumn)
+      ? Object.values(versionColumn)
+      : undefined
+  if (byTable === undefined || !byTable.every((c) => typeof c === 'string' && c !== '')) {
+    throw errors.invalidConfig(
+      `versionColumn must be a column name or an object of column names by table, not ${describeValue(versionColumn)}.`,
+    )
+  }
+  return options
 }

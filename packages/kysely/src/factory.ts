@@ -3,6 +3,7 @@ import {
   type EntityManagerOptions,
   type FlushReport,
   isPipeflushError,
+  PipeflushError,
   type PipelineMode,
 } from '@pipeflush/core'
 import { Kysely, PostgresDialect } from 'kysely'
@@ -94,7 +95,17 @@ export class EntityManagerFactory<DB> {
     work: (em: TypedEntityManager<DB>) => Promise<R> | R,
     options: RunOptions = {},
   ): Promise<RunResult<R>> {
+    if (typeof work !== 'function') throw invalidConfig('run: the work must be a function')
+    if (typeof options !== 'object' || options === null)
+      throw invalidConfig('run: the options must be an object')
     const retries = options.retries ?? 0
+    if (!Number.isSafeInteger(retries) || retries < 0) {
+      throw invalidConfig('run: retries must be an integer >= 0')
+    }
+    const backoffMs = options.backoffMs ?? 0
+    if (typeof backoffMs !== 'number' || !Number.isFinite(backoffMs) || backoffMs < 0) {
+      throw invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
+    }
     for (let attempt = 1; ; attempt++) {
       const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
       const result = await work(em)
@@ -103,7 +114,7 @@ export class EntityManagerFactory<DB> {
         return { result, report, attempts: attempt }
       } catch (e) {
         if (attempt > retries || !isPipeflushError(e, 'OPTIMISTIC_LOCK')) throw e
-        const backoff = (options.backoffMs ?? 0) * 2 ** (attempt - 1)
+        const backoff = backoffMs * 2 ** (attempt - 1)
         if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * backoff))
       }
     }
@@ -130,7 +141,16 @@ export class EntityManagerFactory<DB> {
 export async function createEntityManagerFactory<DB>(
   options: EntityManagerFactoryOptions<DB>,
 ): Promise<EntityManagerFactory<DB>> {
+  if (typeof options !== 'object' || options === null) {
+    throw invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
+  }
   const { client, db, ...rest } = options
+  // Duck-typed: the application's Kysely may be another copy of the package than this one's.
+  if (db !== undefined && typeof (db as { executeQuery?: unknown } | null)?.executeQuery !== 'function') {
+    throw invalidConfig(
+      'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
+    )
+  }
   const root = await EntityManager.connect(client, rest)
   return new EntityManagerFactory<DB>(root, db ?? kyselyOn<DB>(root.driver, client))
 }
@@ -140,6 +160,12 @@ function kyselyOn<DB>(driver: 'postgres.js' | 'pg', client: unknown): Kysely<DB>
   const dialect =
     driver === 'pg'
       ? new PostgresDialect({ pool: client as ConstructorParameters<typeof PostgresDialect>[0]['pool'] })
-      : new PostgresJSDialect({ postgres: client as ConstructorParameters<typeof PostgresJSDialect>[0]['postgres'] })
+      : new PostgresJSDialect({
+          postgres: client as ConstructorParameters<typeof PostgresJSDialect>[0]['postgres'],
+        })
   return new Kysely<DB>({ dialect })
+}
+
+function invalidConfig(message: string): PipeflushError {
+  return new PipeflushError('INVALID_CONFIG', `${message}.`)
 }

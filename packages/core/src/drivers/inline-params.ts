@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import { quoteStringLiteral } from '../values/sql-literal.ts'
 import type { Param } from './driver.ts'
 
@@ -23,7 +24,7 @@ export function inlineParams(text: string, params: readonly Param[]): string {
       while (isDigit(text.charCodeAt(j))) j++
       const n = Number(text.slice(i + 1, j))
       if (n < 1 || n > params.length) {
-        throw new RangeError(`inlineParams: the text has $${n} but ${params.length} parameters`)
+        throw errors.internal('inlineParams', `the text has $${n} but ${params.length} parameters`)
       }
       const param = params[n - 1]
       out +=

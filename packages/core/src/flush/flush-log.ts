@@ -2,6 +2,7 @@ import type { Driver } from '../drivers/driver.ts'
 import { PipeflushError } from '../errors.ts'
 import { type ReadContext, runRead } from '../read/run-read.ts'
 import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
+import { describeValue } from '../values/location.ts'
 
 /**
  * The flush log: an opt-in table where every flush inserts its id inside its own transaction, so that
@@ -30,7 +31,7 @@ export function flushLogDdl(name: string): string {
  */
 export function flushLogSqlName(name: string): string {
   if (typeof name !== 'string' || name === '') {
-    throw new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, got ${JSON.stringify(name)}.`)
+    throw new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${describeValue(name)}.`)
   }
   const dot = name.indexOf('.')
   return dot < 0
@@ -42,7 +43,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 function checkFlushId(flushId: string): void {
   if (typeof flushId !== 'string' || !UUID.test(flushId)) {
-    throw new PipeflushError('INVALID_VALUE', `A flush id is a uuid, got ${JSON.stringify(flushId)}.`)
+    throw new PipeflushError('INVALID_VALUE', `A flush id is a uuid, not ${describeValue(flushId)}.`)
   }
 }
 

@@ -5,6 +5,7 @@ import type {
   SimpleResult,
   StatementResult,
 } from '../drivers/driver.ts'
+import { errors } from '../errors.ts'
 
 /**
  * How long a send may stay unanswered after its connection's socket ended. The drivers reject in-flight
@@ -71,7 +72,7 @@ export class FlushSession {
     options: { readonly commits?: boolean } = {},
   ): Promise<PromiseSettledResult<StatementResult>[]> {
     const pipeline = this.session.pipeline
-    if (pipeline === undefined) throw new Error('FlushSession.pipeline: the session cannot pipeline')
+    if (pipeline === undefined) throw errors.internal('FlushSession.pipeline', 'the session cannot pipeline')
     this.#before(options.commits)
     return this.#guard(pipeline.call(this.session, statements))
   }

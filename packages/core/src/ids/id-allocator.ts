@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, PipeflushError } from '../errors.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
 
 /**
@@ -15,7 +15,7 @@ export function fetchIdsSql(
 ): string {
   for (const n of counts) {
     if (!Number.isSafeInteger(n) || n < 1)
-      throw new RangeError(`id count must be a positive integer, got ${n}`)
+      throw errors.internal('fetchIdsSql', `an id count must be a positive integer, not ${n}`)
   }
   // A prefetch skips sequences the session may not use (a flush would fail there with the server's error).
   const usable = options.usableOnly

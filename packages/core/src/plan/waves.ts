@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import type { Edge } from './dependency-graph.ts'
 
 /**
@@ -29,8 +30,7 @@ export function assignWaves(nodeCount: number, edges: readonly Edge[]): number[]
       if (--indegree[next]! === 0) ready.push(next)
     }
   }
-  if (done !== nodeCount)
-    throw new Error('pipeflush planner: the statement graph has a cycle (a planner bug)')
+  if (done !== nodeCount) throw errors.internal('waveOf', 'the statement graph has a cycle')
   return wave
 }
 

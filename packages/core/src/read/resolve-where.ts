@@ -1,3 +1,4 @@
+import { recordArgument } from '../arguments.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { resolveReference } from '../track/changes.ts'
@@ -13,11 +14,11 @@ import type { Where } from './select-sql.ts'
  * resolveWhere(book, { author_id: ada }, uow) // { author_id: 7 }
  */
 export function resolveWhere(table: TableModel, where: Where, owner: object): Where {
-  if (typeof where !== 'object' || where === null) return where
+  const given = recordArgument(where, `find(${table.key}): where`, 'INVALID_VALUE', { table: table.key })
   const out = emptyRow()
-  for (const name of Object.keys(where)) {
+  for (const name of Object.keys(given)) {
     const column = columnOf(table, name)
-    const value = where[name]
+    const value = given[name]
     out[name] =
       Array.isArray(value) && !column.isArray
         ? value.map((v) => resolveReference(v, column, table, owner))

@@ -208,5 +208,19 @@ export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
       }
     }
   }
-  return { tables: byKey }
+  const model = { tables: byKey }
+  built.add(model)
+  return model
+}
+
+const built = new WeakSet<SchemaModel>()
+
+/**
+ * Whether `value` is a schema model made by {@link buildSchemaModel} (`defineSchema`, `readSchema`).
+ *
+ * @example
+ * isSchemaModel(defineSchema({ ... })) // true
+ */
+export function isSchemaModel(value: unknown): value is SchemaModel {
+  return typeof value === 'object' && value !== null && built.has(value as SchemaModel)
 }

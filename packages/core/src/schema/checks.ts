@@ -1,4 +1,5 @@
 import { PipeflushError } from '../errors.ts'
+import { describeValue } from '../values/location.ts'
 import type { ColumnModel, SchemaModel, TableModel } from './model.ts'
 
 /**
@@ -13,7 +14,10 @@ export function writableTable(schema: SchemaModel, key: string): TableModel {
   const table = schema.tables.get(key)
   if (table === undefined) {
     const known = [...schema.tables.keys()].slice(0, 30).join(', ')
-    throw new PipeflushError('UNKNOWN_TABLE', `Unknown table "${key}" (known: ${known}).`, { table: key })
+    const shown = typeof key === 'string' ? `"${key}"` : describeValue(key)
+    throw new PipeflushError('UNKNOWN_TABLE', `Unknown table ${shown} (known: ${known}).`, {
+      table: typeof key === 'string' ? key : undefined,
+    })
   }
   if (table.primaryKey.length === 0) {
     throw new PipeflushError(
@@ -37,11 +41,8 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
     const columns = table.columns.map((c) => c.name).join(', ')
     throw new PipeflushError(
       'UNKNOWN_COLUMN',
-      `${table.key} has no column "${name}" (columns: ${columns}).`,
-      {
-        table: table.key,
-        column: name,
-      },
+      `${table.key} has no column ${typeof name === 'string' ? `"${name}"` : describeValue(name)} (columns: ${columns}).`,
+      { table: table.key, column: typeof name === 'string' ? name : undefined },
     )
   }
   return column

@@ -1,6 +1,8 @@
+import { recordArgument } from '../arguments.ts'
 import type { Driver } from '../drivers/driver.ts'
 import { driverFor } from '../drivers/driver-for.ts'
 import { PipeflushError } from '../errors.ts'
+import { readSchemaOption } from '../options.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
@@ -48,7 +50,10 @@ const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
  * const schema = await readSchema(sql, { versionColumn: 'version' })
  * schema.tables.get('book')?.primaryKey // ['id']
  */
-export async function readSchema(client: unknown, options: ReadSchemaOptions = {}): Promise<SchemaModel> {
+export async function readSchema(client: unknown, given: ReadSchemaOptions = {}): Promise<SchemaModel> {
+  const options = readSchemaOption(
+    recordArgument(given, 'readSchema: the options', 'INVALID_CONFIG') as ReadSchemaOptions,
+  )
   const driver: Pick<Driver, 'query'> = isDriver(client) ? client : driverFor(client)
   let rows: CatalogTable[]
   let current: string

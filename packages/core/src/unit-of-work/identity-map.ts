@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import type { EntityState } from '../track/entity-state.ts'
 
 /** One entity per (table, primary key) in a unit of work. */
@@ -10,7 +11,7 @@ export class IdentityMap {
 
   set(state: EntityState): void {
     if (state.key === null)
-      throw new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)')
+      throw errors.internal('IdentityMap.set', 'an entity without a key cannot be mapped')
     let t = this.#tables.get(state.table.key)
     if (!t) {
       t = new Map()

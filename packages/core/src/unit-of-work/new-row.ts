@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid'
-import { errors, PipeflushError } from '../errors.ts'
+import { recordArgument, stringsArgument } from '../arguments.ts'
+import { PipeflushError } from '../errors.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
@@ -40,17 +41,29 @@ export function upsertOf(
   options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
 ): { row: Record<string, unknown>; spec: UpsertSpec } {
   const row = writableRow(table, values)
-  if (!Array.isArray(options?.conflict) || options.conflict.length === 0) {
-    throw errors.invalidConfig(`upsert(${table.key}): name the conflict columns.`, { table: table.key })
+  const where = { table: table.key }
+  const spec = recordArgument(options, `upsert(${table.key}): the options`, 'INVALID_CONFIG', where)
+  const conflict = stringsArgument(
+    spec['conflict'],
+    `upsert(${table.key}): conflict`,
+    'INVALID_CONFIG',
+    where,
+  )
+  if (conflict.length === 0) {
+    throw new PipeflushError('INVALID_CONFIG', `upsert(${table.key}): name the conflict columns.`, where)
   }
-  for (const name of [...options.conflict, ...(options.update ?? [])]) columnOf(table, name)
+  const given =
+    spec['update'] === undefined
+      ? undefined
+      : stringsArgument(spec['update'], `upsert(${table.key}): update`, 'INVALID_CONFIG', where)
+  for (const name of [...conflict, ...(given ?? [])]) columnOf(table, name)
   const update =
-    options.update ??
+    given ??
     Object.keys(row).filter(
-      (c) => !options.conflict.includes(c) && !table.primaryKey.includes(c) && c !== table.versionColumn,
+      (c) => !conflict.includes(c) && !table.primaryKey.includes(c) && c !== table.versionColumn,
     )
   if (table.versionColumn && row[table.versionColumn] === undefined) row[table.versionColumn] = 1
-  return { row, spec: { conflict: [...options.conflict], update: [...update] } }
+  return { row, spec: { conflict: [...conflict], update: [...update] } }
 }
 
 /**
@@ -61,34 +74,27 @@ export function mergedRow(
   table: TableModel,
   row: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
+  const given = recordArgument(row, `merge(${table.key}): the row`, 'INVALID_VALUE', { table: table.key })
   const values = emptyRow()
   for (const c of table.columns) {
-    if (!(c.name in row)) {
+    if (!(c.name in given)) {
       throw new PipeflushError('INVALID_VALUE', `merge(${table.key}): the row lacks column "${c.name}".`, {
         table: table.key,
         column: c.name,
       })
     }
-    values[c.name] = row[c.name]
+    values[c.name] = given[c.name]
   }
   return values
 }
 
 /** A copy of `values` whose every column exists and may be written by an insert. */
 function writableRow(table: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  if (typeof values !== 'object' || values === null) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}: the values must be an object, not ${String(values)}.`,
-      {
-        table: table.key,
-      },
-    )
-  }
+  const given = recordArgument(values, `${table.key}: the values`, 'INVALID_VALUE', { table: table.key })
   const row = emptyRow()
-  for (const name of Object.keys(values)) {
+  for (const name of Object.keys(given)) {
     writableColumn(table, name, 'insert')
-    row[name] = values[name]
+    row[name] = given[name]
   }
   return row
 }

@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import type { ColumnModel, ScalarType } from '../schema/model.ts'
 import { quoteIdentifier } from './identifier.ts'
 
@@ -60,7 +61,8 @@ function elementCastType(column: ColumnModel): string {
   if (column.type === 'enum' || column.type === 'other')
     return column.castType ?? column.sqlType.replace(/\[\]$/, '')
   const base = BASE_TYPES[column.type]
-  if (base === undefined) throw new TypeError(`pipeflush: no SQL cast for column type ${String(column.type)}`)
+  if (base === undefined)
+    throw errors.internal('castSql', `no SQL cast for column type ${String(column.type)}`)
   return base
 }
 
@@ -83,7 +85,7 @@ export function castSql(column: ColumnModel): string {
 /** `pg_catalog.interval_in(<text>::cstring, ...)`: the input function reading `text` with the column's typmod. */
 function inputCall(text: string, column: ColumnModel, typmod: number): string {
   if (elementCastType(column) !== '"interval"') {
-    throw new TypeError(`pipeflush: an input typmod is only supported for interval, not ${column.sqlType}`)
+    throw errors.internal('castText', `an input typmod is only supported for interval, not ${column.sqlType}`)
   }
   return `pg_catalog.interval_in(${text}::cstring, 'pg_catalog.interval'::regtype, ${typmod})`
 }

@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import type { ScalarType } from '../schema/model.ts'
 import { byteaCodec } from './bytea.ts'
 import type { ScalarCodec } from './codec.ts'
@@ -32,10 +33,10 @@ const CODECS: Readonly<Record<ScalarType, ScalarCodec>> = {
   other: otherCodec,
 }
 
-/** The codec of a scalar type. Throws a TypeError for a type outside {@link ScalarType}. */
+/** The codec of a scalar type (`INTERNAL_ERROR` for a type outside {@link ScalarType}). */
 export function codecFor(type: ScalarType): ScalarCodec {
   const codec = CODECS[type]
-  if (codec === undefined) throw new TypeError(`pipeflush: no codec for column type ${String(type)}`)
+  if (codec === undefined) throw errors.internal('codecFor', `no codec for column type ${String(type)}`)
   return codec
 }
 

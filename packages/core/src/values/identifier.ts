@@ -1,4 +1,5 @@
 import { PipeflushError } from '../errors.ts'
+import { describeValue } from './location.ts'
 import { textProblem } from './text.ts'
 
 /**
@@ -13,11 +14,11 @@ export function quoteIdentifier(name: string): string {
   if (typeof name !== 'string' || name === '') {
     throw new PipeflushError(
       'INVALID_VALUE',
-      `an identifier must be a non-empty string, got ${JSON.stringify(name)}`,
+      `an identifier must be a non-empty string, not ${describeValue(name)}`,
     )
   }
   const why = textProblem(name)
   if (why !== undefined)
-    throw new PipeflushError('INVALID_VALUE', `the identifier ${JSON.stringify(name)} ${why}`)
+    throw new PipeflushError('INVALID_VALUE', `the identifier ${describeValue(name)} ${why}`)
   return `"${name.replace(/"/g, '""')}"`
 }

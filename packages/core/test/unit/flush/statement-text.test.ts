@@ -44,7 +44,12 @@ describe('inlineParams', () => {
       ]),
     ).toBe(`select 'a'::text, '$1', "$1", null::text, 'j'::text`)
     expect(inlineParams('select $1::text', ['a\\b'])).toBe(`select E'a\\\\b'::text`)
-    expect(() => inlineParams('select $2::text', ['a'])).toThrowError(RangeError)
+    expect(() => inlineParams('select $2::text', ['a'])).toThrowError(
+      expect.objectContaining({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringMatching(/has \$2 but 1 parameters/),
+      }),
+    )
   })
 })
 

@@ -322,7 +322,10 @@ describe('fetchIdsSql', () => {
   it('refuses a count that is not a positive integer', () => {
     for (const n of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
       expect(() => fetchIdsSql(['a'], [n])).toThrow(
-        new RangeError(`id count must be a positive integer, got ${n}`),
+        expect.objectContaining({
+          code: 'INTERNAL_ERROR',
+          message: expect.stringContaining(`an id count must be a positive integer, not ${n}`),
+        }),
       )
     }
   })

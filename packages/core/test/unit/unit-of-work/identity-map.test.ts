@@ -33,10 +33,13 @@ describe('IdentityMap', () => {
     expect(map.size).toBe(1)
   })
 
-  it('refuses a state without a key (a TypeError: a bug of the caller)', () => {
+  it('refuses a state without a key (INTERNAL_ERROR: a bug of the caller)', () => {
     const map = new IdentityMap()
     expect(() => map.set(state('tag', null))).toThrow(
-      new TypeError('IdentityMap.set: an entity without a key cannot be mapped (a bug in pipeflush)'),
+      expect.objectContaining({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringContaining('IdentityMap.set: an entity without a key cannot be mapped'),
+      }),
     )
     expect(map.size).toBe(0)
   })

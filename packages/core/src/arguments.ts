@@ -1,0 +1,56 @@
+import { type ErrorCode, PipeflushError, type PipeflushErrorDetails } from './errors.ts'
+import { describeValue } from './values/location.ts'
+
+/**
+ * `value` as an object of named values (column values, a where, options), or a `PipeflushError`
+ * with `code` naming `what`: arrays, Maps, Sets, Dates, byte arrays and non-objects are refused
+ * before anything reads them.
+ *
+ * @example
+ * const values = recordArgument(input, 'create(book): the values', 'INVALID_VALUE', { table: 'book' })
+ */
+export function recordArgument(
+  value: unknown,
+  what: string,
+  code: Extract<ErrorCode, 'INVALID_VALUE' | 'INVALID_CONFIG'>,
+  details: PipeflushErrorDetails = {},
+): Readonly<Record<string, unknown>> {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    value instanceof Map ||
+    value instanceof Set ||
+    value instanceof Date ||
+    ArrayBuffer.isView(value)
+  ) {
+    throw new PipeflushError(
+      code,
+      `${what} must be an object of named values, not ${describeValue(value)}.`,
+      details,
+    )
+  }
+  return value as Readonly<Record<string, unknown>>
+}
+
+/**
+ * `value` as an array of strings (column names), or `code` naming `what`.
+ *
+ * @example
+ * const conflict = stringsArgument(options.conflict, 'upsert(reading): conflict', 'INVALID_VALUE')
+ */
+export function stringsArgument(
+  value: unknown,
+  what: string,
+  code: Extract<ErrorCode, 'INVALID_VALUE' | 'INVALID_CONFIG'>,
+  details: PipeflushErrorDetails = {},
+): readonly string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new PipeflushError(
+      code,
+      `${what} must be an array of column names, not ${describeValue(value)}.`,
+      details,
+    )
+  }
+  return value as readonly string[]
+}

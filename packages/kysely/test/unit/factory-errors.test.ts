@@ -1,0 +1,56 @@
+import { defineSchema, PipeflushError } from '@pipeflush/core'
+import { createEntityManagerFactory } from '@pipeflush/kysely'
+import postgres from 'postgres'
+import { afterAll, describe, expect, test } from 'vitest'
+
+// postgres.js connects lazily and port 1 is closed: nothing here reaches a database.
+const sql = postgres('postgres://nobody@127.0.0.1:1/none', { max: 1 })
+afterAll(() => sql.end({ timeout: 0 }))
+const schema = defineSchema({ author: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
+
+async function code(fn: () => unknown): Promise<string> {
+  try {
+    await fn()
+  } catch (e) {
+    if (e instanceof PipeflushError) return e.code
+    throw new Error(`expected a PipeflushError, got ${String(e)}`, { cause: e })
+  }
+  throw new Error('expected an error')
+}
+
+describe('the factory refuses bad options with INVALID_CONFIG before any query', () => {
+  test.each([
+    ['null options', null],
+    ['a number', 5],
+    ['no client', { schema }],
+    ['a db that is not a Kysely', { client: sql, schema, db: {} }],
+    ['a bad pipeline', { client: sql, schema, pipeline: 'fast' }],
+  ])('%s', async (_label, options) => {
+    expect(await code(() => createEntityManagerFactory(options as never))).toBe('INVALID_CONFIG')
+  })
+
+  test('run() checks its work and options before running the work', async () => {
+    const factory = await createEntityManagerFactory<{ author: { id: string; name: string } }>({
+      client: sql,
+      schema,
+    })
+    let ran = 0
+    const work = (): void => {
+      ran++
+    }
+    for (const options of [
+      null,
+      { retries: -1 },
+      { retries: 1.5 },
+      { retries: 'x' },
+      { backoffMs: -1 },
+      { backoffMs: Number.NaN },
+      { pipeline: 'x' },
+    ]) {
+      expect(await code(() => factory.run(work, options as never))).toBe('INVALID_CONFIG')
+    }
+    expect(await code(() => factory.run('work' as never))).toBe('INVALID_CONFIG')
+    expect(await code(() => factory.em({ pipeline: 'x' as never }))).toBe('INVALID_CONFIG')
+    expect(ran).toBe(0)
+  })
+})
