@@ -1,7 +1,21 @@
 /**
- * An empty row: an object without prototype, so that a column named `__proto__` (or `constructor`)
- * is an ordinary property. Entities still look like plain objects (see `entity-proxy.ts`).
+ * Rows are instances of a class whose prototype is an empty object without prototype: nothing is
+ * inherited, so a column named `__proto__` (or `constructor`) is an ordinary own property, and unlike
+ * `Object.create(null)` objects (which V8 keeps as hash tables) they stay fast-mode objects.
+ */
+// biome-ignore lint/complexity/useArrowFunction: a constructor
+const Row = function Row() {} as unknown as new () => Record<string, unknown>
+Row.prototype = Object.create(null) as object
+
+/**
+ * An empty row: an object that inherits nothing, so that a column named `__proto__` (or
+ * `constructor`) is an ordinary property. Entities still look like plain objects (see
+ * `entity-proxy.ts`).
+ *
+ * @example
+ * const row = emptyRow()
+ * row['__proto__'] = 'a column' // an own property, not the prototype
  */
 export function emptyRow(): Record<string, unknown> {
-  return Object.create(null) as Record<string, unknown>
+  return new Row()
 }
