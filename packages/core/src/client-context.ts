@@ -3,6 +3,7 @@ import type { Driver } from './drivers/driver.ts'
 import { driverFor } from './drivers/driver-for.ts'
 import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
+import { type FlushHooks, flushHooksOption } from './hooks/flush-hooks.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import {
   type EntityManagerOptions,
@@ -11,7 +12,9 @@ import {
   pipelineOption,
   prepareOption,
   readSchemaOption,
+  serverValuesOption,
 } from './options.ts'
+import type { ServerValuesPolicy } from './plan/server-values.ts'
 import { isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import type { SchemaModel } from './schema/model.ts'
@@ -27,6 +30,10 @@ export interface ClientContext {
   readonly named: boolean
   /** The quoted SQL name of the flush log table, when configured. */
   readonly flushLog: string | undefined
+  /** Which tables read back the values the server fills. */
+  readonly serverValues: ServerValuesPolicy
+  /** Code run as part of every flush, if any. */
+  readonly hooks: FlushHooks | undefined
 }
 
 const allocators = new WeakMap<Driver, IdAllocator>()
@@ -62,6 +69,8 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
   readSchemaOption(options)
+  serverValuesOption(options.serverValues, undefined)
+  flushHooksOption(options.hooks, undefined)
   const flushLog = options.flushLog === undefined ? undefined : flushLogSqlName(options.flushLog)
   if (options.schema !== undefined && !isSchemaModel(options.schema)) {
     throw errors.invalidConfig(
@@ -70,6 +79,8 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   }
   const driver = driverFor(client)
   const schema = options.schema ?? (await cachedSchema(driver, options))
+  const serverValues = serverValuesOption(options.serverValues, schema)
+  const hooks = flushHooksOption(options.hooks, schema)
   if (options.flushLog !== undefined) await checkFlushLog(driver, options.flushLog)
   let ids = allocators.get(driver)
   if (!ids) {
@@ -80,5 +91,5 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (!options.schema) await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
-  return { driver, schema, ids, named, flushLog }
+  return { driver, schema, ids, named, flushLog, serverValues, hooks }
 }

@@ -6,6 +6,7 @@ import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import { redactError } from './flush/redact.ts'
+import { runAfterCommit, runBeforeHooks } from './hooks/run-hooks.ts'
 import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import { readRows } from './read/read-rows.ts'
@@ -249,14 +250,16 @@ export class EntityManager {
    * console.log(formatPlan(em.plan()))
    */
   plan(): FlushPlan {
-    return planUnitOfWork(this.#uow, this.#client.schema)
+    return planUnitOfWork(this.#uow, this.#client)
   }
 
   /**
    * Writes every pending change in one transaction and returns what it did. With nothing to write it
    * sends nothing. On failure nothing is committed (or, with `COMMIT_OUTCOME_UNKNOWN`, the flush log
    * tells) and the unit of work is as before: fix the cause and flush again. Errors are
-   * `PipeflushError`s.
+   * `PipeflushError`s. The `hooks` option runs code before (`beforeFlush`, `beforeCreate`,
+   * `beforeUpdate`: what they change is taken back if the flush fails) and after the commit
+   * (`afterCommit`); afterwards the entities hold the values the server filled (`serverValues`).
    *
    * @example
    * const { roundTrips, statements } = await em.flush()
@@ -269,11 +272,26 @@ export class EntityManager {
       )
     }
     this.#flushing = true
+    const { hooks } = this.#client
+    let report: FlushReport
     try {
-      return await flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+      if (hooks === undefined) return await flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+      const mark = this.#uow.checkpoint()
+      try {
+        await runBeforeHooks(this.#uow, hooks, this)
+        mark.settled()
+        report = await flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+      } catch (e) {
+        mark.undo()
+        throw e
+      }
     } finally {
       this.#flushing = false
     }
+    if (hooks.afterCommit === undefined) return report
+    // After the flush is over, so that the hook may change and flush this unit of work again.
+    const failed = await runAfterCommit(hooks, { ...report, afterCommitErrors: [] }, this)
+    return { ...report, afterCommitErrors: failed }
   }
 
   /** Forgets every entity (they become detached) and every pending change. */

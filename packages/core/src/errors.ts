@@ -44,6 +44,10 @@ export type ErrorCode =
   | 'INVALID_CONFIG'
   /** Reading the schema from the database failed. */
   | 'SCHEMA_READ_FAILED'
+  /** A flush hook threw (its error is the `cause`): nothing was sent, or, for `afterCommit`, the commit stands. */
+  | 'HOOK_FAILED'
+  /** The flush hooks kept changing the unit of work past the round limit: nothing was sent. */
+  | 'HOOK_LOOP'
   /** pipeflush broke one of its own invariants: a bug to report, with the message. */
   | 'INTERNAL_ERROR'
 
@@ -179,6 +183,19 @@ export const errors = {
       'INTERNAL_ERROR',
       `pipeflush bug in ${where}: ${what}. Please report it with this message.`,
     )
+  },
+
+  /**
+   * A flush hook threw: `hook` names it (`beforeFlush`, `book.beforeUpdate`, `afterCommit`). Before the
+   * flush nothing was sent; after the commit, the commit stands.
+   */
+  hookFailed(hook: string, cause: unknown, table?: string): PipeflushError {
+    const why = cause instanceof Error ? cause.message : String(cause)
+    const outcome =
+      hook === 'afterCommit'
+        ? 'The flush committed; this error does not undo it.'
+        : 'Nothing was sent; the unit of work is as it was before the hooks ran.'
+    return new PipeflushError('HOOK_FAILED', `The ${hook} hook threw: ${why}. ${outcome}`, { table, cause })
   },
 
   /** A configuration value out of range or of the wrong kind. */

@@ -17,6 +17,12 @@ export { isPipeflushError, PipeflushError } from './errors.ts'
 export { flushLogDdl } from './flush/flush-log.ts'
 export type { FlushReport } from './flush/flush-report.ts'
 export type { PipelineMode } from './flush/modes.ts'
+export {
+  type BeforeFlushChanges,
+  type FlushHooks,
+  MAX_HOOK_ROUNDS,
+  type TableHooks,
+} from './hooks/flush-hooks.ts'
 export type { EntityManagerOptions, ForkOptions } from './options.ts'
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'

@@ -1,6 +1,8 @@
 import { errors } from './errors.ts'
 import type { PipelineMode } from './flush/modes.ts'
-import type { SchemaModel } from './schema/model.ts'
+import type { FlushHooks } from './hooks/flush-hooks.ts'
+import type { ServerValuesPolicy } from './plan/server-values.ts'
+import type { SchemaModel, TableModel } from './schema/model.ts'
 import type { ReadSchemaOptions } from './schema/read-schema.ts'
 import { describeValue } from './values/location.ts'
 
@@ -36,6 +38,17 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
    * flushes are never prepared.
    */
   readonly prepare?: boolean
+  /**
+   * Whether flushes read back the values the server fills, in the answer they wait for anyway (no
+   * round trip): after a flush, an inserted entity's columns it did not supply (defaults such as
+   * `now()`, identity and serial columns, generated columns) and an updated entity's generated columns
+   * hold what the database stored. Default `true`; `false` for none; an object turns tables off (or on)
+   * by table key, e.g. `{ reading: false }`: each such insert then sends the same statement without
+   * `returning`, and the server sends back nothing for its rows.
+   */
+  readonly serverValues?: boolean | Readonly<Record<string, boolean>>
+  /** Code run as part of every flush (see {@link FlushHooks}). */
+  readonly hooks?: FlushHooks
 }
 
 /** Options of `em.fork()`. */
@@ -129,4 +142,32 @@ export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions 
     )
   }
   return options
+}
+
+/**
+ * The `serverValues` option as a policy, checked (against the schema when given: an object names
+ * tables of it).
+ *
+ * @example
+ * serverValuesOption({ reading: false }, schema)(readingTable) // false
+ */
+export function serverValuesOption(value: unknown, schema: SchemaModel | undefined): ServerValuesPolicy {
+  if (value === undefined || value === true) return () => true
+  if (value === false) return () => false
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw errors.invalidConfig(
+      `serverValues must be true, false or an object of booleans by table, not ${describeValue(value)}.`,
+    )
+  }
+  const byTable = new Map<string, boolean>()
+  for (const [table, on] of Object.entries(value)) {
+    if (typeof on !== 'boolean') {
+      throw errors.invalidConfig(`serverValues.${table} must be true or false, not ${describeValue(on)}.`)
+    }
+    if (schema !== undefined && !schema.tables.has(table)) {
+      throw errors.invalidConfig(`serverValues names "${table}", which is not a table of the schema.`)
+    }
+    byTable.set(table, on)
+  }
+  return (table: TableModel) => byTable.get(table.key) ?? true
 }

@@ -1,3 +1,4 @@
+import type { PipeflushError } from '../errors.ts'
 import type { PipelineMode } from './modes.ts'
 
 /** What a flush did. */
@@ -30,4 +31,9 @@ export interface FlushReport {
   /** Rows inserted or updated by upserts. */
   readonly upserted: number
   readonly durationMs: number
+  /**
+   * When an `afterCommit` hook is configured: what it threw (`HOOK_FAILED`, the hook's error as
+   * `cause`), reported apart because the flush committed all the same. Empty when it ran cleanly.
+   */
+  readonly afterCommitErrors?: readonly PipeflushError[]
 }

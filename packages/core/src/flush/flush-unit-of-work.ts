@@ -3,6 +3,7 @@ import type { Driver } from '../drivers/driver.ts'
 import { assignIds, idNeed, provisionalIds } from '../ids/assign-ids.ts'
 import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
 import { planFlush } from '../plan/plan-flush.ts'
+import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import type { SchemaModel } from '../schema/model.ts'
 import { type PendingChanges, toChangeSet } from '../track/changes.ts'
@@ -12,6 +13,7 @@ import { flushLogInsert } from './flush-log.ts'
 import type { FlushReport } from './flush-report.ts'
 import type { PipelineMode } from './modes.ts'
 import { runFlush } from './run-flush.ts'
+import { serverFilled } from './server-filled.ts'
 
 /** What flushes of one client share. */
 export interface FlushContext {
@@ -24,6 +26,8 @@ export interface FlushContext {
   readonly named: boolean
   /** The quoted SQL name of the flush log table, when configured. */
   readonly flushLog: string | undefined
+  /** Which tables read back the values the server fills. */
+  readonly serverValues: ServerValuesPolicy
 }
 
 /** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
@@ -75,7 +79,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     validateWithPlaceholders(uow, context.schema, pending, rows)
   } else {
     assignIds(rows, need, context.ids)
-    ready = prepare(uow, context.schema, pending)
+    ready = prepare(uow, context, pending)
   }
   const upsertCount = uow.upsertCount
   const result = await runFlush({
@@ -86,10 +90,10 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     named: context.named,
     opening: flushLogInsert(context.flushLog, flushId),
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
-    prepare: () => ready ?? prepare(uow, context.schema, pending),
+    prepare: () => ready ?? prepare(uow, context, pending),
   })
-  uow.applyFlushed(pending, result.prepared.sent, upsertCount)
-  const { plan } = result.prepared
+  const { plan, sent } = result.prepared
+  uow.applyFlushed(pending, sent, upsertCount, serverFilled(context.schema, plan, result.returned, sent))
   return {
     ...base,
     roundTrips: result.roundTrips,
@@ -106,19 +110,31 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
  * The plan the next flush of `uow` would send, ids not yet assigned shown as placeholders (`-1`,
  * `-2`...). Validates every value.
  */
-export function planUnitOfWork(uow: UnitOfWork, schema: SchemaModel): FlushPlan {
+export function planUnitOfWork(
+  uow: UnitOfWork,
+  context: Pick<FlushContext, 'schema' | 'serverValues'>,
+): FlushPlan {
   const pending = uow.pending()
   const restore = provisionalIds(newRows(pending))
   try {
-    return planFlush(schema, toChangeSet(pending, uow))
+    return withServerValues(
+      planFlush(context.schema, toChangeSet(pending, uow)),
+      context.schema,
+      context.serverValues,
+    )
   } finally {
     restore()
   }
 }
 
 /** The plan and the sent values, from the unit of work as it is now (ids assigned). */
-function prepare(uow: UnitOfWork, schema: SchemaModel, pending: PendingChanges): Prepared {
-  return { plan: planFlush(schema, toChangeSet(pending, uow)), sent: uow.sentValues(pending) }
+function prepare(
+  uow: UnitOfWork,
+  context: Pick<FlushContext, 'schema' | 'serverValues'>,
+  pending: PendingChanges,
+): Prepared {
+  const plan = planFlush(context.schema, toChangeSet(pending, uow))
+  return { plan: withServerValues(plan, context.schema, context.serverValues), sent: uow.sentValues(pending) }
 }
 
 /** Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. */

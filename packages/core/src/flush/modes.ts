@@ -1,4 +1,10 @@
-import type { DriverError, PipelinedStatement } from '../drivers/driver.ts'
+import type {
+  DriverError,
+  PipelinedStatement,
+  Row,
+  SimpleResult,
+  StatementResult,
+} from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
 import type { FlushSession } from './flush-session.ts'
@@ -7,6 +13,12 @@ import { pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text
 
 /** How a flush is sent. */
 export type PipelineMode = 'off' | 'waves' | 'burst'
+
+/**
+ * The rows each statement of the plan returned, in `plan.waves.flat()` order: undefined for the
+ * statements that return none (see `PlannedStatement.returning`).
+ */
+export type ReturnedRows = readonly (readonly Row[] | undefined)[]
 
 /** What a mode needs besides the session: the plan and how to open the transaction. */
 export interface ModeInput {
@@ -26,7 +38,7 @@ export interface ModeInput {
  * transaction, all or nothing. Either way the COMMIT leaves with the statements, so a connection lost
  * before the answer leaves the outcome unknown unless the server already rejected a statement.
  */
-export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<void> {
+export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
   const statements = input.plan.waves.flat()
   if (fs.session.pipeline) {
     const batch: PipelinedStatement[] = [
@@ -38,11 +50,11 @@ export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<voi
     const planned = [undefined, ...input.opening.map(() => undefined), ...statements, undefined]
     const results = await fs.pipeline(batch, { commits: true })
     settlePipelined(fs, results, planned, input.flushId)
-    return
+    return pipelinedRows(statements, results.slice(1 + input.opening.length))
   }
   const batch = simpleBatch([...input.opening, ...statements])
   try {
-    await fs.simple(batch.text, { commits: true })
+    return simpleRows(statements, await fs.simple(batch.text, { commits: true }))
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
@@ -52,25 +64,33 @@ export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<voi
  * `waves`: BEGIN, then each wave's statements together (pipelined, or one simple-protocol message),
  * then COMMIT, each awaited: 2 + waves round trips.
  */
-export async function sendWaves(fs: FlushSession, input: ModeInput): Promise<void> {
+export async function sendWaves(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
+  const rows: (readonly Row[] | undefined)[] = []
   await inTransaction(fs, input, async () => {
-    for (const wave of input.plan.waves) await sendTogether(fs, wave, input)
+    for (const wave of input.plan.waves) rows.push(...(await sendTogether(fs, wave, input)))
   })
+  return rows
 }
 
 /** `off`: BEGIN, every statement, COMMIT, each awaited (what ORMs do): 2 + statements round trips. */
-export async function sendOff(fs: FlushSession, input: ModeInput): Promise<void> {
+export async function sendOff(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
+  const rows: (readonly Row[] | undefined)[] = []
   await inTransaction(fs, input, async () => {
-    for (const statement of input.plan.waves.flat()) await sendTogether(fs, [statement], input)
+    for (const statement of input.plan.waves.flat())
+      rows.push(...(await sendTogether(fs, [statement], input)))
   })
+  return rows
 }
 
-/** Statements sent in one round trip inside an open transaction; throws the first failure. */
+/**
+ * Statements sent in one round trip inside an open transaction; throws the first failure, else gives
+ * the rows each returned.
+ */
 async function sendTogether(
   fs: FlushSession,
   statements: readonly PlannedStatement[],
   input: ModeInput,
-): Promise<void> {
+): Promise<ReturnedRows> {
   if (fs.session.pipeline) {
     const results = await fs.pipeline(statements.map((s) => pipelined(s, input.named)))
     const failure = firstRejection(results, statements, input.flushId)
@@ -80,11 +100,11 @@ async function sendTogether(
     }
     const lost = results.find((r) => r.status === 'rejected')
     if (lost?.status === 'rejected') throw lost.reason
-    return
+    return pipelinedRows(statements, results)
   }
   const batch = simpleBatch(statements)
   try {
-    await fs.simple(batch.text)
+    return simpleRows(statements, await fs.simple(batch.text))
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
@@ -134,6 +154,31 @@ function settlePipelined(
   }
   if (failure) throw failure
   throw commit?.status === 'rejected' ? commit.reason : errors.rolledBack(flushId, 'nothing')
+}
+
+/** The rows of the statements that return some, from their pipelined results (in the same order). */
+function pipelinedRows(
+  statements: readonly PlannedStatement[],
+  results: readonly PromiseSettledResult<StatementResult>[],
+): ReturnedRows {
+  return statements.map((s, i) => {
+    const r = results[i]
+    return s.returning !== undefined && r?.status === 'fulfilled' ? r.value.rows : undefined
+  })
+}
+
+/**
+ * The rows of the statements that return some, from a simple-protocol answer: every update and
+ * delete answers one row set (its row count), an insert one when it has a returning list; the opening
+ * statements answer none.
+ */
+function simpleRows(statements: readonly PlannedStatement[], result: SimpleResult): ReturnedRows {
+  let next = 0
+  return statements.map((s) => {
+    if (s.kind === 'insert' && s.returning === undefined) return undefined
+    const rows = result.rowSets[next++]
+    return s.returning === undefined ? undefined : rows
+  })
 }
 
 /**

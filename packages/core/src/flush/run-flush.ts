@@ -2,7 +2,14 @@ import type { Driver, DriverError, Row } from '../drivers/driver.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import { FlushSession } from './flush-session.ts'
-import { type ModeInput, type PipelineMode, sendBurst, sendOff, sendWaves } from './modes.ts'
+import {
+  type ModeInput,
+  type PipelineMode,
+  type ReturnedRows,
+  sendBurst,
+  sendOff,
+  sendWaves,
+} from './modes.ts'
 import { interruptionError } from './outcome.ts'
 import { redactError } from './redact.ts'
 
@@ -36,9 +43,11 @@ export interface FlushResult<P> {
   readonly opened: boolean
   /** Round trips it took to get the connection (opening it, when it was opened for this flush). */
   readonly connectRoundTrips: number
+  /** The rows each statement of the plan returned (see `PlannedStatement.returning`). */
+  readonly returned: ReturnedRows
 }
 
-const SEND: Readonly<Record<PipelineMode, (fs: FlushSession, input: ModeInput) => Promise<void>>> = {
+const SEND: Readonly<Record<PipelineMode, (fs: FlushSession, input: ModeInput) => Promise<ReturnedRows>>> = {
   off: sendOff,
   waves: sendWaves,
   burst: sendBurst,
@@ -72,7 +81,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       })
     }
     const prepared = request.prepare()
-    await SEND[request.mode](fs, {
+    const returned = await SEND[request.mode](fs, {
       plan: prepared.plan,
       flushId,
       opening: request.opening,
@@ -83,6 +92,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       roundTrips: fs.roundTrips(),
       opened: fs.session.opened,
       connectRoundTrips: fs.connectRoundTrips(),
+      returned,
     }
   } catch (e) {
     throw redactError(interruptionError(e, fs, flushId, timeoutMs))

@@ -72,6 +72,12 @@ export interface PlannedStatement {
   readonly fixup: boolean
   /** For inserts that are upserts. */
   readonly upsert?: UpsertSpec | undefined
+  /**
+   * Columns the statement returns as text, aliased `r0, r1...`: the primary key, then the values the
+   * server filled (an insert's columns the rows do not supply, an update's generated columns), which
+   * the flush reads back into the entities. Absent when it returns none.
+   */
+  readonly returning?: readonly string[] | undefined
 }
 
 /**

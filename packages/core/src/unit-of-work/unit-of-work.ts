@@ -1,4 +1,5 @@
 import { PipeflushError } from '../errors.ts'
+import type { ServerFilled } from '../flush/server-filled.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
@@ -32,6 +33,13 @@ export class UnitOfWork {
   /** Managed entities with values that change in place (json, arrays, bytea, timestamps): compared at every flush. */
   readonly #watch = new Set<EntityState>()
   readonly #upserts: { state: EntityState; spec: UpsertSpec }[] = []
+  /** Counts creations, assignments, removals and upserts (see {@link edits}). */
+  #edits = 0
+
+  /** How many creations, assignments, removals and upserts this unit of work has seen: a change counter. */
+  get edits(): number {
+    return this.#edits
+  }
 
   /**
    * A new entity of `table` over `row` (a copy the caller made): `new` ones are inserted by the next
@@ -70,6 +78,7 @@ export class UnitOfWork {
     }
     const state = this.#state(table, row, 'new', null)
     this.#created.add(state)
+    this.#edits++
     return state
   }
 
@@ -90,10 +99,12 @@ export class UnitOfWork {
       entity: row,
     }
     this.#upserts.push({ state, spec })
+    this.#edits++
   }
 
   /** Marks a managed entity for deletion; a new one is simply forgotten. */
   remove(state: EntityState): void {
+    this.#edits++
     if (state.status === 'new') {
       this.#created.delete(state)
       state.status = 'detached'
@@ -161,11 +172,16 @@ export class UnitOfWork {
    * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
    * flush was in flight stay pending.
    */
-  applyFlushed(pending: PendingChanges, sent: SentValues, upsertCount: number): void {
+  applyFlushed(
+    pending: PendingChanges,
+    sent: SentValues,
+    upsertCount: number,
+    filled: ServerFilled = new Map(),
+  ): void {
     for (const s of pending.inserts) {
       // A new entity removed while the flush was in flight is in the database now: its delete is pending.
       const removedMeanwhile = s.status === 'detached'
-      this.#settle(s, sent)
+      this.#settle(s, sent, filled)
       s.status = 'managed'
       s.key = rowKey(s.table, s.row)
       this.#created.delete(s)
@@ -174,7 +190,7 @@ export class UnitOfWork {
       if (hasMutableColumns(s.table)) this.#watch.add(s)
       if (removedMeanwhile) this.remove(s)
     }
-    for (const { state } of pending.updates) this.#settle(state, sent)
+    for (const { state } of pending.updates) this.#settle(state, sent, filled)
     for (const s of pending.deletes) {
       s.status = 'detached'
       this.#removed.delete(s)
@@ -185,6 +201,84 @@ export class UnitOfWork {
       if (s.status !== 'managed' || !this.#changed(s)) this.#touched.delete(s)
     }
     this.#upserts.splice(0, upsertCount)
+  }
+
+  /**
+   * Remembers the unit of work as it is, before code that may change it (the flush hooks). Call
+   * `settled()` once that code is done; `undo()` then takes back what it changed (entities created,
+   * columns assigned, entities removed, upserts), leaving what changed after `settled()`, and entities
+   * loaded meanwhile, as they are.
+   *
+   * @example
+   * const mark = uow.checkpoint()
+   * await runHooks()
+   * mark.settled()
+   * try { await send() } catch (e) { mark.undo(); throw e }
+   */
+  checkpoint(): { settled(): void; undo(): void } {
+    const known = [...this.#map.values(), ...this.#created]
+    const before = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
+    const created = new Set(this.#created)
+    const upserts = this.#upserts.length
+    let after: Map<EntityState, { status: EntityStatus; row: Record<string, unknown> }> | undefined
+    let hookCreated: EntityState[] = []
+    let hookUpserts = 0
+    return {
+      settled: () => {
+        after = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
+        hookCreated = [...this.#created].filter((s) => !created.has(s))
+        hookUpserts = this.#upserts.length - upserts
+      },
+      undo: () => {
+        if (after === undefined) this.#undoAll(before, created, upserts)
+        else this.#undoHooks(before, after, hookCreated, upserts, hookUpserts)
+      },
+    }
+  }
+
+  /** Undo of a checkpoint whose code failed: everything back as it was. */
+  #undoAll(
+    before: ReadonlyMap<EntityState, { status: EntityStatus; row: Record<string, unknown> }>,
+    created: ReadonlySet<EntityState>,
+    upserts: number,
+  ): void {
+    const now = new Map([...before.keys()].map((s) => [s, { status: s.status, row: { ...s.row } }]))
+    this.#undoHooks(
+      before,
+      now,
+      [...this.#created].filter((s) => !created.has(s)),
+      upserts,
+      this.#upserts.length - upserts,
+    )
+  }
+
+  /** Takes back what changed between `before` and `after`, where nothing changed it since. */
+  #undoHooks(
+    before: ReadonlyMap<EntityState, { status: EntityStatus; row: Record<string, unknown> }>,
+    after: ReadonlyMap<EntityState, { status: EntityStatus; row: Record<string, unknown> }>,
+    hookCreated: readonly EntityState[],
+    upserts: number,
+    hookUpserts: number,
+  ): void {
+    for (const [s, was] of before) {
+      const then = after.get(s)!
+      for (const name of new Set([...Object.keys(was.row), ...Object.keys(then.row)])) {
+        const had = Object.hasOwn(was.row, name)
+        if (s.row[name] !== then.row[name] || (had && was.row[name] === then.row[name])) continue
+        if (!had && Object.hasOwn(then.row, name)) delete s.row[name]
+        else s.row[name] = was.row[name]
+      }
+      if (s.status !== then.status || was.status === then.status) continue
+      if (then.status === 'removed') this.#removed.delete(s)
+      if (was.status === 'new') this.#created.add(s)
+      s.status = was.status
+    }
+    for (const s of hookCreated) {
+      if (s.status !== 'new') continue
+      this.#created.delete(s)
+      s.status = 'detached'
+    }
+    this.#upserts.splice(upserts, hookUpserts)
   }
 
   /** Forgets every entity (they become detached) and every pending change. */
@@ -198,10 +292,22 @@ export class UnitOfWork {
     this.#upserts.length = 0
   }
 
-  /** The sent values become the snapshot; references the flush resolved become the ids they stood for. */
-  #settle(s: EntityState, sent: SentValues): void {
+  /**
+   * The sent values become the snapshot; references the flush resolved become the ids they stood for;
+   * values the server filled go to the snapshot, and to the row unless assigned while the flush was in
+   * flight (a generated column always).
+   */
+  #settle(s: EntityState, sent: SentValues, filled: ServerFilled): void {
     const snapshot = sent.get(s)
     if (snapshot === undefined) return
+    const server = filled.get(s)
+    if (server !== undefined) {
+      for (const name of Object.keys(server.snapshot)) {
+        snapshot[name] = server.snapshot[name]
+        if (s.row[name] === undefined || s.table.columnsByName.get(name)?.generated)
+          s.row[name] = server.row[name]
+      }
+    }
     for (const c of s.table.columns) {
       const now = s.row[c.name]
       if (stateOf(now) && sameValue(this.#resolvedOrSelf(now, c, s), snapshot[c.name], c))
@@ -250,6 +356,7 @@ export class UnitOfWork {
   ): EntityState {
     const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
     makeEntity(state, (s) => {
+      this.#edits++
       if (s.status === 'managed') this.#touched.add(s)
     })
     if (status === 'managed' && hasMutableColumns(table)) this.#watch.add(state)

@@ -1,5 +1,6 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
+import { returnedList } from './returning-sql.ts'
 import { castElement, unnestSql } from './sql-text.ts'
 
 /**
@@ -13,10 +14,15 @@ import { castElement, unnestSql } from './sql-text.ts'
  * // insert into "public"."book" ("id", "title") select d."id"::uuid, d."title"::text
  * //   from unnest($1::text[], $2::text[]) as d("id", "title")
  */
-export function insertSql(table: TableModel, columns: readonly string[]): string {
+export function insertSql(
+  table: TableModel,
+  columns: readonly string[],
+  returning: readonly string[] = [],
+): string {
   const models = columns.map((name) => table.columnsByName.get(name)!)
   const overriding = models.some((c) => c.identity === 'always') ? ' overriding system value' : ''
   const list = columns.map(quoteIdentifier).join(', ')
   const select = models.map((c) => castElement('d', c.name, c)).join(', ')
-  return `insert into ${table.sqlName} (${list})${overriding} select ${select} from ${unnestSql(columns, 'd')}`
+  const returned = returning.length > 0 ? ` returning ${returnedList(returning)}` : ''
+  return `insert into ${table.sqlName} (${list})${overriding} select ${select} from ${unnestSql(columns, 'd')}${returned}`
 }

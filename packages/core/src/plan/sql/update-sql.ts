@@ -1,5 +1,6 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
+import { returnedList } from './returning-sql.ts'
 import { rowCheckSql } from './row-check-sql.ts'
 import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
 
@@ -34,8 +35,17 @@ export function updateUnnestColumns(
  * //   w as (update "public"."book" as t set "title" = d."title"::text, "version" = t."version" + 1 from d
  * //     where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning t."id")
  * // select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || ...)::int end ...
+ *
+ * With `returning` (the key, then generated columns), the updated rows come back too, each carrying the
+ * row count, as `select w."id"::text as r0, ..., c.* from (<row check>) as c left join w on true`: the
+ * check still runs once (its one row is kept when no row was written) and fails the statement first.
  */
-export function updateSql(table: TableModel, setColumns: readonly string[], fixup: boolean): string {
+export function updateSql(
+  table: TableModel,
+  setColumns: readonly string[],
+  fixup: boolean,
+  returning: readonly string[] = [],
+): string {
   const names = updateUnnestColumns(table, setColumns, fixup)
   const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
   const sets = setColumns.map((name) => {
@@ -50,10 +60,11 @@ export function updateSql(table: TableModel, setColumns: readonly string[], fixu
     sets.push(`${quoted} = t.${quoted} + 1`)
     where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
   }
-  const returning = table.primaryKey.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
-  return (
+  const written = returning.length > 0 ? returning : table.primaryKey
+  const list = written.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
+  const head =
     `with d as (select * from ${unnestSql(names, 'd')}), ` +
-    `w as (update ${table.sqlName} as t set ${sets.join(', ')} from d where ${where} returning ${returning}) ` +
-    rowCheckSql(table)
-  )
+    `w as (update ${table.sqlName} as t set ${sets.join(', ')} from d where ${where} returning ${list}) `
+  if (returning.length === 0) return head + rowCheckSql(table)
+  return `${head}select ${returnedList(returning, 'w')}, c.* from (${rowCheckSql(table)}) as c left join w on true`
 }

@@ -1,0 +1,92 @@
+import { returnedAlias } from '../plan/sql/returning-sql.ts'
+import type { FlushPlan } from '../plan/types.ts'
+import type { SchemaModel, TableModel } from '../schema/model.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { rowKey } from '../track/keys.ts'
+import { emptyRow } from '../track/row.ts'
+import type { SentValues } from '../unit-of-work/unit-of-work.ts'
+import { decodeValue } from '../values/index.ts'
+import type { ReturnedRows } from './modes.ts'
+
+/** The values the server filled, by entity: decoded twice, so the row and the snapshot share no object. */
+export type ServerFilled = ReadonlyMap<
+  EntityState,
+  { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
+>
+
+/** The sent entities of each table by canonical key (the keys the flush sent). */
+function statesByKey(sent: SentValues): Map<string, Map<string, EntityState>> {
+  const out = new Map<string, Map<string, EntityState>>()
+  for (const [state, values] of sent) {
+    const key = rowKey(state.table, values)
+    if (key === null) continue
+    let byKey = out.get(state.table.key)
+    if (byKey === undefined) {
+      byKey = new Map()
+      out.set(state.table.key, byKey)
+    }
+    byKey.set(key, state)
+  }
+  return out
+}
+
+/** `text` decoded for `column`, or undefined when it cannot be (the flush committed: never an error). */
+function decoded(text: unknown, table: TableModel, name: string): { value: unknown } | undefined {
+  const column = table.columnsByName.get(name)
+  if (column === undefined) return undefined
+  try {
+    return { value: decodeValue(typeof text === 'string' ? text : null, column, { table: table.key }) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What the statements of a committed flush returned (see `PlannedStatement.returning`), matched to the
+ * entities they wrote by primary key. Later statements win (a fix-up update after its insert).
+ *
+ * @example
+ * const filled = serverFilled(schema, plan, result.returned, sent)
+ */
+export function serverFilled(
+  schema: SchemaModel,
+  plan: FlushPlan,
+  returned: ReturnedRows,
+  sent: SentValues,
+): ServerFilled {
+  const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
+  const statements = plan.waves.flat()
+  let byKey: Map<string, Map<string, EntityState>> | undefined
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!
+    const rows = returned[i]
+    const table = schema.tables.get(statement.table)
+    if (statement.returning === undefined || rows === undefined || table === undefined) continue
+    byKey ??= statesByKey(sent)
+    const states = byKey.get(table.key)
+    for (const raw of rows) {
+      const key = emptyRow()
+      for (let k = 0; k < table.primaryKey.length; k++) {
+        key[table.primaryKey[k]!] = decoded(raw[returnedAlias(k)], table, table.primaryKey[k]!)?.value
+      }
+      const keyText = rowKey(table, key)
+      const state = keyText === null ? undefined : states?.get(keyText)
+      if (state === undefined) continue
+      let values = out.get(state)
+      if (values === undefined) {
+        values = { row: emptyRow(), snapshot: emptyRow() }
+        out.set(state, values)
+      }
+      statement.returning.forEach((name, c) => {
+        if (c < table.primaryKey.length) return
+        const text = raw[returnedAlias(c)]
+        const forRow = decoded(text, table, name)
+        const forSnapshot = decoded(text, table, name)
+        if (forRow === undefined || forSnapshot === undefined) return
+        values.row[name] = forRow.value
+        values.snapshot[name] = forSnapshot.value
+      })
+    }
+  }
+  return out
+}

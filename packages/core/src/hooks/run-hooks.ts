@@ -1,0 +1,103 @@
+import type { EntityManager } from '../entity-manager.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import type { FlushReport } from '../flush/flush-report.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { type FlushHooks, MAX_HOOK_ROUNDS, type TableHooks } from './flush-hooks.ts'
+
+/** `hook()`, its error wrapped as `HOOK_FAILED` naming the hook. */
+async function call(name: string, hook: () => void | Promise<void>, table?: string): Promise<void> {
+  try {
+    await hook()
+  } catch (e) {
+    throw errors.hookFailed(name, e, table)
+  }
+}
+
+function tableHooks(hooks: FlushHooks, table: string): TableHooks | undefined {
+  const tables = hooks.tables
+  return tables !== undefined && Object.hasOwn(tables, table) ? tables[table] : undefined
+}
+
+/** The states of `list` not in `seen`, added to it. */
+function unseen<T>(list: readonly T[], seen: Set<T>): T[] {
+  const out = list.filter((s) => !seen.has(s))
+  for (const s of out) seen.add(s)
+  return out
+}
+
+/**
+ * The hooks that run before a flush plans anything, in rounds (see {@link FlushHooks}): `beforeFlush`
+ * with what changed since its previous run, then `beforeCreate` / `beforeUpdate` for each entity they
+ * were not called for yet in this flush; another round while a round changed the unit of work, up to
+ * {@link MAX_HOOK_ROUNDS}. A hook's error is `HOOK_FAILED`; too many rounds are `HOOK_LOOP`.
+ *
+ * @example
+ * await runBeforeHooks(uow, hooks, em)
+ */
+export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: EntityManager): Promise<void> {
+  const reported = {
+    created: new Set<EntityState>(),
+    updated: new Set<EntityState>(),
+    removed: new Set<EntityState>(),
+  }
+  const called = { created: new Set<EntityState>(), updated: new Set<EntityState>() }
+  for (let run = 1; run <= MAX_HOOK_ROUNDS; run++) {
+    const edits = uow.edits
+    const { beforeFlush } = hooks
+    if (beforeFlush !== undefined) {
+      const p = uow.pending()
+      const changes = {
+        created: unseen(p.inserts, reported.created).map((s) => s.entity),
+        updated: unseen(
+          p.updates.map((u) => u.state),
+          reported.updated,
+        ).map((s) => s.entity),
+        removed: unseen(p.deletes, reported.removed).map((s) => s.entity),
+        run,
+      }
+      await call('beforeFlush', () => beforeFlush(em, changes))
+    }
+    if (hooks.tables !== undefined) {
+      const p = uow.pending()
+      for (const s of unseen(p.inserts, called.created)) {
+        const hook = tableHooks(hooks, s.table.key)?.beforeCreate
+        if (hook !== undefined && s.status === 'new')
+          await call(`${s.table.key}.beforeCreate`, () => hook(s.entity, em), s.table.key)
+      }
+      const changed = new Map(p.updates.map((u) => [u.state, u.changed]))
+      for (const s of unseen([...changed.keys()], called.updated)) {
+        const hook = tableHooks(hooks, s.table.key)?.beforeUpdate
+        if (hook !== undefined && s.status === 'managed')
+          await call(`${s.table.key}.beforeUpdate`, () => hook(s.entity, em, changed.get(s)!), s.table.key)
+      }
+    }
+    if (uow.edits === edits) return
+  }
+  throw new PipeflushError(
+    'HOOK_LOOP',
+    `The flush hooks still changed the unit of work after ${MAX_HOOK_ROUNDS} rounds (a beforeFlush that creates or assigns something on every run?). Nothing was sent; the unit of work is as it was before the hooks ran.`,
+  )
+}
+
+/**
+ * `afterCommit(report, em)`, once the flush committed: its error is returned as `HOOK_FAILED` (the
+ * commit stands), never thrown.
+ *
+ * @example
+ * const failures = await runAfterCommit(hooks, report, em)
+ */
+export async function runAfterCommit(
+  hooks: FlushHooks,
+  report: FlushReport,
+  em: EntityManager,
+): Promise<PipeflushError[]> {
+  const { afterCommit } = hooks
+  if (afterCommit === undefined) return []
+  try {
+    await call('afterCommit', () => afterCommit(report, em))
+    return []
+  } catch (e) {
+    return [e as PipeflushError]
+  }
+}

@@ -1,0 +1,58 @@
+import type { SchemaModel, TableModel } from '../schema/model.ts'
+import { insertSql } from './sql/insert-sql.ts'
+import { updateSql } from './sql/update-sql.ts'
+import type { FlushPlan, PlannedStatement } from './types.ts'
+
+/** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
+export type ServerValuesPolicy = (table: TableModel) => boolean
+
+/**
+ * The columns a statement returns so that its entities hold what the database stored, or none:
+ * - an insert: its primary key, then every column its rows do not supply (defaults, identity and
+ *   serial columns, generated columns, and the NULL a nullable column without default gets);
+ * - an update (fix-ups included): its primary key, then the table's generated columns, which the
+ *   server recomputes from the columns it sets.
+ * Upserts return nothing (their rows are not tracked), nor do deletes.
+ *
+ * @example
+ * returnedColumns(book, insertOfIdAndTitle) // ['id', 'created_at', 'summary']
+ */
+export function returnedColumns(table: TableModel, statement: PlannedStatement): string[] {
+  if (statement.upsert !== undefined || statement.kind === 'delete') return []
+  const filled =
+    statement.kind === 'insert'
+      ? table.columns.filter((c) => !statement.columns.includes(c.name) && !table.primaryKey.includes(c.name))
+      : table.columns.filter((c) => c.generated)
+  return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
+}
+
+/**
+ * `plan` with every insert and update of a table the policy selects returning its server-filled values
+ * (see {@link returnedColumns}): the same statements, waves and parameters, with a `returning` list
+ * and the SQL text that returns it. Plain data in, plain data out.
+ *
+ * @example
+ * const plan = withServerValues(planFlush(schema, changes), schema, () => true)
+ */
+export function withServerValues(
+  plan: FlushPlan,
+  schema: SchemaModel,
+  policy: ServerValuesPolicy,
+): FlushPlan {
+  let changed = false
+  const waves = plan.waves.map((wave) =>
+    wave.map((statement) => {
+      const table = schema.tables.get(statement.table)
+      if (table === undefined || !policy(table)) return statement
+      const returning = returnedColumns(table, statement)
+      if (returning.length === 0) return statement
+      changed = true
+      const sql =
+        statement.kind === 'insert'
+          ? insertSql(table, statement.columns, returning)
+          : updateSql(table, statement.columns, statement.fixup, returning)
+      return { ...statement, sql, returning }
+    }),
+  )
+  return changed ? { waves } : plan
+}

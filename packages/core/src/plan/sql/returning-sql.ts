@@ -1,0 +1,21 @@
+import { quoteIdentifier } from '../../values/identifier.ts'
+
+/**
+ * The alias of the `i`-th returned column: `r0, r1...`, so that returned rows do not depend on the
+ * client's column-name transforms and never collide with `pipeflush_rows`.
+ */
+export function returnedAlias(i: number): string {
+  return `r${i}`
+}
+
+/**
+ * A returning list of `columns` as text (see `decodeValue`), each qualified by `alias` when given.
+ *
+ * @example
+ * returnedList(['id', 'created_at']) // '"id"::text as r0, "created_at"::text as r1'
+ * returnedList(['id'], 'w') // 'w."id"::text as r0'
+ */
+export function returnedList(columns: readonly string[], alias?: string): string {
+  const prefix = alias === undefined ? '' : `${alias}.`
+  return columns.map((name, i) => `${prefix}${quoteIdentifier(name)}::text as ${returnedAlias(i)}`).join(', ')
+}
