@@ -9,12 +9,13 @@ import {
 import { Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
 import { TypedEntityManager } from './typed-entity-manager.ts'
+import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
 
 /**
  * Options of {@link createEntityManagerFactory}: the application's pool (and its Kysely instance),
  * plus `@pipeflush/core`'s options.
  */
-export interface EntityManagerFactoryOptions<DB> extends EntityManagerOptions {
+export interface EntityManagerFactoryOptions<DB> extends Omit<EntityManagerOptions, 'hooks'> {
   /**
    * The application's pool, as it was created: a postgres.js client (`postgres(url)`) or a
    * node-postgres `pg.Pool` (in `pipeline` mode for prepared, pipelined flushes). Every flush and
@@ -26,6 +27,8 @@ export interface EntityManagerFactoryOptions<DB> extends EntityManagerOptions {
    * `PostgresJSDialect` on the postgres.js client), for reads. Default: one made on `client`.
    */
   readonly db?: Kysely<DB>
+  /** Code run as part of every flush, typed by `DB` (see {@link TypedFlushHooks}). */
+  readonly hooks?: TypedFlushHooks<DB>
 }
 
 /** Options of one {@link EntityManagerFactory.run}. */
@@ -62,11 +65,23 @@ export class EntityManagerFactory<DB> {
   /** The Kysely instance for reads, on the same pool as the flushes. */
   readonly db: Kysely<DB>
   readonly #root: EntityManager
+  /** The typed entity manager of each core one it handed out (what the hooks are given). */
+  readonly #typed = new WeakMap<EntityManager, TypedEntityManager<DB>>()
 
   /** @internal Use {@link createEntityManagerFactory}. */
   constructor(root: EntityManager, db: Kysely<DB>) {
     this.#root = root
     this.db = db
+  }
+
+  /** @internal The typed entity manager over `core` (the one `em()` handed out, or a new one). */
+  typedOf(core: EntityManager): TypedEntityManager<DB> {
+    let typed = this.#typed.get(core)
+    if (typed === undefined) {
+      typed = new TypedEntityManager<DB>(core, this.db)
+      this.#typed.set(core, typed)
+    }
+    return typed
   }
 
   /**
@@ -76,7 +91,7 @@ export class EntityManagerFactory<DB> {
    * const em = factory.em()
    */
   em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB> {
-    return new TypedEntityManager<DB>(this.#root.fork(options), this.db)
+    return this.typedOf(this.#root.fork(options))
   }
 
   /**
@@ -144,15 +159,21 @@ export async function createEntityManagerFactory<DB>(
   if (typeof options !== 'object' || options === null) {
     throw invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
   }
-  const { client, db, ...rest } = options
+  const { client, db, hooks, ...rest } = options
   // Duck-typed: the application's Kysely may be another copy of the package than this one's.
   if (db !== undefined && typeof (db as { executeQuery?: unknown } | null)?.executeQuery !== 'function') {
     throw invalidConfig(
       'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
     )
   }
-  const root = await EntityManager.connect(client, rest)
-  return new EntityManagerFactory<DB>(root, db ?? kyselyOn<DB>(root.driver, client))
+  let factory: EntityManagerFactory<DB> | undefined
+  const typed = (em: EntityManager) => factory!.typedOf(em)
+  const root = await EntityManager.connect(
+    client,
+    hooks === undefined ? rest : { ...rest, hooks: coreHooks(hooks, typed) },
+  )
+  factory = new EntityManagerFactory<DB>(root, db ?? kyselyOn<DB>(root.driver, client))
+  return factory
 }
 
 /** A Kysely instance over the client's own pool. */

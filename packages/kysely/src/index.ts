@@ -36,6 +36,7 @@ export {
   type RunResult,
 } from './factory.ts'
 export { TypedEntityManager } from './typed-entity-manager.ts'
+export type { TypedBeforeFlushChanges, TypedFlushHooks, TypedTableHooks } from './typed-hooks.ts'
 export type {
   AnyEntity,
   AssignValues,

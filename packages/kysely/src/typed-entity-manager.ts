@@ -41,6 +41,16 @@ export class TypedEntityManager<DB> {
     this.db = db
   }
 
+  /**
+   * Whether `entity` is an entity of `table` in this unit of work (narrows its type).
+   *
+   * @example
+   * for (const e of created) if (em.is(e, 'book')) console.log(e.title)
+   */
+  is<T extends TableName<DB>>(entity: unknown, table: T): entity is TypedEntity<DB, T> {
+    return this.core.stateOf(entity) !== undefined && this.core.tableOf(entity as Entity) === table
+  }
+
   /** The pipeline mode of this unit of work's flushes. */
   get pipeline(): PipelineMode {
     return this.core.pipeline

@@ -1,6 +1,13 @@
+import type { PipeflushError } from '@pipeflush/core'
 import type { Kysely } from 'kysely'
 import { describe, expectTypeOf, test } from 'vitest'
-import type { CreateValues, TypedEntity, TypedEntityManager, Where } from '../../src/index.ts'
+import type {
+  CreateValues,
+  TypedEntity,
+  TypedEntityManager,
+  TypedFlushHooks,
+  Where,
+} from '../../src/index.ts'
 import type { DB } from '../fixtures/db.ts'
 
 // Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
@@ -126,5 +133,35 @@ describe('find and load', () => {
       // @ts-expect-error: wrong column in the query itself
       void em.load(db.selectFrom('book').selectAll().where('isbn', '=', 'x'))
     }
+  })
+})
+
+describe('hooks', () => {
+  test('hooks get typed entities and the typed entity manager; unknown tables and columns do not compile', () => {
+    const hooks: TypedFlushHooks<DB> = {
+      beforeFlush(em, { created, run }) {
+        expectTypeOf(em).toEqualTypeOf<TypedEntityManager<DB>>()
+        expectTypeOf(run).toEqualTypeOf<number>()
+        for (const e of created) if (em.is(e, 'author')) expectTypeOf(e.name).toEqualTypeOf<string>()
+      },
+      tables: {
+        book: {
+          beforeCreate(book) {
+            expectTypeOf(book).toEqualTypeOf<TypedEntity<DB, 'book'>>()
+          },
+          beforeUpdate(_book, _em, changed) {
+            expectTypeOf(changed).toEqualTypeOf<
+              readonly ('id' | 'title' | 'author_id' | 'price' | 'tags' | 'published_at' | 'meta')[]
+            >()
+          },
+        },
+        // @ts-expect-error: no such table
+        books: {},
+      },
+      afterCommit(report) {
+        expectTypeOf(report.afterCommitErrors).toEqualTypeOf<readonly PipeflushError[] | undefined>()
+      },
+    }
+    expectTypeOf(hooks).toMatchTypeOf<TypedFlushHooks<DB>>()
   })
 })
