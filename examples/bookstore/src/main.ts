@@ -10,6 +10,7 @@
 import { appKysely, FlushMeter, parseExampleArgs, startExampleDatabase } from '@pipeflush/example-support'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
 import { startServer } from './api/server.ts'
+import { outboxHooks } from './outbox.ts'
 import { formatComparison, formatStep, type MeteredStep } from './print.ts'
 import { createSchema, type DB, resetData } from './schema.ts'
 import { runScript } from './script.ts'
@@ -31,6 +32,7 @@ try {
       client: app.client,
       db: appKysely<DB>(app),
       pipeline: mode,
+      hooks: outboxHooks,
     })
     const meter = new FlushMeter(factory, app.counter)
     const server = await startServer(meter)

@@ -1,4 +1,5 @@
 import type { Generated, Int8, Numeric } from '@pipeflush/kysely'
+import type { ColumnType } from 'kysely'
 
 /** The bookstore's tables, as kysely-codegen would write them. */
 export interface DB {
@@ -16,6 +17,14 @@ export interface DB {
   tag: { id: Generated<number>; name: string }
   book_tag: { book_id: Int8; tag_id: number }
   review: { id: Generated<Int8>; book_id: Int8; reviewer: string; stars: number; body: string | null }
+  /** Events written in the same flush as the changes they describe (see `outbox.ts`). */
+  outbox: {
+    id: Generated<Int8>
+    topic: string
+    author_id: number | null
+    payload: ColumnType<Record<string, unknown>, Record<string, unknown>, Record<string, unknown>>
+    created_at: Generated<Date>
+  }
 }
 
 const DDL = `
@@ -43,6 +52,13 @@ const DDL = `
     stars int2 not null check (stars between 1 and 5),
     body text
   );
+  create table outbox (
+    id bigserial primary key,
+    topic text not null,
+    author_id int references author on delete set null,
+    payload jsonb not null,
+    created_at timestamptz not null default now()
+  );
 `
 
 /** Runs one SQL text (setup only): `query` of a pool from `startExampleDatabase`, or `sql.unsafe`. */
@@ -66,5 +82,5 @@ export async function createSchema(run: RunSql): Promise<void> {
  * await resetData(admin.query)
  */
 export async function resetData(run: RunSql): Promise<void> {
-  await run('truncate review, book_tag, tag, book, author, publisher')
+  await run('truncate outbox, review, book_tag, tag, book, author, publisher')
 }

@@ -3,6 +3,7 @@ import { createEntityManagerFactory } from '@pipeflush/kysely'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { startServer } from '../src/api/server.ts'
+import { outboxHooks } from '../src/outbox.ts'
 import { createSchema, type DB, resetData } from '../src/schema.ts'
 import { runScript } from '../src/script.ts'
 
@@ -22,6 +23,7 @@ async function openApp(driver: DriverName, options: { max: number; pipeline?: 'b
     client: app.client,
     db: appKysely<DB>(app),
     ...(options.pipeline ? { pipeline: options.pipeline } : {}),
+    hooks: outboxHooks,
   })
   const meter = new FlushMeter(factory, app.counter, () => {})
   return { app, meter, server: await startServer(meter) }
@@ -44,6 +46,10 @@ async function contents() {
     ),
     tagNames: await q('select name from tag order by name'),
     publishers: await q('select name from publisher order by name'),
+    // The outbox: one event per change it describes, written by the same flushes (see outbox.ts).
+    events: await q(
+      `select o.topic, coalesce(a.name, '-'), (o.payload - 'id')::text from outbox o left join author a on a.id = o.author_id order by o.id`,
+    ),
   }
 }
 
@@ -65,9 +71,9 @@ describe.each(TEST_DRIVERS)('%s: the scripted requests', (driver) => {
           'GET 404',
         ])
         const [create, , revise, , remove] = steps
-        expect(create?.flush).toMatchObject({ mode: pipeline, inserted: 25, statements: 6, waves: 3 })
-        expect(revise?.flush).toMatchObject({ inserted: 3, updated: 3, deleted: 7 })
-        expect(remove?.flush).toMatchObject({ deleted: 11, statements: 4 })
+        expect(create?.flush).toMatchObject({ mode: pipeline, inserted: 29, statements: 7, waves: 3 })
+        expect(revise?.flush).toMatchObject({ inserted: 5, updated: 3, deleted: 7 })
+        expect(remove?.flush).toMatchObject({ deleted: 11, inserted: 1, statements: 5 })
         for (const s of [create, revise, remove]) {
           const flush = s!.flush!
           // The report's round trips are the socket's, and the pool's one connection was already open.
@@ -111,6 +117,20 @@ describe.each(TEST_DRIVERS)('%s: the scripted requests', (driver) => {
           'utopia',
         ],
         publishers: ['Ace', 'Doubleday', 'Four Walls Eight Windows', 'Gollancz', 'Harper & Row', 'Parnassus'],
+        // Each event was written by the flush of the change it describes; a deleted author's events
+        // keep no author (on delete set null).
+        events: [
+          'author.created | Ursula K. Le Guin | {"name": "Ursula K. Le Guin"}',
+          'book.published | Ursula K. Le Guin | {"isbn": "LG-1968-EARTHSEA", "title": "A Wizard of Earthsea"}',
+          'book.published | Ursula K. Le Guin | {"isbn": "LG-1969-LEFTHAND", "title": "The Left Hand of Darkness"}',
+          'book.published | Ursula K. Le Guin | {"isbn": "LG-1974-DISPOSSESSED", "title": "The Dispossessed"}',
+          'author.created | - | {"name": "Octavia E. Butler"}',
+          'book.published | - | {"isbn": "OB-1979-KINDRED", "title": "Kindred"}',
+          'book.published | - | {"isbn": "OB-1993-SOWER", "title": "Parable of the Sower"}',
+          'book.repriced | Ursula K. Le Guin | {"isbn": "LG-1968-EARTHSEA", "price": "8.99"}',
+          'book.repriced | Ursula K. Le Guin | {"isbn": "LG-1969-LEFTHAND", "price": "13.05"}',
+          'author.deleted | - | {}',
+        ],
       })
       finals.push(state)
     })
