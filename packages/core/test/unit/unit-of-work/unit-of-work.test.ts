@@ -507,6 +507,63 @@ describe('UnitOfWork.applyFlushed', () => {
   })
 })
 
+describe('UnitOfWork.checkpoint', () => {
+  it('undo takes back creations, assignments, removals and upserts made before settled()', () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1')
+    const gone = author(uow, '2')
+    const fresh = author(uow, '3', 'new')
+    const before = { pending: uow.pending(), name: a.row.name }
+    const edits = uow.edits
+    const mark = uow.checkpoint()
+    a.entity.name = 'Hooked'
+    a.entity.bio = 'set by a hook'
+    uow.remove(gone)
+    uow.remove(fresh)
+    const created = author(uow, '4', 'new')
+    uow.upsert(table('tag'), rowOf({ id: 9, name: 'x' }), { conflict: ['id'], update: ['name'] })
+    expect(uow.edits).toBeGreaterThan(edits)
+    mark.settled()
+    mark.undo()
+    expect(a.row.name).toBe(before.name)
+    expect(a.row.bio).toBeNull()
+    expect(gone.status).toBe('managed')
+    expect(fresh.status).toBe('new')
+    expect(created.status).toBe('detached')
+    expect(uow.upsertCount).toBe(0)
+    expect(uow.pending().inserts).toEqual(before.pending.inserts)
+    expect(uow.pending().updates).toEqual([])
+    expect(uow.pending().deletes).toEqual([])
+  })
+
+  it('undo after settled() keeps what changed afterwards (an assignment while the flush was in flight)', () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1')
+    const mark = uow.checkpoint()
+    a.entity.name = 'Hooked'
+    a.entity.bio = 'hook'
+    mark.settled()
+    a.entity.name = 'In flight'
+    const late = author(uow, '5', 'new')
+    mark.undo()
+    expect(a.row.name).toBe('In flight')
+    expect(a.row.bio).toBeNull()
+    expect(late.status).toBe('new')
+  })
+
+  it('undo without settled() (a hook threw) takes back everything since the checkpoint', () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1', 'new')
+    const mark = uow.checkpoint()
+    a.entity.bio = 'half done'
+    const created = author(uow, '2', 'new')
+    mark.undo()
+    expect(Object.hasOwn(a.row, 'bio') ? a.row.bio : 'unset').toBeNull()
+    expect(created.status).toBe('detached')
+    expect(uow.pending().inserts.map((s) => s.row.id)).toEqual(['1'])
+  })
+})
+
 describe('UnitOfWork.clear', () => {
   it('detaches every entity and forgets every pending change', () => {
     const uow = new UnitOfWork()
