@@ -93,9 +93,17 @@ describe.each(BAD)('%s', (_label, bad) => {
       'schema',
       'schemas',
       'versionColumn',
+      'serverValues',
+      'hooks',
     ]) {
       await onlyPipeflushErrors(() => connect({ [name]: bad }))
     }
+    for (const hook of ['beforeFlush', 'afterCommit', 'tables']) {
+      await onlyPipeflushErrors(() => connect({ hooks: { [hook]: bad } }))
+    }
+    await onlyPipeflushErrors(() => connect({ hooks: { tables: { author: bad } } }))
+    await onlyPipeflushErrors(() => connect({ hooks: { tables: { author: { beforeCreate: bad } } } }))
+    await onlyPipeflushErrors(() => connect({ serverValues: { author: bad } }))
     await onlyPipeflushErrors(() => EntityManager.connect(sql, bad as never))
     await onlyPipeflushErrors(() => EntityManager.connect(bad))
     const em = await connect()
