@@ -22,13 +22,31 @@ export interface EntityState {
   entity: Entity
 }
 
+/**
+ * The property an entity's Proxy answers with its state. Internal (the package does not export it),
+ * and no own property of the entity: spreading or serializing an entity does not copy it.
+ */
+export const STATE: unique symbol = Symbol('pipeflush.state')
+
+/** States of objects that are not entity proxies (see {@link registerState}). */
 const states = new WeakMap<object, EntityState>()
 
-/** The state behind an entity, or undefined when `value` is not an entity of pipeflush. */
+/**
+ * The state behind an entity, or undefined when `value` is not an entity of pipeflush.
+ *
+ * @example
+ * stateOf(em.create('book', { id: 1 }))?.status // 'new'
+ */
 export function stateOf(value: unknown): EntityState | undefined {
-  return typeof value === 'object' && value !== null ? states.get(value) : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  const state = (value as { [STATE]?: EntityState })[STATE]
+  return state !== undefined ? state : states.get(value)
 }
 
-export function registerState(entity: object, state: EntityState): void {
-  states.set(entity, state)
+/**
+ * Records `state` as the state of `object`, for objects whose Proxy does not answer {@link STATE}
+ * (entity proxies answer it themselves, without a WeakMap entry).
+ */
+export function registerState(object: object, state: EntityState): void {
+  states.set(object, state)
 }
