@@ -5,6 +5,11 @@
 
 const NEEDS_ESCAPE = /["\\]/g
 
+/** The element quoted, `"` and `\` backslash-escaped (the replace only where one occurs). */
+function quoteElement(e: string): string {
+  return e.indexOf('"') === -1 && e.indexOf('\\') === -1 ? `"${e}"` : `"${e.replace(NEEDS_ESCAPE, '\\$&')}"`
+}
+
 /**
  * The array literal of already-encoded element texts: every non-null element double-quoted with `"`
  * and `\` backslash-escaped, `NULL` for null, `{}` when empty.
@@ -28,7 +33,7 @@ export function delimitedArrayLiteral(elements: readonly (string | null)[], deli
   for (let i = 0; i < elements.length; i++) {
     const e = elements[i]
     if (i > 0) out += delimiter
-    out += e === null || e === undefined ? 'NULL' : `"${e.replace(NEEDS_ESCAPE, '\\$&')}"`
+    out += e === null || e === undefined ? 'NULL' : quoteElement(e)
   }
   return `${out}}`
 }

@@ -2,7 +2,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { delimitedArrayLiteral } from './array-literal.ts'
 import { codecFor, elementsMayBeArrays } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { describeValue, problem, ValueProblem, withLocation } from './location.ts'
+import { describeValue, locatedError, problem, ValueProblem } from './location.ts'
 
 /**
  * Validates a JS value for `column` and returns its PostgreSQL text input form (what the server casts
@@ -19,34 +19,41 @@ import { describeValue, problem, ValueProblem, withLocation } from './location.t
  */
 export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocation): string | null {
   if (value === null) return null
-  return withLocation(column, at, () => {
-    if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
-    const codec = codecFor(column.type)
-    if (!column.isArray) return codec.encode(value, column)
-    if (!Array.isArray(value)) {
-      const type = column.type === 'other' || column.type === 'enum' ? column.sqlType : `${column.type}[]`
-      problem(`expected an array for ${type}, got ${describeValue(value)}`)
+  try {
+    return encodeNonNull(value, column)
+  } catch (e) {
+    throw locatedError(e, column, at)
+  }
+}
+
+/** {@link encodeValue} of a value that is not null, throwing {@link ValueProblem}s as they come. */
+function encodeNonNull(value: unknown, column: ColumnModel): string {
+  if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
+  const codec = codecFor(column.type)
+  if (!column.isArray) return codec.encode(value, column)
+  if (!Array.isArray(value)) {
+    const type = column.type === 'other' || column.type === 'enum' ? column.sqlType : `${column.type}[]`
+    problem(`expected an array for ${type}, got ${describeValue(value)}`)
+  }
+  const nested = !elementsMayBeArrays(column.type)
+  const texts: (string | null)[] = new Array(value.length)
+  for (let i = 0; i < value.length; i++) {
+    const element: unknown = value[i]
+    if (element === null) {
+      texts[i] = null
+      continue
     }
-    const nested = !elementsMayBeArrays(column.type)
-    const texts: (string | null)[] = new Array(value.length)
-    for (let i = 0; i < value.length; i++) {
-      const element: unknown = value[i]
-      if (element === null) {
-        texts[i] = null
-        continue
-      }
-      if (element === undefined) {
-        problem(i in value ? `element ${i} is undefined (use null)` : `the array has a hole at index ${i}`)
-      }
-      if (nested && Array.isArray(element))
-        problem(`element ${i} is an array: only one-dimensional arrays are supported`)
-      try {
-        texts[i] = codec.encode(element, column)
-      } catch (e) {
-        if (e instanceof ValueProblem) problem(`element ${i}: ${e.message}`)
-        throw e
-      }
+    if (element === undefined) {
+      problem(i in value ? `element ${i} is undefined (use null)` : `the array has a hole at index ${i}`)
     }
-    return delimitedArrayLiteral(texts, column.arrayDelimiter ?? ',')
-  })
+    if (nested && Array.isArray(element))
+      problem(`element ${i} is an array: only one-dimensional arrays are supported`)
+    try {
+      texts[i] = codec.encode(element, column)
+    } catch (e) {
+      if (e instanceof ValueProblem) problem(`element ${i}: ${e.message}`)
+      throw e
+    }
+  }
+  return delimitedArrayLiteral(texts, column.arrayDelimiter ?? ',')
 }

@@ -43,16 +43,16 @@ export const int4Codec: ScalarCodec = smallIntegerCodec('int4', 32)
  * int8Text(5n) // '5'
  */
 export function int8Text(value: unknown): string {
+  // Fast paths: every safe integer and every canonical text of up to 18 digits is within int8.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value)
+  if (typeof value === 'string' && isShortCanonical(value)) return value
   let n: bigint
   if (typeof value === 'bigint') n = value
   else if (typeof value === 'number') {
     if (!Number.isInteger(value)) problem(`${describeValue(value)} is not a valid int8 (not an integer)`)
-    if (!Number.isSafeInteger(value)) {
-      problem(
-        `${describeValue(value)} is not a safe integer: pass int8 values beyond 2^53 as a bigint or a string`,
-      )
-    }
-    n = BigInt(value)
+    problem(
+      `${describeValue(value)} is not a safe integer: pass int8 values beyond 2^53 as a bigint or a string`,
+    )
   } else if (typeof value === 'string') {
     if (!INTEGER_TEXT.test(value))
       problem(`${describeValue(value)} is not a valid int8 (expected decimal digits)`)
@@ -64,6 +64,40 @@ export function int8Text(value: unknown): string {
   return n.toString()
 }
 
+/**
+ * Whether `text` is an integer's canonical decimal form (`-` only before a non-zero number, no
+ * leading zeros) of at most 18 digits, so certainly within int8.
+ */
+function isShortCanonical(text: string): boolean {
+  const start = text.charCodeAt(0) === 45 ? 1 : 0
+  const digits = text.length - start
+  if (digits < 1 || digits > 18) return false
+  const first = text.charCodeAt(start)
+  if (first === 48) return digits === 1 && start === 0
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
+
+/**
+ * Orders two canonical int8 texts numerically without BigInt: by sign, then by length, then by
+ * digits (reversed for negative numbers).
+ *
+ * @example
+ * compareInt8Texts('9', '10') // -1
+ * compareInt8Texts('-9', '-10') // 1
+ */
+export function compareInt8Texts(a: string, b: string): number {
+  if (a === b) return 0
+  const negA = a.charCodeAt(0) === 45
+  const negB = b.charCodeAt(0) === 45
+  if (negA !== negB) return negA ? -1 : 1
+  const byMagnitude = a.length !== b.length ? a.length - b.length : a < b ? -1 : 1
+  return sign(negA ? -byMagnitude : byMagnitude)
+}
+
 /** `int8`: written from a safe-integer number, a bigint or a decimal string; read as a string. */
 export const int8Codec: ScalarCodec = {
   encode: int8Text,
@@ -73,5 +107,5 @@ export const int8Codec: ScalarCodec = {
   },
   same: (a, b) => sameByCanonical(int8Text, a, b),
   key: int8Text,
-  compareKeys: (a, b) => sign(BigInt(a) - BigInt(b)),
+  compareKeys: compareInt8Texts,
 }

@@ -1,7 +1,7 @@
 import type { ColumnModel } from '../schema/model.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { describeValue, problem, withLocation } from './location.ts'
+import { describeValue, locatedError, problem } from './location.ts'
 import { compareCodeUnits } from './text.ts'
 
 /**
@@ -16,19 +16,26 @@ import { compareCodeUnits } from './text.ts'
  * normalizeKeyValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', uuidColumn) // 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'
  */
 export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: ValueLocation): string {
-  return withLocation(column, at, () => {
-    if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
-    const codec = codecFor(column.type)
-    if (!column.isArray) return codec.key(value, column)
-    if (!Array.isArray(value)) problem(`expected an array for ${column.sqlType}, got ${describeValue(value)}`)
-    const keys: (string | null)[] = []
-    for (let i = 0; i < value.length; i++) {
-      const element: unknown = value[i]
-      if (element === undefined) problem(`element ${i} is undefined (use null)`)
-      keys.push(element === null ? null : codec.key(element, column))
-    }
-    return JSON.stringify(keys)
-  })
+  try {
+    return keyOf(value, column)
+  } catch (e) {
+    throw locatedError(e, column, at)
+  }
+}
+
+/** {@link normalizeKeyValue}, throwing {@link ValueProblem}s as they come. */
+function keyOf(value: unknown, column: ColumnModel): string {
+  if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
+  const codec = codecFor(column.type)
+  if (!column.isArray) return codec.key(value, column)
+  if (!Array.isArray(value)) problem(`expected an array for ${column.sqlType}, got ${describeValue(value)}`)
+  const keys: (string | null)[] = []
+  for (let i = 0; i < value.length; i++) {
+    const element: unknown = value[i]
+    if (element === undefined) problem(`element ${i} is undefined (use null)`)
+    keys.push(element === null ? null : codec.key(element, column))
+  }
+  return JSON.stringify(keys)
 }
 
 /**

@@ -48,6 +48,21 @@ export function invalidValue(
   })
 }
 
+/**
+ * What a caught error becomes at `at`: a {@link ValueProblem} the `INVALID_VALUE` error naming table,
+ * column and row; anything else itself.
+ *
+ * @example
+ * try { return codec.encode(value, column) } catch (e) { throw locatedError(e, column, at) }
+ */
+export function locatedError(
+  e: unknown,
+  column: Pick<ColumnModel, 'name'>,
+  at: ValueLocation | undefined,
+): unknown {
+  return e instanceof ValueProblem ? invalidValue(column, at, e.message) : e
+}
+
 /** Runs `fn`, turning a {@link ValueProblem} into an `INVALID_VALUE` {@link PipeflushError}. */
 export function withLocation<T>(
   column: Pick<ColumnModel, 'name'>,

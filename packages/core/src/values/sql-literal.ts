@@ -14,7 +14,7 @@ import { textProblem } from './text.ts'
 export function quoteStringLiteral(s: string): string {
   const why = textProblem(s)
   if (why !== undefined) throw new PipeflushError('INVALID_VALUE', `a SQL string literal ${why}`)
-  const quoted = s.replace(/'/g, "''")
+  const quoted = s.includes("'") ? s.replace(/'/g, "''") : s
   return s.includes('\\') ? `E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`
 }
 
