@@ -1,22 +1,25 @@
 import type { TableModel } from '../schema/model.ts'
-import { compareKeyValues } from '../values/index.ts'
+import { compareKeyValues, compareNormalizedKeys } from '../values/index.ts'
 import type { RowDraft, StatementDraft } from './drafts.ts'
-import { deleteSql } from './sql/delete-sql.ts'
-import { insertSql } from './sql/insert-sql.ts'
-import { updateIsVersioned, updateSql } from './sql/update-sql.ts'
-import { onConflictSql } from './sql/upsert-sql.ts'
+import { updateIsVersioned } from './sql/update-sql.ts'
+import { statementSql } from './statement-sql.ts'
 import type { PlannedStatement } from './types.ts'
 
 /** Orders rows by primary key, column by column, so concurrent flushes lock rows in one order. */
-function sortRows(table: TableModel, rows: readonly RowDraft[]): RowDraft[] {
+function sortRows(table: TableModel, rows: readonly RowDraft[]): readonly RowDraft[] {
+  if (rows.length < 2) return rows
   const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  return [...rows].sort((a, b) => {
+  const compare = (a: RowDraft, b: RowDraft): number => {
     for (let i = 0; i < columns.length; i++) {
-      const order = compareKeyValues(a.keyValues[i], b.keyValues[i], columns[i]!)
+      const order = compareNormalizedKeys(a.keyIds[i]!, b.keyIds[i]!, columns[i]!)
       if (order !== 0) return order
     }
     return 0
-  })
+  }
+  for (let i = 1; i < rows.length; i++) {
+    if (compare(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(compare)
+  }
+  return rows
 }
 
 /** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
@@ -31,42 +34,73 @@ function sortByColumns(table: TableModel, names: readonly string[], rows: readon
   })
 }
 
-/** One parameter per unnest column: the rows' texts of that column. */
-function columnParams(rows: readonly RowDraft[], read: (row: RowDraft) => string | null): (string | null)[] {
-  return rows.map(read)
+/** The rows' texts of the draft column at `index`. */
+function columnParam(rows: readonly RowDraft[], index: number): (string | null)[] {
+  const out: (string | null)[] = new Array(rows.length)
+  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.texts[index] ?? null
+  return out
+}
+
+/** The rows' texts of each draft column, in the draft's column order. */
+function columnParams(rows: readonly RowDraft[], columns: readonly string[]): (string | null)[][] {
+  const out: (string | null)[][] = new Array(columns.length)
+  for (let c = 0; c < columns.length; c++) out[c] = columnParam(rows, c)
+  return out
+}
+
+/** The rows' key texts, one parameter per primary key column. */
+function keyParams(rows: readonly RowDraft[], keyColumns: readonly unknown[]): string[][] {
+  return keyColumns.map((_, i) => {
+    const out: string[] = new Array(rows.length)
+    for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.keyTexts[i]!
+    return out
+  })
+}
+
+function keysOf(rows: readonly RowDraft[]): unknown[] {
+  const out: unknown[] = new Array(rows.length)
+  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.key
+  return out
+}
+
+function versionParams(rows: readonly RowDraft[], versioned: boolean): (string | null)[][] {
+  if (!versioned) return []
+  const out: (string | null)[] = new Array(rows.length)
+  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.versionText
+  return [out]
 }
 
 /**
  * Turns a draft into its {@link PlannedStatement}: rows sorted by primary key, SQL text from the
  * (table, kind, column set) only, one `text[]` parameter per unnest column in the SQL's order.
+ *
+ * @example
+ * buildStatement({ kind: 'delete', table: tag, columns: [], fixup: false, rows }).sql
+ * // 'with d as (select * from unnest($1::text[]) as d("id")), w as (delete from ...'
  */
 export function buildStatement(draft: StatementDraft): PlannedStatement {
-  const { table, kind, fixup } = draft
-  const rows = draft.upsert
-    ? sortByColumns(table, draft.upsert.conflict, draft.rows)
-    : sortRows(table, draft.rows)
-  const keyParams = table.primaryKey.map((_, i) => columnParams(rows, (row) => row.keyTexts[i]!))
-  const base = { kind, table: table.key, rowCount: rows.length, keys: rows.map((row) => row.key), fixup }
+  const { table, kind, fixup, upsert } = draft
+  const rows = upsert ? sortByColumns(table, upsert.conflict, draft.rows) : sortRows(table, draft.rows)
+  const sql = statementSql(table, kind, draft.columns, fixup, upsert)
+  const base = { kind, table: table.key, rowCount: rows.length, keys: keysOf(rows), fixup }
   if (kind === 'insert') {
     return {
       ...base,
       columns: draft.columns,
-      sql: insertSql(table, draft.columns) + (draft.upsert ? onConflictSql(draft.upsert) : ''),
-      ...(draft.upsert ? { upsert: draft.upsert } : {}),
-      params: draft.columns.map((name) => columnParams(rows, (row) => row.texts.get(name) ?? null)),
+      sql,
+      ...(upsert ? { upsert } : {}),
+      params: columnParams(rows, draft.columns),
     }
   }
-  const versionParams = (versioned: boolean): (string | null)[][] =>
-    versioned ? [columnParams(rows, (row) => row.versionText)] : []
   if (kind === 'update') {
     return {
       ...base,
       columns: draft.columns,
-      sql: updateSql(table, draft.columns, fixup),
+      sql,
       params: [
-        ...keyParams,
-        ...draft.columns.map((name) => columnParams(rows, (row) => row.texts.get(name) ?? null)),
-        ...versionParams(updateIsVersioned(table, fixup)),
+        ...keyParams(rows, table.primaryKey),
+        ...columnParams(rows, draft.columns),
+        ...versionParams(rows, updateIsVersioned(table, fixup)),
       ],
     }
   }
@@ -74,7 +108,7 @@ export function buildStatement(draft: StatementDraft): PlannedStatement {
   return {
     ...base,
     columns: versioned ? [...table.primaryKey, table.versionColumn!] : [...table.primaryKey],
-    sql: deleteSql(table),
-    params: [...keyParams, ...versionParams(versioned)],
+    sql,
+    params: [...keyParams(rows, table.primaryKey), ...versionParams(rows, versioned)],
   }
 }

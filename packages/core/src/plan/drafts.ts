@@ -7,12 +7,17 @@ export interface RowDraft {
   readonly key: unknown
   /** The primary key values, in key order. */
   readonly keyValues: readonly unknown[]
+  /** The primary key values' canonical forms (`normalizeKeyValue`), in key order: rows sort by them. */
+  readonly keyIds: readonly string[]
   /** The primary key values' text forms, in key order. */
   readonly keyTexts: readonly string[]
   /** Insert: every supplied value. Update: the set values. Delete: empty. */
   readonly values: RowValues
-  /** Text form of each value of {@link values}; the planner nulls foreign keys here to break cycles. */
-  readonly texts: Map<string, string | null>
+  /**
+   * Text form of the value of each of the statement's columns, in its column order; the planner nulls
+   * foreign keys here to break cycles.
+   */
+  readonly texts: (string | null)[]
   /** Text form of the expected version, or null (no version check for this row). */
   readonly versionText: string | null
 }

@@ -24,6 +24,8 @@ export function fixupCost(edge: InsertEdge): number {
 
 interface PendingFixup {
   readonly table: TableModel
+  /** The columns of the row's insert (the order of its texts). */
+  readonly insertColumns: readonly string[]
   readonly row: RowDraft
   readonly columns: Set<string>
   readonly after: Set<number>
@@ -36,11 +38,11 @@ interface PendingFixup {
 export function breakInsertEdges(inserts: readonly StatementDraft[], broken: readonly InsertEdge[]): Fixups {
   const pending = new Map<RowDraft, PendingFixup>()
   for (const edge of broken) {
-    const table = inserts[edge.to]!.table
+    const { table, columns: insertColumns } = inserts[edge.to]!
     for (const { row, fk } of edge.references) {
       let fixup = pending.get(row)
       if (fixup === undefined) {
-        fixup = { table, row, columns: new Set(), after: new Set([edge.to]) }
+        fixup = { table, insertColumns, row, columns: new Set(), after: new Set([edge.to]) }
         pending.set(row, fixup)
       }
       for (const name of fk.columns) fixup.columns.add(name)
@@ -48,14 +50,15 @@ export function breakInsertEdges(inserts: readonly StatementDraft[], broken: rea
     }
   }
   const groups = new Map<string, { draft: StatementDraft; after: Set<number> }>()
-  for (const { table, row, columns, after } of pending.values()) {
+  for (const { table, insertColumns, row, columns, after } of pending.values()) {
     const ordered = table.columns.filter((c) => columns.has(c.name)).map((c) => c.name)
     const values: Record<string, unknown> = {}
-    const texts = new Map<string, string | null>()
+    const texts: (string | null)[] = []
     for (const name of ordered) {
+      const at = insertColumns.indexOf(name)
       values[name] = row.values[name]
-      texts.set(name, row.texts.get(name) ?? null)
-      row.texts.set(name, null)
+      texts.push(at < 0 ? null : (row.texts[at] ?? null))
+      if (at >= 0) row.texts[at] = null
     }
     const id = JSON.stringify([table.key, ordered])
     let group = groups.get(id)

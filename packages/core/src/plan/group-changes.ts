@@ -1,7 +1,7 @@
 import { PipeflushError } from '../errors.ts'
 import { columnOf, writableColumn, writableTable } from '../schema/checks.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
-import { encodeValue, normalizeKeyValue } from '../values/index.ts'
+import { encodeValue, normalizeKeyValue, type ValueLocation } from '../values/index.ts'
 import { compareDrafts, type RowDraft, type StatementDraft, upsertId } from './drafts.ts'
 import type { ChangeSet, RowValues, StatementKind, UpsertSpec } from './types.ts'
 
@@ -15,15 +15,40 @@ export interface GroupedChanges {
 interface RowKey {
   readonly key: unknown
   /** The key by column, for error messages. */
-  readonly at: { readonly table: string; readonly key: Readonly<Record<string, unknown>> }
+  readonly at: RowLocation
   readonly keyValues: readonly unknown[]
-  /** Canonical form, to find the same row twice. */
+  /** The key values' canonical forms (`normalizeKeyValue`), in key order. */
+  readonly keyIds: readonly string[]
+  /** Canonical form of the whole key, to find the same row twice. */
   readonly id: string
+}
+
+/**
+ * Where a row's values belong, for error messages: `key` (the primary key by column) is built only
+ * when a message needs it.
+ */
+class RowLocation implements ValueLocation {
+  readonly table: string
+  readonly #names: readonly string[]
+  readonly #values: readonly unknown[]
+
+  constructor(table: TableModel, values: readonly unknown[]) {
+    this.table = table.key
+    this.#names = table.primaryKey
+    this.#values = values
+  }
+
+  get key(): Readonly<Record<string, unknown>> {
+    return Object.fromEntries(this.#names.map((name, i) => [name, this.#values[i]]))
+  }
 }
 
 /** Reads the primary key out of `source` (an insert's values or an update's or delete's key). */
 function rowKeyOf(table: TableModel, source: RowValues): RowKey {
-  const keyValues = table.primaryKey.map((name) => {
+  const names = table.primaryKey
+  const keyValues: unknown[] = new Array(names.length)
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!
     const value = source[name]
     if (value === undefined || value === null) {
       throw new PipeflushError(
@@ -35,16 +60,21 @@ function rowKeyOf(table: TableModel, source: RowValues): RowKey {
         },
       )
     }
-    return value
-  })
-  const at = {
-    table: table.key,
-    key: Object.fromEntries(table.primaryKey.map((name, i) => [name, keyValues[i]])),
+    keyValues[i] = value
   }
-  const id = JSON.stringify(
-    keyValues.map((value, i) => normalizeKeyValue(value, columnOf(table, table.primaryKey[i]!), at)),
-  )
-  return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, id }
+  const at = new RowLocation(table, keyValues)
+  const keyIds: string[] = new Array(names.length)
+  for (let i = 0; i < names.length; i++) {
+    keyIds[i] = normalizeKeyValue(keyValues[i], columnOf(table, names[i]!), at)
+  }
+  // No canonical form holds a NUL character (PostgreSQL text cannot), so joining on it is unambiguous.
+  const id = keyIds.length === 1 ? keyIds[0]! : keyIds.join('\u0000')
+  return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, keyIds, id }
+}
+
+/** The key as messages show it: the JSON list of its canonical forms (`["7"]`). */
+function shownKey(key: RowKey): string {
+  return JSON.stringify(key.keyIds)
 }
 
 function stateError(table: TableModel, key: RowKey, message: string, column?: string): PipeflushError {
@@ -88,18 +118,27 @@ function checkUpsert(table: TableModel, columns: readonly string[], spec: Upsert
 
 /** Columns of `values` in table order, each checked to exist and to be writable by `kind`. */
 function writtenColumns(table: TableModel, values: RowValues, kind: StatementKind): string[] {
-  for (const name of Object.keys(values)) writableColumn(table, name, kind === 'update' ? 'update' : 'insert')
-  return table.columns.filter((c) => Object.hasOwn(values, c.name)).map((c) => c.name)
+  const columns: string[] = []
+  for (const column of table.columns) if (Object.hasOwn(values, column.name)) columns.push(column.name)
+  const names = Object.keys(values)
+  const check = kind === 'update' ? 'update' : 'insert'
+  // Every own key is a column when the counts match; else the check names the unknown one.
+  for (const name of names.length === columns.length ? columns : names) writableColumn(table, name, check)
+  return columns
 }
 
+/** The texts of `values` in `columns`, in that order. */
 function encodeRow(
   table: TableModel,
   columns: readonly string[],
   values: RowValues,
   key: RowKey,
-): Map<string, string | null> {
-  const texts = new Map<string, string | null>()
-  for (const name of columns) texts.set(name, encodeValue(values[name], columnOf(table, name), key.at))
+): (string | null)[] {
+  const texts: (string | null)[] = new Array(columns.length)
+  for (let i = 0; i < columns.length; i++) {
+    const name = columns[i]!
+    texts[i] = encodeValue(values[name], columnOf(table, name), key.at)
+  }
   return texts
 }
 
@@ -125,27 +164,47 @@ function encodeVersion(table: TableModel, expectedVersion: number | undefined, k
   return encodeValue(expectedVersion, columnOf(table, table.versionColumn), key.at)
 }
 
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** Rows grouped into drafts by (table, column set, upsert spec), without building a string per row. */
 class DraftGroups {
-  readonly #groups = new Map<string, StatementDraft>()
+  /** Per table, its drafts (few: one per column set and upsert spec). */
+  readonly #groups = new Map<TableModel, StatementDraft[]>()
   readonly #kind: StatementKind
 
   constructor(kind: StatementKind) {
     this.#kind = kind
   }
 
-  add(table: TableModel, columns: readonly string[], row: RowDraft, upsert?: UpsertSpec): void {
-    const id = JSON.stringify([table.key, columns, upsertId({ upsert })])
-    let draft = this.#groups.get(id)
-    if (draft === undefined) {
-      draft = { kind: this.#kind, table, columns, fixup: false, rows: [], upsert }
-      this.#groups.set(id, draft)
+  /** The draft of (table, columns, upsert): rows go in its `rows`; its `columns` may be the given array. */
+  draftOf(table: TableModel, columns: readonly string[], upsert?: UpsertSpec): StatementDraft {
+    let drafts = this.#groups.get(table)
+    if (drafts === undefined) {
+      drafts = []
+      this.#groups.set(table, drafts)
     }
-    draft.rows.push(row)
+    for (const draft of drafts) {
+      if (sameColumns(draft.columns, columns) && sameUpsert(draft.upsert, upsert)) return draft
+    }
+    const draft: StatementDraft = { kind: this.#kind, table, columns, fixup: false, rows: [], upsert }
+    drafts.push(draft)
+    return draft
   }
 
   sorted(): StatementDraft[] {
-    return [...this.#groups.values()].sort(compareDrafts)
+    return [...this.#groups.values()].flat().sort(compareDrafts)
   }
+}
+
+function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boolean {
+  if (a === b) return true
+  if (a === undefined || b === undefined) return false
+  return upsertId({ upsert: a }) === upsertId({ upsert: b })
 }
 
 /** Remembers which rows each kind touches, to reject the same row twice. */
@@ -165,17 +224,21 @@ class SeenRows {
       return
     }
     if (previous === 'insert' && kind === 'insert') {
-      throw new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table.key}" share the key ${key.id}.`, {
-        table: table.key,
-        keys: [key.key],
-      })
+      throw new PipeflushError(
+        'DUPLICATE_KEY',
+        `Two new rows of "${table.key}" share the key ${shownKey(key)}.`,
+        {
+          table: table.key,
+          keys: [key.key],
+        },
+      )
     }
     // An insert and a delete of one key is the unit of work's business (a replaced row).
     if (previous === 'insert' && kind === 'delete') return
     throw stateError(
       table,
       key,
-      `the row ${key.id} is changed twice (${previous}, then ${kind}) in one change set.`,
+      `the row ${shownKey(key)} is changed twice (${previous}, then ${kind}) in one change set.`,
     )
   }
 }
@@ -194,14 +257,10 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
     const key = rowKeyOf(table, change.values)
     seen.claim(table, key, 'insert')
     const texts = encodeRow(table, columns, change.values, key)
-    const keyTexts = table.primaryKey.map((name) => texts.get(name) ?? '')
     if (change.upsert) checkUpsert(table, columns, change.upsert)
-    inserts.add(
-      table,
-      columns,
-      { ...key, keyTexts, values: change.values, texts, versionText: null },
-      change.upsert,
-    )
+    const draft = inserts.draftOf(table, columns, change.upsert)
+    const keyTexts = table.primaryKey.map((name) => texts[draft.columns.indexOf(name)] ?? '')
+    draft.rows.push(rowDraft(key, keyTexts, change.values, texts, null))
   }
   const updates = new DraftGroups('update')
   for (const change of changes.updates) {
@@ -223,13 +282,10 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
         )
       }
     }
-    updates.add(table, columns, {
-      ...key,
-      keyTexts: encodeKey(table, key),
-      values: change.set,
-      texts: encodeRow(table, columns, change.set, key),
-      versionText: encodeVersion(table, change.expectedVersion, key),
-    })
+    const keyTexts = encodeKey(table, key)
+    const texts = encodeRow(table, columns, change.set, key)
+    const versionText = encodeVersion(table, change.expectedVersion, key)
+    updates.draftOf(table, columns).rows.push(rowDraft(key, keyTexts, change.set, texts, versionText))
   }
   const deletes = new DraftGroups('delete')
   for (const change of changes.deletes) {
@@ -237,13 +293,21 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
     const key = rowKeyOf(table, change.key)
     checkKeyColumns(table, change.key, key)
     seen.claim(table, key, 'delete')
-    deletes.add(table, [], {
-      ...key,
-      keyTexts: encodeKey(table, key),
-      values: {},
-      texts: new Map(),
-      versionText: encodeVersion(table, change.expectedVersion, key),
-    })
+    const keyTexts = encodeKey(table, key)
+    const versionText = encodeVersion(table, change.expectedVersion, key)
+    deletes.draftOf(table, NO_COLUMNS).rows.push(rowDraft(key, keyTexts, {}, [], versionText))
   }
   return { inserts: inserts.sorted(), updates: updates.sorted(), deletes: deletes.sorted() }
+}
+
+const NO_COLUMNS: readonly string[] = []
+
+function rowDraft(
+  key: RowKey,
+  keyTexts: readonly string[],
+  values: RowValues,
+  texts: (string | null)[],
+  versionText: string | null,
+): RowDraft {
+  return { key: key.key, keyValues: key.keyValues, keyIds: key.keyIds, keyTexts, values, texts, versionText }
 }
