@@ -12,7 +12,43 @@ import type { Param } from './driver.ts'
  * inlineParams('select $1::text[] as a, $2::text as b', ['{"x"}', null]) // `select '{"x"}'::text[] as a, null::text as b`
  */
 export function inlineParams(text: string, params: readonly Param[]): string {
-  let out = ''
+  const { pieces, numbers } = templateOf(text)
+  let out = pieces[0]!
+  for (let k = 0; k < numbers.length; k++) {
+    const n = numbers[k]!
+    if (n < 1 || n > params.length) {
+      throw errors.internal('inlineParams', `the text has $${n} but ${params.length} parameters`)
+    }
+    const param = params[n - 1]
+    out += (param === null || param === undefined ? 'null' : quoteStringLiteral(param)) + pieces[k + 1]!
+  }
+  return out
+}
+
+/** A text cut at its parameter references: `pieces[k]`, parameter `numbers[k]`, `pieces[k + 1]`... */
+interface Template {
+  readonly pieces: readonly string[]
+  readonly numbers: readonly number[]
+}
+
+/** Texts cut before, a few thousand at most (pipeflush's statement texts are few per schema). */
+const templates = new Map<string, Template>()
+const MAX_TEMPLATES = 2_000
+
+function templateOf(text: string): Template {
+  let template = templates.get(text)
+  if (template === undefined) {
+    template = cut(text)
+    if (templates.size >= MAX_TEMPLATES) templates.clear()
+    templates.set(text, template)
+  }
+  return template
+}
+
+/** Finds each `$n` outside quoted identifiers and string literals. */
+function cut(text: string): Template {
+  const pieces: string[] = []
+  const numbers: number[] = []
   let from = 0
   let i = 0
   while (i < text.length) {
@@ -22,19 +58,15 @@ export function inlineParams(text: string, params: readonly Param[]): string {
     } else if (ch === 36 && isDigit(text.charCodeAt(i + 1))) {
       let j = i + 1
       while (isDigit(text.charCodeAt(j))) j++
-      const n = Number(text.slice(i + 1, j))
-      if (n < 1 || n > params.length) {
-        throw errors.internal('inlineParams', `the text has $${n} but ${params.length} parameters`)
-      }
-      const param = params[n - 1]
-      out +=
-        text.slice(from, i) + (param === null || param === undefined ? 'null' : quoteStringLiteral(param))
+      pieces.push(text.slice(from, i))
+      numbers.push(Number(text.slice(i + 1, j)))
       from = i = j
     } else {
       i++
     }
   }
-  return out + text.slice(from)
+  pieces.push(text.slice(from))
+  return { pieces, numbers }
 }
 
 function isDigit(c: number): boolean {
