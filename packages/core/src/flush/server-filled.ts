@@ -14,10 +14,11 @@ export type ServerFilled = ReadonlyMap<
   { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
 >
 
-/** The sent entities of each table by canonical key (the keys the flush sent). */
-function statesByKey(sent: SentValues): Map<string, Map<string, EntityState>> {
+/** The sent entities of the `tables` by canonical key (the keys the flush sent). */
+function statesByKey(sent: SentValues, tables: ReadonlySet<string>): Map<string, Map<string, EntityState>> {
   const out = new Map<string, Map<string, EntityState>>()
   for (const [state, values] of sent) {
+    if (!tables.has(state.table.key)) continue
     const key = rowKey(state.table, values)
     if (key === null) continue
     let byKey = out.get(state.table.key)
@@ -56,13 +57,14 @@ export function serverFilled(
 ): ServerFilled {
   const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
   const statements = plan.waves.flat()
-  let byKey: Map<string, Map<string, EntityState>> | undefined
+  const tables = new Set(statements.filter((s) => s.returning !== undefined).map((s) => s.table))
+  if (tables.size === 0) return out
+  const byKey = statesByKey(sent, tables)
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!
     const rows = returned[i]
     const table = schema.tables.get(statement.table)
     if (statement.returning === undefined || rows === undefined || table === undefined) continue
-    byKey ??= statesByKey(sent)
     const states = byKey.get(table.key)
     for (const raw of rows) {
       const key = emptyRow()
@@ -81,10 +83,11 @@ export function serverFilled(
         if (c < table.primaryKey.length) return
         const text = raw[returnedAlias(c)]
         const forRow = decoded(text, table, name)
-        const forSnapshot = decoded(text, table, name)
-        if (forRow === undefined || forSnapshot === undefined) return
+        if (forRow === undefined) return
+        // An object (a Date, an array, json) is decoded again: the row may change it in place.
+        const shared = typeof forRow.value !== 'object' || forRow.value === null
         values.row[name] = forRow.value
-        values.snapshot[name] = forSnapshot.value
+        values.snapshot[name] = shared ? forRow.value : decoded(text, table, name)?.value
       })
     }
   }
