@@ -6,7 +6,7 @@ import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import { redactError } from './flush/redact.ts'
-import { runAfterCommit, runBeforeHooks } from './hooks/run-hooks.ts'
+import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
 import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import { readRows } from './read/read-rows.ts'
@@ -271,27 +271,17 @@ export class EntityManager {
         'A flush of this entity manager is already running; await it first.',
       )
     }
-    this.#flushing = true
     const { hooks } = this.#client
+    const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+    this.#flushing = true
     let report: FlushReport
     try {
-      if (hooks === undefined) return await flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
-      const mark = this.#uow.checkpoint()
-      try {
-        await runBeforeHooks(this.#uow, hooks, this)
-        mark.settled()
-        report = await flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
-      } catch (e) {
-        mark.undo()
-        throw e
-      }
+      report = await (hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush))
     } finally {
       this.#flushing = false
     }
-    if (hooks.afterCommit === undefined) return report
-    // After the flush is over, so that the hook may change and flush this unit of work again.
-    const failed = await runAfterCommit(hooks, { ...report, afterCommitErrors: [] }, this)
-    return { ...report, afterCommitErrors: failed }
+    // After the flush is over, so that afterCommit may change and flush this unit of work again.
+    return hooks === undefined ? report : withAfterCommit(hooks, report, this)
   }
 
   /** Forgets every entity (they become detached) and every pending change. */

@@ -81,23 +81,48 @@ export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: Ent
 }
 
 /**
- * `afterCommit(report, em)`, once the flush committed: its error is returned as `HOOK_FAILED` (the
- * commit stands), never thrown.
+ * `flush()` with the before-flush hooks first ({@link runBeforeHooks}); when the hooks or the flush
+ * fail, what the hooks changed is taken back (what changed after they ran is kept), so that flushing
+ * again runs them again once.
  *
  * @example
- * const failures = await runAfterCommit(hooks, report, em)
+ * const report = await withBeforeHooks(uow, hooks, em, () => flushUnitOfWork(uow, context))
  */
-export async function runAfterCommit(
+export async function withBeforeHooks(
+  uow: UnitOfWork,
+  hooks: FlushHooks,
+  em: EntityManager,
+  flush: () => Promise<FlushReport>,
+): Promise<FlushReport> {
+  const mark = uow.checkpoint()
+  try {
+    await runBeforeHooks(uow, hooks, em)
+    mark.settled()
+    return await flush()
+  } catch (e) {
+    mark.undo()
+    throw e
+  }
+}
+
+/**
+ * The report of a committed flush after `afterCommit(report, em)` ran, if configured: what it threw
+ * is in `afterCommitErrors` as `HOOK_FAILED` (the commit stands), never thrown.
+ *
+ * @example
+ * return withAfterCommit(hooks, report, em) // report.afterCommitErrors: [] when it ran cleanly
+ */
+export async function withAfterCommit(
   hooks: FlushHooks,
   report: FlushReport,
   em: EntityManager,
-): Promise<PipeflushError[]> {
+): Promise<FlushReport> {
   const { afterCommit } = hooks
-  if (afterCommit === undefined) return []
+  if (afterCommit === undefined) return report
   try {
-    await call('afterCommit', () => afterCommit(report, em))
-    return []
+    await call('afterCommit', () => afterCommit({ ...report, afterCommitErrors: [] }, em))
+    return { ...report, afterCommitErrors: [] }
   } catch (e) {
-    return [e as PipeflushError]
+    return { ...report, afterCommitErrors: [e as PipeflushError] }
   }
 }
