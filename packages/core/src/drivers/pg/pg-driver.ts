@@ -174,7 +174,9 @@ class PgSession implements Session {
     const onError = (error?: unknown) =>
       this.#life.end(driver.toDriverError(error ?? new Error('client error')))
     const onEnd = () => this.#life.end(closedError(driver.address, 'the connection ended'))
+    let unwatch = () => {}
     this.#life = new SessionLifecycle((broken) => {
+      unwatch() // the socket outlives the session: its close listeners must not pile up
       // With an error the pool closes the client and drops it (a dead or terminated connection).
       client.release(broken ? new Error(this.#life.cause?.message ?? 'terminated') : undefined)
       client.off('error', onError)
@@ -189,7 +191,7 @@ class PgSession implements Session {
     this.#atClaim = metered.meter.roundTrips - this.#base
     client.on('error', onError) // while checked out, nobody else listens: an 'error' would be thrown
     client.on('end', onEnd)
-    metered.meter.onClose(() => {
+    unwatch = metered.meter.onClose(() => {
       const e = metered.meter.closeError
       this.#life.end(closedError(driver.address, e ? e.message : 'the socket closed', e))
     })

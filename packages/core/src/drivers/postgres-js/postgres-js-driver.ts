@@ -205,6 +205,8 @@ class PostgresJsSession implements Session {
   readonly #counts: Map<MeteredSocket, number>
   readonly #life: SessionLifecycle
   #metered: MeteredSocket | undefined
+  /** Stops listening for the socket's close (the socket outlives the session: no listener may pile up). */
+  #unwatch: () => void = () => {}
   #connection: PostgresJsConnection | undefined
   #onclose: ((error: unknown) => void) | undefined
   #first: PostgresJsQuery | undefined
@@ -217,6 +219,7 @@ class PostgresJsSession implements Session {
     this.#life = new SessionLifecycle((broken) => {
       const c = this.#connection
       if (c && c.onclose === this.#onclose) c.onclose = null
+      this.#unwatch()
       // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
       // it would put a dead connection among the open ones.
       if (!broken) reserved.release()
@@ -281,7 +284,7 @@ class PostgresJsSession implements Session {
     const m = this.#driver.meters.byKey(cancelKeyOf(state.pid, state.secret))
     if (m === undefined) return undefined
     this.#metered = m
-    m.meter.onClose(() => {
+    this.#unwatch = m.meter.onClose(() => {
       const e = m.meter.closeError
       this.#life.end(closedError(this.#driver.address, e ? e.message : 'the socket closed', e))
     })
