@@ -17,7 +17,7 @@ export type TransferOutcome =
   | {
       readonly ok: false
       readonly attempts: number
-      readonly code: ErrorCode | 'INSUFFICIENT_FUNDS'
+      readonly code: ErrorCode | 'INSUFFICIENT_FUNDS' | 'DEADLOCK_DETECTED'
       readonly message: string
     }
 
@@ -70,6 +70,9 @@ export async function transfer(
   } catch (e) {
     if (e instanceof InsufficientFunds)
       return { ok: false, attempts, code: 'INSUFFICIENT_FUNDS', message: e.message }
+    // Two transfers touching the same accounts may deadlock on the server (it rolls one back).
+    if (isPipeflushError(e) && e.sqlState === '40P01')
+      return { ok: false, attempts, code: 'DEADLOCK_DETECTED', message: e.message }
     if (isPipeflushError(e)) return { ok: false, attempts, code: e.code, message: e.message }
     throw e
   }

@@ -89,7 +89,12 @@ describe.each(
       expect(run.succeeded + failed).toBe(60)
       expect(run.totalAfter).toBe(run.totalBefore)
       expect(run.ledgerRowsAdded).toBe(run.succeeded)
-      expect(Object.keys(run.failed).every((code) => code === 'OPTIMISTIC_LOCK')).toBe(true)
+      // Conflicts only: a stale read, or (rarely, under load) a deadlock the server broke.
+      const conflicts = ['OPTIMISTIC_LOCK', 'DEADLOCK_DETECTED']
+      expect(
+        Object.keys(run.failed).every((code) => conflicts.includes(code)),
+        JSON.stringify(run.failed),
+      ).toBe(true)
       expect(run.succeeded).toBeGreaterThan(0)
       if (retries === 0) expect(run.failed['OPTIMISTIC_LOCK']).toBeGreaterThan(0)
       committed.push(run.succeeded)

@@ -37,7 +37,9 @@ export interface RunOptions {
   readonly pipeline?: PipelineMode
   /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
-   * with `OPTIMISTIC_LOCK` (default 0: the error is thrown).
+   * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
+   * the server reported (SQLSTATE `40P01`, `40001`; PostgreSQL rolls such a transaction back and says to
+   * retry it). Default 0: the error is thrown.
    */
   readonly retries?: number
   /**
@@ -97,7 +99,8 @@ export class EntityManagerFactory<DB> {
   /**
    * Runs one request's work on a fresh entity manager and flushes at the end; returns what the work
    * returned and the flush report. Nothing is written if the work throws. With `retries`, a flush
-   * failing with `OPTIMISTIC_LOCK` runs the work again on a new entity manager (so it reloads).
+   * failing on a conflict (`OPTIMISTIC_LOCK`, a deadlock, a serialization failure) runs the work again
+   * on a new entity manager (so it reloads).
    *
    * @example
    * const { result: book, report } = await factory.run(async (em) => {
@@ -128,7 +131,7 @@ export class EntityManagerFactory<DB> {
         const report = await em.flush()
         return { result, report, attempts: attempt }
       } catch (e) {
-        if (attempt > retries || !isPipeflushError(e, 'OPTIMISTIC_LOCK')) throw e
+        if (attempt > retries || !isConflict(e)) throw e
         const backoff = backoffMs * 2 ** (attempt - 1)
         if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * backoff))
       }
@@ -185,6 +188,17 @@ function kyselyOn<DB>(driver: 'postgres.js' | 'pg', client: unknown): Kysely<DB>
           postgres: client as ConstructorParameters<typeof PostgresJSDialect>[0]['postgres'],
         })
   return new Kysely<DB>({ dialect })
+}
+
+/** SQLSTATEs of a transaction the server rolled back for a conflict, to be retried: deadlock, serialization. */
+const RETRYABLE_SQLSTATES: ReadonlySet<string> = new Set(['40P01', '40001'])
+
+/** Whether `e` failed a flush on a conflict with another transaction, which running the work again may resolve. */
+function isConflict(e: unknown): boolean {
+  return (
+    isPipeflushError(e, 'OPTIMISTIC_LOCK') ||
+    (isPipeflushError(e) && e.sqlState !== undefined && RETRYABLE_SQLSTATES.has(e.sqlState))
+  )
 }
 
 function invalidConfig(message: string): PipeflushError {

@@ -88,6 +88,51 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     })
     await expect(noRetry).rejects.toSatisfy((e) => isPipeflushError(e, 'OPTIMISTIC_LOCK'))
   })
+
+  test('retries the work after a deadlock the server broke (SQLSTATE 40P01)', async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ client })
+    const { result: pair } = await factory.run((em) => [
+      em.create('author', { name: 'd1' }),
+      em.create('author', { name: 'd2' }),
+    ])
+    const [first, second] = pair
+    // Another transaction holds the second row; the flush locks the first, then waits for the second;
+    // the other then asks for the first: a deadlock. The flush waited first, so its backend detects it
+    // (after deadlock_timeout) and is rolled back; the run retries and commits once the other is done.
+    const other = await db.sql.reserve()
+    await other`begin`
+    await other`update author set name = 'held' where id = ${second!.id}`
+    /** Once the flush waits for the second row, the other transaction asks for the first. */
+    const closeTheCycle = async () => {
+      for (;;) {
+        const [row] = await db.sql`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`
+        if (row!.n > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      await other`update author set name = 'held' where id = ${first!.id}`.then(
+        () => other`commit`,
+        () => other`rollback`,
+      )
+      other.release()
+    }
+    let calls = 0
+    const run = factory.run(
+      async (em) => {
+        calls++
+        for (const a of await em.find('author', { id: [first!.id, second!.id] })) a.name = `${a.name}+run`
+        if (calls === 1) void closeTheCycle()
+      },
+      { retries: 1 },
+    )
+    const { attempts } = await run
+    expect(attempts).toBe(calls)
+    expect(attempts).toBe(2)
+    const names =
+      await db.sql`select name from author where id in ${db.sql([first!.id, second!.id])} order by id`
+    expect(names.map((r) => r.name)).toEqual(['held+run', 'held+run'])
+  })
 })
 
 describe.each(TEST_DRIVERS)('%s: request scope', (driver) => {
