@@ -1,4 +1,5 @@
 import type { TableModel } from '../schema/model.ts'
+import { emptyRow } from '../track/row.ts'
 import type { Edge, InsertEdge } from './dependency-graph.ts'
 import { compareDrafts, type RowDraft, type StatementDraft } from './drafts.ts'
 
@@ -52,7 +53,7 @@ export function breakInsertEdges(inserts: readonly StatementDraft[], broken: rea
   const groups = new Map<string, { draft: StatementDraft; after: Set<number> }>()
   for (const { table, insertColumns, row, columns, after } of pending.values()) {
     const ordered = table.columns.filter((c) => columns.has(c.name)).map((c) => c.name)
-    const values: Record<string, unknown> = {}
+    const values = emptyRow() // a column may be named __proto__
     const texts: (string | null)[] = []
     for (const name of ordered) {
       const at = insertColumns.indexOf(name)
