@@ -35,7 +35,7 @@ export interface LatencyGroup {
   readonly steps: readonly Step[]
 }
 
-/** The work shapes of the CPU comparison (issue 11): 10 tables x 1 row, 5 tables x 10 rows. */
+/** The work shapes of the CPU comparison: 10 tables x 1 row, 5 tables x 10 rows. */
 export const CPU_WORK: readonly Work[] = [matrixWork(10, 1), matrixWork(5, 10)]
 
 /** Units flushed at the same time in the realistic workload: in sequence, and four at a time. */

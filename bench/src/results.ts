@@ -4,7 +4,7 @@ import { round } from './stats.ts'
 /** The part of a run a row belongs to. */
 export type RowScenario = Scenario | 'realistic'
 
-/** One measured (or not measurable) cell. Field names up to `roundTrips` are fixed by issue 5. */
+/** One measured (or not measurable) cell. Field names up to `roundTrips` are the results file's stable format. */
 export interface ResultRow {
   readonly series: SeriesName
   /** The driver the series ran on (pipeflush and the same-statement series run on both). */

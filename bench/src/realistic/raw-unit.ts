@@ -10,7 +10,7 @@ const takeId = () => nextId++
 
 type Params = postgres.ParameterOrJSON<never>[]
 
-/** The seed article's pattern: `sql.begin`, every statement in one `Promise.all` (prepared, as tagged templates are). */
+/** The seed's pattern (see `report/seed.ts`): `sql.begin`, every statement in one `Promise.all` (prepared, as tagged templates are). */
 async function flushPostgresJs(sql: postgres.Sql, statements: readonly RawStatement[]): Promise<void> {
   await sql.begin(async (tx) => {
     await Promise.all(statements.map((s) => tx.unsafe(s.text, s.params as Params, { prepare: true })))

@@ -23,7 +23,7 @@ export function burstDrivers(report: BenchReport): DriverName[] {
 }
 
 /**
- * Issue 5's "done when" at 2 ms, 10 tables, 1 row, for pipeflush-burst on each driver: within 1.5x of
+ * The headline targets at 2 ms, 10 tables, 1 row, for pipeflush-burst on each driver: within 1.5x of
  * one RTT, at least 6x faster than raw-sequential and than mikroorm, at least 2x faster than
  * raw-promise-all.
  */

@@ -47,7 +47,7 @@ export function reportCheck(
 }
 
 /**
- * Issue 10's "done when", per driver: at 20 ms, from cold pools of 10, on the realistic mix,
+ * The realistic mix's targets, per driver: at 20 ms, from cold pools of 10, on the realistic mix,
  * pipeflush-burst in sequence p50 <= 1.1 RTT and p95 <= 1.5; four at a time p50 <= 1.2 and p95 <= 2.0;
  * and the report equals the socket count for every flush.
  */
@@ -101,7 +101,7 @@ export function checkIssue10Claims(report: BenchReport): Claim[] {
 }
 
 /**
- * Issue 11's "done when", per driver: client CPU per flush <= 1.3x the raw driver sending the same
+ * The CPU, concurrency and large-flush targets, per driver: client CPU per flush <= 1.3x the raw driver sending the same
  * statements pipelined (10 x 1 and 5 x 10); 50 concurrent units on a pool of 10 at 2 ms: flushes per
  * second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert <= 2x COPY.
  */

@@ -3,8 +3,10 @@ import { ms, times } from './format.ts'
 import type { View } from './views.ts'
 
 /**
- * The numbers the seed article published (postgres.js, mitata averages, toxiproxy downstream latency,
- * node 23, i9-10885H): `[latencyMs, statements, sequential, string[], Promise.all]` in ms per transaction.
+ * The numbers "the seed" published: Joist's *Initial Pipelining Benchmark* post, which measured three
+ * ways of sending one transaction's inserts with postgres.js (awaited one by one, returned as an array
+ * from `sql.begin`, in one `Promise.all`; mitata averages, toxiproxy downstream latency, node 23,
+ * i9-10885H): `[latencyMs, statements, sequential, string[], Promise.all]` in ms per transaction.
  */
 export const SEED_PUBLISHED: readonly (readonly [number, number, number, number, number])[] = [
   [1, 10, 15.8, 4.16, 4.21],
@@ -14,7 +16,7 @@ export const SEED_PUBLISHED: readonly (readonly [number, number, number, number,
 ]
 
 /**
- * The seed article's published numbers beside this run's raw series in the same cells (statements =
+ * The seed's published numbers beside this run's raw series in the same cells (statements =
  * tables, 1 row each). Means are compared with the article's averages; medians given as well.
  */
 export function seedView(report: BenchReport): View | undefined {
@@ -62,7 +64,7 @@ export function seedView(report: BenchReport): View | undefined {
   }
   if (rows.length === 0) return undefined
   return {
-    title: "The seed article's published numbers beside this run",
+    title: "The seed's published numbers beside this run",
     headers: [
       'latency',
       'statements',

@@ -50,7 +50,7 @@ const realistic: RealisticSeries[] = (['raw-promise-all', 'pipeflush-burst', 'mi
 )
 
 describe('parseOptions', () => {
-  test('defaults: the matrix of issue 5, both drivers, the realistic workload at 2 and 20 ms, CPU side by side', () => {
+  test('defaults: the latency x tables x rows matrix, both drivers, the realistic workload at 2 and 20 ms, CPU side by side', () => {
     const o = parseOptions([])
     expect(o.latencies).toEqual([0, 1, 2, 5, 20])
     expect(o.tables).toEqual([1, 5, 10, 20])

@@ -90,7 +90,7 @@ describe('ratios and claims', () => {
     expect(report(rows).results.find((r) => r.series === 'pg-pipeline')?.ratioVsRtt).toBeNull()
   })
 
-  test("issue 5's claims for each driver pass or fail on the numbers, n/a when missing", () => {
+  test('the headline targets for each driver pass or fail on the numbers, n/a when missing', () => {
     expect(checkClaims(report(rows)).map((c) => c.ok)).toEqual([
       true,
       true,
@@ -156,7 +156,7 @@ describe('realistic workload', () => {
       driver,
     )
 
-  test("issue 10's claims per driver: PASS, FAIL and n/a shown as they are", () => {
+  test('the realistic-mix targets per driver: PASS, FAIL and n/a shown as they are', () => {
     const r = report([
       realistic('postgres.js', 1, 1.05, 1.4),
       realistic('postgres.js', 4, 1.3, 1.9, 2),
