@@ -324,13 +324,16 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
           }
           if (settleAfterEndMs !== null && settleAfterEndMs > 1000)
             problems.push(`settled ${Math.round(settleAfterEndMs)} ms after its socket ended`)
-          // Once the network is back, the same read answers (the pool may take a moment to reconnect).
+          // Once the network is back, the same read answers (the pool may take a moment to reconnect:
+          // the retry gives it the time a caller would, not the cases' short timeout, which on a loaded
+          // machine can end every attempt before a new connection is ready).
           if (!settled.ok) {
             const until = performance.now() + RETRY_FOR_MS
-            let again = await settleRead(reads[read](root.fork()))
+            const retryRead = () => settleRead(reads[read](root.fork({ flushTimeoutMs: SETUP_TIMEOUT_MS })))
+            let again = await retryRead()
             while (!again.ok && performance.now() < until) {
               await new Promise((resolve) => setTimeout(resolve, 20))
-              again = await settleRead(reads[read](root.fork()))
+              again = await retryRead()
             }
             if (!again.ok || !again.right)
               problems.push(`the read failed again: ${again.ok ? 'wrong answer' : again.message}`)
