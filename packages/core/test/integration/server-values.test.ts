@@ -32,6 +32,12 @@ create table entry (
   doubled numeric generated always as (amount * 2) stored
 );
 create table reading (id bigserial primary key, device text not null, at timestamptz not null default now());
+create table doc (
+  id bigserial primary key,
+  body text not null,
+  len int generated always as (length(body)) stored,
+  version int not null default 1
+);
 `
 
 function schemaOf(driver: DriverName, mode: PipelineMode): string {
@@ -125,6 +131,31 @@ describe.each(drivers)('%s', (driver) => {
     expect({ ...ada }).toEqual(await stored(root, 'account', ada.id))
     expect(entry.doubled).toBe('2')
   })
+})
+
+describe('with optimistic locking', () => {
+  test.each(drivers)(
+    '%s: an update returning generated columns still fails a stale row with OPTIMISTIC_LOCK, and reads back the version',
+    async (driver) => {
+      const { root } = await setup(driver, 'burst', { versionColumn: 'version' })
+      const em = root.fork()
+      const doc = em.create('doc', { body: 'abc' })
+      await em.flush()
+      expect(doc).toMatchObject({ len: 3, version: 1 })
+      const mine = root.fork()
+      const theirs = root.fork()
+      const a = await mine.load('doc', doc.id)
+      const b = await theirs.load('doc', doc.id)
+      b.body = 'theirs'
+      await theirs.flush()
+      expect(b).toMatchObject({ len: 6, version: 2 })
+      a.body = 'mine!'
+      const error = await mine.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'OPTIMISTIC_LOCK')).toBe(true)
+      expect(a).toMatchObject({ len: 3, version: 1 })
+      expect(await stored(root, 'doc', doc.id)).toMatchObject({ body: 'theirs', len: 6, version: 2 })
+    },
+  )
 })
 
 describe('turned off', () => {
