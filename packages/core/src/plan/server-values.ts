@@ -1,6 +1,5 @@
 import type { SchemaModel, TableModel } from '../schema/model.ts'
-import { insertSql } from './sql/insert-sql.ts'
-import { updateSql } from './sql/update-sql.ts'
+import { statementSql } from './statement-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
@@ -47,10 +46,14 @@ export function withServerValues(
       const returning = returnedColumns(table, statement)
       if (returning.length === 0) return statement
       changed = true
-      const sql =
-        statement.kind === 'insert'
-          ? insertSql(table, statement.columns, returning)
-          : updateSql(table, statement.columns, statement.fixup, returning)
+      const sql = statementSql(
+        table,
+        statement.kind,
+        statement.columns,
+        statement.fixup,
+        undefined,
+        returning,
+      )
       return { ...statement, sql, returning }
     }),
   )
