@@ -1,5 +1,6 @@
 import type { SchemaModel, TableModel } from '../schema/model.ts'
-import { statementSql } from './statement-sql.ts'
+import { insertSql } from './sql/insert-sql.ts'
+import { updateSql } from './sql/update-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
@@ -46,14 +47,10 @@ export function withServerValues(
       const returning = returnedColumns(table, statement)
       if (returning.length === 0) return statement
       changed = true
-      const sql = statementSql(
-        table,
-        statement.kind,
-        statement.columns,
-        statement.fixup,
-        undefined,
-        returning,
-      )
+      const sql =
+        statement.kind === 'insert'
+          ? insertSql(table, statement.columns, returning)
+          : updateSql(table, statement.columns, statement.fixup, returning)
       return { ...statement, sql, returning }
     }),
   )

@@ -12,8 +12,7 @@ const MAX_SHAPES_PER_TABLE = 256
 const texts = new WeakMap<TableModel, Map<string, string>>()
 
 /**
- * The SQL text of a statement shape: (table, kind, column set, fix-up or not, upsert spec, returned
- * columns). The text
+ * The SQL text of a statement shape: (table, kind, column set, fix-up or not, upsert spec). The text
  * depends on nothing else, so it is built once per shape and table model and then looked up.
  *
  * @example
@@ -25,7 +24,6 @@ export function statementSql(
   columns: readonly string[],
   fixup: boolean,
   upsert: UpsertSpec | undefined,
-  returning: readonly string[] = [],
 ): string {
   let shapes = texts.get(table)
   if (shapes === undefined) {
@@ -36,10 +34,9 @@ export function statementSql(
   let id = `${kind}${fixup ? '!' : ''}\u0000${columns.join('\u0000')}`
   if (upsert !== undefined)
     id += `\u0001${upsert.conflict.join('\u0000')}\u0001${upsert.update.join('\u0000')}`
-  if (returning.length > 0) id += `\u0002${returning.join('\u0000')}`
   let sql = shapes.get(id)
   if (sql === undefined) {
-    sql = buildSql(table, kind, columns, fixup, upsert, returning)
+    sql = buildSql(table, kind, columns, fixup, upsert)
     if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear()
     shapes.set(id, sql)
   }
@@ -52,9 +49,8 @@ function buildSql(
   columns: readonly string[],
   fixup: boolean,
   upsert: UpsertSpec | undefined,
-  returning: readonly string[],
 ): string {
-  if (kind === 'insert') return insertSql(table, columns, returning) + (upsert ? onConflictSql(upsert) : '')
-  if (kind === 'update') return updateSql(table, columns, fixup, returning)
+  if (kind === 'insert') return insertSql(table, columns) + (upsert ? onConflictSql(upsert) : '')
+  if (kind === 'update') return updateSql(table, columns, fixup)
   return deleteSql(table)
 }
