@@ -25,6 +25,14 @@ export interface PgQueryConfig {
 export interface PgPoolClient {
   /** A string without values: one simple-protocol Query; several statements answer a result each. */
   query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
+  /**
+   * The same with a callback (`lib/client.js` `query`, line 667): pg then makes no promise. In
+   * pipeline mode the query is written before this returns (`_pulsePipelinedQueryQueue`, line 643).
+   */
+  query(
+    config: PgQueryConfig,
+    callback: (error: Error | undefined, result: PgResult | PgResult[] | undefined) => void,
+  ): void
   /** Back to the pool; with an error, the pool closes and drops the client (`pg-pool` `_release`). */
   release(error?: Error | boolean): void
   /**

@@ -222,21 +222,40 @@ class PgSession implements Session {
       const reason = this.#gone()
       return Promise.resolve(statements.map(() => ({ status: 'rejected', reason })))
     }
-    // Each query is written as soon as it is queued (pipeline mode): all of them before any answer.
-    const answers = statements.map((s) =>
-      this.#life
-        .track(
-          this.#client.query(
-            s.name === undefined ? { text: s.text, values: s.params } : { ...s, values: s.params },
-          ),
-          this.#toError,
-        )
-        .then((r): StatementResult => {
-          const result = Array.isArray(r) ? r[r.length - 1] : r
-          return { command: result?.command ?? '', rows: result?.rows ?? [] }
-        }),
-    )
-    return Promise.allSettled(answers)
+    const client = this.#client
+    const results: PromiseSettledResult<StatementResult>[] = new Array(statements.length)
+    let pending = statements.length
+    let done: (value: PromiseSettledResult<StatementResult>[]) => void = () => {}
+    const answered = new Promise<PromiseSettledResult<StatementResult>[]>((resolve) => {
+      done = resolve
+    })
+    const settle = (i: number, error: unknown, result: PgResult | PgResult[] | undefined) => {
+      if (error) {
+        results[i] = { status: 'rejected', reason: this.#toError(error) }
+      } else {
+        const last = Array.isArray(result) ? result[result.length - 1] : result
+        results[i] = { status: 'fulfilled', value: { command: last?.command ?? '', rows: last?.rows ?? [] } }
+      }
+      if (--pending === 0) done(results)
+    }
+    // In pipeline mode each query is written as soon as it is queued, corked and uncorked by pg on
+    // its own: corked around the whole batch, the statements leave in one write instead of one each.
+    // Callbacks rather than promises: pg then makes no promise per query.
+    const stream = client.connection.stream
+    stream.cork()
+    try {
+      for (let i = 0; i < statements.length; i++) {
+        const s = statements[i] as PipelinedStatement
+        const config =
+          s.name === undefined
+            ? { text: s.text, values: s.params }
+            : { name: s.name, text: s.text, values: s.params }
+        client.query(config, (error, result) => settle(i, error, result))
+      }
+    } finally {
+      stream.uncork()
+    }
+    return this.#life.track(answered, this.#toError)
   }
 
   roundTrips(): number {
