@@ -12,7 +12,11 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
   readonly pipeline?: PipelineMode
   /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
   readonly schema?: SchemaModel
-  /** Ids fetched per sequence at least, each time the pool runs short (default 50). */
+  /**
+   * Ids fetched per sequence at least, each time the pool runs short (default 50). A sequence that keeps
+   * running short fetches twice as many each time, up to 16 times this: a process that ends leaves at
+   * most that many of its ids unused (gaps, as a rolled-back `nextval` leaves).
+   */
   readonly idBlockSize?: number
   /**
    * A flush settles within this many milliseconds, reserving a connection included (default 30000;

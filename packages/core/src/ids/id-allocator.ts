@@ -27,10 +27,14 @@ export function fetchIdsSql(
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */
 export type IdQuery = (text: string) => Promise<readonly Readonly<Record<string, unknown>>[]>
 
+/** How many times the configured block size a busy sequence's block grows to. */
+export const MAX_GROWTH = 16
+
 /**
  * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
  * flush takes ids from the pool; when a sequence runs short, one query fetches a block for every
- * sequence that needs one, so steady-state flushes spend no round trip on ids. Ids come from
+ * sequence that needs one, so steady-state flushes spend no round trip on ids; a sequence that keeps
+ * running short gets bigger blocks (twice as big each time, up to 16 times the block size). Ids come from
  * `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps.
  *
  * @example
@@ -44,6 +48,8 @@ export class IdAllocator {
   readonly #pool = new Map<string, { ids: string[]; head: number }>()
   readonly #blockSize: number
   readonly #lastNeed = new Map<string, number>()
+  /** Per sequence: how many times a flush had to fetch for it (its block grows with each). */
+  readonly #fills = new Map<string, number>()
 
   constructor(options: { blockSize?: number } = {}) {
     this.#blockSize = Math.max(1, options.blockSize ?? 50)
@@ -76,10 +82,15 @@ export class IdAllocator {
     return out
   }
 
-  /** Ids fetched beyond what is needed now: at least the block size, twice the recent demand. */
+  /**
+   * Ids fetched beyond what is needed now: the block size, doubled by each fetch the sequence already
+   * needed (up to {@link MAX_GROWTH} times), or twice the recent demand when that is more (up to 10,000).
+   * A busy sequence thus fetches ever more rarely; a process that ends leaves at most that many ids unused.
+   */
   #block(seq: string, n: number): number {
     const recent = Math.max(n, this.#lastNeed.get(seq) ?? 0)
-    return Math.max(this.#blockSize, Math.min(recent * 2, 10_000))
+    const grown = this.#blockSize * Math.min(2 ** (this.#fills.get(seq) ?? 0), MAX_GROWTH)
+    return Math.max(grown, Math.min(recent * 2, 10_000))
   }
 
   /**
@@ -107,6 +118,7 @@ export class IdAllocator {
   async fill(query: IdQuery, counts: ReadonlyMap<string, number>): Promise<number> {
     if (counts.size === 0) return 0
     const seqs = [...counts.keys()]
+    for (const seq of seqs) this.#fills.set(seq, (this.#fills.get(seq) ?? 0) + 1)
     await this.#add(
       query,
       fetchIdsSql(

@@ -62,8 +62,35 @@ describe('IdAllocator: block sizing', () => {
     expect(entries(ids.missing(need({ a: 5 })))).toEqual([['a', 85]])
     await ids.fill(seqs.query, need({ a: 2 }))
     ids.take(need({ a: 2 }))
-    // the recent demand is the last take (2), not the largest: back to the block size
-    expect(entries(ids.missing(need({ a: 5 })))).toEqual([['a', 15]])
+    // the recent demand is the last take (2), not the largest: back to the block size, doubled by
+    // each of the sequence's two fetches
+    expect(entries(ids.missing(need({ a: 5 })))).toEqual([['a', 45]])
+  })
+
+  it('doubles the block of a sequence with each fetch it needed, up to 16 times the block size', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    const asked: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const short = ids.missing(need({ a: 1 }))
+      asked.push(short.get('a') ?? 0)
+      await ids.fill(seqs.query, short)
+      while (ids.available('a') > 0) ids.take(need({ a: 1 })) // flushes of one row use the pool up
+    }
+    expect(asked).toEqual([11, 21, 41, 81, 161, 161, 161])
+    // another sequence starts from the block size; a, used up, is topped up with its grown block
+    expect(entries(ids.missing(need({ b: 1 })))).toEqual([
+      ['b', 11],
+      ['a', 160],
+    ])
+  })
+
+  it('does not grow the block on a prefetch', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.prefetch(seqs.query, ['a'])
+    ids.take(need({ a: 10 }))
+    expect(entries(ids.missing(need({ a: 1 })))).toEqual([['a', 21]])
   })
 })
 
@@ -79,10 +106,11 @@ describe('IdAllocator: topping up other sequences', () => {
 
   it('tops up, in the same fetch, every served sequence below twice its recent demand', async () => {
     const { ids } = await servedPool()
-    // c must be fetched; a (1 < 2 * 4) is topped up with a block; b (2, not < 2 * 1) is not
+    // c must be fetched; a (1 < 2 * 4) is topped up with a block (doubled by its one fetch); b (2,
+    // not < 2 * 1) is not
     expect(entries(ids.missing(need({ c: 2 })))).toEqual([
       ['c', 12],
-      ['a', 10],
+      ['a', 20],
     ])
   })
 
@@ -90,7 +118,7 @@ describe('IdAllocator: topping up other sequences', () => {
     const { ids } = await servedPool()
     expect(entries(ids.missing(need({ a: 1, c: 1 })))).toEqual([
       ['c', 11],
-      ['a', 10],
+      ['a', 20],
     ])
   })
 
@@ -105,7 +133,7 @@ describe('IdAllocator: topping up other sequences', () => {
     await ids.fill(seqs.query, need({ a: 1, b: 2 }))
     expect(entries(ids.missing(need({ c: 1 })))).toEqual([
       ['c', 11],
-      ['a', 10],
+      ['a', 20],
     ])
   })
 
@@ -113,8 +141,8 @@ describe('IdAllocator: topping up other sequences', () => {
     const { seqs, ids } = await servedPool()
     const short = ids.missing(need({ c: 2 }))
     expect(await ids.fill(seqs.query, short)).toBe(1)
-    expect(seqs.requests.at(-1)).toEqual(need({ c: 12, a: 10 }))
-    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([11, 2, 12])
+    expect(seqs.requests.at(-1)).toEqual(need({ c: 12, a: 20 }))
+    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([21, 2, 12])
     expect(ids.take(need({ c: 2 })).get('c')).toEqual(['1', '2'])
     expect(ids.missing(need({ a: 4, c: 2 })).size).toBe(0)
   })
