@@ -21,7 +21,8 @@ export function fetchIdsSql(
   const usable = options.usableOnly
     ? " where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE')"
     : ''
-  return `select s.seq, nextval(s.seq::regclass)::text as id from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i)${usable} order by s.seq, g.i`
+  // One row per sequence, its ids joined by commas: far cheaper to answer and to read than a row per id.
+  return `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n)${usable} group by s.seq`
 }
 
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */
@@ -131,8 +132,9 @@ export class IdAllocator {
 
   /** Runs `text` (a {@link fetchIdsSql} query) and adds the ids it answers to the pool. */
   async #add(query: IdQuery, text: string): Promise<void> {
-    const rows = (await query(text)) as readonly { seq: string; id: string }[]
+    const rows = (await query(text)) as readonly { seq: string; ids: string | null }[]
     for (const row of rows) {
+      if (row.ids === null) continue
       let q = this.#pool.get(row.seq)
       if (!q) {
         q = { ids: [], head: 0 }
@@ -141,7 +143,7 @@ export class IdAllocator {
         q.ids = q.ids.slice(q.head) // compact now and then, not on every take
         q.head = 0
       }
-      q.ids.push(row.id)
+      for (const id of row.ids.split(',')) q.ids.push(id)
     }
   }
 

@@ -18,9 +18,9 @@ async function poolOf(counts: Readonly<Record<string, number>>): Promise<IdAlloc
   const ids = new IdAllocator({ blockSize: 1 })
   await ids.fill(
     async () => {
-      const rows: { seq: string; id: string }[] = []
+      const rows: { seq: string; ids: string }[] = []
       for (const [seq, n] of Object.entries(counts))
-        for (let i = 1; i <= n; i++) rows.push({ seq, id: String(i) })
+        rows.push({ seq, ids: Array.from({ length: n }, (_, i) => String(i + 1)).join(',') })
       return rows
     },
     new Map(Object.entries(counts)),

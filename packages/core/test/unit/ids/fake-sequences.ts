@@ -4,8 +4,8 @@ const UNNEST = /unnest\('\{([^}]*)\}'::text\[\], '\{([^}]*)\}'::int4\[\]\)/
 
 /**
  * Sequences without a database: `query` reads the sequence names and counts of a `fetchIdsSql` text
- * (simple names only: no quotes or backslashes) and answers `{ seq, id }` rows as the server would,
- * ordered by sequence then by id, each sequence counting from `start` (1). Sequences in `denied` are
+ * (simple names only: no quotes or backslashes) and answers a `{ seq, ids }` row per sequence as the
+ * server would (`ids`: its ids joined by commas), each sequence counting from `start` (1). Sequences in `denied` are
  * left out of a `usableOnly` query, as `has_sequence_privilege` would. Every request is recorded.
  */
 export class FakeSequences {
@@ -28,14 +28,16 @@ export class FakeSequences {
     const asked = new Map(names.map((name, i) => [name, counts[i]!]))
     this.requests.push(asked)
     const usableOnly = text.includes('has_sequence_privilege')
-    const rows: { seq: string; id: string }[] = []
-    for (const seq of [...asked.keys()].sort()) {
+    const rows: { seq: string; ids: string }[] = []
+    for (const seq of asked.keys()) {
       if (usableOnly && this.denied.has(seq)) continue
+      const ids: string[] = []
       for (let i = 0; i < asked.get(seq)!; i++) {
         const id = this.#next.get(seq) ?? 1
         this.#next.set(seq, id + 1)
-        rows.push({ seq, id: String(id) })
+        ids.push(String(id))
       }
+      rows.push({ seq, ids: ids.join(',') })
     }
     return rows
   }

@@ -268,15 +268,17 @@ describe('IdAllocator: fill', () => {
     const ids = new IdAllocator()
     await ids.fill(
       async () => [
-        { seq: 'a', id: '9' },
-        { seq: 'x', id: '3' },
-        { seq: 'a', id: '4' },
+        { seq: 'a', ids: '9' },
+        { seq: 'x', ids: '3' },
+        { seq: 'a', ids: '4,5' },
+        { seq: 'y', ids: null }, // string_agg of no id
       ],
       need({ a: 2 }),
     )
-    expect(ids.take(need({ a: 2, x: 1 }))).toEqual(
+    expect(ids.available('y')).toBe(0)
+    expect(ids.take(need({ a: 3, x: 1 }))).toEqual(
       new Map([
-        ['a', ['9', '4']],
+        ['a', ['9', '4', '5']],
         ['x', ['3']],
       ]),
     )
@@ -329,21 +331,21 @@ describe('IdAllocator: prefetch', () => {
 })
 
 describe('fetchIdsSql', () => {
-  it('is one query: every sequence and count as literals, ids in order', () => {
+  it('is one query: every sequence and count as literals, a row of comma-joined ids per sequence', () => {
     expect(fetchIdsSql(['a', 'b'], [53, 2])).toBe(
-      `select s.seq, nextval(s.seq::regclass)::text as id from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) order by s.seq, g.i`,
+      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) group by s.seq`,
     )
   })
 
   it('quotes qualified, quoted sequence names with an escape string', () => {
     expect(fetchIdsSql(['"public"."author_id_seq"', "it's"], [1, 2])).toBe(
-      `select s.seq, nextval(s.seq::regclass)::text as id from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) order by s.seq, g.i`,
+      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) group by s.seq`,
     )
   })
 
   it('keeps to the sequences the session may use when asked (prefetch)', () => {
     expect(fetchIdsSql(['a'], [1], { usableOnly: true })).toBe(
-      `select s.seq, nextval(s.seq::regclass)::text as id from unnest('{"a"}'::text[], '{1}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) as g(i) where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE') order by s.seq, g.i`,
+      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest('{"a"}'::text[], '{1}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE') group by s.seq`,
     )
   })
 
