@@ -133,8 +133,12 @@ function prepare(
   context: Pick<FlushContext, 'schema' | 'serverValues'>,
   pending: PendingChanges,
 ): Prepared {
-  const plan = planFlush(context.schema, toChangeSet(pending, uow))
-  return { plan: withServerValues(plan, context.schema, context.serverValues), sent: uow.sentValues(pending) }
+  const changes = toChangeSet(pending, uow)
+  const plan = planFlush(context.schema, changes)
+  return {
+    plan: withServerValues(plan, context.schema, context.serverValues),
+    sent: uow.sentValues(pending, changes),
+  }
 }
 
 /** Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. */

@@ -10,17 +10,23 @@ export function snapshotOf(
 ): Record<string, unknown> {
   const out = emptyRow()
   for (const c of table.columns) {
-    try {
-      out[c.name] = cloneValue(row[c.name])
-    } catch (cause) {
-      throw new PipeflushError(
-        'INVALID_VALUE',
-        `${table.key}.${c.name} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
-        { table: table.key, column: c.name, cause },
-      )
-    }
+    const value = row[c.name]
+    out[c.name] = value === null || typeof value !== 'object' ? value : copied(table, c.name, value)
   }
   return out
+}
+
+/** A copy of an object value of `table.column`; INVALID_VALUE for what no column can store. */
+function copied(table: TableModel, column: string, value: object): unknown {
+  try {
+    return cloneValue(value)
+  } catch (cause) {
+    throw new PipeflushError(
+      'INVALID_VALUE',
+      `${table.key}.${column} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
+      { table: table.key, column, cause },
+    )
+  }
 }
 
 /**

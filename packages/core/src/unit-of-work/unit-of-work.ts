@@ -1,6 +1,6 @@
 import { PipeflushError } from '../errors.ts'
 import type { ServerFilled } from '../flush/server-filled.ts'
-import type { UpsertSpec } from '../plan/types.ts'
+import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
 import { makeEntity } from '../track/entity-proxy.ts'
@@ -153,12 +153,19 @@ export class UnitOfWork {
     return this.#upserts.length
   }
 
-  /** The row of every inserted or updated entity as the flush sends it, references resolved. */
-  sentValues(pending: PendingChanges): SentValues {
+  /**
+   * The row of every inserted or updated entity as the flush sends it, references resolved. `changes`,
+   * the change set made of `pending` (`toChangeSet`), spares resolving the references again.
+   */
+  sentValues(pending: PendingChanges, changes?: ChangeSet): SentValues {
     const out = new Map<EntityState, Record<string, unknown>>()
-    for (const s of pending.inserts) out.set(s, snapshotOf(s.table, { ...s.row, ...resolvedValues(s, this) }))
-    for (const { state, changed } of pending.updates) {
-      const values = { ...state.snapshot, ...resolvedValues(state, this, changed) }
+    pending.inserts.forEach((s, i) => {
+      // The resolved values hold every column the row holds: the snapshot of either is the same.
+      out.set(s, snapshotOf(s.table, changes?.inserts[i]?.values ?? { ...s.row, ...resolvedValues(s, this) }))
+    })
+    for (const [i, { state, changed }] of pending.updates.entries()) {
+      const set = changes?.updates[i]?.set ?? resolvedValues(state, this, changed)
+      const values = { ...state.snapshot, ...set }
       const version = state.table.versionColumn
       if (version) values[version] = Number(state.snapshot?.[version]) + 1
       out.set(state, snapshotOf(state.table, values))

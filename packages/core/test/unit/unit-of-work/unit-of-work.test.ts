@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { PendingChanges } from '../../../src/track/changes.ts'
+import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
 import { type EntityState, stateOf } from '../../../src/track/entity-state.ts'
 import { rowOf, type SentValues, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 import { inheritsNothing } from '../inherits-nothing.ts'
@@ -355,6 +355,24 @@ describe('UnitOfWork.sentValues', () => {
     expect([...sent.keys()]).toEqual([a])
     expect({ ...sent.get(a) }).toEqual({ id: '1', name: 'Ada', bio: 'Countess', version: 7 })
     expect(a.row.version).toBe(6)
+  })
+
+  it('is the same from the change set of the flush (its references already resolved)', () => {
+    const uow = new UnitOfWork()
+    const ada = author(uow, '4')
+    const b = book(uow, { author_id: ada.entity, meta: { pages: 2 } }, 'new')
+    const c = book(uow, { id: BOOK_2 })
+    c.entity.author_id = ada.entity
+    c.entity.title = 'Later'
+    uow.upsert(table('tag'), rowOf({ id: 2, name: 'b' }), { conflict: ['id'], update: [] })
+    const pending = uow.pending()
+    const changes = toChangeSet(pending, uow)
+    const again = uow.sentValues(pending, changes)
+    const plain = uow.sentValues(pending)
+    expect([...again.keys()]).toEqual([b, c])
+    for (const s of [b, c]) expect({ ...again.get(s) }).toEqual({ ...plain.get(s) })
+    expect(again.get(c)?.author_id).toBe('4')
+    expect(again.get(b)?.meta).not.toBe(changes.inserts[0]?.values['meta']) // still a copy
   })
 
   it('sends nothing for deletes and upserts', () => {
