@@ -52,6 +52,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
   const started = performance.now()
   const flushId = randomUUID()
   const pending = uow.pending()
+  const editsAtPending = uow.edits
   const counts = {
     inserted: pending.inserts.length,
     updated: pending.updates.length,
@@ -93,7 +94,8 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     prepare: () => ready ?? prepare(uow, context, pending),
   })
   const { plan, sent } = result.prepared
-  uow.applyFlushed(pending, sent, upsertCount, serverFilled(context.schema, plan, result.returned, sent))
+  const filled = serverFilled(context.schema, plan, result.returned, sent)
+  uow.applyFlushed(pending, sent, upsertCount, filled, editsAtPending)
   return {
     ...base,
     roundTrips: result.roundTrips,

@@ -35,6 +35,18 @@ function copied(table: TableModel, column: string, value: object): unknown {
  * assignment the entity's Proxy would see: such entities are compared at every flush.
  */
 export function hasMutableColumns(table: TableModel): boolean {
+  let mutable = MUTABLE.get(table)
+  if (mutable === undefined) {
+    mutable = mutableColumns(table)
+    MUTABLE.set(table, mutable)
+  }
+  return mutable
+}
+
+/** {@link hasMutableColumns} per table model, computed once. */
+const MUTABLE = new WeakMap<TableModel, boolean>()
+
+function mutableColumns(table: TableModel): boolean {
   return table.columns.some(
     (c) =>
       c.isArray ||

@@ -177,14 +177,18 @@ export class UnitOfWork {
    * After a commit: new entities become managed, updated ones take what was sent as their snapshot
    * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
    * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
-   * flush was in flight stay pending.
+   * flush was in flight stay pending. `editsAtPending`, the {@link edits} count when `pending` was
+   * taken: when nothing was edited since, the flushed entities are known to equal what was sent and
+   * are not compared again.
    */
   applyFlushed(
     pending: PendingChanges,
     sent: SentValues,
     upsertCount: number,
     filled: ServerFilled = new Map(),
+    editsAtPending?: number,
   ): void {
+    const quiet = editsAtPending === this.#edits
     for (const s of pending.inserts) {
       // A new entity removed while the flush was in flight is in the database now: its delete is pending.
       const removedMeanwhile = s.status === 'detached'
@@ -193,11 +197,14 @@ export class UnitOfWork {
       s.key = rowKey(s.table, s.row)
       this.#created.delete(s)
       this.#map.set(s)
-      this.#touched.add(s)
+      if (!quiet) this.#touched.add(s) // assigned while in flight, maybe: compared below
       if (hasMutableColumns(s.table)) this.#watch.add(s)
       if (removedMeanwhile) this.remove(s)
     }
-    for (const { state } of pending.updates) this.#settle(state, sent, filled)
+    for (const { state } of pending.updates) {
+      this.#settle(state, sent, filled)
+      if (quiet) this.#touched.delete(state)
+    }
     for (const s of pending.deletes) {
       s.status = 'detached'
       this.#removed.delete(s)

@@ -411,6 +411,38 @@ describe('UnitOfWork.applyFlushed', () => {
     expect(uow.sentValues(uow.pending()).get(a)?.version).toBe(3)
   })
 
+  it('given the edit count of its pending changes, settles them without comparing when nothing was edited since', () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1')
+    const ada = author(uow, '2', 'new')
+    const b = book(uow, { author_id: ada.entity }, 'new')
+    a.entity.name = 'Sent'
+    const pending = uow.pending()
+    const edits = uow.edits
+    uow.applyFlushed(pending, uow.sentValues(pending), 0, new Map(), edits)
+    expect(outline(uow)).toEqual(NOTHING)
+    expect(b.row.author_id).toBe('2')
+    // what is assigned afterwards is a change again
+    b.entity.title = 'After'
+    a.entity.bio = 'After'
+    expect(outline(uow).updates.sort()).toEqual(['author 1: bio', `book ${BOOK_1}: title`])
+  })
+
+  it('given a stale edit count (assignments while in flight), still finds what changed', () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1')
+    const t = tag(uow, 1, 'new one', 'new')
+    a.entity.name = 'Sent'
+    const pending = uow.pending()
+    const edits = uow.edits
+    const sent = uow.sentValues(pending)
+    t.entity.name = 'In flight'
+    uow.applyFlushed(pending, sent, 0, new Map(), edits)
+    expect(outline(uow).updates).toEqual(['tag 1: name'])
+    a.entity.name = 'Again'
+    expect(outline(uow).updates.sort()).toEqual(['author 1: name', 'tag 1: name'])
+  })
+
   it('keeps an assignment made while the flush was in flight pending', () => {
     const uow = new UnitOfWork()
     const a = author(uow, '1')
