@@ -205,6 +205,9 @@ function cheapestGreedy(
  * when there is one.
  */
 export function breakCycles(nodeCount: number, edges: readonly WeightedEdge[]): CycleBreak {
+  // Without two edges there is no cycle but a self-loop: the common flush has nothing to break.
+  if (edges.length === 0 || (edges.length === 1 && edges[0]!.from !== edges[0]!.to))
+    return { removed: new Set() }
   const component = new Array<number>(nodeCount).fill(-1)
   stronglyConnectedComponents(nodeCount, edges).forEach((members, c) => {
     for (const node of members) component[node] = c

@@ -26,19 +26,36 @@ export interface DeleteEdge extends Edge {
 }
 
 /** Foreign keys whose order matters at insert or update time: all but `DEFERRABLE INITIALLY DEFERRED` ones. */
-function orderedForeignKeys(table: TableModel): ForeignKeyModel[] {
-  return table.foreignKeys.filter((fk) => !fk.initiallyDeferred)
+function orderedForeignKeys(table: TableModel): readonly ForeignKeyModel[] {
+  let keys = ordered.get(table)
+  if (keys === undefined) {
+    keys = table.foreignKeys.filter((fk) => !fk.initiallyDeferred)
+    ordered.set(table, keys)
+  }
+  return keys
 }
+
+/** Per table model, its {@link orderedForeignKeys} (a table model does not change). */
+const ordered = new WeakMap<TableModel, readonly ForeignKeyModel[]>()
 
 /** Finds which insert statement holds the new row with given values in given columns of a table. */
 class NewRowIndex {
   readonly #schema: SchemaModel
   readonly #inserts: readonly StatementDraft[]
-  readonly #indexes = new Map<string, Map<string, number>>()
+  /** Keys of the tables with new rows: a foreign key to any other table references no new row. */
+  readonly #tables = new Set<string>()
+  /** Per foreign key looked up, its target's new rows by the referenced columns' values. */
+  readonly #indexes = new Map<ForeignKeyModel, Map<string, number>>()
 
   constructor(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     this.#schema = schema
     this.#inserts = inserts
+    for (const draft of inserts) this.#tables.add(draft.table.key)
+  }
+
+  /** Whether `fk` may reference a new row: its target table has some. */
+  targetsNewRows(fk: ForeignKeyModel): boolean {
+    return this.#tables.has(fk.target)
   }
 
   /** Indexes of the insert statements of `table`. */
@@ -52,16 +69,17 @@ class NewRowIndex {
 
   /** The statement inserting the row of `fk.target` that `values` (in `fk.columns` order) references, if any. */
   find(fk: ForeignKeyModel, values: readonly unknown[]): number | undefined {
+    if (!this.#tables.has(fk.target)) return undefined
     const target = this.#schema.tables.get(fk.target)
     if (target === undefined) return undefined
     const tuple = tupleId(target, fk.targetColumns, values)
-    return tuple === undefined ? undefined : this.#index(target, fk.targetColumns).get(tuple)
+    return tuple === undefined ? undefined : this.#index(fk, target).get(tuple)
   }
 
-  #index(target: TableModel, columns: readonly string[]): Map<string, number> {
-    const id = JSON.stringify([target.key, columns])
-    let index = this.#indexes.get(id)
+  #index(fk: ForeignKeyModel, target: TableModel): Map<string, number> {
+    let index = this.#indexes.get(fk)
     if (index !== undefined) return index
+    const columns = fk.targetColumns
     index = new Map()
     this.#inserts.forEach((draft, i) => {
       if (draft.table !== target) return
@@ -74,7 +92,7 @@ class NewRowIndex {
         if (tuple !== undefined) index.set(tuple, i)
       }
     })
-    this.#indexes.set(id, index)
+    this.#indexes.set(fk, index)
     return index
   }
 }
@@ -85,14 +103,15 @@ function tupleId(
   columns: readonly string[],
   values: readonly unknown[],
 ): string | undefined {
-  const parts: string[] = []
+  let id = ''
   for (let i = 0; i < columns.length; i++) {
     const value = values[i]
     const column = table.columnsByName.get(columns[i]!)
     if (value === undefined || value === null || column === undefined) return undefined
-    parts.push(normalizeKeyValue(value, column))
+    // No canonical form holds a NUL character (PostgreSQL text cannot), so the joined forms are unambiguous.
+    id = i === 0 ? normalizeKeyValue(value, column) : `${id}\u0000${normalizeKeyValue(value, column)}`
   }
-  return JSON.stringify(parts)
+  return id
 }
 
 /**
@@ -105,6 +124,7 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
   const edges = new Map<string, { from: number; to: number; references: Reference[] }>()
   inserts.forEach((draft, to) => {
     for (const fk of orderedForeignKeys(draft.table)) {
+      if (!index.targetsNewRows(fk)) continue
       for (const row of draft.rows) {
         const from = index.find(
           fk,
@@ -141,7 +161,7 @@ export function findUpdateEdges(
   updates.forEach((draft, u) => {
     const table = draft.table
     for (const fk of orderedForeignKeys(table)) {
-      if (!fk.columns.some((name) => draft.columns.includes(name))) continue
+      if (!index.targetsNewRows(fk) || !fk.columns.some((name) => draft.columns.includes(name))) continue
       const known = fk.columns.every(
         (name) => draft.columns.includes(name) || table.primaryKey.includes(name),
       )

@@ -44,15 +44,54 @@ export function withServerValues(
     wave.map((statement) => {
       const table = schema.tables.get(statement.table)
       if (table === undefined || !policy(table)) return statement
-      const returning = returnedColumns(table, statement)
-      if (returning.length === 0) return statement
+      const reading = readingOf(table, statement)
+      if (reading === NOTHING_RETURNED) return statement
       changed = true
-      const sql =
-        statement.kind === 'insert'
-          ? insertSql(table, statement.columns, returning)
-          : updateSql(table, statement.columns, statement.fixup, returning)
-      return { ...statement, sql, returning }
+      return { ...statement, sql: reading.sql, returning: reading.returning }
     }),
   )
   return changed ? { waves } : plan
+}
+
+/** A statement shape's returned columns and the SQL text that returns them. */
+interface Reading {
+  readonly returning: readonly string[]
+  readonly sql: string
+}
+
+const NOTHING_RETURNED: Reading = { returning: [], sql: '' }
+
+/**
+ * Per table model, the reading of each statement shape seen, keyed by the shape's SQL text without
+ * `returning` (one text per shape: see `statementSql`), so that a flush looks its statements up instead
+ * of building their texts again.
+ */
+const readings = new WeakMap<TableModel, Map<string, Reading>>()
+
+/** Shapes remembered per table, as `statementSql` does; past this many the table's are computed afresh. */
+const MAX_READINGS_PER_TABLE = 256
+
+function readingOf(table: TableModel, statement: PlannedStatement): Reading {
+  let shapes = readings.get(table)
+  if (shapes === undefined) {
+    shapes = new Map()
+    readings.set(table, shapes)
+  }
+  let reading = shapes.get(statement.sql)
+  if (reading === undefined) {
+    const returning = returnedColumns(table, statement)
+    reading =
+      returning.length === 0
+        ? NOTHING_RETURNED
+        : {
+            returning,
+            sql:
+              statement.kind === 'insert'
+                ? insertSql(table, statement.columns, returning)
+                : updateSql(table, statement.columns, statement.fixup, returning),
+          }
+    if (shapes.size >= MAX_READINGS_PER_TABLE) shapes.clear()
+    shapes.set(statement.sql, reading)
+  }
+  return reading
 }
