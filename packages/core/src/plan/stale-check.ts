@@ -49,12 +49,17 @@ function parsePayload(message: string): StaleRows | null {
     return null
   }
   if (typeof payload !== 'object' || payload === null) return null
-  const { table, keys, expected, matched } = payload as Record<string, unknown>
-  if (typeof table !== 'string' || !Array.isArray(keys)) return null
+  const { table, expected, matched, sent } = payload as Record<string, unknown>
+  const written = (payload as Record<string, unknown>)['matched_keys']
+  if (typeof table !== 'string' || !isTextTable(sent) || !isTextTable(written)) return null
+  // `sent` holds one array per key column; `matched_keys` one tuple per written row.
+  const rows = sent[0]?.length ?? 0
+  if (sent.some((column) => column.length !== rows)) return null
+  const done = new Set(written.map((tuple) => JSON.stringify(tuple)))
   const keyTuples: string[][] = []
-  for (const key of keys) {
-    if (!Array.isArray(key) || !key.every((part) => typeof part === 'string')) return null
-    keyTuples.push(key as string[])
+  for (let row = 0; row < rows; row++) {
+    const tuple = sent.map((column) => column[row]!)
+    if (!done.has(JSON.stringify(tuple))) keyTuples.push(tuple)
   }
   return {
     table,
@@ -65,6 +70,14 @@ function parsePayload(message: string): StaleRows | null {
   }
 }
 
+/** An array of arrays of strings. */
+function isTextTable(value: unknown): value is string[][] {
+  return (
+    Array.isArray(value) &&
+    value.every((inner) => Array.isArray(inner) && inner.every((part) => typeof part === 'string'))
+  )
+}
+
 /**
  * Recognises the server error of an update or delete that matched fewer rows than it had to (a row
  * gone, or its version changed), so the executor can report `OPTIMISTIC_LOCK`. Accepts a driver error
@@ -72,7 +85,7 @@ function parsePayload(message: string): StaleRows | null {
  * whose `cause` is one, or a bare message. Returns null for anything else.
  *
  * @example
- * parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "pipeflush:stale:{"table" : "book", "expected" : 2, "matched" : 1, "keys" : [["7"]]}"' })
+ * parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "pipeflush:stale:{"table" : "book", "expected" : 2, "matched" : 1, "sent" : [["7","9"]], "matched_keys" : [["9"]]}"' })
  * // { table: 'book', keys: ['7'], keyTuples: [['7']], expected: 2, matched: 1 }
  */
 export function parseStaleError(error: unknown): StaleRows | null {

@@ -1,6 +1,6 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
-import { rowCheckSql } from './row-check-sql.ts'
+import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
 import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
 
 /** Unnest columns of a delete, i.e. the order of its parameters: the primary key, then the expected version when versioned. */
@@ -16,10 +16,10 @@ export function deleteUnnestColumns(table: TableModel): string[] {
  *
  * @example
  * deleteSql(bookTag) // composite key
- * // with d as (select * from unnest($1::text[], $2::text[]) as d("book_id", "tag_id")),
- * //   w as (delete from "public"."book_tag" as t using d
- * //     where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8 returning t."book_id", t."tag_id")
- * // select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || ...)::int end ...
+ * // with w as (delete from "public"."book_tag" as t using unnest($1::text[], $2::text[]) as d("book_id", "tag_id")
+ * //     where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8
+ * //     returning d."book_id" as "$k1", d."tag_id" as "$k2")
+ * // select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ...)::int end ... from w
  */
 export function deleteSql(table: TableModel): string {
   const names = deleteUnnestColumns(table)
@@ -31,10 +31,8 @@ export function deleteSql(table: TableModel): string {
     const expected = names[names.length - 1]!
     where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
   }
-  const returning = table.primaryKey.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
   return (
-    `with d as (select * from ${unnestSql(names, 'd')}), ` +
-    `w as (delete from ${table.sqlName} as t using d where ${where} returning ${returning}) ` +
-    rowCheckSql(table)
+    `with w as (delete from ${table.sqlName} as t using ${unnestSql(names, 'd')} ` +
+    `where ${where} returning ${sentKeyReturning(table)}) ${rowCheckSql(table)}`
   )
 }

@@ -2,29 +2,64 @@ import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { quoteStringLiteral } from '../../values/sql-literal.ts'
 import { STALE_MARKER } from '../stale-marker.ts'
-import { keyMatchSql } from './sql-text.ts'
 
 /** Name of the single column the update and delete statements return: the number of rows matched. */
 export const ROW_COUNT_COLUMN = 'pipeflush_rows'
 
 /**
- * The final `select` of an update or delete statement whose data is the CTE `d` and whose written rows
- * (`returning` the primary key) are the CTE `w`. It returns the matched row count, or, when fewer rows
- * matched than `d` holds, fails on the server: plain SQL has no RAISE, so it casts
- * `'pipeflush:stale:{"table" : ..., "keys" : [...]}'` to int, which fails with SQLSTATE 22P02 and a
- * message carrying the table and the keys that did not match (see `parseStaleError`). The keys are
- * built by the server from the data (`d` minus `w`), never spliced into the SQL text.
+ * Names under which the written rows (the CTE `w`) return the key texts the statement was sent: `$k1`,
+ * `$k2`... per primary key column, numbered on past any column of the table by that name, so that they
+ * never clash with the table's columns `w` also returns. Constant per table.
+ *
+ * @example
+ * sentKeyNames(bookTag) // ['$k1', '$k2']
+ */
+export function sentKeyNames(table: TableModel): string[] {
+  const taken = new Set(table.columns.map((c) => c.name))
+  const names: string[] = []
+  for (let i = 1; names.length < table.primaryKey.length; i++) {
+    const name = `$k${i}`
+    if (!taken.has(name)) names.push(name)
+  }
+  return names
+}
+
+/**
+ * The part of an update's or delete's `returning` list that gives back the key texts each written row
+ * was sent with (the unnest alias `d`): `d."id" as "$k1"`.
+ */
+export function sentKeyReturning(table: TableModel): string {
+  const names = sentKeyNames(table)
+  return table.primaryKey
+    .map((name, i) => `d.${quoteIdentifier(name)} as ${quoteIdentifier(names[i]!)}`)
+    .join(', ')
+}
+
+/**
+ * The final `select` of an update or delete whose written rows (returning {@link sentKeyReturning})
+ * are the CTE `w` and whose first parameters are the key columns' texts, one per row sent. It returns
+ * the written row count, or, when fewer rows were written than sent, fails on the server: plain SQL has
+ * no RAISE, so it casts `'pipeflush:stale:{"table" : ..., "expected" : 2, "matched" : 1, "sent" :
+ * [["7","9"]], "matched_keys" : [["9"]]}'` to int, which fails with SQLSTATE 22P02 and a message
+ * carrying the table, the keys sent (one array per key column) and those written, from which
+ * `parseStaleError` names the rows that were not. The keys come from the data, never spliced into the
+ * SQL text, and are gathered only on that failure.
+ *
+ * Kept small on purpose: the server plans it on every execution (a new statement, or one of the first
+ * executions of a prepared one), and the earlier check, which joined the sent rows against the written
+ * ones, took longer to plan than the update itself.
  */
 export function rowCheckSql(table: TableModel): string {
-  const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  const keyArray = table.primaryKey.map((name) => `d.${quoteIdentifier(name)}`).join(', ')
-  const missing =
-    `select json_build_object('table', ${quoteStringLiteral(table.key)}, 'expected', n.expected, 'matched', n.matched, ` +
-    `'keys', coalesce(json_agg(json_build_array(${keyArray})), '[]'::json)) ` +
-    `from d where not exists (select 1 from w where ${keyMatchSql('w', 'd', keyColumns)})`
+  const keys = sentKeyNames(table)
+    .map((name) => `w.${quoteIdentifier(name)}`)
+    .join(', ')
+  const sent = table.primaryKey.map((_, i) => `$${i + 1}::text[]`).join(', ')
+  const matchedKeys = `(select coalesce(json_agg(json_build_array(${keys})), '[]'::json) from w)`
+  const payload =
+    `json_build_object('table', ${quoteStringLiteral(table.key)}, 'expected', cardinality($1::text[]), ` +
+    `'matched', count(*), 'sent', json_build_array(${sent}), 'matched_keys', ${matchedKeys})`
   return (
-    `select case when n.matched = n.expected then n.matched ` +
-    `else (${quoteStringLiteral(STALE_MARKER)} || (${missing}))::int end as ${quoteIdentifier(ROW_COUNT_COLUMN)} ` +
-    `from (select (select count(*) from w)::int as matched, (select count(*) from d)::int as expected) as n`
+    `select case when count(*) = cardinality($1::text[]) then count(*)::int ` +
+    `else (${quoteStringLiteral(STALE_MARKER)} || ${payload})::int end as ${quoteIdentifier(ROW_COUNT_COLUMN)} from w`
   )
 }

@@ -1,7 +1,7 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { returnedList } from './returning-sql.ts'
-import { rowCheckSql } from './row-check-sql.ts'
+import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
 import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
 
 /** Whether an update statement matches and increments the version column. Fix-ups do neither. */
@@ -31,10 +31,10 @@ export function updateUnnestColumns(
  *
  * @example
  * updateSql(book, ['title'], false)
- * // with d as (select * from unnest($1::text[], $2::text[], $3::text[]) as d("id", "title", "$v")),
- * //   w as (update "public"."book" as t set "title" = d."title"::text, "version" = t."version" + 1 from d
- * //     where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning t."id")
- * // select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || ...)::int end ...
+ * // with w as (update "public"."book" as t set "title" = d."title"::text, "version" = t."version" + 1
+ * //     from unnest($1::text[], $2::text[], $3::text[]) as d("id", "title", "$v")
+ * //     where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning d."id" as "$k1")
+ * // select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ...)::int end ... from w
  *
  * With `returning` (the key, then generated columns), the updated rows come back too, each carrying the
  * row count, as `select w."id"::text as r0, ..., c.* from (<row check>) as c left join w on true`: the
@@ -60,11 +60,11 @@ export function updateSql(
     sets.push(`${quoted} = t.${quoted} + 1`)
     where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
   }
-  const written = returning.length > 0 ? returning : table.primaryKey
-  const list = written.map((name) => `t.${quoteIdentifier(name)}`).join(', ')
+  const written = returning.map((name) => `t.${quoteIdentifier(name)}`)
+  written.push(sentKeyReturning(table))
   const head =
-    `with d as (select * from ${unnestSql(names, 'd')}), ` +
-    `w as (update ${table.sqlName} as t set ${sets.join(', ')} from d where ${where} returning ${list}) `
+    `with w as (update ${table.sqlName} as t set ${sets.join(', ')} from ${unnestSql(names, 'd')} ` +
+    `where ${where} returning ${written.join(', ')}) `
   if (returning.length === 0) return head + rowCheckSql(table)
   return `${head}select ${returnedList(returning, 'w')}, c.* from (${rowCheckSql(table)}) as c left join w on true`
 }

@@ -11,8 +11,9 @@ import { A, B, changes, library } from './fixtures.ts'
 const table = (key: string) => library.tables.get(key)!
 
 const CHECK_AUTHOR =
-  `select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || (select json_build_object('table', 'author', 'expected', n.expected, 'matched', n.matched, 'keys', coalesce(json_agg(json_build_array(d."id")), '[]'::json)) from d where not exists (select 1 from w where w."id" = d."id"::int8)))::int end as "pipeflush_rows" ` +
-  `from (select (select count(*) from w)::int as matched, (select count(*) from d)::int as expected) as n`
+  `select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ` +
+  `json_build_object('table', 'author', 'expected', cardinality($1::text[]), 'matched', count(*), ` +
+  `'sent', json_build_array($1::text[]), 'matched_keys', (select coalesce(json_agg(json_build_array(w."$k1")), '[]'::json) from w)))::int end as "pipeflush_rows" from w`
 
 function only(statements: PlannedStatement[]): PlannedStatement {
   expect(statements).toHaveLength(1)
@@ -75,18 +76,18 @@ describe('insert SQL', () => {
 describe('update SQL', () => {
   it('matches the expected version, increments it and checks the row count on the server', () => {
     expect(updateSql(table('author'), ['name'], false)).toBe(
-      'with d as (select * from unnest($1::text[], $2::text[], $3::text[]) as d("id", "name", "$v")), ' +
-        'w as (update "public"."author" as t set "name" = d."name"::text, "version" = t."version" + 1 from d ' +
-        'where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning t."id") ' +
+      'with w as (update "public"."author" as t set "name" = d."name"::text, "version" = t."version" + 1 ' +
+        'from unnest($1::text[], $2::text[], $3::text[]) as d("id", "name", "$v") ' +
+        'where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning d."id" as "$k1") ' +
         CHECK_AUTHOR,
     )
   })
 
   it('neither matches nor increments the version in a fix-up', () => {
     expect(updateSql(table('author'), ['fav_book_id'], true)).toBe(
-      'with d as (select * from unnest($1::text[], $2::text[]) as d("id", "fav_book_id")), ' +
-        'w as (update "public"."author" as t set "fav_book_id" = d."fav_book_id"::uuid from d ' +
-        'where t."id" = d."id"::int8 returning t."id") ' +
+      'with w as (update "public"."author" as t set "fav_book_id" = d."fav_book_id"::uuid ' +
+        'from unnest($1::text[], $2::text[]) as d("id", "fav_book_id") ' +
+        'where t."id" = d."id"::int8 returning d."id" as "$k1") ' +
         CHECK_AUTHOR,
     )
   })
@@ -142,24 +143,34 @@ describe('update SQL', () => {
     expect(sql).toContain('as d("id", "$v", "$v1")')
     expect(sql).toContain('t."ver" = d."$v1"::int4')
   })
+
+  it('returns the sent keys under names no column of the table has', () => {
+    const odd = defineSchema({
+      t: { columns: { a: 'int4', $k1: 'text', b: 'int4', $k3: 'text' }, primaryKey: ['a', 'b'] },
+    })
+    const sql = updateSql(odd.tables.get('t')!, ['$k1'], false, ['a', 'b', '$k3'])
+    expect(sql).toContain('returning t."a", t."b", t."$k3", d."a" as "$k2", d."b" as "$k4")')
+    expect(sql).toContain('json_build_array(w."$k2", w."$k4")')
+  })
 })
 
 describe('delete SQL', () => {
   it('matches composite keys', () => {
     expect(deleteSql(table('book_tag'))).toBe(
-      'with d as (select * from unnest($1::text[], $2::text[]) as d("book_id", "tag_id")), ' +
-        'w as (delete from "public"."book_tag" as t using d where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8 ' +
-        'returning t."book_id", t."tag_id") ' +
-        `select case when n.matched = n.expected then n.matched else ('pipeflush:stale:' || (select json_build_object('table', 'book_tag', 'expected', n.expected, 'matched', n.matched, 'keys', coalesce(json_agg(json_build_array(d."book_id", d."tag_id")), '[]'::json)) from d where not exists (select 1 from w where w."book_id" = d."book_id"::uuid and w."tag_id" = d."tag_id"::int8)))::int end as "pipeflush_rows" ` +
-        'from (select (select count(*) from w)::int as matched, (select count(*) from d)::int as expected) as n',
+      'with w as (delete from "public"."book_tag" as t using unnest($1::text[], $2::text[]) as d("book_id", "tag_id") ' +
+        'where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8 ' +
+        'returning d."book_id" as "$k1", d."tag_id" as "$k2") ' +
+        `select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ` +
+        `json_build_object('table', 'book_tag', 'expected', cardinality($1::text[]), 'matched', count(*), ` +
+        `'sent', json_build_array($1::text[], $2::text[]), 'matched_keys', (select coalesce(json_agg(json_build_array(w."$k1", w."$k2")), '[]'::json) from w)))::int end as "pipeflush_rows" from w`,
     )
   })
 
   it('matches the expected version of versioned tables', () => {
     expect(deleteSql(table('author'))).toBe(
-      'with d as (select * from unnest($1::text[], $2::text[]) as d("id", "$v")), ' +
-        'w as (delete from "public"."author" as t using d where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) ' +
-        'returning t."id") ' +
+      'with w as (delete from "public"."author" as t using unnest($1::text[], $2::text[]) as d("id", "$v") ' +
+        'where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) ' +
+        'returning d."id" as "$k1") ' +
         CHECK_AUTHOR,
     )
   })

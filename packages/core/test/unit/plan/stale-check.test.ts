@@ -3,9 +3,9 @@ import { PipeflushError } from '../../../src/errors.ts'
 import { parseStaleError, planFlush, planStatements, staleStatementKeys } from '../../../src/plan/index.ts'
 import { A, B, changes, library } from './fixtures.ts'
 
-/** What PostgreSQL 15 answered to a stale update (copied from a run against a real server). */
+/** What PostgreSQL 18 answered to a stale update of rows 3, 5 and 7 (copied from a run against a real server). */
 const SERVER_MESSAGE =
-  'invalid input syntax for type integer: "pipeflush:stale:{"table" : "author", "expected" : 3, "matched" : 1, "keys" : [["3"], ["7"]]}"'
+  'invalid input syntax for type integer: "pipeflush:stale:{"table" : "author", "expected" : 3, "matched" : 1, "sent" : [["3","5","7"]], "matched_keys" : [["5"]]}"'
 
 describe('parseStaleError', () => {
   it('recognises a driver error with SQLSTATE 22P02 and the marker', () => {
@@ -27,7 +27,7 @@ describe('parseStaleError', () => {
   })
 
   it('reads composite keys and keys holding quotes, commas and braces', () => {
-    const message = `invalid input syntax for type integer: "pipeflush:stale:{"table" : "my.t", "expected" : 2, "matched" : 0, "keys" : [["a,\\"}b", "1"], ["x", "2"]]}"`
+    const message = `invalid input syntax for type integer: "pipeflush:stale:{"table" : "my.t", "expected" : 3, "matched" : 1, "sent" : [["a,\\"}b","x","y"],["1","2","3"]], "matched_keys" : [["y", "3"]]}"`
     expect(parseStaleError({ code: '22P02', message })).toEqual({
       table: 'my.t',
       keys: ['["a,\\"}b","1"]', '["x","2"]'],
@@ -35,9 +35,14 @@ describe('parseStaleError', () => {
         ['a,"}b', '1'],
         ['x', '2'],
       ],
-      expected: 2,
-      matched: 0,
+      expected: 3,
+      matched: 1,
     })
+  })
+
+  it('names every row sent when none was written', () => {
+    const message = `invalid input syntax for type integer: "pipeflush:stale:{"table" : "t", "expected" : 2, "matched" : 0, "sent" : [["1","2"]], "matched_keys" : []}"`
+    expect(parseStaleError({ code: '22P02', message })?.keyTuples).toEqual([['1'], ['2']])
   })
 
   it('returns null for other errors', () => {
@@ -49,6 +54,22 @@ describe('parseStaleError', () => {
       parseStaleError({
         code: '22P02',
         message: 'invalid input syntax for type integer: "pipeflush:stale:{oops"',
+      }),
+    ).toBeNull()
+    // The message of an earlier check, without 'sent': keys it does not carry are not guessed.
+    expect(
+      parseStaleError({
+        code: '22P02',
+        message:
+          'invalid input syntax for type integer: "pipeflush:stale:{"table" : "author", "expected" : 3, "matched" : 1, "keys" : [["3"]]}"',
+      }),
+    ).toBeNull()
+    // Key columns of different lengths are not a payload of the check.
+    expect(
+      parseStaleError({
+        code: '22P02',
+        message:
+          'invalid input syntax for type integer: "pipeflush:stale:{"table" : "t", "sent" : [["1","2"],["3"]], "matched_keys" : []}"',
       }),
     ).toBeNull()
     expect(parseStaleError(new Error('boom'))).toBeNull()
@@ -72,7 +93,7 @@ describe('staleStatementKeys', () => {
     const [statement] = planStatements(plan)
     const stale = parseStaleError({
       code: '22P02',
-      message: `invalid input syntax for type integer: "pipeflush:stale:{"table" : "book_tag", "expected" : 2, "matched" : 1, "keys" : [["${A}", "5"]]}"`,
+      message: `invalid input syntax for type integer: "pipeflush:stale:{"table" : "book_tag", "expected" : 2, "matched" : 1, "sent" : [["${A}","${B}"],["5","6"]], "matched_keys" : [["${B}", "6"]]}"`,
     })!
     expect(staleStatementKeys(library.tables.get('book_tag')!, statement!, stale)).toEqual([[A, 5n]])
   })
