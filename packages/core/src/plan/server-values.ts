@@ -1,4 +1,5 @@
 import type { SchemaModel, TableModel } from '../schema/model.ts'
+import { ShapeCache } from './shape-cache.ts'
 import { insertSql } from './sql/insert-sql.ts'
 import { updateSql } from './sql/update-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
@@ -62,36 +63,22 @@ interface Reading {
 const NOTHING_RETURNED: Reading = { returning: [], sql: '' }
 
 /**
- * Per table model, the reading of each statement shape seen, keyed by the shape's SQL text without
+ * Per table, the reading of each statement shape seen, keyed by the shape's SQL text without
  * `returning` (one text per shape: see `statementSql`), so that a flush looks its statements up instead
  * of building their texts again.
  */
-const readings = new WeakMap<TableModel, Map<string, Reading>>()
-
-/** Shapes remembered per table, as `statementSql` does; past this many the table's are computed afresh. */
-const MAX_READINGS_PER_TABLE = 256
+const readings = new ShapeCache<Reading>()
 
 function readingOf(table: TableModel, statement: PlannedStatement): Reading {
-  let shapes = readings.get(table)
-  if (shapes === undefined) {
-    shapes = new Map()
-    readings.set(table, shapes)
-  }
-  let reading = shapes.get(statement.sql)
-  if (reading === undefined) {
+  return readings.get(table, statement.sql, () => {
     const returning = returnedColumns(table, statement)
-    reading =
-      returning.length === 0
-        ? NOTHING_RETURNED
-        : {
-            returning,
-            sql:
-              statement.kind === 'insert'
-                ? insertSql(table, statement.columns, returning)
-                : updateSql(table, statement.columns, statement.fixup, returning),
-          }
-    if (shapes.size >= MAX_READINGS_PER_TABLE) shapes.clear()
-    shapes.set(statement.sql, reading)
-  }
-  return reading
+    if (returning.length === 0) return NOTHING_RETURNED
+    return {
+      returning,
+      sql:
+        statement.kind === 'insert'
+          ? insertSql(table, statement.columns, returning)
+          : updateSql(table, statement.columns, statement.fixup, returning),
+    }
+  })
 }

@@ -1,0 +1,65 @@
+import type { TableModel } from '../schema/model.ts'
+
+/** Tables whose shapes a cache keeps at most; past this many it starts afresh. */
+const MAX_TABLES = 1_024
+/** Shapes kept per table at most; past this many the table's start afresh. */
+const MAX_SHAPES_PER_TABLE = 256
+
+/** Per table model, the text that identifies its definition (computed once per model). */
+const fingerprints = new WeakMap<TableModel, string>()
+
+/**
+ * Everything a table model says, as one string: two models with the same fingerprint describe the
+ * same table the same way, so what is derived from one (an SQL text) holds for the other.
+ */
+function fingerprintOf(table: TableModel): string {
+  let fingerprint = fingerprints.get(table)
+  if (fingerprint === undefined) {
+    const { columnsByName: _derived, ...definition } = table
+    fingerprint = JSON.stringify(definition)
+    fingerprints.set(table, fingerprint)
+  }
+  return fingerprint
+}
+
+/**
+ * A cache of values derived from a table and a statement shape (an SQL text, say), shared by every
+ * model of the same table: entity managers connected one after the other (each reads its own schema
+ * model) build each shape's text once per process instead of once per connection.
+ *
+ * @example
+ * const texts = new ShapeCache<string>()
+ * texts.get(table, 'insert\u0000id', () => insertSql(table, ['id'])) // built once, then looked up
+ */
+export class ShapeCache<V> {
+  /** Per table model, its shapes (found through the fingerprint once per model). */
+  readonly #byModel = new WeakMap<TableModel, Map<string, V>>()
+  readonly #byFingerprint = new Map<string, Map<string, V>>()
+
+  /** The value of `shape` for `table`, made by `make` the first time. */
+  get(table: TableModel, shape: string, make: () => V): V {
+    const shapes = this.#shapesOf(table)
+    let value = shapes.get(shape)
+    if (value === undefined) {
+      value = make()
+      if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear()
+      shapes.set(shape, value)
+    }
+    return value
+  }
+
+  #shapesOf(table: TableModel): Map<string, V> {
+    let shapes = this.#byModel.get(table)
+    if (shapes === undefined) {
+      const fingerprint = fingerprintOf(table)
+      shapes = this.#byFingerprint.get(fingerprint)
+      if (shapes === undefined) {
+        if (this.#byFingerprint.size >= MAX_TABLES) this.#byFingerprint.clear()
+        shapes = new Map()
+        this.#byFingerprint.set(fingerprint, shapes)
+      }
+      this.#byModel.set(table, shapes)
+    }
+    return shapes
+  }
+}
