@@ -60,6 +60,40 @@ describe('cloneValue', () => {
     value.setUTCFullYear(1999)
     expect(copy.toISOString()).toBe('2024-01-02T03:04:05.678Z')
   })
+
+  it('copies json-like data the way structuredClone does, the shortcut and the fallback alike', () => {
+    const cyclic: Record<string, unknown> = { a: 1 }
+    cyclic['self'] = cyclic
+    const deep: unknown[] = []
+    let level = deep
+    for (let i = 0; i < 40; i++) {
+      const inner: unknown[] = []
+      level.push(inner)
+      level = inner
+    }
+    const values: unknown[] = [
+      { n: 1, s: 'x', b: false, z: null, big: 7n, arr: [1, [2, [3]]], nested: { e: { f: 'g' } } },
+      Object.assign(Object.create(null), { k: 'v' }),
+      { at: new Date(5), list: [new Map([[1, 2]])] },
+      JSON.parse('{"__proto__": {"x": 1}, "y": 2}'),
+      cyclic,
+      deep,
+    ]
+    for (const value of values) {
+      const copy = cloneValue(value)
+      expect(copy).not.toBe(value)
+      expect(copy).toStrictEqual(structuredClone(value))
+    }
+    // The fallback keeps a cycle a cycle and a __proto__ key an own property.
+    const copied = cloneValue(cyclic)
+    expect(copied['self']).toBe(copied)
+    expect(Object.hasOwn(cloneValue(values[3]) as object, '__proto__')).toBe(true)
+  })
+
+  it('throws for what structuredClone cannot copy, nested or not', () => {
+    expect(() => cloneValue({ a: [() => 1] })).toThrow()
+    expect(() => cloneValue({ a: Symbol('s') })).toThrow()
+  })
 })
 
 describe('snapshotOf', () => {
