@@ -56,6 +56,7 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
 
 /** Delete edges with cycles broken where the order matters least (the server decides in the end). */
 function orderDeletes(deletes: readonly StatementDraft[], offset: number): Edge[] {
+  if (deletes.length < 2) return [] // one delete per table: a single one has nothing to wait for
   const edges = findDeleteEdges(deletes, offset)
   const local = edges.map((edge) => ({
     from: edge.from - offset,
@@ -105,7 +106,8 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet): FlushPlan {
     ...orderDeletes(deletes, deleteOffset),
   ]
   const drafts = [...inserts, ...allUpdates, ...deletes]
-  const waves = groupByWave(assignWaves(drafts.length, edges))
+  const waves =
+    edges.length === 0 ? [drafts.map((_, i) => i)] : groupByWave(assignWaves(drafts.length, edges))
   return {
     waves: waves.map((wave) =>
       wave
