@@ -76,7 +76,7 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
  *
  * @example
  * buildStatement({ kind: 'delete', table: tag, columns: [], fixup: false, rows }).sql
- * // 'with d as (select * from unnest($1::text[]) as d("id")), w as (delete from ...'
+ * // 'with w as (delete from "public"."tag" as t using unnest($1::text[]) as d("id") where ...'
  */
 export function buildStatement(draft: StatementDraft): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
