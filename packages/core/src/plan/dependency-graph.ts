@@ -67,9 +67,11 @@ class NewRowIndex {
     return found
   }
 
-  /** The statement inserting the row of `fk.target` that `values` (in `fk.columns` order) references, if any. */
+  /**
+   * The statement inserting the row of `fk.target` that `values` (in `fk.columns` order) references, if
+   * any. Callers ask {@link targetsNewRows} once per foreign key first, not once per row.
+   */
   find(fk: ForeignKeyModel, values: readonly unknown[]): number | undefined {
-    if (!this.#tables.has(fk.target)) return undefined
     const target = this.#schema.tables.get(fk.target)
     if (target === undefined) return undefined
     const tuple = tupleId(target, fk.targetColumns, values)

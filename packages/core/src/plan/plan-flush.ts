@@ -14,7 +14,7 @@ import { compareDrafts, type StatementDraft } from './drafts.ts'
 import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
 import { groupChanges } from './group-changes.ts'
 import type { ChangeSet, FlushPlan } from './types.ts'
-import { assignWaves, groupByWave } from './waves.ts'
+import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]): PipeflushError {
   const links = cycle.map((edge) => {
@@ -106,8 +106,7 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet): FlushPlan {
     ...orderDeletes(deletes, deleteOffset),
   ]
   const drafts = [...inserts, ...allUpdates, ...deletes]
-  const waves =
-    edges.length === 0 ? [drafts.map((_, i) => i)] : groupByWave(assignWaves(drafts.length, edges))
+  const waves = orderInWaves(drafts.length, edges)
   return {
     waves: waves.map((wave) =>
       wave

@@ -43,3 +43,16 @@ export function groupByWave(waves: readonly number[]): number[][] {
   })
   return groups.filter((group) => group.length > 0)
 }
+
+/**
+ * The nodes in waves: {@link assignWaves} then {@link groupByWave}; without edges, one wave of every
+ * node in order (the common flush: no foreign key between its statements) without either pass.
+ *
+ * @example
+ * orderInWaves(3, [{ from: 0, to: 2 }]) // [[0, 1], [2]]
+ * orderInWaves(2, []) // [[0, 1]]
+ */
+export function orderInWaves(nodeCount: number, edges: readonly Edge[]): number[][] {
+  if (edges.length === 0) return nodeCount === 0 ? [] : [Array.from({ length: nodeCount }, (_, i) => i)]
+  return groupByWave(assignWaves(nodeCount, edges))
+}

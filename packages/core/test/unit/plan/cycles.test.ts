@@ -5,7 +5,7 @@ import {
   stronglyConnectedComponents,
   type WeightedEdge,
 } from '../../../src/plan/cycles.ts'
-import { assignWaves, groupByWave } from '../../../src/plan/waves.ts'
+import { assignWaves, groupByWave, orderInWaves } from '../../../src/plan/waves.ts'
 
 const edge = (from: number, to: number, cost = 1, removable = true): WeightedEdge => ({
   from,
@@ -24,6 +24,20 @@ describe('graph helpers', () => {
     const edges = [edge(2, 1), edge(1, 0), edge(0, 2), edge(0, 3)]
     expect(findCycle(4, edges, [0, 1, 2, 3])).toEqual([2, 0, 1])
     expect(findCycle(4, edges, [0, 1, 3])).toBeUndefined()
+  })
+
+  it('orders nodes in waves, all in one without edges', () => {
+    expect(orderInWaves(3, [])).toEqual([[0, 1, 2]])
+    expect(orderInWaves(0, [])).toEqual([])
+    const edges = [
+      { from: 0, to: 1 },
+      { from: 3, to: 2 },
+    ]
+    expect(orderInWaves(4, edges)).toEqual(groupByWave(assignWaves(4, edges)))
+    expect(orderInWaves(4, edges)).toEqual([
+      [0, 3],
+      [1, 2],
+    ])
   })
 
   it('assigns waves by longest path', () => {
