@@ -42,7 +42,7 @@ try {
   try {
     for (const statement of em.plan().waves.flat())
       console.log(
-        `pipeflush ${`${statement.kind} ${statement.table} (${statement.rowCount} rows)`.padEnd(28)} ${await explain(statement.sql, statement.params)}`,
+        `pipeflush ${`${statement.kind} ${statement.table} (${statement.rowCount} rows)`.padEnd(28)} ${await explain(statement.sql, statement.rowCount === 1 ? statement.params.map((p) => p[0]) : statement.params)}`,
       )
     const byHand: [string, string, unknown[]][] = [
       [

@@ -72,23 +72,43 @@ export async function pipeflushFlush(
   return em.flush()
 }
 
-const texts = new Map<string, string>()
+/** A table's insert texts: for one row (`text` parameters) and for several (`text[]` parameters). */
+export interface InsertTexts {
+  readonly one: string
+  readonly many: string
+}
+
+const texts = new Map<string, InsertTexts>()
 
 /**
- * The SQL text pipeflush sends for a new row `(id, v)` of each of `tables` (read from `em.plan()`,
- * once per table and process, on a client of its own): what the same-statement series send.
+ * The SQL texts pipeflush sends for new rows `(id, v)` of each of `tables`, for one row and for
+ * several (read from `em.plan()`, once per table and process, on a client of its own): what the
+ * same-statement series send.
  *
  * @example
- * await insertTexts(url, ['t1']) // Map { 't1' => 'insert into "public"."t1" ("id", "v") select ... unnest($1::text[], $2::text[]) ...' }
+ * await insertTexts(url, ['t1'])
+ * // Map { 't1' => { one: 'insert into "public"."t1" ("id", "v") values ($1::text::int8, $2::text::text)',
+ * //                 many: 'insert into "public"."t1" ("id", "v") select ... unnest($1::text[], $2::text[]) ...' } }
  */
-export async function insertTexts(url: string, tables: readonly string[]): Promise<Map<string, string>> {
+export async function insertTexts(url: string, tables: readonly string[]): Promise<Map<string, InsertTexts>> {
   const missing = tables.filter((t) => !texts.has(t))
   if (missing.length > 0) {
     const probe = await openDriver('postgres.js', url, 1)
     try {
-      const em = (await rootFor(probe.client, 'burst')).fork()
-      for (const table of missing) em.create(table, { v: 'x' })
-      for (const statement of em.plan().waves.flat()) texts.set(statement.table, statement.sql)
+      const root = await rootFor(probe.client, 'burst')
+      const planned = (rows: number) => {
+        const em = root.fork()
+        for (const table of missing) for (let i = 0; i < rows; i++) em.create(table, { v: 'x' })
+        return new Map(
+          em
+            .plan()
+            .waves.flat()
+            .map((s) => [s.table, s.sql]),
+        )
+      }
+      const one = planned(1)
+      const many = planned(2)
+      for (const [table, sql] of one) texts.set(table, { one: sql, many: many.get(table) ?? '' })
     } finally {
       await probe.close()
     }

@@ -1,6 +1,6 @@
 import { allTables, nextValues, type Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
-import { insertTexts, pipeflushUnavailable } from './pipeflush.ts'
+import { type InsertTexts, insertTexts, pipeflushUnavailable } from './pipeflush.ts'
 import { DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
 /** Ids the same-statement series give their rows: far above what the tables' sequences hand out. */
@@ -11,10 +11,18 @@ function textArray(elements: readonly string[]): string {
   return `{${elements.map((e) => `"${e.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
 }
 
-/** The parameters of one table's insert: `[ids, values]` as `text[]` literals. */
+/** The parameters of one table's insert: `[ids, values]` as `text[]` literals, or for one row its texts. */
 function insertParams(rows: number): [string, string] {
   const ids = Array.from({ length: rows }, () => String(nextId++))
-  return [textArray(ids), textArray(nextValues(rows))]
+  const values = nextValues(rows)
+  if (rows === 1) return [ids[0]!, values[0]!]
+  return [textArray(ids), textArray(values)]
+}
+
+/** The insert text pipeflush sends for `rows` rows of a table. */
+function insertText(texts: ReadonlyMap<string, InsertTexts>, table: string, rows: number): string {
+  const text = texts.get(table)
+  return (rows === 1 ? text?.one : text?.many) ?? ''
 }
 
 /** `$1`, `$2` of `text` replaced by the parameters as quoted literals (the bench's values need no escaping but quotes). */
@@ -25,7 +33,7 @@ function inline(text: string, params: readonly string[]): string {
   )
 }
 
-type Send = (c: DriverClient, texts: ReadonlyMap<string, string>, work: Work) => Promise<void>
+type Send = (c: DriverClient, texts: ReadonlyMap<string, InsertTexts>, work: Work) => Promise<void>
 
 /** Throws unless the transaction committed. */
 function checkCommit(command: string | undefined, what: string): void {
@@ -35,7 +43,7 @@ function checkCommit(command: string | undefined, what: string): void {
 /** BEGIN, the inserts and COMMIT pipelined on one connection, in one `Promise.all`. */
 const pipelined: Send = async (c, texts, work) => {
   const statements = work.tables.map((t) => ({
-    text: texts.get(t) ?? '',
+    text: insertText(texts, t, work.rowsPerTable),
     params: insertParams(work.rowsPerTable),
   }))
   if (c.driver === 'postgres.js') {
@@ -57,7 +65,11 @@ const pipelined: Send = async (c, texts, work) => {
     const results = await Promise.all([
       client.query('begin'),
       ...statements.map((s, i) =>
-        client.query({ name: `raw_${work.tables[i]}`, text: s.text, values: s.params }),
+        client.query({
+          name: `raw_${work.tables[i]}_${work.rowsPerTable === 1 ? 1 : 'n'}`,
+          text: s.text,
+          values: s.params,
+        }),
       ),
       client.query('commit'),
     ])
@@ -69,7 +81,9 @@ const pipelined: Send = async (c, texts, work) => {
 
 /** Every insert in one simple-protocol Query message, no BEGIN: one implicit transaction. */
 const simple: Send = async (c, texts, work) => {
-  const text = work.tables.map((t) => inline(texts.get(t) ?? '', insertParams(work.rowsPerTable))).join(';\n')
+  const text = work.tables
+    .map((t) => inline(insertText(texts, t, work.rowsPerTable), insertParams(work.rowsPerTable)))
+    .join(';\n')
   if (c.driver === 'postgres.js') {
     const r = await c.client.reserve()
     try {

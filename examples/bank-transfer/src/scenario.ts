@@ -73,6 +73,8 @@ export interface ConcurrentRun {
   readonly succeeded: number
   /** Failed transfers by error code. */
   readonly failed: Readonly<Record<string, number>>
+  /** The first failure's message, by error code. */
+  readonly firstMessages: Readonly<Record<string, string>>
   /** Transfers that committed after at least one optimistic-lock retry. */
   readonly retried: number
   readonly totalBefore: bigint
@@ -118,12 +120,18 @@ export async function concurrentTransfers(
   const ms = performance.now() - started
   const after = await books(factory)
   const failed: Record<string, number> = {}
-  for (const o of outcomes) if (!o.ok) failed[o.code] = (failed[o.code] ?? 0) + 1
+  const firstMessages: Record<string, string> = {}
+  for (const o of outcomes) {
+    if (o.ok) continue
+    failed[o.code] = (failed[o.code] ?? 0) + 1
+    firstMessages[o.code] ??= o.message
+  }
   const committed = outcomes.flatMap((o) => (o.ok ? [o] : []))
   return {
     attempted: count,
     succeeded: committed.length,
     failed,
+    firstMessages,
     retried: committed.filter((o) => o.attempts > 1).length,
     totalBefore: before.total,
     totalAfter: after.total,

@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
+import { statementForm } from '../plan/statement-sql.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 
 /** The text that separates statements of one simple-protocol message. */
 export const SEPARATOR = ';\n'
 
-/** The parameters of a planned statement: one `text[]` array literal per column. */
-export function statementParams(statement: Pick<PlannedStatement, 'params'>): Param[] {
+/**
+ * The parameters of a planned statement: one `text[]` array literal per column, or for a statement of
+ * one row (form `row`, see `statementForm`) the row's texts themselves.
+ */
+export function statementParams(statement: Pick<PlannedStatement, 'params' | 'rowCount'>): Param[] {
+  if (statementForm(statement) === 'row') return statement.params.map((p) => p[0] ?? null)
   return statement.params.map((p) => arrayLiteral(p))
 }
 
@@ -18,9 +23,9 @@ export function statementParams(statement: Pick<PlannedStatement, 'params'>): Pa
  * need their quotes doubled.
  *
  * @example
- * simpleText({ sql: 'select $1::text[]', params: [['a']] }) // `select '{"a"}'::text[]`
+ * simpleText({ sql: 'select $1::text[]', params: [['a', 'b']], rowCount: 2 }) // `select '{"a","b"}'::text[]`
  */
-export function simpleText(statement: Pick<PlannedStatement, 'sql' | 'params'>): string {
+export function simpleText(statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount'>): string {
   return inlineParams(statement.sql, statementParams(statement))
 }
 

@@ -2,7 +2,7 @@ import type { TableModel } from '../schema/model.ts'
 import { compareKeyValues, compareNormalizedKeys } from '../values/index.ts'
 import type { RowDraft, StatementDraft } from './drafts.ts'
 import { updateIsVersioned } from './sql/update-sql.ts'
-import { statementSql } from './statement-sql.ts'
+import { statementForm, statementSql } from './statement-sql.ts'
 import type { PlannedStatement } from './types.ts'
 
 /** Orders rows by primary key, column by column, so concurrent flushes lock rows in one order. */
@@ -72,7 +72,8 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
 
 /**
  * Turns a draft into its {@link PlannedStatement}: rows sorted by primary key, SQL text from the
- * (table, kind, column set) only, one `text[]` parameter per unnest column in the SQL's order.
+ * (table, kind, column set, one row or several) only, the rows' texts of each parameter column in the
+ * SQL's order (sent as one `text[]` each, or for one row as the texts themselves).
  *
  * @example
  * buildStatement({ kind: 'delete', table: tag, columns: [], fixup: false, rows }).sql
@@ -81,7 +82,14 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
 export function buildStatement(draft: StatementDraft): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
   const rows = upsert ? sortByColumns(table, upsert.conflict, draft.rows) : sortRows(table, draft.rows)
-  const sql = statementSql(table, kind, draft.columns, fixup, upsert)
+  const sql = statementSql(
+    table,
+    kind,
+    draft.columns,
+    fixup,
+    upsert,
+    statementForm({ rowCount: rows.length }),
+  )
   const base = { kind, table: table.key, rowCount: rows.length, keys: keysOf(rows), fixup }
   if (kind === 'insert') {
     return {

@@ -16,7 +16,8 @@ function formatElement(element: string | null): string {
   return JSON.stringify(shown)
 }
 
-function formatParam(param: readonly (string | null)[], index: number): string {
+function formatParam(param: readonly (string | null)[], index: number, oneRow: boolean): string {
+  if (oneRow) return `$${index + 1} = ${formatElement(param[0] ?? null)}`
   const shown = param.slice(0, SHOWN_ELEMENTS).map(formatElement)
   if (param.length > SHOWN_ELEMENTS) shown.push(`… ${param.length - SHOWN_ELEMENTS} more`)
   return `$${index + 1} = [${shown.join(', ')}]`
@@ -32,7 +33,7 @@ function formatStatement(statement: PlannedStatement, number: number): string[] 
   return [
     `  ${number}. ${label} ${statement.table}${columns}: ${plural(statement.rowCount, 'row')}`,
     `     ${statement.sql}`,
-    ...statement.params.map((param, i) => `     ${formatParam(param, i)}`),
+    ...statement.params.map((param, i) => `     ${formatParam(param, i, statement.rowCount === 1)}`),
   ]
 }
 
@@ -45,9 +46,9 @@ function formatStatement(statement: PlannedStatement, number: number): string[] 
  * // Flush plan: 2 statements in 2 waves
  * // wave 1
  * //   1. insert author [id, name]: 1 row
- * //      insert into "public"."author" ("id", "name") select d."id"::int8, d."name"::text from unnest(...) ...
- * //      $1 = ["1"]
- * //      $2 = ["Ann"]
+ * //      insert into "public"."author" ("id", "name") values ($1::text::int8, $2::text::text)
+ * //      $1 = "1"
+ * //      $2 = "Ann"
  * // wave 2
  * //   ...
  */

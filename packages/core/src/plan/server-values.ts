@@ -2,6 +2,7 @@ import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { ShapeCache } from './shape-cache.ts'
 import { insertSql } from './sql/insert-sql.ts'
 import { updateSql } from './sql/update-sql.ts'
+import { statementForm } from './statement-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
@@ -73,12 +74,13 @@ function readingOf(table: TableModel, statement: PlannedStatement): Reading {
   return readings.get(table, statement.sql, () => {
     const returning = returnedColumns(table, statement)
     if (returning.length === 0) return NOTHING_RETURNED
+    const form = statementForm(statement)
     return {
       returning,
       sql:
         statement.kind === 'insert'
-          ? insertSql(table, statement.columns, returning)
-          : updateSql(table, statement.columns, statement.fixup, returning),
+          ? insertSql(table, statement.columns, returning, form)
+          : updateSql(table, statement.columns, statement.fixup, returning, form),
     }
   })
 }

@@ -49,9 +49,11 @@ export interface ChangeSet {
 export type StatementKind = 'insert' | 'update' | 'delete'
 
 /**
- * One SQL statement of a plan. `sql` is constant for a given (table, kind, column set), whatever the
- * number of rows, so it stays prepared on the connection. Each parameter is one `text[]` array (one
- * element per row, `null` for SQL NULL), so there are never more parameters than columns.
+ * One SQL statement of a plan. `sql` is constant for a given (table, kind, column set) and form, so it
+ * stays prepared on the connection: a statement of several rows takes each parameter column as one
+ * `text[]` array (one element per row, `null` for SQL NULL), whatever the number of rows; a statement
+ * of exactly one row takes that row's texts as `text` parameters (a shorter text the server plans in
+ * about half the time). Either way there are never more parameters than columns.
  */
 export interface PlannedStatement {
   readonly kind: StatementKind
@@ -59,7 +61,10 @@ export interface PlannedStatement {
   /** Columns written (insert), set (update) or matched (delete), in SQL order. */
   readonly columns: readonly string[]
   readonly sql: string
-  /** One `text[]` per unnest column: every element is the value's text form or null. */
+  /**
+   * Per parameter column, the rows' texts (the value's text form, or null): sent as one `text[]`, or
+   * when `rowCount` is 1 as the one text itself.
+   */
   readonly params: readonly (readonly (string | null)[])[]
   /** Number of rows the statement must affect; fewer fails the statement on the server. */
   readonly rowCount: number

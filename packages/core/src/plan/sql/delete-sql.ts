@@ -1,7 +1,8 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
+import { castText } from '../../values/index.ts'
 import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
-import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
+import { expectedVersionName, keyMatchSql, type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
 
 /** Unnest columns of a delete, i.e. the order of its parameters: the primary key, then the expected version when versioned. */
 export function deleteUnnestColumns(table: TableModel): string[] {
@@ -12,7 +13,9 @@ export function deleteUnnestColumns(table: TableModel): string[] {
 
 /**
  * The delete of rows matched by primary key (and expected version, when the table is versioned and the
- * row gives one), checking the row count on the server (see {@link rowCheckSql}). One per table.
+ * row gives one), checking the row count on the server (see {@link rowCheckSql}). One per table. Form
+ * `rows` reads the keys from unnested `text[]` parameters; form `row`, a single row, from `text`
+ * parameters (`where t."id" = $1::text::int8`).
  *
  * @example
  * deleteSql(bookTag) // composite key
@@ -21,15 +24,18 @@ export function deleteUnnestColumns(table: TableModel): string[] {
  * //     returning d."book_id" as "$k1", d."tag_id" as "$k2")
  * // select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ...)::int end ... from w
  */
-export function deleteSql(table: TableModel): string {
+export function deleteSql(table: TableModel, form: RowsForm = 'rows'): string {
   const names = deleteUnnestColumns(table)
+  const texts = sourceTexts(names, form)
   const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  let where = keyMatchSql('t', 'd', keyColumns)
+  let where = keyMatchSql('t', texts, keyColumns)
   if (table.versionColumn !== null) {
     const version = table.columnsByName.get(table.versionColumn)!
-    const quoted = quoteIdentifier(version.name)
-    const expected = names[names.length - 1]!
-    where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
+    const expected = texts[texts.length - 1]!
+    where += ` and (${expected} is null or t.${quoteIdentifier(version.name)} = ${castText(expected, version)})`
+  }
+  if (form === 'row') {
+    return `with w as (delete from ${table.sqlName} as t where ${where} returning 1) ${rowCheckSql(table, form)}`
   }
   return (
     `with w as (delete from ${table.sqlName} as t using ${unnestSql(names, 'd')} ` +

@@ -2,6 +2,7 @@ import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { quoteStringLiteral } from '../../values/sql-literal.ts'
 import { STALE_MARKER } from '../stale-marker.ts'
+import type { RowsForm } from './sql-text.ts'
 
 /** Name of the single column the update and delete statements return: the number of rows matched. */
 export const ROW_COUNT_COLUMN = 'pipeflush_rows'
@@ -45,21 +46,31 @@ export function sentKeyReturning(table: TableModel): string {
  * `parseStaleError` names the rows that were not. The keys come from the data, never spliced into the
  * SQL text, and are gathered only on that failure.
  *
+ * For a single row (form `row`: its key texts are scalar parameters, and `w` need not return them)
+ * the count to reach is 1, the key sent is the parameters themselves and, on failure, no key was
+ * written (a primary key matches one row at most).
+ *
  * Kept small on purpose: the server plans it on every execution (a new statement, or one of the first
  * executions of a prepared one), and the earlier check, which joined the sent rows against the written
  * ones, took longer to plan than the update itself.
  */
-export function rowCheckSql(table: TableModel): string {
+export function rowCheckSql(table: TableModel, form: RowsForm = 'rows'): string {
+  const one = form === 'row'
+  const expected = one ? '1' : 'cardinality($1::text[])'
+  const sent = table.primaryKey
+    .map((_, i) => (one ? `json_build_array($${i + 1}::text)` : `$${i + 1}::text[]`))
+    .join(', ')
   const keys = sentKeyNames(table)
     .map((name) => `w.${quoteIdentifier(name)}`)
     .join(', ')
-  const sent = table.primaryKey.map((_, i) => `$${i + 1}::text[]`).join(', ')
-  const matchedKeys = `(select coalesce(json_agg(json_build_array(${keys})), '[]'::json) from w)`
+  const matchedKeys = one
+    ? `'[]'::json`
+    : `(select coalesce(json_agg(json_build_array(${keys})), '[]'::json) from w)`
   const payload =
-    `json_build_object('table', ${quoteStringLiteral(table.key)}, 'expected', cardinality($1::text[]), ` +
+    `json_build_object('table', ${quoteStringLiteral(table.key)}, 'expected', ${expected}, ` +
     `'matched', count(*), 'sent', json_build_array(${sent}), 'matched_keys', ${matchedKeys})`
   return (
-    `select case when count(*) = cardinality($1::text[]) then count(*)::int ` +
+    `select case when count(*) = ${expected} then count(*)::int ` +
     `else (${quoteStringLiteral(STALE_MARKER)} || ${payload})::int end as ${quoteIdentifier(ROW_COUNT_COLUMN)} from w`
   )
 }

@@ -2,6 +2,14 @@ import type { ColumnModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText, comparedColumn } from '../../values/index.ts'
 
+/**
+ * How a statement takes its rows: `'rows'`, one `text[]` parameter per column, unnested as `d` (any
+ * number of rows, one text per shape whatever their count); `'row'`, exactly one row, one `text`
+ * parameter per column, which the server plans like a statement written by hand: no unnest, no join,
+ * in about half the time (see `bench/tools/statement-server-time.ts`).
+ */
+export type RowsForm = 'rows' | 'row'
+
 /** `unnest($1::text[], $2::text[]) as d("a", "b")` for the given unnest column names. */
 export function unnestSql(names: readonly string[], alias: string): string {
   const params = names.map((_, i) => `$${i + 1}::text[]`).join(', ')
@@ -9,19 +17,30 @@ export function unnestSql(names: readonly string[], alias: string): string {
 }
 
 /**
- * `d."id"::int8`: an unnest element converted to the column's type (see `castText`: a cast, or the
- * type's input function where the column's typmod changes how the text reads).
+ * The text expression of each of `names`, the statement's parameter columns in order: the unnest
+ * element `d."a"` (form `rows`), or the parameter itself, `$1::text` (form `row`).
+ *
+ * @example
+ * sourceTexts(['id', 'title'], 'rows') // ['d."id"', 'd."title"']
+ * sourceTexts(['id', 'title'], 'row') // ['$1::text', '$2::text']
  */
-export function castElement(alias: string, name: string, column: ColumnModel): string {
-  return castText(`${alias}.${quoteIdentifier(name)}`, column)
+export function sourceTexts(names: readonly string[], form: RowsForm): string[] {
+  return form === 'row' ? names.map((_, i) => `$${i + 1}::text`) : names.map((n) => `d.${quoteIdentifier(n)}`)
 }
 
-/** `t."a" = d."a"::int8 and t."b" = d."b"::text`: matches the target row on its key. */
-export function keyMatchSql(target: string, source: string, columns: readonly ColumnModel[]): string {
+/**
+ * `t."a" = d."a"::int8 and t."b" = d."b"::text`: matches the target row on its key, `texts` being the
+ * key columns' text expressions (see {@link sourceTexts}).
+ */
+export function keyMatchSql(
+  target: string,
+  texts: readonly string[],
+  columns: readonly ColumnModel[],
+): string {
   return columns
     .map(
-      (column) =>
-        `${comparedColumn(`${target}.${quoteIdentifier(column.name)}`, column)} = ${castElement(source, column.name, column)}`,
+      (column, i) =>
+        `${comparedColumn(`${target}.${quoteIdentifier(column.name)}`, column)} = ${castText(texts[i]!, column)}`,
     )
     .join(' and ')
 }

@@ -1,8 +1,9 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
+import { castText } from '../../values/index.ts'
 import { returnedList } from './returning-sql.ts'
 import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
-import { castElement, expectedVersionName, keyMatchSql, unnestSql } from './sql-text.ts'
+import { expectedVersionName, keyMatchSql, type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
 
 /** Whether an update statement matches and increments the version column. Fix-ups do neither. */
 export function updateIsVersioned(table: TableModel, fixup: boolean): boolean {
@@ -28,6 +29,8 @@ export function updateUnnestColumns(
  * the server (see {@link rowCheckSql}). On a versioned table, rows match only with their expected
  * version (when given) and the version is incremented. A fix-up (setting a foreign key inserted as NULL to
  * break a cycle) neither checks nor increments the version: the row was inserted by the same flush.
+ * Form `rows` reads the rows from unnested `text[]` parameters; form `row`, a single row, from `text`
+ * parameters (`where t."id" = $1::text::int8`), in the same order.
  *
  * @example
  * updateSql(book, ['title'], false)
@@ -45,26 +48,31 @@ export function updateSql(
   setColumns: readonly string[],
   fixup: boolean,
   returning: readonly string[] = [],
+  form: RowsForm = 'rows',
 ): string {
   const names = updateUnnestColumns(table, setColumns, fixup)
+  const texts = sourceTexts(names, form)
   const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  const sets = setColumns.map((name) => {
+  const sets = setColumns.map((name, i) => {
     const column = table.columnsByName.get(name)!
-    return `${quoteIdentifier(name)} = ${castElement('d', name, column)}`
+    return `${quoteIdentifier(name)} = ${castText(texts[keyColumns.length + i]!, column)}`
   })
-  let where = keyMatchSql('t', 'd', keyColumns)
+  let where = keyMatchSql('t', texts, keyColumns)
   if (updateIsVersioned(table, fixup)) {
     const version = table.columnsByName.get(table.versionColumn!)!
     const quoted = quoteIdentifier(version.name)
-    const expected = names[names.length - 1]!
+    const expected = texts[texts.length - 1]!
     sets.push(`${quoted} = t.${quoted} + 1`)
-    where += ` and (d.${quoteIdentifier(expected)} is null or t.${quoted} = ${castElement('d', expected, version)})`
+    where += ` and (${expected} is null or t.${quoted} = ${castText(expected, version)})`
   }
   const written = returning.map((name) => `t.${quoteIdentifier(name)}`)
-  written.push(sentKeyReturning(table))
+  if (form === 'rows') written.push(sentKeyReturning(table))
+  else if (written.length === 0) written.push('1')
+  const from = form === 'rows' ? ` from ${unnestSql(names, 'd')}` : ''
   const head =
-    `with w as (update ${table.sqlName} as t set ${sets.join(', ')} from ${unnestSql(names, 'd')} ` +
+    `with w as (update ${table.sqlName} as t set ${sets.join(', ')}${from} ` +
     `where ${where} returning ${written.join(', ')}) `
-  if (returning.length === 0) return head + rowCheckSql(table)
-  return `${head}select ${returnedList(returning, 'w')}, c.* from (${rowCheckSql(table)}) as c left join w on true`
+  const check = rowCheckSql(table, form)
+  if (returning.length === 0) return head + check
+  return `${head}select ${returnedList(returning, 'w')}, c.* from (${check}) as c left join w on true`
 }

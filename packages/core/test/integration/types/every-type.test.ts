@@ -312,6 +312,20 @@ async function writeAndRead(client: TypeTestClient, base: number) {
     [d]: row(ROWS.dUpserted).read,
   })
 
+  // One row at a time: a statement of one row takes its texts as text parameters, not unnested arrays.
+  const e = base + 5
+  const single = root.fork()
+  const created = single.create(TABLE, { id: e, ...row(ROWS.a).write })
+  expect((await single.flush()).inserted).toBe(1)
+  await expectRows(root, { [e]: row(ROWS.a).read })
+  Object.assign(created, row(ROWS.bUpdated).write)
+  expect((await single.flush()).updated).toBe(1)
+  await expectRows(root, { [e]: row(ROWS.bUpdated).read })
+  const upOne = root.fork()
+  upOne.upsert(TABLE, { id: e, ...row(ROWS.dUpserted).write }, { conflict: ['id'] })
+  expect((await upOne.flush()).upserted).toBe(1)
+  await expectRows(root, { [e]: row(ROWS.dUpserted).read })
+
   // Found by value, one value and a list: a has v1, b v1, c NULL, d v0.
   const ids = [a, b, c, d]
   const finder = root.fork()
@@ -375,6 +389,58 @@ async function asPrimaryKeys(client: TypeTestClient) {
 
   for (const entity of entities) edit.remove(entity)
   expect((await edit.flush()).deleted).toBe(keyed.length)
+  await expectNoKeyedRows(keyed)
+
+  // Two rows per table, where the type has two values its key tells apart: statements of several rows
+  // match their keys as unnested text[] elements.
+  const first = root.fork()
+  for (const c of keyed) first.create(c.pkTable!, { k: v(c, 0).write, v: 1 })
+  await first.flush()
+  const pairs: Case[] = []
+  for (const c of keyed) {
+    if (c.values.length < 2) continue
+    const same = await root.fork().find(c.pkTable!, byKey(c, v(c, 1).write))
+    if (same.length === 0) pairs.push(c)
+  }
+  expect(pairs.length).toBeGreaterThan(keyed.length / 2)
+  const second = root.fork()
+  for (const c of pairs) second.create(c.pkTable!, { k: v(c, 1).write, v: 1 })
+  expect((await second.flush()).inserted).toBe(pairs.length)
+  const both = root.fork()
+  const pairRows = []
+  for (const c of pairs) {
+    for (const k of [0, 1] as const) {
+      const [entity] = await both.find(c.pkTable!, byKey(c, v(c, k).write))
+      expect(entity?.['k'], `${c.label} (${k})`).toStrictEqual(v(c, k).read)
+      entity!['v'] = 2
+      pairRows.push(entity!)
+    }
+  }
+  const twoUpdated = await both.flush()
+  expect([twoUpdated.updated, twoUpdated.statements]).toEqual([2 * pairs.length, pairs.length])
+  const upTwo = root.fork()
+  for (const c of pairs)
+    for (const k of [0, 1] as const) upTwo.upsert(c.pkTable!, { k: v(c, k).write, v: 3 }, { conflict: ['k'] })
+  expect((await upTwo.flush()).upserted).toBe(2 * pairs.length)
+  for (const entity of pairRows) both.remove(entity)
+  const twoDeleted = await both.flush()
+  expect([twoDeleted.deleted, twoDeleted.statements]).toEqual([2 * pairs.length, pairs.length])
+  const rest = root.fork()
+  for (const c of keyed.filter((k) => !pairs.includes(k))) {
+    const [entity] = await rest.find(c.pkTable!, byKey(c, v(c, 0).write))
+    rest.remove(entity!)
+  }
+  await rest.flush()
+  await expectNoKeyedRows(keyed)
+}
+
+/** A find by primary key `value` (a list of one where a JS array would mean a list of values). */
+function byKey(c: Case, value: unknown): Record<string, unknown> {
+  return { k: c.listFind ? [value] : value }
+}
+
+/** No row is left in the primary key tables of `keyed`. */
+async function expectNoKeyedRows(keyed: readonly Case[]) {
   const [left] = await admin.unsafe<{ n: number }[]>(
     `select (${keyed.map((c) => `(select count(*) from ${quote(c.pkTable!)})`).join(' + ')})::int4 as n`,
   )

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import { inlineParams } from '../../../src/drivers/inline-params.ts'
-import { simpleBatch, statementAt, statementName } from '../../../src/flush/statement-text.ts'
+import {
+  pipelined,
+  simpleBatch,
+  statementAt,
+  statementName,
+  statementParams,
+} from '../../../src/flush/statement-text.ts'
 import type { PlannedStatement } from '../../../src/plan/types.ts'
 
 const statement = (table: string, sql: string, params: (string | null)[][]): PlannedStatement => ({
@@ -30,6 +36,17 @@ describe('simpleBatch', () => {
         `insert into s.b (v) select d.v::int4 from unnest('{"1",NULL}'::text[]) as d(v)`,
     )
     expect(simpleBatch([a]).text).not.toContain(';')
+  })
+})
+
+describe('statementParams', () => {
+  const one = statement('c', 'insert into c (v, w) values ($1::text::int4, $2::text::text)', [['7'], [null]])
+
+  test('sends a text[] literal per column for several rows, the texts themselves for one row', () => {
+    expect(statementParams(a)).toEqual(['{"it\'s","😀"}'])
+    expect(statementParams(one)).toEqual(['7', null])
+    expect(pipelined(one, true)).toEqual({ text: one.sql, params: ['7', null], name: statementName(one.sql) })
+    expect(simpleBatch([one]).text).toBe(`insert into c (v, w) values ('7'::text::int4, null::text::text)`)
   })
 })
 

@@ -24,13 +24,13 @@ describe('formatPlan', () => {
     expect(lines[1]).toBe('wave 1')
     expect(lines[2]).toBe('  1. insert author [id, name, version]: 1 row')
     expect(lines[3]).toBe(`     ${plan.waves[0]![0]!.sql}`)
-    expect(lines[4]).toBe('     $1 = ["1"]')
-    expect(lines[5]).toBe(`     $2 = ["${'x'.repeat(40)}…"]`)
+    expect(lines[4]).toBe('     $1 = "1"')
+    expect(lines[5]).toBe(`     $2 = "${'x'.repeat(40)}…"`)
     expect(lines).toContain('  2. insert tag [id, name]: 5 rows')
     expect(lines).toContain('     $1 = ["1", "2", "3", … 2 more]')
     expect(lines).toContain('     $2 = ["t1", "t2", "t3", … 2 more]')
     expect(lines).toContain('  3. delete author [id, version]: 1 row')
-    expect(lines).toContain('     $2 = [NULL]')
+    expect(lines).toContain('     $2 = NULL')
   })
 
   it('marks fix-ups and numbers statements across waves', () => {

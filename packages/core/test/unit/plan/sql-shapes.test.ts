@@ -221,19 +221,44 @@ describe('constant SQL text', () => {
     return statements.map((s) => s.sql)
   }
 
-  it('is the same for 1 and 100 rows', () => {
-    const one = plannedSql(1)
+  it('is the same for 2 and 100 rows', () => {
+    const two = plannedSql(2)
     const hundred = plannedSql(100)
-    expect(hundred).toEqual(one)
-    expect(one.join(' ')).not.toMatch(/\$4\b/)
+    expect(hundred).toEqual(two)
+    expect(two.join(' ')).not.toMatch(/\$4\b/)
   })
 
-  it('uses only text[] parameters', () => {
+  it('uses only text[] parameters for several rows', () => {
     for (const sql of plannedSql(3)) {
       const params = sql.match(/\$\d+(::[a-z[\]]+)?/g) ?? []
       expect(params.length).toBeGreaterThan(0)
       for (const param of params) expect(param).toMatch(/^\$\d+::text\[\]$/)
     }
+  })
+
+  it('takes one row as text parameters, without unnest, in the same parameter order', () => {
+    const one = plannedSql(1)
+    expect(one).not.toEqual(plannedSql(2))
+    for (const sql of one) {
+      expect(sql).not.toContain('unnest')
+      const params = sql.match(/\$\d+(::[a-z[\]]+)?/g) ?? []
+      expect(params.length).toBeGreaterThan(0)
+      for (const param of params) expect(param).toMatch(/^\$\d+::text$/)
+    }
+    const [insert, update, remove] = one
+    expect(insert).toBe(
+      'insert into "public"."tag" ("id", "name") values ($1::text::int8, $2::text::varchar)',
+    )
+    expect(update).toContain(
+      'where t."id" = $1::text::int8 and ($3::text is null or t."version" = $3::text::int4) returning 1)',
+    )
+    expect(update).toContain(
+      "'sent', json_build_array(json_build_array($1::text)), 'matched_keys', '[]'::json",
+    )
+    expect(remove).toContain(
+      'where t."book_id" = $1::text::uuid and t."tag_id" = $2::text::int8 returning 1)',
+    )
+    expect(remove).toContain('case when count(*) = 1 then count(*)::int else')
   })
 })
 

@@ -83,7 +83,10 @@ describe('casts of other types', () => {
       columns: [{ ...mood, name: 'm' }],
       primaryKey: ['m'],
     })
-    expect(keyMatchSql('t', 'd', table.columns)).toBe('t."m"::"public"."mood" = d."m"::"public"."mood"')
+    expect(keyMatchSql('t', ['d."m"'], table.columns)).toBe('t."m"::"public"."mood" = d."m"::"public"."mood"')
+    expect(keyMatchSql('t', ['$1::text'], table.columns)).toBe(
+      't."m"::"public"."mood" = $1::text::"public"."mood"',
+    )
     expect(selectSql(table, { m: 'sad' }).sql).toContain(
       'where t."m"::"public"."mood" = $1::text::"public"."mood"',
     )
