@@ -28,6 +28,11 @@ export interface ClientContext {
   readonly ids: IdAllocator
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
+  /**
+   * Send a \`burst\` as named pipelined statements (\`prepare: true\` on a pipelining node-postgres pool)
+   * instead of one simple-protocol message.
+   */
+  readonly preparedBurst: boolean
   /** The quoted SQL name of the flush log table, when configured. */
   readonly flushLog: string | undefined
   /** Which tables read back the values the server fills. */
@@ -91,5 +96,6 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (!options.schema) await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
-  return { driver, schema, ids, named, flushLog, serverValues, hooks }
+  const preparedBurst = prepare === true && driver.pipelines
+  return { driver, schema, ids, named, preparedBurst, flushLog, serverValues, hooks }
 }

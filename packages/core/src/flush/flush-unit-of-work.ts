@@ -24,6 +24,8 @@ export interface FlushContext {
   readonly timeoutMs: number
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
+  /** Send a \`burst\` as named pipelined statements instead of one simple-protocol message. */
+  readonly preparedBurst: boolean
   /** The quoted SQL name of the flush log table, when configured. */
   readonly flushLog: string | undefined
   /** Which tables read back the values the server fills. */
@@ -89,6 +91,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     flushId,
     timeoutMs: context.timeoutMs,
     named: context.named,
+    preparedBurst: context.preparedBurst,
     opening: flushLogInsert(context.flushLog, flushId),
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
     prepare: () => ready ?? prepare(uow, context, pending),

@@ -22,6 +22,8 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
   readonly timeoutMs: number
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
+  /** Send a \`burst\` as named pipelined statements instead of one simple-protocol message. */
+  readonly preparedBurst: boolean
   /** Statements sent first inside the transaction (the flush log's insert). */
   readonly opening: readonly string[]
   /**
@@ -60,7 +62,7 @@ const SEND: Readonly<Record<PipelineMode, (fs: FlushSession, input: ModeInput) =
  * redacted; which code follows the outcome rules (see `outcome.ts`).
  *
  * @example
- * const { roundTrips } = await runFlush({ driver, mode: 'burst', flushId, timeoutMs: 30_000, named: true, opening: [], prepare: () => ({ plan }) })
+ * const { roundTrips } = await runFlush({ driver, mode: 'burst', flushId, timeoutMs: 30_000, named: true, preparedBurst: false, opening: [], prepare: () => ({ plan }) })
  */
 export async function runFlush<P extends { readonly plan: FlushPlan }>(
   request: FlushRequest<P>,
@@ -86,6 +88,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       flushId,
       opening: request.opening,
       named: request.named,
+      preparedBurst: request.preparedBurst,
     })
     return {
       prepared,
