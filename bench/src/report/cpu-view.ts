@@ -49,7 +49,7 @@ export function cpuViews(report: BenchReport): View[] {
             ]
           : [rowId(r), r.status, '', '', '', '', '', ''],
       ),
-      note: 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its unnest inserts with ids) without pipeflush; ratios are against them on the same driver. Client CPU: process.cpuUsage over the timed flushes; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
+      note: 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. Client CPU: process.cpuUsage over the timed flushes; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
       missing: missingLines(cell),
     }
   })

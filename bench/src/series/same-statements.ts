@@ -130,7 +130,7 @@ function sameStatementSeries(kind: 'raw-pipeline' | 'raw-simple', driver: Driver
 }
 
 /**
- * The raw driver sending the statements pipeflush sends (its unnest inserts, with ids), without
+ * The raw driver sending the statements pipeflush sends (its inserts with ids, in the form pipeflush picks for the row count), without
  * pipeflush: the floor of pipeflush's client CPU per flush. For each driver, pipelined and as one
  * simple-protocol message.
  */
