@@ -29,7 +29,7 @@ export interface ClientContext {
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
   /**
-   * Send a \`burst\` as named pipelined statements (\`prepare: true\` on a pipelining node-postgres pool)
+   * Send a `burst` as named pipelined statements (`prepare: true` on a pipelining node-postgres pool)
    * instead of one simple-protocol message.
    */
   readonly preparedBurst: boolean

@@ -24,7 +24,7 @@ export interface FlushContext {
   readonly timeoutMs: number
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
-  /** Send a \`burst\` as named pipelined statements instead of one simple-protocol message. */
+  /** Send a `burst` as named pipelined statements instead of one simple-protocol message. */
   readonly preparedBurst: boolean
   /** The quoted SQL name of the flush log table, when configured. */
   readonly flushLog: string | undefined

@@ -29,7 +29,7 @@ export interface ModeInput {
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
   /**
-   * \`burst\` on a session that pipelines: BEGIN, named statements and COMMIT pipelined, instead of one
+   * `burst` on a session that pipelines: BEGIN, named statements and COMMIT pipelined, instead of one
    * simple-protocol message.
    */
   readonly preparedBurst: boolean
@@ -41,9 +41,10 @@ export interface ModeInput {
  * `preparedBurst` on a session that pipelines (node-postgres in `pipeline` mode, `prepare: true`):
  * BEGIN, every named statement and COMMIT written at once, each with its own Sync; a failing statement
  * makes the later ones fail and the COMMIT answer ROLLBACK. The one message is the default because it
- * measured faster on the realistic workload (one answer instead of one per statement, less client CPU);
- * named statements spare the server parsing and planning shapes it has seen on the connection. Either way the COMMIT leaves with the statements, so a connection lost
- * before the answer leaves the outcome unknown unless the server already rejected a statement.
+ * measured faster on the realistic workload (one answer instead of one per statement, less client
+ * CPU); named statements spare the server parsing and planning shapes it has seen on the connection.
+ * Either way the COMMIT leaves with the statements, so a connection lost before the answer leaves the
+ * outcome unknown unless the server already rejected a statement.
  */
 export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
   const statements = input.plan.waves.flat()

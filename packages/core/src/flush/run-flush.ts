@@ -22,7 +22,7 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
   readonly timeoutMs: number
   /** Name pipelined statements (prepared once per connection). */
   readonly named: boolean
-  /** Send a \`burst\` as named pipelined statements instead of one simple-protocol message. */
+  /** Send a `burst` as named pipelined statements instead of one simple-protocol message. */
   readonly preparedBurst: boolean
   /** Statements sent first inside the transaction (the flush log's insert). */
   readonly opening: readonly string[]

@@ -1,3 +1,4 @@
+import { statementForm } from './statement-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** How many elements of each parameter {@link formatPlan} shows. */
@@ -33,7 +34,9 @@ function formatStatement(statement: PlannedStatement, number: number): string[] 
   return [
     `  ${number}. ${label} ${statement.table}${columns}: ${plural(statement.rowCount, 'row')}`,
     `     ${statement.sql}`,
-    ...statement.params.map((param, i) => `     ${formatParam(param, i, statement.rowCount === 1)}`),
+    ...statement.params.map(
+      (param, i) => `     ${formatParam(param, i, statementForm(statement) === 'row')}`,
+    ),
   ]
 }
 

@@ -34,11 +34,10 @@ export function deleteSql(table: TableModel, form: RowsForm = 'rows'): string {
     const expected = texts[texts.length - 1]!
     where += ` and (${expected} is null or t.${quoteIdentifier(version.name)} = ${castText(expected, version)})`
   }
-  if (form === 'row') {
-    return `with w as (delete from ${table.sqlName} as t where ${where} returning 1) ${rowCheckSql(table, form)}`
-  }
+  const using = form === 'rows' ? ` using ${unnestSql(names, 'd')}` : ''
+  const written = form === 'rows' ? sentKeyReturning(table) : '1'
   return (
-    `with w as (delete from ${table.sqlName} as t using ${unnestSql(names, 'd')} ` +
-    `where ${where} returning ${sentKeyReturning(table)}) ${rowCheckSql(table)}`
+    `with w as (delete from ${table.sqlName} as t${using} ` +
+    `where ${where} returning ${written}) ${rowCheckSql(table, form)}`
   )
 }
