@@ -34,13 +34,20 @@ export interface StatementDraft {
   readonly upsert?: UpsertSpec | undefined
 }
 
-const KIND_RANK: Readonly<Record<StatementKind, number>> = { insert: 0, update: 1, delete: 2 }
+/**
+ * Within a wave, updates go first. An insert's foreign-key check takes a KEY SHARE lock on the parent
+ * row; updating that row later in the same transaction must upgrade the lock, and when a concurrent
+ * transaction updated the row in between, PostgreSQL refuses ("new multixact has more than one
+ * updating member", XX000) or deadlocks. Updated first, the row is already held by this transaction
+ * when the insert checks it. Statements of one wave never depend on each other, so the order is free.
+ */
+const KIND_RANK: Readonly<Record<StatementKind, number>> = { update: 0, insert: 1, delete: 2 }
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** The deterministic statement order: kind, table key, column set, fix-ups after plain updates. */
+/** The deterministic statement order: kind (updates, inserts, deletes), table key, column set, fix-ups after plain updates. */
 export function compareDrafts(a: StatementDraft, b: StatementDraft): number {
   const byKind = KIND_RANK[a.kind] - KIND_RANK[b.kind]
   if (byKind !== 0) return byKind

@@ -245,7 +245,7 @@ describe('constant SQL text', () => {
       expect(params.length).toBeGreaterThan(0)
       for (const param of params) expect(param).toMatch(/^\$\d+::text$/)
     }
-    const [insert, update, remove] = one
+    const [update, insert, remove] = one // a wave's updates go first
     expect(insert).toBe(
       'insert into "public"."tag" ("id", "name") values ($1::text::int8, $2::text::varchar)',
     )

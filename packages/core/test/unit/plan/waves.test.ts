@@ -266,7 +266,7 @@ describe('planFlush waves', () => {
       }),
     )
     expect(plan.waves.map((wave) => wave.map((s) => `${s.kind} ${s.table} ${s.columns.join(',')}`))).toEqual([
-      ['insert author id,name,version', 'update book title'],
+      ['update book title', 'insert author id,name,version'],
       ['update book author_id'],
     ])
   })
@@ -326,7 +326,7 @@ describe('planFlush waves', () => {
     expect(outline(plan)).toEqual([['delete book'], ['delete author']])
   })
 
-  it('orders inserts, updates and deletes in the fewest waves, statements sorted within a wave', () => {
+  it('orders updates, inserts and deletes in the fewest waves, statements sorted within a wave', () => {
     const plan = planFlush(
       library,
       changes({
@@ -338,7 +338,20 @@ describe('planFlush waves', () => {
         ],
       }),
     )
-    expect(outline(plan)).toEqual([['insert author', 'insert tag', 'update node', 'delete tag']])
+    expect(outline(plan)).toEqual([['update node', 'insert author', 'insert tag', 'delete tag']])
+  })
+
+  it('updates a parent before inserting its child in the same wave, so the child never holds a lock the update must upgrade', () => {
+    // The insert's foreign-key check locks author 1 (KEY SHARE); had it run first, the update would
+    // upgrade that lock, which a concurrent update of author 1 turns into an error or a deadlock.
+    const plan = planFlush(
+      library,
+      changes({
+        inserts: [{ table: 'book', values: { id: A, author_id: 1 } }],
+        updates: [{ table: 'author', key: { id: 1 }, set: { name: 'Ann' }, expectedVersion: 1 }],
+      }),
+    )
+    expect(outline(plan)).toEqual([['update author', 'insert book']])
   })
 
   it('is deterministic whatever the order of the change set', () => {
@@ -357,7 +370,7 @@ describe('planFlush waves', () => {
     expect(outline(first)).toEqual([
       ['insert author', 'insert tag'],
       ['insert book', 'insert book'],
-      ['insert book_tag', 'update author (fix-up)'],
+      ['update author (fix-up)', 'insert book_tag'],
     ])
   })
 })
