@@ -1,26 +1,10 @@
 import type { TableModel } from '../schema/model.ts'
-import { compareKeyValues, compareNormalizedKeys } from '../values/index.ts'
+import { compareKeyValues } from '../values/index.ts'
 import type { RowDraft, StatementDraft } from './drafts.ts'
+import { sortRowsByKey } from './row-order.ts'
 import { updateIsVersioned } from './sql/update-sql.ts'
 import { statementForm, statementSql } from './statement-sql.ts'
 import type { PlannedStatement } from './types.ts'
-
-/** Orders rows by primary key, column by column, so concurrent flushes lock rows in one order. */
-function sortRows(table: TableModel, rows: readonly RowDraft[]): readonly RowDraft[] {
-  if (rows.length < 2) return rows
-  const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  const compare = (a: RowDraft, b: RowDraft): number => {
-    for (let i = 0; i < columns.length; i++) {
-      const order = compareNormalizedKeys(a.keyIds[i]!, b.keyIds[i]!, columns[i]!)
-      if (order !== 0) return order
-    }
-    return 0
-  }
-  for (let i = 1; i < rows.length; i++) {
-    if (compare(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(compare)
-  }
-  return rows
-}
 
 /** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
 function sortByColumns(table: TableModel, names: readonly string[], rows: readonly RowDraft[]): RowDraft[] {
@@ -81,7 +65,7 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
  */
 export function buildStatement(draft: StatementDraft): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
-  const rows = upsert ? sortByColumns(table, upsert.conflict, draft.rows) : sortRows(table, draft.rows)
+  const rows = upsert ? sortByColumns(table, upsert.conflict, draft.rows) : sortRowsByKey(table, draft.rows)
   const sql = statementSql(
     table,
     kind,

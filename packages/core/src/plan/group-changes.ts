@@ -2,6 +2,7 @@ import { PipeflushError } from '../errors.ts'
 import { columnOf, writableColumn, writableTable } from '../schema/checks.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { encodeValue, normalizeKeyValue, type ValueLocation } from '../values/index.ts'
+import { checkDistinctRows } from './distinct-rows.ts'
 import { compareDrafts, type RowDraft, type StatementDraft, upsertId } from './drafts.ts'
 import type { ChangeSet, RowValues, StatementKind, UpsertSpec } from './types.ts'
 
@@ -70,11 +71,6 @@ function rowKeyOf(table: TableModel, source: RowValues): RowKey {
   // No canonical form holds a NUL character (PostgreSQL text cannot), so joining on it is unambiguous.
   const id = keyIds.length === 1 ? keyIds[0]! : keyIds.join('\u0000')
   return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, keyIds, id }
-}
-
-/** The key as messages show it: the JSON list of its canonical forms (`["7"]`). */
-function shownKey(key: RowKey): string {
-  return JSON.stringify(key.keyIds)
 }
 
 function stateError(table: TableModel, key: RowKey, message: string, column?: string): PipeflushError {
@@ -207,55 +203,18 @@ function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boole
   return upsertId({ upsert: a }) === upsertId({ upsert: b })
 }
 
-/** Remembers which rows each kind touches, to reject the same row twice. */
-class SeenRows {
-  /** Per table, the kind that first touched each key (a map per table: no string built per row). */
-  readonly #seen = new Map<string, Map<string, StatementKind>>()
-
-  claim(table: TableModel, key: RowKey, kind: StatementKind): void {
-    let rows = this.#seen.get(table.key)
-    if (rows === undefined) {
-      rows = new Map()
-      this.#seen.set(table.key, rows)
-    }
-    const previous = rows.get(key.id)
-    if (previous === undefined) {
-      rows.set(key.id, kind)
-      return
-    }
-    if (previous === 'insert' && kind === 'insert') {
-      throw new PipeflushError(
-        'DUPLICATE_KEY',
-        `Two new rows of "${table.key}" share the key ${shownKey(key)}.`,
-        {
-          table: table.key,
-          keys: [key.key],
-        },
-      )
-    }
-    // An insert and a delete of one key is the unit of work's business (a replaced row).
-    if (previous === 'insert' && kind === 'delete') return
-    throw stateError(
-      table,
-      key,
-      `the row ${shownKey(key)} is changed twice (${previous}, then ${kind}) in one change set.`,
-    )
-  }
-}
-
 /**
  * Validates a change set and groups it into statement drafts: inserts by (table, supplied columns),
  * updates by (table, set columns), deletes by table. Every value is encoded here, so an invalid value
- * fails the plan before anything is sent. Updates with an empty `set` are skipped.
+ * fails the plan before anything is sent; a row written twice fails too (see `checkDistinctRows`).
+ * Updates with an empty `set` are skipped.
  */
 export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedChanges {
-  const seen = new SeenRows()
   const inserts = new DraftGroups('insert')
   for (const change of changes.inserts) {
     const table = writableTable(schema, change.table)
     const columns = writtenColumns(table, change.values, 'insert')
     const key = rowKeyOf(table, change.values)
-    seen.claim(table, key, 'insert')
     const texts = encodeRow(table, columns, change.values, key)
     if (change.upsert) checkUpsert(table, columns, change.upsert)
     const draft = inserts.draftOf(table, columns, change.upsert)
@@ -268,7 +227,6 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
     if (Object.keys(change.set).length === 0) continue
     const key = rowKeyOf(table, change.key)
     checkKeyColumns(table, change.key, key)
-    seen.claim(table, key, 'update')
     const columns = writtenColumns(table, change.set, 'update')
     for (const name of columns) {
       if (table.primaryKey.includes(name))
@@ -292,12 +250,13 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
     const table = writableTable(schema, change.table)
     const key = rowKeyOf(table, change.key)
     checkKeyColumns(table, change.key, key)
-    seen.claim(table, key, 'delete')
     const keyTexts = encodeKey(table, key)
     const versionText = encodeVersion(table, change.expectedVersion, key)
     deletes.draftOf(table, NO_COLUMNS).rows.push(rowDraft(key, keyTexts, {}, [], versionText))
   }
-  return { inserts: inserts.sorted(), updates: updates.sorted(), deletes: deletes.sorted() }
+  const grouped = { inserts: inserts.sorted(), updates: updates.sorted(), deletes: deletes.sorted() }
+  checkDistinctRows([...grouped.inserts, ...grouped.updates, ...grouped.deletes])
+  return grouped
 }
 
 const NO_COLUMNS: readonly string[] = []

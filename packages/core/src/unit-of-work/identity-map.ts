@@ -1,41 +1,63 @@
 import { errors } from '../errors.ts'
 import type { EntityState } from '../track/entity-state.ts'
 
-/** One entity per (table, primary key) in a unit of work. */
+/**
+ * One entity per (table, primary key) in a unit of work. Entities mapped by {@link set} are indexed
+ * on the next read ({@link get}, {@link delete}, {@link values}, {@link size}): a flush of 100,000 new
+ * rows maps them all, and a unit of work that is dropped after its flush never pays for the index.
+ */
 export class IdentityMap {
   readonly #tables = new Map<string, Map<string, EntityState>>()
+  /** Mapped, not indexed yet, in mapping order (a later one wins, as in a map). */
+  #unindexed: EntityState[] = []
 
   get(table: string, key: string): EntityState | undefined {
-    return this.#tables.get(table)?.get(key)
+    return this.#indexed().get(table)?.get(key)
   }
 
   set(state: EntityState): void {
     if (state.key === null)
       throw errors.internal('IdentityMap.set', 'an entity without a key cannot be mapped')
-    let t = this.#tables.get(state.table.key)
-    if (!t) {
-      t = new Map()
-      this.#tables.set(state.table.key, t)
-    }
-    t.set(state.key, state)
+    this.#unindexed.push(state)
   }
 
   delete(state: EntityState): void {
-    if (state.key !== null) this.#tables.get(state.table.key)?.delete(state.key)
+    if (state.key !== null) this.#indexed().get(state.table.key)?.delete(state.key)
   }
 
   clear(): void {
     this.#tables.clear()
+    this.#unindexed = []
   }
 
   /** Every state, table by table. */
   *values(): IterableIterator<EntityState> {
-    for (const t of this.#tables.values()) yield* t.values()
+    for (const t of this.#indexed().values()) yield* t.values()
   }
 
   get size(): number {
     let n = 0
-    for (const t of this.#tables.values()) n += t.size
+    for (const t of this.#indexed().values()) n += t.size
     return n
+  }
+
+  #indexed(): Map<string, Map<string, EntityState>> {
+    if (this.#unindexed.length === 0) return this.#tables
+    const pending = this.#unindexed
+    this.#unindexed = []
+    let table: string | undefined
+    let t: Map<string, EntityState> | undefined
+    for (const state of pending) {
+      if (state.table.key !== table) {
+        table = state.table.key
+        t = this.#tables.get(table)
+        if (!t) {
+          t = new Map()
+          this.#tables.set(table, t)
+        }
+      }
+      t!.set(state.key!, state)
+    }
+    return this.#tables
   }
 }

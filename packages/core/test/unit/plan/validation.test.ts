@@ -110,6 +110,59 @@ describe('planFlush validation', () => {
     ).toBe('INVALID_STATE')
   })
 
+  it('finds a repeated key anywhere among many rows of one statement, and across statements of a table', () => {
+    const errorOf = (set: ChangeSet) => {
+      try {
+        planFlush(library, set)
+      } catch (e) {
+        return e as { code?: string; message: string }
+      }
+      throw new Error('planned')
+    }
+    // One statement of 500 rows, the repeated key far from its twin: rows are compared sorted by key.
+    const tags = Array.from({ length: 500 }, (_, i) => ({
+      table: 'tag',
+      values: { id: 1000 - i, name: `t${i}` },
+    }))
+    tags[400] = { table: 'tag', values: { id: 990, name: 'again' } }
+    const duplicate = errorOf(changes({ inserts: tags }))
+    expect(duplicate.code).toBe('DUPLICATE_KEY')
+    expect(duplicate.message).toBe('Two new rows of "tag" share the key ["990"].')
+    // Two insert statements of one table (different column sets): looked up across statements.
+    const book = (title?: string) => ({
+      table: 'book',
+      values: { id: A, author_id: 1, ...(title === undefined ? {} : { title }) },
+    })
+    expect(codeOf(changes({ inserts: [book(), book('t')] }))).toBe('DUPLICATE_KEY')
+    // A composite key deleted twice, among other rows.
+    const link = (tag: number) => ({ table: 'book_tag', key: { book_id: A, tag_id: tag } })
+    const twice = errorOf(changes({ deletes: [link(3), link(1), link(2), link(1)] }))
+    expect(twice.code).toBe('INVALID_STATE')
+    expect(twice.message).toContain('is changed twice (delete, then delete)')
+    // Upsert rows go in conflict order: their keys are looked up.
+    const upsert = { conflict: ['name'], update: [] }
+    expect(
+      codeOf(
+        changes({
+          inserts: [
+            { table: 'tag', values: { id: 5, name: 'a' }, upsert },
+            { table: 'tag', values: { id: 5, name: 'b' }, upsert },
+          ],
+        }),
+      ),
+    ).toBe('DUPLICATE_KEY')
+    // An insert and a delete of one key is a replaced row, not an error; distinct keys pass.
+    expect(
+      codeOf(
+        changes({
+          inserts: [{ table: 'tag', values: { id: 7, name: 'n' } }],
+          deletes: [{ table: 'tag', key: { id: 7 } }],
+        }),
+      ),
+    ).toBeUndefined()
+    expect(codeOf(changes({ inserts: tags.filter((_, i) => i !== 400) }))).toBeUndefined()
+  })
+
   it('rejects invalid values with INVALID_VALUE', () => {
     expect(codeOf(changes({ inserts: [{ table: 'event', values: { id: 1, mood: 'furious' } }] }))).toBe(
       'INVALID_VALUE',

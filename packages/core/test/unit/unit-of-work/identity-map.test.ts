@@ -72,4 +72,24 @@ describe('IdentityMap', () => {
     expect([...map.values()]).toEqual([])
     expect(map.get('tag', '2')).toBeUndefined()
   })
+
+  it('answers alike whether states were mapped before or after the last read (they are indexed on read)', () => {
+    const map = new IdentityMap()
+    const early = state('tag', '1')
+    map.set(early)
+    expect(map.get('tag', '1')).toBe(early) // indexed here
+    const replaced = state('tag', '1')
+    const later = Array.from({ length: 1000 }, (_, i) => state(i % 2 ? 'tag' : 'author', String(i + 2)))
+    for (const s of [replaced, ...later]) map.set(s)
+    map.delete(later[10]!) // a delete indexes what was mapped before it
+    expect(map.get('tag', '1')).toBe(replaced)
+    expect(map.get('author', '12')).toBeUndefined()
+    expect(map.get('tag', '1001')).toBe(later[999])
+    expect(map.size).toBe(1000)
+    map.set(later[10]!)
+    expect([...map.values()].length).toBe(1001)
+    map.set(state('tag', '5000'))
+    map.clear()
+    expect(map.size).toBe(0)
+  })
 })
