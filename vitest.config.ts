@@ -34,7 +34,6 @@ export default defineConfig({
             'packages/*/test/integration/**/*.test.ts',
             'examples/*/test/**/*.test.ts',
             'bench/**/*.test.ts',
-            '.tmp/**/*.test.ts',
           ],
           exclude: ['**/test/unit/**', '**/node_modules/**'],
           environment: 'node',
