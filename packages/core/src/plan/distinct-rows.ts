@@ -31,10 +31,8 @@ function twiceError(table: TableModel, row: RowDraft, previous: StatementKind, k
  */
 function checkSortedDraft(draft: StatementDraft): boolean {
   const compare = rowKeyComparator(draft.table)
-  const rows = draft.rows
-  let sorted = true
-  for (let i = 1; i < rows.length && sorted; i++) sorted = compare(rows[i - 1]!, rows[i]!) <= 0
-  if (!sorted) rows.sort(compare)
+  // Rows already in key order (ids taken in order) cost one comparison each: the sort finds one run.
+  const rows = draft.rows.sort(compare)
   for (let i = 1; i < rows.length; i++) {
     if (compare(rows[i - 1]!, rows[i]!) !== 0) continue
     if (!sameRowKey(rows[i - 1]!, rows[i]!)) return false

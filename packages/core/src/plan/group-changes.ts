@@ -20,8 +20,6 @@ interface RowKey {
   readonly keyValues: readonly unknown[]
   /** The key values' canonical forms (`normalizeKeyValue`), in key order. */
   readonly keyIds: readonly string[]
-  /** Canonical form of the whole key, to find the same row twice. */
-  readonly id: string
 }
 
 /**
@@ -68,9 +66,7 @@ function rowKeyOf(table: TableModel, source: RowValues): RowKey {
   for (let i = 0; i < names.length; i++) {
     keyIds[i] = normalizeKeyValue(keyValues[i], columnOf(table, names[i]!), at)
   }
-  // No canonical form holds a NUL character (PostgreSQL text cannot), so joining on it is unambiguous.
-  const id = keyIds.length === 1 ? keyIds[0]! : keyIds.join('\u0000')
-  return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, keyIds, id }
+  return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, keyIds }
 }
 
 function stateError(table: TableModel, key: RowKey, message: string, column?: string): PipeflushError {
