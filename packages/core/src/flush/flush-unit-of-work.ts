@@ -120,16 +120,8 @@ export function planUnitOfWork(
   context: Pick<FlushContext, 'schema' | 'serverValues'>,
 ): FlushPlan {
   const pending = uow.pending()
-  const restore = provisionalIds(newRows(pending))
-  try {
-    return withServerValues(
-      planFlush(context.schema, toChangeSet(pending, uow)),
-      context.schema,
-      context.serverValues,
-    )
-  } finally {
-    restore()
-  }
+  const changes = toChangeSet(pending, uow, provisionalIds(newRows(pending)))
+  return withServerValues(planFlush(context.schema, changes), context.schema, context.serverValues)
 }
 
 /** The plan and the sent values, from the unit of work as it is now (ids assigned). */
@@ -153,12 +145,7 @@ function validateWithPlaceholders(
   pending: PendingChanges,
   rows: readonly EntityState[],
 ): void {
-  const restore = provisionalIds(rows)
-  try {
-    planFlush(schema, toChangeSet(pending, uow))
-  } finally {
-    restore()
-  }
+  planFlush(schema, toChangeSet(pending, uow, provisionalIds(rows)))
 }
 
 /**

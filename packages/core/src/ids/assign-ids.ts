@@ -42,28 +42,32 @@ export function assignIds(
   }
 }
 
-/** Gives rows without ids placeholder ids (-1, -2...) and returns how to undo it. */
-export function provisionalIds(states: readonly EntityState[]): () => void {
-  const assigned: { state: EntityState; had: boolean; value: unknown }[] = []
+/**
+ * Placeholder ids (-1, -2...) for the rows without ids, typed as their real ids will be, for planning
+ * before the real ids are fetched (see `toChangeSet`). The rows are left as they are: writing the
+ * placeholders into them and deleting them afterwards would turn every row into a slow dictionary-mode
+ * object for the rest of its life.
+ *
+ * @example
+ * planFlush(schema, toChangeSet(pending, uow, provisionalIds(newRows)))
+ */
+export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
+  const out = new Map<EntityState, unknown>()
   let next = -1
-  for (const s of states) {
-    if (!sequenceToFill(s)) continue
-    const pk = s.table.primaryKey[0]!
-    assigned.push({ state: s, had: Object.hasOwn(s.row, pk), value: s.row[pk] })
-    setKey(s, String(next--))
-  }
-  return () => {
-    for (const { state, had, value } of assigned) {
-      const pk = state.table.primaryKey[0]!
-      if (had) state.row[pk] = value
-      else delete state.row[pk]
-    }
-  }
+  for (const s of states) if (sequenceToFill(s)) out.set(s, keyValue(s, String(next--)))
+  return out
 }
+
+/** The placeholder id of each new row without an id (its single key column's value). */
+export type ProvisionalIds = ReadonlyMap<EntityState, unknown>
 
 /** Writes an id (decimal text) into the key column: a string for int8/numeric keys, else a number. */
 function setKey(state: EntityState, id: string | null): void {
-  const pk = state.table.primaryKey[0]!
-  const column = state.table.columnsByName.get(pk)!
-  state.row[pk] = id === null ? null : column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
+  state.row[state.table.primaryKey[0]!] = id === null ? null : keyValue(state, id)
+}
+
+/** An id (decimal text) as the key column holds it: a string for int8/numeric keys, else a number. */
+function keyValue(state: EntityState, id: string): unknown {
+  const column = state.table.columnsByName.get(state.table.primaryKey[0]!)!
+  return column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
 }

@@ -1,4 +1,5 @@
 import { PipeflushError } from '../errors.ts'
+import type { ProvisionalIds } from '../ids/assign-ids.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
@@ -39,6 +40,7 @@ export function resolveReference(
   column: ColumnModel,
   table: TableModel,
   owner: object,
+  provisional?: ProvisionalIds,
 ): unknown {
   const ref = stateOf(value)
   if (!ref) return value
@@ -63,10 +65,12 @@ export function resolveReference(
     )
   }
   const key = referencedKey(ref, column, table)
+  const placeholder = provisional?.get(ref)
+  if (placeholder !== undefined && key.column === ref.table.primaryKey[0]) return placeholder
   const targetColumn = ref.table.columnsByName.get(key.column)
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
   return targetColumn && stateOf(key.value)
-    ? resolveReference(key.value, targetColumn, ref.table, owner)
+    ? resolveReference(key.value, targetColumn, ref.table, owner, provisional)
     : key.value
 }
 
@@ -105,34 +109,51 @@ export function referencedKey(
   return { column: target, value: ref.row[target] }
 }
 
-/** The row values of `state` with references resolved, only the columns given (or all set ones). */
+/**
+ * The row values of `state` with references resolved, only the columns given (or all set ones); a new
+ * row without an id, and references to one, take its placeholder from `provisional`.
+ */
 export function resolvedValues(
   state: EntityState,
   owner: object,
   columns?: readonly string[],
+  provisional?: ProvisionalIds,
 ): Record<string, unknown> {
   const out = emptyRow()
+  const placeholder = provisional?.get(state)
+  const pk = placeholder === undefined ? undefined : state.table.primaryKey[0]
   for (const column of state.table.columns) {
-    if (columns ? !columns.includes(column.name) : !(column.name in state.row)) continue
-    out[column.name] = resolveReference(state.row[column.name], column, state.table, owner)
+    const name = column.name
+    if (name === pk) {
+      if (columns === undefined || columns.includes(name)) out[name] = placeholder
+      continue
+    }
+    if (columns ? !columns.includes(name) : !(name in state.row)) continue
+    out[name] = resolveReference(state.row[name], column, state.table, owner, provisional)
   }
   return out
 }
 
-/** The plain-data change set of `pending`, every reference resolved. */
-export function toChangeSet(pending: PendingChanges, owner: object): ChangeSet {
+/**
+ * The plain-data change set of `pending`, every reference resolved. New rows without ids take their
+ * placeholders from `provisional` (planning before the ids are fetched); else ids must be assigned.
+ */
+export function toChangeSet(pending: PendingChanges, owner: object, provisional?: ProvisionalIds): ChangeSet {
   const inserts: InsertChange[] = [
-    ...pending.inserts.map((s) => ({ table: s.table.key, values: resolvedValues(s, owner) })),
+    ...pending.inserts.map((s) => ({
+      table: s.table.key,
+      values: resolvedValues(s, owner, undefined, provisional),
+    })),
     ...pending.upserts.map(({ state, spec }) => ({
       table: state.table.key,
-      values: resolvedValues(state, owner),
+      values: resolvedValues(state, owner, undefined, provisional),
       upsert: spec,
     })),
   ]
   const updates: UpdateChange[] = pending.updates.map(({ state, changed }) => ({
     table: state.table.key,
     key: keyValues(state),
-    set: resolvedValues(state, owner, changed),
+    set: resolvedValues(state, owner, changed, provisional),
     expectedVersion: versionOf(state),
   }))
   const deletes: DeleteChange[] = pending.deletes.map((s) => ({

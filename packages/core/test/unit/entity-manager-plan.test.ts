@@ -39,6 +39,39 @@ describe('an entity manager on a schema declared in code', () => {
     expect(em.stateOf(ada)).toBe('new')
   })
 
+  test('rows whose ids come from a sequence are planned with placeholders, and the rows are left untouched', async () => {
+    const numbered = defineSchema({
+      author: { columns: { id: { type: 'int8', identity: 'by default' }, name: 'text' }, primaryKey: ['id'] },
+      book: {
+        columns: { id: { type: 'int4', identity: 'by default' }, author_id: 'int8', title: 'text' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['author_id'], references: 'author' }],
+      },
+    })
+    const em = await EntityManager.connect(sql, { schema: numbered })
+    const ada = em.create('author', { name: 'Ada' })
+    const bo = em.create('author', { id: null, name: 'Bo' })
+    em.create('book', { title: 'Notes', author_id: bo })
+    em.create('book', { title: 'Sketches', author_id: ada })
+    const plan = em.plan()
+    const [authors] = plan.waves[0]!
+    const [books] = plan.waves[1]!
+    expect(authors!.params).toEqual([
+      ['-2', '-1'],
+      ['Bo', 'Ada'],
+    ]) // sorted by key: the placeholders are ids like any other
+    expect(books!.params).toEqual([
+      ['-4', '-3'],
+      ['-1', '-2'],
+      ['Sketches', 'Notes'],
+    ]) // each book points at its author's placeholder
+    expect(Object.keys(ada)).toEqual(['name'])
+    expect(ada['id']).toBeUndefined()
+    expect(Object.keys(bo)).toEqual(['id', 'name'])
+    expect(bo['id']).toBeNull()
+    expect(em.plan()).toEqual(plan)
+  })
+
   test('a NOT NULL cycle among new rows is a clear error when planning, before anything is sent', async () => {
     const cyclic = defineSchema({
       a: {
