@@ -27,6 +27,37 @@ describe('planFlush validation', () => {
     )
   })
 
+  it('checks the columns of every row, not only those of the first row of a table', () => {
+    const tag = (values: Record<string, unknown>) => ({ table: 'tag', values })
+    // An extra column, then a same-size set with one unknown column, after rows of a valid shape.
+    expect(
+      codeOf(changes({ inserts: [tag({ id: 1, name: 'a' }), tag({ id: 2, name: 'b', color: 'red' })] })),
+    ).toBe('UNKNOWN_COLUMN')
+    expect(codeOf(changes({ inserts: [tag({ id: 1, name: 'a' }), tag({ id: 2, colour: 'b' })] }))).toBe(
+      'UNKNOWN_COLUMN',
+    )
+    // A generated column set by the second update of a table.
+    expect(
+      codeOf(
+        changes({
+          updates: [
+            { table: 'event', key: { id: 1 }, set: { mood: 'ok' } },
+            { table: 'event', key: { id: 2 }, set: { total: 1 } },
+          ],
+        }),
+      ),
+    ).toBe('UNSUPPORTED_TABLE')
+    // Rows of one shape share one statement; another shape gets its own.
+    const plan = planFlush(
+      library,
+      changes({ inserts: [tag({ id: 1, name: 'a' }), tag({ name: 'b', id: 2 }), tag({ id: 3 })] }),
+    )
+    expect(plan.waves[0]!.map((s) => `${s.columns.join(',')} x${s.rowCount}`)).toEqual([
+      'id x1',
+      'id,name x2',
+    ])
+  })
+
   it('rejects tables without a primary key', () => {
     const keyless = buildSchemaModel([
       buildTableModel({
