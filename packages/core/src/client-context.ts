@@ -6,6 +6,7 @@ import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
 import { type FlushHooks, flushHooksOption } from './hooks/flush-hooks.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import {
+  copyRowsOption,
   type EntityManagerOptions,
   flushTimeoutOption,
   idBlockSizeOption,
@@ -39,6 +40,8 @@ export interface ClientContext {
   readonly serverValues: ServerValuesPolicy
   /** Code run as part of every flush, if any. */
   readonly hooks: FlushHooks | undefined
+  /** Inserts of at least this many rows go as COPY (Infinity: never, or the driver cannot). */
+  readonly copyRows: number
 }
 
 const allocators = new WeakMap<Driver, IdAllocator>()
@@ -73,6 +76,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   flushTimeoutOption(options.flushTimeoutMs)
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
+  const copyRows = copyRowsOption(options.copyRows)
   readSchemaOption(options)
   serverValuesOption(options.serverValues, undefined)
   flushHooksOption(options.hooks, undefined)
@@ -97,5 +101,15 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (!options.schema) await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
   const preparedBurst = prepare === true && driver.pipelines
-  return { driver, schema, ids, named, preparedBurst, flushLog, serverValues, hooks }
+  return {
+    driver,
+    schema,
+    ids,
+    named,
+    preparedBurst,
+    flushLog,
+    serverValues,
+    hooks,
+    copyRows: driver.copies ? copyRows : Number.POSITIVE_INFINITY,
+  }
 }

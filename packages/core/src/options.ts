@@ -57,6 +57,15 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
   readonly serverValues?: boolean | Readonly<Record<string, boolean>>
   /** Code run as part of every flush (see {@link FlushHooks}). */
   readonly hooks?: FlushHooks
+  /**
+   * Inserts of at least this many rows into one table are sent as `COPY ... FROM STDIN` instead of
+   * INSERT, in the same message and transaction (no extra round trip): the server stores them about
+   * twice as fast. Default 1,000; `Infinity`: never. Only plain inserts that return nothing (not
+   * upserts, not tables whose server-filled values are read back: see `serverValues`), never into a
+   * table with row-level security or rewrite rules. node-postgres pools only: postgres.js flushes
+   * always send INSERT.
+   */
+  readonly copyRows?: number
 }
 
 /** Options of `em.fork()`. */
@@ -111,6 +120,24 @@ export function idBlockSizeOption(size: unknown): number {
     throw errors.invalidConfig(`idBlockSize must be a positive integer, not ${describeValue(size)}.`)
   }
   return size
+}
+
+/** Inserts of at least this many rows go as COPY, unless `copyRows` says otherwise. */
+export const DEFAULT_COPY_ROWS = 1_000
+
+/**
+ * The `copyRows` option, checked (default {@link DEFAULT_COPY_ROWS}).
+ *
+ * @example
+ * copyRowsOption(Infinity) // Infinity: never COPY
+ */
+export function copyRowsOption(rows: unknown): number {
+  if (rows === undefined) return DEFAULT_COPY_ROWS
+  if (rows === Number.POSITIVE_INFINITY) return rows
+  if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || rows < 1) {
+    throw errors.invalidConfig(`copyRows must be a positive integer or Infinity, not ${describeValue(rows)}.`)
+  }
+  return rows
 }
 
 /**

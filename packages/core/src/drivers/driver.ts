@@ -69,8 +69,14 @@ export interface Session {
    * One simple-protocol Query message (one write, no parameters): the statements of `text`, separated by
    * `;`, run in order; without BEGIN they run as one implicit transaction (all or nothing). Rejects with
    * the driver's error (see {@link Driver.toDriverError}).
+   *
+   * `copies` (only where {@link Driver.copies}): the data of each `COPY ... FROM STDIN` statement of
+   * `text`, in order, each in chunks of COPY's text format. It is written right behind the message, in
+   * the same write, each COPY's data ended by CopyDone: the server reads it when it reaches that COPY,
+   * so a COPY costs no round trip of its own. When a statement fails first, the server drops the data
+   * it did not read.
    */
-  simple(text: string): Promise<SimpleResult>
+  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult>
   /**
    * Extended-protocol statements written at once, each with its own Sync, answered in order: one round
    * trip for the whole batch, new statement names included. Present only where the driver pipelines
@@ -147,4 +153,6 @@ export interface Driver {
    * then the statements may be named, prepared once per connection.
    */
   readonly pipelines: boolean
+  /** Whether {@link Session.simple} takes COPY data: large inserts may then be sent as COPY. */
+  readonly copies: boolean
 }

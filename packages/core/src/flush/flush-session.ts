@@ -60,10 +60,21 @@ export class FlushSession {
     return !this.session.isEnded() && !this.#timedOut
   }
 
-  /** One simple-protocol message; `commits` when it holds the COMMIT (or commits implicitly). */
-  simple(text: string, options: { readonly commits?: boolean } = {}): Promise<SimpleResult> {
+  /**
+   * One simple-protocol message; `commits` when it holds the COMMIT (or commits implicitly); `copies`:
+   * the data of each COPY in `text` (see {@link Session.simple}).
+   */
+  simple(
+    text: string,
+    options: { readonly commits?: boolean; readonly copies?: readonly (readonly string[])[] } = {},
+  ): Promise<SimpleResult> {
     this.#before(options.commits)
-    return this.#guard(this.session.simple(text))
+    const copies = options.copies
+    return this.#guard(
+      copies === undefined || copies.length === 0
+        ? this.session.simple(text)
+        : this.session.simple(text, copies),
+    )
   }
 
   /** Extended-protocol statements pipelined in one write (the session must have `pipeline`). */

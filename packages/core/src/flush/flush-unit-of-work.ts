@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Driver } from '../drivers/driver.ts'
 import { assignIds, idNeed, provisionalIds } from '../ids/assign-ids.ts'
 import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
+import { withCopies } from '../plan/copy-statements.ts'
 import { planFlush } from '../plan/plan-flush.ts'
 import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
 import type { FlushPlan } from '../plan/types.ts'
@@ -30,6 +31,8 @@ export interface FlushContext {
   readonly flushLog: string | undefined
   /** Which tables read back the values the server fills. */
   readonly serverValues: ServerValuesPolicy
+  /** Inserts of at least this many rows go as COPY (Infinity: never). */
+  readonly copyRows: number
 }
 
 /** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
@@ -115,25 +118,26 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
  * The plan the next flush of `uow` would send, ids not yet assigned shown as placeholders (`-1`,
  * `-2`...). Validates every value.
  */
-export function planUnitOfWork(
-  uow: UnitOfWork,
-  context: Pick<FlushContext, 'schema' | 'serverValues'>,
-): FlushPlan {
+export function planUnitOfWork(uow: UnitOfWork, context: PlanContext): FlushPlan {
   const pending = uow.pending()
   const changes = toChangeSet(pending, uow, provisionalIds(newRows(pending)))
-  return withServerValues(planFlush(context.schema, changes), context.schema, context.serverValues)
+  return finishPlan(planFlush(context.schema, changes), context)
+}
+
+/** What turns a change set's plan into what a flush sends. */
+type PlanContext = Pick<FlushContext, 'schema' | 'serverValues' | 'copyRows'>
+
+/** `plan` reading back the values the server fills, its large inserts sent as COPY. */
+function finishPlan(plan: FlushPlan, context: PlanContext): FlushPlan {
+  const reading = withServerValues(plan, context.schema, context.serverValues)
+  return withCopies(reading, context.schema, context.copyRows)
 }
 
 /** The plan and the sent values, from the unit of work as it is now (ids assigned). */
-function prepare(
-  uow: UnitOfWork,
-  context: Pick<FlushContext, 'schema' | 'serverValues'>,
-  pending: PendingChanges,
-): Prepared {
+function prepare(uow: UnitOfWork, context: PlanContext, pending: PendingChanges): Prepared {
   const changes = toChangeSet(pending, uow)
-  const plan = planFlush(context.schema, changes)
   return {
-    plan: withServerValues(plan, context.schema, context.serverValues),
+    plan: finishPlan(planFlush(context.schema, changes), context),
     sent: uow.sentValues(pending, changes),
   }
 }

@@ -9,7 +9,7 @@ import { errors } from '../errors.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
 import type { FlushSession } from './flush-session.ts'
 import { firstRejection, someServerRejection, statementError } from './outcome.ts'
-import { pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text.ts'
+import { hasCopy, pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text.ts'
 
 /** How a flush is sent. */
 export type PipelineMode = 'off' | 'waves' | 'burst'
@@ -44,11 +44,12 @@ export interface ModeInput {
  * measured faster on the realistic workload (one answer instead of one per statement, less client
  * CPU); named statements spare the server parsing and planning shapes it has seen on the connection.
  * Either way the COMMIT leaves with the statements, so a connection lost before the answer leaves the
- * outcome unknown unless the server already rejected a statement.
+ * outcome unknown unless the server already rejected a statement. A plan with an insert sent as COPY
+ * (`statement.copy`) goes as the one message, the COPY data written right behind it.
  */
 export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
   const statements = input.plan.waves.flat()
-  if (fs.session.pipeline && input.preparedBurst) {
+  if (fs.session.pipeline && input.preparedBurst && !hasCopy(statements)) {
     const batch: PipelinedStatement[] = [
       { text: 'begin', params: [] },
       ...input.opening.map((text) => ({ text, params: [] })),
@@ -62,7 +63,7 @@ export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<Ret
   }
   const batch = simpleBatch([...input.opening, ...statements])
   try {
-    return simpleRows(statements, await fs.simple(batch.text, { commits: true }))
+    return simpleRows(statements, await fs.simple(batch.text, { commits: true, copies: batch.copies }))
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
@@ -91,15 +92,16 @@ export async function sendOff(fs: FlushSession, input: ModeInput): Promise<Retur
 }
 
 /**
- * Statements sent in one round trip inside an open transaction; throws the first failure, else gives
- * the rows each returned.
+ * Statements sent in one round trip inside an open transaction (pipelined, or one simple-protocol
+ * message, always so when one goes as COPY); throws the first failure, else gives the rows each
+ * returned.
  */
 async function sendTogether(
   fs: FlushSession,
   statements: readonly PlannedStatement[],
   input: ModeInput,
 ): Promise<ReturnedRows> {
-  if (fs.session.pipeline) {
+  if (fs.session.pipeline && !hasCopy(statements)) {
     const results = await fs.pipeline(statements.map((s) => pipelined(s, input.named)))
     const failure = firstRejection(results, statements, input.flushId)
     if (failure) {
@@ -112,7 +114,7 @@ async function sendTogether(
   }
   const batch = simpleBatch(statements)
   try {
-    return simpleRows(statements, await fs.simple(batch.text))
+    return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies }))
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
+import { errors } from '../errors.ts'
 import { statementForm } from '../plan/statement-sql.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
+import { copyData } from './copy-data.ts'
 
 /** The text that separates statements of one simple-protocol message. */
 export const SEPARATOR = ';\n'
@@ -25,8 +27,10 @@ export function statementParams(statement: Pick<PlannedStatement, 'params' | 'ro
  * @example
  * simpleText({ sql: 'select $1::text[]', params: [['a', 'b']], rowCount: 2 }) // `select '{"a","b"}'::text[]`
  */
-export function simpleText(statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount'>): string {
-  return inlineParams(statement.sql, statementParams(statement))
+export function simpleText(
+  statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount' | 'copy'>,
+): string {
+  return statement.copy ? statement.sql : inlineParams(statement.sql, statementParams(statement))
 }
 
 const names = new Map<string, string>()
@@ -51,6 +55,7 @@ export function statementName(text: string): string {
 
 /** A planned statement for a pipeline: named (prepared once per connection) when `named`. */
 export function pipelined(statement: PlannedStatement, named: boolean): PipelinedStatement {
+  if (statement.copy) throw errors.internal('pipelined', 'a COPY goes in a simple-protocol message')
   return {
     text: statement.sql,
     params: statementParams(statement),
@@ -65,6 +70,13 @@ export interface SimpleBatch {
   readonly texts: readonly string[]
   /** The planned statement of each text; undefined for texts pipeflush adds (flush log, BEGIN...). */
   readonly statements: readonly (PlannedStatement | undefined)[]
+  /** The data of each COPY of the message (`statement.copy`), in order, in chunks (see `copyData`). */
+  readonly copies: readonly (readonly string[])[]
+}
+
+/** Whether any of `statements` goes as COPY (then only a simple-protocol message can carry it). */
+export function hasCopy(statements: readonly PlannedStatement[]): boolean {
+  return statements.some((s) => s.copy === true)
 }
 
 /**
@@ -75,10 +87,13 @@ export interface SimpleBatch {
  */
 export function simpleBatch(parts: readonly (PlannedStatement | string)[]): SimpleBatch {
   const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))
+  const copies: string[][] = []
+  for (const p of parts) if (typeof p !== 'string' && p.copy) copies.push(copyData(p))
   return {
     text: texts.join(SEPARATOR),
     texts,
     statements: parts.map((p) => (typeof p === 'string' ? undefined : p)),
+    copies,
   }
 }
 

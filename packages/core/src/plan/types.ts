@@ -78,6 +78,11 @@ export interface PlannedStatement {
   /** For inserts that are upserts. */
   readonly upsert?: UpsertSpec | undefined
   /**
+   * An insert sent as `COPY ... FROM STDIN` (its `sql`): the rows' texts go as COPY data right behind
+   * the statement, not as parameters. Only large inserts, where the driver can (see `copyRows`).
+   */
+  readonly copy?: true | undefined
+  /**
    * Columns the statement returns as text, aliased `r0, r1...`: the primary key, then the values the
    * server filled (an insert's columns the rows do not supply, an update's generated columns), which
    * the flush reads back into the entities. Absent when it returns none.

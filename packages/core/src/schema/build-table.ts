@@ -43,6 +43,8 @@ export interface TableModelInput {
   readonly foreignKeys?: readonly ForeignKeyModel[] | undefined
   readonly uniques?: readonly UniqueModel[] | undefined
   readonly versionColumn?: string | null | undefined
+  /** Whether large inserts may be sent as COPY (see {@link TableModel.copyable}); default true. */
+  readonly copyable?: boolean | undefined
 }
 
 const INTEGER_TYPES: ReadonlySet<ScalarType> = new Set(['int2', 'int4', 'int8'])
@@ -175,6 +177,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
     foreignKeys,
     uniques,
     versionColumn,
+    copyable: input.copyable ?? true,
   }
 }
 

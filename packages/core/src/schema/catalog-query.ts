@@ -2,16 +2,17 @@
  * One query reading every table of the given schemas from pg_catalog: columns (their type, and the type
  * values are written in: through domains and arrays to the element's type, its typmod, array delimiter
  * and enum labels; nullability, default, identity, generated, serial/identity sequence), primary key,
- * foreign keys (columns, target, deferrability, ON DELETE) and unique constraints. One row per table.
+ * foreign keys (columns, target, deferrability, ON DELETE) and unique constraints, and whether COPY
+ * would behave unlike INSERT on it (row-level security, rewrite rules). One row per table.
  */
 export const CATALOG_QUERY = `
 with t as (
-  select c.oid, n.nspname as schema, c.relname as name
+  select c.oid, n.nspname as schema, c.relname as name, c.relrowsecurity or c.relhasrules as copy_refused
   from pg_catalog.pg_class c
   join pg_catalog.pg_namespace n on n.oid = c.relnamespace
   where c.relkind in ('r', 'p') and not c.relispartition and n.nspname = any($1::text[])
 )
-select t.schema, t.name,
+select t.schema, t.name, t.copy_refused,
   (select coalesce(json_agg(json_build_object(
       'name', a.attname,
       'qualifiedType', quote_ident(tn.nspname) || '.' || quote_ident(ty.typname),

@@ -47,4 +47,6 @@ export interface CatalogTable {
   readonly primary_key: string[] | null
   readonly foreign_keys: CatalogForeignKey[]
   readonly uniques: { name: string; columns: string[] }[]
+  /** Row-level security is enabled on the table, or it has rewrite rules. */
+  readonly copy_refused: boolean
 }

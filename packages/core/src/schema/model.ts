@@ -128,6 +128,12 @@ export interface TableModel {
   readonly uniques: readonly UniqueModel[]
   /** Optimistic-lock version column (integer, incremented by pipeflush on every update), if configured. */
   readonly versionColumn: string | null
+  /**
+   * Whether large inserts into it may be sent as `COPY ... FROM STDIN` (see the `copyRows` option):
+   * false when row-level security is enabled on it (COPY FROM refuses such tables) or it has rewrite
+   * rules (COPY ignores them, INSERT runs them). A schema declared in code says true.
+   */
+  readonly copyable: boolean
 }
 
 export interface SchemaModel {

@@ -105,6 +105,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
       foreignKeys,
       uniques: row.uniques,
       versionColumn,
+      copyable: row.copy_refused !== true,
     })
   })
   return buildSchemaModel(tables)

@@ -95,6 +95,7 @@ describe.each(BAD)('%s', (_label, bad) => {
       'versionColumn',
       'serverValues',
       'hooks',
+      'copyRows',
     ]) {
       await onlyPipeflushErrors(() => connect({ [name]: bad }))
     }

@@ -21,6 +21,36 @@ export interface PgQueryConfig {
   readonly name?: string
 }
 
+/** A client's protocol connection (`lib/connection.js`). */
+export interface PgConnection {
+  /** The socket (the TLS socket once upgraded). */
+  readonly stream: Duplex
+  /** Writes one CopyData message (`lib/connection.js` line 237). */
+  sendCopyFromChunk(chunk: Buffer): void
+  /** Writes CopyDone (line 241). */
+  endCopyFrom(): void
+}
+
+/** What a pg query object answers with, to the callback it was made with. */
+export type PgCallback = (error: Error | undefined, result: PgResult | PgResult[] | undefined) => void
+
+/**
+ * A pg query object (`lib/query.js`): the client writes it with `submit(connection)` when its turn
+ * comes, then hands it each message of its answer (`handle...` methods), `handleCopyInResponse` when
+ * the server asks for COPY data (pg's own answers with CopyFail).
+ */
+export interface PgQuery {
+  submit(connection: PgConnection): Error | null | undefined
+  handleCopyInResponse(connection: PgConnection): void
+}
+
+/**
+ * pg's Query class, as the client's class names it (`Client.Query`, `lib/client.js` line 844). A
+ * subclass passes the pipeline mode's check for custom query objects (`query instanceof Query`, line
+ * 750), which refuses other objects with a `submit` method.
+ */
+export type PgQueryClass = new (text: string, values: undefined, callback: PgCallback) => PgQuery
+
 /** A client checked out of a pool. */
 export interface PgPoolClient {
   /** A string without values: one simple-protocol Query; several statements answer a result each. */
@@ -33,6 +63,8 @@ export interface PgPoolClient {
     config: PgQueryConfig,
     callback: (error: Error | undefined, result: PgResult | PgResult[] | undefined) => void,
   ): void
+  /** A query object made by the client's own `Query` class (or a subclass), answered to its callback. */
+  query(query: PgQuery): unknown
   /** Back to the pool; with an error, the pool closes and drops the client (`pg-pool` `_release`). */
   release(error?: Error | boolean): void
   /**
@@ -41,7 +73,9 @@ export interface PgPoolClient {
    */
   readonly pipeline?: boolean
   /** Its protocol connection (`lib/client.js` line 89); `stream` carries the bytes (TLS once upgraded). */
-  readonly connection: { readonly stream: Duplex }
+  readonly connection: PgConnection
+  /** Its class, whose `Query` is the query class the client checks custom query objects against. */
+  readonly constructor: { readonly Query?: PgQueryClass }
   readonly processID: number | null
   readonly host?: string
   readonly port?: number

@@ -15,6 +15,7 @@ import { closedError, toDriverError } from '../driver-errors.ts'
 import { SessionLifecycle } from '../session-lifecycle.ts'
 import { type MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
+import { copyQueryClass } from './copy-query.ts'
 
 /** Is `client` a `pg.Pool` (told by shape: pipeflush does not import the driver)? */
 export function isPgPool(client: unknown): client is PgPool {
@@ -78,6 +79,9 @@ export class PgDriver implements Driver {
   get pipelines(): boolean {
     return this.pool.options.pipeline === true
   }
+
+  /** COPY data goes behind a simple-protocol message, pipelining pool or not (see `copy-query.ts`). */
+  readonly copies = true
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
     try {
@@ -206,14 +210,28 @@ class PgSession implements Session {
     return this.#life.cause !== undefined
   }
 
-  simple(text: string): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult> {
     if (this.#life.unusable) return Promise.reject(this.#gone())
-    return this.#life.track(this.#client.query(text), this.#toError).then((result) => {
+    const answer =
+      copies === undefined || copies.length === 0 ? this.#client.query(text) : this.#copy(text, copies)
+    return this.#life.track(answer, this.#toError).then((result) => {
       const list = Array.isArray(result) ? result : [result]
       return {
         lastCommand: list[list.length - 1]?.command ?? '',
         rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
       }
+    })
+  }
+
+  /** `text` with the data of its COPY statements written behind it (see `copy-query.ts`). */
+  #copy(text: string, copies: readonly (readonly string[])[]): Promise<PgResult | PgResult[]> {
+    const base = this.#client.constructor.Query
+    if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
+    const CopyQuery = copyQueryClass(base)
+    return new Promise((resolve, reject) => {
+      this.#client.query(
+        new CopyQuery(text, copies, (error, result) => (error ? reject(error) : resolve(result ?? []))),
+      )
     })
   }
 

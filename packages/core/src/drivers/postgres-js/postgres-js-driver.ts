@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { errors } from '../../errors.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleResult } from '../driver.ts'
 import { closedError, deadlineError, toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
@@ -49,6 +50,12 @@ export function isPostgresJs(client: unknown): client is PostgresJsSql {
 export class PostgresJsDriver implements Driver {
   readonly name = 'postgres.js' as const
   readonly pipelines = false
+  /**
+   * No COPY: postgres.js's COPY stream never settles when the server rejects the data after the
+   * stream was ended (its final callback is only called on success), which would leave a flush
+   * waiting for its timeout. Large inserts go as INSERT.
+   */
+  readonly copies = false
   readonly address: string
   readonly sql: PostgresJsSql
   readonly meters = new Meters()
@@ -240,7 +247,12 @@ class PostgresJsSession implements Session {
     return this.#life.cause !== undefined
   }
 
-  simple(text: string): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult> {
+    if (copies !== undefined && copies.length > 0) {
+      return Promise.reject(
+        errors.internal('PostgresJsSession.simple', 'postgres.js sessions take no COPY data'),
+      )
+    }
     if (this.isEnded() || this.#life.terminated) {
       return Promise.reject(this.#life.cause ?? closedError(this.#driver.address, 'terminated'))
     }

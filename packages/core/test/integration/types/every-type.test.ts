@@ -517,6 +517,22 @@ describe('every type of the catalog', () => {
         await asPrimaryKeys(burst)
         await badText(burst, offset + 4000)
       })
+      // Every insert that can go as COPY does (one row is enough with copyRows 1): the values in
+      // COPY's text format, read back the same; bad text rejected by the server the same way.
+      test.runIf(driver !== 'postgres.js')('burst, every insert as COPY', async () => {
+        const client = await openClient(db, { pipeline: 'burst', driver: driver as DriverName, copyRows: 1 })
+        const probe = client.root.fork()
+        probe.create(TABLE, { id: 1, ...row(ROWS.a).write })
+        expect(
+          probe
+            .plan()
+            .waves.flat()
+            .map((s) => [s.kind, s.copy]),
+        ).toEqual([['insert', true]])
+        await writeAndRead(client, offset + 5000)
+        await asPrimaryKeys(client)
+        await badText(client, offset + 5000)
+      })
     },
   )
 })

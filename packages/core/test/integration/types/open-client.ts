@@ -15,6 +15,8 @@ export interface OpenClientOptions {
   readonly driver?: DriverName
   /** A schema declared in code; by default the entity manager reads the catalog. */
   readonly schema?: SchemaModel
+  /** Inserts of at least this many rows go as COPY (pipeflush's default when left out). */
+  readonly copyRows?: number
 }
 
 /**
@@ -30,6 +32,7 @@ export async function openClient(db: TestDatabase, options: OpenClientOptions): 
   const root = await EntityManager.connect(client.client, {
     pipeline: options.pipeline,
     ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.copyRows === undefined ? {} : { copyRows: options.copyRows }),
   })
   return {
     driver,

@@ -18,7 +18,11 @@ const OFFSETS = 40
  * toxic, reach past the end of the flush (some flushes succeed), and settle every flush within 1 s of
  * its socket's end.
  */
-export function defineSweep(driver: DriverName, kind: 'flush' | 'reads' = 'flush'): void {
+export function defineSweep(
+  driver: DriverName,
+  kind: 'flush' | 'reads' = 'flush',
+  extra: { readonly copyRows?: number } = {},
+): void {
   const db = useTestDatabase()
   beforeAll(async () => {
     await db.sql.unsafe(
@@ -33,7 +37,12 @@ export function defineSweep(driver: DriverName, kind: 'flush' | 'reads' = 'flush
       pools.flatMap((pool) => [true, false].map((warm) => ({ mode, direction, pool, warm }))),
     ),
   )
-  const what = kind === 'reads' ? 'a read (find, load, wasCommitted)' : 'a flush'
+  const what =
+    kind === 'reads'
+      ? 'a read (find, load, wasCommitted)'
+      : extra.copyRows === undefined
+        ? 'a flush'
+        : `a flush (inserts of ${extra.copyRows}+ rows as COPY)`
   describe.concurrent(`${driver}: a connection cut at every byte of ${what}`, () => {
     test.each(combos)(
       '$mode, $direction, pool of $pool, warm: $warm',
@@ -44,6 +53,7 @@ export function defineSweep(driver: DriverName, kind: 'flush' | 'reads' = 'flush
           toxics: ['limit_data', 'reset_peer', 'timeout'],
           offsets: OFFSETS,
           kind,
+          ...extra,
         })
         const cases = run.result?.cases ?? []
         const problems = cases.filter((c) => c.problem !== undefined).map(describeCase)

@@ -38,6 +38,8 @@ export interface SweepConfig {
   readonly kind?: 'flush' | 'reads'
   /** Evenly spaced offsets per toxic, besides every message boundary (and its neighbours). */
   readonly offsets: number
+  /** pipeflush's `copyRows`: 40 sends the 40 child rows as COPY (pipeflush's default otherwise). */
+  readonly copyRows?: number
   readonly adminUrl: string
   readonly toxiproxyUrl: string
   readonly postgresHost: string
@@ -133,6 +135,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     versionColumn: 'version',
     flushLog: 'pipeflush_flush_log',
     flushTimeoutMs: FLUSH_TIMEOUT_MS,
+    ...(cfg.copyRows === undefined ? {} : { copyRows: cfg.copyRows }),
   }
   const warmClient = openTracked()
   const warmRoot = await EntityManager.connect(warmClient.client, options)
@@ -194,6 +197,16 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   // Measure the bytes of one flush as the sweep will make it (warm: on an open connection that sent
   // these statements before; cold: opening the connection, fetching ids, flushing).
   const warmup = await unitOf(warmRoot, SETUP_TIMEOUT_MS)
+  const copies = warmup.em
+    .plan()
+    .waves.flat()
+    .filter((s) => s.copy)
+    .map((s) => s.table)
+  const expected = cfg.copyRows !== undefined && cfg.copyRows <= CHILDREN ? [`${cfg.name}_child`] : []
+  if (JSON.stringify(copies) !== JSON.stringify(expected))
+    throw new Error(
+      `statements sent as COPY: ${JSON.stringify(copies)}, expected ${JSON.stringify(expected)}`,
+    )
   await warmup.em.flush()
   const measured = await rootFor()
   if (cfg.kind === 'reads') return finish(await readCases(measured.root, warmup.tag))

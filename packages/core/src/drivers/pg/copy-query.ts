@@ -1,0 +1,58 @@
+import type { PgCallback, PgConnection, PgQuery, PgQueryClass } from './client-types.ts'
+
+/** A simple-protocol query whose COPY statements' data leaves with it. */
+export type CopyQueryClass = new (
+  text: string,
+  copies: readonly (readonly string[])[],
+  callback: PgCallback,
+) => PgQuery
+
+const made = new WeakMap<PgQueryClass, CopyQueryClass>()
+
+/**
+ * A subclass of the client's own `Query` class for a simple-protocol message of statements that
+ * contains `COPY ... FROM STDIN` statements: `submit` writes the Query message and right behind it,
+ * in the same write, each COPY's data as CopyData messages ended by CopyDone; the server reads them
+ * when it reaches each COPY. The server's request for data (CopyInResponse) then needs no answer: pg's
+ * own Query would answer it with CopyFail. Being a subclass, it is accepted on pools in `pipeline`
+ * mode, and answered like any query (a result per statement, or the error).
+ *
+ * @example
+ * const CopyQuery = copyQueryClass(client.constructor.Query)
+ * client.query(new CopyQuery('copy t (id, v) from stdin', [['1\ta\n']], callback))
+ */
+export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
+  let copyQuery = made.get(base)
+  if (copyQuery === undefined) {
+    copyQuery = class CopyQuery extends base {
+      readonly #copies: readonly (readonly string[])[]
+
+      constructor(text: string, copies: readonly (readonly string[])[], callback: PgCallback) {
+        super(text, undefined, callback)
+        this.#copies = copies
+      }
+
+      override submit(connection: PgConnection): Error | null | undefined {
+        const stream = connection.stream
+        stream.cork()
+        try {
+          const refused = super.submit(connection)
+          if (refused) return refused
+          for (const chunks of this.#copies) {
+            for (const chunk of chunks) connection.sendCopyFromChunk(Buffer.from(chunk, 'utf8'))
+            connection.endCopyFrom()
+          }
+          return undefined
+        } finally {
+          stream.uncork()
+        }
+      }
+
+      override handleCopyInResponse(): void {
+        // The data already went with the message.
+      }
+    }
+    made.set(base, copyQuery)
+  }
+  return copyQuery
+}

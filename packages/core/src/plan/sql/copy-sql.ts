@@ -1,0 +1,14 @@
+import type { TableModel } from '../../schema/model.ts'
+import { quoteIdentifier } from '../../values/identifier.ts'
+
+/**
+ * The COPY that takes rows supplying `columns` (in table order) from the client in COPY's text format.
+ * Columns a row does not supply take their DEFAULT, as with the insert; an `identity always` column
+ * takes the value sent (COPY does what `overriding system value` does for INSERT).
+ *
+ * @example
+ * copySql(book, ['id', 'title']) // 'copy "public"."book" ("id", "title") from stdin'
+ */
+export function copySql(table: TableModel, columns: readonly string[]): string {
+  return `copy ${table.sqlName} (${columns.map(quoteIdentifier).join(', ')}) from stdin`
+}
