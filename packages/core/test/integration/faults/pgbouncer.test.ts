@@ -70,6 +70,41 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
   })
 
   describe.each(TEST_DRIVERS)('%s', (driver) => {
+    test.runIf(driver === 'pg')(
+      'inserts as COPY through the pooler, in every mode: the data goes with the message, the rows land, round trips as counted',
+      async () => {
+        for (const mode of modes) {
+          const c = client(driver, 1)
+          const root = await EntityManager.connect(c.client, {
+            pipeline: mode,
+            idBlockSize: 100,
+            copyRows: 3,
+          })
+          const em = root.fork()
+          const p = em.create('parent', { name: `copy-${mode}` })
+          for (let i = 0; i < 5; i++) em.create('child', { parent_id: p, label: `copy-${mode}-${i}` })
+          expect(
+            em
+              .plan()
+              .waves.flat()
+              .map((s) => s.copy),
+          ).toEqual([undefined, true])
+          await em.flush() // fetches ids
+          const next = root.fork()
+          for (let i = 0; i < 5; i++)
+            next.create('child', { parent_id: p['id'], label: `copy-${mode}-again-${i}` })
+          c.counter.reset()
+          const report = await next.flush()
+          expect(report).toMatchObject({ inserted: 5, idFetch: false })
+          expect(c.counter.read().roundTrips).toBe(report.roundTrips)
+          expect(report.roundTrips).toBe(mode === 'burst' ? 1 : 3)
+          const [row] = await db.sql<{ n: number }[]>`
+            select count(*)::int as n from child where label like ${`copy-${mode}-%`}`
+          expect(row?.n).toBe(10)
+        }
+      },
+    )
+
     test(
       driver === 'pg'
         ? 'a pipelining pg pool as the application made it: a burst is one simple-protocol query; connect finds the pooler, so waves send unnamed statements (named on a direct connection)'

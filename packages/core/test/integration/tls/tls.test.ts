@@ -80,6 +80,22 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     expect(note?.['body']).toBe(`over TLS with ${driver}`)
   })
 
+  test.runIf(driver === 'pg')('a large insert as COPY over TLS', async () => {
+    const { client } = tlsClient(driver, certs.ca)
+    const em = await EntityManager.connect(client, { copyRows: 2 })
+    const uow = em.fork()
+    for (let i = 0; i < 3; i++) uow.create('tls_note', { body: `copied over TLS ${i}` })
+    expect(
+      uow
+        .plan()
+        .waves.flat()
+        .map((s) => s.copy),
+    ).toEqual([true])
+    expect((await uow.flush()).inserted).toBe(3)
+    const notes = await em.fork().find('tls_note', { body: [0, 1, 2].map((i) => `copied over TLS ${i}`) })
+    expect(notes).toHaveLength(3)
+  })
+
   test('a server certificate of another CA is refused with a clear error, not a hang', async () => {
     const other = makeCertificates('localhost')
     const { client } = tlsClient(driver, other.ca)
