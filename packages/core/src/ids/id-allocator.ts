@@ -19,10 +19,14 @@ export function fetchIdsSql(
   }
   // A prefetch skips sequences the session may not use (a flush would fail there with the server's error).
   const usable = options.usableOnly
-    ? " where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE')"
+    ? " where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE')"
     : ''
-  // One row per sequence, its ids joined by commas: far cheaper to answer and to read than a row per id.
-  return `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n)${usable} group by s.seq`
+  // One row per sequence, its ids joined by commas in the order they were drawn: far cheaper to answer
+  // and to read than a row per id. Each name is resolved to its sequence once (`offset 0` keeps the
+  // planner from pulling the cast into the per-id subquery): resolving it for every id took half the
+  // server's time for 100,000 ids. `order by g` also makes the aggregate the subquery's own (its other
+  // argument names only the outer row).
+  return `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as u(seq, n)${usable} offset 0) as s`
 }
 
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */

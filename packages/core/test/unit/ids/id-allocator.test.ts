@@ -333,19 +333,19 @@ describe('IdAllocator: prefetch', () => {
 describe('fetchIdsSql', () => {
   it('is one query: every sequence and count as literals, a row of comma-joined ids per sequence', () => {
     expect(fetchIdsSql(['a', 'b'], [53, 2])).toBe(
-      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) group by s.seq`,
+      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as u(seq, n) offset 0) as s`,
     )
   })
 
   it('quotes qualified, quoted sequence names with an escape string', () => {
     expect(fetchIdsSql(['"public"."author_id_seq"', "it's"], [1, 2])).toBe(
-      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) group by s.seq`,
+      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as u(seq, n) offset 0) as s`,
     )
   })
 
   it('keeps to the sequences the session may use when asked (prefetch)', () => {
     expect(fetchIdsSql(['a'], [1], { usableOnly: true })).toBe(
-      `select s.seq, string_agg(nextval(s.seq::regclass)::text, ',') as ids from unnest('{"a"}'::text[], '{1}'::int4[]) as s(seq, n) cross join lateral generate_series(1, s.n) where has_sequence_privilege(s.seq, 'USAGE') or has_sequence_privilege(s.seq, 'UPDATE') group by s.seq`,
+      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a"}'::text[], '{1}'::int4[]) as u(seq, n) where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE') offset 0) as s`,
     )
   })
 
