@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Driver } from '../drivers/driver.ts'
-import { assignIds, idNeed, provisionalIds } from '../ids/assign-ids.ts'
+import { assignIds, idNeed, type ProvisionalIds, provisionalIds } from '../ids/assign-ids.ts'
 import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
+import { rebindFlush } from '../ids/rebind-plan.ts'
 import { withCopies } from '../plan/copy-statements.ts'
 import { planFlush } from '../plan/plan-flush.ts'
 import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
@@ -45,7 +46,8 @@ interface Prepared {
  * Flushes a unit of work, top to bottom:
  * 1. its pending changes (nothing to write: nothing is sent);
  * 2. validated and planned before anything is sent: with this flush's ids when the id pool has them,
- *    else with placeholders, the real ids being fetched on the flush's connection first;
+ *    else with placeholders, the real ids being fetched on the flush's connection first (a flush of
+ *    plain inserts then rebinds its plan to them, any other plans again: see `rebindFlush`);
  * 3. sent on one connection, in one transaction (see `run-flush.ts`);
  * 4. once committed, the unit of work takes what was sent as its state. On failure it is left as it
  *    was (ids already assigned stay), so flushing again retries.
@@ -81,8 +83,9 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
   const need = idNeed(rows)
   const idFetch = context.ids.missing(need).size > 0
   let ready: Prepared | undefined
+  let provisional: Provisional | undefined
   if (idFetch) {
-    validateWithPlaceholders(uow, context.schema, pending, rows)
+    provisional = planWithPlaceholders(uow, context.schema, pending, rows)
   } else {
     assignIds(rows, need, context.ids)
     ready = prepare(uow, context, pending)
@@ -97,7 +100,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     preparedBurst: context.preparedBurst,
     opening: flushLogInsert(context.flushLog, flushId),
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
-    prepare: () => ready ?? prepare(uow, context, pending),
+    prepare: () => ready ?? rebound(provisional, pending, context) ?? prepare(uow, context, pending),
   })
   const { plan, sent } = result.prepared
   const filled = serverFilled(context.schema, plan, result.returned, sent)
@@ -142,14 +145,41 @@ function prepare(uow: UnitOfWork, context: PlanContext, pending: PendingChanges)
   }
 }
 
-/** Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. */
-function validateWithPlaceholders(
+/** A plan made with placeholder ids, what it sends of each entity, and the placeholders. */
+interface Provisional {
+  readonly plan: FlushPlan
+  /** Taken with the plan only when it may be rebound (plain inserts). */
+  readonly sent: SentValues | undefined
+  readonly ids: ProvisionalIds
+}
+
+/**
+ * Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. The
+ * plan is kept: once the ids are fetched, a flush of plain inserts rebinds it to them instead of
+ * planning again (`rebindFlush`).
+ */
+function planWithPlaceholders(
   uow: UnitOfWork,
   schema: SchemaModel,
   pending: PendingChanges,
   rows: readonly EntityState[],
-): void {
-  planFlush(schema, toChangeSet(pending, uow, provisionalIds(rows)))
+): Provisional {
+  const ids = provisionalIds(rows)
+  const changes = toChangeSet(pending, uow, ids)
+  const plan = planFlush(schema, changes)
+  const insertsOnly = pending.updates.length + pending.deletes.length + pending.upserts.length === 0
+  return { plan, ids, sent: insertsOnly ? uow.sentValues(pending, changes) : undefined }
+}
+
+/** The placeholder plan rebound to the ids fetched, finished as {@link prepare} would; or undefined. */
+function rebound(
+  provisional: Provisional | undefined,
+  pending: PendingChanges,
+  context: PlanContext,
+): Prepared | undefined {
+  if (provisional?.sent === undefined) return undefined
+  const done = rebindFlush(provisional.plan, provisional.sent, pending, provisional.ids)
+  return done && { plan: finishPlan(done.plan, context), sent: done.sent }
 }
 
 /**
