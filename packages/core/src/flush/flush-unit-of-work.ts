@@ -47,7 +47,8 @@ interface Prepared {
  * 1. its pending changes (nothing to write: nothing is sent);
  * 2. validated and planned before anything is sent: with this flush's ids when the id pool has them,
  *    else with placeholders, the real ids being fetched on the flush's connection first (a flush of
- *    plain inserts then rebinds its plan to them, any other plans again: see `rebindFlush`);
+ *    plain inserts then rebinds its plan to them, unless the unit of work was edited meanwhile; any
+ *    other plans again: see `rebindFlush`);
  * 3. sent on one connection, in one transaction (see `run-flush.ts`);
  * 4. once committed, the unit of work takes what was sent as its state. On failure it is left as it
  *    was (ids already assigned stay), so flushing again retries.
@@ -100,7 +101,10 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     preparedBurst: context.preparedBurst,
     opening: flushLogInsert(context.flushLog, flushId),
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
-    prepare: () => ready ?? rebound(provisional, pending, context) ?? prepare(uow, context, pending),
+    prepare: () =>
+      ready ??
+      (uow.edits === editsAtPending ? rebound(provisional, pending, context) : undefined) ??
+      prepare(uow, context, pending),
   })
   const { plan, sent } = result.prepared
   const filled = serverFilled(context.schema, plan, result.returned, sent)

@@ -64,5 +64,24 @@ describe.each(drivers.flatMap((driver) => modes.map((mode) => [driver, mode] as 
       children[0]!['label'] = `${tag}-0-renamed`
       expect((await em.flush()).updated).toBe(1)
     })
+
+    test('an entity edited while the ids are fetched: the flush plans again and writes the edit', async () => {
+      const c = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(c.client, { pipeline: mode, idBlockSize: 5 })
+      const tag = `${driver}-${mode}-edited`
+      const em = root.fork()
+      const parent = em.create('rb_parent', { name: tag })
+      const kids = Array.from({ length: 20 }, (_, i) =>
+        em.create('rb_child', { parent_id: parent, label: `${tag}-${i}` }),
+      )
+      const flushing = em.flush() // planned now; the ids come after a round trip
+      kids[3]!['label'] = `${tag}-3-changed`
+      expect(await flushing).toMatchObject({ idFetch: true, inserted: 21 })
+      const [row] = await db.sql<
+        { label: string }[]
+      >`select label from rb_child where id = ${String(kids[3]!['id'])}`
+      expect(row?.label).toBe(`${tag}-3-changed`)
+      expect((await em.flush()).statements).toBe(0)
+    })
   },
 )
