@@ -170,6 +170,33 @@ describe.each(drivers)('%s', (driver) => {
     }
   })
 
+  test('two flushes at once on a fresh pool of one: the connection opened for them serves both, its opening counted once', async () => {
+    const { root: warmRoot } = await setup(driver, 'burst')
+    for (const mode of modes) {
+      const fresh = open(driver, schemaOf(driver, 'burst'), 1)
+      const root = await EntityManager.connect(fresh.client, {
+        schema: warmRoot.schema,
+        pipeline: mode,
+        idBlockSize: 1000,
+        prepare: true, // no pooler check at connect: the pool is still cold when the flushes start
+      })
+      fresh.counter.reset()
+      const reports = await Promise.all(
+        [0, 1].map((i) => {
+          const em = root.fork()
+          createGraph(em, 500 + modes.indexOf(mode) * 10 + i)
+          return em.flush()
+        }),
+      )
+      const sum = reports.reduce((n, r) => n + r.roundTrips, 0)
+      expect(fresh.counter.read().roundTrips, mode).toBe(sum)
+      expect(
+        reports.filter((r) => r.connected),
+        mode,
+      ).toHaveLength(1)
+    }
+  })
+
   test('flushing with nothing to do costs no round trip', async () => {
     const { root, counter } = await setup(driver, 'burst')
     counter.reset()

@@ -13,7 +13,7 @@ import type {
 } from '../driver.ts'
 import { closedError, toDriverError } from '../driver-errors.ts'
 import { SessionLifecycle } from '../session-lifecycle.ts'
-import { type MeteredSocket, Meters } from '../socket/meters.ts'
+import { claimOpening, type MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
 import { copyQueryClass } from './copy-query.ts'
 
@@ -190,7 +190,7 @@ class PgSession implements Session {
     // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
     const metered = driver.meters.of(stream) ?? driver.meters.add(stream, driver.address, false)
     this.#metered = metered
-    this.opened = metered.fromStart && metered.meter.createdAt >= started
+    this.opened = claimOpening(metered, started)
     this.#base = this.opened ? 0 : metered.meter.roundTrips
     this.#atClaim = metered.meter.roundTrips - this.#base
     client.on('error', onError) // while checked out, nobody else listens: an 'error' would be thrown

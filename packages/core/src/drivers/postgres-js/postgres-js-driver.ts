@@ -4,7 +4,7 @@ import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleRe
 import { closedError, deadlineError, toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
 import { SessionLifecycle } from '../session-lifecycle.ts'
-import { type MeteredSocket, Meters } from '../socket/meters.ts'
+import { claimOpening, type MeteredSocket, Meters } from '../socket/meters.ts'
 import { cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
   PostgresJsConnection,
@@ -212,6 +212,8 @@ class PostgresJsSession implements Session {
   readonly #counts: Map<MeteredSocket, number>
   readonly #life: SessionLifecycle
   #metered: MeteredSocket | undefined
+  /** Whether this session counts the opening of its connection (decided once, when it is found). */
+  #opened = false
   /** Stops listening for the socket's close (the socket outlives the session: no listener may pile up). */
   #unwatch: () => void = () => {}
   #connection: PostgresJsConnection | undefined
@@ -238,8 +240,7 @@ class PostgresJsSession implements Session {
   }
 
   get opened(): boolean {
-    const m = this.#identify()
-    return m !== undefined && m.fromStart && m.meter.createdAt >= this.#started
+    return this.#identify() !== undefined && this.#opened
   }
 
   isEnded(): boolean {
@@ -296,6 +297,7 @@ class PostgresJsSession implements Session {
     const m = this.#driver.meters.byKey(cancelKeyOf(state.pid, state.secret))
     if (m === undefined) return undefined
     this.#metered = m
+    this.#opened = claimOpening(m, this.#started)
     this.#unwatch = m.meter.onClose(() => {
       const e = m.meter.closeError
       this.#life.end(closedError(this.#driver.address, e ? e.message : 'the socket closed', e))

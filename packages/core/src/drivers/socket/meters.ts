@@ -7,6 +7,27 @@ export interface MeteredSocket {
   readonly meter: SocketMeter
   /** The meter saw the connection from its first byte (else it was put on an open connection). */
   readonly fromStart: boolean
+  /**
+   * A session counted the round trips of opening the connection (see {@link claimOpening}): a
+   * connection opened while several reservations waited can serve more than one of them in turn.
+   */
+  openingClaimed: boolean
+}
+
+/**
+ * Whether a session reserved at `started` counts the opening of `metered`'s connection as its own:
+ * the connection was metered from its first byte, opened after the reservation began, and no earlier
+ * session claimed it (a connection opened while several reservations waited serves the first, then
+ * maybe another: only the first counts the opening; the next counts from when it got the connection).
+ * Claims it when so.
+ *
+ * @example
+ * const opened = claimOpening(metered, started) // true once per connection at most
+ */
+export function claimOpening(metered: MeteredSocket, started: number): boolean {
+  if (!metered.fromStart || metered.openingClaimed || metered.meter.createdAt < started) return false
+  metered.openingClaimed = true
+  return true
 }
 
 /** Why the last connection attempt failed, and where. */
@@ -37,7 +58,7 @@ export class Meters {
   add(socket: Duplex, address: string, fromStart = true): MeteredSocket {
     const known = this.#bySocket.get(socket)
     if (known) return known
-    const metered: MeteredSocket = { socket, meter: meterSocket(socket), fromStart }
+    const metered: MeteredSocket = { socket, meter: meterSocket(socket), fromStart, openingClaimed: false }
     this.#bySocket.set(socket, metered)
     this.#open.add(metered)
     metered.meter.onReady(() => {
