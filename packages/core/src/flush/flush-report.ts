@@ -18,7 +18,10 @@ export interface FlushReport {
   readonly roundTrips: number
   /** Of `roundTrips`, those of opening a connection for the flush (startup, authentication, the driver's first queries). */
   readonly connectRoundTrips: number
-  /** Whether a connection was opened for this flush. */
+  /**
+   * Whether a connection was opened for this flush. A connection opened while several flushes waited
+   * for one is counted by the first flush it serves; a later one counts from when it got it.
+   */
   readonly connected: boolean
   /** Whether ids had to be fetched (one round trip) before the transaction. */
   readonly idFetch: boolean
