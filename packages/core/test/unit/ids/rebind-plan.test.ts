@@ -47,6 +47,20 @@ function shuffledIds(n: number, base: number, text: boolean): unknown[] {
   return ids.map((id) => (text ? String(id) : id))
 }
 
+/** A book row with every column given, its author as a plain key. */
+function plainBook(id: string, authorId: string): Record<string, unknown> {
+  return {
+    id,
+    author_id: authorId,
+    isbn: null,
+    title: null,
+    tags: [],
+    meta: null,
+    cover: null,
+    published_at: null,
+  }
+}
+
 function kinds(plan: FlushPlan): string[][] {
   return plan.waves.map((w) => w.map((s) => `${s.kind} ${s.table}`))
 }
@@ -96,16 +110,7 @@ describe('rebindFlush', () => {
     const placeholderFk = unit()
     placeholderFk.add('author', { name: 'a', bio: null })
     placeholderFk.add('author', { name: 'b', bio: null })
-    placeholderFk.add('book', {
-      id: BOOK_1,
-      author_id: '-2',
-      isbn: null,
-      title: null,
-      tags: [],
-      meta: null,
-      cover: null,
-      published_at: null,
-    })
+    placeholderFk.add('book', plainBook(BOOK_1, '-2'))
     expect(both(placeholderFk.uow, (i) => String(100 + i)).rebound).toBeUndefined()
 
     const realKey = unit()
@@ -118,16 +123,7 @@ describe('rebindFlush', () => {
 
     const realFk = unit()
     realFk.add('author', { name: 'a', bio: null })
-    realFk.add('book', {
-      id: BOOK_2,
-      author_id: '55',
-      isbn: null,
-      title: null,
-      tags: [],
-      meta: null,
-      cover: null,
-      published_at: null,
-    })
+    realFk.add('book', plainBook(BOOK_2, '55'))
     expect(both(realFk.uow, () => '55').rebound).toBeUndefined()
   })
 
@@ -156,16 +152,7 @@ describe('rebindFlush', () => {
   it('leaves `sent` alone when it answers undefined', () => {
     const { uow, add } = unit()
     add('author', { name: 'a', bio: null })
-    add('book', {
-      id: BOOK_1,
-      author_id: '-1',
-      isbn: null,
-      title: null,
-      tags: [],
-      meta: null,
-      cover: null,
-      published_at: null,
-    })
+    add('book', plainBook(BOOK_1, '-1'))
     const pending = uow.pending()
     const provisional = provisionalIds([...pending.inserts])
     const changes = toChangeSet(pending, uow, provisional)
