@@ -6,6 +6,28 @@ import { compareNormalizedKeys, encodeValue, normalizeKeyValue } from '../values
 import type { ProvisionalIds } from './assign-ids.ts'
 
 /**
+ * The index k - 1 of the placeholder -k (given as its text or as a number) when 1 <= k <= `count`,
+ * else -1. Allocates nothing.
+ */
+function placeholderIndex(placeholder: unknown, count: number): number {
+  if (typeof placeholder === 'number') {
+    const k = -placeholder
+    return Number.isInteger(k) && k >= 1 && k <= count ? k - 1 : -1
+  }
+  if (typeof placeholder !== 'string') return -1
+  // The canonical text of -k: a minus sign, then digits without a leading zero.
+  const length = placeholder.length
+  if (length < 2 || length > 16 || placeholder.charCodeAt(0) !== 45 /* - */) return -1
+  let k = 0
+  for (let i = 1; i < length; i++) {
+    const digit = placeholder.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9 || (i === 1 && digit === 0)) return -1
+    k = k * 10 + digit
+  }
+  return k <= count ? k - 1 : -1
+}
+
+/**
  * The placeholders of a flush and the ids that replaced them. `provisionalIds` numbers the
  * placeholders -1, -2... in its map's order, so the k-th placeholder's id is found at k - 1.
  */
@@ -26,7 +48,7 @@ class Ids {
     const texts: string[] = []
     const values: unknown[] = []
     for (const [state, placeholder] of provisional) {
-      if (String(placeholder) !== `-${texts.length + 1}`) return undefined
+      if (placeholderIndex(placeholder, Number.MAX_SAFE_INTEGER) !== texts.length) return undefined
       const table = state.table
       const column = table.columnsByName.get(table.primaryKey[0]!)!
       const id = state.row[column.name]
@@ -38,22 +60,24 @@ class Ids {
     return new Ids(texts, values)
   }
 
-  /** The index of the placeholder whose text (or value) this is, or -1. */
-  #index(placeholder: unknown): number {
-    const text =
-      typeof placeholder === 'string'
-        ? placeholder
-        : typeof placeholder === 'number'
-          ? String(placeholder)
-          : ''
-    if (text.charCodeAt(0) !== 45 /* - */) return -1
-    const k = -Number(text)
-    return k >= 1 && k <= this.#texts.length && text === `-${k}` ? k - 1 : -1
+  /** The index of the placeholder whose text (or value) this is, or -1. Allocates nothing. */
+  index(placeholder: unknown): number {
+    return placeholderIndex(placeholder, this.#texts.length)
+  }
+
+  /** The real id's text at `index` (see {@link index}). */
+  textAt(index: number): string {
+    return this.#texts[index]!
+  }
+
+  /** The real id at `index`, as the rows hold it. */
+  valueAt(index: number): unknown {
+    return this.#values[index]
   }
 
   /** Whether `text` is a placeholder's text. */
   isPlaceholder(text: string): boolean {
-    return this.#index(text) >= 0
+    return this.index(text) >= 0
   }
 
   /** Whether `text` is one of the real ids' texts. */
@@ -64,13 +88,13 @@ class Ids {
 
   /** The real id's text for a placeholder's text; anything else as it is. */
   text(text: string): string {
-    const i = this.#index(text)
+    const i = this.index(text)
     return i < 0 ? text : this.#texts[i]!
   }
 
   /** The real id for a placeholder value (as a change set holds it); anything else as it is. */
   value(value: unknown): unknown {
-    const i = this.#index(value)
+    const i = this.index(value)
     return i < 0 ? value : this.#values[i]
   }
 }
@@ -139,7 +163,11 @@ function noCollision(
   return true
 }
 
-/** `statement` with its placeholders replaced by the real ids, rows sorted again by key. */
+/**
+ * `statement` with its placeholders replaced by the real ids, rows sorted again by key. Each row's
+ * placeholder is read once from its key; the key column's cells are that row's placeholder text
+ * (or a key the application gave), the other replaced columns are looked up cell by cell.
+ */
 function rebindStatement(
   statement: PlannedStatement,
   table: TableModel,
@@ -147,35 +175,67 @@ function rebindStatement(
   ids: Ids,
 ): PlannedStatement {
   const replaced = new Set(columns.map((c) => c.name))
-  const params = statement.params.map((cells, i) => {
-    if (!replaced.has(statement.columns[i]!)) return cells
+  const keyColumn = table.primaryKey.length === 1 ? table.primaryKey[0] : undefined
+  const rows = statement.keys.length
+  const at = new Int32Array(rows)
+  const keys: unknown[] = new Array(rows)
+  for (let r = 0; r < rows; r++) {
+    const key = statement.keys[r]
+    const i = ids.index(key)
+    at[r] = i
+    keys[r] = i < 0 ? key : ids.valueAt(i)
+  }
+  const params = statement.params.map((cells, c) => {
+    const name = statement.columns[c]!
+    if (!replaced.has(name)) return cells
     const out: (string | null)[] = new Array(cells.length)
+    const own = name === keyColumn
     for (let r = 0; r < cells.length; r++) {
       const text = cells[r] ?? null
-      out[r] = text === null ? null : ids.text(text)
+      const i = own ? at[r]! : -1
+      out[r] = i >= 0 ? ids.textAt(i) : text === null ? null : ids.text(text)
     }
     return out
   })
-  const keys = statement.keys.map((key) => ids.value(key))
   const order = keyOrder(table, keys)
   if (order === undefined) return { ...statement, params, keys }
   return {
     ...statement,
-    params: params.map((cells) => order.map((r) => cells[r] ?? null)),
-    keys: order.map((r) => keys[r]),
+    params: params.map((cells) => reorder(cells, order)),
+    keys: reorder(keys, order),
   }
 }
 
-/** The row order by (single-column) key, or undefined when the rows are in order already. */
-function keyOrder(table: TableModel, keys: readonly unknown[]): number[] | undefined {
+function reorder<T>(items: readonly T[], order: Int32Array): T[] {
+  const out: T[] = new Array(order.length)
+  for (let r = 0; r < order.length; r++) out[r] = items[order[r]!]!
+  return out
+}
+
+/**
+ * The row order by (single-column) key, or undefined when the rows are in order already. Rows in
+ * the reverse order (placeholders -1, -2... sort the other way round from ids drawn in ascending
+ * order) are turned round without sorting.
+ */
+function keyOrder(table: TableModel, keys: readonly unknown[]): Int32Array | undefined {
   if (table.primaryKey.length !== 1) return undefined // no placeholder in a composite key (no entity as a key)
   const column = table.columnsByName.get(table.primaryKey[0]!)!
   const ids = keys.map((key) => normalizeKeyValue(key, column))
-  let sorted = true
-  for (let i = 1; i < ids.length && sorted; i++)
-    sorted = compareNormalizedKeys(ids[i - 1]!, ids[i]!, column) <= 0
-  if (sorted) return undefined
-  return ids.map((_, i) => i).sort((a, b) => compareNormalizedKeys(ids[a]!, ids[b]!, column) || a - b)
+  let ascending = true
+  let descending = true
+  for (let i = 1; i < ids.length && (ascending || descending); i++) {
+    const order = compareNormalizedKeys(ids[i - 1]!, ids[i]!, column)
+    if (order > 0) ascending = false
+    if (order <= 0) descending = false
+  }
+  if (ascending) return undefined
+  const order = new Int32Array(ids.length)
+  if (descending) {
+    for (let r = 0; r < ids.length; r++) order[r] = ids.length - 1 - r
+    return order
+  }
+  for (let r = 0; r < ids.length; r++) order[r] = r
+  return order.sort((a, b) => compareNormalizedKeys(ids[a]!, ids[b]!, column) || a - b)
 }
 
 /**

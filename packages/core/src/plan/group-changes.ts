@@ -119,6 +119,28 @@ function writtenColumns(table: TableModel, values: RowValues, kind: StatementKin
   return columns
 }
 
+/**
+ * Whether `values` holds exactly the columns `columns` (own properties, in any order): then it writes
+ * what a row that gave `columns` writes. Allocates nothing.
+ */
+function sameShape(values: RowValues, columns: readonly string[]): boolean {
+  let count = 0
+  for (const name in values) {
+    if (!Object.hasOwn(values, name)) return false
+    count++
+  }
+  if (count !== columns.length) return false
+  for (let i = 0; i < columns.length; i++) if (!Object.hasOwn(values, columns[i]!)) return false
+  return true
+}
+
+/** The key columns' texts out of a row's `texts` (`at`: each key column's index in them, or -1). */
+function keyTextsOf(texts: readonly (string | null)[], at: readonly number[]): string[] {
+  const out: string[] = new Array(at.length)
+  for (let i = 0; i < at.length; i++) out[i] = texts[at[i]!] ?? ''
+  return out
+}
+
 /** The texts of `values` in `columns`, in that order. */
 function encodeRow(
   table: TableModel,
@@ -207,15 +229,27 @@ function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boole
  */
 export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedChanges {
   const inserts = new DraftGroups('insert')
+  // Rows of one shape come in runs (a large flush is one table, one column set): the previous row's
+  // columns are reused when this row has the same ones, and its draft with them.
+  let last:
+    | { table: TableModel; columns: readonly string[]; draft: StatementDraft; keyAt: number[] }
+    | undefined
   for (const change of changes.inserts) {
     const table = writableTable(schema, change.table)
-    const columns = writtenColumns(table, change.values, 'insert')
+    const same =
+      last !== undefined && last.table === table && !change.upsert && sameShape(change.values, last.columns)
+    const columns = same ? last!.columns : writtenColumns(table, change.values, 'insert')
     const key = rowKeyOf(table, change.values)
     const texts = encodeRow(table, columns, change.values, key)
     if (change.upsert) checkUpsert(table, columns, change.upsert)
+    if (same) {
+      last!.draft.rows.push(rowDraft(key, keyTextsOf(texts, last!.keyAt), change.values, texts, null))
+      continue
+    }
     const draft = inserts.draftOf(table, columns, change.upsert)
-    const keyTexts = table.primaryKey.map((name) => texts[draft.columns.indexOf(name)] ?? '')
-    draft.rows.push(rowDraft(key, keyTexts, change.values, texts, null))
+    const keyAt = table.primaryKey.map((name) => draft.columns.indexOf(name))
+    last = change.upsert ? undefined : { table, columns, draft, keyAt }
+    draft.rows.push(rowDraft(key, keyTextsOf(texts, keyAt), change.values, texts, null))
   }
   const updates = new DraftGroups('update')
   for (const change of changes.updates) {

@@ -106,6 +106,28 @@ describe('rebindFlush', () => {
     expect(rebound?.sent).toEqual(expected().sent)
   })
 
+  it('ids drawn in ascending order (rows turned round, not sorted), with and without a key the application gave', () => {
+    for (const given of [false, true]) {
+      const { uow, add } = unit()
+      for (let i = 0; i < 500; i++) {
+        add('author', { name: `a${i}`, bio: null })
+        add('tag', { name: `tag ${i}` })
+      }
+      if (given) add('author', { id: '251', name: 'given', bio: null }) // inside the ids' range, not one of them
+      const { rebound, expected } = both(uow, (i, state) =>
+        state.table.key === 'author' ? String(100 + Math.floor(i / 2) * 3) : 5000 + i,
+      )
+      expect(rebound).toBeDefined()
+      expect(rebound?.plan).toEqual(expected().plan)
+      expect(rebound?.sent).toEqual(expected().sent)
+      const keys = rebound!.plan.waves
+        .flat()
+        .find((s) => s.table === 'author')!
+        .keys.map(Number)
+      expect(keys).toEqual([...keys].sort((a, b) => a - b))
+    }
+  })
+
   it('plans again (undefined) when a value the application gave has a placeholder text or a real id text', () => {
     const placeholderFk = unit()
     placeholderFk.add('author', { name: 'a', bio: null })

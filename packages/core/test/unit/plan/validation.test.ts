@@ -56,6 +56,29 @@ describe('planFlush validation', () => {
       'id x1',
       'id,name x2',
     ])
+    // Runs of one shape broken by other tables, other shapes and an upsert: each row still lands in
+    // the statement of its own table and columns, and a bad row after a run is still found.
+    const author = (values: Record<string, unknown>) => ({ table: 'author', values })
+    const mixed = [
+      tag({ id: 1, name: 'a' }),
+      author({ id: 1, name: 'x' }),
+      tag({ id: 2, name: 'b' }),
+      tag({ id: 3 }),
+      tag({ name: 'd', id: 4 }),
+      { table: 'tag', values: { id: 5, name: 'e' }, upsert: { conflict: ['id'], update: ['name'] } },
+      tag({ id: 6, name: 'f' }),
+      author({ name: 'y', id: 2 }),
+    ]
+    const mixedPlan = planFlush(library, changes({ inserts: mixed }))
+    expect(
+      mixedPlan.waves
+        .flat()
+        .map((s) => `${s.table} ${s.columns.join(',')}${s.upsert ? ' upsert' : ''} ${s.keys.join(',')}`),
+    ).toEqual(['author id,name 1,2', 'tag id 3', 'tag id,name 1,2,4,6', 'tag id,name upsert 5'])
+    expect(codeOf(changes({ inserts: [...mixed, tag({ id: 7, name: 'g', color: 'red' })] }))).toBe(
+      'UNKNOWN_COLUMN',
+    )
+    expect(codeOf(changes({ inserts: [...mixed, tag({ id: 7, colour: 'g' })] }))).toBe('UNKNOWN_COLUMN')
   })
 
   it('rejects tables without a primary key', () => {
