@@ -59,11 +59,11 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
   readonly hooks?: FlushHooks
   /**
    * Inserts of at least this many rows into one table are sent as `COPY ... FROM STDIN` instead of
-   * INSERT, in the same message and transaction (no extra round trip): the server stores them about
-   * twice as fast. Default 1,000; `Infinity`: never. Only plain inserts that return nothing (not
-   * upserts, not tables whose server-filled values are read back: see `serverValues`), never into a
-   * table with row-level security or rewrite rules. node-postgres pools only: postgres.js flushes
-   * always send INSERT.
+   * INSERT, in the same message and transaction: the server stores them about twice as fast.
+   * node-postgres writes the data with the message (no extra round trip); postgres.js writes it when
+   * the server asks (one round trip more per COPY). Default 1,000; `Infinity`: never. Only plain
+   * inserts that return nothing (not upserts, not tables whose server-filled values are read back: see
+   * `serverValues`), never into a table with row-level security or rewrite rules.
    */
   readonly copyRows?: number
 }

@@ -71,10 +71,12 @@ export interface Session {
    * the driver's error (see {@link Driver.toDriverError}).
    *
    * `copies` (only where {@link Driver.copies}): the data of each `COPY ... FROM STDIN` statement of
-   * `text`, in order, each in chunks of COPY's text format. It is written right behind the message, in
-   * the same write, each COPY's data ended by CopyDone: the server reads it when it reaches that COPY,
-   * so a COPY costs no round trip of its own. When a statement fails first, the server drops the data
-   * it did not read.
+   * `text`, in order, each in chunks of COPY's text format, each ended by CopyDone. node-postgres
+   * writes it right behind the message, in the same write: the server reads it when it reaches that
+   * COPY, so a COPY costs no round trip of its own, and when a statement fails first the server drops
+   * the data it did not read. postgres.js writes each COPY's data when the server asks for it (one
+   * round trip per COPY). Either way the query answers as one without COPY: every statement's result,
+   * or the server's error.
    */
   simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult>
   /**

@@ -47,6 +47,12 @@ export interface PostgresJsResult extends ReadonlyArray<Record<string, unknown>>
 export interface PostgresJsQuery extends Promise<PostgresJsResult | PostgresJsResult[]> {
   execute(): this
   readonly state: { readonly pid: number | null; readonly secret: number | null } | null
+  /**
+   * Settles the query (`query.js` line 26): an own property the connection calls with the results at
+   * ReadyForQuery, and earlier with a `Writable` when the server asks for COPY data
+   * (`connection.js` `CopyInResponse`). postgres.js itself replaces it (`cursor`, `query.js` line 97).
+   */
+  resolve: (value: unknown) => void
 }
 
 export interface UnsafeOptions {

@@ -1,5 +1,4 @@
 import type { Socket } from 'node:net'
-import { errors } from '../../errors.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleResult } from '../driver.ts'
 import { closedError, deadlineError, toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
@@ -13,6 +12,7 @@ import type {
   PostgresJsResult,
   PostgresJsSql,
 } from './client-types.ts'
+import { feedCopies } from './copy-feed.ts'
 import { socketFactory } from './socket-factory.ts'
 
 /** postgres.js's names of the server's error fields (`connection.js` `errorFields`). */
@@ -51,11 +51,10 @@ export class PostgresJsDriver implements Driver {
   readonly name = 'postgres.js' as const
   readonly pipelines = false
   /**
-   * No COPY: postgres.js's COPY stream never settles when the server rejects the data after the
-   * stream was ended (its final callback is only called on success), which would leave a flush
-   * waiting for its timeout. Large inserts go as INSERT.
+   * COPY data goes when the server asks for it (see `copy-feed.ts`): a flush with a COPY takes one
+   * round trip more than on node-postgres, which writes the data with the statement.
    */
-  readonly copies = false
+  readonly copies = true
   readonly address: string
   readonly sql: PostgresJsSql
   readonly meters = new Meters()
@@ -249,15 +248,11 @@ class PostgresJsSession implements Session {
   }
 
   simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult> {
-    if (copies !== undefined && copies.length > 0) {
-      return Promise.reject(
-        errors.internal('PostgresJsSession.simple', 'postgres.js sessions take no COPY data'),
-      )
-    }
     if (this.isEnded() || this.#life.terminated) {
       return Promise.reject(this.#life.cause ?? closedError(this.#driver.address, 'terminated'))
     }
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
+    if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
     this.#first ??= q
     // The query is written one microtask later; by the next macrotask its connection is known.
     setImmediate(() => this.#identify())

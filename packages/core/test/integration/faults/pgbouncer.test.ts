@@ -70,8 +70,10 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
   })
 
   describe.each(TEST_DRIVERS)('%s', (driver) => {
-    test.runIf(driver === 'pg')(
-      'inserts as COPY through the pooler, in every mode: the data goes with the message, the rows land, round trips as counted',
+    test(
+      driver === 'postgres.js'
+        ? 'inserts as COPY through the pooler, in every mode: the data goes when the server asks, the rows land, round trips as counted'
+        : 'inserts as COPY through the pooler, in every mode: the data goes with the message, the rows land, round trips as counted',
       async () => {
         for (const mode of modes) {
           const c = client(driver, 1)
@@ -81,8 +83,9 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
             copyRows: 3,
           })
           const em = root.fork()
-          const p = em.create('parent', { name: `copy-${mode}` })
-          for (let i = 0; i < 5; i++) em.create('child', { parent_id: p, label: `copy-${mode}-${i}` })
+          const p = em.create('parent', { name: `copy-${driver}-${mode}` })
+          for (let i = 0; i < 5; i++)
+            em.create('child', { parent_id: p, label: `copy-${driver}-${mode}-${i}` })
           expect(
             em
               .plan()
@@ -92,14 +95,15 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
           await em.flush() // fetches ids
           const next = root.fork()
           for (let i = 0; i < 5; i++)
-            next.create('child', { parent_id: p['id'], label: `copy-${mode}-again-${i}` })
+            next.create('child', { parent_id: p['id'], label: `copy-${driver}-${mode}-again-${i}` })
           c.counter.reset()
           const report = await next.flush()
           expect(report).toMatchObject({ inserted: 5, idFetch: false })
           expect(c.counter.read().roundTrips).toBe(report.roundTrips)
-          expect(report.roundTrips).toBe(mode === 'burst' ? 1 : 3)
+          // postgres.js waits for the server's request for the data: one round trip more.
+          expect(report.roundTrips).toBe((mode === 'burst' ? 1 : 3) + (driver === 'postgres.js' ? 1 : 0))
           const [row] = await db.sql<{ n: number }[]>`
-            select count(*)::int as n from child where label like ${`copy-${mode}-%`}`
+            select count(*)::int as n from child where label like ${`copy-${driver}-${mode}-%`}`
           expect(row?.n).toBe(10)
         }
       },

@@ -80,11 +80,11 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     expect(note?.['body']).toBe(`over TLS with ${driver}`)
   })
 
-  test.runIf(driver === 'pg')('a large insert as COPY over TLS', async () => {
+  test('a large insert as COPY over TLS', async () => {
     const { client } = tlsClient(driver, certs.ca)
     const em = await EntityManager.connect(client, { copyRows: 2 })
     const uow = em.fork()
-    for (let i = 0; i < 3; i++) uow.create('tls_note', { body: `copied over TLS ${i}` })
+    for (let i = 0; i < 3; i++) uow.create('tls_note', { body: `copied over TLS ${driver} ${i}` })
     expect(
       uow
         .plan()
@@ -92,7 +92,9 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
         .map((s) => s.copy),
     ).toEqual([true])
     expect((await uow.flush()).inserted).toBe(3)
-    const notes = await em.fork().find('tls_note', { body: [0, 1, 2].map((i) => `copied over TLS ${i}`) })
+    const notes = await em
+      .fork()
+      .find('tls_note', { body: [0, 1, 2].map((i) => `copied over TLS ${driver} ${i}`) })
     expect(notes).toHaveLength(3)
   })
 

@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream'
+import type { PostgresJsQuery } from './client-types.ts'
+
+/**
+ * Feeds the `COPY ... FROM STDIN` statements of a simple-protocol query their data, in order, and
+ * leaves the query to settle as any other: with every statement's result, or with the server's error.
+ *
+ * When the server reaches a COPY it asks for the data (CopyInResponse) and postgres.js hands the query
+ * a `Writable` through `query.resolve`, which would settle the query with the stream. Wrapped here, the
+ * stream is written and ended instead, and the query settles at ReadyForQuery like any other. This
+ * avoids postgres.js's `.writable()`, whose stream never settles when the server rejects the data after
+ * it was ended (its final callback is called only on success, and its error goes to a query already
+ * settled with the stream): here the error reaches the query, which is still waiting. The data leaves
+ * when the server asks for it: a COPY costs one round trip of its own.
+ *
+ * An error while the data is written (the server rejected a row early, the connection closed) destroys
+ * the stream; the query rejects with that error, so the stream's own `error` event is only silenced.
+ * A COPY beyond `copies` gets CopyFail: the server rejects it.
+ *
+ * @example
+ * const q = reserved.unsafe('begin; copy t (id, v) from stdin; commit', [])
+ * feedCopies(q, [['1\ta\n2\tb\n']])
+ * await q // [result of begin, ..., result of commit]
+ */
+export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly string[])[]): void {
+  const resolve = query.resolve
+  let next = 0
+  query.resolve = (value: unknown) => {
+    if (!(value instanceof Writable)) {
+      resolve(value)
+      return
+    }
+    value.on('error', () => {}) // the query itself rejects with the error
+    const chunks = copies[next++]
+    if (chunks === undefined) {
+      value.destroy(new Error('pipeflush has no data for this COPY'))
+      return
+    }
+    quietDestroy(value)
+    for (const chunk of chunks) value.write(chunk)
+    value.end()
+  }
+}
+
+/**
+ * Makes destroying `stream` write nothing. postgres.js's stream answers a destroy with CopyFail and
+ * forgets the connection's current COPY stream; it is destroyed once finished (`autoDestroy`), after
+ * the server completed the COPY, which may by then have reached the next COPY of the message: the
+ * CopyFail would break that one (found by a message of two COPYs), and the connection would forget
+ * its stream. A stream postgres.js destroys on an error needs no CopyFail either: the server already
+ * left the COPY, or the connection is gone.
+ */
+function quietDestroy(stream: Writable): void {
+  ;(stream as unknown as { _destroy: Writable['_destroy'] })._destroy = (error, callback) => callback(error)
+}
