@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { errors } from '../../errors.ts'
 import type { PostgresJsQuery } from './client-types.ts'
 
 /**
@@ -23,6 +24,9 @@ import type { PostgresJsQuery } from './client-types.ts'
  * await q // [result of begin, ..., result of commit]
  */
 export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly string[])[]): void {
+  // Another postgres.js might settle queries otherwise: then fail before sending, not hang in COPY.
+  if (!Object.hasOwn(query, 'resolve') || typeof query.resolve !== 'function')
+    throw errors.internal('feedCopies', 'this postgres.js query has no own resolve to feed COPY data through')
   const resolve = query.resolve
   let next = 0
   query.resolve = (value: unknown) => {
