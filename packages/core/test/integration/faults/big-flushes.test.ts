@@ -139,7 +139,11 @@ test.each(TEST_DRIVERS)(
       for (let i = 0; i < 100_000; i++)
         em.create('bulk', { driver, a: i, b: `row ${i} of the bulk load`, c: at })
       const report = await counted(c, () => em.flush())
-      expect(report).toMatchObject({ statements: 1, inserted: 100_000, idFetch: true, roundTrips: 2 })
+      // The id fetch, then the flush: its 100,000 rows go as COPY, whose data postgres.js writes when
+      // the server asks for it (one round trip more).
+      const trips = 2 + (driver === 'postgres.js' ? 1 : 0)
+      expect(report).toMatchObject({ statements: 1, inserted: 100_000, idFetch: true, roundTrips: trips })
+      expect(em.plan().waves).toEqual([])
     } finally {
       clearInterval(sample)
     }
