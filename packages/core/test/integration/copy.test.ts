@@ -231,3 +231,43 @@ test.each(copying)('%s: never COPY into a table with row-level security or rewri
   >`select count(*)::int as n from cp_ruled_log where v like ${`${driver} %`}`
   expect(log?.n).toBe(3) // the rule ran: the rows went as INSERT
 })
+
+test.each(copying)(
+  '%s: four flushes with COPY at once from a fresh pool of 4, every mode: all stored, the reports sum to the socket count',
+  async (driver) => {
+    const { schema } = await connect(db.client(driver, { max: 1 }), 'burst')
+    for (const mode of modes) {
+      // The schema given: connecting opens no connection, the flushes open them all.
+      const c = db.client(driver, { max: 4 })
+      const root = await EntityManager.connect(c.client, {
+        schema,
+        pipeline: mode,
+        copyRows: 3,
+        versionColumn: 'version',
+        prepare: true,
+      })
+      c.counter.reset()
+      const made = await Promise.all(
+        [0, 1, 2, 3].map(async (i) => {
+          const em = root.fork()
+          const children = create(em, `${driver}-${mode}-many-${i}`, 3 + i)
+          return { children, report: await em.flush() }
+        }),
+      )
+      const reports = made.map((m) => m.report)
+      const reported = reports.reduce((n, r) => n + r.roundTrips, 0)
+      // postgres.js's pool opens a connection for each waiting reservation but hands a reservation
+      // whichever connection is free first: an opening that ends up serving no flush is in no report.
+      if (driver === 'postgres.js') expect(c.counter.read().roundTrips, mode).toBeGreaterThanOrEqual(reported)
+      else expect(c.counter.read().roundTrips, mode).toBe(reported)
+      expect(reports.filter((r) => r.connected).length, mode).toBeGreaterThanOrEqual(1)
+      for (const [i, { children }] of made.entries()) {
+        const { parents, children: rows } = await stored(`${driver}-${mode}-many-${i}`)
+        expect([parents, rows], `${mode} ${i}`).toEqual([
+          3 + i,
+          children.map((child) => ({ v: child['v'], n: child['n'] })),
+        ])
+      }
+    }
+  },
+)
