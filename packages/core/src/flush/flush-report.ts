@@ -16,7 +16,13 @@ export interface FlushReport {
    * the flush cannot be observed: the flush's own round trips are counted.
    */
   readonly roundTrips: number
-  /** Of `roundTrips`, those of opening a connection for the flush (startup, authentication, the driver's first queries). */
+  /**
+   * Of `roundTrips`, those of opening connections for the flush (startup, authentication, the
+   * driver's first queries). On postgres.js also a connection its pool began to open while this flush
+   * waited that served another flush first or none (the pool hands a waiting flush whichever
+   * connection is free first): the flush waits until that opening is over, so that every opening is
+   * in some flush's report.
+   */
   readonly connectRoundTrips: number
   /**
    * Whether a connection was opened for this flush. A connection opened while several flushes waited

@@ -93,6 +93,14 @@ export class FlushSession {
     return this.session.roundTrips() ?? this.#waits
   }
 
+  /**
+   * Round trips of openings the pool began while this flush waited for its connection, on other
+   * connections (see `Session.openings`): claimed now, counted when they are over.
+   */
+  openings(): Promise<number> {
+    return this.session.openings?.(this.#deadline).catch(() => 0) ?? Promise.resolve(0)
+  }
+
   /** Round trips it took to get the connection (0 unless it was opened for this flush). */
   connectRoundTrips(): number {
     return this.session.connectRoundTrips() ?? 0

@@ -39,11 +39,14 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
 export interface FlushResult<P> {
   /** What `prepare` returned: the plan that was sent. */
   readonly prepared: P
-  /** Round trips measured on the flush's connection, opening it included when it was opened for the flush. */
+  /**
+   * Round trips measured on the flush's connection, opening it included when it was opened for the
+   * flush, and the openings the pool began for it on other connections (`FlushSession.openings`).
+   */
   readonly roundTrips: number
   /** Whether a connection was opened for this flush. */
   readonly opened: boolean
-  /** Round trips it took to get the connection (opening it, when it was opened for this flush). */
+  /** Of `roundTrips`, those of opening connections: its own, and openings the pool began for it. */
   readonly connectRoundTrips: number
   /** The rows each statement of the plan returned (see `PlannedStatement.returning`). */
   readonly returned: ReturnedRows
@@ -75,6 +78,8 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
   } catch (e) {
     throw redactError(reservationError(driver.toDriverError(e), flushId, timeoutMs))
   }
+  let result: FlushResult<P>
+  let openings: Promise<number>
   try {
     if (request.fetchIds) {
       await request.fetchIds(async (text) => {
@@ -90,17 +95,25 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       named: request.named,
       preparedBurst: request.preparedBurst,
     })
-    return {
+    result = {
       prepared,
       roundTrips: fs.roundTrips(),
       opened: fs.session.opened,
       connectRoundTrips: fs.connectRoundTrips(),
       returned,
     }
+    openings = fs.openings() // claimed before the connection goes back, counted once they are over
   } catch (e) {
     throw redactError(interruptionError(e, fs, flushId, timeoutMs))
   } finally {
     fs.release()
+  }
+  const more = await openings
+  if (more === 0) return result
+  return {
+    ...result,
+    roundTrips: result.roundTrips + more,
+    connectRoundTrips: result.connectRoundTrips + more,
   }
 }
 

@@ -170,6 +170,34 @@ describe.each(drivers)('%s', (driver) => {
     }
   })
 
+  test('four flushes at once right after connecting a fresh pool of 4 (connect opened one connection), every mode, three rounds: the reports sum to the socket count', async () => {
+    for (const mode of modes) {
+      const fresh = open(driver, schemaOf(driver, 'burst'), 4)
+      // Reads the schema and fills the id pool on one connection: the flushes find it idle and open
+      // the others. postgres.js hands a waiting flush whichever connection is free first, so some
+      // openings serve another flush or none: each is counted by a flush that waited while it began.
+      const root = await EntityManager.connect(fresh.client, {
+        pipeline: mode,
+        versionColumn: 'version',
+        idBlockSize: 1000,
+      })
+      for (let round = 0; round < 3; round++) {
+        fresh.counter.reset()
+        const reports = await Promise.all(
+          [0, 1, 2, 3].map((i) => {
+            const em = root.fork()
+            createGraph(em, 600 + modes.indexOf(mode) * 100 + round * 10 + i)
+            return em.flush()
+          }),
+        )
+        const sum = reports.reduce((n, r) => n + r.roundTrips, 0)
+        expect(fresh.counter.read().roundTrips, `${mode}, round ${round}`).toBe(sum)
+        const opening = reports.reduce((n, r) => n + r.connectRoundTrips, 0)
+        if (round === 0) expect(opening, mode).toBeGreaterThan(0)
+      }
+    }
+  })
+
   test('two flushes at once on a fresh pool of one: the connection opened for them serves both, its opening counted once', async () => {
     const { root: warmRoot } = await setup(driver, 'burst')
     for (const mode of modes) {

@@ -3,7 +3,7 @@ import type { Driver, DriverError, Param, ReserveOptions, Row, Session, SimpleRe
 import { closedError, deadlineError, toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
 import { SessionLifecycle } from '../session-lifecycle.ts'
-import { claimOpening, type MeteredSocket, Meters } from '../socket/meters.ts'
+import { claimOpening, type MeteredSocket, Meters, openingRoundTrips } from '../socket/meters.ts'
 import { cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
   PostgresJsConnection,
@@ -71,9 +71,13 @@ export class PostgresJsDriver implements Driver {
       if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
         o.fetch_types = false
       const named = socket as Socket & { host?: unknown; port?: unknown }
+      // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
+      const typeQuery = o.fetch_types === false ? 0 : 1
       const metered = this.meters.add(
         socket,
         o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`,
+        true,
+        typeQuery,
       )
       // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
       // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
@@ -207,6 +211,8 @@ class PostgresJsSession implements Session {
   readonly #driver: PostgresJsDriver
   readonly #reserved: PostgresJsReserved
   readonly #started: number
+  /** When the reservation was answered. */
+  readonly #answered = performance.now()
   /** Round trips of every open socket when the reservation was answered. */
   readonly #counts: Map<MeteredSocket, number>
   readonly #life: SessionLifecycle
@@ -270,6 +276,23 @@ class PostgresJsSession implements Session {
     const m = this.#identify()
     if (m === undefined) return undefined
     return this.opened ? (this.#counts.get(m) ?? 0) : 0
+  }
+
+  /**
+   * postgres.js opens a connection for a reservation that finds none idle, then hands the reservation
+   * whichever connection is free first: often one a finished flush gave back, while the new one is
+   * still opening. The openings begun while this reservation waited that no session claimed are
+   * claimed here and counted once each is over.
+   */
+  openings(deadline: number): Promise<number> {
+    const mine = this.#identify()
+    const found = this.#driver.meters
+      .unclaimedOpenings(this.#started, this.#answered)
+      .filter((m) => m !== mine)
+    for (const m of found) m.openingClaimed = true
+    return Promise.all(found.map((m) => openingRoundTrips(m, deadline))).then((trips) =>
+      trips.reduce((sum, n) => sum + n, 0),
+    )
   }
 
   terminate(): void {

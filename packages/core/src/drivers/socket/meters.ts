@@ -12,6 +12,13 @@ export interface MeteredSocket {
    * connection opened while several reservations waited can serve more than one of them in turn.
    */
   openingClaimed: boolean
+  /**
+   * Round trips the driver makes on the connection after the server is first ready and before the
+   * connection serves anyone (postgres.js: its array type query, on a client's first connections).
+   */
+  readonly afterReady: number
+  /** Round trips when the server was first ready for queries. */
+  readyTrips: number | undefined
 }
 
 /**
@@ -28,6 +35,40 @@ export function claimOpening(metered: MeteredSocket, started: number): boolean {
   if (!metered.fromStart || metered.openingClaimed || metered.meter.createdAt < started) return false
   metered.openingClaimed = true
   return true
+}
+
+/**
+ * The round trips of opening `metered`'s connection, once the opening is over: the server ready for
+ * queries and the driver's own round trips after that ({@link MeteredSocket.afterReady}) sent. Those
+ * so far when the socket closes first, when encryption hides the rest (TLS), or at `deadline`. Never
+ * rejects.
+ *
+ * @example
+ * const trips = await openingRoundTrips(metered, performance.now() + 5000) // 2 for a trusted login
+ */
+export function openingRoundTrips(metered: MeteredSocket, deadline: number): Promise<number> {
+  const meter = metered.meter
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined
+    let stops: (() => void)[] = []
+    let settled = false
+    const done = (trips: number) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      for (const stop of stops) stop()
+      stops = []
+      resolve(trips)
+    }
+    const ms = deadline - performance.now()
+    if (Number.isFinite(ms)) timer = setTimeout(() => done(meter.roundTrips), Math.max(0, ms))
+    stops.push(meter.onClose(() => done(meter.roundTrips)))
+    meter.onOpeningSeen(() => {
+      if (!meter.ready) return done(meter.roundTrips) // encrypted: the rest cannot be seen
+      const target = (metered.readyTrips ?? meter.roundTrips) + metered.afterReady
+      stops.push(meter.onRoundTrips(target, () => done(target)))
+    })
+  })
 }
 
 /** Why the last connection attempt failed, and where. */
@@ -54,15 +95,26 @@ export class Meters {
   #ended = 0
   #lastFailure: ConnectFailure | undefined
 
-  /** Meters `socket` (once) and returns it; `fromStart` when no byte went through it yet. */
-  add(socket: Duplex, address: string, fromStart = true): MeteredSocket {
+  /**
+   * Meters `socket` (once) and returns it; `fromStart` when no byte went through it yet; `afterReady`:
+   * see {@link MeteredSocket.afterReady}.
+   */
+  add(socket: Duplex, address: string, fromStart = true, afterReady = 0): MeteredSocket {
     const known = this.#bySocket.get(socket)
     if (known) return known
-    const metered: MeteredSocket = { socket, meter: meterSocket(socket), fromStart, openingClaimed: false }
+    const metered: MeteredSocket = {
+      socket,
+      meter: meterSocket(socket),
+      fromStart,
+      openingClaimed: false,
+      afterReady,
+      readyTrips: undefined,
+    }
     this.#bySocket.set(socket, metered)
     this.#open.add(metered)
     metered.meter.onReady(() => {
       this.#opened++
+      metered.readyTrips = metered.meter.roundTrips
     })
     metered.meter.onClose(() => {
       this.#open.delete(metered)
@@ -89,6 +141,19 @@ export class Meters {
   byKey(key: string): MeteredSocket | undefined {
     for (const m of this.#live()) if (m.meter.key === key) return m
     return undefined
+  }
+
+  /**
+   * The open sockets metered from their first byte, created from `from` to `to` (`performance.now()`
+   * times), whose opening no session claimed.
+   */
+  unclaimedOpenings(from: number, to: number): MeteredSocket[] {
+    const out: MeteredSocket[] = []
+    for (const m of this.#live()) {
+      const at = m.meter.createdAt
+      if (m.fromStart && !m.openingClaimed && at >= from && at <= to) out.push(m)
+    }
+    return out
   }
 
   /** Round trips so far of every open socket. */

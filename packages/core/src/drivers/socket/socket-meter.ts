@@ -27,6 +27,16 @@ export interface SocketMeter {
   onClose(listener: () => void): () => void
   /** Calls `listener` once when the server is first ready for queries (at once if it was). */
   onReady(listener: () => void): void
+  /**
+   * Calls `listener` once the meter can tell no more of the opening: the server is ready for queries,
+   * or encryption began (TLS, GSS) and `ready` stays false. At once if so.
+   */
+  onOpeningSeen(listener: () => void): void
+  /**
+   * Calls `listener` once when `roundTrips` reaches `count` (at once if it has). Returns how to stop
+   * listening.
+   */
+  onRoundTrips(count: number, listener: () => void): () => void
 }
 
 /** SSLRequest's code (a startup-phase message without a type byte). */
@@ -58,6 +68,8 @@ export function meterSocket(socket: Duplex): SocketMeter {
   let closeError: Error | undefined
   const listeners = new Set<() => void>()
   const readyListeners: (() => void)[] = []
+  const seenListeners: (() => void)[] = []
+  const tripListeners = new Set<{ readonly count: number; readonly listener: () => void }>()
 
   const readMessages = (data: Buffer) => {
     let buffer = pending === undefined ? data : Buffer.concat([pending, data])
@@ -65,7 +77,10 @@ export function meterSocket(socket: Duplex): SocketMeter {
     if (reading === 'ssl') {
       reading = buffer[0] === 0x53 ? 'done' : 'messages' // 'S': TLS follows; 'N': plain messages
       buffer = buffer.subarray(1)
-      if (reading === 'done') return
+      if (reading === 'done') {
+        for (const listener of seenListeners.splice(0)) listener()
+        return
+      }
     }
     while (buffer.length >= 5) {
       const type = buffer[0]
@@ -76,6 +91,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
         ready = true
         reading = 'done'
         for (const listener of readyListeners.splice(0)) listener()
+        for (const listener of seenListeners.splice(0)) listener()
         return
       }
       buffer = buffer.subarray(length + 1)
@@ -103,12 +119,20 @@ export function meterSocket(socket: Duplex): SocketMeter {
     if (receivedSinceWrite) {
       roundTrips++
       receivedSinceWrite = false
+      for (const waiting of tripListeners) {
+        if (roundTrips < waiting.count) continue
+        tripListeners.delete(waiting)
+        waiting.listener()
+      }
     }
     if (firstWrite) {
       firstWrite = false
       const code = startupCode(chunk)
       if (code === SSL_REQUEST_CODE) reading = 'ssl'
-      else if (code === GSS_REQUEST_CODE) reading = 'done'
+      else if (code === GSS_REQUEST_CODE) {
+        reading = 'done'
+        for (const listener of seenListeners.splice(0)) listener()
+      }
     }
     return write(chunk, ...rest)
   }) as Duplex['write']
@@ -133,6 +157,19 @@ export function meterSocket(socket: Duplex): SocketMeter {
     onReady(listener) {
       if (ready) listener()
       else readyListeners.push(listener)
+    },
+    onOpeningSeen(listener) {
+      if (reading === 'done') listener()
+      else seenListeners.push(listener)
+    },
+    onRoundTrips(count, listener) {
+      if (roundTrips >= count) {
+        listener()
+        return () => {}
+      }
+      const waiting = { count, listener }
+      tripListeners.add(waiting)
+      return () => tripListeners.delete(waiting)
     },
     onClose(listener) {
       if (closed) {
