@@ -80,6 +80,11 @@ export interface Session {
    */
   simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult>
   /**
+   * Round trips each COPY of a {@link simple} message adds to it: 1 where the data goes when the
+   * server asks for it (postgres.js); absent: 0. Counted when the socket cannot be observed.
+   */
+  readonly copyRoundTrips?: number
+  /**
    * Extended-protocol statements written at once, each with its own Sync, answered in order: one round
    * trip for the whole batch, new statement names included. Present only where the driver pipelines
    * without describing a statement first (node-postgres in `pipeline` mode). One settled result per

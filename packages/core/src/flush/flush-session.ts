@@ -70,6 +70,7 @@ export class FlushSession {
   ): Promise<SimpleResult> {
     this.#before(options.commits)
     const copies = options.copies
+    if (copies !== undefined) this.#waits += copies.length * (this.session.copyRoundTrips ?? 0)
     return this.#guard(
       copies === undefined || copies.length === 0
         ? this.session.simple(text)

@@ -267,3 +267,23 @@ test.each(copying)(
     }
   },
 )
+
+test.each(copying)(
+  '%s: a connection opened before pipeflush took the client: a COPY flush still reports what the socket counted',
+  async (driver) => {
+    const c = db.client(driver, { max: 1 })
+    // The application's own query opens the connection first: its socket may not be metered (then
+    // the flush counts its own waits, COPY's included).
+    if (driver === 'postgres.js')
+      await (c.client as unknown as (s: TemplateStringsArray) => Promise<unknown>)`select 1`
+    else await (c.client as unknown as { query(text: string): Promise<unknown> }).query('select 1')
+    const root = await connect(c, 'burst')
+    for (let round = 0; round < 2; round++) {
+      const em = root.fork()
+      create(em, `${driver}-before-${round}`, 3)
+      const report = await counted(c, () => em.flush())
+      expect(report.roundTrips).toBe(1 + copyTrips(driver, 2))
+      expect((await stored(`${driver}-before-${round}`)).parents).toBe(3)
+    }
+  },
+)

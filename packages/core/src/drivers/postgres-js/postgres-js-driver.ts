@@ -213,6 +213,8 @@ class PostgresJsSession implements Session {
   readonly #started: number
   /** When the reservation was answered. */
   readonly #answered = performance.now()
+  /** Each COPY's data goes when the server asks for it (see `copy-feed.ts`). */
+  readonly copyRoundTrips = 1
   /** Round trips of every open socket when the reservation was answered. */
   readonly #counts: Map<MeteredSocket, number>
   readonly #life: SessionLifecycle
