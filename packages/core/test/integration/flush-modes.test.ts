@@ -49,6 +49,17 @@ async function setup(driver: DriverName, mode: PipelineMode, idBlockSize = 1000)
   return { ...c, root }
 }
 
+/** Four flushes started at once, each of a graph made with salt `salt + i`; their reports. */
+function fourAtOnce(root: EntityManager, salt: number): Promise<FlushReport[]> {
+  return Promise.all(
+    [0, 1, 2, 3].map((i) => {
+      const em = root.fork()
+      createGraph(em, salt + i)
+      return em.flush()
+    }),
+  )
+}
+
 /** `report.roundTrips` must be what the socket counted. */
 async function counted(
   counter: { reset(): void; read(): { roundTrips: number } },
@@ -156,13 +167,7 @@ describe.each(drivers)('%s', (driver) => {
     })
     for (let round = 0; round < 3; round++) {
       fresh.counter.reset()
-      const reports = await Promise.all(
-        [0, 1, 2, 3].map((i) => {
-          const em = root.fork()
-          createGraph(em, 400 + round * 10 + i)
-          return em.flush()
-        }),
-      )
+      const reports = await fourAtOnce(root, 400 + round * 10)
       const sum = reports.reduce((n, r) => n + r.roundTrips, 0)
       expect(fresh.counter.read().roundTrips, `round ${round}`).toBe(sum)
       if (round === 0) expect(reports.filter((r) => r.connected).length).toBeGreaterThanOrEqual(1)
@@ -183,13 +188,7 @@ describe.each(drivers)('%s', (driver) => {
       })
       for (let round = 0; round < 3; round++) {
         fresh.counter.reset()
-        const reports = await Promise.all(
-          [0, 1, 2, 3].map((i) => {
-            const em = root.fork()
-            createGraph(em, 600 + modes.indexOf(mode) * 100 + round * 10 + i)
-            return em.flush()
-          }),
-        )
+        const reports = await fourAtOnce(root, 600 + modes.indexOf(mode) * 100 + round * 10)
         const sum = reports.reduce((n, r) => n + r.roundTrips, 0)
         expect(fresh.counter.read().roundTrips, `${mode}, round ${round}`).toBe(sum)
         const opening = reports.reduce((n, r) => n + r.connectRoundTrips, 0)
