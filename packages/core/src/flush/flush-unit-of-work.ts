@@ -11,6 +11,7 @@ import type { SchemaModel } from '../schema/model.ts'
 import { type PendingChanges, toChangeSet } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { SentValues, UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { columnarPlan, encodeColumnar } from './columnar-inserts.ts'
 import { flushLogInsert } from './flush-log.ts'
 import type { FlushReport } from './flush-report.ts'
 import type { PipelineMode } from './modes.ts'
@@ -40,6 +41,8 @@ export interface FlushContext {
 interface Prepared {
   readonly plan: FlushPlan
   readonly sent: SentValues
+  /** Completes `sent`, when it is left to be filled while the flush is sent (see `columnarPlan`). */
+  readonly complete?: () => void
 }
 
 /**
@@ -83,13 +86,14 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
   const rows = newRows(pending)
   const need = idNeed(rows)
   const idFetch = context.ids.missing(need).size > 0
+  const columnar = plainInserts(pending) ? encodeColumnar(pending.inserts, context) : undefined
   let ready: Prepared | undefined
   let provisional: Provisional | undefined
   if (idFetch) {
-    provisional = planWithPlaceholders(uow, context.schema, pending, rows)
+    if (columnar === undefined) provisional = planWithPlaceholders(uow, context.schema, pending, rows)
   } else {
     assignIds(rows, need, context.ids)
-    ready = prepare(uow, context, pending)
+    ready = (columnar && columnarPlan(columnar)) ?? prepare(uow, context, pending)
   }
   const upsertCount = uow.upsertCount
   const result = await runFlush({
@@ -103,9 +107,15 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
     prepare: () =>
       ready ??
-      (uow.edits === editsAtPending ? rebound(provisional, pending, context) : undefined) ??
+      (uow.edits === editsAtPending
+        ? columnar
+          ? columnarPlan(columnar)
+          : rebound(provisional, pending, context)
+        : undefined) ??
       prepare(uow, context, pending),
+    whileSending: (prepared) => prepared.complete?.(),
   })
+  result.prepared.complete?.()
   const { plan, sent } = result.prepared
   const filled = serverFilled(context.schema, plan, result.returned, sent)
   uow.applyFlushed(pending, sent, upsertCount, filled, editsAtPending)
@@ -171,8 +181,7 @@ function planWithPlaceholders(
   const ids = provisionalIds(rows)
   const changes = toChangeSet(pending, uow, ids)
   const plan = planFlush(schema, changes)
-  const insertsOnly = pending.updates.length + pending.deletes.length + pending.upserts.length === 0
-  return { plan, ids, sent: insertsOnly ? uow.sentValues(pending, changes) : undefined }
+  return { plan, ids, sent: plainInserts(pending) ? uow.sentValues(pending, changes) : undefined }
 }
 
 /** The placeholder plan rebound to the ids fetched, finished as {@link prepare} would; or undefined. */
@@ -202,6 +211,11 @@ async function takeIds(
     await ids.fill(query, short)
   }
   assignIds(rows, need, ids)
+}
+
+/** Whether `pending` holds inserts only. */
+function plainInserts(pending: PendingChanges): boolean {
+  return pending.updates.length + pending.deletes.length + pending.upserts.length === 0
 }
 
 /** The new rows of a flush, inserts then upserts: the rows that may need ids. */

@@ -33,6 +33,11 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
   readonly fetchIds?: ((query: (text: string) => Promise<readonly Row[]>) => Promise<void>) | undefined
   /** Builds the plan (and what the caller keeps of it), once ids are assigned. */
   readonly prepare: () => P
+  /**
+   * Work on what `prepare` returned that needs no answer and cannot fail, done once the plan is on its
+   * way, while the server works on it.
+   */
+  readonly whileSending?: ((prepared: P) => void) | undefined
 }
 
 /** What a flush did on its connection. */
@@ -88,13 +93,15 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       })
     }
     const prepared = request.prepare()
-    const returned = await SEND[request.mode](fs, {
+    const sending = SEND[request.mode](fs, {
       plan: prepared.plan,
       flushId,
       opening: request.opening,
       named: request.named,
       preparedBurst: request.preparedBurst,
     })
+    request.whileSending?.(prepared)
+    const returned = await sending
     result = {
       prepared,
       roundTrips: fs.roundTrips(),

@@ -8,6 +8,12 @@ import { emptyRow } from './row.ts'
  * for composite keys. Null when a key column has no value yet.
  */
 export function rowKey(table: TableModel, values: Readonly<Record<string, unknown>>): string | null {
+  if (table.primaryKey.length === 1) {
+    const name = table.primaryKey[0]!
+    const v = values[name]
+    if (v === null || v === undefined) return null
+    return normalizeKeyValue(v, table.columnsByName.get(name)!, { table: table.key })
+  }
   const parts: string[] = []
   for (const name of table.primaryKey) {
     const v = values[name]

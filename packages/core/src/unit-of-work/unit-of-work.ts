@@ -195,12 +195,14 @@ export class UnitOfWork {
       this.#settle(s, sent, filled)
       s.status = 'managed'
       s.key = rowKey(s.table, s.row)
-      this.#created.delete(s)
+      if (!quiet) this.#created.delete(s)
       this.#map.set(s)
       if (!quiet) this.#touched.add(s) // assigned while in flight, maybe: compared below
       if (hasMutableColumns(s.table)) this.#watch.add(s)
       if (removedMeanwhile) this.remove(s)
     }
+    // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts.
+    if (quiet) this.#created.clear()
     for (const { state } of pending.updates) {
       this.#settle(state, sent, filled)
       if (quiet) this.#touched.delete(state)
