@@ -184,14 +184,18 @@ function encodeTable(
 /** A columnar flush's plan and what it sends of each entity. */
 export interface ColumnarPrepared {
   readonly plan: FlushPlan
-  /** What the flush sends of each entity (their snapshots once it committed): see {@link complete}. */
+  /** What the flush sends of each entity (their snapshots once it committed): see {@link whileSending}. */
   readonly sent: Map<EntityState, Record<string, unknown>>
   /**
-   * Fills `sent` (once: called again, nothing) from the values encoded, not from the entities: meant
-   * for the time the server stores the rows, while the application may change them. Cannot fail.
+   * Fills `sent` from the values encoded, not from the entities (the application may change them
+   * meanwhile), a slice of rows per turn of the event loop, so that the driver goes on writing the
+   * rows: meant for the time the server stores them. Cannot fail; called again, nothing.
    */
-  complete(): void
+  whileSending(): Promise<void>
 }
+
+/** Snapshots taken per turn of the event loop while the flush is sent. */
+const SNAPSHOTS_PER_TURN = 4096
 
 /**
  * The plan of `columnar` once the ids are assigned to its rows, with what it sends of each entity:
@@ -236,31 +240,39 @@ export function columnarPlan(columnar: ColumnarInserts): ColumnarPrepared | unde
     })
   }
   const sent = new Map<EntityState, Record<string, unknown>>()
-  let complete = false
+  let started = false
   return {
     plan: { waves: [statements] },
     sent,
-    complete() {
-      if (complete) return
-      complete = true
-      for (let t = 0; t < columnar.tables.length; t++) snapshots(columnar.tables[t]!, keyColumns[t]!, sent)
+    async whileSending() {
+      if (started) return
+      started = true
+      for (let t = 0; t < columnar.tables.length; t++) {
+        const table = columnar.tables[t]!
+        for (let from = 0; from < table.states.length; from += SNAPSHOTS_PER_TURN) {
+          if (from > 0) await new Promise((resolve) => setImmediate(resolve))
+          snapshots(table, keyColumns[t]!, sent, from, from + SNAPSHOTS_PER_TURN)
+        }
+      }
     },
   }
 }
 
 /**
- * Adds the snapshot of each row of `table` to `sent`: the values encoded, the key column holding
- * `keys` (the ids as the rows hold them), the columns the rows do not hold undefined, in table order
- * (as `snapshotOf` makes them).
+ * Adds the snapshot of rows `from` to `to` (exclusive) of `table` to `sent`: the values encoded, the
+ * key column holding `keys` (the ids as the rows hold them), the columns the rows do not hold
+ * undefined, in table order (as `snapshotOf` makes them).
  */
 function snapshots(
   { table, key, columns, values, states }: ColumnarTable,
   keys: readonly unknown[],
   sent: Map<EntityState, Record<string, unknown>>,
+  from: number,
+  to: number,
 ): void {
   const at = table.columns.map((c) => columns.indexOf(c.name))
   const names = table.columns.map((c) => c.name)
-  for (let r = 0; r < states.length; r++) {
+  for (let r = from; r < Math.min(to, states.length); r++) {
     const snapshot = emptyRow()
     for (let c = 0; c < names.length; c++) {
       const name = names[c]!

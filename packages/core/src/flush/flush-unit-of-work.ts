@@ -41,8 +41,8 @@ export interface FlushContext {
 interface Prepared {
   readonly plan: FlushPlan
   readonly sent: SentValues
-  /** Completes `sent`, when it is left to be filled while the flush is sent (see `columnarPlan`). */
-  readonly complete?: () => void
+  /** Completes `sent` while the flush is sent, in slices (see `columnarPlan`). */
+  readonly whileSending?: () => Promise<void>
 }
 
 /**
@@ -113,9 +113,8 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
           : rebound(provisional, pending, context)
         : undefined) ??
       prepare(uow, context, pending),
-    whileSending: (prepared) => prepared.complete?.(),
+    whileSending: async (prepared) => prepared.whileSending?.(),
   })
-  result.prepared.complete?.()
   const { plan, sent } = result.prepared
   const filled = serverFilled(context.schema, plan, result.returned, sent)
   uow.applyFlushed(pending, sent, upsertCount, filled, editsAtPending)

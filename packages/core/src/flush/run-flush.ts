@@ -34,10 +34,11 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
   /** Builds the plan (and what the caller keeps of it), once ids are assigned. */
   readonly prepare: () => P
   /**
-   * Work on what `prepare` returned that needs no answer and cannot fail, done once the plan is on its
-   * way, while the server works on it.
+   * Work on what `prepare` returned that needs no answer and cannot fail, started once the plan is on
+   * its way, while the server works on it (in slices that let the driver go on writing); the flush
+   * answers once it is over.
    */
-  readonly whileSending?: ((prepared: P) => void) | undefined
+  readonly whileSending?: ((prepared: P) => Promise<void>) | undefined
 }
 
 /** What a flush did on its connection. */
@@ -100,8 +101,11 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       named: request.named,
       preparedBurst: request.preparedBurst,
     })
-    request.whileSending?.(prepared)
+    const meanwhile = request.whileSending?.(prepared)
+    // Awaited only after the answer; never rejected when the sending is (it cannot fail).
+    meanwhile?.catch(() => {})
     const returned = await sending
+    await meanwhile
     result = {
       prepared,
       roundTrips: fs.roundTrips(),

@@ -84,7 +84,7 @@ function fullPlan(uow: UnitOfWork, context: ColumnarContext): FlushPlan {
 }
 
 describe('encodeColumnar and columnarPlan', () => {
-  it('plan exactly what the full planner plans, and send what it sends, for every key type and table mix', () => {
+  it('plan exactly what the full planner plans, and send what it sends, for every key type and table mix', async () => {
     // Rows leaving nullable columns out go this way only where the server's NULL is not read back.
     const full = { ...CONTEXT, serverValues: () => true }
     const unread = { ...CONTEXT, serverValues: () => false }
@@ -103,7 +103,7 @@ describe('encodeColumnar and columnarPlan', () => {
       const prepared = columnarPlan(columnar!)!
       expect(prepared.plan).toEqual(fullPlan(uow, context))
       expect(prepared.plan.waves.flat().every((s) => s.copy)).toBe(true)
-      prepared.complete()
+      await prepared.whileSending()
       const sent = uow.sentValues(pending)
       expect(prepared.sent.size).toBe(sent.size)
       for (const [state, values] of sent) expect({ ...prepared.sent.get(state) }).toEqual({ ...values })
@@ -201,23 +201,29 @@ describe('encodeColumnar and columnarPlan', () => {
     expect(columnarPlan(columnar)?.plan.waves[0]?.[0]?.keys).toEqual(['100', '101', '102', '103'])
   })
 
-  it('take the snapshots from the values encoded, not from the entities as they are when completed', () => {
-    const uow = unitOf({ item: (i) => ({ label: `l${i}`, meta: { n: i } }), counter: (i) => ({ n: i }) })
+  it('take the snapshots from the values encoded, not from the entities as they are meanwhile', async () => {
+    const uow = unitOf(
+      { item: (i) => ({ label: `l${i}`, meta: { n: i } }), counter: (i) => ({ n: i }) },
+      10_000,
+    )
     const states = uow.pending().inserts
     const columnar = encodeColumnar(states, { ...CONTEXT, serverValues: () => false })!
     assign(states)
     const expected = new Map([...uow.sentValues(uow.pending())].map(([s, v]) => [s, { ...v }]))
     const prepared = columnarPlan(columnar)!
     expect(prepared.sent.size).toBe(0)
-    // Changed after planning, before the snapshots are taken (the flush is in flight).
+    // Changed after planning, before and while the snapshots are taken (the flush is in flight).
     states[0]!.row.label = 'later'
     ;(states[1]!.row.meta as { n: number }).n = 99
-    states[4]!.row.n = 42
-    prepared.complete()
-    expect(prepared.sent.size).toBe(8)
-    for (const [state, values] of expected) expect({ ...prepared.sent.get(state) }).toEqual(values)
+    const taking = prepared.whileSending()
+    expect(prepared.sent.size, 'a slice per turn of the event loop').toBeLessThan(20_000)
+    states[9_999]!.row.label = 'later'
+    states[19_999]!.row.n = 42
+    await taking
+    expect(prepared.sent.size).toBe(20_000)
+    for (const [state, values] of expected) expect(prepared.sent.get(state)).toEqual(values)
     expect(prepared.sent.get(states[1]!)?.meta).not.toBe(states[1]!.row.meta)
-    prepared.complete()
-    expect(prepared.sent.size).toBe(8)
+    await prepared.whileSending()
+    expect(prepared.sent.size).toBe(20_000)
   })
 })
