@@ -1,3 +1,4 @@
+import type { TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { IdAllocator } from './id-allocator.ts'
 
@@ -6,13 +7,25 @@ import type { IdAllocator } from './id-allocator.ts'
  * sequence (serial or identity) and no value yet. Null otherwise (uuid keys, keys given, composite keys).
  */
 export function sequenceToFill(state: EntityState): string | null {
-  const { table } = state
-  if (table.primaryKey.length !== 1) return null
-  const pk = table.primaryKey[0]!
-  const v = state.row[pk]
-  if (v !== undefined && v !== null) return null
-  return table.columnsByName.get(pk)?.sequence ?? null
+  const key = sequenceKey(state.table)
+  if (key === null) return null
+  const v = state.row[key.name]
+  return v === undefined || v === null ? key.sequence : null
 }
+
+/** The single key column of `table` and its sequence, if a sequence fills it; else null. */
+function sequenceKey(table: TableModel): { readonly name: string; readonly sequence: string } | null {
+  let key = SEQUENCE_KEYS.get(table)
+  if (key === undefined) {
+    const column = table.primaryKey.length === 1 ? table.columnsByName.get(table.primaryKey[0]!) : undefined
+    key = column?.sequence ? { name: column.name, sequence: column.sequence } : null
+    SEQUENCE_KEYS.set(table, key)
+  }
+  return key
+}
+
+/** {@link sequenceKey} per table model, found once. */
+const SEQUENCE_KEYS = new WeakMap<TableModel, { readonly name: string; readonly sequence: string } | null>()
 
 /** Ids to take per sequence for `states`. */
 export function idNeed(states: readonly EntityState[]): Map<string, number> {
@@ -33,12 +46,20 @@ export function assignIds(
   if (need.size === 0) return
   const taken = ids.take(need)
   const used = new Map<string, number>() // an index per sequence: shift() would be quadratic
+  // Rows of one table come in runs: the previous row's sequence and ids are reused.
+  let seq: string | null = null
+  let list: readonly string[] | undefined
+  let i = 0
   for (const s of states) {
-    const seq = sequenceToFill(s)
-    if (!seq) continue
-    const i = used.get(seq) ?? 0
-    used.set(seq, i + 1)
-    setKey(s, taken.get(seq)?.[i] ?? null)
+    const next = sequenceToFill(s)
+    if (!next) continue
+    if (next !== seq) {
+      if (seq !== null) used.set(seq, i)
+      seq = next
+      list = taken.get(seq)
+      i = used.get(seq) ?? 0
+    }
+    setKey(s, list?.[i++] ?? null)
   }
 }
 

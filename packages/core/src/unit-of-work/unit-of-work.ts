@@ -35,6 +35,11 @@ export class UnitOfWork {
   readonly #upserts: { state: EntityState; spec: UpsertSpec }[] = []
   /** Counts creations, assignments, removals and upserts (see {@link edits}). */
   #edits = 0
+  /** What an assignment to an entity does (one function for every entity). */
+  readonly #onTouch = (s: EntityState): void => {
+    this.#edits++
+    if (s.status === 'managed') this.#touched.add(s)
+  }
 
   /** How many creations, assignments, removals and upserts this unit of work has seen: a change counter. */
   get edits(): number {
@@ -65,7 +70,7 @@ export class UnitOfWork {
       this.#map.set(state)
       return state
     }
-    const key = table.primaryKey.some((k) => stateOf(row[k])) ? null : rowKey(table, row)
+    const key = keyHoldsEntity(table, row) ? null : rowKey(table, row)
     if (key !== null && this.#map.get(table.key, key)) {
       throw new PipeflushError(
         'DUPLICATE_KEY',
@@ -189,10 +194,11 @@ export class UnitOfWork {
     editsAtPending?: number,
   ): void {
     const quiet = editsAtPending === this.#edits
+    const sentOf = inOrder(sent)
     for (const s of pending.inserts) {
       // A new entity removed while the flush was in flight is in the database now: its delete is pending.
       const removedMeanwhile = s.status === 'detached'
-      this.#settle(s, sent, filled)
+      this.#settle(s, sentOf(s), filled)
       s.status = 'managed'
       s.key = rowKey(s.table, s.row)
       if (!quiet) this.#created.delete(s)
@@ -204,7 +210,7 @@ export class UnitOfWork {
     // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts.
     if (quiet) this.#created.clear()
     for (const { state } of pending.updates) {
-      this.#settle(state, sent, filled)
+      this.#settle(state, sentOf(state), filled)
       if (quiet) this.#touched.delete(state)
     }
     for (const s of pending.deletes) {
@@ -313,8 +319,7 @@ export class UnitOfWork {
    * values the server filled go to the snapshot, and to the row unless assigned while the flush was in
    * flight (a generated column always).
    */
-  #settle(s: EntityState, sent: SentValues, filled: ServerFilled): void {
-    const snapshot = sent.get(s)
+  #settle(s: EntityState, snapshot: Record<string, unknown> | undefined, filled: ServerFilled): void {
     if (snapshot === undefined) return
     const server = filled.get(s)
     if (server !== undefined) {
@@ -371,10 +376,7 @@ export class UnitOfWork {
     snapshot: Record<string, unknown> | null,
   ): EntityState {
     const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
-    makeEntity(state, (s) => {
-      this.#edits++
-      if (s.status === 'managed') this.#touched.add(s)
-    })
+    makeEntity(state, this.#onTouch)
     if (status === 'managed' && hasMutableColumns(table)) this.#watch.add(state)
     return state
   }
@@ -390,6 +392,29 @@ export class UnitOfWork {
       byKey.set(JSON.stringify([u.state.table.key, u.spec.conflict, texts]), u)
     }
     return [...byKey.values()]
+  }
+}
+
+/** Whether a key column of `row` holds an entity (a row keyed by another row's key). */
+function keyHoldsEntity(table: TableModel, row: Record<string, unknown>): boolean {
+  for (const name of table.primaryKey) if (stateOf(row[name])) return true
+  return false
+}
+
+/**
+ * A lookup of `sent` for entities asked in the order it holds them (as the flush took them): each
+ * answer is the next entry, without hashing (a flush of 100,000 rows spent most of its settling in
+ * lookups); the first entity out of that order turns it into plain lookups.
+ */
+function inOrder(sent: SentValues): (state: EntityState) => Record<string, unknown> | undefined {
+  let entries: Iterator<[EntityState, Record<string, unknown>]> | undefined = sent.entries()
+  return (state) => {
+    if (entries !== undefined) {
+      const next = entries.next()
+      if (!next.done && next.value[0] === state) return next.value[1]
+      entries = undefined
+    }
+    return sent.get(state)
   }
 }
 
