@@ -71,14 +71,14 @@ export interface Session {
    * the driver's error (see {@link Driver.toDriverError}).
    *
    * `copies` (only where {@link Driver.copies}): the data of each `COPY ... FROM STDIN` statement of
-   * `text`, in order, each in chunks of COPY's text format, each ended by CopyDone. node-postgres
+   * `text`, in order, each in chunks of COPY's text format (UTF-8), each ended by CopyDone. node-postgres
    * writes it right behind the message, in the same write: the server reads it when it reaches that
    * COPY, so a COPY costs no round trip of its own, and when a statement fails first the server drops
    * the data it did not read. postgres.js writes each COPY's data when the server asks for it (one
    * round trip per COPY). Either way the query answers as one without COPY: every statement's result,
    * or the server's error.
    */
-  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult>
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult>
   /**
    * Round trips each COPY of a {@link simple} message adds to it: 1 where the data goes when the
    * server asks for it (postgres.js); absent: 0. Counted when the socket cannot be observed.

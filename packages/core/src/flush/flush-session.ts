@@ -66,7 +66,7 @@ export class FlushSession {
    */
   simple(
     text: string,
-    options: { readonly commits?: boolean; readonly copies?: readonly (readonly string[])[] } = {},
+    options: { readonly commits?: boolean; readonly copies?: readonly (readonly Buffer[])[] } = {},
   ): Promise<SimpleResult> {
     this.#before(options.commits)
     const copies = options.copies

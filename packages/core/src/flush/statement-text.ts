@@ -71,7 +71,7 @@ export interface SimpleBatch {
   /** The planned statement of each text; undefined for texts pipeflush adds (flush log, BEGIN...). */
   readonly statements: readonly (PlannedStatement | undefined)[]
   /** The data of each COPY of the message (`statement.copy`), in order, in chunks (see `copyData`). */
-  readonly copies: readonly (readonly string[])[]
+  readonly copies: readonly (readonly Buffer[])[]
 }
 
 /** Whether any of `statements` goes as COPY (then only a simple-protocol message can carry it). */
@@ -87,7 +87,7 @@ export function hasCopy(statements: readonly PlannedStatement[]): boolean {
  */
 export function simpleBatch(parts: readonly (PlannedStatement | string)[]): SimpleBatch {
   const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))
-  const copies: string[][] = []
+  const copies: Buffer[][] = []
   for (const p of parts) if (typeof p !== 'string' && p.copy) copies.push(copyData(p))
   return {
     text: texts.join(SEPARATOR),

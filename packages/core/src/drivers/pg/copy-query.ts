@@ -3,7 +3,7 @@ import type { PgCallback, PgConnection, PgQuery, PgQueryClass } from './client-t
 /** A simple-protocol query whose COPY statements' data leaves with it. */
 export type CopyQueryClass = new (
   text: string,
-  copies: readonly (readonly string[])[],
+  copies: readonly (readonly Buffer[])[],
   callback: PgCallback,
 ) => PgQuery
 
@@ -25,9 +25,9 @@ export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
   let copyQuery = made.get(base)
   if (copyQuery === undefined) {
     copyQuery = class CopyQuery extends base {
-      readonly #copies: readonly (readonly string[])[]
+      readonly #copies: readonly (readonly Buffer[])[]
 
-      constructor(text: string, copies: readonly (readonly string[])[], callback: PgCallback) {
+      constructor(text: string, copies: readonly (readonly Buffer[])[], callback: PgCallback) {
         super(text, undefined, callback)
         this.#copies = copies
       }
@@ -39,7 +39,7 @@ export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
           const refused = super.submit(connection)
           if (refused) return refused
           for (const chunks of this.#copies) {
-            for (const chunk of chunks) connection.sendCopyFromChunk(Buffer.from(chunk, 'utf8'))
+            for (const chunk of chunks) connection.sendCopyFromChunk(chunk)
             connection.endCopyFrom()
           }
           return undefined

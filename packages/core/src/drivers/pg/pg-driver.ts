@@ -210,7 +210,7 @@ class PgSession implements Session {
     return this.#life.cause !== undefined
   }
 
-  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
     if (this.#life.unusable) return Promise.reject(this.#gone())
     const answer =
       copies === undefined || copies.length === 0 ? this.#client.query(text) : this.#copy(text, copies)
@@ -224,7 +224,7 @@ class PgSession implements Session {
   }
 
   /** `text` with the data of its COPY statements written behind it (see `copy-query.ts`). */
-  #copy(text: string, copies: readonly (readonly string[])[]): Promise<PgResult | PgResult[]> {
+  #copy(text: string, copies: readonly (readonly Buffer[])[]): Promise<PgResult | PgResult[]> {
     const base = this.#client.constructor.Query
     if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
     const CopyQuery = copyQueryClass(base)

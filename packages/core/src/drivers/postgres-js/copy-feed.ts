@@ -23,7 +23,7 @@ import type { PostgresJsQuery } from './client-types.ts'
  * feedCopies(q, [['1\ta\n2\tb\n']])
  * await q // [result of begin, ..., result of commit]
  */
-export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly string[])[]): void {
+export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly Buffer[])[]): void {
   // Another postgres.js might settle queries otherwise: then fail before sending, not hang in COPY.
   if (!Object.hasOwn(query, 'resolve') || typeof query.resolve !== 'function')
     throw errors.internal('feedCopies', 'this postgres.js query has no own resolve to feed COPY data through')

@@ -255,7 +255,7 @@ class PostgresJsSession implements Session {
     return this.#life.cause !== undefined
   }
 
-  simple(text: string, copies?: readonly (readonly string[])[]): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
     if (this.isEnded() || this.#life.terminated) {
       return Promise.reject(this.#life.cause ?? closedError(this.#driver.address, 'terminated'))
     }

@@ -37,10 +37,13 @@ function copyStream() {
   return { stream, written, events }
 }
 
+/** A chunk of COPY data, as the flush makes them. */
+const b = (text: string) => Buffer.from(text, 'utf8')
+
 describe('feedCopies', () => {
   it('writes each COPY its data in order and ends it; other values settle the query', async () => {
     const { query: q, settled } = query()
-    feedCopies(q, [['1\ta\n', '2\tb\n'], ['3\tc\n']])
+    feedCopies(q, [[b('1\ta\n'), b('2\tb\n')], [b('3\tc\n')]])
     const first = copyStream()
     const second = copyStream()
     q.resolve(first.stream)
@@ -62,7 +65,7 @@ describe('feedCopies', () => {
     await new Promise((resolve) => setImmediate(resolve))
     expect(extra.events).toEqual(['CopyFail pipeflush has no data for this COPY'])
     const { query: q2 } = query()
-    feedCopies(q2, [['1\ta\n']])
+    feedCopies(q2, [[b('1\ta\n')]])
     const failing = copyStream()
     q2.resolve(failing.stream)
     failing.stream.destroy(new Error('the server left the COPY')) // no unhandled 'error' event
@@ -73,6 +76,6 @@ describe('feedCopies', () => {
 
   it('refuses a query without its own resolve (another postgres.js) before anything is sent', () => {
     const bare = Promise.resolve([]) as unknown as PostgresJsQuery
-    expect(() => feedCopies(bare, [['x\n']])).toThrow(/no own resolve/)
+    expect(() => feedCopies(bare, [[b('x\n')]])).toThrow(/no own resolve/)
   })
 })
