@@ -21,12 +21,46 @@ export function fetchIdsSql(
   const usable = options.usableOnly
     ? " where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE')"
     : ''
-  // One row per sequence, its ids joined by commas in the order they were drawn: far cheaper to answer
-  // and to read than a row per id. Each name is resolved to its sequence once (`offset 0` keeps the
-  // planner from pulling the cast into the per-id subquery): resolving it for every id took half the
-  // server's time for 100,000 ids. `order by g` also makes the aggregate the subquery's own (its other
-  // argument names only the outer row).
-  return `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as u(seq, n)${usable} offset 0) as s`
+  // One row per sequence. Its ids, drawn in order into an array, come back as their first and their
+  // count when they are consecutive (a sequence of increment 1 that does not cycle, strictly increasing
+  // in one session, spanning exactly as many values as it drew: nobody drew in between), else joined
+  // by commas in the order drawn: either is far cheaper to answer and to read than a row per id, and
+  // the first saved a sixth of the server's time for 100,000 ids. Each name is resolved to its
+  // sequence once (`offset 0` keeps the planner from pulling the cast into the per-id subquery):
+  // resolving it for every id took half the server's time. `order by g` makes the aggregate the
+  // subquery's own (its other argument names only the outer row).
+  const drawn = 'select array_agg(nextval(s.r) order by g) as a from generate_series(1, s.n) as g'
+  const consecutive =
+    'coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false)'
+  const source = `(select u.seq, u.seq::regclass as r, u.n from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as u(seq, n)${usable} offset 0) as s`
+  return `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, ${consecutive} as consecutive from ${source} cross join lateral (${drawn}) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`
+}
+
+/**
+ * A row of a {@link fetchIdsSql} answer: a sequence's ids as the first and their count when they are
+ * consecutive, else (`count` null or absent) the list joined by commas (null: none).
+ */
+interface FetchedIds {
+  readonly seq: string
+  readonly first?: string | null
+  readonly count?: number | string | null
+  readonly ids: string | null
+}
+
+/** The ids of a {@link FetchedIds} row, as decimal texts in the order drawn. */
+function idsOf(row: FetchedIds): string[] {
+  if (row.count === null || row.count === undefined || row.first === null || row.first === undefined)
+    return row.ids === null ? [] : row.ids.split(',')
+  const count = Number(row.count)
+  const out: string[] = new Array(count)
+  const first = Number(row.first)
+  if (Number.isSafeInteger(first + count)) {
+    for (let i = 0; i < count; i++) out[i] = String(first + i)
+    return out
+  }
+  const big = BigInt(row.first)
+  for (let i = 0; i < count; i++) out[i] = String(big + BigInt(i))
+  return out
 }
 
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */
@@ -136,18 +170,20 @@ export class IdAllocator {
 
   /** Runs `text` (a {@link fetchIdsSql} query) and adds the ids it answers to the pool. */
   async #add(query: IdQuery, text: string): Promise<void> {
-    const rows = (await query(text)) as readonly { seq: string; ids: string | null }[]
+    const rows = (await query(text)) as unknown as readonly FetchedIds[]
     for (const row of rows) {
-      if (row.ids === null) continue
-      let q = this.#pool.get(row.seq)
-      if (!q) {
-        q = { ids: [], head: 0 }
-        this.#pool.set(row.seq, q)
-      } else if (q.head > 0 && q.head * 2 >= q.ids.length) {
+      const fetched = idsOf(row)
+      if (fetched.length === 0) continue
+      const q = this.#pool.get(row.seq)
+      if (q === undefined || q.head === q.ids.length) {
+        this.#pool.set(row.seq, { ids: fetched, head: 0 }) // nothing left: the fetched ids as they are
+        continue
+      }
+      if (q.head > 0 && q.head * 2 >= q.ids.length) {
         q.ids = q.ids.slice(q.head) // compact now and then, not on every take
         q.head = 0
       }
-      for (const id of row.ids.split(',')) q.ids.push(id)
+      for (const id of fetched) q.ids.push(id)
     }
   }
 

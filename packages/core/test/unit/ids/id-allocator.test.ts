@@ -255,6 +255,21 @@ describe('IdAllocator: fill', () => {
     expect(seqs.texts).toEqual([])
   })
 
+  it('reads consecutive ids given as their first and count, past 2^53 too', async () => {
+    const ids = new IdAllocator({ blockSize: 1 })
+    const answer = [
+      { seq: 'a', first: '5', count: 2, ids: null },
+      { seq: 'b', first: '9007199254740990', count: '3', ids: null },
+      { seq: 'c', first: null, count: null, ids: '7,3' },
+    ]
+    await ids.fill(async () => answer, need({ a: 2, b: 3, c: 2 }))
+    expect(entries(ids.take(need({ a: 2, b: 3, c: 2 })))).toEqual([
+      ['a', ['5', '6']],
+      ['b', ['9007199254740990', '9007199254740991', '9007199254740992']],
+      ['c', ['7', '3']],
+    ])
+  })
+
   it('sends one fetchIdsSql query for every sequence and adds what it answers', async () => {
     const seqs = new FakeSequences()
     const ids = new IdAllocator()
@@ -331,21 +346,21 @@ describe('IdAllocator: prefetch', () => {
 })
 
 describe('fetchIdsSql', () => {
-  it('is one query: every sequence and count as literals, a row of comma-joined ids per sequence', () => {
+  it('is one query: every sequence and count as literals, a row per sequence with its first and count or its list', () => {
     expect(fetchIdsSql(['a', 'b'], [53, 2])).toBe(
-      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as u(seq, n) offset 0) as s`,
+      `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false) as consecutive from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a","b"}'::text[], '{53,2}'::int4[]) as u(seq, n) offset 0) as s cross join lateral (select array_agg(nextval(s.r) order by g) as a from generate_series(1, s.n) as g) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`,
     )
   })
 
   it('quotes qualified, quoted sequence names with an escape string', () => {
     expect(fetchIdsSql(['"public"."author_id_seq"', "it's"], [1, 2])).toBe(
-      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as u(seq, n) offset 0) as s`,
+      `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false) as consecutive from (select u.seq, u.seq::regclass as r, u.n from unnest(E'{"\\\\"public\\\\".\\\\"author_id_seq\\\\"","it''s"}'::text[], '{1,2}'::int4[]) as u(seq, n) offset 0) as s cross join lateral (select array_agg(nextval(s.r) order by g) as a from generate_series(1, s.n) as g) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`,
     )
   })
 
   it('keeps to the sequences the session may use when asked (prefetch)', () => {
     expect(fetchIdsSql(['a'], [1], { usableOnly: true })).toBe(
-      `select s.seq, (select string_agg(nextval(s.r)::text, ',' order by g) from generate_series(1, s.n) as g) as ids from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a"}'::text[], '{1}'::int4[]) as u(seq, n) where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE') offset 0) as s`,
+      `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false) as consecutive from (select u.seq, u.seq::regclass as r, u.n from unnest('{"a"}'::text[], '{1}'::int4[]) as u(seq, n) where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE') offset 0) as s cross join lateral (select array_agg(nextval(s.r) order by g) as a from generate_series(1, s.n) as g) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`,
     )
   })
 
