@@ -21,7 +21,7 @@ const OFFSETS = 40
 export function defineSweep(
   driver: DriverName,
   kind: 'flush' | 'reads' = 'flush',
-  extra: { readonly copyRows?: number } = {},
+  extra: { readonly copyRows?: number; readonly unit?: 'mixed' | 'columnar' } = {},
 ): void {
   const db = useTestDatabase()
   beforeAll(async () => {
@@ -40,9 +40,11 @@ export function defineSweep(
   const what =
     kind === 'reads'
       ? 'a read (find, load, wasCommitted)'
-      : extra.copyRows === undefined
-        ? 'a flush'
-        : `a flush (inserts of ${extra.copyRows}+ rows as COPY)`
+      : extra.unit === 'columnar'
+        ? `a flush of ${extra.copyRows ?? 'many'} plain inserts (planned column by column, sent as COPY)`
+        : extra.copyRows === undefined
+          ? 'a flush'
+          : `a flush (inserts of ${extra.copyRows}+ rows as COPY)`
   describe.concurrent(`${driver}: a connection cut at every byte of ${what}`, () => {
     test.each(combos)(
       '$mode, $direction, pool of $pool, warm: $warm',

@@ -40,6 +40,11 @@ export interface SweepConfig {
   readonly offsets: number
   /** pipeflush's `copyRows`: 40 sends the 40 child rows as COPY (pipeflush's default otherwise). */
   readonly copyRows?: number
+  /**
+   * The unit of work: `mixed` (the default: an update, a delete, a parent, 40 children, an audit row)
+   * or `columnar` (40 audit rows only: plain inserts, planned column by column when they go as COPY).
+   */
+  readonly unit?: 'mixed' | 'columnar'
   readonly adminUrl: string
   readonly toxiproxyUrl: string
   readonly postgresHost: string
@@ -168,6 +173,11 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     )
     const n = counter?.n ?? 0
     const em = root.fork({ flushTimeoutMs })
+    if (cfg.unit === 'columnar') {
+      for (let i = 0; i < CHILDREN; i++)
+        em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo} row ${i}` })
+      return { em, root, tag, counterBefore: n, caseNo }
+    }
     const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n, version: counter?.version ?? 1 })
     loaded['n'] = n + 1
     em.remove(em.merge(`${cfg.name}_doomed`, { id: caseNo, tag }))
@@ -188,6 +198,8 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
         (select count(*)::int from ${t('audit')} where tag = '${tag}') as a,
         (select count(*)::int from ${t('doomed')} where id = ${id}) as d,
         (select n from ${t('counter')} where id = 1) as n`)
+    if (cfg.unit === 'columnar')
+      return row?.a === CHILDREN ? 'all' : row?.a === 0 ? 'none' : JSON.stringify(row)
     const all =
       row?.p === 1 && row.c === CHILDREN && row.a === 1 && row.d === 0 && row.n === counterBefore + 1
     const none = row?.p === 0 && row.c === 0 && row.a === 0 && row.d === 1 && row.n === counterBefore
@@ -202,7 +214,8 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     .waves.flat()
     .filter((s) => s.copy)
     .map((s) => s.table)
-  const expected = cfg.copyRows !== undefined && cfg.copyRows <= CHILDREN ? [`${cfg.name}_child`] : []
+  const copied = cfg.unit === 'columnar' ? `${cfg.name}_audit` : `${cfg.name}_child`
+  const expected = cfg.copyRows !== undefined && cfg.copyRows <= CHILDREN ? [copied] : []
   if (JSON.stringify(copies) !== JSON.stringify(expected))
     throw new Error(
       `statements sent as COPY: ${JSON.stringify(copies)}, expected ${JSON.stringify(expected)}`,
