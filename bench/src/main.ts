@@ -105,7 +105,7 @@ async function main(argv: readonly string[]): Promise<number> {
         'Every process (benchmark, PostgreSQL, toxiproxy) runs on the same machine; latencies are injected, not real network.',
         'pipeflush round trips above a whole number come from id-block fetches (+1 round trip on the flushes that need one; `idFetches` counts them).',
         'copy: COPY waits twice; the counter sees 3 because postgres.js writes a CopyFail after the COPY completed (ignored by the server).',
-        'pipeflush on node-postgres sends an insert of 1,000 rows or more as COPY (its `copyRows` default), the data in the same write as the flush; on postgres.js it sends INSERT.',
+        'pipeflush sends an insert of 1,000 rows or more as COPY (its `copyRows` default): on node-postgres the data goes in the same write as the flush, on postgres.js when the server asks for it (one round trip more). A flush of such inserts only, into tables whose keys a sequence fills, is planned column by column.',
         'Client CPU (`cpuMs`) is this process (process.cpuUsage, user + system) over the timed flushes only, divided by their number; it includes the round-trip counter on the sockets, which every series has.',
         options.tcpNoDelay
           ? 'Every socket had TCP_NODELAY: pipeflush sets it on postgres.js connections, node-postgres on its own, the bench on the raw postgres.js series. Run with --nagle for the raw postgres.js default.'

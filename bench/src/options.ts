@@ -69,7 +69,7 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
   warmup: 2,
   large: [10_000, 100_000],
   largeLatency: 2,
-  largeSamples: 3,
+  largeSamples: 5,
   concurrency: 50,
   pool: 10,
   concurrencyLatency: 2,

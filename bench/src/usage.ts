@@ -23,7 +23,7 @@ TOXIPROXY_URL are set.
   --warmup 2                 untimed warm-up flushes (after the cold one)
   --large 10000,100000       rows of the large flush into one table; 0 or none skips it
   --large-latency 2          latency of the large flush
-  --large-samples 3          timed large flushes per series
+  --large-samples 5          timed large flushes per series
   --concurrency 50           concurrent units of work; 0 skips the concurrency run
   --pool 10                  connections of the concurrency run
   --concurrency-latency 2    latency of the concurrency run
