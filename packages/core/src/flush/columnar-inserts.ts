@@ -1,4 +1,4 @@
-import type { ServerValuesPolicy } from '../plan/server-values.ts'
+import { insertReturns, type ServerValuesPolicy } from '../plan/server-values.ts'
 import { copySql } from '../plan/sql/copy-sql.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
@@ -144,8 +144,7 @@ function sameColumns(
 
 /** Whether the server would fill a column of these rows that the flush then reads back. */
 function readsBack(table: TableModel, columns: readonly string[], context: ColumnarContext): boolean {
-  if (!context.serverValues(table)) return false
-  return table.columns.some((c) => !columns.includes(c.name) && !table.primaryKey.includes(c.name))
+  return context.serverValues(table) && insertReturns(table, columns).length > 0
 }
 
 function encodeTable(

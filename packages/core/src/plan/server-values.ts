@@ -21,10 +21,21 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  */
 export function returnedColumns(table: TableModel, statement: PlannedStatement): string[] {
   if (statement.upsert !== undefined || statement.kind === 'delete') return []
-  const filled =
-    statement.kind === 'insert'
-      ? table.columns.filter((c) => !statement.columns.includes(c.name) && !table.primaryKey.includes(c.name))
-      : table.columns.filter((c) => c.generated)
+  if (statement.kind === 'insert') return insertReturns(table, statement.columns)
+  const filled = table.columns.filter((c) => c.generated)
+  return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
+}
+
+/**
+ * What a plain insert (not an upsert) of rows supplying `columns` returns (see
+ * {@link returnedColumns}): its primary key, then every column the rows do not supply; none when
+ * they supply every one.
+ *
+ * @example
+ * insertReturns(book, ['id', 'title']) // ['id', 'created_at', 'summary']
+ */
+export function insertReturns(table: TableModel, columns: readonly string[]): string[] {
+  const filled = table.columns.filter((c) => !columns.includes(c.name) && !table.primaryKey.includes(c.name))
   return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
 }
 
