@@ -13,8 +13,14 @@ export function sequenceToFill(state: EntityState): string | null {
   return v === undefined || v === null ? key.sequence : null
 }
 
+/** A table's single key column and the sequence that fills it. */
+interface SequenceKey {
+  readonly name: string
+  readonly sequence: string
+}
+
 /** The single key column of `table` and its sequence, if a sequence fills it; else null. */
-function sequenceKey(table: TableModel): { readonly name: string; readonly sequence: string } | null {
+function sequenceKey(table: TableModel): SequenceKey | null {
   let key = SEQUENCE_KEYS.get(table)
   if (key === undefined) {
     const column = table.primaryKey.length === 1 ? table.columnsByName.get(table.primaryKey[0]!) : undefined
@@ -25,14 +31,22 @@ function sequenceKey(table: TableModel): { readonly name: string; readonly seque
 }
 
 /** {@link sequenceKey} per table model, found once. */
-const SEQUENCE_KEYS = new WeakMap<TableModel, { readonly name: string; readonly sequence: string } | null>()
+const SEQUENCE_KEYS = new WeakMap<TableModel, SequenceKey | null>()
 
 /** Ids to take per sequence for `states`. */
 export function idNeed(states: readonly EntityState[]): Map<string, number> {
   const need = new Map<string, number>()
+  // Rows of one table come in runs: the table's key is looked up once per run.
+  let table: TableModel | undefined
+  let key: SequenceKey | null = null
   for (const s of states) {
-    const seq = sequenceToFill(s)
-    if (seq) need.set(seq, (need.get(seq) ?? 0) + 1)
+    if (s.table !== table) {
+      table = s.table
+      key = sequenceKey(table)
+    }
+    if (key === null) continue
+    const v = s.row[key.name]
+    if (v === undefined || v === null) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
   }
   return need
 }
@@ -46,20 +60,28 @@ export function assignIds(
   if (need.size === 0) return
   const taken = ids.take(need)
   const used = new Map<string, number>() // an index per sequence: shift() would be quadratic
-  // Rows of one table come in runs: the previous row's sequence and ids are reused.
-  let seq: string | null = null
+  // Rows of one table come in runs: the table's key, its sequence's ids and how the key holds an
+  // id are looked up once per run.
+  let table: TableModel | undefined
+  let key: SequenceKey | null = null
+  let asText = true
   let list: readonly string[] | undefined
   let i = 0
   for (const s of states) {
-    const next = sequenceToFill(s)
-    if (!next) continue
-    if (next !== seq) {
-      if (seq !== null) used.set(seq, i)
-      seq = next
-      list = taken.get(seq)
-      i = used.get(seq) ?? 0
+    if (s.table !== table) {
+      if (key !== null) used.set(key.sequence, i)
+      table = s.table
+      key = sequenceKey(table)
+      if (key === null) continue
+      asText = holdsText(table, key.name)
+      list = taken.get(key.sequence)
+      i = used.get(key.sequence) ?? 0
     }
-    setKey(s, list?.[i++] ?? null)
+    if (key === null) continue
+    const v = s.row[key.name]
+    if (v !== undefined && v !== null) continue
+    const id = list?.[i++]
+    s.row[key.name] = id === undefined ? null : asText ? id : Number(id)
   }
 }
 
@@ -82,13 +104,13 @@ export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
 /** The placeholder id of each new row without an id (its single key column's value). */
 export type ProvisionalIds = ReadonlyMap<EntityState, unknown>
 
-/** Writes an id (decimal text) into the key column: a string for int8/numeric keys, else a number. */
-function setKey(state: EntityState, id: string | null): void {
-  state.row[state.table.primaryKey[0]!] = id === null ? null : keyValue(state, id)
-}
-
 /** An id (decimal text) as the key column holds it: a string for int8/numeric keys, else a number. */
 function keyValue(state: EntityState, id: string): unknown {
-  const column = state.table.columnsByName.get(state.table.primaryKey[0]!)!
-  return column.type === 'int8' || column.type === 'numeric' ? id : Number(id)
+  return holdsText(state.table, state.table.primaryKey[0]!) ? id : Number(id)
+}
+
+/** Whether `column` of `table` holds ids as decimal text (int8, numeric) rather than numbers. */
+function holdsText(table: TableModel, column: string): boolean {
+  const type = table.columnsByName.get(column)?.type
+  return type === 'int8' || type === 'numeric'
 }

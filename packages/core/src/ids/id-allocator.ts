@@ -180,8 +180,10 @@ export class IdAllocator {
         continue
       }
       if (q.head > 0 && q.head * 2 >= q.ids.length) {
-        q.ids = q.ids.slice(q.head) // compact now and then, not on every take
+        // Compact now and then, not on every take, adding the fetched ids in the same copy.
+        q.ids = q.ids.slice(q.head).concat(fetched)
         q.head = 0
+        continue
       }
       for (const id of fetched) q.ids.push(id)
     }

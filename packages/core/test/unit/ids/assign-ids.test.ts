@@ -95,6 +95,19 @@ describe('assignIds', () => {
     expect(Object.keys(joined.row)).toEqual(['book_id'])
   })
 
+  it('skips a row with a key inside a run of its table, and resumes a sequence after other tables', async () => {
+    const states = [
+      fresh('author'),
+      fresh('author', { id: '40' }),
+      fresh('author'),
+      fresh('book', { id: BOOK_1 }),
+      fresh('tag'),
+      fresh('author'),
+    ]
+    assignIds(states, idNeed(states), await poolOf({ [AUTHOR_SEQ]: 3, [TAG_SEQ]: 1 }))
+    expect(states.map((s) => s.row.id)).toEqual(['1', '40', '2', BOOK_1, 1, '3'])
+  })
+
   it('takes the ids from the pool once: the next rows get the next ids', async () => {
     const ids = await poolOf({ [TAG_SEQ]: 4 })
     const first = [fresh('tag'), fresh('tag')]
