@@ -51,8 +51,9 @@ interface Prepared {
  * 2. validated and planned before anything is sent: with this flush's ids when the id pool has them,
  *    else with placeholders, the real ids being fetched on the flush's connection first (a flush of
  *    plain inserts then rebinds its plan to them, unless the unit of work was edited meanwhile; any
- *    other plans again: see `rebindFlush`). A flush of large plain inserts is encoded column by column
- *    instead, and planned from those columns once the ids are assigned (see `columnar-inserts.ts`);
+ *    other plans again: see `rebindFlush`). A flush of plain inserts into unrelated tables is encoded
+ *    column by column instead, and planned from those columns once the ids are assigned (see
+ *    `columnar-inserts.ts`);
  * 3. sent on one connection, in one transaction (see `run-flush.ts`), what it sends of each entity
  *    completed meanwhile when that was left for then;
  * 4. once committed, the unit of work takes what was sent as its state. On failure it is left as it
