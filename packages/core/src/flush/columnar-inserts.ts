@@ -1,3 +1,4 @@
+import { copiesRows } from '../plan/copy-statements.ts'
 import { insertReturns, type ServerValuesPolicy } from '../plan/server-values.ts'
 import { copySql } from '../plan/sql/copy-sql.ts'
 import { statementForm, statementSql } from '../plan/statement-sql.ts'
@@ -85,11 +86,19 @@ export function encodeColumnar(
     }
     last!.push(state)
   }
-  const keys = new Set<string>()
-  for (const table of byTable.keys()) keys.add(table.key)
+  const flushTables = new Set<string>()
+  for (const table of byTable.keys()) flushTables.add(table.key)
+  // Every table is checked before any value is encoded: a parent and its children (the usual flush
+  // of plain inserts that cannot go this way) encode nothing here.
+  const keys = new Map<TableModel, ColumnModel>()
+  for (const table of byTable.keys()) {
+    const key = columnarTable(table, flushTables)
+    if (key === undefined) return undefined
+    keys.set(table, key)
+  }
   const tables: ColumnarTable[] = []
   for (const [table, states] of byTable) {
-    const encoded = encodeTable(table, states, keys, context)
+    const encoded = encodeTable(table, keys.get(table)!, states, context)
     if (encoded === undefined) return undefined
     tables.push(encoded)
   }
@@ -149,12 +158,10 @@ function readsBack(table: TableModel, columns: readonly string[], context: Colum
 
 function encodeTable(
   table: TableModel,
+  key: ColumnModel,
   states: readonly EntityState[],
-  flushTables: ReadonlySet<string>,
   context: ColumnarContext,
 ): ColumnarTable | undefined {
-  const key = columnarTable(table, flushTables)
-  if (key === undefined) return undefined
   const columns = writtenColumns(table, key, states[0]!.row)
   if (columns === undefined || readsBack(table, columns, context)) return undefined
   const keyAt = columns.indexOf(key.name)
@@ -177,7 +184,7 @@ function encodeTable(
   } catch {
     return undefined
   }
-  const copy = table.copyable && states.length >= context.copyRows
+  const copy = copiesRows(table, states.length, context.copyRows)
   return { table, key, columns, keyAt, texts, values, states, copy }
 }
 

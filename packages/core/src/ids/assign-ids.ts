@@ -9,8 +9,13 @@ import type { IdAllocator } from './id-allocator.ts'
 export function sequenceToFill(state: EntityState): string | null {
   const key = sequenceKey(state.table)
   if (key === null) return null
+  return unfilled(state, key) ? key.sequence : null
+}
+
+/** Whether `state`'s row holds no value for its sequence key (undefined or null). */
+function unfilled(state: EntityState, key: SequenceKey): boolean {
   const v = state.row[key.name]
-  return v === undefined || v === null ? key.sequence : null
+  return v === undefined || v === null
 }
 
 /** A table's single key column and the sequence that fills it. */
@@ -44,9 +49,7 @@ export function idNeed(states: readonly EntityState[]): Map<string, number> {
       table = s.table
       key = sequenceKey(table)
     }
-    if (key === null) continue
-    const v = s.row[key.name]
-    if (v === undefined || v === null) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
+    if (key !== null && unfilled(s, key)) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
   }
   return need
 }
@@ -77,9 +80,7 @@ export function assignIds(
       list = taken.get(key.sequence)
       i = used.get(key.sequence) ?? 0
     }
-    if (key === null) continue
-    const v = s.row[key.name]
-    if (v !== undefined && v !== null) continue
+    if (key === null || !unfilled(s, key)) continue
     const id = list?.[i++]
     s.row[key.name] = id === undefined ? null : asText ? id : Number(id)
   }

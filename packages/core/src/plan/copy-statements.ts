@@ -1,19 +1,24 @@
-import type { SchemaModel } from '../schema/model.ts'
+import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { copySql } from './sql/copy-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /**
- * Whether `statement` can go as `COPY ... FROM STDIN` once it has `minRows` rows: a plain insert
- * (not an upsert) that returns nothing, into a table COPY treats like INSERT (`TableModel.copyable`).
+ * Whether a plain insert of `rows` rows into `table` that returns nothing goes as COPY: at least
+ * `minRows` rows, into a table COPY treats like INSERT (`TableModel.copyable`).
+ *
+ * @example
+ * copiesRows(big, 5_000, 1_000) // true
  */
+export function copiesRows(table: TableModel, rows: number, minRows: number): boolean {
+  return table.copyable && rows >= minRows
+}
+
+/** Whether `statement` goes as `COPY ... FROM STDIN`: a plain insert (not an upsert) that returns nothing, see {@link copiesRows}. */
 function copies(schema: SchemaModel, statement: PlannedStatement, minRows: number): boolean {
-  return (
-    statement.kind === 'insert' &&
-    statement.rowCount >= minRows &&
-    statement.upsert === undefined &&
-    statement.returning === undefined &&
-    schema.tables.get(statement.table)?.copyable === true
-  )
+  if (statement.kind !== 'insert' || statement.upsert !== undefined || statement.returning !== undefined)
+    return false
+  const table = schema.tables.get(statement.table)
+  return table !== undefined && copiesRows(table, statement.rowCount, minRows)
 }
 
 /**
