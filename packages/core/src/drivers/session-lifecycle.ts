@@ -41,17 +41,27 @@ export class SessionLifecycle {
     return this.#cause !== undefined || this.#terminated
   }
 
-  /** `p` counted in flight until it settles; rejections become what `toError` makes of them. */
+  /**
+   * `p` counted in flight until it settles; rejections become what `toError` makes of them. A
+   * connection error ends the connection (the driver may report it before the socket's close: the
+   * connection must not be sent on or given back meanwhile). An answer that comes after the
+   * connection ended is not this query's (a driver that reconnects may settle a query left over from
+   * the dead socket with what the new one answered first): it rejects with the end's cause.
+   */
   track<T>(p: Promise<T>, toError: (e: unknown) => DriverError): Promise<T> {
     this.#inFlight++
     return p.then(
       (value) => {
+        const cause = this.#cause
         this.#settled()
+        if (cause !== undefined) throw cause
         return value
       },
       (error: unknown) => {
+        const e = toError(error)
+        if (e.kind === 'connection') this.end(e)
         this.#settled()
-        throw toError(error)
+        throw e
       },
     )
   }

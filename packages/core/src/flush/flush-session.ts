@@ -13,6 +13,11 @@ import { errors } from '../errors.ts'
  */
 export const ENDED_GRACE_MS = 200
 
+/** A connection error for an answer that cannot be the one to what was sent. */
+function mismatchError(why: string): DriverError {
+  return { kind: 'connection', code: 'ANSWER_MISMATCH', message: why, cause: new Error(why) }
+}
+
 /** Why a send got no answer: the flush's deadline passed, or its connection ended. */
 export class Interrupted extends Error {
   readonly reason: 'timeout' | 'ended'
@@ -62,20 +67,35 @@ export class FlushSession {
 
   /**
    * One simple-protocol message; `commits` when it holds the COMMIT (or commits implicitly); `copies`:
-   * the data of each COPY in `text` (see {@link Session.simple}).
+   * the data of each COPY in `text` (see {@link Session.simple}); `rowSets`: how many of its statements
+   * return rows. An answer that cannot be the message's (no command tag, another number of row sets)
+   * means the driver's queue and the connection disagree: the connection is terminated and the send
+   * fails as if the connection had ended (never a success built on someone else's answer).
    */
   simple(
     text: string,
-    options: { readonly commits?: boolean; readonly copies?: readonly (readonly Buffer[])[] } = {},
+    options: {
+      readonly commits?: boolean
+      readonly copies?: readonly (readonly Buffer[])[]
+      readonly rowSets?: number
+    } = {},
   ): Promise<SimpleResult> {
     this.#before(options.commits)
     const copies = options.copies
     if (copies !== undefined) this.#waits += copies.length * (this.session.copyRoundTrips ?? 0)
-    return this.#guard(
+    const answer = this.#guard(
       copies === undefined || copies.length === 0
         ? this.session.simple(text)
         : this.session.simple(text, copies),
     )
+    return answer.then((result) => {
+      const rowSets = options.rowSets
+      if (result.lastCommand !== '' && (rowSets === undefined || result.rowSets.length === rowSets))
+        return result
+      this.session.terminate()
+      const why = `the answer does not match the message sent (command tag "${result.lastCommand}", ${result.rowSets.length} row sets${rowSets === undefined ? '' : ` of ${rowSets}`}); the connection was terminated`
+      throw new Interrupted('ended', mismatchError(why))
+    })
   }
 
   /** Extended-protocol statements pipelined in one write (the session must have `pipeline`). */

@@ -62,8 +62,12 @@ export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<Ret
     return pipelinedRows(statements, results.slice(1 + input.opening.length))
   }
   const batch = simpleBatch([...input.opening, ...statements])
+  const rowSets = rowSetCount(statements)
   try {
-    return simpleRows(statements, await fs.simple(batch.text, { commits: true, copies: batch.copies }))
+    return simpleRows(
+      statements,
+      await fs.simple(batch.text, { commits: true, copies: batch.copies, rowSets }),
+    )
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
@@ -114,7 +118,8 @@ async function sendTogether(
   }
   const batch = simpleBatch(statements)
   try {
-    return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies }))
+    const rowSets = rowSetCount(statements)
+    return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies, rowSets }))
   } catch (e) {
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
@@ -127,7 +132,7 @@ async function sendTogether(
 async function inTransaction(fs: FlushSession, input: ModeInput, body: () => Promise<void>): Promise<void> {
   try {
     try {
-      await fs.simple(['begin', ...input.opening].join(SEPARATOR))
+      await fs.simple(['begin', ...input.opening].join(SEPARATOR), { rowSets: 0 })
     } catch (e) {
       throw serverError(fs, e, (d) => statementError(d, undefined, input.flushId))
     }
@@ -136,7 +141,7 @@ async function inTransaction(fs: FlushSession, input: ModeInput, body: () => Pro
     if (fs.serverRejected && fs.usable) await fs.simple('rollback').catch(() => {})
     throw e
   }
-  const { lastCommand } = await fs.simple('commit', { commits: true })
+  const { lastCommand } = await fs.simple('commit', { commits: true, rowSets: 0 })
   if (lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, lastCommand)
 }
 
@@ -185,10 +190,21 @@ function pipelinedRows(
 function simpleRows(statements: readonly PlannedStatement[], result: SimpleResult): ReturnedRows {
   let next = 0
   return statements.map((s) => {
-    if (s.kind === 'insert' && s.returning === undefined) return undefined
+    if (!answersRows(s)) return undefined
     const rows = result.rowSets[next++]
     return s.returning === undefined ? undefined : rows
   })
+}
+
+/** How many row sets a simple-protocol answer to `statements` holds (see {@link simpleRows}). */
+function rowSetCount(statements: readonly PlannedStatement[]): number {
+  let n = 0
+  for (const s of statements) if (answersRows(s)) n++
+  return n
+}
+
+function answersRows(s: PlannedStatement): boolean {
+  return s.kind !== 'insert' || s.returning !== undefined
 }
 
 /**

@@ -89,7 +89,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
   try {
     if (request.fetchIds) {
       await request.fetchIds(async (text) => {
-        const { rowSets } = await fs.simple(text)
+        const { rowSets } = await fs.simple(text, { rowSets: 1 })
         return rowSets[rowSets.length - 1] ?? []
       })
     }

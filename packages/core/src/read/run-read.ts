@@ -43,7 +43,9 @@ export async function runRead(
   }
   try {
     if (!fs.session.pipeline) {
-      const { rowSets } = await fs.simple(params.length === 0 ? text : inlineParams(text, params))
+      const { rowSets } = await fs.simple(params.length === 0 ? text : inlineParams(text, params), {
+        rowSets: 1,
+      })
       return rowSets[rowSets.length - 1] ?? []
     }
     const name = context.named ? statementName(text) : undefined

@@ -53,6 +53,8 @@ export interface PostgresJsQuery extends Promise<PostgresJsResult | PostgresJsRe
    * (`connection.js` `CopyInResponse`). postgres.js itself replaces it (`cursor`, `query.js` line 97).
    */
   resolve: (value: unknown) => void
+  /** Rejects the query (`query.js` line 27): an own property, like `resolve`. */
+  reject: (error: unknown) => void
 }
 
 export interface UnsafeOptions {
@@ -66,6 +68,13 @@ export interface UnsafeOptions {
 
 /** The connection object postgres.js passes to `onexecute` (`connection.js` line 110). */
 export interface PostgresJsConnection {
+  /**
+   * Writes a query on the connection (`connection.js` line 155): what the pool and a reservation call
+   * (`index.js` lines 230, 343, 412); truthy when more may be pipelined behind it. The connection's
+   * own queries (its startup, the array types) call the inner function, not this property. Replaced
+   * by `connection-guard.ts`.
+   */
+  execute: (query: PostgresJsQuery) => unknown
   /** Closes the socket (after a Terminate message); in-flight queries reject with CONNECTION_DESTROYED. */
   terminate(): void
   /**

@@ -12,6 +12,7 @@ import type {
   PostgresJsResult,
   PostgresJsSql,
 } from './client-types.ts'
+import { guardConnection, type SocketState } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
 import { socketFactory } from './socket-factory.ts'
 
@@ -58,6 +59,8 @@ export class PostgresJsDriver implements Driver {
   readonly address: string
   readonly sql: PostgresJsSql
   readonly meters = new Meters()
+  /** Whether the socket of a cancel key ended, for the connection guard. */
+  readonly sockets: SocketState = { ended: (key) => this.meters.byKey(key)?.meter.closed }
   #pooler: Promise<boolean> | undefined
 
   constructor(sql: PostgresJsSql) {
@@ -264,7 +267,12 @@ class PostgresJsSession implements Session {
     this.#first ??= q
     // The query is written one microtask later; by the next macrotask its connection is known.
     setImmediate(() => this.#identify())
-    return this.#life.track(Promise.resolve(q), (e) => this.#driver.toDriverError(e)).then(simpleResult)
+    // Identified again when it answers, so that an answer after the socket ended is refused (see track).
+    const answer = Promise.resolve(q).then((result) => {
+      this.#identify()
+      return result
+    })
+    return this.#life.track(answer, (e) => this.#driver.toDriverError(e)).then(simpleResult)
   }
 
   roundTrips(): number | undefined {
@@ -325,12 +333,16 @@ class PostgresJsSession implements Session {
     return m
   }
 
-  /** Hooks the connection's close (the pool calls `onclose` once when its socket closes). */
+  /**
+   * Hooks the connection's close (the pool calls `onclose` once when its socket closes) and guards the
+   * connection against writes after its socket ended (`connection-guard.ts`).
+   */
   #learn(c: PostgresJsConnection): true {
     if (this.#connection === undefined) {
       this.#connection = c
       this.#onclose = (error) => this.#life.end(this.#driver.toDriverError(error))
       c.onclose = this.#onclose
+      guardConnection(c, this.#driver.sockets, this.#driver.address)
     }
     return true // a falsy result would make postgres.js stop pipelining on this connection
   }

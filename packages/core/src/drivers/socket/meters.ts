@@ -71,6 +71,9 @@ export function openingRoundTrips(metered: MeteredSocket, deadline: number): Pro
   })
 }
 
+/** How many ended sockets {@link Meters.byKey} still finds. */
+const RECENTLY_ENDED = 256
+
 /** Why the last connection attempt failed, and where. */
 export interface ConnectFailure {
   readonly at: number
@@ -89,6 +92,8 @@ export interface ConnectFailure {
  */
 export class Meters {
   readonly #open = new Set<MeteredSocket>()
+  /** The last sockets that ended after their connection got its cancel key, oldest first. */
+  readonly #endedSockets: MeteredSocket[] = []
   readonly #bySocket = new WeakMap<Duplex, MeteredSocket>()
   #failures = 0
   #opened = 0
@@ -118,6 +123,10 @@ export class Meters {
     })
     metered.meter.onClose(() => {
       this.#open.delete(metered)
+      if (metered.meter.key !== undefined) {
+        this.#endedSockets.push(metered)
+        if (this.#endedSockets.length > RECENTLY_ENDED) this.#endedSockets.shift()
+      }
       if (metered.meter.ready) this.#ended++
       if (!metered.meter.ready) {
         this.#failures++
@@ -137,9 +146,17 @@ export class Meters {
     return this.#bySocket.get(socket)
   }
 
-  /** The open metered socket whose connection has the cancel key `key` (`pid:secret`). */
+  /**
+   * The metered socket whose connection has the cancel key `key` (`pid:secret`): an open one, else
+   * one of the last {@link RECENTLY_ENDED} that ended (a connection is identified by its key after
+   * its first query was written, and its socket may have ended by then: the caller must learn that).
+   */
   byKey(key: string): MeteredSocket | undefined {
     for (const m of this.#live()) if (m.meter.key === key) return m
+    for (let i = this.#endedSockets.length - 1; i >= 0; i--) {
+      const m = this.#endedSockets[i]!
+      if (m.meter.key === key) return m
+    }
     return undefined
   }
 

@@ -20,10 +20,13 @@ export interface SocketMeter {
   readonly key: string | undefined
   /** The server finished the startup (authentication included) and is ready for queries. */
   readonly ready: boolean
-  /** The socket closed; `closeError` holds its error, if any. */
+  /** The socket ended: it errored or closed (`closeError` holds its first error, if any). */
   readonly closed: boolean
   readonly closeError: Error | undefined
-  /** Calls `listener` once when the socket closes (at once if it has). Returns how to stop listening. */
+  /**
+   * Calls `listener` once when the socket ends, at its first `error` or `close` (at once if it has).
+   * Returns how to stop listening.
+   */
   onClose(listener: () => void): () => void
   /** Calls `listener` once when the server is first ready for queries (at once if it was). */
   onReady(listener: () => void): void
@@ -105,13 +108,20 @@ export function meterSocket(socket: Duplex): SocketMeter {
     receivedSinceWrite = true
     if (reading !== 'done') readMessages(data)
   })
-  socket.once('close', () => {
+  // The socket ends at its first 'error' or 'close'. A driver may reject its queries at the 'error'
+  // (postgres.js does) and handle the 'close' only in a later macrotask: a caller that reacts to the
+  // rejection must already see the socket as ended, or it would write to (or hand back to its pool) a
+  // connection about to close.
+  const end = () => {
+    if (closed) return
     closed = true
     for (const listener of [...listeners]) listener()
     listeners.clear()
-  })
+  }
+  socket.once('close', end)
   socket.on('error', (error: Error) => {
     closeError ??= error
+    end()
   })
 
   const write = socket.write.bind(socket) as Write

@@ -1,0 +1,81 @@
+// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1]`: the chaos soak
+// (`soak-child.ts`) for as long as asked, each run in a child process under Node's defaults, on a
+// PostgreSQL and a toxiproxy the test kit starts (or `DATABASE_URL` / `TOXIPROXY_URL`). Prints what
+// each run checked and found; exits 1 when any run crashed or broke a guarantee.
+import { parseArgs } from 'node:util'
+import {
+  cleanupAll,
+  createDatabase,
+  type DriverName,
+  startPostgres,
+  startToxiproxy,
+} from '@pipeflush/testkit'
+import { runSoak } from './run-soak.ts'
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    runs: { type: 'string', default: '1' },
+    driver: { type: 'string', multiple: true },
+    seed: { type: 'string' },
+    concurrency: { type: 'string', default: '8' },
+    pool: { type: 'string', default: '4' },
+  },
+})
+const drivers = (values.driver ?? ['postgres.js', 'pg']) as DriverName[]
+const seconds = Number(values.seconds)
+const runs = Number(values.runs)
+
+const [pg, tp] = await Promise.all([startPostgres(), startToxiproxy()])
+let failed = 0
+try {
+  const adminUrl = await createDatabase(pg.url, 'pipeflush_soak')
+  const services = { adminUrl, postgresHost: pg.host, postgresPort: pg.port, toxiproxyUrl: tp.apiUrl }
+  console.log(`PostgreSQL ${pg.version} (${pg.provider}), toxiproxy ${tp.version} (${tp.provider})`)
+  for (let run = 1; run <= runs; run++) {
+    for (const driver of drivers) {
+      const seed =
+        values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed) + run - 1
+      const r = await runSoak(services, {
+        driver,
+        seconds,
+        seed,
+        concurrency: Number(values.concurrency),
+        pool: Number(values.pool),
+      })
+      const res = r.result
+      const crashed = r.exitCode !== 0 && res === undefined
+      const bad = crashed || r.stderr !== '' || (res?.problems.length ?? 1) > 0
+      if (bad) failed++
+      console.log(
+        `\n${driver} run ${run}/${runs} (seed ${seed}, ${Math.round(r.ms / 1000)} s): ${bad ? 'FAIL' : 'ok'}` +
+          (crashed ? ` - the process crashed (exit ${r.exitCode}, signal ${r.signal})` : ''),
+      )
+      if (res !== undefined) {
+        console.log(
+          `  ${res.units} units of work, ${res.flushes} flushes (${JSON.stringify(res.outcomes)}), modes ${JSON.stringify(res.modes)}, ${res.copies} with COPY`,
+        )
+        console.log(`  loads: ${JSON.stringify(res.reads)}`)
+        console.log(
+          `  committed ${res.committed}; unknown outcomes resolved by the flush log: ${res.resolvedDuring} during the chaos, ${res.resolvedAfter} after`,
+        )
+        console.log(
+          `  slowest flush or read: ${res.slowestMs} ms; faults: ${JSON.stringify(res.chaos.faults)}`,
+        )
+        console.log(
+          '  checked: no crash, no unhandled rejection; every flush and read settled within flushTimeoutMs + 1 s; ' +
+            'every unit reported committed is in the database with all its rows (nothing lost, nothing partial); ' +
+            'nothing else is (nothing phantom); every unknown outcome resolved; each counter moved once per committed unit',
+        )
+        for (const p of res.problems) console.log(`  PROBLEM: ${p}`)
+      }
+      if (r.stderr !== '') console.log(`  stderr:\n${r.stderr.slice(0, 60000)}`)
+    }
+  }
+} finally {
+  await tp.stop()
+  await pg.stop()
+  await cleanupAll()
+}
+console.log(failed === 0 ? '\nsoak: every run passed' : `\nsoak: ${failed} run(s) failed`)
+process.exitCode = failed === 0 ? 0 : 1
