@@ -1,0 +1,183 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it, vi } from 'vitest'
+import type { DriverError, Session, SimpleResult } from '../../../src/drivers/driver.ts'
+import { closedError } from '../../../src/drivers/driver-errors.ts'
+import type { PostgresJsConnection, PostgresJsQuery } from '../../../src/drivers/postgres-js/client-types.ts'
+import { guardConnection } from '../../../src/drivers/postgres-js/connection-guard.ts'
+import { SessionLifecycle } from '../../../src/drivers/session-lifecycle.ts'
+import { Meters } from '../../../src/drivers/socket/meters.ts'
+import { FlushSession, Interrupted } from '../../../src/flush/flush-session.ts'
+
+/** A server message: type byte, length, body. */
+function message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(5)
+  head.write(type, 0)
+  head.writeUInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+
+/** BackendKeyData with process id `pid` and secret `secret`, then ReadyForQuery. */
+function keyAndReady(pid: number, secret: number): Buffer {
+  const key = Buffer.alloc(8)
+  key.writeUInt32BE(pid, 0)
+  key.writeUInt32BE(secret, 4)
+  return Buffer.concat([message('K', key), message('Z', Buffer.from('I'))])
+}
+
+const CONNECTION: DriverError = closedError('db:5432', 'reset')
+
+describe('the socket meter', () => {
+  it("ends at the socket's first 'error', before its 'close'", () => {
+    const socket = new PassThrough()
+    const m = new Meters().add(socket, 'db:5432')
+    const seen: boolean[] = []
+    m.meter.onClose(() => seen.push(m.meter.closed))
+    socket.emit('error', new Error('read ECONNRESET'))
+    expect(seen).toEqual([true])
+    expect(m.meter.closeError?.message).toBe('read ECONNRESET')
+    socket.emit('close')
+    expect(seen).toEqual([true]) // once
+  })
+
+  it('finds a socket by its cancel key after it ended (its connection may be identified late)', () => {
+    const meters = new Meters()
+    const socket = new PassThrough()
+    const m = meters.add(socket, 'db:5432')
+    socket.write(Buffer.alloc(8))
+    socket.emit('data', keyAndReady(42, 7))
+    socket.emit('error', new Error('gone'))
+    expect(meters.byKey('42:7')).toBe(m)
+    expect(meters.byKey('42:7')?.meter.closed).toBe(true)
+  })
+})
+
+describe('SessionLifecycle', () => {
+  it('a connection error ends the session: it is then discarded, not given back', async () => {
+    const release = vi.fn()
+    const life = new SessionLifecycle(release)
+    const failing = life.track(Promise.reject(new Error('x')), () => CONNECTION)
+    await expect(failing).rejects.toBe(CONNECTION)
+    expect(life.cause).toBe(CONNECTION)
+    life.release()
+    expect(release).toHaveBeenCalledWith(true)
+  })
+
+  it('a server error does not end the session: it is given back', async () => {
+    const release = vi.fn()
+    const life = new SessionLifecycle(release)
+    const server: DriverError = { kind: 'server', message: 'duplicate key', sqlState: '23505', cause: null }
+    await expect(life.track(Promise.reject(new Error('x')), () => server)).rejects.toBe(server)
+    life.release()
+    expect(release).toHaveBeenCalledWith(false)
+  })
+
+  it('an answer that arrives after the connection ended is refused', async () => {
+    const life = new SessionLifecycle(() => {})
+    let answer: (value: string) => void = () => {}
+    const tracked = life.track(new Promise<string>((resolve) => (answer = resolve)), () => CONNECTION)
+    life.end(CONNECTION)
+    answer('the answer to whatever the connection was asked next')
+    await expect(tracked).rejects.toBe(CONNECTION)
+  })
+})
+
+describe('guardConnection (postgres.js)', () => {
+  /** A connection whose execute records the queries it writes and sets their cancel key. */
+  function connection() {
+    const written: string[] = []
+    const backend = { pid: 42, secret: 7 }
+    const c = {
+      terminate() {},
+      execute: (q: PostgresJsQuery & { text: string }) => {
+        ;(q as { state: unknown }).state = backend
+        written.push(q.text)
+        return true
+      },
+    } as unknown as PostgresJsConnection
+    return { c, written, backend }
+  }
+  function query(text: string) {
+    const q = { text, state: null, reject: vi.fn(), resolve: vi.fn() }
+    return q as unknown as PostgresJsQuery & { text: string; reject: ReturnType<typeof vi.fn> }
+  }
+
+  it("writes while the connection's socket is open; refuses, writing nothing, once it ended", () => {
+    const { c, written } = connection()
+    let ended = false
+    guardConnection(c, { ended: () => ended }, 'db:5432')
+    expect(c.execute(query('select 1'))).toBe(true)
+    ended = true
+    const late = query('rollback')
+    expect(c.execute(late)).toBe(true)
+    expect(written).toEqual(['select 1'])
+    expect(late.reject).toHaveBeenCalledWith(expect.objectContaining({ code: 'CONNECTION_CLOSED' }))
+  })
+
+  it('asks by the connection’s current cancel key, and lets unmetered sockets through', () => {
+    const { c, written, backend } = connection()
+    const asked: string[] = []
+    guardConnection(
+      c,
+      {
+        ended: (key) => {
+          asked.push(key)
+          return undefined
+        },
+      },
+      'db:5432',
+    )
+    c.execute(query('a'))
+    backend.pid = 43 // reconnected: postgres.js updates the key in place
+    c.execute(query('b'))
+    expect(asked).toEqual(['43:7'])
+    expect(written).toEqual(['a', 'b'])
+  })
+
+  it('guards a connection once', () => {
+    const { c } = connection()
+    guardConnection(c, { ended: () => false }, 'db:5432')
+    const once = c.execute
+    guardConnection(c, { ended: () => false }, 'db:5432')
+    expect(c.execute).toBe(once)
+  })
+})
+
+describe('FlushSession.simple', () => {
+  /** A session answering `result` to every message. */
+  function session(result: SimpleResult) {
+    const terminate = vi.fn()
+    const s = {
+      simple: () => Promise.resolve(result),
+      roundTrips: () => 1,
+      connectRoundTrips: () => 0,
+      opened: false,
+      ended: new Promise<DriverError>(() => {}),
+      isEnded: () => false,
+      terminate,
+      release() {},
+    } satisfies Session
+    return { s, terminate }
+  }
+
+  it('an answer that cannot be the message’s ends the connection: no command tag, or other row sets', async () => {
+    for (const [result, rowSets] of [
+      [{ lastCommand: '', rowSets: [] }, undefined],
+      [{ lastCommand: 'INSERT 0 1', rowSets: [[{ n: '1' }]] }, 2],
+    ] as const) {
+      const { s, terminate } = session(result)
+      const fs = new FlushSession(s, Number.POSITIVE_INFINITY)
+      const sent = fs.simple('insert ...; update ...', { commits: true, ...(rowSets ? { rowSets } : {}) })
+      const error = await sent.catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(Interrupted)
+      expect((error as Interrupted).driverError?.kind).toBe('connection')
+      expect(terminate).toHaveBeenCalled()
+    }
+  })
+
+  it('the answer the message expects goes through', async () => {
+    const { s, terminate } = session({ lastCommand: 'SELECT 1', rowSets: [[{ n: '1' }]] })
+    const fs = new FlushSession(s, Number.POSITIVE_INFINITY)
+    await expect(fs.simple('select 1', { rowSets: 1 })).resolves.toMatchObject({ lastCommand: 'SELECT 1' })
+    expect(terminate).not.toHaveBeenCalled()
+  })
+})
