@@ -56,8 +56,30 @@ export function socketFactory(inner: SocketFactory | undefined, onSocket: OnSock
       socket = failedSocket(e as Error, options)
     }
     onSocket(socket)
+    deferCloseListeners(socket)
     return socket
   }
+}
+
+/**
+ * Makes the `close` listeners added from now on (postgres.js's) run one macrotask after the close.
+ * postgres.js writes a query in a `setImmediate` after it was executed, and its close handler clears
+ * that timer without forgetting it: once that happened, the connection never writes again (not even
+ * its startup message when it reconnects) until a write of 1 KiB or more goes through at once. Run a
+ * macrotask later, the close handler finds the pending write done (written to the closed socket,
+ * which only fails that write), so the timer is forgotten and the connection stays usable. The meter's
+ * own listeners, added before, see the close at once.
+ */
+function deferCloseListeners(socket: Socket): void {
+  type Listener = (...args: unknown[]) => void
+  const on = socket.on.bind(socket) as (event: string | symbol, listener: Listener) => Socket
+  socket.on = ((event: string | symbol, listener: Listener) => {
+    if (event !== 'close') return on(event, listener)
+    const deferred = (...args: unknown[]) => void setImmediate(() => listener(...args))
+    // EventEmitter's removeListener also matches a wrapper by its `listener`.
+    return on(event, Object.assign(deferred, { listener }))
+  }) as Socket['on']
+  socket.addListener = socket.on
 }
 
 /**
