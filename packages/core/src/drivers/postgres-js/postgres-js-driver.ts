@@ -62,31 +62,37 @@ export class PostgresJsDriver implements Driver {
   /** Whether the socket of a cancel key ended, for the connection guard. */
   readonly sockets: SocketState = { ended: (key) => this.meters.byKey(key)?.meter.closed }
   #pooler: Promise<boolean> | undefined
+  /** Sockets whose close postgres.js handled (a macrotask after the close: see `socket-factory.ts`). */
+  #driverCloses = 0
 
   constructor(sql: PostgresJsSql) {
     this.sql = sql
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
-    o.socket = socketFactory(o.socket, (socket) => {
-      // The array types a connection fetches are the client's, shared by all its connections: once
-      // one connection fetched them, later ones skip the query (a round trip each), whose failure
-      // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
-      if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
-        o.fetch_types = false
-      const named = socket as Socket & { host?: unknown; port?: unknown }
-      // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
-      const typeQuery = o.fetch_types === false ? 0 : 1
-      const metered = this.meters.add(
-        socket,
-        o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`,
-        true,
-        typeQuery,
-      )
-      // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
-      // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
-      // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
-      metered.meter.onReady(() => setImmediate(() => socket.emit('drain')))
-    })
+    o.socket = socketFactory(
+      o.socket,
+      (socket) => {
+        // The array types a connection fetches are the client's, shared by all its connections: once
+        // one connection fetched them, later ones skip the query (a round trip each), whose failure
+        // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
+        if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
+          o.fetch_types = false
+        const named = socket as Socket & { host?: unknown; port?: unknown }
+        // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
+        const typeQuery = o.fetch_types === false ? 0 : 1
+        const metered = this.meters.add(
+          socket,
+          o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`,
+          true,
+          typeQuery,
+        )
+        // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
+        // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
+        // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
+        metered.meter.onReady(() => setImmediate(() => socket.emit('drain')))
+      },
+      () => this.#driverCloses++,
+    )
   }
 
   /** Seconds postgres.js waits for a connection to open (its `connect_timeout`, default 30). */
@@ -133,8 +139,8 @@ export class PostgresJsDriver implements Driver {
    * closes each new connection before it is ready). postgres.js can drop a waiting reservation: when
    * the connection it waits for closes, the pool reconnects it for that request, and hands the new
    * connection to nobody (its ReadyForQuery returns early for a reservation). So the reservation is
-   * asked again when a connection ended and one became ready since the last ask, and every
-   * second while attempts fail. The first answer wins; later ones are released at once.
+   * asked again when postgres.js handled a connection's close and one became ready since the last
+   * ask, and every second while attempts fail. The first answer wins; later ones are released at once.
    */
   #reserve(started: number, deadline: number): Promise<PostgresJsReserved> {
     const failuresBefore = this.meters.failures
@@ -142,7 +148,7 @@ export class PostgresJsDriver implements Driver {
       let done = false
       let lastAsk = started
       let openedAtAsk = this.meters.opened
-      let endedAtAsk = this.meters.ended
+      let endedAtAsk = this.#driverCloses
       const finish = (settle: () => void): boolean => {
         if (done) return false
         done = true
@@ -154,7 +160,7 @@ export class PostgresJsDriver implements Driver {
       const ask = () => {
         lastAsk = performance.now()
         openedAtAsk = this.meters.opened
-        endedAtAsk = this.meters.ended
+        endedAtAsk = this.#driverCloses
         this.sql.reserve().then(
           (reserved) => {
             if (!finish(() => resolve(reserved))) reserved.release()
@@ -166,8 +172,9 @@ export class PostgresJsDriver implements Driver {
       }
       const watch = setInterval(() => {
         const now = performance.now()
-        // A connection ended, and one became ready since: it may have been reopened for this request.
-        const reopened = this.meters.ended > endedAtAsk && this.meters.opened > openedAtAsk
+        // postgres.js handled a close, and a connection became ready since: it may have been reopened
+        // for this request.
+        const reopened = this.#driverCloses > endedAtAsk && this.meters.opened > openedAtAsk
         if (reopened && now - lastAsk >= 100) return ask()
         if (this.meters.failures === failuresBefore) return
         if (now - started >= this.connectTimeoutMs) {

@@ -14,12 +14,17 @@ export type OnSocket = (socket: Socket) => void
  * verification) nor rotates through the hosts of a multi-host URL. This factory does both: it connects
  * to the hosts in turn, starting after the last one that answered, each within `connect_timeout`, and
  * sets `host` and `port` on the socket. A factory already in the options (`inner`) is kept: it connects,
- * this one adds the rest.
+ * this one adds the rest. postgres.js handles each socket's close a macrotask late (see
+ * `deferCloseListeners`), and `onDriverClosed` is called then.
  *
  * @example
  * sql.options.socket = socketFactory(sql.options.socket, (s) => meters.add(meterSocket(s)))
  */
-export function socketFactory(inner: SocketFactory | undefined, onSocket: OnSocket): SocketFactory {
+export function socketFactory(
+  inner: SocketFactory | undefined,
+  onSocket: OnSocket,
+  onDriverClosed: () => void = () => {},
+): SocketFactory {
   let next = 0
   const open = async (options: PostgresJsOptions): Promise<Socket> => {
     if (inner) {
@@ -56,7 +61,7 @@ export function socketFactory(inner: SocketFactory | undefined, onSocket: OnSock
       socket = failedSocket(e as Error, options)
     }
     onSocket(socket)
-    deferCloseListeners(socket)
+    deferCloseListeners(socket, onDriverClosed)
     return socket
   }
 }
@@ -68,14 +73,19 @@ export function socketFactory(inner: SocketFactory | undefined, onSocket: OnSock
  * its startup message when it reconnects) until a write of 1 KiB or more goes through at once. Run a
  * macrotask later, the close handler finds the pending write done (written to the closed socket,
  * which only fails that write), so the timer is forgotten and the connection stays usable. The meter's
- * own listeners, added before, see the close at once.
+ * own listeners, added before, see the close at once; `onDriverClosed` is called once postgres.js
+ * handled it (its pool may then have reconnected the connection for a waiting request).
  */
-function deferCloseListeners(socket: Socket): void {
+function deferCloseListeners(socket: Socket, onDriverClosed: () => void): void {
   type Listener = (...args: unknown[]) => void
   const on = socket.on.bind(socket) as (event: string | symbol, listener: Listener) => Socket
   socket.on = ((event: string | symbol, listener: Listener) => {
     if (event !== 'close') return on(event, listener)
-    const deferred = (...args: unknown[]) => void setImmediate(() => listener(...args))
+    const deferred = (...args: unknown[]) =>
+      void setImmediate(() => {
+        listener(...args)
+        onDriverClosed()
+      })
     // EventEmitter's removeListener also matches a wrapper by its `listener`.
     return on(event, Object.assign(deferred, { listener }))
   }) as Socket['on']
