@@ -10,6 +10,12 @@ export const BARE_NEXTVAL = `^(?:${NEXTVAL}|\\(${NEXTVAL}\\)::(?:smallint|intege
 /** The name a `nextval` default gives, its quotes still doubled (a regular expression's first group). */
 export const NEXTVAL_NAME = "nextval\\(\\(?'((?:[^']|'')+)'"
 
+/** A part of a name: quoted, or a plain identifier. */
+const PART = '(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)'
+
+/** A name of one or two parts, which `parse_ident` reads without an error (a regular expression). */
+export const IDENTIFIER = `^${PART}(?:\\.${PART})?$`
+
 /**
  * One query reading every table, view and materialized view of the given schemas from pg_catalog:
  * columns (their type, and the type values are written in: through domains and arrays to the element's
@@ -22,7 +28,7 @@ export const NEXTVAL_NAME = "nextval\\(\\(?'((?:[^']|'')+)'"
  * The sequence of a column: its identity or OWNED BY sequence (as `pg_get_serial_sequence` finds it), else the one
  * its DEFAULT is nothing but a `nextval` of (cast to an integer type or not): found through `pg_depend`
  * (the default depends on the sequence it names as a regclass constant), else by the name the
- * expression gives (`nextval('name'::text)`, as the search path resolves it or schema-qualified).
+ * expression gives (`nextval('name'::text)`, resolved as a qualified name or through the search path).
  *
  * A foreign key's target is the partitioned table a referenced partition belongs to
  * (`pg_partition_root`); the copies PostgreSQL makes of a foreign key for each partition
@@ -121,14 +127,21 @@ select t.schema, t.name, t.kind, t.copy_refused,
            where d.classid = 'pg_catalog.pg_attrdef'::regclass and d.objid = ad.oid
              and d.refclassid = 'pg_catalog.pg_class'::regclass and d.deptype = 'n'
            limit 1),
-          -- nextval('name'::text) depends on no sequence: the sequence it names, spelled as regclass
-          -- prints it or schema-qualified (a name lookup fails on a schema the role may not use).
+          -- nextval('name'::text) depends on no sequence: the sequence its name resolves to as a
+          -- qualified name, or through the search path. Names that parse_ident could refuse are left
+          -- alone (a name lookup would also fail on a schema the role may not use).
           (select ds.oid from pg_catalog.pg_class ds
            join pg_catalog.pg_namespace dn on dn.oid = ds.relnamespace
-           cross join lateral (select replace((regexp_match(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),
-             $re$${NEXTVAL_NAME}$re$))[1], '''''', '''') as name) as given
-           where ds.relkind = 'S' and (given.name = ds.oid::regclass::text
-             or given.name = quote_ident(dn.nspname) || '.' || quote_ident(ds.relname))
+           cross join lateral (
+             select case when given.name ~ $re$${IDENTIFIER}$re$ then pg_catalog.parse_ident(given.name) end as parts
+             from (select replace((regexp_match(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),
+               $re$${NEXTVAL_NAME}$re$))[1], '''''', '''') as name) as given
+           ) as named
+           where ds.relkind = 'S' and (
+             (cardinality(named.parts) = 2 and dn.nspname = named.parts[1] and ds.relname = named.parts[2])
+             or (cardinality(named.parts) = 1 and ds.relname = named.parts[1]
+                 and dn.nspname = any(pg_catalog.current_schemas(true))))
+           order by array_position(pg_catalog.current_schemas(true), dn.nspname)
            limit 1)
         ) end
       ) as oid
