@@ -29,14 +29,15 @@ export function returnedColumns(table: TableModel, statement: PlannedStatement):
 /**
  * What a plain insert (not an upsert) of rows supplying `columns` returns (see
  * {@link returnedColumns}): its primary key, then every column the rows do not supply; none when
- * they supply every one.
+ * they supply every one (the key included: a key left to the server is always returned).
  *
  * @example
  * insertReturns(book, ['id', 'title']) // ['id', 'created_at', 'summary']
  */
 export function insertReturns(table: TableModel, columns: readonly string[]): string[] {
   const filled = table.columns.filter((c) => !columns.includes(c.name) && !table.primaryKey.includes(c.name))
-  return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
+  const keyLeft = table.primaryKey.some((name) => !columns.includes(name))
+  return filled.length === 0 && !keyLeft ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
 }
 
 /**
