@@ -66,16 +66,3 @@ export function keyFills(table: TableModel): KeyFills {
   }
   return fills
 }
-
-/**
- * Whether a new row of `table` holding `row` leaves a key column to the server (see
- * {@link KeyFill}): its key is known only once the flush inserted it.
- */
-export function awaitsServerKey(table: TableModel, row: Readonly<Record<string, unknown>>): boolean {
-  const server = keyFills(table).server
-  for (let i = 0; i < server.length; i++) {
-    const v = row[server[i]!.name]
-    if (v === undefined || v === null) return true
-  }
-  return false
-}
