@@ -224,12 +224,9 @@ describe('defineSchema', () => {
         }),
       ),
     ).toContain('references view "v"')
-    expect(
-      // @ts-expect-error: not a kind
-      configError(() =>
-        defineSchema({ t: { kind: 'sequence', columns: { id: 'int4' }, primaryKey: ['id'] } }),
-      ),
-    ).toContain('unknown kind "sequence"')
+    const badKind = { t: { kind: 'sequence', columns: { id: 'int4' }, primaryKey: ['id'] } }
+    // @ts-expect-error: 'sequence' is not a kind
+    expect(configError(() => defineSchema(badKind))).toContain('unknown kind "sequence"')
   })
 
   it('rejects an inconsistent spec with INVALID_CONFIG', () => {
