@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
+import { defineSchema, EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
@@ -34,13 +34,18 @@ create table reading (taken date not null, id bigint not null default next_snowf
   primary key (taken, id)) partition by range (taken);
 create table reading_jan partition of reading for values from ('2024-01-01') to ('2024-02-01');
 create table reading_feb partition of reading for values from ('2024-02-01') to ('2024-03-01');
+create sequence stamped_seq;
+create table stamped (id int primary key, note text not null);
+create function stamp() returns trigger language plpgsql as $$
+begin new.id = coalesce(new.id, nextval('"${schema}".stamped_seq')); return new; end $$;
+create trigger stamp before insert on stamped for each row execute function stamp();
 create table random_uuid (id uuid primary key default gen_random_uuid(), note text not null);
 create table seven_uuid (id uuid primary key default uuidv7(), note text not null);
 create table locked_identity (id int generated always as identity primary key, note text not null);
 create table locked_serial (id serial primary key, note text not null);
 grant usage on schema "${schema}" to ${role};
 grant select, insert, update, delete on all tables in schema "${schema}" to ${role};
-grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq to ${role};
+grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq to ${role};
 reset search_path;
 `
 }
@@ -223,6 +228,28 @@ describe.each(drivers)('%s', (driver) => {
       await em.flush()
       const [stored] = await query(`select id, note from "${schema}".locked_serial`)
       expect(stored).toEqual({ id: 1000, note: 'no id' })
+    },
+  )
+
+  test.each(modes)(
+    '%s: a key a trigger fills is unknown to the catalog (it must be given); declared `default: true` in code, it is read back',
+    async (mode) => {
+      const { root, client, query, schema } = await setup(driver, mode)
+      const read = root.fork()
+      read.create('stamped', { note: 'no id' })
+      await expect(read.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE', column: 'id' })
+      const declared = await EntityManager.connect(client, {
+        pipeline: mode,
+        schema: defineSchema(
+          { stamped: { columns: { id: { type: 'int4', default: true }, note: 'text' }, primaryKey: ['id'] } },
+          { schema },
+        ),
+      })
+      const em = declared.fork()
+      const rows = [em.create('stamped', { note: 'a' }), em.create('stamped', { note: 'b' })]
+      await em.flush()
+      const stored = await query<{ id: number }>(`select id from "${schema}".stamped order by note`)
+      expect(rows.map((r) => r['id'])).toEqual(stored.map((r) => r.id))
     },
   )
 })
