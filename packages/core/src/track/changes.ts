@@ -146,14 +146,23 @@ export function resolvedValues(
   provisional?: ProvisionalIds,
 ): Record<string, unknown> {
   const out = emptyRow()
-  const placeholders = provisional !== undefined && provisional.get(state) !== undefined
+  // The key column a placeholder stands in (almost always the one sequence key column: compared by
+  // name; with several, each is asked).
+  const placeholder = provisional?.get(state)
+  const sequenceKeys = placeholder === undefined ? NO_COLUMNS : keyFills(state.table).sequence
+  const pk = sequenceKeys.length === 1 ? sequenceKeys[0]!.name : undefined
   // Key columns the server fills, left out (or null): the insert leaves them to their DEFAULT.
   const serverKeys = state.status === 'new' ? keyFills(state.table).server : NO_COLUMNS
   for (const column of state.table.columns) {
     const name = column.name
-    const placeholder = placeholders ? placeholderIn(provisional!, state, name) : undefined
-    if (placeholder !== undefined) {
-      if (columns === undefined || columns.includes(name)) out[name] = placeholder
+    const held =
+      name === pk
+        ? placeholder
+        : sequenceKeys.length > 1
+          ? placeholderIn(provisional!, state, name)
+          : undefined
+    if (held !== undefined) {
+      if (columns === undefined || columns.includes(name)) out[name] = held
       continue
     }
     if (columns ? !columns.includes(name) : !(name in state.row)) continue
