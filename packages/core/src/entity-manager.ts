@@ -175,13 +175,7 @@ export class EntityManager {
    */
   async load(table: string, key: unknown): Promise<Entity> {
     const model = readableTable(this.#client.schema, table)
-    if (model.primaryKey.length === 0) {
-      throw new PipeflushError(
-        'UNSUPPORTED_TABLE',
-        `${model.key} is a ${model.kind} without a key: find its rows with find(), not load().`,
-        { table: model.key },
-      )
-    }
+    if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
     const where = keyWhere(model, key)
     const canonical = rowKey(model, where)
     const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)

@@ -234,6 +234,24 @@ export const errors = {
     )
   },
 
+  /** `load(table, key)` of a view without a key (views have none in the catalog). */
+  noKeyToLoad(table: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table} is a ${kind} without a key: find its rows with find(), not load().`,
+      { table },
+    )
+  },
+
+  /** A row of a view given as the value of `table.column`: it cannot stand for a key. */
+  viewRowAsKey(table: string, column: string, view: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column}: a row of ${kind} ${view} cannot stand for a key; assign the value itself.`,
+      { table, column },
+    )
+  },
+
   /** A configuration value out of range or of the wrong kind. */
   invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', message, details)

@@ -101,13 +101,8 @@ export function referencedKey(
   column: ColumnModel,
   table: TableModel,
 ): { readonly column: string; readonly value: unknown } {
-  if (ref.table.kind !== 'table') {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column.name}: a row of ${ref.table.kind} ${ref.table.key} cannot stand for a key; assign the value itself.`,
-      { table: table.key, column: column.name },
-    )
-  }
+  if (ref.table.kind !== 'table')
+    throw errors.viewRowAsKey(table.key, column.name, ref.table.key, ref.table.kind)
   const single = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column.name)
   const fk = single.find((f) => f.target === ref.table.key)
   if (fk === undefined && single.length > 0) {
