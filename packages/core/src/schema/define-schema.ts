@@ -104,10 +104,14 @@ export interface TableSpec<Column extends string = string, Target extends string
   /** Columns in table order. */
   readonly columns: Readonly<Record<Column, ColumnSpecInput>>
   /**
-   * Required for a table. For a partitioned table, declare the foreign keys its partitions declare
-   * here, on the table: they order its rows as any other.
+   * Required for a table; a view may have one (its rows are then tracked by it). A key column with a
+   * `sequence` gets its ids from it, alone or as part of a composite key.
    */
   readonly primaryKey?: readonly Column[]
+  /**
+   * For a partitioned table, its partitions' foreign keys are declared here, on the table (partitions
+   * are not declared): they order its rows as any other.
+   */
   readonly foreignKeys?: readonly ForeignKeySpec<Column, Target>[]
   readonly uniques?: readonly (readonly Column[] | UniqueSpec<Column>)[]
   /** Optimistic-lock version column: an integer, NOT NULL. */
