@@ -5,6 +5,7 @@ import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
 import { type FlushHooks, flushHooksOption } from './hooks/flush-hooks.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
+import { keyFills } from './ids/key-fill.ts'
 import {
   copyRowsOption,
   type EntityManagerOptions,
@@ -46,16 +47,14 @@ export interface ClientContext {
 
 const allocators = new WeakMap<Driver, IdAllocator>()
 
-/** The sequences feeding single-column primary keys. */
+/** The sequences pipeflush draws primary keys from (a key of its own or part of one), each once. */
 function sequenceKeys(schema: SchemaModel): string[] {
-  const out: string[] = []
+  const out = new Set<string>()
   for (const table of schema.tables.values()) {
-    const [pk] = table.primaryKey
-    const sequence =
-      table.primaryKey.length === 1 && pk !== undefined ? table.columnsByName.get(pk)?.sequence : null
-    if (sequence) out.push(sequence)
+    if (table.kind !== 'table') continue
+    for (const column of keyFills(table).sequence) out.add(column.sequence!)
   }
-  return out
+  return [...out]
 }
 
 /**

@@ -13,7 +13,7 @@ import { readRows } from './read/read-rows.ts'
 import { resolveWhere } from './read/resolve-where.ts'
 import type { ReadContext } from './read/run-read.ts'
 import type { Where } from './read/select-sql.ts'
-import { writableTable } from './schema/checks.ts'
+import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
 import type { Entity } from './track/entity-state.ts'
 import { keyWhere, rowKey } from './track/keys.ts'
@@ -133,7 +133,7 @@ export class EntityManager {
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
-    const model = writableTable(this.#client.schema, table)
+    const model = writableTable(this.#client.schema, table, 'create')
     const row = newRow(model, values)
     return this.#uow.add(model, row, 'new').entity
   }
@@ -142,12 +142,16 @@ export class EntityManager {
    * Rows of `table` matching `where` (column = value; an array means any of; null means IS NULL; an
    * entity stands for its key), ordered by primary key, tracked in the identity map: a row already
    * managed is returned as the same object, with its unflushed changes. Removed entities are left out.
+   * `table` may be a view or materialized view: its rows are read-only (an assignment is an error at
+   * once, a change made in place one at the flush), in the view's order, each read a new object
+   * unless the view was declared with a key (`defineSchema`).
    *
    * @example
    * const drafts = await em.find('book', { title: 'Draft' })
+   * const listed = await em.find('customer_list', { country: 'France' }) // a view
    */
   async find(table: string, where: Where = {}): Promise<Entity[]> {
-    const model = writableTable(this.#client.schema, table)
+    const model = readableTable(this.#client.schema, table)
     const rows = await readRows(this.#reads(), model, resolveWhere(model, where, this.#uow))
     const out: Entity[] = []
     for (const row of rows) {
@@ -170,7 +174,8 @@ export class EntityManager {
    * em.remove(await em.load('review', 3))
    */
   async load(table: string, key: unknown): Promise<Entity> {
-    const model = writableTable(this.#client.schema, table)
+    const model = readableTable(this.#client.schema, table)
+    if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
     const where = keyWhere(model, key)
     const canonical = rowKey(model, where)
     const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
@@ -197,7 +202,7 @@ export class EntityManager {
    * const book = em.merge('book', rowReadElsewhere)
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
-    const model = writableTable(this.#client.schema, table)
+    const model = readableTable(this.#client.schema, table)
     const values = mergedRow(model, row)
     return this.#uow.add(model, values, 'managed').entity
   }
@@ -216,7 +221,7 @@ export class EntityManager {
     values: Readonly<Record<string, unknown>>,
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): void {
-    const model = writableTable(this.#client.schema, table)
+    const model = writableTable(this.#client.schema, table, 'upsert')
     const { row, spec } = upsertOf(model, values, options)
     this.#uow.upsert(model, row, spec)
   }
@@ -228,7 +233,9 @@ export class EntityManager {
    * em.remove(book)
    */
   remove(entity: Entity): void {
-    this.#uow.remove(this.#uow.own(entity))
+    const state = this.#uow.own(entity)
+    if (state.table.kind !== 'table') throw errors.readOnly(state.table.key, state.table.kind, 'remove')
+    this.#uow.remove(state)
   }
 
   /** What the next flush would write, counted. */

@@ -198,6 +198,60 @@ export const errors = {
     return new PipeflushError('HOOK_FAILED', `The ${hook} hook threw: ${why}. ${outcome}`, { table, cause })
   },
 
+  /**
+   * A new row leaves out a key column filled by a sequence the role may not draw from (neither USAGE
+   * nor UPDATE on it): the server would refuse its DEFAULT too. Nothing was sent.
+   */
+  sequenceDenied(table: string, column: string, sequence: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `A new row of ${table} leaves out its key column "${column}", filled by sequence ${sequence}, which this role may not use (it needs USAGE or UPDATE on it): grant it (GRANT USAGE ON SEQUENCE ${sequence} TO ...), or give the key. Nothing was sent.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * A value refers to a new entity whose key the server fills (a DEFAULT read back by the flush): its
+   * key is not known before the flush that inserts it answers. Nothing was sent.
+   */
+  serverKeyReferenced(table: string, column: string, target: string, targetColumn: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a new ${target} entity whose key "${targetColumn}" the server fills (its DEFAULT, read back by the flush): its key is not known until that flush answers. Flush the ${target} first, or give its key. Nothing was sent.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * A write to a view or materialized view (`kind`): pipeflush reads their rows but never writes them.
+   * `what` says what was attempted (`create`, `an assignment to "name"`, ...).
+   */
+  readOnly(table: string, kind: string, what: string, column?: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table} is a ${kind}: pipeflush reads its rows (find, load) but does not write them (${what}). Write the tables it reads instead.`,
+      { table, column },
+    )
+  },
+
+  /** `load(table, key)` of a view without a key (views have none in the catalog). */
+  noKeyToLoad(table: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table} is a ${kind} without a key: find its rows with find(), not load().`,
+      { table },
+    )
+  },
+
+  /** A row of a view given as the value of `table.column`: it cannot stand for a key. */
+  viewRowAsKey(table: string, column: string, view: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column}: a row of ${kind} ${view} cannot stand for a key; assign the value itself.`,
+      { table, column },
+    )
+  },
+
   /** A configuration value out of range or of the wrong kind. */
   invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', message, details)

@@ -42,6 +42,7 @@ export type {
   ColumnModel,
   ForeignKeyModel,
   OnDeleteAction,
+  RelationKind,
   ScalarType,
   SchemaModel,
   TableModel,

@@ -1,3 +1,4 @@
+import { keyFills } from '../ids/key-fill.ts'
 import { copiesRows } from '../plan/copy-statements.ts'
 import { insertReturns, type ServerValuesPolicy } from '../plan/server-values.ts'
 import { copySql } from '../plan/sql/copy-sql.ts'
@@ -109,8 +110,8 @@ export function encodeColumnar(
 /** Whether `table`'s rows may go the columnar way at all (see {@link encodeColumnar}): its key if so. */
 function columnarTable(table: TableModel, flushTables: ReadonlySet<string>): ColumnModel | undefined {
   if (table.primaryKey.length !== 1) return undefined
-  const key = table.columnsByName.get(table.primaryKey[0]!)
-  if (key === undefined || key.sequence === null || key.generated) return undefined
+  const key = keyFills(table).sequence[0]
+  if (key === undefined) return undefined
   if (table.foreignKeys.some((fk) => flushTables.has(fk.target))) return undefined
   return key
 }

@@ -119,7 +119,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     whileSending: async (prepared) => prepared.whileSending?.(),
   })
   const { plan, sent } = result.prepared
-  const filled = serverFilled(context.schema, plan, result.returned, sent)
+  const filled = serverFilled(context.schema, plan, result.returned, sent, pending.inserts)
   uow.applyFlushed(pending, sent, upsertCount, filled, editsAtPending)
   return {
     ...base,

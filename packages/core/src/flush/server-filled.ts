@@ -44,16 +44,22 @@ function decoded(text: unknown, table: TableModel, name: string): { value: unkno
 
 /**
  * What the statements of a committed flush returned (see `PlannedStatement.returning`), matched to the
- * entities they wrote by primary key. Later statements win (a fix-up update after its insert).
+ * entities they wrote by primary key. Later statements win (a fix-up update after its insert). The
+ * rows of an insert whose keys the server filled (`PlannedStatement.sources`) are matched by their
+ * order instead, to `inserts` (the change set's new rows, in its order), key included: an insert
+ * returns its rows in the order it inserts them, which is the order of the rows it is given (an
+ * `unnest`, or one row). When it returns another number of rows (a trigger dropped one), none is
+ * matched.
  *
  * @example
- * const filled = serverFilled(schema, plan, result.returned, sent)
+ * const filled = serverFilled(schema, plan, result.returned, sent, pending.inserts)
  */
 export function serverFilled(
   schema: SchemaModel,
   plan: FlushPlan,
   returned: ReturnedRows,
   sent: SentValues,
+  inserts: readonly EntityState[] = [],
 ): ServerFilled {
   const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
   const statements = plan.waves.flat()
@@ -65,6 +71,14 @@ export function serverFilled(
     const rows = returned[i]
     const table = schema.tables.get(statement.table)
     if (statement.returning === undefined || rows === undefined || table === undefined) continue
+    if (statement.sources !== undefined) {
+      if (rows.length !== statement.sources.length) continue
+      rows.forEach((raw, r) => {
+        const state = inserts[statement.sources![r]!]
+        if (state !== undefined) take(out, state, statement.returning!, raw, table, 0)
+      })
+      continue
+    }
     const states = byKey.get(table.key)
     for (const raw of rows) {
       const key = emptyRow()
@@ -73,23 +87,34 @@ export function serverFilled(
       }
       const keyText = rowKey(table, key)
       const state = keyText === null ? undefined : states?.get(keyText)
-      if (state === undefined) continue
-      let values = out.get(state)
-      if (values === undefined) {
-        values = { row: emptyRow(), snapshot: emptyRow() }
-        out.set(state, values)
-      }
-      statement.returning.forEach((name, c) => {
-        if (c < table.primaryKey.length) return
-        const text = raw[returnedAlias(c)]
-        const forRow = decoded(text, table, name)
-        if (forRow === undefined) return
-        // An object (a Date, an array, json) is decoded again: the row may change it in place.
-        const shared = typeof forRow.value !== 'object' || forRow.value === null
-        values.row[name] = forRow.value
-        values.snapshot[name] = shared ? forRow.value : decoded(text, table, name)?.value
-      })
+      if (state !== undefined) take(out, state, statement.returning, raw, table, table.primaryKey.length)
     }
   }
   return out
+}
+
+/** Adds the returned columns of `raw` from the `from`-th on to what the server filled of `state`. */
+function take(
+  out: Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>,
+  state: EntityState,
+  returning: readonly string[],
+  raw: Readonly<Record<string, unknown>>,
+  table: TableModel,
+  from: number,
+): void {
+  let values = out.get(state)
+  if (values === undefined) {
+    values = { row: emptyRow(), snapshot: emptyRow() }
+    out.set(state, values)
+  }
+  for (let c = from; c < returning.length; c++) {
+    const name = returning[c]!
+    const text = raw[returnedAlias(c)]
+    const forRow = decoded(text, table, name)
+    if (forRow === undefined) continue
+    // An object (a Date, an array, json) is decoded again: the row may change it in place.
+    const shared = typeof forRow.value !== 'object' || forRow.value === null
+    values.row[name] = forRow.value
+    values.snapshot[name] = shared ? forRow.value : decoded(text, table, name)?.value
+  }
 }

@@ -1,60 +1,73 @@
-import type { TableModel } from '../schema/model.ts'
+import type { ColumnModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { IdAllocator } from './id-allocator.ts'
+import { keyFills } from './key-fill.ts'
 
 /**
- * The sequence that must give `state` its key: a new row whose single-column primary key has a
- * sequence (serial or identity) and no value yet. Null otherwise (uuid keys, keys given, composite keys).
+ * The sequence that must give `state` its key: a new row with a primary key column that a sequence
+ * fills (identity, serial, or a DEFAULT `nextval`: see `keyFillOf`), alone or as part of a composite
+ * key, and no value in it yet (the first such column's). Null otherwise (uuid keys, keys given or
+ * filled by the server).
  */
 export function sequenceToFill(state: EntityState): string | null {
-  const key = sequenceKey(state.table)
-  if (key === null) return null
-  return unfilled(state, key) ? key.sequence : null
+  for (const key of sequenceKeys(state.table)) if (unfilled(state, key)) return key.sequence
+  return null
 }
 
-/** Whether `state`'s row holds no value for its sequence key (undefined or null). */
+/** Whether `state`'s row holds no value for its sequence key column (undefined or null). */
 function unfilled(state: EntityState, key: SequenceKey): boolean {
   const v = state.row[key.name]
   return v === undefined || v === null
 }
 
-/** A table's single key column and the sequence that fills it. */
+/** A key column and the sequence that fills it. */
 interface SequenceKey {
   readonly name: string
   readonly sequence: string
+  /** Whether the column holds ids as decimal text (int8, numeric) rather than numbers. */
+  readonly asText: boolean
 }
 
-/** The single key column of `table` and its sequence, if a sequence fills it; else null. */
-function sequenceKey(table: TableModel): SequenceKey | null {
-  let key = SEQUENCE_KEYS.get(table)
-  if (key === undefined) {
-    const column = table.primaryKey.length === 1 ? table.columnsByName.get(table.primaryKey[0]!) : undefined
-    key = column?.sequence ? { name: column.name, sequence: column.sequence } : null
-    SEQUENCE_KEYS.set(table, key)
+/** The key columns of `table` that a sequence fills, with their sequences: most often one, or none. */
+function sequenceKeys(table: TableModel): readonly SequenceKey[] {
+  let keys = SEQUENCE_KEYS.get(table)
+  if (keys === undefined) {
+    keys = keyFills(table).sequence.map((column) => ({
+      name: column.name,
+      sequence: column.sequence!,
+      asText: holdsText(column),
+    }))
+    SEQUENCE_KEYS.set(table, keys)
   }
-  return key
+  return keys
 }
 
-/** {@link sequenceKey} per table model, found once. */
-const SEQUENCE_KEYS = new WeakMap<TableModel, SequenceKey | null>()
+/** {@link sequenceKeys} per table model, found once. */
+const SEQUENCE_KEYS = new WeakMap<TableModel, readonly SequenceKey[]>()
 
 /** Ids to take per sequence for `states`. */
 export function idNeed(states: readonly EntityState[]): Map<string, number> {
   const need = new Map<string, number>()
-  // Rows of one table come in runs: the table's key is looked up once per run.
+  // Rows of one table come in runs: the table's keys are looked up once per run.
   let table: TableModel | undefined
-  let key: SequenceKey | null = null
+  let keys: readonly SequenceKey[] = []
   for (const s of states) {
     if (s.table !== table) {
       table = s.table
-      key = sequenceKey(table)
+      keys = sequenceKeys(table)
     }
-    if (key !== null && unfilled(s, key)) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!
+      if (unfilled(s, key)) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
+    }
   }
   return need
 }
 
-/** Takes `need` ids from `ids` and writes them into the rows of `states`, in order. */
+/**
+ * Takes `need` ids from `ids` and writes them into the rows of `states`, in order (for a table with
+ * several sequence key columns, column by column within each row).
+ */
 export function assignIds(
   states: readonly EntityState[],
   need: ReadonlyMap<string, number>,
@@ -62,27 +75,34 @@ export function assignIds(
 ): void {
   if (need.size === 0) return
   const taken = ids.take(need)
-  const used = new Map<string, number>() // an index per sequence: shift() would be quadratic
-  // Rows of one table come in runs: the table's key, its sequence's ids and how the key holds an
-  // id are looked up once per run.
+  // Per sequence, its ids and the next one to give (an index: shift() would be quadratic); one
+  // cursor per sequence, shared by every column it fills.
+  const cursors = new Map<string, { readonly list: readonly string[]; next: number }>()
+  const cursorOf = (sequence: string) => {
+    let cursor = cursors.get(sequence)
+    if (cursor === undefined) {
+      cursor = { list: taken.get(sequence) ?? [], next: 0 }
+      cursors.set(sequence, cursor)
+    }
+    return cursor
+  }
+  // Rows of one table come in runs: the table's keys and their cursors are looked up once per run.
   let table: TableModel | undefined
-  let key: SequenceKey | null = null
-  let asText = true
-  let list: readonly string[] | undefined
-  let i = 0
+  let keys: readonly SequenceKey[] = []
+  let runCursors: { readonly list: readonly string[]; next: number }[] = []
   for (const s of states) {
     if (s.table !== table) {
-      if (key !== null) used.set(key.sequence, i)
       table = s.table
-      key = sequenceKey(table)
-      if (key === null) continue
-      asText = holdsText(table, key.name)
-      list = taken.get(key.sequence)
-      i = used.get(key.sequence) ?? 0
+      keys = sequenceKeys(table)
+      runCursors = keys.map((key) => cursorOf(key.sequence))
     }
-    if (key === null || !unfilled(s, key)) continue
-    const id = list?.[i++]
-    s.row[key.name] = id === undefined ? null : asText ? id : Number(id)
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!
+      if (!unfilled(s, key)) continue
+      const cursor = runCursors[k]!
+      const id = cursor.list[cursor.next++]
+      s.row[key.name] = id === undefined ? null : key.asText ? id : Number(id)
+    }
   }
 }
 
@@ -98,20 +118,45 @@ export function assignIds(
 export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
   const out = new Map<EntityState, unknown>()
   let next = -1
-  for (const s of states) if (sequenceToFill(s)) out.set(s, keyValue(s, String(next--)))
+  for (const s of states) {
+    for (const key of sequenceKeys(s.table)) {
+      if (!unfilled(s, key)) continue
+      const text = String(next--)
+      out.set(s, key.asText ? text : Number(text))
+      break
+    }
+  }
   return out
 }
 
-/** The placeholder id of each new row without an id (its single key column's value). */
+/**
+ * The placeholder id of each new row without an id: the value of its (first) unfilled sequence key
+ * column; every unfilled sequence key column of the row takes it (see {@link placeholderIn}).
+ */
 export type ProvisionalIds = ReadonlyMap<EntityState, unknown>
 
-/** An id (decimal text) as the key column holds it: a string for int8/numeric keys, else a number. */
-function keyValue(state: EntityState, id: string): unknown {
-  return holdsText(state.table, state.table.primaryKey[0]!) ? id : Number(id)
+/**
+ * The placeholder `state` holds in `column` while planning (`provisional`): its placeholder, typed
+ * for the column, when `column` is a sequence key column it had no value in; else undefined. A table
+ * with one sequence key column (almost every one) answers so after its ids are assigned too, as
+ * rebinding needs; with several, a column is asked whether it holds a value still.
+ *
+ * @example
+ * placeholderIn(provisional, newPayment, 'payment_id') // -3
+ */
+export function placeholderIn(provisional: ProvisionalIds, state: EntityState, column: string): unknown {
+  const placeholder = provisional.get(state)
+  if (placeholder === undefined) return undefined
+  const keys = sequenceKeys(state.table)
+  for (const key of keys) {
+    if (key.name !== column) continue
+    if (keys.length > 1 && !unfilled(state, key)) return undefined
+    return key.asText ? String(placeholder) : Number(placeholder)
+  }
+  return undefined
 }
 
-/** Whether `column` of `table` holds ids as decimal text (int8, numeric) rather than numbers. */
-function holdsText(table: TableModel, column: string): boolean {
-  const type = table.columnsByName.get(column)?.type
-  return type === 'int8' || type === 'numeric'
+/** Whether `column` holds ids as decimal text (int8, numeric) rather than numbers. */
+function holdsText(column: ColumnModel): boolean {
+  return column.type === 'int8' || column.type === 'numeric'
 }

@@ -50,6 +50,7 @@ class Ids {
     for (const [state, placeholder] of provisional) {
       if (placeholderIndex(placeholder, Number.MAX_SAFE_INTEGER) !== texts.length) return undefined
       const table = state.table
+      if (table.primaryKey.length !== 1) return undefined // a sequence part of a composite key: plan again
       const column = table.columnsByName.get(table.primaryKey[0]!)!
       const id = state.row[column.name]
       const text = id === undefined || id === null ? null : encodeValue(id, column, { table: table.key })
@@ -246,8 +247,8 @@ function keyOrder(table: TableModel, keys: readonly unknown[]): Int32Array | und
  * entity (`sent`, taken with the plan) with the real ids. Planning 100,000 new rows again took about
  * as long as the first time; this takes a fraction of it.
  *
- * Only for plain inserts, one statement per table, no entity as a key, and no value given by the
- * application whose text is a placeholder's or one of the real ids (a repeated key, or a reference
+ * Only for plain inserts, one statement per table, every key sent (none left to the server), no
+ * placeholder in a composite key, no entity as a key, and no value given by the application whose text is a placeholder's or one of the real ids (a repeated key, or a reference
  * planning again would see): undefined otherwise, and the flush plans again. `sent` is changed only
  * when the answer is not undefined.
  *
@@ -276,6 +277,9 @@ export function rebindFlush(
       return undefined
     if (seen.has(statement.table) || !tables.has(statement.table)) return undefined
     seen.add(statement.table)
+    // Rows whose key the server fills have no placeholder to replace, nor a key to sort by.
+    const table = tables.get(statement.table)!
+    if (!table.primaryKey.every((name) => statement.columns.includes(name))) return undefined
   }
   const ids = Ids.of(provisional)
   const columns = placeholderColumns(pending)

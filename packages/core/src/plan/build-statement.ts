@@ -1,6 +1,6 @@
 import type { TableModel } from '../schema/model.ts'
 import { compareKeyValues } from '../values/index.ts'
-import type { RowDraft, StatementDraft } from './drafts.ts'
+import { type RowDraft, type StatementDraft, serverKeyed } from './drafts.ts'
 import { sortRowsByKey } from './row-order.ts'
 import { updateIsVersioned } from './sql/update-sql.ts'
 import { statementForm, statementSql } from './statement-sql.ts'
@@ -55,7 +55,8 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
 }
 
 /**
- * Turns a draft into its {@link PlannedStatement}: rows sorted by primary key, SQL text from the
+ * Turns a draft into its {@link PlannedStatement}: rows sorted by primary key (an insert of rows whose
+ * key the server fills keeps their order and lists their `sources`), SQL text from the
  * (table, kind, column set, one row or several) only, the rows' texts of each parameter column in the
  * SQL's order (sent as one `text[]` each, or for one row as the texts themselves).
  *
@@ -65,7 +66,13 @@ function versionParams(rows: readonly RowDraft[], versioned: boolean): (string |
  */
 export function buildStatement(draft: StatementDraft): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
-  const rows = upsert ? sortByColumns(table, upsert.conflict, draft.rows) : sortRowsByKey(table, draft.rows)
+  const keyless = serverKeyed(draft)
+  // Rows whose key the server fills keep the change set's order: their keys come back in it.
+  const rows = upsert
+    ? sortByColumns(table, upsert.conflict, draft.rows)
+    : keyless
+      ? draft.rows
+      : sortRowsByKey(table, draft.rows)
   const sql = statementSql(
     table,
     kind,
@@ -81,6 +88,7 @@ export function buildStatement(draft: StatementDraft): PlannedStatement {
       columns: draft.columns,
       sql,
       ...(upsert ? { upsert } : {}),
+      ...(keyless && !upsert ? { sources: rows.map((row) => row.source!) } : {}),
       params: columnParams(rows, draft.columns),
     }
   }

@@ -1,6 +1,6 @@
 import { PipeflushError } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
-import type { RowDraft, StatementDraft } from './drafts.ts'
+import { type RowDraft, type StatementDraft, serverKeyed } from './drafts.ts'
 import { rowKeyComparator, sameRowKey } from './row-order.ts'
 import type { StatementKind } from './types.ts'
 
@@ -60,7 +60,8 @@ function checkByLookup(drafts: readonly StatementDraft[]): void {
 /**
  * Rejects a change set that writes one row twice: two new rows sharing a key (`DUPLICATE_KEY`), a row
  * inserted then updated, updated or deleted twice (`INVALID_STATE`). An insert and a delete of one key
- * pass (the unit of work replaces a removed row that way). A table written by one plain statement (the
+ * pass (the unit of work replaces a removed row that way); rows whose key the server fills are not
+ * compared (it is not known yet). A table written by one plain statement (the
  * common case, and every large flush) is checked by sorting its rows by key, which the statement needs
  * anyway: its draft's rows are left in key order.
  *
@@ -70,6 +71,7 @@ function checkByLookup(drafts: readonly StatementDraft[]): void {
 export function checkDistinctRows(drafts: readonly StatementDraft[]): void {
   const byTable = new Map<TableModel, StatementDraft[]>()
   for (const draft of drafts) {
+    if (serverKeyed(draft)) continue // keys not known yet: the server gives each row its own
     const list = byTable.get(draft.table)
     if (list) list.push(draft)
     else byTable.set(draft.table, [draft])

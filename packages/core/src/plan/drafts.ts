@@ -20,6 +20,11 @@ export interface RowDraft {
   readonly texts: (string | null)[]
   /** Text form of the expected version, or null (no version check for this row). */
   readonly versionText: string | null
+  /**
+   * A new row whose key the server fills (`keyFillOf`): its index among the change set's inserts, by
+   * which the flush finds its entity again when the key comes back. Absent for every other row.
+   */
+  readonly source?: number
 }
 
 /** A statement being planned: rows of one table sharing a kind and a column set. */
@@ -32,6 +37,21 @@ export interface StatementDraft {
   readonly rows: RowDraft[]
   /** Inserts only: the upsert's conflict and update columns. */
   readonly upsert?: UpsertSpec | undefined
+}
+
+/**
+ * Whether the rows of `draft` leave part of their key to the server: an insert that does not write
+ * every key column (the rows holding a key column all write it). Their keys are unknown until the
+ * statement answers: they are not sorted by key, not compared for duplicates, and no fix-up can update
+ * them.
+ *
+ * @example
+ * serverKeyed(insertOfCustomersWithoutIds) // true when the server fills customer_id
+ */
+export function serverKeyed(draft: Pick<StatementDraft, 'kind' | 'table' | 'columns'>): boolean {
+  if (draft.kind !== 'insert') return false
+  for (const name of draft.table.primaryKey) if (!draft.columns.includes(name)) return true
+  return false
 }
 
 /**

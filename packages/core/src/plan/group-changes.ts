@@ -1,4 +1,5 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import { keyFillOf } from '../ids/key-fill.ts'
 import { columnOf, writableColumn, writableTable } from '../schema/checks.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { encodeValue, normalizeKeyValue, type ValueLocation } from '../values/index.ts'
@@ -14,12 +15,15 @@ export interface GroupedChanges {
 }
 
 interface RowKey {
+  /** The key (a value, or an array for a composite key); null while the server is to fill part of it. */
   readonly key: unknown
   /** The key by column, for error messages. */
   readonly at: RowLocation
   readonly keyValues: readonly unknown[]
-  /** The key values' canonical forms (`normalizeKeyValue`), in key order. */
+  /** The key values' canonical forms (`normalizeKeyValue`), in key order ('' for a part the server fills). */
   readonly keyIds: readonly string[]
+  /** Part of the key is left to the server (its DEFAULT), read back once the row is inserted. */
+  readonly serverFilled: boolean
 }
 
 /**
@@ -42,14 +46,25 @@ class RowLocation implements ValueLocation {
   }
 }
 
-/** Reads the primary key out of `source` (an insert's values or an update's or delete's key). */
-function rowKeyOf(table: TableModel, source: RowValues): RowKey {
+/**
+ * Reads the primary key out of `source` (an insert's values or an update's or delete's key). A new
+ * row (`insert`) may leave out a key column the server fills (see `keyFillOf`); any other missing key
+ * column is `INVALID_VALUE`, or `UNSUPPORTED_TABLE` when its sequence may not be used by the role.
+ */
+function rowKeyOf(table: TableModel, source: RowValues, insert = false): RowKey {
   const names = table.primaryKey
   const keyValues: unknown[] = new Array(names.length)
+  let serverFilled = false
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!
     const value = source[name]
     if (value === undefined || value === null) {
+      const fill = insert ? keyFillOf(table, columnOf(table, name)) : 'given'
+      if (fill === 'server') {
+        serverFilled = true
+        continue
+      }
+      if (fill === 'denied') throw errors.sequenceDenied(table.key, name, columnOf(table, name).sequence!)
       throw new PipeflushError(
         'INVALID_VALUE',
         `A row of "${table.key}" lacks its primary key column "${name}".`,
@@ -64,9 +79,11 @@ function rowKeyOf(table: TableModel, source: RowValues): RowKey {
   const at = new RowLocation(table, keyValues)
   const keyIds: string[] = new Array(names.length)
   for (let i = 0; i < names.length; i++) {
-    keyIds[i] = normalizeKeyValue(keyValues[i], columnOf(table, names[i]!), at)
+    const value = keyValues[i]
+    keyIds[i] = value === undefined ? '' : normalizeKeyValue(value, columnOf(table, names[i]!), at)
   }
-  return { key: keyValues.length === 1 ? keyValues[0] : keyValues, at, keyValues, keyIds }
+  const key = serverFilled ? null : keyValues.length === 1 ? keyValues[0] : keyValues
+  return { key, at, keyValues, keyIds, serverFilled }
 }
 
 function stateError(table: TableModel, key: RowKey, message: string, column?: string): PipeflushError {
@@ -234,22 +251,25 @@ export function groupChanges(schema: SchemaModel, changes: ChangeSet): GroupedCh
   let last:
     | { table: TableModel; columns: readonly string[]; draft: StatementDraft; keyAt: number[] }
     | undefined
-  for (const change of changes.inserts) {
+  for (let i = 0; i < changes.inserts.length; i++) {
+    const change = changes.inserts[i]!
     const table = writableTable(schema, change.table)
     const same =
       last !== undefined && last.table === table && !change.upsert && sameShape(change.values, last.columns)
     const columns = same ? last!.columns : writtenColumns(table, change.values, 'insert')
-    const key = rowKeyOf(table, change.values)
+    const key = rowKeyOf(table, change.values, true)
     const texts = encodeRow(table, columns, change.values, key)
     if (change.upsert) checkUpsert(table, columns, change.upsert)
+    // A row whose key the server fills is found again by its place among the change set's inserts.
+    const source = key.serverFilled && !change.upsert ? i : undefined
     if (same) {
-      last!.draft.rows.push(rowDraft(key, keyTextsOf(texts, last!.keyAt), change.values, texts, null))
+      last!.draft.rows.push(rowDraft(key, keyTextsOf(texts, last!.keyAt), change.values, texts, null, source))
       continue
     }
     const draft = inserts.draftOf(table, columns, change.upsert)
     const keyAt = table.primaryKey.map((name) => draft.columns.indexOf(name))
     last = change.upsert ? undefined : { table, columns, draft, keyAt }
-    draft.rows.push(rowDraft(key, keyTextsOf(texts, keyAt), change.values, texts, null))
+    draft.rows.push(rowDraft(key, keyTextsOf(texts, keyAt), change.values, texts, null, source))
   }
   const updates = new DraftGroups('update')
   for (const change of changes.updates) {
@@ -297,6 +317,16 @@ function rowDraft(
   values: RowValues,
   texts: (string | null)[],
   versionText: string | null,
+  source?: number,
 ): RowDraft {
-  return { key: key.key, keyValues: key.keyValues, keyIds: key.keyIds, keyTexts, values, texts, versionText }
+  const draft = {
+    key: key.key,
+    keyValues: key.keyValues,
+    keyIds: key.keyIds,
+    keyTexts,
+    values,
+    texts,
+    versionText,
+  }
+  return source === undefined ? draft : { ...draft, source }
 }

@@ -10,7 +10,7 @@ import {
   findUpdateEdges,
   type InsertEdge,
 } from './dependency-graph.ts'
-import { compareDrafts, type StatementDraft } from './drafts.ts'
+import { compareDrafts, type StatementDraft, serverKeyed } from './drafts.ts'
 import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
 import { groupChanges } from './group-changes.ts'
 import type { ChangeSet, FlushPlan } from './types.ts'
@@ -38,7 +38,8 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     inserts.length,
     edges.map((edge) => ({
       ...edge,
-      removable: isBreakable(edge, inserts[edge.to]!.table),
+      // A row whose key the server fills cannot be fixed up later: no UPDATE can find it.
+      removable: isBreakable(edge, inserts[edge.to]!.table) && !serverKeyed(inserts[edge.to]!),
       cost: fixupCost(edge),
     })),
   )

@@ -29,20 +29,22 @@ export function returnedColumns(table: TableModel, statement: PlannedStatement):
 /**
  * What a plain insert (not an upsert) of rows supplying `columns` returns (see
  * {@link returnedColumns}): its primary key, then every column the rows do not supply; none when
- * they supply every one.
+ * they supply every one (the key included: a key left to the server is always returned).
  *
  * @example
  * insertReturns(book, ['id', 'title']) // ['id', 'created_at', 'summary']
  */
 export function insertReturns(table: TableModel, columns: readonly string[]): string[] {
   const filled = table.columns.filter((c) => !columns.includes(c.name) && !table.primaryKey.includes(c.name))
-  return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
+  const keyLeft = table.primaryKey.some((name) => !columns.includes(name))
+  return filled.length === 0 && !keyLeft ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
 }
 
 /**
  * `plan` with every insert and update of a table the policy selects returning its server-filled values
  * (see {@link returnedColumns}): the same statements, waves and parameters, with a `returning` list
- * and the SQL text that returns it. Plain data in, plain data out.
+ * and the SQL text that returns it. An insert of rows whose key the server fills (`sources`) returns
+ * at least that key whatever the policy: its entities need it. Plain data in, plain data out.
  *
  * @example
  * const plan = withServerValues(planFlush(schema, changes), schema, () => true)
@@ -56,8 +58,12 @@ export function withServerValues(
   const waves = plan.waves.map((wave) =>
     wave.map((statement) => {
       const table = schema.tables.get(statement.table)
-      if (table === undefined || !policy(table)) return statement
-      const reading = readingOf(table, statement)
+      if (table === undefined) return statement
+      const reading = policy(table)
+        ? readingOf(table, statement)
+        : statement.sources !== undefined
+          ? keyReadingOf(table, statement)
+          : NOTHING_RETURNED
       if (reading === NOTHING_RETURNED) return statement
       changed = true
       return { ...statement, sql: reading.sql, returning: reading.returning }
@@ -80,6 +86,17 @@ const NOTHING_RETURNED: Reading = { returning: [], sql: '' }
  * of building their texts again.
  */
 const readings = new ShapeCache<Reading>()
+
+/** The same for inserts that return their key only (see {@link keyReadingOf}). */
+const keyReadings = new ShapeCache<Reading>()
+
+/** What an insert of rows whose key the server fills returns when its table reads nothing else back. */
+function keyReadingOf(table: TableModel, statement: PlannedStatement): Reading {
+  return keyReadings.get(table, statement.sql, () => ({
+    returning: [...table.primaryKey],
+    sql: insertSql(table, statement.columns, table.primaryKey, statementForm(statement)),
+  }))
+}
 
 function readingOf(table: TableModel, statement: PlannedStatement): Reading {
   return readings.get(table, statement.sql, () => {

@@ -78,6 +78,13 @@ export interface PlannedStatement {
   /** For inserts that are upserts. */
   readonly upsert?: UpsertSpec | undefined
   /**
+   * A plain insert of rows whose key the server fills (their key columns left to the DEFAULT): each
+   * row's index among the change set's inserts, in statement order. The statement returns the keys
+   * (see `returning`) in that order, which is how the flush gives each entity its key. Absent for
+   * every other statement.
+   */
+  readonly sources?: readonly number[] | undefined
+  /**
    * An insert sent as `COPY ... FROM STDIN` (its `sql`): the rows' texts go as COPY data right behind
    * the statement, not as parameters. Only large inserts, where the driver can (see `copyRows`).
    */

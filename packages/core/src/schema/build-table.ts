@@ -3,6 +3,7 @@ import { quoteIdentifier } from '../values/identifier.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
+  RelationKind,
   ScalarType,
   SchemaModel,
   TableModel,
@@ -26,6 +27,8 @@ export interface ColumnModelInput {
   readonly hasDefault?: boolean | undefined
   readonly identity?: 'always' | 'by default' | null | undefined
   readonly sequence?: string | null | undefined
+  /** See {@link ColumnModel.sequenceDenied}. */
+  readonly sequenceDenied?: boolean | undefined
   readonly generated?: boolean | undefined
   readonly enumLabels?: readonly string[] | undefined
   readonly maxLength?: number | undefined
@@ -33,6 +36,8 @@ export interface ColumnModelInput {
 
 /** What {@link buildTableModel} needs; `sqlName` and `columnsByName` are derived. */
 export interface TableModelInput {
+  /** Defaults to `table`. */
+  readonly kind?: RelationKind | undefined
   /** Defaults to `name`. */
   readonly key?: string | undefined
   readonly schema: string
@@ -79,6 +84,7 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
     hasDefault: input.hasDefault ?? (identity !== null || generated),
     identity,
     sequence: input.sequence ?? null,
+    ...(input.sequenceDenied === true && input.sequence ? { sequenceDenied: true as const } : {}),
     generated,
     ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
     ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
@@ -145,7 +151,11 @@ export function buildTableModel(input: TableModelInput): TableModel {
   }
   const uniques = input.uniques ?? []
   for (const unique of uniques) requireColumns(unique.columns, `unique constraint "${unique.name}"`)
+  const kind = input.kind ?? 'table'
   const versionColumn = input.versionColumn ?? null
+  if (versionColumn !== null && kind !== 'table') {
+    throw configError(key, `a ${kind} is read-only: it has no version column.`, versionColumn)
+  }
   if (versionColumn !== null) {
     const column = columnsByName.get(versionColumn)
     if (column === undefined) throw configError(key, `version column "${versionColumn}" does not exist.`)
@@ -167,6 +177,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
     }
   }
   return {
+    kind,
     key,
     schema: input.schema,
     name: input.name,
@@ -177,7 +188,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
     foreignKeys,
     uniques,
     versionColumn,
-    copyable: input.copyable ?? true,
+    copyable: kind === 'table' && (input.copyable ?? true),
   }
 }
 
@@ -200,6 +211,9 @@ export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
       const target = byKey.get(fk.target)
       if (target === undefined) {
         throw configError(table.key, `foreign key "${fk.name}" references unknown table "${fk.target}".`)
+      }
+      if (target.kind !== 'table') {
+        throw configError(table.key, `foreign key "${fk.name}" references ${target.kind} "${fk.target}".`)
       }
       for (const name of fk.targetColumns) {
         if (!target.columnsByName.has(name)) {

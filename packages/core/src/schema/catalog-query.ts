@@ -1,18 +1,71 @@
+/** A string literal as `pg_get_expr` prints it: `'name'`, quotes doubled. */
+const LITERAL = "'(?:[^']|'')+'"
+
+/** `nextval('name'::regclass)` or `nextval(('name'::text)::regclass)`, as `pg_get_expr` prints them. */
+const NEXTVAL = `nextval\\((?:${LITERAL}|\\(${LITERAL}::text\\))::regclass\\)`
+
+/** A default that is a `nextval` and nothing else, maybe cast to an integer type (a regular expression). */
+export const BARE_NEXTVAL = `^(?:${NEXTVAL}|\\(${NEXTVAL}\\)::(?:smallint|integer|bigint|numeric(?:\\(\\d+(?:,\\d+)?\\))?))$`
+
+/** The name a `nextval` default gives, its quotes still doubled (a regular expression's first group). */
+export const NEXTVAL_NAME = "nextval\\(\\(?'((?:[^']|'')+)'"
+
+/** A part of a name: quoted, or a plain identifier. */
+const PART = '(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)'
+
+/** A name of one or two parts, which `parse_ident` reads without an error (a regular expression). */
+export const IDENTIFIER = `^${PART}(?:\\.${PART})?$`
+
 /**
- * One query reading every table of the given schemas from pg_catalog: columns (their type, and the type
- * values are written in: through domains and arrays to the element's type, its typmod, array delimiter
- * and enum labels; nullability, default, identity, generated, serial/identity sequence), primary key,
- * foreign keys (columns, target, deferrability, ON DELETE) and unique constraints, and whether COPY
- * would behave unlike INSERT on it (row-level security, rewrite rules). One row per table.
+ * One query reading every table, view and materialized view of the given schemas from pg_catalog:
+ * columns (their type, and the type values are written in: through domains and arrays to the element's
+ * type, its typmod, array delimiter and enum labels; nullability, default, identity, generated, and the
+ * sequence that fills the column with whether the session may draw from it), primary key, foreign
+ * keys (columns, target, deferrability, ON DELETE) and unique constraints, whether COPY would behave
+ * unlike INSERT on it (row-level security, rewrite rules), and for a partitioned table the foreign
+ * keys of each of its leaf partitions. One row per table.
+ *
+ * The sequence of a column: its identity or OWNED BY sequence (as `pg_get_serial_sequence` finds it), else the one
+ * its DEFAULT is nothing but a `nextval` of (cast to an integer type or not): found through `pg_depend`
+ * (the default depends on the sequence it names as a regclass constant), else by the name the
+ * expression gives (`nextval('name'::text)`, resolved as a qualified name or through the search path).
+ *
+ * A foreign key's target is the partitioned table a referenced partition belongs to
+ * (`pg_partition_root`); the copies PostgreSQL makes of a foreign key for each partition
+ * (`conparentid` set) are left out of a table's own keys.
  */
 export const CATALOG_QUERY = `
 with t as (
-  select c.oid, n.nspname as schema, c.relname as name, c.relrowsecurity or c.relhasrules as copy_refused
+  select c.oid, n.nspname as schema, c.relname as name, c.relkind::text as kind,
+    c.relrowsecurity or c.relhasrules as copy_refused
   from pg_catalog.pg_class c
   join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-  where c.relkind in ('r', 'p') and not c.relispartition and n.nspname = any($1::text[])
+  where c.relkind in ('r', 'p', 'v', 'm') and not c.relispartition and n.nspname = any($1::text[])
+),
+leaf as (
+  select t.oid as root, l.relid
+  from t cross join lateral pg_catalog.pg_partition_tree(t.oid) as l
+  where t.kind = 'p' and l.isleaf and l.level > 0
+),
+fk as (
+  select co.conrelid, co.conparentid, co.conname, json_build_object(
+      'name', co.conname,
+      'columns', (select json_agg(a.attname order by k.ord) from unnest(co.conkey) with ordinality k(num, ord)
+                  join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num),
+      'targetSchema', tns.nspname,
+      'targetName', tc.relname,
+      'targetColumns', (select json_agg(a.attname order by k.ord) from unnest(co.confkey) with ordinality k(num, ord)
+                        join pg_catalog.pg_attribute a on a.attrelid = co.confrelid and a.attnum = k.num),
+      'deferrable', co.condeferrable,
+      'initiallyDeferred', co.condeferred,
+      'onDelete', co.confdeltype
+    ) as fk
+  from pg_catalog.pg_constraint co
+  join pg_catalog.pg_class tc on tc.oid = coalesce(pg_catalog.pg_partition_root(co.confrelid), co.confrelid)
+  join pg_catalog.pg_namespace tns on tns.oid = tc.relnamespace
+  where co.contype = 'f' and co.conrelid in (select t.oid from t union all select leaf.relid from leaf)
 )
-select t.schema, t.name, t.copy_refused,
+select t.schema, t.name, t.kind, t.copy_refused,
   (select coalesce(json_agg(json_build_object(
       'name', a.attname,
       'qualifiedType', quote_ident(tn.nspname) || '.' || quote_ident(ty.typname),
@@ -28,7 +81,9 @@ select t.schema, t.name, t.copy_refused,
       'hasDefault', a.atthasdef,
       'identity', a.attidentity,
       'generated', a.attgenerated,
-      'sequence', pg_catalog.pg_get_serial_sequence(quote_ident(t.schema) || '.' || quote_ident(t.name), a.attname),
+      'sequence', case when sq.oid is not null then quote_ident(sn.nspname) || '.' || quote_ident(s.relname) end,
+      'sequenceUsable', case when sq.oid is not null then pg_catalog.has_sequence_privilege(sq.oid, 'USAGE')
+                          or pg_catalog.has_sequence_privilege(sq.oid, 'UPDATE') end,
       'enumLabels', case when bt.typtype = 'e' then (select json_agg(e.enumlabel order by e.enumsortorder)
                     from pg_catalog.pg_enum e where e.enumtypid = bt.oid) end
     ) order by a.attnum), '[]'::json)
@@ -56,6 +111,43 @@ select t.schema, t.name, t.copy_refused,
     ) r
     join pg_catalog.pg_type bt on bt.oid = r.oid
     join pg_catalog.pg_namespace bn on bn.oid = bt.typnamespace
+    left join pg_catalog.pg_attrdef ad on ad.adrelid = a.attrelid and ad.adnum = a.attnum
+    -- The sequence that fills the column (see above). A default is a sequence's when it is nothing but
+    -- nextval('name'::regclass) or nextval(('name'::text)::regclass), maybe cast to an integer type.
+    cross join lateral (
+      select coalesce(
+        (select d.objid from pg_catalog.pg_depend d
+         join pg_catalog.pg_class ds on ds.oid = d.objid and ds.relkind = 'S'
+         where d.classid = 'pg_catalog.pg_class'::regclass and d.refclassid = 'pg_catalog.pg_class'::regclass
+           and d.refobjid = a.attrelid and d.refobjsubid = a.attnum and d.deptype in ('a', 'i')
+         limit 1),
+        case when pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) ~ $re$${BARE_NEXTVAL}$re$ then coalesce(
+          (select d.refobjid from pg_catalog.pg_depend d
+           join pg_catalog.pg_class ds on ds.oid = d.refobjid and ds.relkind = 'S'
+           where d.classid = 'pg_catalog.pg_attrdef'::regclass and d.objid = ad.oid
+             and d.refclassid = 'pg_catalog.pg_class'::regclass and d.deptype = 'n'
+           limit 1),
+          -- nextval('name'::text) depends on no sequence: the sequence its name resolves to as a
+          -- qualified name, or through the search path. Names that parse_ident could refuse are left
+          -- alone (a name lookup would also fail on a schema the role may not use).
+          (select ds.oid from pg_catalog.pg_class ds
+           join pg_catalog.pg_namespace dn on dn.oid = ds.relnamespace
+           cross join lateral (
+             select case when given.name ~ $re$${IDENTIFIER}$re$ then pg_catalog.parse_ident(given.name) end as parts
+             from (select replace((regexp_match(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),
+               $re$${NEXTVAL_NAME}$re$))[1], '''''', '''') as name) as given
+           ) as named
+           where ds.relkind = 'S' and (
+             (cardinality(named.parts) = 2 and dn.nspname = named.parts[1] and ds.relname = named.parts[2])
+             or (cardinality(named.parts) = 1 and ds.relname = named.parts[1]
+                 and dn.nspname = any(pg_catalog.current_schemas(true))))
+           order by array_position(pg_catalog.current_schemas(true), dn.nspname)
+           limit 1)
+        ) end
+      ) as oid
+    ) sq
+    left join pg_catalog.pg_class s on s.oid = sq.oid
+    left join pg_catalog.pg_namespace sn on sn.oid = s.relnamespace
     where a.attrelid = t.oid and a.attnum > 0 and not a.attisdropped
   ) as columns,
   (select json_agg(a.attname order by k.ord)
@@ -64,23 +156,16 @@ select t.schema, t.name, t.copy_refused,
     join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num
     where co.conrelid = t.oid and co.contype = 'p'
   ) as primary_key,
-  (select coalesce(json_agg(json_build_object(
-      'name', co.conname,
-      'columns', (select json_agg(a.attname order by k.ord) from unnest(co.conkey) with ordinality k(num, ord)
-                  join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num),
-      'targetSchema', tns.nspname,
-      'targetName', tc.relname,
-      'targetColumns', (select json_agg(a.attname order by k.ord) from unnest(co.confkey) with ordinality k(num, ord)
-                        join pg_catalog.pg_attribute a on a.attrelid = co.confrelid and a.attnum = k.num),
-      'deferrable', co.condeferrable,
-      'initiallyDeferred', co.condeferred,
-      'onDelete', co.confdeltype
-    ) order by co.conname), '[]'::json)
-    from pg_catalog.pg_constraint co
-    join pg_catalog.pg_class tc on tc.oid = co.confrelid
-    join pg_catalog.pg_namespace tns on tns.oid = tc.relnamespace
-    where co.conrelid = t.oid and co.contype = 'f'
+  (select coalesce(json_agg(fk.fk order by fk.conname), '[]'::json)
+    from fk where fk.conrelid = t.oid and fk.conparentid = 0
   ) as foreign_keys,
+  (select json_agg(json_build_object(
+      'name', lc.relname,
+      'foreignKeys', (select coalesce(json_agg(fk.fk order by fk.conname), '[]'::json) from fk where fk.conrelid = leaf.relid)
+    ) order by lc.relname)
+    from leaf join pg_catalog.pg_class lc on lc.oid = leaf.relid
+    where leaf.root = t.oid
+  ) as partitions,
   (select coalesce(json_agg(json_build_object(
       'name', co.conname,
       'columns', (select json_agg(a.attname order by k.ord) from unnest(co.conkey) with ordinality k(num, ord)

@@ -24,7 +24,10 @@ export interface CatalogColumn {
   readonly identity: string
   /** '' none, 's' stored. */
   readonly generated: string
+  /** The sequence that fills the column (see CATALOG_QUERY), quoted and qualified. */
   readonly sequence: string | null
+  /** Whether the session's role may draw from `sequence` (USAGE or UPDATE on it); null without one. */
+  readonly sequenceUsable: boolean | null
   readonly enumLabels: string[] | null
 }
 
@@ -40,12 +43,22 @@ export interface CatalogForeignKey {
   readonly onDelete: string
 }
 
+/** A leaf partition of a partitioned table and its foreign keys (targets as for the table's own). */
+export interface CatalogPartition {
+  readonly name: string
+  readonly foreignKeys: CatalogForeignKey[]
+}
+
 export interface CatalogTable {
   readonly schema: string
   readonly name: string
+  /** `r` table, `p` partitioned table, `v` view, `m` materialized view. */
+  readonly kind: string
   readonly columns: CatalogColumn[]
   readonly primary_key: string[] | null
   readonly foreign_keys: CatalogForeignKey[]
+  /** A partitioned table's leaf partitions, by name; null for other tables. */
+  readonly partitions: CatalogPartition[] | null
   readonly uniques: { name: string; columns: string[] }[]
   /** Row-level security is enabled on the table, or it has rewrite rules. */
   readonly copy_refused: boolean

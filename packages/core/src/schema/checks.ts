@@ -1,16 +1,17 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, PipeflushError } from '../errors.ts'
 import { describeValue } from '../values/location.ts'
 import type { ColumnModel, SchemaModel, TableModel } from './model.ts'
 
 /**
- * The table `key` of `schema`, if pipeflush can track its rows; else `UNKNOWN_TABLE` (naming some
- * tables it knows) or `UNSUPPORTED_TABLE` (no primary key). The one check of `create`, reads and
- * planning alike.
+ * The table, view or materialized view `key` of `schema`, if pipeflush can read its rows; else
+ * `UNKNOWN_TABLE` (naming some relations it knows) or `UNSUPPORTED_TABLE` (a table without primary
+ * key: its rows cannot be tracked). A view's rows are read-only whether it has a key or not. The one
+ * check of `find`, `load` and `merge`.
  *
  * @example
- * writableTable(schema, 'book').primaryKey // ['id']
+ * readableTable(schema, 'customer_list').kind // 'view'
  */
-export function writableTable(schema: SchemaModel, key: string): TableModel {
+export function readableTable(schema: SchemaModel, key: string): TableModel {
   const table = schema.tables.get(key)
   if (table === undefined) {
     const known = [...schema.tables.keys()].slice(0, 30).join(', ')
@@ -19,6 +20,26 @@ export function writableTable(schema: SchemaModel, key: string): TableModel {
       table: typeof key === 'string' ? key : undefined,
     })
   }
+  if (table.kind !== 'table') return table
+  return trackedTable(table)
+}
+
+/**
+ * The table `key` of `schema`, if pipeflush can write its rows; else `UNKNOWN_TABLE`, or
+ * `UNSUPPORTED_TABLE` for a view (read-only) or a table without primary key. The one check of
+ * `create`, `upsert` and planning alike; `what` names the write for the message.
+ *
+ * @example
+ * writableTable(schema, 'book').primaryKey // ['id']
+ */
+export function writableTable(schema: SchemaModel, key: string, what = 'a write'): TableModel {
+  const table = readableTable(schema, key)
+  if (table.kind !== 'table') throw errors.readOnly(table.key, table.kind, what)
+  return table
+}
+
+/** `table` if it has a primary key, else `UNSUPPORTED_TABLE`. */
+function trackedTable(table: TableModel): TableModel {
   if (table.primaryKey.length === 0) {
     throw new PipeflushError(
       'UNSUPPORTED_TABLE',
@@ -50,7 +71,7 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
 
 /**
  * The column `name` of `table` if a row may be written with it (`insert`) or may change it (`update`);
- * else `UNKNOWN_COLUMN`, or `UNSUPPORTED_TABLE` for a generated column (never written) or an
+ * else `UNKNOWN_COLUMN`, or `UNSUPPORTED_TABLE` for a column of a view (read-only), a generated column (never written) or an
  * `identity always` column changed by an update. The one check of `create`, assignments and planning.
  *
  * @example
@@ -58,6 +79,9 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
  */
 export function writableColumn(table: TableModel, name: string, kind: 'insert' | 'update'): ColumnModel {
   const column = columnOf(table, name)
+  if (table.kind !== 'table') {
+    throw errors.readOnly(table.key, table.kind, `an assignment to "${name}"`, name)
+  }
   if (column.generated) {
     throw new PipeflushError(
       'UNSUPPORTED_TABLE',

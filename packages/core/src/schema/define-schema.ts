@@ -5,6 +5,7 @@ import type {
   ColumnModel,
   ForeignKeyModel,
   OnDeleteAction,
+  RelationKind,
   ScalarType,
   SchemaModel,
   TableModel,
@@ -22,10 +23,19 @@ export type ColumnTypeName = ScalarType | `${ScalarType}[]` | SizedType | `${Siz
 export interface ColumnOptions {
   /** Defaults to false (NOT NULL). */
   readonly nullable?: boolean
-  /** The column has a DEFAULT expression (implied by `identity` and `generated`). */
+  /**
+   * The column has a DEFAULT expression (implied by `identity`, `sequence` and `generated`). A key
+   * column with a default and no sequence (`my_next_id()`) is filled by the server and read back by
+   * the flush; a uuid key column with one gets a uuid v7 at `create`.
+   */
   readonly default?: boolean
   readonly identity?: 'always' | 'by default'
-  /** The sequence feeding the column, e.g. `public.author_id_seq`. Identity columns default to PostgreSQL's `<table>_<column>_seq`. */
+  /**
+   * The sequence feeding the column, e.g. `public.author_id_seq`: an identity's, a serial column's, or
+   * the one a `DEFAULT nextval(...)` draws from. A key column (or part of a composite key) with a
+   * sequence gets its ids from it at flush. Identity columns default to PostgreSQL's
+   * `<table>_<column>_seq`. Implies `default`.
+   */
   readonly sequence?: string
   /** A generated (stored) column: never written. */
   readonly generated?: boolean
@@ -86,9 +96,22 @@ export interface UniqueSpec<Column extends string = string> {
 }
 
 export interface TableSpec<Column extends string = string, Target extends string = string> {
+  /**
+   * `table` (the default), or a `view` or `materialized view`: read-only, read with `find` and
+   * `load(query)` (with a `primaryKey`, its rows are tracked by it and `load(view, key)` works).
+   */
+  readonly kind?: RelationKind
   /** Columns in table order. */
   readonly columns: Readonly<Record<Column, ColumnSpecInput>>
-  readonly primaryKey: readonly Column[]
+  /**
+   * Required for a table; a view may have one (its rows are then tracked by it). A key column with a
+   * `sequence` gets its ids from it, alone or as part of a composite key.
+   */
+  readonly primaryKey?: readonly Column[]
+  /**
+   * For a partitioned table, its partitions' foreign keys are declared here, on the table (partitions
+   * are not declared): they order its rows as any other.
+   */
   readonly foreignKeys?: readonly ForeignKeySpec<Column, Target>[]
   readonly uniques?: readonly (readonly Column[] | UniqueSpec<Column>)[]
   /** Optimistic-lock version column: an integer, NOT NULL. */
@@ -116,6 +139,7 @@ export interface DefineSchemaOptions {
 const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
 const SCALAR_TYPES: ReadonlySet<string> = new Set([...BUILTIN_SCALAR_TYPES, 'enum'])
 const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8'])
+const RELATION_KINDS: ReadonlySet<string> = new Set<RelationKind>(['table', 'view', 'materialized view'])
 /** PostgreSQL's NAMEDATALEN - 1. */
 const MAX_NAME_LENGTH = 63
 
@@ -252,7 +276,7 @@ function columnOptions(
         : null
   return {
     nullable: spec.nullable ?? false,
-    hasDefault: spec.default === true || identity !== null || spec.generated === true,
+    hasDefault: spec.default === true || identity !== null || sequence !== null || spec.generated === true,
     identity,
     sequence,
     generated: spec.generated ?? false,
@@ -287,7 +311,7 @@ function buildForeignKey(
       `foreign key on (${fk.columns.join(', ')}) references unknown table "${fk.references}".`,
     )
   }
-  const targetColumns = fk.targetColumns ?? target.spec.primaryKey
+  const targetColumns = fk.targetColumns ?? target.spec.primaryKey ?? []
   if (fk.initiallyDeferred === true && fk.deferrable === false) {
     throw configError(
       place.key,
@@ -313,7 +337,13 @@ function buildTable(
   used: Set<string>,
 ): TableModel {
   const { key, spec } = place
-  if (spec.primaryKey.length === 0) throw configError(key, 'a primary key is required.')
+  const kind = spec.kind ?? 'table'
+  if (!RELATION_KINDS.has(kind)) throw configError(key, `unknown kind "${String(kind)}".`)
+  const primaryKey = spec.primaryKey ?? []
+  if (kind === 'table' && primaryKey.length === 0) throw configError(key, 'a primary key is required.')
+  if (kind !== 'table' && (spec.foreignKeys?.length ?? 0) + (spec.uniques?.length ?? 0) > 0) {
+    throw configError(key, `a ${kind} has no foreign keys or unique constraints pipeflush uses.`)
+  }
   const columns = Object.entries<ColumnSpecInput>(spec.columns).map(([name, column]) =>
     buildColumn(key, place.schema, place.name, name, column),
   )
@@ -326,11 +356,12 @@ function buildTable(
   })
   const foreignKeys = (spec.foreignKeys ?? []).map((fk) => buildForeignKey(place, fk, places, used))
   return buildTableModel({
+    kind,
     key,
     schema: place.schema,
     name: place.name,
     columns,
-    primaryKey: spec.primaryKey,
+    primaryKey,
     foreignKeys,
     uniques,
     versionColumn: spec.version ?? null,

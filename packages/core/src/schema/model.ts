@@ -84,8 +84,19 @@ export interface ColumnModel {
   readonly hasDefault: boolean
   /** `always` columns need `OVERRIDING SYSTEM VALUE` when pipeflush supplies the value. */
   readonly identity: 'always' | 'by default' | null
-  /** Qualified, quoted sequence name feeding this column (identity or serial), if any. */
+  /**
+   * The sequence that fills this column, qualified and quoted (`public.customer_customer_id_seq`): its
+   * identity sequence, a serial column's (OWNED BY), or the one its DEFAULT is a `nextval` of, owned
+   * or not. A new row leaving out a key column filled by a sequence gets an id pipeflush draws from it.
+   */
   readonly sequence: string | null
+  /**
+   * The session's role may not draw from {@link sequence} (it has neither USAGE nor UPDATE on it, as
+   * read at connect): pipeflush draws no ids from it. A new row leaving such a key column out is
+   * filled by the server when it is an identity column (an identity needs no privilege on its
+   * sequence) and read back; otherwise the flush fails before sending (the server would refuse too).
+   */
+  readonly sequenceDenied?: true
   /** Generated (stored) columns are never written. */
   readonly generated: boolean
   /** Labels of an enum type, in order. */
@@ -112,7 +123,16 @@ export interface UniqueModel {
   readonly columns: readonly string[]
 }
 
+/**
+ * What a relation of the schema is: a table (partitioned or not), whose rows pipeflush writes, or a
+ * view or materialized view, whose rows it only reads (`find`, `load(query)`): rows that cannot be
+ * flushed.
+ */
+export type RelationKind = 'table' | 'view' | 'materialized view'
+
 export interface TableModel {
+  /** A table, or a view or materialized view (read-only: see {@link RelationKind}). */
+  readonly kind: RelationKind
   /** The key users write: the bare name for tables in the first schema of the search path, else `schema.table`. */
   readonly key: string
   readonly schema: string
@@ -122,7 +142,10 @@ export interface TableModel {
   /** Columns in table order. */
   readonly columns: readonly ColumnModel[]
   readonly columnsByName: ReadonlyMap<string, ColumnModel>
-  /** Primary key columns, in key order. Tables without one cannot be written by pipeflush. */
+  /**
+   * Primary key columns, in key order. Tables without one cannot be written by pipeflush; a view has
+   * none unless declared in code (its rows are then tracked by it, still read-only).
+   */
   readonly primaryKey: readonly string[]
   readonly foreignKeys: readonly ForeignKeyModel[]
   readonly uniques: readonly UniqueModel[]

@@ -7,16 +7,18 @@ import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import { CATALOG_QUERY } from './catalog-query.ts'
-import type { CatalogColumn, CatalogTable } from './catalog-rows.ts'
+import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog-rows.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
   OnDeleteAction,
+  RelationKind,
   ScalarType,
   SchemaModel,
   TableModel,
 } from './model.ts'
 import { BUILTIN_SCALAR_TYPES } from './model.ts'
+import { partitionForeignKeys } from './partition-keys.ts'
 
 /** Options of {@link readSchema}. */
 export interface ReadSchemaOptions {
@@ -39,12 +41,27 @@ const ON_DELETE: Readonly<Record<string, OnDeleteAction>> = {
   d: 'set default',
 }
 
+const KINDS: Readonly<Record<string, RelationKind>> = {
+  r: 'table',
+  p: 'table',
+  v: 'view',
+  m: 'materialized view',
+}
+
+/** A table's foreign keys: its own, and for a partitioned table those all its partitions declare. */
+function catalogForeignKeys(row: CatalogTable): readonly CatalogForeignKey[] {
+  if (row.partitions === null || row.partitions === undefined) return row.foreign_keys
+  return [...row.foreign_keys, ...partitionForeignKeys(row.foreign_keys, row.partitions)]
+}
+
 /**
- * Reads the schema model from pg_catalog in two queries (the search path, then every table of it).
- * Tables of the first schema of the search path are keyed by their bare name, others as
- * `schema.table`. Column types pipeflush does not know (interval, inet, ranges, citext...) are `other`
- * columns: written and read as their text form, cast by the server to the type (for a domain, to the
- * type it is over).
+ * Reads the schema model from pg_catalog in two queries (the search path, then every table, view and
+ * materialized view of it: see `CATALOG_QUERY`). Tables of the first schema of the search path are
+ * keyed by their bare name, others as `schema.table`. Column types pipeflush does not know (interval,
+ * inet, ranges, citext...) are `other` columns: written and read as their text form, cast by the
+ * server to the type (for a domain, to the type it is over). A key column's sequence is found from
+ * its identity, its OWNED BY or its DEFAULT `nextval(...)`; a partitioned table's foreign keys include
+ * those every partition declares; views are read-only relations.
  *
  * @example
  * const schema = await readSchema(sql, { versionColumn: 'version' })
@@ -83,9 +100,10 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
   const tables: TableModel[] = rows.map((row) => {
     const key = keyOf(row.schema, row.name)
+    const kind = KINDS[row.kind] ?? 'table'
     const columns = row.columns.map(toColumn)
-    const versionColumn = pickVersionColumn(key, columns, options.versionColumn)
-    const foreignKeys: ForeignKeyModel[] = row.foreign_keys
+    const versionColumn = kind === 'table' ? pickVersionColumn(key, columns, options.versionColumn) : null
+    const foreignKeys: ForeignKeyModel[] = catalogForeignKeys(row)
       .filter((fk) => schemas.includes(fk.targetSchema))
       .map((fk) => ({
         name: fk.name,
@@ -97,6 +115,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
         onDelete: ON_DELETE[fk.onDelete] ?? 'no action',
       }))
     return buildTableModel({
+      kind,
       key,
       schema: row.schema,
       name: row.name,
@@ -162,6 +181,7 @@ function toColumn(c: CatalogColumn): ColumnModel {
     hasDefault: c.hasDefault || c.identity !== '' || c.generated !== '',
     identity: c.identity === 'a' ? 'always' : c.identity === 'd' ? 'by default' : null,
     sequence: c.sequence,
+    sequenceDenied: c.sequence !== null && c.sequenceUsable === false,
     generated: c.generated !== '',
     enumLabels: type === 'enum' ? (c.enumLabels ?? []) : undefined,
     maxLength,

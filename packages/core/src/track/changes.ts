@@ -1,5 +1,6 @@
-import { PipeflushError } from '../errors.ts'
-import type { ProvisionalIds } from '../ids/assign-ids.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import { type ProvisionalIds, placeholderIn } from '../ids/assign-ids.ts'
+import { keyFillOf, keyFills } from '../ids/key-fill.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
@@ -65,13 +66,29 @@ export function resolveReference(
     )
   }
   const key = referencedKey(ref, column, table)
-  const placeholder = provisional?.get(ref)
-  if (placeholder !== undefined && key.column === ref.table.primaryKey[0]) return placeholder
+  const placeholder = provisional === undefined ? undefined : placeholderIn(provisional, ref, key.column)
+  if (placeholder !== undefined) return placeholder
   const targetColumn = ref.table.columnsByName.get(key.column)
+  if (ref.status === 'new' && (key.value === undefined || key.value === null) && targetColumn) {
+    unknownKey(table, column, ref.table, targetColumn)
+  }
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
   return targetColumn && stateOf(key.value)
     ? resolveReference(key.value, targetColumn, ref.table, owner, provisional)
     : key.value
+}
+
+/**
+ * A new row's key column that has no value yet and that no placeholder stands for: the server fills
+ * it (`server`) or nobody can (`denied`): either is an error before anything is sent. Anything else
+ * (a key column the application has yet to give) is left to the encoding, which names it.
+ */
+function unknownKey(table: TableModel, column: ColumnModel, target: TableModel, targetColumn: ColumnModel) {
+  if (!target.primaryKey.includes(targetColumn.name)) return
+  const fill = keyFillOf(target, targetColumn)
+  if (fill === 'server')
+    throw errors.serverKeyReferenced(table.key, column.name, target.key, targetColumn.name)
+  if (fill === 'denied') throw errors.sequenceDenied(target.key, targetColumn.name, targetColumn.sequence!)
 }
 
 /**
@@ -84,6 +101,8 @@ export function referencedKey(
   column: ColumnModel,
   table: TableModel,
 ): { readonly column: string; readonly value: unknown } {
+  if (ref.table.kind !== 'table')
+    throw errors.viewRowAsKey(table.key, column.name, ref.table.key, ref.table.kind)
   const single = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column.name)
   const fk = single.find((f) => f.target === ref.table.key)
   if (fk === undefined && single.length > 0) {
@@ -109,6 +128,8 @@ export function referencedKey(
   return { column: target, value: ref.row[target] }
 }
 
+const NO_COLUMNS: readonly ColumnModel[] = []
+
 /**
  * The row values of `state` with references resolved, only the columns given (or all set ones); a new
  * row without an id, and references to one, take its placeholder from `provisional`.
@@ -120,15 +141,27 @@ export function resolvedValues(
   provisional?: ProvisionalIds,
 ): Record<string, unknown> {
   const out = emptyRow()
+  // The key column a placeholder stands in (almost always the one sequence key column: compared by
+  // name; with several, each is asked).
   const placeholder = provisional?.get(state)
-  const pk = placeholder === undefined ? undefined : state.table.primaryKey[0]
+  const sequenceKeys = placeholder === undefined ? NO_COLUMNS : keyFills(state.table).sequence
+  const pk = sequenceKeys.length === 1 ? sequenceKeys[0]!.name : undefined
+  // Key columns the server fills, left out (or null): the insert leaves them to their DEFAULT.
+  const serverKeys = state.status === 'new' ? keyFills(state.table).server : NO_COLUMNS
   for (const column of state.table.columns) {
     const name = column.name
-    if (name === pk) {
-      if (columns === undefined || columns.includes(name)) out[name] = placeholder
+    const held =
+      name === pk
+        ? placeholder
+        : sequenceKeys.length > 1
+          ? placeholderIn(provisional!, state, name)
+          : undefined
+    if (held !== undefined) {
+      if (columns === undefined || columns.includes(name)) out[name] = held
       continue
     }
     if (columns ? !columns.includes(name) : !(name in state.row)) continue
+    if (serverKeys.length > 0 && serverKeys.includes(column) && state.row[name] == null) continue
     out[name] = resolveReference(state.row[name], column, state.table, owner, provisional)
   }
   return out

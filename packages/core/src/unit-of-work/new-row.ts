@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid'
 import { recordArgument, stringsArgument } from '../arguments.ts'
 import { PipeflushError } from '../errors.ts'
+import { keyFills } from '../ids/key-fill.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
@@ -8,8 +9,9 @@ import { emptyRow } from '../track/row.ts'
 
 /**
  * The row of a new entity of `table`: a copy of `values` whose every column exists and may be
- * written by an insert, a uuid v7 for a single uuid key left out, 1 for the version column left out.
- * Sequence and identity keys are left out: they get their id at flush.
+ * written by an insert, a uuid v7 for a uuid key left out (a single uuid key, or a uuid key column
+ * with a default, whatever the default), 1 for the version column left out. Keys a sequence fills are
+ * left out: they get their id at flush; so are keys the server fills (read back by the flush).
  *
  * @example
  * newRow(book, { title: 'Notes' }) // { title: 'Notes', version: 1 }
@@ -19,9 +21,8 @@ export function newRow(
   values: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const row = writableRow(table, values)
-  const [pk] = table.primaryKey
-  if (table.primaryKey.length === 1 && pk !== undefined && (row[pk] === undefined || row[pk] === null)) {
-    if (table.columnsByName.get(pk)?.type === 'uuid') row[pk] = uuidv7()
+  for (const column of keyFills(table).uuid) {
+    if (row[column.name] === undefined || row[column.name] === null) row[column.name] = uuidv7()
   }
   const version = table.versionColumn
   if (version && (row[version] === undefined || row[version] === null)) row[version] = 1

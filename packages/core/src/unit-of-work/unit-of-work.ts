@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, PipeflushError } from '../errors.ts'
 import type { ServerFilled } from '../flush/server-filled.ts'
 import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
@@ -49,10 +49,14 @@ export class UnitOfWork {
   /**
    * A new entity of `table` over `row` (a copy the caller made): `new` ones are inserted by the next
    * flush, `managed` ones are rows the database holds (read or merged), tracked in the identity map.
-   * A `managed` row whose key is already mapped returns the mapped entity's state instead.
+   * A `managed` row whose key is already mapped returns the mapped entity's state instead. A row of a
+   * view without a key is not mapped: it is read-only, and compared at each flush only when its values
+   * can change in place (see {@link pending}).
    */
   add(table: TableModel, row: Record<string, unknown>, status: 'new' | 'managed'): EntityState {
     if (status === 'managed') {
+      if (table.kind !== 'table' && table.primaryKey.length === 0)
+        return this.#state(table, row, 'managed', snapshotOf(table, row))
       const key = rowKey(table, row)
       if (key === null) {
         throw new PipeflushError(
@@ -137,13 +141,26 @@ export class UnitOfWork {
     return s && s.owner === this ? s.status : undefined
   }
 
-  /** What the next flush would write, entity by entity (references not resolved yet). */
+  /**
+   * What the next flush would write, entity by entity (references not resolved yet). A row of a view
+   * changed in place (an assignment is refused at once) is `UNSUPPORTED_TABLE`: views are not written.
+   */
   pending(): PendingChanges {
     const updates: { state: EntityState; changed: string[] }[] = []
     for (const s of new Set([...this.#touched, ...this.#watch])) {
       if (s.status !== 'managed') continue
       const changed = changedColumns(s, this)
-      if (changed.length > 0) updates.push({ state: s, changed })
+      if (changed.length === 0) continue
+      if (s.table.kind !== 'table') {
+        const column = changed[0]!
+        throw errors.readOnly(
+          s.table.key,
+          s.table.kind,
+          `a change to "${column}" of a row read from it`,
+          column,
+        )
+      }
+      updates.push({ state: s, changed })
     }
     return {
       inserts: [...this.#created],
@@ -199,9 +216,15 @@ export class UnitOfWork {
       // A new entity removed while the flush was in flight is in the database now: its delete is pending.
       const removedMeanwhile = s.status === 'detached'
       this.#settle(s, sentOf(s), filled)
-      s.status = 'managed'
       s.key = rowKey(s.table, s.row)
       if (!quiet) this.#created.delete(s)
+      if (s.key === null) {
+        // Its key was left to the server and did not come back (a trigger dropped the row): it
+        // cannot be told apart from other rows, so it is no longer tracked.
+        s.status = 'detached'
+        continue
+      }
+      s.status = 'managed'
       this.#map.set(s)
       if (!quiet) this.#touched.add(s) // assigned while in flight, maybe: compared below
       if (hasMutableColumns(s.table)) this.#watch.add(s)
@@ -325,8 +348,10 @@ export class UnitOfWork {
     if (server !== undefined) {
       for (const name of Object.keys(server.snapshot)) {
         snapshot[name] = server.snapshot[name]
-        if (s.row[name] === undefined || s.table.columnsByName.get(name)?.generated)
-          s.row[name] = server.row[name]
+        const now = s.row[name]
+        // A key column the server filled may have been given as null (left to the server too).
+        const unset = now === undefined || (now === null && s.table.primaryKey.includes(name))
+        if (unset || s.table.columnsByName.get(name)?.generated) s.row[name] = server.row[name]
       }
     }
     for (const c of s.table.columns) {

@@ -30,9 +30,15 @@ interface Mixed {
   }
 }
 
+/** {@link DB} with a view over `book`, as kysely-codegen lists views among tables. */
+interface WithView extends DB {
+  cheap_book: { id: string; title: string; price: string }
+}
+
 beforeAll(async () => {
   await db.sql.unsafe(DDL)
   await db.sql.unsafe(`
+    create view cheap_book as select id, title, price from book where price < 30;
     create type mood as enum ('sad', 'it''s "ok"', 'happy');
     create table mixed (
       id serial primary key, i8 int8, num numeric, f4 float4, f8 float8, ok bool, ch char(6), mood mood,
@@ -147,5 +153,20 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     const em = factory.em()
     await em.load(query('Book 4'))
     expect(counter.read().roundTrips).toBe(1)
+  })
+
+  test('reads a view: its rows are read-only entities (an assignment is UNSUPPORTED_TABLE at once)', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<WithView>({ client })
+    const em = factory.em()
+    const cheap = await em.load(
+      em.db.selectFrom('cheap_book').selectAll().where('price', '<', '15').orderBy('id'),
+    )
+    expect(cheap.map((b) => ({ ...b }))).toEqual([{ id: '1', title: 'Book 1', price: '10.00' }])
+    expect(em.stateOf(cheap[0])).toBe('managed')
+    expect(() => {
+      cheap[0]!.title = 'x'
+    }).toThrowError(expect.objectContaining({ code: 'UNSUPPORTED_TABLE', table: 'cheap_book' }))
+    expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
   })
 })

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { assignIds, idNeed, provisionalIds, sequenceToFill } from '../../../src/ids/assign-ids.ts'
+import {
+  assignIds,
+  idNeed,
+  placeholderIn,
+  provisionalIds,
+  sequenceToFill,
+} from '../../../src/ids/assign-ids.ts'
 import { IdAllocator } from '../../../src/ids/id-allocator.ts'
+import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { BOOK_1, table, tracked } from '../track/fixtures.ts'
 import { FakeSequences } from './fake-sequences.ts'
 
@@ -172,5 +179,61 @@ describe('provisionalIds', () => {
 
   it('gives nothing when no row needs an id', () => {
     expect(provisionalIds([fresh('author', { id: '9' })]).size).toBe(0)
+  })
+})
+
+describe('sequence parts of composite keys', () => {
+  const parts = defineSchema({
+    payment: {
+      columns: {
+        payment_date: 'timestamptz',
+        payment_id: { type: 'int4', sequence: 'payment_payment_id_seq' },
+        amount: 'numeric',
+      },
+      primaryKey: ['payment_date', 'payment_id'],
+    },
+    // Two sequence parts, the second drawing from a sequence the first table shares.
+    pair: {
+      columns: {
+        a: { type: 'int8', sequence: 'pair_a_seq' },
+        b: { type: 'int4', sequence: 'payment_payment_id_seq' },
+      },
+      primaryKey: ['a', 'b'],
+    },
+  })
+  const PAYMENT_SEQ = '"public"."payment_payment_id_seq"'
+  const PAIR_SEQ = '"public"."pair_a_seq"'
+  const make = (key: string, values: Record<string, unknown> = {}) =>
+    tracked(parts.tables.get(key)!, values, 'new').state
+  const day = new Date('2022-02-14T00:00:00Z')
+
+  it('needs, assigns and gives placeholders to each sequence part a row lacks, typed for its column', async () => {
+    const payment = make('payment', { payment_date: day, amount: '1' })
+    const given = make('payment', { payment_date: day, payment_id: 70, amount: '1' })
+    const pair = make('pair')
+    const half = make('pair', { a: '5' })
+    const states = [payment, given, pair, half]
+    expect(sequenceToFill(payment)).toBe(PAYMENT_SEQ)
+    expect(sequenceToFill(given)).toBeNull()
+    expect(sequenceToFill(half)).toBe(PAYMENT_SEQ)
+    const need = idNeed(states)
+    expect([...need]).toEqual([
+      [PAYMENT_SEQ, 3],
+      [PAIR_SEQ, 1],
+    ])
+    const provisional = provisionalIds(states)
+    expect(states.map((s) => provisional.get(s))).toEqual([-1, undefined, '-2', -3])
+    expect(placeholderIn(provisional, pair, 'a')).toBe('-2')
+    expect(placeholderIn(provisional, pair, 'b')).toBe(-2)
+    expect(placeholderIn(provisional, half, 'a')).toBeUndefined() // given
+    expect(placeholderIn(provisional, half, 'b')).toBe(-3)
+    expect(placeholderIn(provisional, payment, 'payment_date')).toBeUndefined()
+    assignIds(states, need, await poolOf({ [PAYMENT_SEQ]: 3, [PAIR_SEQ]: 1 }))
+    expect(states.map((s) => [s.row['payment_id'] ?? s.row['a'], s.row['b']])).toEqual([
+      [1, undefined],
+      [70, undefined],
+      ['1', 2],
+      ['5', 3],
+    ])
   })
 })

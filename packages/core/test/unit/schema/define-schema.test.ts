@@ -164,6 +164,71 @@ describe('defineSchema', () => {
     expect(s.tables.get('x')!.foreignKeys.map((fk) => fk.name)).toEqual(['x_other_fkey2', 'x_other_fkey1'])
   })
 
+  it('declares a sequence DEFAULT of a key column or key part (implying a default), views and materialized views', () => {
+    const declared = defineSchema({
+      customer: {
+        columns: { id: { type: 'int4', sequence: 'customer_customer_id_seq' }, name: 'text' },
+        primaryKey: ['id'],
+      },
+      payment: {
+        columns: { day: 'date', id: { type: 'int4', sequence: 'payment_payment_id_seq' } },
+        primaryKey: ['day', 'id'],
+        foreignKeys: [{ columns: ['id'], references: 'customer' }],
+      },
+      customer_list: { kind: 'view', columns: { id: 'int4', name: 'text' } },
+      sales: { kind: 'materialized view', columns: { total: 'numeric' }, primaryKey: ['total'] },
+    })
+    expect(declared.tables.get('customer')?.columnsByName.get('id')).toMatchObject({
+      sequence: '"public"."customer_customer_id_seq"',
+      hasDefault: true,
+      identity: null,
+    })
+    expect(declared.tables.get('payment')?.columnsByName.get('id')?.sequence).toBe(
+      '"public"."payment_payment_id_seq"',
+    )
+    expect(declared.tables.get('customer')?.kind).toBe('table')
+    expect(declared.tables.get('customer_list')).toMatchObject({
+      kind: 'view',
+      primaryKey: [],
+      copyable: false,
+    })
+    expect(declared.tables.get('sales')).toMatchObject({ kind: 'materialized view', primaryKey: ['total'] })
+  })
+
+  it('rejects a table without a key, a view with keys to other tables or a version, a key to a view, an unknown kind', () => {
+    expect(configError(() => defineSchema({ t: { columns: { id: 'int4' } } }))).toContain(
+      'a primary key is required',
+    )
+    expect(
+      configError(() =>
+        defineSchema({
+          t: { columns: { id: 'int4' }, primaryKey: ['id'] },
+          v: { kind: 'view', columns: { id: 'int4' }, foreignKeys: [{ columns: ['id'], references: 't' }] },
+        }),
+      ),
+    ).toContain('a view has no foreign keys')
+    expect(
+      configError(() =>
+        defineSchema({ v: { kind: 'view', columns: { id: 'int4', n: 'int4' }, version: 'n' } }),
+      ),
+    ).toContain('a view is read-only: it has no version column')
+    expect(
+      configError(() =>
+        defineSchema({
+          t: {
+            columns: { id: 'int4' },
+            primaryKey: ['id'],
+            foreignKeys: [{ columns: ['id'], references: 'v', targetColumns: ['id'] }],
+          },
+          v: { kind: 'view', columns: { id: 'int4' } },
+        }),
+      ),
+    ).toContain('references view "v"')
+    const badKind = { t: { kind: 'sequence', columns: { id: 'int4' }, primaryKey: ['id'] } }
+    // @ts-expect-error: 'sequence' is not a kind
+    expect(configError(() => defineSchema(badKind))).toContain('unknown kind "sequence"')
+  })
+
   it('rejects an inconsistent spec with INVALID_CONFIG', () => {
     expect(
       configError(() =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
 import { type EntityState, stateOf } from '../../../src/track/entity-state.ts'
 import { rowOf, type SentValues, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
@@ -691,5 +692,85 @@ describe('rowOf', () => {
     expect(row[PROTO]).toBe('p')
     expect(row.meta).toBe(meta)
     expect(row).not.toBe(values)
+  })
+})
+
+describe('UnitOfWork: rows of views', () => {
+  const views = defineSchema({
+    film_list: {
+      kind: 'view',
+      columns: { fid: 'int4', title: 'text', features: { type: 'text[]', nullable: true } },
+    },
+    title_list: { kind: 'materialized view', columns: { fid: 'int4', title: 'text' } },
+    keyed_list: { kind: 'view', columns: { fid: 'int4', title: 'text' }, primaryKey: ['fid'] },
+  })
+  const view = (key: string) => views.tables.get(key)!
+
+  it('tracks a row of a view without a key unmapped, read-only: an assignment is UNSUPPORTED_TABLE at once', () => {
+    const uow = new UnitOfWork()
+    const a = uow.add(view('title_list'), rowOf({ fid: 1, title: 'A' }), 'managed')
+    const b = uow.add(view('title_list'), rowOf({ fid: 1, title: 'A' }), 'managed')
+    expect(b).not.toBe(a)
+    expect([a.status, a.key]).toEqual(['managed', null])
+    expect(thrown(() => (a.entity['title'] = 'B'))).toMatchObject({
+      code: 'UNSUPPORTED_TABLE',
+      table: 'title_list',
+      column: 'title',
+    })
+    expect(a.row['title']).toBe('A')
+    expect(outline(uow)).toEqual(NOTHING)
+  })
+
+  it('maps a row of a view declared with a key, still read-only', () => {
+    const uow = new UnitOfWork()
+    const a = uow.add(view('keyed_list'), rowOf({ fid: 1, title: 'A' }), 'managed')
+    expect(uow.add(view('keyed_list'), rowOf({ fid: 1, title: 'A' }), 'managed')).toBe(a)
+    expect(thrown(() => (a.entity['title'] = 'B'))).toMatchObject({ code: 'UNSUPPORTED_TABLE' })
+  })
+
+  it('finds a value changed in place in a row of a view when the next flush takes what is pending: UNSUPPORTED_TABLE', () => {
+    const uow = new UnitOfWork()
+    const film = uow.add(view('film_list'), rowOf({ fid: 1, title: 'A', features: ['x'] }), 'managed')
+    ;(film.entity['features'] as string[]).push('y')
+    expect(thrown(() => uow.pending())).toMatchObject({
+      code: 'UNSUPPORTED_TABLE',
+      table: 'film_list',
+      column: 'features',
+      message: expect.stringMatching(/film_list is a view/),
+    })
+    ;(film.entity['features'] as string[]).pop()
+    expect(outline(uow)).toEqual(NOTHING)
+  })
+})
+
+describe('UnitOfWork.applyFlushed: keys the server filled', () => {
+  const keyed = defineSchema({
+    ticket: { columns: { code: { type: 'text', default: true }, note: 'text' }, primaryKey: ['code'] },
+  })
+  const ticket = keyed.tables.get('ticket')!
+
+  it('gives a new entity the key the server filled (left out or given as null), then maps it', () => {
+    const uow = new UnitOfWork()
+    const a = uow.add(ticket, rowOf({ note: 'a' }), 'new')
+    const b = uow.add(ticket, rowOf({ code: null, note: 'b' }), 'new')
+    const pending = uow.pending()
+    const sent = uow.sentValues(pending)
+    const filled = new Map([
+      [a, { row: rowOf({ code: 'T-1' }), snapshot: rowOf({ code: 'T-1' }) }],
+      [b, { row: rowOf({ code: 'T-2' }), snapshot: rowOf({ code: 'T-2' }) }],
+    ])
+    uow.applyFlushed(pending, sent, 0, filled)
+    expect([a.row['code'], b.row['code']]).toEqual(['T-1', 'T-2'])
+    expect([a.key, b.key, a.status]).toEqual(['T-1', 'T-2', 'managed'])
+    expect(uow.get('ticket', 'T-2')).toBe(b)
+    expect(outline(uow)).toEqual(NOTHING)
+  })
+
+  it('stops tracking a new entity whose key did not come back (a trigger dropped its row)', () => {
+    const uow = new UnitOfWork()
+    const a = uow.add(ticket, rowOf({ note: 'a' }), 'new')
+    flushed(uow)
+    expect([a.status, a.key]).toEqual(['detached', null])
+    expect(outline(uow)).toEqual(NOTHING)
   })
 })

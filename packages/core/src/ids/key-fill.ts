@@ -1,0 +1,68 @@
+import type { ColumnModel, TableModel } from '../schema/model.ts'
+
+/**
+ * How a new row gets a primary key column it leaves out:
+ * - `sequence`: pipeflush draws an id from the column's sequence (identity, OWNED BY, or the sequence
+ *   its DEFAULT is a `nextval` of), from a pool, before the flush is planned;
+ * - `uuid`: a uuid v7 made when the entity is created (a single uuid key, or a uuid key column with a
+ *   default): whatever the default (`gen_random_uuid()`, `uuidv7()`), the key is known at once;
+ * - `server`: the insert leaves the column to its DEFAULT (a function, an identity whose sequence the
+ *   role may not draw from, a generated column) and reads the value back in its answer. Other new rows
+ *   of the same flush cannot reference such a row (its key is not known before the flush answers):
+ *   the flush says so before sending;
+ * - `denied`: a sequence fills it, but the role may draw from it neither directly nor through the
+ *   default: the flush fails before sending, naming the sequence;
+ * - `given`: no default: the application gives it.
+ */
+export type KeyFill = 'sequence' | 'uuid' | 'server' | 'denied' | 'given'
+
+/**
+ * How a new row of `table` gets `column` (one of its primary key columns) when it leaves it out (see
+ * {@link KeyFill}).
+ *
+ * @example
+ * keyFillOf(customer, customer.columnsByName.get('customer_id')!) // 'sequence'
+ */
+export function keyFillOf(table: TableModel, column: ColumnModel): KeyFill {
+  if (column.sequence !== null && !column.generated) {
+    if (column.sequenceDenied !== true) return 'sequence'
+    return column.identity !== null ? 'server' : 'denied'
+  }
+  if (column.type === 'uuid' && !column.isArray && (table.primaryKey.length === 1 || column.hasDefault))
+    return 'uuid'
+  return column.hasDefault ? 'server' : 'given'
+}
+
+/** A table's primary key columns by how they are filled (see {@link keyFillOf}). */
+export interface KeyFills {
+  /** Key columns filled from their sequence by pipeflush, in key order. */
+  readonly sequence: readonly ColumnModel[]
+  /** Key columns made as uuid v7 at creation. */
+  readonly uuid: readonly ColumnModel[]
+  /** Key columns filled by the server and read back. */
+  readonly server: readonly ColumnModel[]
+  /** Key columns filled by a sequence the role may not use. */
+  readonly denied: readonly ColumnModel[]
+}
+
+const FILLS = new WeakMap<TableModel, KeyFills>()
+
+/**
+ * The primary key columns of `table` by how a new row gets them, found once per table model.
+ *
+ * @example
+ * keyFills(payment).sequence.map((c) => c.name) // ['payment_id'] (key: payment_date, payment_id)
+ */
+export function keyFills(table: TableModel): KeyFills {
+  let fills = FILLS.get(table)
+  if (fills === undefined) {
+    const out: Record<KeyFill, ColumnModel[]> = { sequence: [], uuid: [], server: [], denied: [], given: [] }
+    for (const name of table.primaryKey) {
+      const column = table.columnsByName.get(name)
+      if (column !== undefined) out[keyFillOf(table, column)].push(column)
+    }
+    fills = { sequence: out.sequence, uuid: out.uuid, server: out.server, denied: out.denied }
+    FILLS.set(table, fills)
+  }
+  return fills
+}
