@@ -1,7 +1,8 @@
 import { PipeflushError } from '../errors.ts'
 import type { Driver } from './driver.ts'
-import { isPgPool, PgDriver } from './pg/pg-driver.ts'
-import { isPostgresJs, PostgresJsDriver } from './postgres-js/postgres-js-driver.ts'
+import { isPgPool, PgAdapter } from './pg/pg-adapter.ts'
+import { isPostgresJs, PostgresJsAdapter } from './postgres-js/postgres-js-adapter.ts'
+import { RuntimeDriver } from './runtime-driver.ts'
 
 const drivers = new WeakMap<object, Driver>()
 
@@ -18,11 +19,12 @@ export function driverFor(client: unknown): Driver {
   if ((typeof client === 'object' || typeof client === 'function') && client !== null) {
     const known = drivers.get(client)
     if (known) return known
-    const driver = isPostgresJs(client)
-      ? new PostgresJsDriver(client)
+    const adapter = isPostgresJs(client)
+      ? new PostgresJsAdapter(client)
       : isPgPool(client)
-        ? new PgDriver(client)
+        ? new PgAdapter(client)
         : undefined
+    const driver = adapter && new RuntimeDriver(adapter)
     if (driver) {
       drivers.set(client, driver)
       return driver

@@ -1,78 +1,24 @@
-import type {
-  DriverError,
-  PipelinedStatement,
-  Session,
-  SimpleResult,
-  StatementResult,
-} from '../drivers/driver.ts'
-import { errors } from '../errors.ts'
+import type { PipelinedStatement, SimpleResult, StatementResult } from '../drivers/driver.ts'
+import { GuardedSession } from '../drivers/guarded-session.ts'
 
 /**
- * How long a send may stay unanswered after its connection's socket ended. The drivers reject in-flight
- * queries as the socket closes; this bounds a driver that does not.
- */
-export const ENDED_GRACE_MS = 200
-
-/** A connection error for an answer that cannot be the one to what was sent. */
-function mismatchError(why: string): DriverError {
-  return { kind: 'connection', code: 'ANSWER_MISMATCH', message: why, cause: new Error(why) }
-}
-
-/** Why a send got no answer: the flush's deadline passed, or its connection ended. */
-export class Interrupted extends Error {
-  readonly reason: 'timeout' | 'ended'
-  readonly driverError: DriverError | undefined
-
-  constructor(reason: 'timeout' | 'ended', driverError?: DriverError) {
-    super(reason === 'timeout' ? 'the flush timed out' : (driverError?.message ?? 'the connection ended'))
-    this.name = 'Interrupted'
-    this.reason = reason
-    this.driverError = driverError
-  }
-}
-
-/**
- * A driver session as one flush uses it, with the invariants every mode relies on, written once:
- * - nothing is sent after the connection's socket ended or the deadline passed;
- * - every send settles: with its answer, or `Interrupted` once the deadline passes (the connection is
- *   then terminated, so the server rolls back what did not reach its COMMIT and nothing arrives late on
- *   a connection the pool reuses) or at most {@link ENDED_GRACE_MS} after the socket ended;
- * - whether the COMMIT was handed to the connection (from then on a lost answer leaves the outcome
- *   unknown), and whether the server rejected a statement (then nothing can have committed);
- * - the round trips: measured on the socket where the driver can, else the sends that waited.
+ * A flush's session: a {@link GuardedSession} that also knows what the outcome rules need
+ * (`outcome.ts`): whether the COMMIT (or a message that commits) was handed to the driver, after which
+ * a lost answer leaves the outcome unknown, and whether the server rejected a statement, after which
+ * nothing can have committed.
  *
  * @example
  * const fs = new FlushSession(session, deadline)
  * const { lastCommand } = await fs.simple('insert ...; insert ...', { commits: true })
  */
-export class FlushSession {
-  readonly session: Session
+export class FlushSession extends GuardedSession {
   /** The COMMIT (or a message that commits) was handed to the driver. */
   commitSent = false
   /** A statement of this flush's transaction got an error answer from the server. */
   serverRejected = false
-  readonly #deadline: number
-  #waits = 0
-  #timedOut = false
 
-  constructor(session: Session, deadline: number) {
-    this.session = session
-    this.#deadline = deadline
-  }
-
-  /** Whether `send` may still be called. */
-  get usable(): boolean {
-    return !this.session.isEnded() && !this.#timedOut
-  }
-
-  /**
-   * One simple-protocol message; `commits` when it holds the COMMIT (or commits implicitly); `copies`:
-   * the data of each COPY in `text` (see {@link Session.simple}); `rowSets`: how many of its statements
-   * return rows. An answer that cannot be the message's (no command tag, another number of row sets)
-   * means the driver's queue and the connection disagree: the connection is terminated and the send
-   * fails as if the connection had ended (never a success built on someone else's answer).
-   */
-  simple(
+  /** {@link GuardedSession.simple}; `commits` when the message holds the COMMIT or commits implicitly. */
+  override simple(
     text: string,
     options: {
       readonly commits?: boolean
@@ -80,101 +26,18 @@ export class FlushSession {
       readonly rowSets?: number
     } = {},
   ): Promise<SimpleResult> {
-    this.#before(options.commits)
-    const copies = options.copies
-    if (copies !== undefined) this.#waits += copies.length * (this.session.copyRoundTrips ?? 0)
-    const answer = this.#guard(
-      copies === undefined || copies.length === 0
-        ? this.session.simple(text)
-        : this.session.simple(text, copies),
-    )
-    return answer.then((result) => {
-      const rowSets = options.rowSets
-      if (result.lastCommand !== '' && (rowSets === undefined || result.rowSets.length === rowSets))
-        return result
-      this.session.terminate()
-      const why = `the answer does not match the message sent (command tag "${result.lastCommand}", ${result.rowSets.length} row sets${rowSets === undefined ? '' : ` of ${rowSets}`}); the connection was terminated`
-      throw new Interrupted('ended', mismatchError(why))
-    })
+    const answer = super.simple(text, options) // sent by now, unless it threw
+    if (options.commits) this.commitSent = true
+    return answer
   }
 
-  /** Extended-protocol statements pipelined in one write (the session must have `pipeline`). */
-  pipeline(
+  /** {@link GuardedSession.pipeline}; `commits` when the statements end with the COMMIT. */
+  override pipeline(
     statements: readonly PipelinedStatement[],
     options: { readonly commits?: boolean } = {},
   ): Promise<PromiseSettledResult<StatementResult>[]> {
-    const pipeline = this.session.pipeline
-    if (pipeline === undefined) throw errors.internal('FlushSession.pipeline', 'the session cannot pipeline')
-    this.#before(options.commits)
-    return this.#guard(pipeline.call(this.session, statements))
-  }
-
-  /** Round trips of this flush on its connection. */
-  roundTrips(): number {
-    return this.session.roundTrips() ?? this.#waits
-  }
-
-  /**
-   * Round trips of openings the pool began while this flush waited for its connection, on other
-   * connections (see `Session.openings`): claimed now, counted when they are over.
-   */
-  openings(): Promise<number> {
-    return this.session.openings?.(this.#deadline).catch(() => 0) ?? Promise.resolve(0)
-  }
-
-  /** Round trips it took to get the connection (0 unless it was opened for this flush). */
-  connectRoundTrips(): number {
-    return this.session.connectRoundTrips() ?? 0
-  }
-
-  /** Gives the connection back (discarded by the driver when it ended or was terminated). */
-  release(): void {
-    this.session.release()
-  }
-
-  #before(commits: boolean | undefined): void {
-    if (this.#timedOut || performance.now() >= this.#deadline) {
-      this.#timedOut = true
-      this.session.terminate()
-      throw new Interrupted('timeout')
-    }
-    if (this.session.isEnded()) throw new Interrupted('ended', undefined)
-    if (commits) this.commitSent = true
-    this.#waits++
-  }
-
-  /** `answer`, or `Interrupted` at the deadline or shortly after the socket ended. */
-  #guard<T>(answer: Promise<T>): Promise<T> {
-    answer.catch(() => {}) // settled below; never an unhandled rejection if interrupted first
-    return new Promise<T>((resolve, reject) => {
-      let done = false
-      const finish = (settle: () => void) => {
-        if (done) return
-        done = true
-        clearTimeout(timer)
-        clearTimeout(grace)
-        settle()
-      }
-      const ms = this.#deadline - performance.now()
-      const timer = Number.isFinite(ms)
-        ? setTimeout(
-            () => {
-              this.#timedOut = true
-              this.session.terminate()
-              finish(() => reject(new Interrupted('timeout')))
-            },
-            Math.max(0, ms),
-          )
-        : undefined
-      let grace: NodeJS.Timeout | undefined
-      this.session.ended.then((cause) => {
-        if (done) return
-        grace = setTimeout(() => finish(() => reject(new Interrupted('ended', cause))), ENDED_GRACE_MS)
-      })
-      answer.then(
-        (value) => finish(() => resolve(value)),
-        (error: unknown) => finish(() => reject(error)),
-      )
-    })
+    const answer = super.pipeline(statements)
+    if (options.commits) this.commitSent = true
+    return answer
   }
 }

@@ -1,9 +1,9 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
+import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import type { FlushSession } from './flush-session.ts'
-import { Interrupted } from './flush-session.ts'
 
 /** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
 const IN_FAILED_TRANSACTION = '25P02'

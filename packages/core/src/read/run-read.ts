@@ -1,7 +1,7 @@
 import type { Driver, DriverError, Param, Row } from '../drivers/driver.ts'
+import { GuardedSession, Interrupted } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { errors, PipeflushError } from '../errors.ts'
-import { FlushSession, Interrupted } from '../flush/flush-session.ts'
 import { redactError } from '../flush/redact.ts'
 import { statementName } from '../flush/statement-text.ts'
 
@@ -30,9 +30,9 @@ export async function runRead(
 ): Promise<readonly Row[]> {
   const { driver, timeoutMs } = context
   const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
-  let fs: FlushSession
+  let fs: GuardedSession
   try {
-    fs = new FlushSession(await driver.reserve({ deadline }), deadline)
+    fs = new GuardedSession(await driver.reserve({ deadline }), deadline)
   } catch (e) {
     const d = driver.toDriverError(e)
     throw redactError(

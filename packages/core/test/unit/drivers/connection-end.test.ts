@@ -2,11 +2,12 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import type { DriverError, Session, SimpleResult } from '../../../src/drivers/driver.ts'
 import { closedError } from '../../../src/drivers/driver-errors.ts'
+import { Interrupted } from '../../../src/drivers/guarded-session.ts'
 import type { PostgresJsConnection, PostgresJsQuery } from '../../../src/drivers/postgres-js/client-types.ts'
 import { guardConnection } from '../../../src/drivers/postgres-js/connection-guard.ts'
 import { SessionLifecycle } from '../../../src/drivers/session-lifecycle.ts'
 import { Meters } from '../../../src/drivers/socket/meters.ts'
-import { FlushSession, Interrupted } from '../../../src/flush/flush-session.ts'
+import { FlushSession } from '../../../src/flush/flush-session.ts'
 
 /** A server message: type byte, length, body. */
 function message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {

@@ -1,0 +1,70 @@
+import type { Duplex } from 'node:stream'
+import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from './driver.ts'
+import type { MeteredSocket, Meters } from './socket/meters.ts'
+
+/**
+ * What a driver's adapter does: send on the client's connections, and tell what its pool and sockets
+ * do. Everything every driver shares (metering round trips, the reservation's deadline, claiming
+ * connection openings, detecting a pooler, the session's lifecycle) is done once above it, by
+ * `RuntimeDriver` (`runtime-driver.ts`), which every adapter goes through. One adapter per driver:
+ * `pg/pg-adapter.ts`, `postgres-js/postgres-js-adapter.ts`.
+ */
+export interface DriverAdapter {
+  readonly name: 'postgres.js' | 'pg'
+  /** Where the database is, for messages: `host:port` (or the socket path), never credentials. */
+  readonly address: string
+  /** Whether its connections pipeline extended-protocol statements ({@link AdapterConnection.pipeline}). */
+  readonly pipelines: boolean
+  /** Whether {@link AdapterConnection.simple} takes COPY data. */
+  readonly copies: boolean
+  /** Round trips each COPY of a simple message adds (its data goes when the server asks for it). */
+  readonly copyRoundTrips?: number
+  /**
+   * Whether the pool may hand a waiting request a connection it began to open for another one
+   * (postgres.js): the opening is then claimed by a session that waited (see `Session.openings`).
+   */
+  readonly sharesOpenings: boolean
+  /**
+   * Puts `meter` on every socket the client opens from now on, before the driver writes to it (or on
+   * connect, for a socket the driver connects itself). `afterReady`: round trips the driver makes on
+   * the connection after the server is first ready and before it serves anyone.
+   */
+  meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void
+  /**
+   * A connection of the pool, once one is free: no deadline of its own (the caller's, who aborts
+   * `giveUp` when it passes). Rejects when none can be opened (after the driver's connect timeout at
+   * the latest). A connection answered after the caller gave up is given back by the caller.
+   */
+  acquire(meters: Meters, giveUp: AbortSignal): Promise<AdapterConnection>
+  /** One autocommit query on any connection of the pool (see `Driver.query`). */
+  query(text: string, params?: readonly Param[]): Promise<readonly Row[]>
+  /** The driver's error in pipeflush's shape. */
+  toDriverError(error: unknown): DriverError
+}
+
+/** One connection of the pool, held from {@link DriverAdapter.acquire} until released or discarded. */
+export interface AdapterConnection {
+  /** One simple-protocol Query message (see `Session.simple`); rejects with the driver's error. */
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult>
+  /** Pipelined extended-protocol statements (see `Session.pipeline`); only where the adapter pipelines. */
+  pipeline?(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]>
+  /**
+   * The connection's metered socket, once it is known: at once where the client exposes its socket
+   * (pg), else once its first query was written (postgres.js: found by its cancel key). Undefined for
+   * a socket opened before the meters were put on the client.
+   */
+  metered(meters: Meters): MeteredSocket | undefined
+  /** The server process id the client got when the connection opened (its cancel key), if known. */
+  processId(): number | undefined
+  /**
+   * Calls `onEnd` when the driver reports the connection gone (besides its socket's end, which the
+   * meter reports). Returns how to stop listening.
+   */
+  watchEnd(onEnd: (cause: DriverError) => void): () => void
+  /** Back to the pool, healthy. */
+  release(): void
+  /** The connection ended or was terminated: the pool drops it (or reconnects it on demand). */
+  discard(cause: DriverError): void
+  /** Closes the connection now, for a socket that is not metered (a metered one is destroyed directly). */
+  destroy(): void
+}

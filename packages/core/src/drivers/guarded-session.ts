@@ -1,0 +1,165 @@
+import { errors } from '../errors.ts'
+import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
+
+/**
+ * How long a send may stay unanswered after its connection's socket ended. The drivers reject in-flight
+ * queries as the socket closes; this bounds a driver that does not.
+ */
+export const ENDED_GRACE_MS = 200
+
+/** A connection error for an answer that cannot be the one to what was sent. */
+function mismatchError(why: string): DriverError {
+  return { kind: 'connection', code: 'ANSWER_MISMATCH', message: why, cause: new Error(why) }
+}
+
+/** Why a send got no answer: the flush's deadline passed, or its connection ended. */
+export class Interrupted extends Error {
+  readonly reason: 'timeout' | 'ended'
+  readonly driverError: DriverError | undefined
+
+  constructor(reason: 'timeout' | 'ended', driverError?: DriverError) {
+    super(reason === 'timeout' ? 'the flush timed out' : (driverError?.message ?? 'the connection ended'))
+    this.name = 'Interrupted'
+    this.reason = reason
+    this.driverError = driverError
+  }
+}
+
+/**
+ * A driver session as a flush or a read uses it, with the invariants every send relies on, written
+ * once:
+ * - nothing is sent after the connection's socket ended or the deadline passed;
+ * - every send settles: with its answer, or `Interrupted` once the deadline passes (the connection is
+ *   then terminated, so the server rolls back what did not reach its COMMIT and nothing arrives late on
+ *   a connection the pool reuses) or at most {@link ENDED_GRACE_MS} after the socket ended;
+ * - an answer that cannot be the message's ends the connection (see {@link simple});
+ * - the round trips: measured on the socket where the driver can, else the sends that waited.
+ *
+ * A flush's session adds what it must know of its transaction (`flush/flush-session.ts`).
+ *
+ * @example
+ * const gs = new GuardedSession(session, performance.now() + 5000)
+ * const { rowSets } = await gs.simple('select 1 as one', { rowSets: 1 })
+ */
+export class GuardedSession {
+  readonly session: Session
+  readonly #deadline: number
+  #waits = 0
+  #timedOut = false
+
+  constructor(session: Session, deadline: number) {
+    this.session = session
+    this.#deadline = deadline
+  }
+
+  /** Whether `send` may still be called. */
+  get usable(): boolean {
+    return !this.session.isEnded() && !this.#timedOut
+  }
+
+  /**
+   * One simple-protocol message; `copies`: the data of each COPY in `text` (see {@link Session.simple});
+   * `rowSets`: how many of its statements
+   * return rows. An answer that cannot be the message's (no command tag, another number of row sets)
+   * means the driver's queue and the connection disagree: the connection is terminated and the send
+   * fails as if the connection had ended (never a success built on someone else's answer).
+   */
+  simple(
+    text: string,
+    options: { readonly copies?: readonly (readonly Buffer[])[]; readonly rowSets?: number } = {},
+  ): Promise<SimpleResult> {
+    this.#before()
+    const copies = options.copies
+    if (copies !== undefined) this.#waits += copies.length * (this.session.copyRoundTrips ?? 0)
+    const answer = this.#guard(
+      copies === undefined || copies.length === 0
+        ? this.session.simple(text)
+        : this.session.simple(text, copies),
+    )
+    return answer.then((result) => {
+      const rowSets = options.rowSets
+      if (result.lastCommand !== '' && (rowSets === undefined || result.rowSets.length === rowSets))
+        return result
+      this.session.terminate()
+      const why = `the answer does not match the message sent (command tag "${result.lastCommand}", ${result.rowSets.length} row sets${rowSets === undefined ? '' : ` of ${rowSets}`}); the connection was terminated`
+      throw new Interrupted('ended', mismatchError(why))
+    })
+  }
+
+  /** Extended-protocol statements pipelined in one write (the session must have `pipeline`). */
+  pipeline(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]> {
+    const pipeline = this.session.pipeline
+    if (pipeline === undefined)
+      throw errors.internal('GuardedSession.pipeline', 'the session cannot pipeline')
+    this.#before()
+    return this.#guard(pipeline.call(this.session, statements))
+  }
+
+  /** Round trips of this flush on its connection. */
+  roundTrips(): number {
+    return this.session.roundTrips() ?? this.#waits
+  }
+
+  /**
+   * Round trips of openings the pool began while this flush waited for its connection, on other
+   * connections (see `Session.openings`): claimed now, counted when they are over.
+   */
+  openings(): Promise<number> {
+    return this.session.openings?.(this.#deadline).catch(() => 0) ?? Promise.resolve(0)
+  }
+
+  /** Round trips it took to get the connection (0 unless it was opened for this flush). */
+  connectRoundTrips(): number {
+    return this.session.connectRoundTrips() ?? 0
+  }
+
+  /** Gives the connection back (discarded by the driver when it ended or was terminated). */
+  release(): void {
+    this.session.release()
+  }
+
+  #before(): void {
+    if (this.#timedOut || performance.now() >= this.#deadline) {
+      this.#timedOut = true
+      this.session.terminate()
+      throw new Interrupted('timeout')
+    }
+    if (this.session.isEnded()) throw new Interrupted('ended', undefined)
+    this.#waits++
+  }
+
+  /** `answer`, or `Interrupted` at the deadline or shortly after the socket ended. */
+  #guard<T>(answer: Promise<T>): Promise<T> {
+    answer.catch(() => {}) // settled below; never an unhandled rejection if interrupted first
+    return new Promise<T>((resolve, reject) => {
+      let done = false
+      const finish = (settle: () => void) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        clearTimeout(grace)
+        settle()
+      }
+      const ms = this.#deadline - performance.now()
+      const timer = Number.isFinite(ms)
+        ? setTimeout(
+            () => {
+              this.#timedOut = true
+              this.session.terminate()
+              finish(() => reject(new Interrupted('timeout')))
+            },
+            Math.max(0, ms),
+          )
+        : undefined
+      let grace: NodeJS.Timeout | undefined
+      this.session.ended.then((cause) => {
+        if (done) return
+        grace = setTimeout(() => finish(() => reject(new Interrupted('ended', cause))), ENDED_GRACE_MS)
+      })
+      answer.then(
+        (value) => finish(() => resolve(value)),
+        (error: unknown) => finish(() => reject(error)),
+      )
+    })
+  }
+}

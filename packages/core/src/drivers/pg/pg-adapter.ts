@@ -1,0 +1,218 @@
+import { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
+import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from '../driver.ts'
+import { closedError, toDriverError } from '../driver-errors.ts'
+import type { MeteredSocket, Meters } from '../socket/meters.ts'
+import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
+import { copyQueryClass } from './copy-query.ts'
+
+/** Is `client` a `pg.Pool` (told by shape: pipeflush does not import the driver)? */
+export function isPgPool(client: unknown): client is PgPool {
+  const c = client as Partial<PgPool> | null
+  return (
+    typeof client === 'object' &&
+    c !== null &&
+    typeof c.connect === 'function' &&
+    typeof c.query === 'function' &&
+    typeof c.on === 'function' &&
+    typeof c.options === 'object' &&
+    c.options !== null &&
+    typeof c.totalCount === 'number'
+  )
+}
+
+/** node-postgres's names of the server's error fields (`lib/` DatabaseError). */
+const PG_FIELDS = { constraint: 'constraint', table: 'table', column: 'column' } as const
+
+/** Messages node-postgres gives errors of a connection that is gone or could not be made. */
+const CONNECTION_MESSAGES =
+  /Connection terminated|not queryable|Client was closed|timeout exceeded when trying to connect|timeout expired|Query read timeout/
+
+/**
+ * The node-postgres adapter. A flush checks a client out of the application's pool. Where the pool's
+ * clients pipeline (`new pg.Pool({ pipeline: true })`), a flush is pipelined extended-protocol
+ * statements, named so each is parsed once per connection, in the same write as its first execution:
+ * a statement new to a connection costs no extra round trip. Otherwise a flush goes as simple-protocol
+ * text, one Query message per round trip. Its `meterSockets` wraps the pool's `stream` option so that
+ * every client made from then on has a round-trip meter on its socket.
+ *
+ * @example
+ * const driver = new RuntimeDriver(new PgAdapter(new pg.Pool({ connectionString: url, pipeline: true })))
+ */
+export class PgAdapter implements DriverAdapter {
+  readonly name = 'pg' as const
+  readonly address: string
+  readonly pool: PgPool
+  /** COPY data goes behind a simple-protocol message, pipelining pool or not (see `copy-query.ts`). */
+  readonly copies = true
+  /** pg-pool hands a client it opened to the request it opened it for. */
+  readonly sharesOpenings = false
+
+  constructor(pool: PgPool) {
+    this.pool = pool
+    this.address = addressOf(pool)
+  }
+
+  get pipelines(): boolean {
+    return this.pool.options.pipeline === true
+  }
+
+  meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void {
+    const inner = this.pool.options.stream
+    const address = this.address
+    this.pool.options.stream = (config: unknown) => {
+      const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
+      // node's `connect` resets `write` on the socket: put the meter on once connected, before the
+      // driver's first write (its own 'connect' listener is added after this one).
+      if (stream instanceof Socket && stream.pending) stream.once('connect', () => meter(stream, address, 0))
+      else meter(stream, address, 0)
+      return stream
+    }
+  }
+
+  async acquire(): Promise<AdapterConnection> {
+    return new PgConnection(this, await this.pool.connect())
+  }
+
+  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    const result = await this.pool.query(params.length === 0 ? text : { text, values: params })
+    return Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows
+  }
+
+  toDriverError(error: unknown): DriverError {
+    return toDriverError(error, PG_FIELDS, (_, message) => CONNECTION_MESSAGES.test(message))
+  }
+}
+
+/** A client checked out of the pool. */
+class PgConnection implements AdapterConnection {
+  readonly pipeline?: (
+    statements: readonly PipelinedStatement[],
+  ) => Promise<PromiseSettledResult<StatementResult>[]>
+  readonly #adapter: PgAdapter
+  readonly #client: PgPoolClient
+
+  constructor(adapter: PgAdapter, client: PgPoolClient) {
+    this.#adapter = adapter
+    this.#client = client
+    if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
+  }
+
+  async simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+    const result = await (copies === undefined || copies.length === 0
+      ? this.#client.query(text)
+      : this.#copy(text, copies))
+    const list = Array.isArray(result) ? result : [result]
+    return {
+      lastCommand: list[list.length - 1]?.command ?? '',
+      rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
+    }
+  }
+
+  metered(meters: Meters): MeteredSocket | undefined {
+    // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
+    const stream = this.#client.connection.stream
+    return meters.of(stream) ?? meters.add(stream, this.#adapter.address, false)
+  }
+
+  processId(): number | undefined {
+    const pid = this.#client.processID
+    return typeof pid === 'number' ? pid : undefined
+  }
+
+  watchEnd(onEnd: (cause: DriverError) => void): () => void {
+    const client = this.#client
+    const adapter = this.#adapter
+    const onError = (error?: unknown) => onEnd(adapter.toDriverError(error ?? new Error('client error')))
+    const onClientEnd = () => onEnd(closedError(adapter.address, 'the connection ended'))
+    client.on('error', onError) // while checked out, nobody else listens: an 'error' would be thrown
+    client.on('end', onClientEnd)
+    return () => {
+      client.off('error', onError)
+      client.off('end', onClientEnd)
+    }
+  }
+
+  release(): void {
+    this.#client.release()
+  }
+
+  discard(cause: DriverError): void {
+    // With an error the pool closes the client and drops it (a dead or terminated connection).
+    this.#client.release(new Error(cause.message))
+  }
+
+  destroy(): void {
+    this.#client.connection.stream.destroy()
+  }
+
+  /** `text` with the data of its COPY statements written behind it (see `copy-query.ts`). */
+  #copy(text: string, copies: readonly (readonly Buffer[])[]): Promise<PgResult | PgResult[]> {
+    const base = this.#client.constructor.Query
+    if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
+    const CopyQuery = copyQueryClass(base)
+    return new Promise((resolve, reject) => {
+      this.#client.query(
+        new CopyQuery(text, copies, (error, result) => (error ? reject(error) : resolve(result ?? []))),
+      )
+    })
+  }
+
+  #pipeline(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]> {
+    const client = this.#client
+    const toError = (e: unknown) => this.#adapter.toDriverError(e)
+    const results: PromiseSettledResult<StatementResult>[] = new Array(statements.length)
+    let pending = statements.length
+    let done: (value: PromiseSettledResult<StatementResult>[]) => void = () => {}
+    const answered = new Promise<PromiseSettledResult<StatementResult>[]>((resolve) => {
+      done = resolve
+    })
+    const settle = (i: number, error: unknown, result: PgResult | PgResult[] | undefined) => {
+      if (error) {
+        results[i] = { status: 'rejected', reason: toError(error) }
+      } else {
+        const last = Array.isArray(result) ? result[result.length - 1] : result
+        results[i] = { status: 'fulfilled', value: { command: last?.command ?? '', rows: last?.rows ?? [] } }
+      }
+      if (--pending === 0) done(results)
+    }
+    // In pipeline mode each query is written as soon as it is queued, corked and uncorked by pg on
+    // its own: corked around the whole batch, the statements leave in one write instead of one each.
+    // Callbacks rather than promises: pg then makes no promise per query.
+    const stream = client.connection.stream
+    stream.cork()
+    try {
+      for (let i = 0; i < statements.length; i++) {
+        const s = statements[i] as PipelinedStatement
+        const config =
+          s.name === undefined
+            ? { text: s.text, values: s.params }
+            : { name: s.name, text: s.text, values: s.params }
+        client.query(config, (error, result) => settle(i, error, result))
+      }
+    } finally {
+      stream.uncork()
+    }
+    return answered
+  }
+}
+/** `host:port` of the pool's server, from its options or connection string (never credentials). */
+function addressOf(pool: PgPool): string {
+  const o = pool.options
+  let host = o.host
+  let port = o.port === undefined ? undefined : String(o.port)
+  if (o.connectionString !== undefined) {
+    try {
+      const url = new URL(o.connectionString)
+      host ??= decodeURIComponent(url.hostname) || undefined
+      port ??= url.port || undefined
+      host ??= url.searchParams.get('host') ?? undefined
+    } catch {
+      // an unparsable connection string: pg reports it when it connects
+    }
+  }
+  host ??= process.env['PGHOST'] ?? 'localhost'
+  port ??= process.env['PGPORT'] ?? '5432'
+  return host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : `${host}:${port}`
+}

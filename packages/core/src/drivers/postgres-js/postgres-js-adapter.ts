@@ -1,0 +1,236 @@
+import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
+import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
+import type { DriverError, Param, Row, SimpleResult } from '../driver.ts'
+import { toDriverError } from '../driver-errors.ts'
+import { inlineParams } from '../inline-params.ts'
+import type { MeteredSocket, Meters } from '../socket/meters.ts'
+import { cancelKeyOf } from '../socket/socket-meter.ts'
+import type {
+  PostgresJsConnection,
+  PostgresJsQuery,
+  PostgresJsReserved,
+  PostgresJsResult,
+  PostgresJsSql,
+} from './client-types.ts'
+import { guardConnection } from './connection-guard.ts'
+import { feedCopies } from './copy-feed.ts'
+import { reserveConnection } from './reservation.ts'
+import { socketFactory } from './socket-factory.ts'
+
+/** postgres.js's names of the server's error fields (`connection.js` `errorFields`). */
+const POSTGRES_JS_FIELDS = {
+  constraint: 'constraint_name',
+  table: 'table_name',
+  column: 'column_name',
+} as const
+
+/** Is `client` a postgres.js `sql` function (told by shape: pipeflush does not import the driver)? */
+export function isPostgresJs(client: unknown): client is PostgresJsSql {
+  const c = client as Partial<PostgresJsSql> | null
+  return (
+    typeof client === 'function' &&
+    typeof c?.unsafe === 'function' &&
+    typeof c.reserve === 'function' &&
+    typeof c.begin === 'function' &&
+    typeof c.options === 'object' &&
+    c.options !== null &&
+    Array.isArray(c.options.host)
+  )
+}
+
+/**
+ * The postgres.js adapter. Every flush statement goes as simple-protocol text (one Query message per
+ * round trip): postgres.js describes a parameterized statement new to a connection before executing
+ * it, a round trip that also stalls everything written behind it, whereas a simple query never waits.
+ * Its `meterSockets` sets pipeflush's socket factory on the client (see `socket-factory.ts`):
+ * TCP_NODELAY, SNI and multi-host failover kept, and a round-trip meter on every connection opened
+ * from then on.
+ *
+ * @example
+ * const driver = new RuntimeDriver(new PostgresJsAdapter(postgres(url)))
+ */
+export class PostgresJsAdapter implements DriverAdapter {
+  readonly name = 'postgres.js' as const
+  readonly pipelines = false
+  readonly copies = true
+  /**
+   * COPY data goes when the server asks for it (see `copy-feed.ts`): a flush with a COPY takes one
+   * round trip more than on node-postgres, which writes the data with the statement.
+   */
+  readonly copyRoundTrips = 1
+  /** The pool hands a waiting reservation whichever connection is free first. */
+  readonly sharesOpenings = true
+  readonly address: string
+  readonly sql: PostgresJsSql
+  /** Sockets whose close postgres.js handled (a macrotask after the close: see `socket-factory.ts`). */
+  #closesHandled = 0
+  #meters: Meters | undefined
+
+  constructor(sql: PostgresJsSql) {
+    this.sql = sql
+    const o = sql.options
+    this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
+  }
+
+  /** Milliseconds postgres.js waits for a connection to open (its `connect_timeout`, default 30 s). */
+  get connectTimeoutMs(): number {
+    const seconds = Number(this.sql.options.connect_timeout ?? 30)
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Number.POSITIVE_INFINITY
+  }
+
+  meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void {
+    const o = this.sql.options
+    o.socket = socketFactory(
+      o.socket,
+      (socket) => {
+        // The array types a connection fetches are the client's, shared by all its connections: once
+        // one connection fetched them, later ones skip the query (a round trip each), whose failure
+        // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
+        if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
+          o.fetch_types = false
+        const named = socket as Socket & { host?: unknown; port?: unknown }
+        // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
+        const typeQuery = o.fetch_types === false ? 0 : 1
+        const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
+        const metered = meter(socket, address, typeQuery)
+        // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
+        // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
+        // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
+        metered.meter.onReady(() => setImmediate(() => socket.emit('drain')))
+      },
+      () => this.#closesHandled++,
+    )
+  }
+
+  async acquire(meters: Meters, giveUp: AbortSignal): Promise<AdapterConnection> {
+    this.#meters = meters
+    const watch = {
+      meters,
+      closesHandled: () => this.#closesHandled,
+      connectTimeoutMs: this.connectTimeoutMs,
+      address: this.address,
+    }
+    return new PostgresJsReservation(this, await reserveConnection(this.sql, watch, giveUp))
+  }
+
+  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    return rowsOfLast(await this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params)))
+  }
+
+  toDriverError(error: unknown): DriverError {
+    // postgres.js writes to a socket it already dropped as a TypeError (`socket.write` of null).
+    return toDriverError(
+      error,
+      POSTGRES_JS_FIELDS,
+      (_, message) => error instanceof TypeError && /null \(reading 'write'\)/.test(message),
+    )
+  }
+
+  /** Whether the socket of a cancel key ended, for the connection guard. */
+  socketEnded(key: string): boolean | undefined {
+    return this.#meters?.byKey(key)?.meter.closed
+  }
+}
+
+/** A reserved postgres.js connection. */
+class PostgresJsReservation implements AdapterConnection {
+  readonly #adapter: PostgresJsAdapter
+  readonly #reserved: PostgresJsReserved
+  #connection: PostgresJsConnection | undefined
+  #onclose: ((error: unknown) => void) | undefined
+  #onEnd: ((cause: DriverError) => void) | undefined
+  #first: PostgresJsQuery | undefined
+
+  constructor(adapter: PostgresJsAdapter, reserved: PostgresJsReserved) {
+    this.#adapter = adapter
+    this.#reserved = reserved
+  }
+
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+    const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
+    if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
+    this.#first ??= q
+    return Promise.resolve(q).then(simpleResult)
+  }
+
+  /** Found by the cancel key the connection got, once its first query was written. */
+  metered(meters: Meters): MeteredSocket | undefined {
+    const state = this.#first?.state
+    if (!state || state.pid === null || state.secret === null) return undefined
+    return meters.byKey(cancelKeyOf(state.pid, state.secret))
+  }
+
+  processId(): number | undefined {
+    return this.#first?.state?.pid ?? undefined
+  }
+
+  watchEnd(onEnd: (cause: DriverError) => void): () => void {
+    this.#onEnd = onEnd
+    return () => {
+      this.#onEnd = undefined
+      const c = this.#connection
+      if (c && c.onclose === this.#onclose) c.onclose = null
+    }
+  }
+
+  release(): void {
+    this.#reserved.release()
+  }
+
+  discard(): void {
+    // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
+    // it would put a dead connection among the open ones.
+  }
+
+  destroy(): void {
+    this.#connection?.terminate()
+  }
+
+  /**
+   * Hooks the connection's close (the pool calls `onclose` once when its socket closes) and guards the
+   * connection against writes after its socket ended (`connection-guard.ts`).
+   */
+  #learn(c: PostgresJsConnection): true {
+    if (this.#connection === undefined) {
+      this.#connection = c
+      this.#onclose = (error) => this.#onEnd?.(this.#adapter.toDriverError(error))
+      c.onclose = this.#onclose
+      guardConnection(c, { ended: (key) => this.#adapter.socketEnded(key) }, this.#adapter.address)
+    }
+    return true // a falsy result would make postgres.js stop pipelining on this connection
+  }
+}
+
+/** The rows of the last statement of a (possibly multi-statement) simple query's result. */
+function rowsOfLast(result: PostgresJsResult | PostgresJsResult[]): readonly Row[] {
+  return rowsOf(isResultList(result) ? result[result.length - 1] : result)
+}
+
+/**
+ * The rows of a result. postgres.js 3.4.9 keeps its row index across a lost connection (it resets it
+ * only when a statement completes): the first result after reconnecting has empty slots before its
+ * rows, which are dropped here.
+ */
+function rowsOf(result: PostgresJsResult | undefined): readonly Row[] {
+  if (result === undefined) return []
+  return result.length > 0 && !(0 in result) ? result.filter(() => true) : result
+}
+
+/**
+ * postgres.js answers a multi-statement simple query with one result per statement that returned a
+ * row description (a statement without rows updates the command of the result before it), or a single
+ * result when at most one did.
+ */
+function simpleResult(result: PostgresJsResult | PostgresJsResult[]): SimpleResult {
+  const list = isResultList(result) ? result : [result]
+  const last = list[list.length - 1]
+  return {
+    lastCommand: last?.command ?? '',
+    rowSets: list.filter((r) => Array.isArray(r.columns) && r.columns.length > 0).map(rowsOf),
+  }
+}
+
+function isResultList(result: PostgresJsResult | PostgresJsResult[]): result is PostgresJsResult[] {
+  return !('command' in result) && result.length > 0 && Array.isArray(result[0])
+}

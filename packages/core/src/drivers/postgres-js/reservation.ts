@@ -1,0 +1,88 @@
+import type { DriverError } from '../driver.ts'
+import type { Meters } from '../socket/meters.ts'
+import type { PostgresJsReserved, PostgresJsSql } from './client-types.ts'
+
+/** What the reservation reads of the client's connections. */
+export interface ReservationWatch {
+  readonly meters: Meters
+  /** Sockets whose close postgres.js handled so far (a macrotask after the close: see `socket-factory.ts`). */
+  closesHandled(): number
+  /** postgres.js's `connect_timeout`, in ms (Infinity when none). */
+  readonly connectTimeoutMs: number
+  readonly address: string
+}
+
+/**
+ * `sql.reserve()`, asked again where postgres.js drops the request, until `giveUp` aborts.
+ *
+ * postgres.js can drop a waiting reservation: when the connection it waits for closes, the pool
+ * reconnects it for that request, and hands the new connection to nobody (its ReadyForQuery returns
+ * early for a reservation). So the reservation is asked again when postgres.js handled a connection's
+ * close and one became ready since the last ask, and every second while connection attempts fail. The
+ * first answer wins; later ones are released at once. It fails when attempts fail for longer than
+ * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
+ * closes each new connection before it is ready).
+ *
+ * @example
+ * const reserved = await reserveConnection(sql, watch, AbortSignal.timeout(5000))
+ */
+export function reserveConnection(
+  sql: PostgresJsSql,
+  watch: ReservationWatch,
+  giveUp: AbortSignal,
+): Promise<PostgresJsReserved> {
+  const { meters } = watch
+  const started = performance.now()
+  const failuresBefore = meters.failures
+  return new Promise((resolve, reject) => {
+    let done = false
+    let lastAsk = started
+    let openedAtAsk = meters.opened
+    let closesAtAsk = watch.closesHandled()
+    const finish = (settle: () => void): boolean => {
+      if (done) return false
+      done = true
+      clearInterval(poll)
+      giveUp.removeEventListener('abort', abandon)
+      settle()
+      return true
+    }
+    const abandon = () => finish(() => reject(new Error('the reservation was given up')))
+    const ask = () => {
+      lastAsk = performance.now()
+      openedAtAsk = meters.opened
+      closesAtAsk = watch.closesHandled()
+      sql.reserve().then(
+        (reserved) => {
+          if (!finish(() => resolve(reserved))) reserved.release()
+        },
+        (error: unknown) => {
+          finish(() => reject(error))
+        },
+      )
+    }
+    const poll = setInterval(() => {
+      const now = performance.now()
+      // postgres.js handled a close, and a connection became ready since: it may have been reopened
+      // for this request.
+      const reopened = watch.closesHandled() > closesAtAsk && meters.opened > openedAtAsk
+      if (reopened && now - lastAsk >= 100) return ask()
+      if (meters.failures === failuresBefore) return
+      if (now - started >= watch.connectTimeoutMs) {
+        finish(() => reject(cannotConnect(watch)))
+      } else if (now - lastAsk >= 1000) {
+        ask()
+      }
+    }, 100)
+    giveUp.addEventListener('abort', abandon)
+    ask()
+  })
+}
+
+/** Connection attempts kept failing for longer than `connect_timeout`. */
+function cannotConnect(watch: ReservationWatch): DriverError {
+  const last = watch.meters.lastFailure
+  const where = last?.address ?? watch.address
+  const message = `could not open a connection to ${where} within connect_timeout (${watch.connectTimeoutMs / 1000} s): ${last?.reason ?? 'no answer'}`
+  return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: new Error(message) }
+}

@@ -1,0 +1,134 @@
+import type { AdapterConnection, DriverAdapter } from './adapter.ts'
+import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
+import { deadlineError } from './driver-errors.ts'
+import { RuntimeSession } from './runtime-session.ts'
+import { Meters } from './socket/meters.ts'
+
+/**
+ * The {@link Driver} pipeflush uses, over a driver's adapter: what every driver shares is done here,
+ * once. It puts a round-trip meter on every connection the client opens (`socket/meters.ts`), bounds
+ * a reservation by its deadline (a connection answered later goes back to the pool at once), names
+ * the address in connection errors, detects a pooler, and makes each connection a
+ * {@link RuntimeSession} (its lifecycle, its round trips, the openings it claims). The adapter only
+ * sends (see `adapter.ts`).
+ *
+ * @example
+ * const driver = new RuntimeDriver(new PgAdapter(pool))
+ * const session = await driver.reserve({ deadline: performance.now() + 5000 })
+ */
+export class RuntimeDriver implements Driver {
+  readonly meters = new Meters()
+  readonly #adapter: DriverAdapter
+  #pooler: Promise<boolean> | undefined
+
+  constructor(adapter: DriverAdapter) {
+    this.#adapter = adapter
+    adapter.meterSockets((socket, address, afterReady) => this.meters.add(socket, address, true, afterReady))
+  }
+
+  get name(): 'postgres.js' | 'pg' {
+    return this.#adapter.name
+  }
+
+  get address(): string {
+    return this.#adapter.address
+  }
+
+  get pipelines(): boolean {
+    return this.#adapter.pipelines
+  }
+
+  get copies(): boolean {
+    return this.#adapter.copies
+  }
+
+  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    try {
+      return await this.#adapter.query(text, params)
+    } catch (e) {
+      throw this.toDriverError(e)
+    }
+  }
+
+  async reserve(options: ReserveOptions): Promise<Session> {
+    const started = performance.now()
+    const connection = await this.#acquire(started, options.deadline)
+    return new RuntimeSession(this.#adapter, connection, this.meters, started)
+  }
+
+  /**
+   * Whether a pooler sits between the client and the server: the process id the client got when its
+   * connection opened is not `pg_backend_pid()`. One query on a connection of the pool, cached.
+   */
+  detectPooler(): Promise<boolean> {
+    if (!this.#pooler) {
+      const p = (async () => {
+        const connection = await this.#acquire(performance.now(), Number.POSITIVE_INFINITY)
+        let healthy = false
+        try {
+          const { rowSets } = await connection.simple('select pg_backend_pid()::int4 as pid')
+          healthy = true
+          const pid = Number(rowSets[0]?.[0]?.['pid'])
+          const key = connection.processId()
+          return key !== undefined && pid !== key
+        } finally {
+          if (healthy) connection.release()
+          else connection.discard({ kind: 'connection', message: 'pooler check failed', cause: null })
+        }
+      })()
+      this.#pooler = p
+      p.catch(() => {
+        if (this.#pooler === p) this.#pooler = undefined
+      })
+    }
+    return this.#pooler
+  }
+
+  toDriverError(error: unknown): DriverError {
+    return this.#adapter.toDriverError(error)
+  }
+
+  /**
+   * A connection of the pool before `deadline`; one that comes later goes back at once. A failure to
+   * get one is a connection error naming where the client tried.
+   */
+  #acquire(started: number, deadline: number): Promise<AdapterConnection> {
+    const giveUp = new AbortController()
+    return new Promise((resolve, reject) => {
+      let done = false
+      const ms = deadline - started
+      const expiry = Number.isFinite(ms)
+        ? setTimeout(
+            () => {
+              done = true
+              giveUp.abort()
+              reject(deadlineError(this.address))
+            },
+            Math.max(0, ms),
+          )
+        : undefined
+      this.#adapter.acquire(this.meters, giveUp.signal).then(
+        (connection) => {
+          if (done) return connection.release()
+          done = true
+          clearTimeout(expiry)
+          resolve(connection)
+        },
+        (error: unknown) => {
+          if (done) return
+          done = true
+          clearTimeout(expiry)
+          reject(this.#connectError(error))
+        },
+      )
+    })
+  }
+
+  /** A failure to get a connection, as a connection error naming where the client tried to connect. */
+  #connectError(error: unknown): DriverError {
+    const e = this.toDriverError(error)
+    const where = this.meters.lastFailure?.address ?? this.address
+    const message = e.message.includes(where) ? e.message : `could not connect to ${where}: ${e.message}`
+    return { ...e, kind: 'connection', message }
+  }
+}

@@ -1,0 +1,157 @@
+import type { AdapterConnection, DriverAdapter } from './adapter.ts'
+import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
+import { closedError } from './driver-errors.ts'
+import { SessionLifecycle } from './session-lifecycle.ts'
+import { claimOpening, type MeteredSocket, type Meters, openingRoundTrips } from './socket/meters.ts'
+
+/**
+ * A connection reserved for one flush or read, as a {@link Session}, over any adapter: its lifecycle
+ * (nothing sent after its socket ended, given back to the pool unless it ended or was terminated: see
+ * `session-lifecycle.ts`), its round trips from the meter on its socket, whether it was opened for
+ * this reservation, and the openings it claims where the pool shares them.
+ *
+ * @example
+ * const session = new RuntimeSession(adapter, await adapter.acquire(meters, signal), meters, started)
+ */
+export class RuntimeSession implements Session {
+  readonly copyRoundTrips?: number
+  readonly pipeline?: (
+    statements: readonly PipelinedStatement[],
+  ) => Promise<PromiseSettledResult<StatementResult>[]>
+  readonly openings?: (deadline: number) => Promise<number>
+  readonly #adapter: DriverAdapter
+  readonly #connection: AdapterConnection
+  readonly #meters: Meters
+  readonly #started: number
+  /** When the reservation was answered. */
+  readonly #answered = performance.now()
+  readonly #life: SessionLifecycle
+  /** Round trips of every open socket when the reservation was answered. */
+  #counts: Map<MeteredSocket, number> = new Map()
+  #metered: MeteredSocket | undefined
+  /** Whether this session counts the opening of its connection (decided once, when it is found). */
+  #opened = false
+  /** Stop listening to the socket and the driver (the socket outlives the session: no listener may pile up). */
+  readonly #unwatch: (() => void)[] = []
+  readonly #toError: (e: unknown) => DriverError
+
+  constructor(adapter: DriverAdapter, connection: AdapterConnection, meters: Meters, started: number) {
+    this.#adapter = adapter
+    this.#connection = connection
+    this.#meters = meters
+    this.#started = started
+    this.#toError = (e) => adapter.toDriverError(e)
+    this.#life = new SessionLifecycle((broken) => {
+      for (const stop of this.#unwatch.splice(0)) stop()
+      if (broken) connection.discard(this.#life.cause ?? closedError(adapter.address, 'terminated'))
+      else connection.release()
+    })
+    this.#unwatch.push(connection.watchEnd((cause) => this.#life.end(cause)))
+    if (adapter.copyRoundTrips !== undefined) this.copyRoundTrips = adapter.copyRoundTrips
+    const pipeline = connection.pipeline
+    if (pipeline !== undefined) this.pipeline = (statements) => this.#pipeline(pipeline, statements)
+    if (adapter.sharesOpenings) this.openings = (deadline) => this.#claimOpenings(deadline)
+    this.#identify()
+    this.#counts = meters.counts()
+  }
+
+  get ended(): Promise<DriverError> {
+    return this.#life.ended
+  }
+
+  get opened(): boolean {
+    return this.#identify() !== undefined && this.#opened
+  }
+
+  isEnded(): boolean {
+    this.#identify()
+    return this.#life.cause !== undefined
+  }
+
+  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+    if (this.isEnded() || this.#life.terminated) return Promise.reject(this.#gone())
+    const sent =
+      copies === undefined || copies.length === 0
+        ? this.#connection.simple(text)
+        : this.#connection.simple(text, copies)
+    // Where the socket is found by the query's cancel key, it is known once the query was written.
+    setImmediate(() => this.#identify())
+    // Identified again when it answers, so that an answer after the socket ended is refused (`track`).
+    const answer = sent.then((result) => {
+      this.#identify()
+      return result
+    })
+    return this.#life.track(answer, this.#toError)
+  }
+
+  roundTrips(): number | undefined {
+    const m = this.#identify()
+    if (m === undefined) return undefined
+    const base = this.#opened ? 0 : (this.#counts.get(m) ?? m.meter.roundTrips)
+    return m.meter.roundTrips - base
+  }
+
+  connectRoundTrips(): number | undefined {
+    const m = this.#identify()
+    if (m === undefined) return undefined
+    return this.#opened ? (this.#counts.get(m) ?? 0) : 0
+  }
+
+  terminate(): void {
+    if (this.#life.terminated) return
+    const m = this.#identify()
+    if (m !== undefined) m.socket.destroy()
+    else this.#connection.destroy()
+    this.#life.terminate(closedError(this.#adapter.address, 'terminated by pipeflush'))
+  }
+
+  release(): void {
+    this.#life.release()
+  }
+
+  #pipeline(
+    pipeline: NonNullable<AdapterConnection['pipeline']>,
+    statements: readonly PipelinedStatement[],
+  ): Promise<PromiseSettledResult<StatementResult>[]> {
+    if (this.#life.unusable) {
+      const reason = this.#gone()
+      return Promise.resolve(statements.map(() => ({ status: 'rejected', reason })))
+    }
+    return this.#life.track(pipeline.call(this.#connection, statements), this.#toError)
+  }
+
+  /**
+   * The pool opens a connection for a reservation that finds none idle, but may hand the reservation
+   * whichever connection is free first: often one a finished flush gave back, while the new one is
+   * still opening. The openings begun while this reservation waited that no session claimed are
+   * claimed here and counted once each is over.
+   */
+  #claimOpenings(deadline: number): Promise<number> {
+    const mine = this.#identify()
+    const found = this.#meters.unclaimedOpenings(this.#started, this.#answered).filter((m) => m !== mine)
+    for (const m of found) m.openingClaimed = true
+    return Promise.all(found.map((m) => openingRoundTrips(m, deadline))).then((trips) =>
+      trips.reduce((sum, n) => sum + n, 0),
+    )
+  }
+
+  /** The metered socket of this connection, once known; its end ends the session. */
+  #identify(): MeteredSocket | undefined {
+    if (this.#metered) return this.#metered
+    const m = this.#connection.metered(this.#meters)
+    if (m === undefined) return undefined
+    this.#metered = m
+    this.#opened = claimOpening(m, this.#started)
+    this.#unwatch.push(
+      m.meter.onClose(() => {
+        const e = m.meter.closeError
+        this.#life.end(closedError(this.#adapter.address, e ? e.message : 'the socket closed', e))
+      }),
+    )
+    return m
+  }
+
+  #gone(): DriverError {
+    return this.#life.cause ?? closedError(this.#adapter.address, 'terminated')
+  }
+}
