@@ -58,7 +58,10 @@ export class EntityManager {
    * const em = await EntityManager.connect(postgres(url), { versionColumn: 'version' })
    * const em2 = await EntityManager.connect(new pg.Pool({ connectionString: url, pipeline: true }))
    */
-  static async connect(client: unknown, options: EntityManagerOptions = {}): Promise<EntityManager> {
+  static async connect(
+    client: unknown,
+    options: EntityManagerOptions<EntityManager> = {},
+  ): Promise<EntityManager> {
     try {
       const context = await connectClient(client, options)
       return new EntityManager(context, {

@@ -3,11 +3,17 @@ import type { PipelineMode } from './flush/modes.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
 import type { ServerValuesPolicy } from './plan/server-values.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
-import type { ReadSchemaOptions } from './schema/read-schema.ts'
+import type { ReadSchemaOptions } from './schema/read-schema-options.ts'
+import type { Entity } from './track/entity-state.ts'
 import { describeValue } from './values/location.ts'
 
-/** Options of `EntityManager.connect`. */
-export interface EntityManagerOptions extends ReadSchemaOptions {
+export { readSchemaOption } from './schema/read-schema-options.ts'
+
+/**
+ * Options of `EntityManager.connect`; `M` is the entity manager its hooks are given (the package's
+ * index names it: this module does not point up at the facade).
+ */
+export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   /** How flushes are sent (default `burst`). */
   readonly pipeline?: PipelineMode
   /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
@@ -56,7 +62,7 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
    */
   readonly serverValues?: boolean | Readonly<Record<string, boolean>>
   /** Code run as part of every flush (see {@link FlushHooks}). */
-  readonly hooks?: FlushHooks
+  readonly hooks?: FlushHooks<Entity, M>
   /**
    * Inserts of at least this many rows into one table are sent as `COPY ... FROM STDIN` instead of
    * INSERT, in the same message and transaction: the server stores them about twice as fast.
@@ -149,34 +155,6 @@ export function copyRowsOption(rows: unknown): number {
 export function prepareOption(prepare: unknown): boolean | undefined {
   if (prepare === undefined || prepare === true || prepare === false) return prepare
   throw errors.invalidConfig(`prepare must be true, false or left out, not ${describeValue(prepare)}.`)
-}
-
-/**
- * The schema-reading options (`schemas`, `versionColumn`), checked.
- *
- * @example
- * readSchemaOption({ schemas: ['public'], versionColumn: 'version' })
- */
-export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions {
-  const { schemas, versionColumn } = options
-  if (
-    schemas !== undefined &&
-    (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && s !== ''))
-  ) {
-    throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
-  }
-  if (versionColumn === undefined || (typeof versionColumn === 'string' && versionColumn !== ''))
-    return options
-  const byTable =
-    typeof versionColumn === 'object' && versionColumn !== null && !Array.isArray(versionColumn)
-      ? Object.values(versionColumn)
-      : undefined
-  if (byTable === undefined || !byTable.every((c) => typeof c === 'string' && c !== '')) {
-    throw errors.invalidConfig(
-      `versionColumn must be a column name or an object of column names by table, not ${describeValue(versionColumn)}.`,
-    )
-  }
-  return options
 }
 
 /**

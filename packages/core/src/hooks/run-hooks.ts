@@ -1,7 +1,6 @@
-import type { EntityManager } from '../entity-manager.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import type { Entity, EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { type FlushHooks, MAX_HOOK_ROUNDS, type TableHooks } from './flush-hooks.ts'
 
@@ -35,7 +34,7 @@ function unseen<T>(list: readonly T[], seen: Set<T>): T[] {
  * @example
  * await runBeforeHooks(uow, hooks, em)
  */
-export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: EntityManager): Promise<void> {
+export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entity, M>, em: M): Promise<void> {
   const reported = {
     created: new Set<EntityState>(),
     updated: new Set<EntityState>(),
@@ -88,10 +87,10 @@ export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: Ent
  * @example
  * const report = await withBeforeHooks(uow, hooks, em, () => flushUnitOfWork(uow, context))
  */
-export async function withBeforeHooks(
+export async function withBeforeHooks<M>(
   uow: UnitOfWork,
-  hooks: FlushHooks,
-  em: EntityManager,
+  hooks: FlushHooks<Entity, M>,
+  em: M,
   flush: () => Promise<FlushReport>,
 ): Promise<FlushReport> {
   const mark = uow.checkpoint()
@@ -112,10 +111,10 @@ export async function withBeforeHooks(
  * @example
  * return withAfterCommit(hooks, report, em) // report.afterCommitErrors: [] when it ran cleanly
  */
-export async function withAfterCommit(
-  hooks: FlushHooks,
+export async function withAfterCommit<M>(
+  hooks: FlushHooks<Entity, M>,
   report: FlushReport,
-  em: EntityManager,
+  em: M,
 ): Promise<FlushReport> {
   const { afterCommit } = hooks
   if (afterCommit === undefined) return report

@@ -1,6 +1,7 @@
 import type { Driver } from '../drivers/driver.ts'
 import type { SchemaModel } from './model.ts'
-import { type ReadSchemaOptions, readSchema } from './read-schema.ts'
+import { readSchema } from './read-schema.ts'
+import type { ReadSchemaOptions } from './read-schema-options.ts'
 
 const cache = new WeakMap<Driver, Map<string, Promise<SchemaModel>>>()
 

@@ -2,7 +2,6 @@ import { recordArgument } from '../arguments.ts'
 import type { Driver } from '../drivers/driver.ts'
 import { driverFor } from '../drivers/driver-for.ts'
 import { PipeflushError } from '../errors.ts'
-import { readSchemaOption } from '../options.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
@@ -19,17 +18,7 @@ import type {
 } from './model.ts'
 import { BUILTIN_SCALAR_TYPES } from './model.ts'
 import { partitionForeignKeys } from './partition-keys.ts'
-
-/** Options of {@link readSchema}. */
-export interface ReadSchemaOptions {
-  /** Schemas to read; defaults to the session's search path (`current_schemas(false)`). */
-  readonly schemas?: readonly string[]
-  /**
-   * Optimistic-lock version columns: one column name used by every table that has such a column, or
-   * a map from table key to column name.
-   */
-  readonly versionColumn?: string | Readonly<Record<string, string>>
-}
+import { type ReadSchemaOptions, readSchemaOption } from './read-schema-options.ts'
 
 const SCALARS = BUILTIN_SCALAR_TYPES
 

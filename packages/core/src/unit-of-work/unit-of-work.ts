@@ -1,5 +1,4 @@
 import { errors, PipeflushError } from '../errors.ts'
-import type { ServerFilled } from '../flush/server-filled.ts'
 import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
@@ -11,6 +10,14 @@ import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { encodeValue, sameValue } from '../values/index.ts'
 import { IdentityMap } from './identity-map.ts'
 
+/**
+ * The values the server filled, by entity (what the flush's answer held, `flush/server-filled.ts`):
+ * decoded twice, so the row and the snapshot share no object.
+ */
+export type ServerFilled = ReadonlyMap<
+  EntityState,
+  { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
+>
 /** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
 export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
 
