@@ -15,7 +15,11 @@ export function cachedSchema(driver: Driver, options: ReadSchemaOptions): Promis
     byDriver = new Map()
     cache.set(driver, byDriver)
   }
-  const key = JSON.stringify({ s: options.schemas ?? null, v: options.versionColumn ?? null })
+  const key = JSON.stringify({
+    s: options.schemas ?? null,
+    v: options.versionColumn ?? null,
+    r: options.relationNames ?? null,
+  })
   let p = byDriver.get(key)
   if (!p) {
     const read = readSchema(driver, options)

@@ -10,6 +10,11 @@ export interface ReadSchemaOptions {
    * a map from table key to column name.
    */
   readonly versionColumn?: string | Readonly<Record<string, string>>
+  /**
+   * New names for relations derived from the foreign keys, by `table.derivedName`:
+   * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
+   */
+  readonly relationNames?: Readonly<Record<string, string>>
 }
 
 /**
@@ -25,6 +30,15 @@ export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions 
     (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && s !== ''))
   ) {
     throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
+  }
+  const { relationNames } = options
+  if (
+    relationNames !== undefined &&
+    (typeof relationNames !== 'object' || relationNames === null || Array.isArray(relationNames))
+  ) {
+    throw errors.invalidConfig(
+      `relationNames must be an object of new names by table.relation, not ${describeValue(relationNames)}.`,
+    )
   }
   if (versionColumn === undefined || (typeof versionColumn === 'string' && versionColumn !== ''))
     return options

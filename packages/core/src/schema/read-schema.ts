@@ -116,7 +116,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
       copyable: row.copy_refused !== true,
     })
   })
-  return buildSchemaModel(tables)
+  return buildSchemaModel(tables, options.relationNames)
 }
 
 /**
