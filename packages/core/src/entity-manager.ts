@@ -9,17 +9,16 @@ import { redactError } from './flush/redact.ts'
 import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
 import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
-import { readRows } from './read/read-rows.ts'
-import { resolveWhere } from './read/resolve-where.ts'
-import type { ReadContext } from './read/run-read.ts'
+import type { With } from './read/graph.ts'
+import type { ReadContext, ReadStatement } from './read/read-batch.ts'
+import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
 import type { Entity } from './track/entity-state.ts'
-import { keyWhere, rowKey } from './track/keys.ts'
+import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
-import { describeValue } from './values/location.ts'
 
 /** The options an entity manager flushes with, besides what its client shares. */
 interface FlushSettings {
@@ -41,12 +40,15 @@ interface FlushSettings {
 export class EntityManager {
   readonly #client: ClientContext
   readonly #settings: FlushSettings
-  readonly #uow = new UnitOfWork()
+  readonly #uow: UnitOfWork
+  readonly #reads: UnitOfWorkReads
   #flushing = false
 
   private constructor(client: ClientContext, settings: FlushSettings) {
     this.#client = client
     this.#settings = settings
+    this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
+    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, this.#readContext())
   }
 
   /**
@@ -109,7 +111,7 @@ export class EntityManager {
         'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
       )
     }
-    return wasCommitted(this.#reads(), flushLog, flushId)
+    return wasCommitted(this.#readContext(), flushLog, flushId)
   }
 
   /** The schema model this entity manager writes with. */
@@ -145,56 +147,68 @@ export class EntityManager {
    * Rows of `table` matching `where` (column = value; an array means any of; null means IS NULL; an
    * entity stands for its key), ordered by primary key, tracked in the identity map: a row already
    * managed is returned as the same object, with its unflushed changes. Removed entities are left out.
-   * `table` may be a view or materialized view: its rows are read-only (an assignment is an error at
-   * once, a change made in place one at the flush), in the view's order, each read a new object
-   * unless the view was declared with a key (`defineSchema`).
+   * `options.with` loads relations of the rows too, to any depth, in the same message (see
+   * {@link populate}). Every read started in the same tick (`find`, `load`, `populate`...) goes in one
+   * round trip on one connection. `table` may be a view or materialized view: its rows are read-only
+   * (an assignment is an error at once, a change made in place one at the flush), in the view's
+   * order, each read a new object unless the view was declared with a key (`defineSchema`).
    *
    * @example
-   * const drafts = await em.find('book', { title: 'Draft' })
+   * const drafts = await em.find('book', { title: 'Draft' }, { with: { author: true, reviews: true } })
    * const listed = await em.find('customer_list', { country: 'France' }) // a view
    */
-  async find(table: string, where: Where = {}): Promise<Entity[]> {
-    const model = readableTable(this.#client.schema, table)
-    const rows = await readRows(this.#reads(), model, resolveWhere(model, where, this.#uow))
-    const out: Entity[] = []
-    for (const row of rows) {
-      const state = this.#uow.add(model, row, 'managed')
-      if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
-    }
-    return out
+  find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
+    return this.#reads.find(table, where, options)
   }
 
   /** The first row of {@link find}, or undefined. */
-  async findOne(table: string, where: Where = {}): Promise<Entity | undefined> {
-    return (await this.find(table, where))[0]
+  async findOne(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity | undefined> {
+    return (await this.find(table, where, options))[0]
   }
 
   /**
    * The row of `table` with primary key `key` (an object of the key columns for composite keys):
-   * from the identity map when managed (no query), else from the database. Throws `NOT_FOUND`.
+   * from the identity map when managed (no query), else from the database, with the other loads of
+   * the table in this tick in one select. `options.with` loads relations with it (see
+   * {@link populate}). Throws `NOT_FOUND`.
    *
    * @example
    * em.remove(await em.load('review', 3))
+   * const author = await em.load('author', 3, { with: { books: { reviews: true, tags: true, publisher: true } } })
+   * author.books // the author's books, each with its reviews, tags and publisher
    */
-  async load(table: string, key: unknown): Promise<Entity> {
-    const model = readableTable(this.#client.schema, table)
-    if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
-    const where = keyWhere(model, key)
-    const canonical = rowKey(model, where)
-    const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
-    if (known?.status === 'managed') return known.entity
-    if (known?.status === 'removed') {
-      throw new PipeflushError('NOT_FOUND', `${model.key} ${canonical} is removed in this unit of work.`, {
-        table: model.key,
-        keys: [canonical],
-      })
-    }
-    const [found] = await this.find(table, where)
-    if (found) return found
-    throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? describeValue(key)}.`, {
-      table: model.key,
-      keys: [key],
-    })
+  load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
+    return this.#reads.load(table, key, options)
+  }
+
+  /**
+   * Loads relations of managed entities, to any depth, in one round trip whatever the depth: each
+   * level is selected through its parent's keys. A relation of the schema's foreign keys: a
+   * many-to-one (`book.author`), its inverse one-to-many (`author.books`), or a many-to-many through
+   * a link table (`book.tags`); see the README's "Relations" for their names. Every row is tracked
+   * (an entity already managed keeps its pending changes). Reading a loaded relation gives the
+   * entities this unit of work holds for it; reading one that was not loaded is `NOT_LOADED`, never
+   * a query.
+   *
+   * @example
+   * const books = await em.find('book', { author_id: 3 })
+   * await em.populate(books, { reviews: true, publisher: true })
+   * books[0].reviews // loaded
+   */
+  populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
+    return this.#reads.populate(entities, tree)
+  }
+
+  /**
+   * Rows of `table` selected by the application's own SQL (`statement.text` selecting every column of
+   * the table as text, aliased `c0, c1...` in table order; `params` as texts), tracked like
+   * {@link find}'s, in the batch of this tick. `@pipeflush/kysely`'s `load(query)` goes through it.
+   *
+   * @example
+   * await em.loadRows('book', { text: 'select t.id::text as c0, ... from book t where ...', params: [] })
+   */
+  loadRows(table: string, statement: ReadStatement): Promise<Entity[]> {
+    return this.#reads.rows(table, statement)
   }
 
   /**
@@ -300,7 +314,7 @@ export class EntityManager {
   }
 
   /** How reads run: on the client, within the flush timeout. */
-  #reads(): ReadContext {
+  #readContext(): ReadContext {
     return { driver: this.#client.driver, timeoutMs: this.#settings.timeoutMs, named: this.#client.named }
   }
 

@@ -12,6 +12,10 @@ export type ErrorCode =
   | 'UNKNOWN_TABLE'
   /** A column that is not in the table. */
   | 'UNKNOWN_COLUMN'
+  /** A relation (in a graph load's `with`) that the table does not have. */
+  | 'UNKNOWN_RELATION'
+  /** A relation navigated on an entity whose related rows were not loaded (never a hidden query). */
+  | 'NOT_LOADED'
   /** A value that cannot be stored exactly in its column (undefined, NaN, wrong type, out of range...). */
   | 'INVALID_VALUE'
   /** A table pipeflush cannot write (no primary key, a generated column written...). */
@@ -249,6 +253,56 @@ export const errors = {
       'INVALID_VALUE',
       `${table}.${column}: a row of ${kind} ${view} cannot stand for a key; assign the value itself.`,
       { table, column },
+    )
+  },
+
+  /** A relation named in a graph load's `with` that `table` does not have. Nothing was sent. */
+  unknownRelation(table: string, name: string, known: readonly string[]): PipeflushError {
+    const list = known.length > 0 ? known.join(', ') : 'none: no foreign key involves it'
+    return new PipeflushError(
+      'UNKNOWN_RELATION',
+      `${table} has no relation "${name}" (its relations: ${list}). Nothing was sent.`,
+      { table },
+    )
+  },
+
+  /** A `with` tree holding something else than `true` or an object of relations. Nothing was sent. */
+  invalidWith(path: string, value: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${path} must be true or an object of relations, not ${value}. Nothing was sent.`,
+    )
+  },
+
+  /**
+   * A relation navigated on an entity whose related rows this unit of work did not load (`load`,
+   * `find` or `populate` with `with`): pipeflush never reads behind the application's back.
+   */
+  notLoaded(table: string, relation: string, key: string | null): PipeflushError {
+    return new PipeflushError(
+      'NOT_LOADED',
+      `${table}${key === null ? '' : ` ${key}`}.${relation} was not loaded: load it with { with: { ${relation}: true } } or em.populate(entities, { ${relation}: true }).`,
+      { table },
+    )
+  },
+
+  /**
+   * `load` found no row of `table` with key `key` (`shown`: how the message shows it; `removed`: this
+   * unit of work removed it).
+   */
+  notFound(table: string, key: unknown, shown: string, removed = false): PipeflushError {
+    const message = removed
+      ? `${table} ${shown} is removed in this unit of work.`
+      : `No ${table} with key ${shown}.`
+    return new PipeflushError('NOT_FOUND', message, { table, keys: [key] })
+  },
+
+  /** `populate` of an entity that is not stored (new, removed or detached): nothing to read for it. */
+  notPopulatable(table: string, status: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `populate: a ${status} ${table} entity has no stored relations to load (only managed entities do).`,
+      { table },
     )
   },
 

@@ -44,6 +44,9 @@ export type {
   UpdateChange,
   UpsertSpec,
 } from './plan/types.ts'
+export type { With } from './read/graph.ts'
+export type { ReadStatement } from './read/read-batch.ts'
+export type { ReadOptions } from './read/reads.ts'
 export type { Where } from './read/select-sql.ts'
 export { defineSchema } from './schema/define-schema.ts'
 export type {
@@ -58,6 +61,7 @@ export type {
 } from './schema/model.ts'
 export { readSchema } from './schema/read-schema.ts'
 export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
+export { plural, type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type { Entity } from './track/entity-state.ts'
 export { decodeValue } from './values/decode.ts'
 export { encodeValue } from './values/encode.ts'

@@ -1,0 +1,205 @@
+import type { Driver, DriverError, Param, Row } from '../drivers/driver.ts'
+import { GuardedSession, Interrupted } from '../drivers/guarded-session.ts'
+import { inlineParams } from '../drivers/inline-params.ts'
+import { errors, PipeflushError } from '../errors.ts'
+import { redactError } from '../flush/redact.ts'
+import { statementName } from '../flush/statement-text.ts'
+
+/** How reads run: on which client, within how long, named or not. */
+export interface ReadContext {
+  readonly driver: Driver
+  readonly timeoutMs: number
+  /** Name the statement (prepared once per connection) where the driver pipelines. */
+  readonly named: boolean
+}
+
+/** One select of a read: its text and text parameters (`$1`...). */
+export interface ReadStatement {
+  readonly text: string
+  readonly params: readonly Param[]
+}
+
+/**
+ * What a read asks of the batch it joins: its statements (asked when the batch is sent, so reads of
+ * one kind can gather until then), and what to do with their rows or with a failure.
+ */
+export interface BatchItem {
+  /** Names the read in messages (`Reading book`). */
+  readonly what: string
+  statements(): readonly ReadStatement[]
+  settle(rowSets: readonly (readonly Row[])[]): void
+  fail(error: PipeflushError): void
+}
+
+/**
+ * The reads of one unit of work: every read started in the same tick (before the batch is written)
+ * goes in one message on one connection, one round trip: one simple-protocol message of selects (the
+ * parameters written as literals), or, where the client pipelines, the selects pipelined with their
+ * own Syncs (named, prepared once per connection). One batch at a time: a read started while one is
+ * in flight goes with the next. A batch settles like a flush: within the deadline, promptly when its
+ * connection dies, every read in it failing with a coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`).
+ * When the server rejects a select of a simple-protocol batch (which ends the message there), each
+ * read of the batch is sent again on its own, so that only the failing one fails.
+ *
+ * @example
+ * const batch = new ReadBatch(context)
+ * const [a, b] = await Promise.all([batch.add(itemA), batch.add(itemB)]) // one round trip
+ */
+export class ReadBatch {
+  readonly #context: ReadContext
+  #waiting: BatchItem[] = []
+  #grouped = new Map<string, BatchItem>()
+  #scheduled = false
+  /** The batch in flight, if any: the next one is sent once it settled. */
+  #inFlight: Promise<void> = Promise.resolve()
+
+  constructor(context: ReadContext) {
+    this.#context = context
+  }
+
+  /** `statements` with the other reads of this tick: each one's rows. */
+  read(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
+    return new Promise((resolve, reject) => {
+      this.add({
+        what,
+        statements: () => statements,
+        settle: (rowSets) => resolve([...rowSets]),
+        fail: reject,
+      })
+    })
+  }
+
+  /** Joins `item` to the batch of this tick. */
+  add(item: BatchItem): void {
+    this.#waiting.push(item)
+    this.#schedule()
+  }
+
+  /**
+   * The item of this tick grouped under `key` (loads of one table by key, gathered into one select),
+   * made by `make` the first time.
+   */
+  grouped<T extends BatchItem>(key: string, make: () => T): T {
+    let item = this.#grouped.get(key) as T | undefined
+    if (item === undefined) {
+      item = make()
+      this.#grouped.set(key, item)
+      this.add(item)
+    }
+    return item
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    // Every read started in this tick (its microtasks included) joins: sent in the next macrotask.
+    setImmediate(() => {
+      const items = this.#waiting
+      this.#waiting = []
+      this.#grouped = new Map()
+      this.#scheduled = false
+      this.#inFlight = this.#inFlight.then(() => this.#send(items))
+    })
+  }
+
+  async #send(items: readonly BatchItem[]): Promise<void> {
+    const parts = items.map((item) => {
+      try {
+        return item.statements()
+      } catch (e) {
+        item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch', String(e)))
+        return undefined
+      }
+    })
+    const live = items.flatMap((item, i) => (parts[i] === undefined ? [] : [{ item, statements: parts[i]! }]))
+    if (live.length === 0) return
+    const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
+    try {
+      const rowSets = await this.#run(
+        live.flatMap((l) => l.statements),
+        what,
+      )
+      let next = 0
+      for (const { item, statements } of live) {
+        const own = rowSets.slice(next, next + statements.length)
+        next += statements.length
+        settle(item, own)
+      }
+    } catch (e) {
+      const error = e as PipeflushError
+      if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
+        // The server ended the message at the failing select: each read again, on its own.
+        for (const { item, statements } of live) {
+          try {
+            settle(item, await this.#run(statements, item.what))
+          } catch (own) {
+            item.fail(own as PipeflushError)
+          }
+        }
+        return
+      }
+      for (const { item } of live) item.fail(error)
+    }
+  }
+
+  /** `statements` on one connection, in one round trip: each one's rows. */
+  async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
+    const { driver, timeoutMs } = this.#context
+    const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
+    let gs: GuardedSession
+    try {
+      gs = new GuardedSession(await driver.reserve({ deadline }), deadline)
+    } catch (e) {
+      const d = driver.toDriverError(e)
+      throw redactError(
+        d.code === 'DEADLINE'
+          ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection')
+          : errors.queryFailed(what, { ...d, kind: 'connection' }),
+      )
+    }
+    try {
+      if (!gs.session.pipeline) {
+        const text = statements.map((s) => inlineParams(s.text, s.params)).join(';\n')
+        return [...(await gs.simple(text, { rowSets: statements.length })).rowSets]
+      }
+      const named = this.#context.named
+      const results = await gs.pipeline(
+        statements.map((s) => ({
+          text: s.text,
+          params: s.params,
+          name: named ? statementName(s.text) : undefined,
+        })),
+      )
+      return results.map((r) => {
+        if (r.status === 'rejected') throw r.reason
+        return r.value.rows
+      })
+    } catch (e) {
+      throw redactError(readError(e, what, timeoutMs))
+    } finally {
+      gs.release()
+    }
+  }
+}
+
+function settle(item: BatchItem, rowSets: readonly (readonly Row[])[]): void {
+  try {
+    item.settle(rowSets)
+  } catch (e) {
+    item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch.settle', String(e)))
+  }
+}
+
+/** A read's failure as a coded error: timed out, connection lost, or a statement the server refused. */
+function readError(e: unknown, what: string, timeoutMs: number): PipeflushError {
+  if (e instanceof PipeflushError) return e
+  if (e instanceof Interrupted) {
+    return e.reason === 'timeout'
+      ? errors.queryTimeout(what, timeoutMs, 'the connection was terminated')
+      : errors.queryFailed(
+          what,
+          e.driverError ?? { kind: 'connection', message: 'the connection ended', cause: e },
+        )
+  }
+  return errors.queryFailed(what, e as DriverError)
+}
