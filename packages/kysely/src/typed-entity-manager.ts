@@ -1,4 +1,12 @@
-import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
+import type {
+  Entity,
+  EntityManager,
+  FlushPlan,
+  FlushReport,
+  PipelineMode,
+  ReadOptions,
+  With,
+} from '@pipeflush/core'
 import type { Kysely } from 'kysely'
 import { loadQuery } from './load/load-query.ts'
 import type {
@@ -90,16 +98,52 @@ export class TypedEntityManager<DB> {
    * @example
    * const books = await em.find('book', { author_id: [1, 2] })
    */
-  async find<T extends TableName<DB>>(table: T, where: Where<DB, T> = {}): Promise<TypedEntity<DB, T>[]> {
-    return (await this.core.find(table, where)) as unknown as TypedEntity<DB, T>[]
+  async find<T extends TableName<DB>>(
+    table: T,
+    where: Where<DB, T> = {},
+    options: ReadOptions = {},
+  ): Promise<TypedEntity<DB, T>[]> {
+    return (await this.core.find(table, where, options)) as unknown as TypedEntity<DB, T>[]
   }
 
   /** The first row of {@link find}, or undefined. */
   async findOne<T extends TableName<DB>>(
     table: T,
     where: Where<DB, T> = {},
+    options: ReadOptions = {},
   ): Promise<TypedEntity<DB, T> | undefined> {
-    return (await this.core.findOne(table, where)) as unknown as TypedEntity<DB, T> | undefined
+    return (await this.core.findOne(table, where, options)) as unknown as TypedEntity<DB, T> | undefined
+  }
+
+  /**
+   * Loads relations of managed entities (see core's `EntityManager.populate`), in one round trip
+   * with the other reads of this tick. Relations are read with {@link related}.
+   *
+   * @example
+   * await em.populate(books, { reviews: true, publisher: true })
+   */
+  populate(entities: AnyEntity<DB> | readonly AnyEntity<DB>[], tree: With): Promise<void> {
+    return this.core.populate(entities as never, tree)
+  }
+
+  /**
+   * Relation `name` of `entity`, loaded (`with`, `populate`): its related entities, typed as rows of
+   * `target` (the types do not know the schema's foreign keys: say which table the relation reaches).
+   * `NOT_LOADED` when it was not loaded, never a query.
+   *
+   * @example
+   * const books = em.related(author, 'books', 'book') // TypedEntity<DB, 'book'>[]
+   * const publisher = em.related(book, 'publisher', 'publisher', 'one') // TypedEntity<DB, 'publisher'> | null
+   */
+  related<T extends TableName<DB>>(entity: AnyEntity<DB>, name: string, target: T): TypedEntity<DB, T>[]
+  related<T extends TableName<DB>>(
+    entity: AnyEntity<DB>,
+    name: string,
+    target: T,
+    one: 'one',
+  ): TypedEntity<DB, T> | null
+  related(entity: AnyEntity<DB>, name: string, _target: string, _one?: 'one'): unknown {
+    return (entity as unknown as Record<string, unknown>)[name]
   }
 
   /**
@@ -114,12 +158,16 @@ export class TypedEntityManager<DB> {
    * const book = await em.load('book', 7)
    * const cheap = await em.load(em.db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id'))
    */
-  load<T extends TableName<DB>>(table: T, key: KeyOf<DB, T>): Promise<TypedEntity<DB, T>>
+  load<T extends TableName<DB>>(
+    table: T,
+    key: KeyOf<DB, T>,
+    options?: ReadOptions,
+  ): Promise<TypedEntity<DB, T>>
   load<T extends TableName<DB>, O extends Row<DB, T>>(
     query: EntityQuery<DB, T, O>,
   ): Promise<TypedEntity<DB, T>[]>
-  async load(tableOrQuery: unknown, key?: unknown): Promise<unknown> {
-    if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key)
+  async load(tableOrQuery: unknown, key?: unknown, options?: ReadOptions): Promise<unknown> {
+    if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key, options)
     return loadQuery(this.core, this.db, tableOrQuery)
   }
 

@@ -49,31 +49,6 @@ export class BookRepository {
     return book
   }
 
-  /** The books of an author, by id. */
-  byAuthor(authorId: number): Promise<Book[]> {
-    return this.#em.load(
-      this.#em.db.selectFrom('book').selectAll().where('author_id', '=', authorId).orderBy('id'),
-    )
-  }
-
-  /** The reviews of these books. */
-  async reviewsOf(books: readonly Book[]): Promise<Review[]> {
-    if (books.length === 0) return []
-    const ids = books.map((b) => b.id)
-    return this.#em.load(
-      this.#em.db.selectFrom('review').selectAll().where('book_id', '=', anyOf(ids, 'int8')).orderBy('id'),
-    )
-  }
-
-  /** The tag links of these books. */
-  async tagLinksOf(books: readonly Book[]): Promise<BookTag[]> {
-    if (books.length === 0) return []
-    const ids = books.map((b) => b.id)
-    return this.#em.load(
-      this.#em.db.selectFrom('book_tag').selectAll().where('book_id', '=', anyOf(ids, 'int8')),
-    )
-  }
-
   /**
    * Makes `tags` the tags of `book`: links not wanted are deleted, missing ones created.
    * `links` are the book's current links (from {@link tagLinksOf}).
