@@ -38,6 +38,14 @@ export type ErrorCode =
   | 'ROLLED_BACK'
   /** The connection failed before the COMMIT was sent: nothing was committed. */
   | 'CONNECTION_LOST'
+  /** The server refused the login (wrong password, unknown role: SQLSTATE class 28). Nothing was sent. */
+  | 'LOGIN_FAILED'
+  /** The database named in the connection does not exist (SQLSTATE 3D000). Nothing was sent. */
+  | 'DATABASE_NOT_FOUND'
+  /** The TLS handshake failed or the server refused TLS (certificate, host name, no SSL). Nothing was sent. */
+  | 'TLS_FAILED'
+  /** The server could not be reached (connection refused, unknown host, no route to it). Nothing was sent. */
+  | 'HOST_UNREACHABLE'
   /** The connection failed after the COMMIT was sent and before its answer: the outcome is unknown. */
   | 'COMMIT_OUTCOME_UNKNOWN'
   /** The flush did not settle within `flushTimeoutMs`. */
@@ -303,6 +311,30 @@ export const errors = {
       'INVALID_STATE',
       `populate: a ${status} ${table} entity has no stored relations to load (only managed entities do).`,
       { table },
+    )
+  },
+
+  /**
+   * A connection could not be opened, for a reason of its own (`code`: `LOGIN_FAILED`,
+   * `DATABASE_NOT_FOUND`, `TLS_FAILED`, `HOST_UNREACHABLE`); `what` says what needed it. The
+   * server's SQLSTATE is on the error; a password never is.
+   */
+  cannotConnect(
+    code: 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE',
+    what: string,
+    why: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    const advice = {
+      LOGIN_FAILED: 'check the user and password of the connection',
+      DATABASE_NOT_FOUND: 'check the database name of the connection',
+      TLS_FAILED: 'check the TLS settings (ssl option, certificates, host name)',
+      HOST_UNREACHABLE: 'check the host and port, and that the server is up and reachable',
+    }[code]
+    return new PipeflushError(
+      code,
+      `${what} could not connect (${why}): ${advice}. Nothing was sent.`,
+      details,
     )
   },
 

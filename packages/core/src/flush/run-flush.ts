@@ -1,4 +1,5 @@
 import type { Driver, DriverError, Row } from '../drivers/driver.ts'
+import { connectFailure } from '../drivers/driver-errors.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import { FlushSession } from './flush-session.ts'
@@ -130,6 +131,13 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
 
 function reservationError(e: DriverError, flushId: string, timeoutMs: number): PipeflushError {
   if (e.code === 'DEADLINE') return errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
+  const failure = connectFailure(e)
+  if (failure !== undefined)
+    return errors.cannotConnect(failure, 'The flush', e.message, {
+      flushId,
+      sqlState: e.sqlState,
+      cause: e.cause,
+    })
   if (e.kind === 'connection') return errors.noConnection(flushId, e.message, e.cause)
   return new PipeflushError(
     'CONNECTION_LOST',

@@ -1,4 +1,5 @@
 import type { Driver, DriverError, Param, Row } from '../drivers/driver.ts'
+import { connectFailure } from '../drivers/driver-errors.ts'
 import { GuardedSession, Interrupted } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { errors, PipeflushError } from '../errors.ts'
@@ -151,10 +152,13 @@ export class ReadBatch {
       gs = new GuardedSession(await driver.reserve({ deadline }), deadline)
     } catch (e) {
       const d = driver.toDriverError(e)
+      const failure = connectFailure(d)
       throw redactError(
         d.code === 'DEADLINE'
           ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection')
-          : errors.queryFailed(what, { ...d, kind: 'connection' }),
+          : failure !== undefined
+            ? errors.cannotConnect(failure, what, d.message, { sqlState: d.sqlState, cause: d.cause })
+            : errors.queryFailed(what, { ...d, kind: 'connection' }),
       )
     }
     try {

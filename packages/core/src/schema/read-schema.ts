@@ -1,7 +1,8 @@
 import { recordArgument } from '../arguments.ts'
 import type { Driver } from '../drivers/driver.ts'
+import { connectFailure, isDriverError } from '../drivers/driver-errors.ts'
 import { driverFor } from '../drivers/driver-for.ts'
-import { PipeflushError } from '../errors.ts'
+import { errors, PipeflushError } from '../errors.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
@@ -80,6 +81,13 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
     rows = JSON.parse(String(catalog?.['catalog'] ?? '[]')) as CatalogTable[]
   } catch (cause) {
     if (cause instanceof PipeflushError) throw cause
+    const failure = isDriverError(cause) ? connectFailure(cause) : undefined
+    if (failure !== undefined && isDriverError(cause)) {
+      throw errors.cannotConnect(failure, 'Reading the schema', cause.message, {
+        sqlState: cause.sqlState,
+        cause: cause.cause,
+      })
+    }
     throw new PipeflushError(
       'SCHEMA_READ_FAILED',
       `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
