@@ -78,6 +78,10 @@ export interface PipeflushErrorDetails {
   readonly flushId?: string | undefined
   /** The driver's error, or another underlying error. */
   readonly cause?: unknown
+  /** The value at fault (`INVALID_VALUE`), which the message does not show. */
+  readonly value?: unknown
+  /** The server's DETAIL (e.g. `Key (email)=(...) already exists.`), which the message does not show. */
+  readonly detail?: string | undefined
 }
 
 export class PipeflushError extends Error {
@@ -88,6 +92,14 @@ export class PipeflushError extends Error {
   readonly constraint: string | undefined
   readonly sqlState: string | undefined
   readonly flushId: string | undefined
+  /**
+   * The value at fault (`INVALID_VALUE`) and the server's DETAIL, kept for code that wants them but
+   * out of `message` and `stack` (they go to logs and error trackers, values with them), and not
+   * enumerable (serializers that copy an error's properties leave them out). The `errorValues`
+   * option of `connect` puts them in messages.
+   */
+  declare readonly value: unknown
+  declare readonly detail: string | undefined
 
   constructor(code: ErrorCode, message: string, details: PipeflushErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause })
@@ -99,6 +111,8 @@ export class PipeflushError extends Error {
     this.constraint = details.constraint
     this.sqlState = details.sqlState
     this.flushId = details.flushId
+    Object.defineProperty(this, 'value', { value: details.value, enumerable: false })
+    Object.defineProperty(this, 'detail', { value: details.detail, enumerable: false })
   }
 }
 
