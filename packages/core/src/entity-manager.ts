@@ -1,6 +1,6 @@
 import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
-import { errors, PipeflushError } from './errors.ts'
+import { errors, PipeflushError, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
@@ -24,6 +24,8 @@ import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
 interface FlushSettings {
   readonly mode: PipelineMode
   readonly timeoutMs: number
+  /** Put the values errors are about in their messages (see the `errorValues` option). */
+  readonly errorValues: boolean
 }
 
 /**
@@ -69,9 +71,10 @@ export class EntityManager {
       return new EntityManager(context, {
         mode: pipelineOption(options.pipeline),
         timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
+        errorValues: options.errorValues === true,
       })
     } catch (e) {
-      throw redactError(e)
+      throw redactError(options.errorValues === true ? withValuesShown(e) : e)
     }
   }
 
@@ -89,6 +92,7 @@ export class EntityManager {
         options.flushTimeoutMs === undefined
           ? this.#settings.timeoutMs
           : flushTimeoutOption(options.flushTimeoutMs),
+      errorValues: this.#settings.errorValues,
     })
   }
 
@@ -138,9 +142,11 @@ export class EntityManager {
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
-    const model = writableTable(this.#client.schema, table, 'create')
-    const row = newRow(model, values)
-    return this.#uow.add(model, row, 'new').entity
+    return this.#shown(() => {
+      const model = writableTable(this.#client.schema, table, 'create')
+      const row = newRow(model, values)
+      return this.#uow.add(model, row, 'new').entity
+    })
   }
 
   /**
@@ -158,7 +164,7 @@ export class EntityManager {
    * const listed = await em.find('customer_list', { country: 'France' }) // a view
    */
   find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
-    return this.#reads.find(table, where, options)
+    return this.#shown(() => this.#reads.find(table, where, options))
   }
 
   /** The first row of {@link find}, or undefined. */
@@ -178,7 +184,7 @@ export class EntityManager {
    * author.books // the author's books, each with its reviews, tags and publisher
    */
   load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
-    return this.#reads.load(table, key, options)
+    return this.#shown(() => this.#reads.load(table, key, options))
   }
 
   /**
@@ -196,7 +202,7 @@ export class EntityManager {
    * books[0].reviews // loaded
    */
   populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
-    return this.#reads.populate(entities, tree)
+    return this.#shown(() => this.#reads.populate(entities, tree))
   }
 
   /**
@@ -208,7 +214,7 @@ export class EntityManager {
    * await em.loadRows('book', { text: 'select t.id::text as c0, ... from book t where ...', params: [] })
    */
   loadRows(table: string, statement: ReadStatement): Promise<Entity[]> {
-    return this.#reads.rows(table, statement)
+    return this.#shown(() => this.#reads.rows(table, statement))
   }
 
   /**
@@ -219,9 +225,11 @@ export class EntityManager {
    * const book = em.merge('book', rowReadElsewhere)
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
-    const model = readableTable(this.#client.schema, table)
-    const values = mergedRow(model, row)
-    return this.#uow.add(model, values, 'managed').entity
+    return this.#shown(() => {
+      const model = readableTable(this.#client.schema, table)
+      const values = mergedRow(model, row)
+      return this.#uow.add(model, values, 'managed').entity
+    })
   }
 
   /**
@@ -238,9 +246,11 @@ export class EntityManager {
     values: Readonly<Record<string, unknown>>,
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): void {
-    const model = writableTable(this.#client.schema, table, 'upsert')
-    const { row, spec } = upsertOf(model, values, options)
-    this.#uow.upsert(model, row, spec)
+    this.#shown(() => {
+      const model = writableTable(this.#client.schema, table, 'upsert')
+      const { row, spec } = upsertOf(model, values, options)
+      this.#uow.upsert(model, row, spec)
+    })
   }
 
   /**
@@ -274,7 +284,7 @@ export class EntityManager {
    * console.log(formatPlan(em.plan()))
    */
   plan(): FlushPlan {
-    return planUnitOfWork(this.#uow, this.#client)
+    return this.#shown(() => planUnitOfWork(this.#uow, this.#client))
   }
 
   /**
@@ -288,7 +298,11 @@ export class EntityManager {
    * @example
    * const { roundTrips, statements } = await em.flush()
    */
-  async flush(): Promise<FlushReport> {
+  flush(): Promise<FlushReport> {
+    return this.#shown(() => this.#flush())
+  }
+
+  async #flush(): Promise<FlushReport> {
     if (this.#flushing) {
       throw new PipeflushError(
         'INVALID_STATE',
@@ -306,6 +320,23 @@ export class EntityManager {
     }
     // After the flush is over, so that afterCommit may change and flush this unit of work again.
     return hooks === undefined ? report : withAfterCommit(hooks, report, this)
+  }
+
+  /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
+  #shown<T>(fn: () => T): T {
+    if (!this.#settings.errorValues) return fn()
+    try {
+      const result = fn()
+      return (
+        result instanceof Promise
+          ? result.catch((e: unknown) => {
+              throw withValuesShown(e)
+            })
+          : result
+      ) as T
+    } catch (e) {
+      throw withValuesShown(e)
+    }
   }
 
   /** Forgets every entity (they become detached) and every pending change. */

@@ -121,6 +121,53 @@ export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushEr
   return e instanceof PipeflushError && (code === undefined || e.code === code)
 }
 
+/**
+ * A server's error message without the values it quotes: data exceptions (SQLSTATE class 22, e.g.
+ * `invalid input syntax for type integer: "4111..."`, `value "..." is out of range`) quote the value
+ * at fault in double quotes, each shown as `"(a value)"`. Other messages name tables, columns and
+ * constraints, and are kept. The server's DETAIL (where a unique violation shows the key) is never in
+ * a message.
+ *
+ * @example
+ * serverMessage('invalid input syntax for type integer: "4111"', '22P02') // 'invalid input syntax for type integer: "(a value)"'
+ */
+export function serverMessage(message: string, sqlState: string | undefined): string {
+  return sqlState?.startsWith('22') ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"') : message
+}
+
+/**
+ * `e` with what its message leaves out put back in it (the `errorValues` option of `connect`): the
+ * value at fault, the server's DETAIL, and the server's own message where values were hidden.
+ * Mutates and returns `e`; anything but a `PipeflushError` is returned as it is.
+ *
+ * @example
+ * throw withValuesShown(e) // '... violated constraint "card_number_key": ... [detail: Key (number)=(4111...) already exists.]'
+ */
+export function withValuesShown(e: unknown): unknown {
+  if (!(e instanceof PipeflushError) || shown.has(e)) return e
+  shown.add(e)
+  const parts: string[] = []
+  if (e.value !== undefined) parts.push(`value: ${showValue(e.value)}`)
+  if (e.detail !== undefined) parts.push(`detail: ${e.detail}`)
+  const server = (e.cause as { message?: unknown } | undefined)?.message
+  if (e.sqlState?.startsWith('22') && typeof server === 'string') parts.push(`server: ${server}`)
+  if (parts.length > 0) e.message = `${e.message} [${parts.join('; ')}]`
+  return e
+}
+
+const shown = new WeakSet<PipeflushError>()
+
+function showValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
 const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
 
 /**
@@ -184,14 +231,15 @@ export const errors = {
       readonly kind: string
       readonly message: string
       readonly sqlState?: string | undefined
+      readonly detail?: string | undefined
       readonly cause: unknown
     },
     details: PipeflushErrorDetails = {},
   ): PipeflushError {
     return new PipeflushError(
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
-      `${what} failed: ${failure.message}.`,
-      { ...details, sqlState: failure.sqlState, cause: failure.cause },
+      `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,
+      { ...details, sqlState: failure.sqlState, detail: failure.detail, cause: failure.cause },
     )
   },
 

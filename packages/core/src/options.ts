@@ -72,6 +72,13 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * `serverValues`), never into a table with row-level security or rewrite rules.
    */
   readonly copyRows?: number
+  /**
+   * Put the values an error is about in its message: the value at fault (`INVALID_VALUE`), the
+   * server's DETAIL (a unique violation's key), the server's message where it quotes a value. Default
+   * `false`: messages and stacks go to logs and error trackers, so they show no value the application
+   * wrote (each stays on the error: `error.value`, `error.detail`, `error.cause`). For development.
+   */
+  readonly errorValues?: boolean
 }
 
 /** Options of `em.fork()`. */

@@ -1,6 +1,6 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
-import { errors, PipeflushError } from '../errors.ts'
+import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import type { FlushSession } from './flush-session.ts'
@@ -29,10 +29,10 @@ export function statementError(
   const table = statement?.table ?? e.table
   const what = statement ? `${statement.kind} on ${statement.table}` : 'A statement'
   if (e.sqlState?.startsWith('23')) {
-    const detail = e.detail ? ` (${e.detail})` : ''
+    // The server's DETAIL (`Key (number)=(4111...) already exists.`) stays on the error, out of the message.
     return new PipeflushError(
       'CONSTRAINT_VIOLATION',
-      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}${detail}. Nothing was committed.`,
+      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}. Nothing was committed.`,
       {
         table,
         constraint: e.constraint,
@@ -40,17 +40,16 @@ export function statementError(
         keys: statement?.keys,
         column: e.column,
         flushId,
+        detail: e.detail,
         cause: e.cause,
       },
     )
   }
-  return new PipeflushError('STATEMENT_FAILED', `${what} failed: ${e.message}. Nothing was committed.`, {
-    table,
-    sqlState: e.sqlState,
-    keys: statement?.keys,
-    flushId,
-    cause: e.cause,
-  })
+  return new PipeflushError(
+    'STATEMENT_FAILED',
+    `${what} failed: ${serverMessage(e.message, e.sqlState)}. Nothing was committed.`,
+    { table, sqlState: e.sqlState, keys: statement?.keys, flushId, detail: e.detail, cause: e.cause },
+  )
 }
 
 /**
