@@ -74,7 +74,8 @@ export class EntityManager {
         errorValues: options.errorValues === true,
       })
     } catch (e) {
-      throw redactError(options.errorValues === true ? withValuesShown(e) : e)
+      const show = (options as { errorValues?: unknown } | null)?.errorValues === true
+      throw redactError(show ? withValuesShown(e) : e)
     }
   }
 
