@@ -7,7 +7,15 @@ import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import { redactError } from './flush/redact.ts'
 import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
-import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
+import { type Observe, observeFlush } from './observe/observe-flush.ts'
+import { loadTracing } from './observe/tracing.ts'
+import {
+  type EntityManagerOptions,
+  type ForkOptions,
+  flushTimeoutOption,
+  observeOption,
+  pipelineOption,
+} from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
 import type { ReadContext, ReadStatement } from './read/read-batch.ts'
@@ -26,6 +34,8 @@ interface FlushSettings {
   readonly timeoutMs: number
   /** Put the values errors are about in their messages (see the `errorValues` option). */
   readonly errorValues: boolean
+  /** Spans and logs (the `tracing` and `logger` options). */
+  readonly observe: Observe
 }
 
 /**
@@ -67,11 +77,12 @@ export class EntityManager {
     options: EntityManagerOptions<EntityManager> = {},
   ): Promise<EntityManager> {
     try {
-      const context = await connectClient(client, options)
+      const [context] = await Promise.all([connectClient(client, options), loadTracing()])
       return new EntityManager(context, {
         mode: pipelineOption(options.pipeline),
         timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
         errorValues: options.errorValues === true,
+        observe: observeOption(options.tracing, options.logger),
       })
     } catch (e) {
       const show = (options as { errorValues?: unknown } | null)?.errorValues === true
@@ -94,6 +105,7 @@ export class EntityManager {
           ? this.#settings.timeoutMs
           : flushTimeoutOption(options.flushTimeoutMs),
       errorValues: this.#settings.errorValues,
+      observe: this.#settings.observe,
     })
   }
 
@@ -311,16 +323,22 @@ export class EntityManager {
       )
     }
     const { hooks } = this.#client
-    const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+    const subject = { driver: this.#client.driver, mode: this.#settings.mode }
     this.#flushing = true
     let report: FlushReport
     try {
-      report = await (hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush))
+      report = await observeFlush(this.#settings.observe, subject, (onPlanned) => {
+        const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings, onPlanned })
+        const traced = !this.#settings.observe.noSpans
+        return hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush, traced)
+      })
     } finally {
       this.#flushing = false
     }
     // After the flush is over, so that afterCommit may change and flush this unit of work again.
-    return hooks === undefined ? report : withAfterCommit(hooks, report, this)
+    return hooks === undefined
+      ? report
+      : withAfterCommit(hooks, report, this, !this.#settings.observe.noSpans)
   }
 
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
@@ -347,7 +365,12 @@ export class EntityManager {
 
   /** How reads run: on the client, within the flush timeout. */
   #readContext(): ReadContext {
-    return { driver: this.#client.driver, timeoutMs: this.#settings.timeoutMs, named: this.#client.named }
+    return {
+      driver: this.#client.driver,
+      timeoutMs: this.#settings.timeoutMs,
+      named: this.#client.named,
+      observe: this.#settings.observe,
+    }
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */

@@ -1,6 +1,9 @@
 import { errors } from './errors.ts'
 import type { PipelineMode } from './flush/modes.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
+import type { Logger } from './observe/logger.ts'
+import { loggerOption } from './observe/logger.ts'
+import type { Observe } from './observe/observe-flush.ts'
 import type { ServerValuesPolicy } from './plan/server-values.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
 import type { ReadSchemaOptions } from './schema/read-schema-options.ts'
@@ -79,6 +82,16 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * wrote (each stays on the error: `error.value`, `error.detail`, `error.cause`). For development.
    */
   readonly errorValues?: boolean
+  /**
+   * OpenTelemetry spans, when the application has `@opentelemetry/api` and registered a tracer
+   * provider (otherwise nothing is recorded, and next to nothing spent): a CLIENT span per flush and
+   * per read batch, following OpenTelemetry's database conventions, the driver's own spans
+   * (instrumentation-pg) nested in it. `{ statements: true }` adds the statement texts, without
+   * values (`db.query.text`); `false` records no span at all.
+   */
+  readonly tracing?: boolean | { readonly statements?: boolean }
+  /** Where to log flushes and reads (pino's shape; see `Logger`). Off by default. */
+  readonly logger?: Logger
 }
 
 /** Options of `em.fork()`. */
@@ -190,4 +203,29 @@ export function serverValuesOption(value: unknown, schema: SchemaModel | undefin
     byTable.set(table, on)
   }
   return (table: TableModel) => byTable.get(table.key) ?? true
+}
+
+/**
+ * The `tracing` and `logger` options, checked.
+ *
+ * @example
+ * observeOption(undefined, undefined) // spans when a provider records them, no logs
+ */
+export function observeOption(tracing: unknown, logger: unknown): Observe {
+  if (tracing !== undefined && typeof tracing !== 'boolean') {
+    const statements = (tracing as { statements?: unknown } | null)?.statements
+    if (
+      typeof tracing !== 'object' ||
+      tracing === null ||
+      (statements !== undefined && typeof statements !== 'boolean')
+    )
+      throw errors.invalidConfig(
+        `tracing must be true, false or { statements: boolean }, not ${describeValue(tracing)}.`,
+      )
+  }
+  return {
+    logger: loggerOption(logger),
+    noSpans: tracing === false,
+    statementTexts: (tracing as { statements?: unknown } | null)?.statements === true,
+  }
 }

@@ -4,7 +4,7 @@ import { assignIds, idNeed, type ProvisionalIds, provisionalIds } from '../ids/a
 import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
 import { rebindFlush } from '../ids/rebind-plan.ts'
 import { withCopies } from '../plan/copy-statements.ts'
-import { planFlush } from '../plan/plan-flush.ts'
+import { planFlush, planSummary } from '../plan/plan-flush.ts'
 import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import type { SchemaModel } from '../schema/model.ts'
@@ -35,6 +35,8 @@ export interface FlushContext {
   readonly serverValues: ServerValuesPolicy
   /** Inserts of at least this many rows go as COPY (Infinity: never). */
   readonly copyRows: number
+  /** Told the plan the flush sends, once it is known, before it is sent (for logs and spans). */
+  readonly onPlanned?: ((plan: FlushPlan) => void) | undefined
 }
 
 /** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
@@ -108,14 +110,18 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     preparedBurst: context.preparedBurst,
     opening: flushLogInsert(context.flushLog, flushId),
     fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
-    prepare: () =>
-      ready ??
-      (uow.edits === editsAtPending
-        ? columnar
-          ? columnarPlan(columnar)
-          : rebound(provisional, pending, context)
-        : undefined) ??
-      prepare(uow, context, pending),
+    prepare: () => {
+      const prepared =
+        ready ??
+        (uow.edits === editsAtPending
+          ? columnar
+            ? columnarPlan(columnar)
+            : rebound(provisional, pending, context)
+          : undefined) ??
+        prepare(uow, context, pending)
+      context.onPlanned?.(prepared.plan)
+      return prepared
+    },
     whileSending: async (prepared) => prepared.whileSending?.(),
   })
   const { plan, sent } = result.prepared
@@ -130,6 +136,9 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
     statements: plan.waves.reduce((n, w) => n + w.length, 0),
     waves: plan.waves.length,
     durationMs: performance.now() - started,
+    bytesSent: result.bytes?.sent,
+    bytesReceived: result.bytes?.received,
+    summary: planSummary(plan),
   }
 }
 

@@ -57,6 +57,8 @@ export interface FlushResult<P> {
   readonly connectRoundTrips: number
   /** The rows each statement of the plan returned (see `PlannedStatement.returning`). */
   readonly returned: ReturnedRows
+  /** Bytes written and received on the flush's connection (undefined: not observed). */
+  readonly bytes: { readonly sent: number; readonly received: number } | undefined
 }
 
 const SEND: Readonly<Record<PipelineMode, (fs: FlushSession, input: ModeInput) => Promise<ReturnedRows>>> = {
@@ -113,6 +115,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       opened: fs.session.opened,
       connectRoundTrips: fs.connectRoundTrips(),
       returned,
+      bytes: fs.bytes(),
     }
     openings = fs.openings() // claimed before the connection goes back, counted once they are over
   } catch (e) {

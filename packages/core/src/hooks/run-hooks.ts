@@ -1,5 +1,6 @@
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
+import { failSpan, inSpan, startSpan } from '../observe/tracing.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { type FlushHooks, MAX_HOOK_ROUNDS, type TableHooks } from './flush-hooks.ts'
@@ -92,10 +93,11 @@ export async function withBeforeHooks<M>(
   hooks: FlushHooks<Entity, M>,
   em: M,
   flush: () => Promise<FlushReport>,
+  traced = true,
 ): Promise<FlushReport> {
   const mark = uow.checkpoint()
   try {
-    await runBeforeHooks(uow, hooks, em)
+    await traceHooks('pipeflush hooks', traced, () => runBeforeHooks(uow, hooks, em))
     mark.settled()
     return await flush()
   } catch (e) {
@@ -115,13 +117,28 @@ export async function withAfterCommit<M>(
   hooks: FlushHooks<Entity, M>,
   report: FlushReport,
   em: M,
+  traced = true,
 ): Promise<FlushReport> {
   const { afterCommit } = hooks
   if (afterCommit === undefined) return report
   try {
-    await call('afterCommit', () => afterCommit({ ...report, afterCommitErrors: [] }, em))
+    await traceHooks('pipeflush afterCommit', traced, () =>
+      call('afterCommit', () => afterCommit({ ...report, afterCommitErrors: [] }, em)),
+    )
     return { ...report, afterCommitErrors: [] }
   } catch (e) {
     return { ...report, afterCommitErrors: [e as PipeflushError] }
   }
+}
+
+/** `run` inside an INTERNAL span `name` (the hooks' time, visible in the flush's trace). */
+async function traceHooks(name: string, traced: boolean, run: () => Promise<void>): Promise<void> {
+  const span = traced ? startSpan(name, 'internal') : undefined
+  try {
+    await inSpan(span, run)
+  } catch (e) {
+    failSpan(span, e)
+    throw e
+  }
+  span?.end()
 }

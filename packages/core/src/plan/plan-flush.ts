@@ -116,3 +116,21 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet): FlushPlan {
     ),
   }
 }
+
+/**
+ * What a plan writes, in a few words: each kind of statement with its tables, in the order sent
+ * (`INSERT author book; UPDATE book; DELETE review`). Low cardinality: fit for a span's query summary.
+ *
+ * @example
+ * planSummary(plan) // 'INSERT author book; DELETE review'
+ */
+export function planSummary(plan: FlushPlan): string {
+  const byKind = new Map<string, string[]>()
+  for (const s of plan.waves.flat()) {
+    const kind = s.upsert !== undefined ? 'UPSERT' : s.copy === true ? 'COPY' : s.kind.toUpperCase()
+    const tables = byKind.get(kind) ?? []
+    if (!tables.includes(s.table)) tables.push(s.table)
+    byKind.set(kind, tables)
+  }
+  return [...byKind].map(([kind, tables]) => `${kind} ${tables.join(' ')}`).join('; ')
+}

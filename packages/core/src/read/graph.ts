@@ -51,6 +51,7 @@ export function graphLevels(
   const select = (t: TableModel, a: string, from: string): ReadStatement => ({
     text: `select ${selectList(t, a)} from ${from}${orderBy(t, a)}`,
     params,
+    table: t.key,
   })
   const rootAlias = alias()
   const rootFrom = `${table.sqlName} as ${rootAlias}${where ? ` where ${where}` : ''}`

@@ -5,6 +5,9 @@ import { inlineParams } from '../drivers/inline-params.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import { redactError } from '../flush/redact.ts'
 import { statementName } from '../flush/statement-text.ts'
+import { log } from '../observe/logger.ts'
+import type { Observe } from '../observe/observe-flush.ts'
+import { failSpan, inSpan, serverAttributes, startSpan, type TraceSpan } from '../observe/tracing.ts'
 
 /** How reads run: on which client, within how long, named or not. */
 export interface ReadContext {
@@ -12,12 +15,16 @@ export interface ReadContext {
   readonly timeoutMs: number
   /** Name the statement (prepared once per connection) where the driver pipelines. */
   readonly named: boolean
+  /** Spans and logs (the `tracing` and `logger` options). */
+  readonly observe?: Observe | undefined
 }
 
 /** One select of a read: its text and text parameters (`$1`...). */
 export interface ReadStatement {
   readonly text: string
   readonly params: readonly Param[]
+  /** The table it reads (for spans and logs). */
+  readonly table?: string | undefined
 }
 
 /**
@@ -143,8 +150,47 @@ export class ReadBatch {
     }
   }
 
-  /** `statements` on one connection, in one round trip: each one's rows. */
-  async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
+  /** `statements` on one connection, in one round trip: each one's rows; observed as one read. */
+  #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
+    const { observe, driver } = this.#context
+    const tables = [...new Set(statements.flatMap((s) => (s.table === undefined ? [] : [s.table])))]
+    const span = observe?.noSpans
+      ? undefined
+      : startSpan('pipeflush read', 'client', () => ({
+          'db.system.name': 'postgresql',
+          'db.namespace': driver.database,
+          'db.operation.name': statements.length === 1 ? 'SELECT' : 'BATCH SELECT',
+          'db.operation.batch.size': statements.length > 1 ? statements.length : undefined,
+          'db.query.summary': `SELECT ${tables.join(' ')}`.trim(),
+          ...(observe?.statementTexts ? { 'db.query.text': statements.map((s) => s.text).join(';\n') } : {}),
+          ...serverAttributes(driver.address),
+          'pipeflush.driver': driver.name,
+        }))
+    log(
+      observe?.logger,
+      'debug',
+      { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
+      'pipeflush: reads',
+    )
+    return inSpan(span, () => this.#exchange(statements, what, span)).then(
+      (rowSets) => {
+        span?.end()
+        return rowSets
+      },
+      (e: unknown) => {
+        failSpan(span, e)
+        const fields = { code: (e as { code?: unknown }).code, message: (e as Error).message }
+        log(observe?.logger, 'warn', fields, 'pipeflush: read failed')
+        throw e
+      },
+    )
+  }
+
+  async #exchange(
+    statements: readonly ReadStatement[],
+    what: string,
+    span: TraceSpan | undefined,
+  ): Promise<(readonly Row[])[]> {
     const { driver, timeoutMs } = this.#context
     const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
     let gs: GuardedSession
@@ -181,6 +227,14 @@ export class ReadBatch {
     } catch (e) {
       throw redactError(readError(e, what, timeoutMs))
     } finally {
+      if (span !== undefined) {
+        const bytes = gs.bytes()
+        span.setAttributes({
+          'pipeflush.round_trips': gs.roundTrips(),
+          'pipeflush.bytes_sent': bytes?.sent,
+          'pipeflush.bytes_received': bytes?.received,
+        })
+      }
       gs.release()
     }
   }

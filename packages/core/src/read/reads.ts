@@ -111,7 +111,7 @@ export class UnitOfWorkReads {
    */
   async rows(table: string, statement: ReadStatement): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
-    const [rows] = await this.#batch.read([statement], `Reading ${model.key}`)
+    const [rows] = await this.#batch.read([{ ...statement, table: model.key }], `Reading ${model.key}`)
     return this.#track(model, rows ?? [])
   }
 
