@@ -3,6 +3,7 @@ import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
+import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
 
 /** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
@@ -22,7 +23,7 @@ export function statementError(
   if (stale) {
     return new PipeflushError(
       'OPTIMISTIC_LOCK',
-      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.map(describeKeyText).join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
       { table: stale.table, keys: stale.keys, sqlState: e.sqlState, flushId, cause: e.cause },
     )
   }

@@ -4,7 +4,7 @@ import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import { keyWhere, rowKey } from '../track/keys.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
-import { describeValue } from '../values/location.ts'
+import { describeKeyText, describeValue } from '../values/location.ts'
 import { graphLevels, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
 import { KeyLoads } from './key-loads.ts'
@@ -58,7 +58,7 @@ export class UnitOfWorkReads {
     const canonical = rowKey(model, where)
     const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
     if (known?.status === 'removed') {
-      throw errors.notFound(model.key, canonical, String(canonical), true)
+      throw errors.notFound(model.key, canonical, describeKeyText(String(canonical)), true)
     }
     const tree = withOf(options)
     if (Object.keys(tree).length > 0) {
@@ -74,7 +74,11 @@ export class UnitOfWorkReads {
         if (state.status === 'managed' || state.status === 'new') return state.entity
       }
     }
-    throw errors.notFound(model.key, key, canonical ?? describeValue(key))
+    throw errors.notFound(
+      model.key,
+      key,
+      canonical === null ? describeValue(key) : describeKeyText(canonical),
+    )
   }
 
   /**

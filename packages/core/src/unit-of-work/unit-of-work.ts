@@ -8,6 +8,7 @@ import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { encodeValue, sameValue } from '../values/index.ts'
+import { describeKeyText } from '../values/location.ts'
 import { IdentityMap } from './identity-map.ts'
 
 /**
@@ -100,7 +101,7 @@ export class UnitOfWork {
     if (key !== null && this.#map.get(table.key, key)) {
       throw new PipeflushError(
         'DUPLICATE_KEY',
-        `A ${table.key} with key ${key} is already managed by this entity manager.`,
+        `A ${table.key} with key ${describeKeyText(key)} is already managed by this entity manager.`,
         {
           table: table.key,
           keys: [key],

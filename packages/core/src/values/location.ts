@@ -168,3 +168,29 @@ export function describeValue(value: unknown): string {
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name
   return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object'
 }
+
+/**
+ * A canonical key text (see `rowKey`: one value's text, or a JSON array of them for a composite key)
+ * for messages, each part as {@link describeKey} shows it.
+ *
+ * @example
+ * describeKeyText('7') // '7'
+ * describeKeyText('["7","ada@example.org"]') // "(7, a string of 15 characters)"
+ */
+export function describeKeyText(key: string): string {
+  if (key.startsWith('[')) {
+    try {
+      const parts = JSON.parse(key) as unknown
+      if (Array.isArray(parts))
+        return `(${parts.map((p) => (typeof p === 'string' ? describeOne(p) : describeKey(p))).join(', ')})`
+    } catch {
+      // not a composite key's text: a single value that starts with a bracket
+    }
+  }
+  return describeOne(key)
+}
+
+/** One key value's text: as it is when an integer or a uuid, else its kind. */
+function describeOne(text: string): string {
+  return /^-?\d{1,19}$/.test(text) || UUID_TEXT.test(text) ? text : describeWritten(text)
+}
