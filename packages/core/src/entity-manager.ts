@@ -1,5 +1,6 @@
 import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
+import { driverFor } from './drivers/driver-for.ts'
 import { errors, PipeflushError, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
@@ -13,6 +14,7 @@ import {
   type EntityManagerOptions,
   type ForkOptions,
   flushTimeoutOption,
+  maxReplicaLagOption,
   observeOption,
   pipelineOption,
 } from './options.ts'
@@ -20,6 +22,7 @@ import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
 import type { ReadContext, ReadStatement } from './read/read-batch.ts'
 import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
+import { ReplicaSet, type ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
@@ -36,6 +39,8 @@ interface FlushSettings {
   readonly errorValues: boolean
   /** Spans and logs (the `tracing` and `logger` options). */
   readonly observe: Observe
+  /** The read replicas, if any (the `replicas` option). */
+  readonly replicas: ReplicaSet | undefined
 }
 
 /**
@@ -55,6 +60,8 @@ export class EntityManager {
   readonly #uow: UnitOfWork
   readonly #reads: UnitOfWorkReads
   #flushing = false
+  /** A flush of this unit of work sent something: its reads go to the primary (read your writes). */
+  #wrote = false
 
   private constructor(client: ClientContext, settings: FlushSettings) {
     this.#client = client
@@ -83,6 +90,7 @@ export class EntityManager {
         timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
         errorValues: options.errorValues === true,
         observe: observeOption(options.tracing, options.logger),
+        replicas: replicasOption(options.replicas, options.maxReplicaLagMs),
       })
     } catch (e) {
       const show = (options as { errorValues?: unknown } | null)?.errorValues === true
@@ -106,6 +114,7 @@ export class EntityManager {
           : flushTimeoutOption(options.flushTimeoutMs),
       errorValues: this.#settings.errorValues,
       observe: this.#settings.observe,
+      replicas: this.#settings.replicas,
     })
   }
 
@@ -129,6 +138,17 @@ export class EntityManager {
       )
     }
     return wasCommitted(this.#readContext(), flushLog, flushId)
+  }
+
+  /**
+   * What is known of each read replica (the `replicas` option): whether reads go to it, its lag as
+   * last measured, why it is left out. Empty without replicas.
+   *
+   * @example
+   * root.replicas // [{ address: '10.0.0.2:5432', usable: true, lagMs: 0, reason: undefined }]
+   */
+  get replicas(): ReplicaStatus[] {
+    return this.#settings.replicas?.status() ?? []
   }
 
   /** The schema model this entity manager writes with. */
@@ -334,6 +354,9 @@ export class EntityManager {
       })
     } finally {
       this.#flushing = false
+      // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
+      // primary from now on.
+      if (this.#uow.edits > 0) this.#wrote = true
     }
     // After the flush is over, so that afterCommit may change and flush this unit of work again.
     return hooks === undefined
@@ -370,6 +393,8 @@ export class EntityManager {
       timeoutMs: this.#settings.timeoutMs,
       named: this.#client.named,
       observe: this.#settings.observe,
+      replicas: this.#settings.replicas,
+      primaryOnly: () => this.#wrote,
     }
   }
 
@@ -382,4 +407,18 @@ export class EntityManager {
   tableOf(entity: Entity): string {
     return this.#uow.own(entity).table.key
   }
+}
+
+/** The `replicas` and `maxReplicaLagMs` options: a set of the replicas' drivers, or undefined. */
+function replicasOption(replicas: unknown, maxLag: unknown): ReplicaSet | undefined {
+  const maxLagMs = maxReplicaLagOption(maxLag)
+  if (replicas === undefined) return undefined
+  if (!Array.isArray(replicas) || replicas.length === 0)
+    throw errors.invalidConfig(
+      'replicas must be a non-empty array of clients (postgres.js clients or pg.Pools).',
+    )
+  return new ReplicaSet(
+    replicas.map((r) => driverFor(r)),
+    maxLagMs,
+  )
 }

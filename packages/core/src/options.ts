@@ -92,6 +92,18 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   readonly tracing?: boolean | { readonly statements?: boolean }
   /** Where to log flushes and reads (pino's shape; see `Logger`). Off by default. */
   readonly logger?: Logger
+  /**
+   * Read replicas: pools of the same kinds the primary's may be (postgres.js clients, `pg.Pool`s),
+   * each of a streaming replica of the primary (the client given first). The reads of a unit of work
+   * that has not flushed go to a replica, in turn; once it flushed, its reads go to the primary (it
+   * reads its own writes, at no extra round trip). Flushes, and the flush log, always go to the
+   * primary. A replica whose read failed is left out for 5 s (then tried again), and one whose replay
+   * lag, measured in the same message as every batch it answers, is beyond `maxReplicaLagMs`; the
+   * reason shows in `em.replicas` and in the read's span.
+   */
+  readonly replicas?: readonly unknown[]
+  /** The replay lag (ms) beyond which a replica is left out (default: no bound). */
+  readonly maxReplicaLagMs?: number
 }
 
 /** Options of `em.fork()`. */
@@ -228,4 +240,19 @@ export function observeOption(tracing: unknown, logger: unknown): Observe {
     noSpans: tracing === false,
     statementTexts: (tracing as { statements?: unknown } | null)?.statements === true,
   }
+}
+
+/**
+ * The `maxReplicaLagMs` option, checked: a number of milliseconds >= 0 (default Infinity).
+ *
+ * @example
+ * maxReplicaLagOption(500) // 500
+ */
+export function maxReplicaLagOption(value: unknown): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0)
+    throw errors.invalidConfig(
+      `maxReplicaLagMs must be a number of milliseconds >= 0, not ${describeValue(value)}.`,
+    )
+  return value
 }

@@ -7,7 +7,15 @@ import { redactError } from '../flush/redact.ts'
 import { statementName } from '../flush/statement-text.ts'
 import { log } from '../observe/logger.ts'
 import type { Observe } from '../observe/observe-flush.ts'
-import { failSpan, inSpan, serverAttributes, startSpan, type TraceSpan } from '../observe/tracing.ts'
+import {
+  type Attributes,
+  failSpan,
+  inSpan,
+  serverAttributes,
+  startSpan,
+  type TraceSpan,
+} from '../observe/tracing.ts'
+import { LAG_STATEMENT, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
 
 /** How reads run: on which client, within how long, named or not. */
 export interface ReadContext {
@@ -17,6 +25,10 @@ export interface ReadContext {
   readonly named: boolean
   /** Spans and logs (the `tracing` and `logger` options). */
   readonly observe?: Observe | undefined
+  /** Replicas reads may go to (`driver` is the primary), unless `primaryOnly()` says otherwise. */
+  readonly replicas?: ReplicaSet | undefined
+  /** Whether this unit of work's reads go to the primary (it has written: it reads its own writes). */
+  readonly primaryOnly?: (() => boolean) | undefined
 }
 
 /** One select of a read: its text and text parameters (`$1`...). */
@@ -150,9 +162,68 @@ export class ReadBatch {
     }
   }
 
-  /** `statements` on one connection, in one round trip: each one's rows; observed as one read. */
-  #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
-    const { observe, driver } = this.#context
+  /**
+   * `statements` on one connection, in one round trip: each one's rows. On a replica when one is
+   * usable and the unit of work has not written (its lag measured in the same message); on the
+   * primary when not, or when the replica fails (it is then left out for a while).
+   */
+  async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
+    const { replicas, primaryOnly } = this.#context
+    if (replicas === undefined) return this.#observed(this.#context.driver, statements, what, {})
+    if (primaryOnly?.() === true)
+      return this.#observed(this.#context.driver, statements, what, {
+        'pipeflush.server': 'primary (read your writes)',
+      })
+    if (!statements.every((s) => replicaSafe(s.text)))
+      return this.#observed(this.#context.driver, statements, what, {
+        'pipeflush.server': 'primary (a statement that locks or writes)',
+      })
+    const picked = replicas.pick()
+    if ('skipped' in picked) {
+      const skipped = {
+        'pipeflush.server': 'primary',
+        'pipeflush.replicas_skipped': picked.skipped.join('; '),
+      }
+      return this.#observed(this.#context.driver, statements, what, skipped)
+    }
+    const server = { 'pipeflush.server': `replica ${picked.driver.address}` }
+    let rowSets: (readonly Row[])[]
+    try {
+      // The lag first: what the statements after it read is at least as recent as what it measured.
+      rowSets = await this.#observed(picked.driver, [LAG_STATEMENT, ...statements], what, server)
+    } catch (e) {
+      const error = e as PipeflushError
+      const refused = error.code === 'STATEMENT_FAILED' && REPLICA_REFUSALS.has(error.sqlState ?? '')
+      // A select of the application's that fails fails on the primary too; and a read that timed out
+      // took its time already (reads settle within flushTimeoutMs): both fail as they are.
+      if ((error.code === 'STATEMENT_FAILED' && !refused) || error.code === 'QUERY_TIMEOUT') {
+        if (error.code === 'QUERY_TIMEOUT') replicas.failed(picked.index, error.code)
+        throw error
+      }
+      if (!refused) replicas.failed(picked.index, error.code)
+      return this.#observed(this.#context.driver, statements, what, {
+        'pipeflush.server': 'primary',
+        'pipeflush.replicas_skipped': `${picked.driver.address}: ${error.message}`,
+      })
+    }
+    const lag = Number((rowSets[0]?.[0] as { lag?: unknown } | undefined)?.lag)
+    const skipped = replicas.answered(picked.index, Number.isFinite(lag) ? lag : undefined)
+    if (skipped === undefined) return rowSets.slice(1)
+    // Lagging beyond the bound: what it read may be older than the application allows.
+    return this.#observed(this.#context.driver, statements, what, {
+      'pipeflush.server': 'primary',
+      'pipeflush.replicas_skipped': `${picked.driver.address}: ${skipped}`,
+    })
+  }
+
+  /** `statements` on a connection of `driver`, observed as one read (span, logs). */
+  #observed(
+    driver: Driver,
+    statements: readonly ReadStatement[],
+    what: string,
+    extra: Attributes,
+  ): Promise<(readonly Row[])[]> {
+    const { observe } = this.#context
     const tables = [...new Set(statements.flatMap((s) => (s.table === undefined ? [] : [s.table])))]
     const span = observe?.noSpans
       ? undefined
@@ -165,6 +236,7 @@ export class ReadBatch {
           ...(observe?.statementTexts ? { 'db.query.text': statements.map((s) => s.text).join(';\n') } : {}),
           ...serverAttributes(driver.address),
           'pipeflush.driver': driver.name,
+          ...extra,
         }))
     log(
       observe?.logger,
@@ -172,7 +244,7 @@ export class ReadBatch {
       { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
       'pipeflush: reads',
     )
-    return inSpan(span, () => this.#exchange(statements, what, span)).then(
+    return inSpan(span, () => this.#exchange(driver, statements, what, span)).then(
       (rowSets) => {
         span?.end()
         return rowSets
@@ -187,11 +259,12 @@ export class ReadBatch {
   }
 
   async #exchange(
+    driver: Driver,
     statements: readonly ReadStatement[],
     what: string,
     span: TraceSpan | undefined,
   ): Promise<(readonly Row[])[]> {
-    const { driver, timeoutMs } = this.#context
+    const { timeoutMs } = this.#context
     const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
     let gs: GuardedSession
     try {
