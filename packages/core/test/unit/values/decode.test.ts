@@ -119,7 +119,9 @@ describe('decodeValue: arrays', () => {
       'book.tags (row id=3): cannot decode a string of 13 characters as an array: multi-dimensional arrays are not supported',
     )
     expect(() => decodeValue('[1:2][1:1]={{1},{2}}', c)).toThrow(/multi-dimensional/)
-    expect(() => decodeValue('1,2', c)).toThrow(/column tags: cannot decode a string of 3 characters as an array/)
+    expect(() => decodeValue('1,2', c)).toThrow(
+      /column tags: cannot decode a string of 3 characters as an array/,
+    )
     expect(() => decodeValue('{1,x}', c)).toThrow(/cannot decode a string of 1 character as int4/)
   })
 })

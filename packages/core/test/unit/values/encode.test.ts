@@ -326,7 +326,11 @@ describe('encodeValue: arrays', () => {
     rejects([1, undefined], c, /element 1 is undefined \(use null\)/)
     rejects(new Array(2), c, /hole at index 0/)
     rejects([1, 2.5], c, /element 1: a number is not a valid int4/)
-    rejects(['ok', 'a\u0000'], column('text', { isArray: true }), /element 1: a string of 2 characters contains a NUL/)
+    rejects(
+      ['ok', 'a\u0000'],
+      column('text', { isArray: true }),
+      /element 1: a string of 2 characters contains a NUL/,
+    )
     rejects(
       ['nope'],
       column('enum', { isArray: true }),
