@@ -1,4 +1,3 @@
-import { anyOf } from './any-of.ts'
 import type { Author, Book, BookstoreEm, BookTag, Publisher, Review, Tag } from './types.ts'
 
 /** A book to create, with its reviews and tags. */

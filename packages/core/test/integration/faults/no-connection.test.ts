@@ -1,4 +1,4 @@
-import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
+import { defineSchema, EntityManager } from '@pipeflush/core'
 import { freePort } from '@pipeflush/testkit'
 import { TEST_DRIVERS, type TestDatabase, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
