@@ -34,6 +34,11 @@ export type ErrorCode =
   | 'OPTIMISTIC_LOCK'
   /** The server rejected a statement for another reason. */
   | 'STATEMENT_FAILED'
+  /**
+   * A write reached a server that only reads (a standby, or one with `default_transaction_read_only`:
+   * SQLSTATE 25006), as after a failover to a pool still pointing at the old primary: nothing was committed.
+   */
+  | 'READ_ONLY_SERVER'
   /** The transaction was rolled back without a statement error (the COMMIT answered ROLLBACK). */
   | 'ROLLED_BACK'
   /** The connection failed before the COMMIT was sent: nothing was committed. */
@@ -240,6 +245,21 @@ export const errors = {
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
       `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,
       { ...details, sqlState: failure.sqlState, detail: failure.detail, cause: failure.cause },
+    )
+  },
+
+  /**
+   * A flush's write refused by a server that only reads (SQLSTATE 25006).
+   */
+  readOnlyServer(
+    what: string,
+    failure: { readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+    details: PipeflushErrorDetails,
+  ): PipeflushError {
+    return new PipeflushError(
+      'READ_ONLY_SERVER',
+      `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Nothing was committed; point the pool at the primary.`,
+      { ...details, sqlState: failure.sqlState, cause: failure.cause },
     )
   },
 

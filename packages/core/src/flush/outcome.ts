@@ -6,13 +6,16 @@ import type { PlannedStatement } from '../plan/types.ts'
 import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
 
+/** SQLSTATE of a write sent to a server that only reads. */
+const READ_ONLY = '25006'
+
 /** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
 const IN_FAILED_TRANSACTION = '25P02'
 
 /**
  * The {@link PipeflushError} of a statement the server rejected: `OPTIMISTIC_LOCK` (the planner's
- * row-count check failed: a row changed or gone), `CONSTRAINT_VIOLATION` (with the constraint's name),
- * or `STATEMENT_FAILED`. The driver's error is the cause.
+ * row-count check failed: a row changed or gone), `READ_ONLY_SERVER` (a standby, or a server in
+ * read-only mode), `CONSTRAINT_VIOLATION` (with the constraint's name), or `STATEMENT_FAILED`. The driver's error is the cause.
  */
 export function statementError(
   e: DriverError,
@@ -29,6 +32,7 @@ export function statementError(
   }
   const table = statement?.table ?? e.table
   const what = statement ? `${statement.kind} on ${statement.table}` : 'A statement'
+  if (e.sqlState === READ_ONLY) return errors.readOnlyServer(what, e, { table, flushId })
   if (e.sqlState?.startsWith('23')) {
     // The server's DETAIL (`Key (number)=(4111...) already exists.`) stays on the error, out of the message.
     return new PipeflushError(
