@@ -15,7 +15,7 @@ import {
   startSpan,
   type TraceSpan,
 } from '../observe/tracing.ts'
-import { LAG_STATEMENT, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
+import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
 
 /** How reads run: on which client, within how long, named or not. */
 export interface ReadContext {
@@ -169,11 +169,15 @@ export class ReadBatch {
    */
   async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
     const { replicas, primaryOnly } = this.#context
-    if (replicas === undefined) return this.#observed(this.#context.driver, statements, what, {})
-    if (primaryOnly?.() === true)
-      return this.#observed(this.#context.driver, statements, what, {
+    if (primaryOnly?.() === true) {
+      // Its own writes: on the primary, and past a middleware that balances reads over standbys.
+      const pinned = statements.map(pinnedToPrimary)
+      if (replicas === undefined) return this.#observed(this.#context.driver, pinned, what, {})
+      return this.#observed(this.#context.driver, pinned, what, {
         'pipeflush.server': 'primary (read your writes)',
       })
+    }
+    if (replicas === undefined) return this.#observed(this.#context.driver, statements, what, {})
     if (!statements.every((s) => replicaSafe(s.text)))
       return this.#observed(this.#context.driver, statements, what, {
         'pipeflush.server': 'primary (a statement that locks or writes)',

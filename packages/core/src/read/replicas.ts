@@ -134,3 +134,22 @@ export class ReplicaSet {
     return undefined
   }
 }
+
+/**
+ * The comment with which a statement asks Pgpool-II not to balance it over the standbys (it then goes
+ * to the primary); PostgreSQL and other middleware read a comment.
+ */
+const NO_LOAD_BALANCE = '/*NO LOAD BALANCE*/ '
+
+/**
+ * `statement`, sent to the primary by a middleware that balances reads (Pgpool-II), as a unit of work
+ * that wrote needs for reading its own writes.
+ *
+ * @example
+ * pinnedToPrimary({ text: 'select 1', params: [] }).text.startsWith('/*NO LOAD BALANCE') // true
+ */
+export function pinnedToPrimary<S extends { readonly text: string }>(statement: S): S {
+  return statement.text.startsWith(NO_LOAD_BALANCE)
+    ? statement
+    : { ...statement, text: NO_LOAD_BALANCE + statement.text }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { Driver } from '../../../src/drivers/driver.ts'
-import { ReplicaSet, replicaSafe } from '../../../src/read/replicas.ts'
+import { pinnedToPrimary, ReplicaSet, replicaSafe } from '../../../src/read/replicas.ts'
 
 describe('replicaSafe', () => {
   test.each([
@@ -48,5 +48,13 @@ describe('ReplicaSet', () => {
     // An answer within the bound makes a replica usable again.
     expect(set.answered(0, 0)).toBeUndefined()
     expect(set.pick()).toMatchObject({ index: 0 })
+  })
+})
+
+describe('pinnedToPrimary', () => {
+  test("starts the text with Pgpool-II's comment once, parameters kept", () => {
+    const pinned = pinnedToPrimary({ text: 'select * from t where id = $1', params: ['1'] })
+    expect(pinned).toEqual({ text: '/*NO LOAD BALANCE*/ select * from t where id = $1', params: ['1'] })
+    expect(pinnedToPrimary(pinned)).toEqual(pinned)
   })
 })

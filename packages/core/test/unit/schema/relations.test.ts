@@ -139,4 +139,15 @@ describe('relations from foreign keys', () => {
       'days',
     ])
   })
+
+  it('pluralizes common irregular nouns as the last word, keeping their case', () => {
+    expect(['child', 'order_person', 'Child', 'MAN', 'woman', 'grandchild'].map(plural)).toEqual([
+      'children',
+      'order_people',
+      'Children',
+      'MEN',
+      'women',
+      'grandchilds',
+    ])
+  })
 })
