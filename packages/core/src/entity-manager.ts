@@ -1,7 +1,7 @@
 import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
 import { driverFor } from './drivers/driver-for.ts'
-import { errors, PipeflushError, withValuesShown } from './errors.ts'
+import { errors, isPipeflushError, PipeflushError, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
@@ -20,6 +20,7 @@ import {
 } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
+import { HeldTransaction } from './read/held-transaction.ts'
 import type { ReadContext, ReadStatement } from './read/read-batch.ts'
 import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
 import { ReplicaSet, type ReplicaStatus } from './read/replicas.ts'
@@ -62,6 +63,8 @@ export class EntityManager {
   #flushing = false
   /** A flush of this unit of work sent something: its reads go to the primary (read your writes). */
   #wrote = false
+  /** The transaction the first locking read began, until a flush commits it (see `HeldTransaction`). */
+  #held: HeldTransaction | undefined
 
   private constructor(client: ClientContext, settings: FlushSettings) {
     this.#client = client
@@ -342,16 +345,34 @@ export class EntityManager {
         'A flush of this entity manager is already running; await it first.',
       )
     }
+    const held = this.#held
+    if (held !== undefined && !held.open && held.ended !== undefined) {
+      // Told once; the unit of work then flushes as one that never locked.
+      this.#held = undefined
+      throw errors.locksReleased(held.ended)
+    }
     const { hooks } = this.#client
     const subject = { driver: this.#client.driver, mode: this.#settings.mode }
     this.#flushing = true
     let report: FlushReport
     try {
       report = await observeFlush(this.#settings.observe, subject, (onPlanned) => {
-        const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings, onPlanned })
+        const flush = () =>
+          flushUnitOfWork(this.#uow, {
+            ...this.#client,
+            ...this.#settings,
+            onPlanned,
+            held: this.#held?.open ? this.#held : undefined,
+          })
         const traced = !this.#settings.observe.noSpans
         return hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush, traced)
       })
+      if (this.#held === held) this.#held = undefined
+    } catch (e) {
+      // A flush that took the locking transaction and failed: its locks are gone, as the next flush is told.
+      if (held !== undefined && held === this.#held && !held.open && held.ended === 'taken by a flush')
+        held.flushFailed(isPipeflushError(e) ? e.code : 'an error')
+      throw e
     } finally {
       this.#flushing = false
       // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
@@ -381,9 +402,20 @@ export class EntityManager {
     }
   }
 
-  /** Forgets every entity (they become detached) and every pending change. */
-  clear(): void {
+  /**
+   * Forgets every entity (they become detached) and every pending change; a transaction a locking
+   * read began is rolled back, its locks released and its connection given back (awaiting the result
+   * is optional: it waits for the ROLLBACK).
+   *
+   * @example
+   * const row = await em.load('account', 7, { lock: 'update' })
+   * if (row.balance < amount) { await em.clear(); return 'refused' }
+   */
+  clear(): Promise<void> {
     this.#uow.clear()
+    const held = this.#held
+    this.#held = undefined
+    return held === undefined ? Promise.resolve() : held.release()
   }
 
   /** How reads run: on the client, within the flush timeout. */
@@ -395,6 +427,10 @@ export class EntityManager {
       observe: this.#settings.observe,
       replicas: this.#settings.replicas,
       primaryOnly: () => this.#wrote,
+      held: () => {
+        this.#held ??= new HeldTransaction(this.#client.driver, this.#settings.timeoutMs)
+        return this.#held
+      },
     }
   }
 

@@ -39,6 +39,12 @@ export type ErrorCode =
    * SQLSTATE 25006), as after a failover to a pool still pointing at the old primary: nothing was committed.
    */
   | 'READ_ONLY_SERVER'
+  /**
+   * The transaction a locking read began (`lock: 'update'`) ended before the flush: held longer than
+   * `flushTimeoutMs`, its connection lost, or a read in it failed. Its locks are gone; nothing was
+   * committed.
+   */
+  | 'LOCKS_RELEASED'
   /** The transaction was rolled back without a statement error (the COMMIT answered ROLLBACK). */
   | 'ROLLED_BACK'
   /** The connection failed before the COMMIT was sent: nothing was committed. */
@@ -260,6 +266,25 @@ export const errors = {
       'READ_ONLY_SERVER',
       `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Nothing was committed; point the pool at the primary.`,
       { ...details, sqlState: failure.sqlState, cause: failure.cause },
+    )
+  },
+
+  /**
+   * A flush of a unit of work whose locking transaction ended before it (`why`): nothing was sent.
+   */
+  locksReleased(why: string, flushId?: string): PipeflushError {
+    return new PipeflushError(
+      'LOCKS_RELEASED',
+      `The transaction holding this unit of work's row locks ended before the flush (${why}): its locks are gone and nothing was committed. Nothing was sent; the unit of work is as it was. Load the rows again with their lock (a new unit of work reads them as they are now) and flush.`,
+      flushId === undefined ? {} : { flushId },
+    )
+  },
+
+  /** A `lock` read option that is not one of the row locks. */
+  invalidLock(value: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `lock must be 'update' or 'share', not ${value}. Nothing was sent.`,
     )
   },
 

@@ -82,9 +82,7 @@ export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): st
     if (relations.length === 0) continue
     lines.push(`  ${quote(table)}: {`)
     for (const r of relations) {
-      lines.push(
-        `    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${r.kind !== 'many-to-one'} }`,
-      )
+      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${r.kind !== 'many-to-one'} }`)
     }
     lines.push('  }')
   }

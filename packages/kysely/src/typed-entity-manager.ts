@@ -230,8 +230,8 @@ export class TypedEntityManager<DB, R = NoRelations> {
     return this.core.stateOf(entity)
   }
 
-  /** Forgets every entity and pending change. */
-  clear(): void {
-    this.core.clear()
+  /** Forgets every entity and pending change; a locking read's transaction is rolled back. */
+  clear(): Promise<void> {
+    return this.core.clear()
   }
 }

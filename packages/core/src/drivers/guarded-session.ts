@@ -47,10 +47,27 @@ export class GuardedSession {
   #waits = 0
   #timedOut = false
 
-  constructor(session: Session, deadline: number) {
+  /** What the connection had measured before this session began using it (see `continued`). */
+  readonly #start: { readonly roundTrips: number; readonly sent: number; readonly received: number }
+
+  /**
+   * `continued`: the connection was reserved earlier (a transaction a locking read began): round
+   * trips and bytes count from now, and no opening is this session's.
+   */
+  constructor(session: Session, deadline: number, continued = false) {
     this.session = session
     this.#deadline = deadline
+    const bytes = continued ? session.bytes?.() : undefined
+    this.#start = {
+      roundTrips: continued ? (session.roundTrips() ?? 0) : 0,
+      sent: bytes?.sent ?? 0,
+      received: bytes?.received ?? 0,
+    }
+    this.continued = continued
   }
+
+  /** The connection was reserved before this session (see the constructor). */
+  readonly continued: boolean
 
   /** Whether `send` may still be called. */
   get usable(): boolean {
@@ -97,12 +114,15 @@ export class GuardedSession {
 
   /** Bytes written and received on the connection since the reservation (undefined: not observed). */
   bytes(): { readonly sent: number; readonly received: number } | undefined {
-    return this.session.bytes?.()
+    const bytes = this.session.bytes?.()
+    if (bytes === undefined) return undefined
+    return { sent: bytes.sent - this.#start.sent, received: bytes.received - this.#start.received }
   }
 
   /** Round trips of this flush on its connection. */
   roundTrips(): number {
-    return this.session.roundTrips() ?? this.#waits
+    const measured = this.session.roundTrips()
+    return measured === undefined ? this.#waits : measured - this.#start.roundTrips
   }
 
   /**
@@ -110,12 +130,13 @@ export class GuardedSession {
    * connections (see `Session.openings`): claimed now, counted when they are over.
    */
   openings(): Promise<number> {
+    if (this.continued) return Promise.resolve(0)
     return this.session.openings?.(this.#deadline).catch(() => 0) ?? Promise.resolve(0)
   }
 
   /** Round trips it took to get the connection (0 unless it was opened for this flush). */
   connectRoundTrips(): number {
-    return this.session.connectRoundTrips() ?? 0
+    return this.continued ? 0 : (this.session.connectRoundTrips() ?? 0)
   }
 
   /** Gives the connection back (discarded by the driver when it ended or was terminated). */

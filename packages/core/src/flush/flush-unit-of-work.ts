@@ -7,6 +7,7 @@ import { withCopies } from '../plan/copy-statements.ts'
 import { planFlush, planSummary } from '../plan/plan-flush.ts'
 import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
 import type { FlushPlan } from '../plan/types.ts'
+import type { HeldTransaction } from '../read/held-transaction.ts'
 import type { SchemaModel } from '../schema/model.ts'
 import { type PendingChanges, toChangeSet } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
@@ -37,6 +38,8 @@ export interface FlushContext {
   readonly copyRows: number
   /** Told the plan the flush sends, once it is known, before it is sent (for logs and spans). */
   readonly onPlanned?: ((plan: FlushPlan) => void) | undefined
+  /** The unit of work's open locking transaction: the flush commits it (see `HeldTransaction`). */
+  readonly held?: HeldTransaction | undefined
 }
 
 /** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
@@ -77,9 +80,11 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
   }
   const base = { flushId, mode: context.mode, driver: context.driver.name, ...counts }
   if (counts.inserted + counts.updated + counts.deleted + counts.upserted === 0) {
+    // Nothing to write; a locking transaction still ends, its locks with it.
+    const roundTrips = context.held === undefined ? 0 : await context.held.finish(context.timeoutMs)
     return {
       ...base,
-      roundTrips: 0,
+      roundTrips,
       connectRoundTrips: 0,
       connected: false,
       idFetch: false,
@@ -123,6 +128,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): P
       return prepared
     },
     whileSending: async (prepared) => prepared.whileSending?.(),
+    held: context.held,
   })
   const { plan, sent } = result.prepared
   const filled = serverFilled(context.schema, plan, result.returned, sent, pending.inserts)

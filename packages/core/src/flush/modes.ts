@@ -33,6 +33,11 @@ export interface ModeInput {
    * simple-protocol message.
    */
   readonly preparedBurst: boolean
+  /**
+   * The transaction is open already (a locking read began it on this connection): no BEGIN; the
+   * statements and COMMIT only.
+   */
+  readonly inTransaction?: boolean | undefined
 }
 
 /**
@@ -50,25 +55,41 @@ export interface ModeInput {
 export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
   const statements = input.plan.waves.flat()
   if (fs.session.pipeline && input.preparedBurst && !hasCopy(statements)) {
+    const begin: PipelinedStatement[] = input.inTransaction ? [] : [{ text: 'begin', params: [] }]
     const batch: PipelinedStatement[] = [
-      { text: 'begin', params: [] },
+      ...begin,
       ...input.opening.map((text) => ({ text, params: [] })),
       ...statements.map((s) => pipelined(s, input.named)),
       { text: 'commit', params: [] },
     ]
-    const planned = [undefined, ...input.opening.map(() => undefined), ...statements, undefined]
+    const planned = [
+      ...begin.map(() => undefined),
+      ...input.opening.map(() => undefined),
+      ...statements,
+      undefined,
+    ]
     const results = await fs.pipeline(batch, { commits: true })
     settlePipelined(fs, results, planned, input.flushId)
-    return pipelinedRows(statements, results.slice(1 + input.opening.length))
+    return pipelinedRows(statements, results.slice(begin.length + input.opening.length))
   }
   const batch = simpleBatch([...input.opening, ...statements])
   const rowSets = rowSetCount(statements)
   try {
-    return simpleRows(
-      statements,
-      await fs.simple(batch.text, { commits: true, copies: batch.copies, rowSets }),
-    )
+    if (!input.inTransaction) {
+      return simpleRows(
+        statements,
+        await fs.simple(batch.text, { commits: true, copies: batch.copies, rowSets }),
+      )
+    }
+    // Inside the open transaction, the message ends with its COMMIT.
+    const text = `${batch.text}${SEPARATOR}commit`
+    const answer = await fs.simple(text, { commits: true, copies: batch.copies, rowSets })
+    if (answer.lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, answer.lastCommand)
+    return simpleRows(statements, answer)
   } catch (e) {
+    // A statement failed: the open transaction is aborted; it ends before the connection goes back.
+    if (input.inTransaction && (e as DriverError)?.kind === 'server' && fs.usable)
+      await fs.simple('rollback').catch(() => {})
     throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
   }
 }
@@ -131,8 +152,9 @@ async function sendTogether(
  */
 async function inTransaction(fs: FlushSession, input: ModeInput, body: () => Promise<void>): Promise<void> {
   try {
+    const opening = input.inTransaction ? input.opening : ['begin', ...input.opening]
     try {
-      await fs.simple(['begin', ...input.opening].join(SEPARATOR), { rowSets: 0 })
+      if (opening.length > 0) await fs.simple(opening.join(SEPARATOR), { rowSets: 0 })
     } catch (e) {
       throw serverError(fs, e, (d) => statementError(d, undefined, input.flushId))
     }

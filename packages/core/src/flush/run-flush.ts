@@ -2,6 +2,7 @@ import type { Driver, DriverError, Row } from '../drivers/driver.ts'
 import { connectFailure } from '../drivers/driver-errors.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushPlan } from '../plan/types.ts'
+import type { HeldTransaction } from '../read/held-transaction.ts'
 import { FlushSession } from './flush-session.ts'
 import {
   type ModeInput,
@@ -40,6 +41,11 @@ export interface FlushRequest<P extends { readonly plan: FlushPlan }> {
    * answers once it is over.
    */
   readonly whileSending?: ((prepared: P) => Promise<void>) | undefined
+  /**
+   * The unit of work's open locking transaction: the flush is sent on its connection, inside it (no
+   * BEGIN, no reservation), and commits it.
+   */
+  readonly held?: HeldTransaction | undefined
 }
 
 /** What a flush did on its connection. */
@@ -82,10 +88,16 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
   const { driver, flushId, timeoutMs } = request
   const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
   let fs: FlushSession
-  try {
-    fs = new FlushSession(await driver.reserve({ deadline }), deadline)
-  } catch (e) {
-    throw redactError(reservationError(driver.toDriverError(e), flushId, timeoutMs))
+  if (request.held !== undefined) {
+    const session = await request.held.take()
+    if (session === undefined) throw errors.locksReleased(request.held.ended ?? 'it ended', flushId)
+    fs = new FlushSession(session, deadline, true)
+  } else {
+    try {
+      fs = new FlushSession(await driver.reserve({ deadline }), deadline)
+    } catch (e) {
+      throw redactError(reservationError(driver.toDriverError(e), flushId, timeoutMs))
+    }
   }
   let result: FlushResult<P>
   let openings: Promise<number>
@@ -103,6 +115,7 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
       opening: request.opening,
       named: request.named,
       preparedBurst: request.preparedBurst,
+      inTransaction: fs.continued,
     })
     const meanwhile = request.whileSending?.(prepared)
     // Awaited only after the answer; never rejected when the sending is (it cannot fail).
@@ -112,13 +125,15 @@ export async function runFlush<P extends { readonly plan: FlushPlan }>(
     result = {
       prepared,
       roundTrips: fs.roundTrips(),
-      opened: fs.session.opened,
+      opened: !fs.continued && fs.session.opened,
       connectRoundTrips: fs.connectRoundTrips(),
       returned,
       bytes: fs.bytes(),
     }
     openings = fs.openings() // claimed before the connection goes back, counted once they are over
   } catch (e) {
+    // A transaction a locking read began ends before its connection goes back, whatever failed.
+    if (fs.continued && fs.usable) await fs.simple('rollback').catch(() => {})
     throw redactError(interruptionError(e, fs, flushId, timeoutMs))
   } finally {
     fs.release()

@@ -1,6 +1,5 @@
 import type { Driver, DriverError, Param, Row } from '../drivers/driver.ts'
-import { connectFailure } from '../drivers/driver-errors.ts'
-import { GuardedSession, Interrupted } from '../drivers/guarded-session.ts'
+import { GuardedSession } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import { redactError } from '../flush/redact.ts'
@@ -15,6 +14,8 @@ import {
   startSpan,
   type TraceSpan,
 } from '../observe/tracing.ts'
+import { type HeldTransaction, locksRows } from './held-transaction.ts'
+import { readError, reservationError } from './read-errors.ts'
 import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
 
 /** How reads run: on which client, within how long, named or not. */
@@ -29,6 +30,11 @@ export interface ReadContext {
   readonly replicas?: ReplicaSet | undefined
   /** Whether this unit of work's reads go to the primary (it has written: it reads its own writes). */
   readonly primaryOnly?: (() => boolean) | undefined
+  /**
+   * The unit of work's locking transaction: locking reads begin it, and every read goes in it while it
+   * is open (see {@link HeldTransaction}).
+   */
+  readonly held?: (() => HeldTransaction) | undefined
 }
 
 /** One select of a read: its text and text parameters (`$1`...). */
@@ -169,6 +175,16 @@ export class ReadBatch {
    */
   async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
     const { replicas, primaryOnly } = this.#context
+    const held = this.#context.held?.()
+    if (held !== undefined && (held.open || statements.some((s) => locksRows(s.text)))) {
+      return this.#observed(
+        this.#context.driver,
+        statements,
+        what,
+        { 'pipeflush.server': 'primary (locking transaction)' },
+        held,
+      )
+    }
     if (primaryOnly?.() === true) {
       // Its own writes: on the primary, and past a middleware that balances reads over standbys.
       const pinned = statements.map(pinnedToPrimary)
@@ -226,6 +242,7 @@ export class ReadBatch {
     statements: readonly ReadStatement[],
     what: string,
     extra: Attributes,
+    held?: HeldTransaction,
   ): Promise<(readonly Row[])[]> {
     const { observe } = this.#context
     const tables = [...new Set(statements.flatMap((s) => (s.table === undefined ? [] : [s.table])))]
@@ -248,7 +265,11 @@ export class ReadBatch {
       { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
       'pipeflush: reads',
     )
-    return inSpan(span, () => this.#exchange(driver, statements, what, span)).then(
+    const exchange = () =>
+      held === undefined
+        ? this.#exchange(driver, statements, what, span)
+        : held.read(statements, what, this.#context.timeoutMs)
+    return inSpan(span, exchange).then(
       (rowSets) => {
         span?.end()
         return rowSets
@@ -274,15 +295,7 @@ export class ReadBatch {
     try {
       gs = new GuardedSession(await driver.reserve({ deadline }), deadline)
     } catch (e) {
-      const d = driver.toDriverError(e)
-      const failure = connectFailure(d)
-      throw redactError(
-        d.code === 'DEADLINE'
-          ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection')
-          : failure !== undefined
-            ? errors.cannotConnect(failure, what, d.message, { sqlState: d.sqlState, cause: d.cause })
-            : errors.queryFailed(what, { ...d, kind: 'connection' }),
-      )
+      throw redactError(reservationError(driver.toDriverError(e), what, timeoutMs))
     }
     try {
       if (!gs.session.pipeline) {
@@ -323,18 +336,4 @@ function settle(item: BatchItem, rowSets: readonly (readonly Row[])[]): void {
   } catch (e) {
     item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch.settle', String(e)))
   }
-}
-
-/** A read's failure as a coded error: timed out, connection lost, or a statement the server refused. */
-function readError(e: unknown, what: string, timeoutMs: number): PipeflushError {
-  if (e instanceof PipeflushError) return e
-  if (e instanceof Interrupted) {
-    return e.reason === 'timeout'
-      ? errors.queryTimeout(what, timeoutMs, 'the connection was terminated')
-      : errors.queryFailed(
-          what,
-          e.driverError ?? { kind: 'connection', message: 'the connection ended', cause: e },
-        )
-  }
-  return errors.queryFailed(what, e as DriverError)
 }

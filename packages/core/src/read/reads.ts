@@ -7,15 +7,23 @@ import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { describeKeyText, describeValue } from '../values/location.ts'
 import { graphLevels, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
+import type { HeldTransaction, RowLock } from './held-transaction.ts'
 import { KeyLoads } from './key-loads.ts'
 import { ReadBatch, type ReadContext, type ReadStatement } from './read-batch.ts'
 import { decodeRow } from './read-rows.ts'
 import { resolveWhere } from './resolve-where.ts'
 import { keySetSql, textParams, type Where, whereSql } from './select-sql.ts'
 
-/** What a read loads besides its rows: relations of them, to any depth (see {@link With}). */
+/** What a read loads besides its rows, and how it reads them. */
 export interface ReadOptions {
+  /** Relations of the rows, to any depth (see {@link With}), in the same round trip. */
   readonly with?: With
+  /**
+   * Locks the rows read (`for update` / `for share`, every level of a `with` tree) in a transaction
+   * the unit of work holds until its flush commits it (see {@link HeldTransaction}): BEGIN goes with
+   * the first locking read, the flush without one.
+   */
+  readonly lock?: RowLock
 }
 
 /**
@@ -43,7 +51,7 @@ export class UnitOfWorkReads {
   async find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
     const { sql, params } = whereSql(model, resolveWhere(model, where, this.#uow), 't0')
-    return this.#graph(model, sql, textParams(params), withOf(options))
+    return this.#graph(model, sql, textParams(params), withOf(options), lockOf(options))
   }
 
   /**
@@ -61,9 +69,11 @@ export class UnitOfWorkReads {
       throw errors.notFound(model.key, canonical, describeKeyText(String(canonical)), true)
     }
     const tree = withOf(options)
-    if (Object.keys(tree).length > 0) {
+    const lock = lockOf(options)
+    if (Object.keys(tree).length > 0 || lock !== undefined) {
+      // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
       const { sql, params } = whereSql(model, where, 't0')
-      const [found] = await this.#graph(model, sql, textParams(params), tree)
+      const [found] = await this.#graph(model, sql, textParams(params), tree, lock)
       if (found) return found
     } else {
       if (known?.status === 'managed') return known.entity
@@ -119,8 +129,18 @@ export class UnitOfWorkReads {
     return this.#track(model, rows ?? [])
   }
 
-  #graph(model: TableModel, where: string, params: ReadStatement['params'], tree: With): Promise<Entity[]> {
-    const levels = graphLevels(this.#schema, model, where, params, tree)
+  #graph(
+    model: TableModel,
+    where: string,
+    params: ReadStatement['params'],
+    tree: With,
+    lock?: RowLock,
+  ): Promise<Entity[]> {
+    const all = graphLevels(this.#schema, model, where, params, tree)
+    const levels =
+      lock === undefined
+        ? all
+        : all.map((l) => ({ ...l, statement: { ...l.statement, text: `${l.statement.text} for ${lock}` } }))
     return new Promise((resolve, reject) => {
       this.#batch.add(graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject))
     })
@@ -143,4 +163,11 @@ function withOf(options: ReadOptions): With {
   if (typeof tree !== 'object' || tree === null || Array.isArray(tree))
     throw errors.invalidWith('with', describeValue(tree))
   return tree as With
+}
+
+/** The `lock` of read options, checked. */
+function lockOf(options: ReadOptions): RowLock | undefined {
+  const lock = (options as { lock?: unknown } | undefined)?.lock
+  if (lock === undefined || lock === 'update' || lock === 'share') return lock
+  throw errors.invalidLock(describeValue(lock))
 }

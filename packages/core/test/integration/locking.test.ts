@@ -1,0 +1,189 @@
+import { type Entity, EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest'
+
+// Locking reads: a unit of work that reads with `lock` holds a transaction from that read (BEGIN in
+// the same round trip) to its flush (statements and COMMIT, no BEGIN): two round trips at the socket.
+// The locks are seen from another connection (`for update nowait` fails while they are held), and
+// every way the transaction can end without its flush gives the connection back (a pool of one then
+// serves the next read) and commits nothing.
+const db = useTestDatabase()
+const MODES: PipelineMode[] = ['burst', 'waves', 'off']
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+    create table account (id int primary key, owner text not null, balance int not null check (balance >= 0));
+    create table entry (id bigserial primary key, account_id int not null references account, amount int not null);
+  `)
+})
+
+beforeEach(async () => {
+  await db.sql.unsafe(`
+    truncate entry, account;
+    insert into account values (1, 'ada', 100), (2, 'grace', 50), (3, 'alan', 0);
+  `)
+})
+
+/** Whether another connection finds account `id` locked (`for update nowait` refused: 55P03). */
+async function locked(id: number): Promise<boolean> {
+  try {
+    await db.sql.begin(async (tx) => {
+      await tx.unsafe(`select 1 from account where id = ${id} for update nowait`)
+    })
+    return false
+  } catch (e) {
+    if ((e as { code?: string }).code === '55P03') return true
+    throw e
+  }
+}
+
+const balance = async (id: number) =>
+  (await db.sql.unsafe<{ balance: number }[]>(`select balance from account where id = ${id}`))[0]!.balance
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  async function setup(options: { flushTimeoutMs?: number } = {}) {
+    const c = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(c.client, options)
+    await root.fork().find('entry', {}) // a warm connection and warm id pool questions aside
+    return { ...c, root }
+  }
+
+  test.each(MODES)(
+    '%s mode: lock, decide, write: BEGIN with the locking read, statements and COMMIT in the flush',
+    async (mode) => {
+      const { root, counter } = await setup()
+      const em = root.fork({ pipeline: mode })
+      counter.reset()
+      const [from, to] = await Promise.all([
+        em.load('account', 1, { lock: 'update' }),
+        em.load('account', 2, { lock: 'update' }),
+      ])
+      expect(counter.read().roundTrips, 'BEGIN and both locking reads').toBe(1)
+      expect(await locked(1)).toBe(true)
+      expect(await locked(2)).toBe(true)
+      expect(await locked(3)).toBe(false)
+      from!['balance'] = Number(from!['balance']) - 30
+      to!['balance'] = Number(to!['balance']) + 30
+      counter.reset()
+      const report = await em.flush()
+      const expected = mode === 'burst' ? 1 : mode === 'waves' ? 1 + report.waves : 1 + report.statements
+      expect(counter.read().roundTrips, 'the flush: statements and COMMIT, no BEGIN').toBe(expected)
+      expect(report.roundTrips).toBe(expected)
+      expect(report.connected).toBe(false)
+      expect([await balance(1), await balance(2)]).toEqual([70, 80])
+      expect(await locked(1), 'released by the COMMIT').toBe(false)
+      // The pool's one connection is back, outside any transaction.
+      const again = root.fork()
+      expect((await again.load('account', 1))['balance']).toBe(70)
+    },
+  )
+
+  test('a graph read with lock locks every level; reads after it run in the transaction', async () => {
+    const { root, counter } = await setup()
+    await db.sql.unsafe('insert into entry (account_id, amount) values (1, 5), (1, 7)')
+    const em = root.fork()
+    counter.reset()
+    const [ada] = await em.find('account', { owner: 'ada' }, { with: { entries: true }, lock: 'update' })
+    expect(counter.read().roundTrips).toBe(1)
+    expect((ada!['entries'] as Entity[]).map((e) => e['amount']).sort()).toEqual([5, 7])
+    expect(await locked(1)).toBe(true)
+    const entryLocked = await db.sql
+      .begin((tx) => tx.unsafe('select 1 from entry where account_id = 1 for update nowait'))
+      .then(
+        () => false,
+        (e: { code?: string }) => e.code === '55P03',
+      )
+    expect(entryLocked).toBe(true)
+    // A plain read of the same unit of work goes in the held transaction (the pool has one connection).
+    const grace = await em.load('account', 2)
+    expect(grace['owner']).toBe('grace')
+    em.create('entry', { account_id: ada, amount: -12 })
+    ada!['balance'] = 88
+    await em.flush()
+    expect(await balance(1)).toBe(88)
+    expect(await locked(1)).toBe(false)
+  })
+
+  test('a unit of work that writes nothing ends its transaction at flush, in one round trip', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    await em.load('account', 3, { lock: 'share' })
+    expect(await locked(3)).toBe(true)
+    counter.reset()
+    const report = await em.flush()
+    expect(report.roundTrips).toBe(1)
+    expect(counter.read().roundTrips).toBe(1)
+    expect(await locked(3)).toBe(false)
+  })
+
+  test('clear() rolls the transaction back and gives the connection back', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const ada = await em.load('account', 1, { lock: 'update' })
+    ada['balance'] = 0
+    await em.clear() // the application decided not to write (or threw)
+    expect(await locked(1)).toBe(false)
+    expect((await root.fork().load('account', 1))['balance']).toBe(100)
+  })
+
+  test('held longer than flushTimeoutMs: the connection is closed, the flush is LOCKS_RELEASED and sends nothing', async () => {
+    const { root, counter } = await setup({ flushTimeoutMs: 400 })
+    const em = root.fork()
+    const ada = await em.load('account', 1, { lock: 'update' })
+    ada['balance'] = 1
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    expect(await locked(1), 'released when the hold expired').toBe(false)
+    counter.reset()
+    const e = await em.flush().catch((error: unknown) => error)
+    expect(isPipeflushError(e, 'LOCKS_RELEASED')).toBe(true)
+    expect(counter.read().roundTrips, 'nothing sent').toBe(0)
+    expect(em.pending.updates, 'the unit of work as it was').toBe(1)
+    expect(await balance(1)).toBe(100)
+    // The pool of one serves the next unit of work.
+    expect((await root.fork().load('account', 2))['owner']).toBe('grace')
+  })
+
+  test('the held connection lost: the flush fails, commits nothing, the pool serves the next read', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const ada = await em.load('account', 1, { lock: 'update' })
+    const [holder] = await db.sql.unsafe<{ pid: number }[]>(
+      `select pid from pg_locks where relation = 'account'::regclass and mode = 'RowShareLock' and pid <> pg_backend_pid()`,
+    )
+    expect(holder, 'the backend holding the lock').toBeDefined()
+    await db.sql.unsafe(`select pg_terminate_backend(${holder!.pid}, 5000)`) // waits until it is gone
+    await new Promise((resolve) => setTimeout(resolve, 50)) // the client sees its socket close
+    ada['balance'] = 1
+    const e = await em.flush().catch((error: unknown) => error)
+    expect(isPipeflushError(e) ? e.code : e).toBe('LOCKS_RELEASED')
+    expect(await balance(1)).toBe(100)
+    expect((await root.fork().load('account', 2))['owner']).toBe('grace')
+  })
+
+  test('a statement of the flush fails: nothing committed, the locks released, the next flush is told', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const alan = await em.load('account', 3, { lock: 'update' })
+    alan['balance'] = -1 // breaks the check constraint
+    const e = await em.flush().catch((error: unknown) => error)
+    expect(isPipeflushError(e, 'CONSTRAINT_VIOLATION')).toBe(true)
+    expect(await locked(3)).toBe(false)
+    expect((await root.fork().load('account', 2))['owner'], 'the connection is back, usable').toBe('grace')
+    const again = await em.flush().catch((error: unknown) => error)
+    expect(isPipeflushError(again, 'LOCKS_RELEASED')).toBe(true)
+    alan['balance'] = 1
+    await em.flush() // then it flushes as a unit of work that never locked
+    expect(await balance(3)).toBe(1)
+  })
+
+  test('an unknown lock is INVALID_VALUE before anything is sent', async () => {
+    const { root, counter } = await setup()
+    counter.reset()
+    const e = await root
+      .fork()
+      .load('account', 1, { lock: 'exclusive' as never })
+      .catch((error: unknown) => error)
+    expect(isPipeflushError(e, 'INVALID_VALUE')).toBe(true)
+    expect(counter.read().roundTrips).toBe(0)
+  })
+})
