@@ -17,6 +17,7 @@ import { duration } from './report/format.ts'
 import { writeJson } from './report/json.ts'
 import { renderMarkdown } from './report/markdown.ts'
 import { createProgress } from './report/progress.ts'
+import { REQUEST_SERIES } from './request/series.ts'
 import { type BenchReport, withRatios } from './results.ts'
 import { runPlan, timedOut } from './run.ts'
 import { selectSeries } from './series/index.ts'
@@ -40,19 +41,22 @@ async function main(argv: readonly string[]): Promise<number> {
   const realistic = REALISTIC_SERIES.filter(
     (s) => (!options.series || options.series.includes(s.name)) && options.drivers.includes(s.driver),
   )
+  const request = REQUEST_SERIES.filter(
+    (s) => (!options.series || options.series.includes(s.name)) && options.drivers.includes(s.driver),
+  )
   const started = performance.now()
   const date = new Date().toISOString()
   const progress = createProgress()
 
   const unavailable = new Map<string, string>()
-  for (const s of [...series, ...realistic]) {
+  for (const s of [...series, ...realistic, ...request]) {
     const reason = await s.unavailableReason()
     if (reason && !unavailable.has(s.id)) {
       unavailable.set(s.id, reason)
       progress.log(`${s.id}: ${reason}`)
     }
   }
-  const plan = buildPlan(options, series, realistic)
+  const plan = buildPlan(options, series, realistic, request)
   progress.log(
     `pipeflush bench${options.quick ? ' --quick' : ''}: ${countSteps(plan)} measurements, ${series.length} series, latencies ${plan.map((g) => g.latencyMs).join('/')} ms`,
   )

@@ -1,5 +1,6 @@
 import type { BenchOptions } from './options.ts'
 import type { RealisticSeries } from './realistic/runner.ts'
+import type { RequestSeries } from './request/request.ts'
 import type { Series } from './series/types.ts'
 import { largeWork, matrixWork, type Work } from './workload.ts'
 
@@ -27,7 +28,14 @@ export interface RealisticStep {
   readonly concurrency: number
 }
 
-export type Step = FlushStep | CpuStep | RealisticStep
+/** The request scenario on one library: a read-modify-write request, timed request by request. */
+export interface RequestStep {
+  readonly scenario: 'request'
+  readonly series: RequestSeries
+  readonly latencyMs: number
+}
+
+export type Step = FlushStep | CpuStep | RealisticStep | RequestStep
 
 /** The steps at one injected latency (the latency toxic is set once, then the RTT is measured). */
 export interface LatencyGroup {
@@ -44,16 +52,18 @@ export const REALISTIC_CONCURRENCY: readonly number[] = [1, 4]
 /**
  * The plan of a run, grouped by latency: at each latency, every (tables, rows) cell with every series
  * in turn (series interleaved per cell, so a drift of the machine hits them alike), then the large
- * flush, the concurrency run, the side-by-side CPU measurement and the realistic workload if they are
- * at that latency.
+ * flush, the concurrency run, the side-by-side CPU measurement, the realistic workload and the request
+ * scenario if they are at that latency. Only the scenarios of `options.scenarios` (all when undefined);
+ * latencies left without a step are dropped.
  *
  * @example
- * buildPlan(parseOptions(['--quick']), selectSeries(undefined), REALISTIC_SERIES)
+ * buildPlan(parseOptions(['--quick']), selectSeries(undefined), REALISTIC_SERIES, REQUEST_SERIES)
  */
 export function buildPlan(
   options: BenchOptions,
   series: readonly Series[],
   realistic: readonly RealisticSeries[] = [],
+  request: readonly RequestSeries[] = [],
 ): LatencyGroup[] {
   const latencies = new Set(options.latencies)
   if (options.large.length > 0) latencies.add(options.largeLatency)
@@ -62,6 +72,8 @@ export function buildPlan(
   const cpu = options.cpuFlushes > 0 && cpuSeries.length > 0
   if (cpu) latencies.add(options.cpuLatency)
   if (realistic.length > 0) for (const l of options.realisticLatencies) latencies.add(l)
+  if (request.length > 0) for (const l of options.requestLatencies) latencies.add(l)
+  const wanted = (s: Step) => !options.scenarios || options.scenarios.includes(s.scenario)
   const smallestRows = options.rows[0] ?? 1
   const for_ = (scenario: FlushStep['scenario']) => series.filter((s) => s.scenarios.includes(scenario))
 
@@ -94,8 +106,11 @@ export function buildPlan(
       if (options.realisticLatencies.includes(latencyMs))
         for (const concurrency of REALISTIC_CONCURRENCY)
           for (const s of realistic) steps.push({ scenario: 'realistic', series: s, latencyMs, concurrency })
-      return { latencyMs, steps }
+      if (options.requestLatencies.includes(latencyMs))
+        for (const s of request) steps.push({ scenario: 'request', series: s, latencyMs })
+      return { latencyMs, steps: steps.filter(wanted) }
     })
+    .filter((g) => g.steps.length > 0)
 }
 
 /** Number of steps of a plan. */

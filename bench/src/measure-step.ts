@@ -1,11 +1,13 @@
 import type { BenchEnv } from './env/services.ts'
-import type { CpuStep, FlushStep, RealisticStep, Step } from './matrix.ts'
+import type { CpuStep, FlushStep, RealisticStep, RequestStep, Step } from './matrix.ts'
 import { measureConcurrency } from './measure/concurrency.ts'
 import { measureCpuSideBySide } from './measure/cpu-cell.ts'
 import { measureFlushCell } from './measure/flush-cell.ts'
 import { measureRealistic, type RealisticOptions } from './measure/realistic-run.ts'
+import { measureRequests, type RequestOptions } from './measure/request-run.ts'
 import type { BenchOptions } from './options.ts'
 import { realisticRow } from './realistic-row.ts'
+import { requestRow } from './request-row.ts'
 import type { ResultRow } from './results.ts'
 import type { DriverName, SeriesName } from './series/types.ts'
 import { round, type Summary } from './stats.ts'
@@ -15,7 +17,8 @@ const maybe = (v: number | undefined, digits = 3) => (v === undefined ? null : r
 
 /** The fields every row has, for `series` on `driver` in the cell of `step`. */
 function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number) {
-  const work = step.scenario === 'realistic' ? { tables: [], rowsPerTable: 0 } : step.work
+  const work =
+    step.scenario === 'realistic' || step.scenario === 'request' ? { tables: [], rowsPerTable: 0 } : step.work
   return {
     scenario: step.scenario,
     series,
@@ -28,6 +31,7 @@ function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number)
     speedupVsRawSequential: null,
     ratioVsRtt: null,
     ...(step.scenario === 'realistic' ? { concurrency: step.concurrency } : {}),
+    ...(step.scenario === 'request' && step.series.variant ? { variant: step.series.variant } : {}),
   } as const
 }
 
@@ -163,6 +167,17 @@ async function realisticStep(
   return realisticRow(step, m, options, rttMs)
 }
 
+async function requestStep(
+  step: RequestStep,
+  env: BenchEnv,
+  o: BenchOptions,
+  rttMs: number,
+): Promise<ResultRow> {
+  const options: RequestOptions = { samples: o.requestSamples, warmup: o.requestWarmup, pool: o.requestPool }
+  const m = await measureRequests(step.series, env.target, () => env.resetShop(), options)
+  return requestRow(step, m, options, rttMs)
+}
+
 /**
  * Measures one step and returns its rows (one per series; the CPU step has one per series it compares).
  *
@@ -178,5 +193,6 @@ export async function measureStep(
 ): Promise<ResultRow[]> {
   if (step.scenario === 'cpu') return cpuStep(step, env, o, rttMs, unavailable)
   if (step.scenario === 'realistic') return [await realisticStep(step, env, o, rttMs)]
+  if (step.scenario === 'request') return [await requestStep(step, env, o, rttMs)]
   return [await flushStep(step, env, o, rttMs)]
 }

@@ -3,6 +3,10 @@ import { parseArgs } from 'node:util'
 import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
+/** The parts of a run `--scenario` can select (a step's `scenario`). */
+export const STEP_SCENARIOS = ['matrix', 'large', 'concurrency', 'cpu', 'realistic', 'request'] as const
+export type StepScenario = (typeof STEP_SCENARIOS)[number]
+
 /** Everything the benchmark can be told from the command line. */
 export interface BenchOptions {
   readonly quick: boolean
@@ -45,6 +49,13 @@ export interface BenchOptions {
   readonly realisticUnits: number
   readonly realisticPool: number
   readonly realisticSeed: number
+  /** Latencies of the request scenario (empty: skipped), timed requests per library, warm-up requests, pool. */
+  readonly requestLatencies: readonly number[]
+  readonly requestSamples: number
+  readonly requestWarmup: number
+  readonly requestPool: number
+  /** Parts of the run to measure (all when undefined). */
+  readonly scenarios: readonly StepScenario[] | undefined
   /** Timed flushes per series of the side-by-side CPU measurement (0: skipped). */
   readonly cpuFlushes: number
   readonly cpuLatency: number
@@ -58,7 +69,7 @@ export interface BenchOptions {
   readonly help: boolean
 }
 
-const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
+const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series' | 'scenarios'> = {
   latencies: [0, 1, 2, 5, 20],
   tables: [1, 5, 10, 20],
   rows: [1, 10, 100],
@@ -80,6 +91,10 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series'> = {
   realisticUnits: 40,
   realisticPool: 10,
   realisticSeed: 1,
+  requestLatencies: [20],
+  requestSamples: 30,
+  requestWarmup: 2,
+  requestPool: 4,
   cpuFlushes: 1_500,
   cpuLatency: 0,
   profile: false,
@@ -104,6 +119,8 @@ const QUICK: Partial<BenchOptions> = {
   realisticLatencies: [20],
   realisticRuns: 2,
   realisticUnits: 20,
+  requestSamples: 8,
+  requestWarmup: 1,
   cpuFlushes: 300,
   rttSamples: 10,
 }
@@ -140,6 +157,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'realistic-units': { type: 'string' },
       'realistic-pool': { type: 'string' },
       'realistic-seed': { type: 'string' },
+      'request-latency': { type: 'string' },
+      'request-samples': { type: 'string' },
+      'request-warmup': { type: 'string' },
+      'request-pool': { type: 'string' },
+      scenario: { type: 'string' },
+      request: { type: 'boolean', default: false },
       'cpu-flushes': { type: 'string' },
       'cpu-latency': { type: 'string' },
       profile: { type: 'boolean', default: false },
@@ -162,6 +185,19 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     values['realistic-latency'] === 'none'
       ? []
       : (list(values['realistic-latency'], 'realistic-latency', 0) ?? base.realisticLatencies)
+  const request =
+    values['request-latency'] === 'none'
+      ? []
+      : (list(values['request-latency'], 'request-latency', 0) ?? base.requestLatencies)
+  const scenarioNames = [
+    ...(values.scenario?.split(',').map((s) => s.trim()) ?? []),
+    ...(values.request ? ['request'] : []),
+  ]
+  const badScenarios = scenarioNames.filter((s) => !STEP_SCENARIOS.includes(s as StepScenario))
+  if (badScenarios.length > 0)
+    throw new Error(
+      `--scenario: expected some of ${STEP_SCENARIOS.join(', ')}, got "${badScenarios.join(',')}"`,
+    )
   const drivers = values.drivers?.split(',').map((d) => d.trim()) ?? base.drivers
   const badDrivers = drivers.filter((d) => !DRIVERS.includes(d as DriverName))
   if (badDrivers.length > 0 || drivers.length === 0)
@@ -194,6 +230,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     realisticUnits: int(values['realistic-units'], 'realistic-units', 1) ?? base.realisticUnits,
     realisticPool: int(values['realistic-pool'], 'realistic-pool', 4) ?? base.realisticPool,
     realisticSeed: int(values['realistic-seed'], 'realistic-seed', 0) ?? base.realisticSeed,
+    requestLatencies: sortedUnique(request),
+    requestSamples: int(values['request-samples'], 'request-samples', 1) ?? base.requestSamples,
+    requestWarmup: int(values['request-warmup'], 'request-warmup', 0) ?? base.requestWarmup,
+    requestPool: int(values['request-pool'], 'request-pool', 1) ?? base.requestPool,
+    scenarios: scenarioNames.length > 0 ? STEP_SCENARIOS.filter((s) => scenarioNames.includes(s)) : undefined,
     cpuFlushes: int(values['cpu-flushes'], 'cpu-flushes', 0) ?? base.cpuFlushes,
     cpuLatency: int(values['cpu-latency'], 'cpu-latency', 0) ?? base.cpuLatency,
     profile: values.profile,

@@ -2,7 +2,7 @@ import { bySeries, type DriverName, type Scenario, type SeriesName, seriesId } f
 import { round } from './stats.ts'
 
 /** The part of a run a row belongs to. */
-export type RowScenario = Scenario | 'realistic'
+export type RowScenario = Scenario | 'realistic' | 'request'
 
 /** One measured (or not measurable) cell. Field names up to `roundTrips` are the results file's stable format. */
 export interface ResultRow {
@@ -84,6 +84,13 @@ export interface ResultRow {
   /** Realistic: flushes that opened a connection (report.connected), and their round trips doing so. */
   readonly connectedFlushes?: number | null
   readonly connectRoundTrips?: number | null
+  /** Request: how the library was used when there are several ways (MikroORM's populate strategy). */
+  readonly variant?: string
+  /** Request: round trips at the socket of the load and of the flush, medians (`roundTrips` is the request's mean). */
+  readonly loadRoundTrips?: number | null
+  readonly flushRoundTrips?: number | null
+  /** Request: the load's median wall time, ms. */
+  readonly loadMedianMs?: number | null
 }
 
 /** The measured RTT at one latency. */
@@ -135,7 +142,8 @@ export function sameCell(a: ResultRow, b: ResultRow): boolean {
     a.latencyMs === b.latencyMs &&
     a.tables === b.tables &&
     a.rowsPerTable === b.rowsPerTable &&
-    a.concurrency === b.concurrency
+    a.concurrency === b.concurrency &&
+    a.variant === b.variant
   )
 }
 
@@ -176,8 +184,9 @@ export function withRatios(rows: readonly ResultRow[]): ResultRow[] {
  * @example
  * rowId({ series: 'pipeflush-burst', driver: 'pg' }) // 'pipeflush-burst (pg)'
  */
-export function rowId(row: Pick<ResultRow, 'series' | 'driver'>): string {
-  return seriesId(row.series, row.driver)
+export function rowId(row: Pick<ResultRow, 'series' | 'driver' | 'variant'>): string {
+  const id = seriesId(row.series, row.driver)
+  return row.variant ? `${id} (${row.variant})` : id
 }
 
 /**

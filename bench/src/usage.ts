@@ -7,7 +7,7 @@ Runs every series on the same tables through toxiproxy and writes latest.json, a
 summary.md and SVG charts. Starts its own PostgreSQL and toxiproxy unless DATABASE_URL /
 TOXIPROXY_URL are set.
 
-  --quick                    reduced matrix (under two minutes)
+  --quick                    reduced matrix (under two minutes; 8 timed requests per library)
   --latency 0,1,2,5,20       injected downstream latencies, ms
   --tables 1,5,10,20         tables touched per flush (1..${MAX_TABLES})
   --rows 1,10,100            rows per table; the smallest at every latency, the others at --rows-at
@@ -15,7 +15,7 @@ TOXIPROXY_URL are set.
   --full                     every row count at every latency (slow)
   --series a,b               only these series (raw-sequential, raw-string-array, raw-promise-all,
                              pipeflush-off, pipeflush-waves, pipeflush-burst, mikroorm, pg-pipeline,
-                             raw-pipeline, raw-simple, copy)
+                             raw-pg, raw-pipeline, raw-simple, copy)
   --drivers postgres.js,pg   drivers of the series that run on both (pipeflush-*, raw-pipeline, raw-simple)
   --out bench/results        output folder (default: the results folder next to src/)
   --samples 10               minimum timed flushes per measurement
@@ -34,6 +34,12 @@ TOXIPROXY_URL are set.
   --realistic-units 40       units of work each of them replays (in sequence, then four at a time)
   --realistic-pool 10        connections of each realistic client
   --realistic-seed 1         seed of the generated units of work (run r uses seed + r)
+  --request-latency 20       latencies of the request scenario (load a customer's graph, change it, flush); none skips
+  --request-samples 30       timed requests per library (after the warm-up)
+  --request-warmup 2         untimed requests first
+  --request-pool 4           connections of each library's client in the request scenario
+  --scenario a,b             only these parts of the run (matrix, large, concurrency, cpu, realistic, request)
+  --request                  only the request scenario (same as --scenario request)
   --cpu-flushes 1500         flushes per series of the side-by-side CPU measurement; 0 skips it
   --cpu-latency 0            latency of the CPU measurement
   --profile                  write a V8 CPU profile of pipeflush-burst per driver to the output folder

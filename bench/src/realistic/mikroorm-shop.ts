@@ -51,15 +51,28 @@ const SCALARS: Readonly<Record<ShopTable, Readonly<Record<string, object>>>> = {
   audit_event: { action: text, detail: { type: 'json', columnType: 'jsonb' }, at: time },
 }
 
+/** One-to-many collections (inverse sides) the request scenario populates: table -> property -> (target, its many-to-one). */
+export const COLLECTIONS: Readonly<
+  Partial<
+    Record<ShopTable, Readonly<Record<string, { readonly target: ShopTable; readonly mappedBy: string }>>>
+  >
+> = {
+  customer: { purchases: { target: 'purchase', mappedBy: 'customer' } },
+  purchase: { lines: { target: 'purchase_line', mappedBy: 'purchase' } },
+}
+
 /**
  * One `EntitySchema` per shop table (no decorators): columns keep their names, foreign keys are
- * many-to-one relations on their column (`customer_id` -> property `customer`).
+ * many-to-one relations on their column (`customer_id` -> property `customer`). With `collections`,
+ * also the one-to-many sides of {@link COLLECTIONS} (`customer.purchases`, `purchase.lines`).
  *
  * @example
  * const schemas = shopEntitySchemas()
  * em.create(schemas.get('purchase')!, { customer: em.getReference(schemas.get('customer')!, 1), ... })
  */
-export function shopEntitySchemas(): Map<ShopTable, EntitySchema<Row>> {
+export function shopEntitySchemas(
+  options: { readonly collections?: boolean } = {},
+): Map<ShopTable, EntitySchema<Row>> {
   const out = new Map<ShopTable, EntitySchema<Row>>()
   for (const [table, scalars] of Object.entries(SCALARS) as [ShopTable, Record<string, object>][]) {
     const relations = Object.entries(RELATIONS[table] ?? {}).map(([column, r]) => [
@@ -71,6 +84,9 @@ export function shopEntitySchemas(): Map<ShopTable, EntitySchema<Row>> {
         nullable: table === 'audit_event',
       },
     ])
+    const collections = Object.entries((options.collections && COLLECTIONS[table]) || {}).map(
+      ([property, c]) => [property, { kind: '1:m', entity: () => out.get(c.target), mappedBy: c.mappedBy }],
+    )
     out.set(
       table,
       new EntitySchema<Row>({
@@ -80,6 +96,7 @@ export function shopEntitySchemas(): Map<ShopTable, EntitySchema<Row>> {
           id: { type: new BigIntType('number'), primary: true, autoincrement: true },
           ...scalars,
           ...Object.fromEntries(relations),
+          ...Object.fromEntries(collections),
         } as never,
       }),
     )

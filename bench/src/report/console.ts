@@ -4,6 +4,7 @@ import { cpuViews } from './cpu-view.ts'
 import { textTable } from './format.ts'
 import { checkIssue10Claims, checkIssue11Claims, mismatchBanner } from './issue-claims.ts'
 import { realisticViews } from './realistic-view.ts'
+import { checkRequestClaims, requestViews } from './request-view.ts'
 import { concurrencyView, headlineView, largeView, matrixViews, type View } from './views.ts'
 
 function block(view: View | undefined): string[] {
@@ -41,9 +42,11 @@ export function renderConsoleSummary(report: BenchReport): string {
     ...block(concurrencyView(report)),
     ...cpuViews(report).flatMap(block),
     ...realisticViews(report).flatMap(block),
+    ...requestViews(report).flatMap(block),
     ...block(headlineView(report)),
     ...claimsBlock('Headline targets (2 ms, 10 tables x 1 row)', checkClaims(report)),
     ...claimsBlock('Realistic-mix targets (20 ms, cold pools)', checkIssue10Claims(report)),
+    ...claimsBlock('Request targets (20 ms, load a graph, change it, flush)', checkRequestClaims(report)),
     ...claimsBlock('CPU, concurrency and large-flush targets', checkIssue11Claims(report)),
     ...(banner ? [banner, ''] : []),
   ].join('\n')

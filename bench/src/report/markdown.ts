@@ -4,6 +4,7 @@ import { cpuViews } from './cpu-view.ts'
 import { duration, markdownTable } from './format.ts'
 import { checkIssue10Claims, checkIssue11Claims, mismatchBanner } from './issue-claims.ts'
 import { realisticViews } from './realistic-view.ts'
+import { checkRequestClaims, requestViews } from './request-view.ts'
 import { seedView } from './seed.ts'
 import { concurrencyView, headlineView, largeView, matrixViews, rttView, type View } from './views.ts'
 
@@ -51,9 +52,11 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     ...(banner ? [`**${banner}**`, ''] : []),
     ...section(headlineView(report)),
     ...claimsSection('Realistic-mix targets (20 ms, cold pools)', checkIssue10Claims(report)),
+    ...claimsSection('Request targets (20 ms, load a graph, change it, flush)', checkRequestClaims(report)),
     ...claimsSection('CPU, concurrency and large-flush targets', checkIssue11Claims(report)),
     ...claimsSection('Headline targets (2 ms, 10 tables x 1 row)', checkClaims(report)),
     ...realisticViews(report).flatMap((v) => section(v)),
+    ...requestViews(report).flatMap((v) => section(v)),
     ...cpuViews(report).flatMap((v) => section(v)),
     ...charts.flatMap((c) => [`![${c}](${c})`, '']),
     ...section(rttView(report)),
@@ -76,6 +79,9 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     '- Client CPU per flush: `process.cpuUsage()` (user + system) of this process over the timed flushes only.',
     '- Realistic workload: mixed units of work (seeded PRNG) on a small shop schema, from cold pools, in',
     '  sequence and four at a time; flush wall time in RTTs, socket round trips per flush beside the reports.',
+    '- Request: a read-modify-write request (load a customer with its purchases, lines and products; change',
+    '  rows; create rows; flush) one after another on a warm client; the whole request by the clock, round',
+    '  trips at the socket (the load and the flush apart).',
     '- Ratios: `vs raw-sequential` = raw-sequential median / series median (higher is faster);',
     '  `vs RTT` = series median / RTT (1.0x = the time of one round trip).',
     `- Options: \`${JSON.stringify(m.options)}\``,

@@ -11,6 +11,7 @@ export const SERIES_NAMES = [
   'pipeflush-burst',
   'mikroorm',
   'pg-pipeline',
+  'raw-pg',
   'raw-pipeline',
   'raw-simple',
   'copy',

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { buildPlan, type CpuStep, countSteps, type FlushStep, stepSeriesIds } from '../../src/matrix.ts'
 import { parseOptions } from '../../src/options.ts'
 import type { RealisticSeries } from '../../src/realistic/runner.ts'
+import type { RequestSeries } from '../../src/request/request.ts'
 import {
   DRIVERS,
   type DriverName,
@@ -15,6 +16,7 @@ import {
 const ON_BOTH = ['pipeflush-off', 'pipeflush-waves', 'pipeflush-burst', 'raw-pipeline', 'raw-simple']
 
 function scenarios(name: SeriesName): Scenario[] {
+  if (name === 'raw-pg') return [] // the request scenario only
   if (name === 'copy') return ['large']
   if (name === 'raw-pipeline' || name === 'raw-simple') return ['cpu']
   if (name === 'pipeflush-burst') return ['matrix', 'large', 'concurrency', 'cpu']
@@ -49,6 +51,17 @@ const realistic: RealisticSeries[] = (['raw-promise-all', 'pipeflush-burst', 'mi
   }),
 )
 
+const request: RequestSeries[] = (['pipeflush-burst', 'mikroorm', 'raw-pg'] as const).map((name) => ({
+  name,
+  driver: 'pg',
+  id: name,
+  description: name,
+  unavailableReason: async () => undefined,
+  open: async () => {
+    throw new Error('not in unit tests')
+  },
+}))
+
 describe('parseOptions', () => {
   test('defaults: the latency x tables x rows matrix, both drivers, the realistic workload at 2 and 20 ms, CPU side by side', () => {
     const o = parseOptions([])
@@ -79,6 +92,23 @@ describe('parseOptions', () => {
     expect(parseOptions(['--drivers', 'pg,postgres.js']).drivers).toEqual(['postgres.js', 'pg'])
   })
 
+  test('the request scenario: at 20 ms by default, a tiny form with --quick, --request or --scenario alone', () => {
+    const o = parseOptions([])
+    expect([o.requestLatencies, o.requestSamples, o.requestWarmup, o.requestPool, o.scenarios]).toEqual([
+      [20],
+      30,
+      2,
+      4,
+      undefined,
+    ])
+    const q = parseOptions(['--quick'])
+    expect([q.requestLatencies, q.requestSamples, q.requestWarmup]).toEqual([[20], 8, 1])
+    expect(parseOptions(['--request']).scenarios).toEqual(['request'])
+    expect(parseOptions(['--scenario', 'request,matrix']).scenarios).toEqual(['matrix', 'request'])
+    expect(parseOptions(['--request-latency', 'none']).requestLatencies).toEqual([])
+    expect(() => parseOptions(['--scenario', 'requests'])).toThrow(/--scenario/)
+  })
+
   test('bad input is a readable error', () => {
     expect(() => parseOptions(['--tables', '0'])).toThrow(/--tables/)
     expect(() => parseOptions(['--tables', '21'])).toThrow(/1\.\.20/)
@@ -91,7 +121,7 @@ describe('parseOptions', () => {
 
 describe('buildPlan', () => {
   test('default plan: rows 10 and 100 only at 2 ms, copy only in the large flush, CPU at 0 ms, realistic at 2 and 20 ms', () => {
-    const plan = buildPlan(parseOptions([]), series, realistic)
+    const plan = buildPlan(parseOptions([]), series, realistic, request)
     expect(plan.map((g) => g.latencyMs)).toEqual([0, 1, 2, 5, 20])
     const steps = plan.flatMap((g) => g.steps)
     const matrix = steps.filter((s): s is FlushStep => s.scenario === 'matrix')
@@ -111,6 +141,12 @@ describe('buildPlan', () => {
     const real = steps.filter((s) => s.scenario === 'realistic')
     expect(real).toHaveLength(3 * 2 * 2)
     expect([...new Set(real.map((s) => s.latencyMs))]).toEqual([2, 20])
+    const req = steps.filter((s) => s.scenario === 'request')
+    expect(req.map((s) => [s.latencyMs, stepSeriesIds(s)[0]])).toEqual([
+      [20, 'pipeflush-burst'],
+      [20, 'mikroorm'],
+      [20, 'raw-pg'],
+    ])
     expect(countSteps(plan)).toBe(steps.length)
   })
 
@@ -124,5 +160,14 @@ describe('buildPlan', () => {
     expect(plan[0]?.steps.every((s) => s.scenario === 'cpu')).toBe(true)
     expect(plan[2]?.steps.some((s) => s.scenario === 'matrix')).toBe(false)
     expect(plan[3]?.steps.every((s) => s.scenario === 'realistic')).toBe(true)
+  })
+
+  test('--request: the request steps alone, at their latency only', () => {
+    const plan = buildPlan(parseOptions(['--request']), series, realistic, request)
+    expect(plan.map((g) => [g.latencyMs, g.steps.map((s) => s.scenario)])).toEqual([
+      [20, ['request', 'request', 'request']],
+    ])
+    const quick = buildPlan(parseOptions(['--quick']), series, realistic, request)
+    expect(quick.flatMap((g) => g.steps).filter((s) => s.scenario === 'request')).toHaveLength(3)
   })
 })
