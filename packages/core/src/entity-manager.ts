@@ -235,7 +235,7 @@ export class EntityManager {
    * @example
    * const books = await em.find('book', { author_id: 3 })
    * await em.populate(books, { reviews: true, publisher: true })
-   * books[0].reviews // loaded
+   * books[0]?.['reviews'] // loaded
    */
   populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
     return this.#shown(() => this.#reads.populate(entities, tree))
@@ -408,8 +408,8 @@ export class EntityManager {
    * is optional: it waits for the ROLLBACK).
    *
    * @example
-   * const row = await em.load('account', 7, { lock: 'update' })
-   * if (row.balance < amount) { await em.clear(); return 'refused' }
+   * const account = await em.load('account', 7, { lock: 'update' })
+   * if (Number(account['balance']) < amount) await em.clear() // nothing written, the lock released
    */
   clear(): Promise<void> {
     this.#uow.clear()

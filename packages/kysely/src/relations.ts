@@ -67,7 +67,7 @@ export type Related<DB, R, T, K> = T extends keyof R
  *
  * @example
  * import { writeFile } from 'node:fs/promises'
- * await writeFile('src/db/relations.ts', relationsTypeSource(factory.root.schema))
+ * await writeFile('src/db/relations.ts', relationsTypeSource(factory.schema))
  * // then: createEntityManagerFactory<DB, Relations>({ client: pool, db })
  */
 export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): string {
