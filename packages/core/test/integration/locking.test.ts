@@ -104,6 +104,36 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await locked(1)).toBe(false)
   })
 
+  test('prepared bursts and COPY inside the held transaction: one round trip, committed together', async () => {
+    const c = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(c.client, { prepare: true, copyRows: 5 })
+    await root.fork().find('entry', {})
+    for (const copy of [false, true]) {
+      const em = root.fork()
+      const ada = await em.load('account', 1, { lock: 'update' })
+      for (let i = 0; i < (copy ? 8 : 2); i++) em.create('entry', { account_id: ada, amount: i })
+      ada['balance'] = Number(ada['balance']) - 1
+      expect(
+        em
+          .plan()
+          .waves.flat()
+          .some((st) => st.copy === true),
+      ).toBe(copy)
+      c.counter.reset()
+      const report = await em.flush()
+      expect(c.counter.read().roundTrips - report.roundTrips, 'the report agrees with the socket').toBe(0)
+      // postgres.js writes COPY's data when the server asks for it: one more round trip per COPY.
+      const copyTrips = copy && driver === 'postgres.js' ? 1 : 0
+      expect(report.roundTrips, report.idFetch ? 'ids fetched first' : 'one round trip').toBe(
+        1 + copyTrips + (report.idFetch ? 1 : 0),
+      )
+      expect(await locked(1)).toBe(false)
+    }
+    expect(await balance(1)).toBe(98)
+    const [row] = await db.sql.unsafe<{ n: number }[]>('select count(*)::int as n from entry')
+    expect(row!.n).toBe(10)
+  })
+
   test('a unit of work that writes nothing ends its transaction at flush, in one round trip', async () => {
     const { root, counter } = await setup()
     const em = root.fork()
