@@ -140,7 +140,8 @@ export class EntityManager {
         'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
       )
     }
-    return wasCommitted(this.#readContext(), flushLog, flushId)
+    // Never in a locking transaction: its insert of the id must commit for the answer to hold.
+    return wasCommitted({ ...this.#readContext(), held: undefined }, flushLog, flushId)
   }
 
   /**
