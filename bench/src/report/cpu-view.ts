@@ -106,7 +106,7 @@ function tracingView(cell: readonly ResultRow[]): View | undefined {
         series === 'pipeflush-burst' ? 'baseline' : over(r.cpuP50Ms, untraced?.cpuP50Ms),
         over(r.cpuP50Ms, raw?.cpuP50Ms),
         ratio(r.cpuVsRawPipeline),
-        num(r.spansPerFlush ?? (series === 'pipeflush-burst' ? 0 : null)),
+        num(r.spansPerFlush), // '-' without a provider: nothing to record, nothing counted
         num(r.roundTrips),
       ])
     }
