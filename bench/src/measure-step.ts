@@ -144,6 +144,9 @@ async function cpuStep(
         reportMismatches: m.reportMismatches ?? null,
         idFetches: m.idFetches ?? null,
         cpuMs: round(m.cpuMs),
+        cpuP50Ms: round(m.cpuP50Ms),
+        cpuP95Ms: round(m.cpuP95Ms),
+        ...(m.spansPerFlush === undefined ? {} : { spansPerFlush: round(m.spansPerFlush, 2) }),
         serverCpuMs: maybe(m.serverCpuMs),
       },
     ]

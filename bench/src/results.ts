@@ -38,6 +38,11 @@ export interface ResultRow {
   readonly roundTripsMax?: number | null
   /** Client CPU per timed flush, ms (`process.cpuUsage`, user + system, this process). */
   readonly cpuMs?: number | null
+  /** cpu scenario: median and p95 of the client CPU of each timed flush, ms (`process.cpuUsage` around it). */
+  readonly cpuP50Ms?: number | null
+  readonly cpuP95Ms?: number | null
+  /** cpu scenario, the traced series: spans their tracer provider recorded per timed flush. */
+  readonly spansPerFlush?: number | null
   /** CPU of the server backend per timed flush, ms (/proc/<pid>/stat), where it can be read. */
   readonly serverCpuMs?: number | null
   /** cpu scenario: this client CPU / the raw driver's sending the same statements pipelined (same driver). */

@@ -14,8 +14,9 @@ TOXIPROXY_URL are set.
   --rows-at 2                latencies at which the other row counts run
   --full                     every row count at every latency (slow)
   --series a,b               only these series (raw-sequential, raw-string-array, raw-promise-all,
-                             pipeflush-off, pipeflush-waves, pipeflush-burst, mikroorm, pg-pipeline,
-                             raw-pg, raw-pipeline, raw-simple, copy)
+                             pipeflush-off, pipeflush-waves, pipeflush-burst, pipeflush-burst-traced,
+                             pipeflush-burst-tracing-false, mikroorm, pg-pipeline, raw-pg, raw-pipeline,
+                             raw-simple, copy)
   --drivers postgres.js,pg   drivers of the series that run on both (pipeflush-*, raw-pipeline, raw-simple)
   --out bench/results        output folder (default: the results folder next to src/)
   --samples 10               minimum timed flushes per measurement
@@ -40,7 +41,8 @@ TOXIPROXY_URL are set.
   --request-pool 4           connections of each library's client in the request scenario
   --scenario a,b             only these parts of the run (matrix, large, concurrency, cpu, realistic, request)
   --request                  only the request scenario (same as --scenario request)
-  --cpu-flushes 1500         flushes per series of the side-by-side CPU measurement; 0 skips it
+  --cpu-flushes 1500         flushes per series of the side-by-side CPU measurement (pipeflush-burst
+                             without a tracer provider, traced, tracing: false; the raw drivers); 0 skips it
   --cpu-latency 0            latency of the CPU measurement
   --profile                  write a V8 CPU profile of pipeflush-burst per driver to the output folder
   --rtt-samples 20           select 1 samples per latency

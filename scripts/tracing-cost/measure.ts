@@ -4,6 +4,13 @@
 // an application without OpenTelemetry gets: @opentelemetry/api present, nothing recording), a
 // recording provider (in-memory exporter, AsyncLocalStorage context manager), and `tracing: false`
 // with that provider. Prints the median CPU per flush of each and the ratios.
+//
+// The bench's CPU scenario now measures the same three settings as cells, beside the raw drivers
+// sending the same statements (pipeflush-burst, pipeflush-burst-tracing-false and
+// pipeflush-burst-traced, both drivers, 10 tables x 1 row and 5 tables x 10 rows; client CPU p50, p95
+// and mean per flush, ratios against the untraced flush and raw-pipeline, spans recorded per flush):
+// `npm run bench -- --scenario cpu --no-charts`, its "Tracing" tables (bench/src/report/cpu-view.ts;
+// the provider: bench/src/series/tracing.ts). This script stays as the small stand-alone check.
 import { parseArgs } from 'node:util'
 import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'

@@ -2,7 +2,7 @@ import type { BenchReport, ResultRow } from '../results.ts'
 import { DRIVERS, type DriverName, type SeriesName, seriesId } from '../series/types.ts'
 import { ms, times } from './format.ts'
 
-/** One "done when" condition of an issue, checked against a run. */
+/** One target of the benchmark (a condition on a run's numbers), checked against a run. */
 export interface Claim {
   readonly text: string
   /** null when the run does not have the numbers (series missing, cell not measured). */
@@ -27,7 +27,7 @@ export function burstDrivers(report: BenchReport): DriverName[] {
  * one RTT, at least 6x faster than raw-sequential and than mikroorm, at least 2x faster than
  * raw-promise-all.
  */
-export function checkClaims(report: BenchReport): Claim[] {
+export function checkHeadlineTargets(report: BenchReport): Claim[] {
   const at = (series: SeriesName, driver?: DriverName): ResultRow | undefined =>
     report.results.find(
       (r) =>

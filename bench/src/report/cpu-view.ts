@@ -1,5 +1,5 @@
-import { type BenchReport, rowId } from '../results.ts'
-import { bySeries } from '../series/types.ts'
+import { type BenchReport, type ResultRow, rowId } from '../results.ts'
+import { bySeries, DRIVERS, type SeriesName } from '../series/types.ts'
 import { ms, num, ratio, rowsLabel } from './format.ts'
 import { missingLines, type View } from './views.ts'
 
@@ -7,10 +7,14 @@ import { missingLines, type View } from './views.ts'
 const us = (v: number | null | undefined) =>
   v === null || v === undefined ? '-' : String(Math.round(v * 1000))
 
+/** `a / b` as a ratio, or `-`. */
+const over = (a: number | null | undefined, b: number | null | undefined) => (a && b ? ratio(a / b) : '-')
+
 /**
  * The side-by-side CPU measurement, one table per work shape: client CPU per flush of pipeflush-burst
- * and of the raw driver sending the same statements (pipelined, and as one simple-protocol message),
- * per driver, with ratios; server backend CPU where it was read.
+ * (without a tracer provider, and with a recording one: traced and `tracing: false`) and of the raw
+ * driver sending the same statements (pipelined, and as one simple-protocol message), per driver, with
+ * ratios; server backend CPU where it was read. Then, per work shape, what tracing costs.
  *
  * @example
  * cpuViews(report)[0]?.title // 'Client CPU per flush, 10 tables x 1 row, side by side at 0 ms (1500 flushes each)'
@@ -18,39 +22,113 @@ const us = (v: number | null | undefined) =>
 export function cpuViews(report: BenchReport): View[] {
   const rows = report.results.filter((r) => r.scenario === 'cpu')
   const shapes = [...new Set(rows.map((r) => `${r.tables}/${r.rowsPerTable}`))]
-  return shapes.map((shape) => {
+  const cells = shapes.map((shape) => {
     const [tables, rowsPerTable] = shape.split('/').map(Number) as [number, number]
-    const cell = rows.filter((r) => r.tables === tables && r.rowsPerTable === rowsPerTable).sort(bySeries)
-    const first = cell.find((r) => r.status === 'ok')
-    return {
-      title: `Client CPU per flush, ${tables} tables x ${rowsLabel(rowsPerTable)}, side by side at ${first?.latencyMs ?? '?'} ms (${first?.samples ?? '?'} flushes each)`,
-      headers: [
-        'series',
-        'client CPU µs/flush',
-        'vs raw-pipeline',
-        'vs raw-simple',
-        'server CPU µs/flush',
-        'median ms',
-        'p95 ms',
-        'round trips',
-      ],
-      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-      rows: cell.map((r) =>
-        r.status === 'ok'
-          ? [
-              rowId(r),
-              us(r.cpuMs),
-              r.series === 'raw-pipeline' ? 'baseline' : ratio(r.cpuVsRawPipeline),
-              r.series === 'raw-simple' ? 'baseline' : ratio(r.cpuVsRawSimple),
-              us(r.serverCpuMs),
-              ms(r.medianMs),
-              ms(r.p95Ms),
-              num(r.roundTrips),
-            ]
-          : [rowId(r), r.status, '', '', '', '', '', ''],
-      ),
-      note: 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. Client CPU: process.cpuUsage over the timed flushes; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
-      missing: missingLines(cell),
-    }
+    return rows.filter((r) => r.tables === tables && r.rowsPerTable === rowsPerTable).sort(bySeries)
   })
+  return [...cells.map(sideBySideView), ...cells.map(tracingView).filter((v): v is View => v !== undefined)]
+}
+
+function shapeTitle(cell: readonly ResultRow[]): string {
+  const first = cell.find((r) => r.status === 'ok') ?? cell[0]
+  return `${first?.tables ?? '?'} tables x ${rowsLabel(first?.rowsPerTable ?? 0)}, side by side at ${first?.latencyMs ?? '?'} ms (${cell.find((r) => r.status === 'ok')?.samples ?? '?'} flushes each)`
+}
+
+function sideBySideView(cell: readonly ResultRow[]): View {
+  return {
+    title: `Client CPU per flush, ${shapeTitle(cell)}`,
+    headers: [
+      'series',
+      'client CPU µs/flush',
+      'p50 µs',
+      'p95 µs',
+      'vs raw-pipeline',
+      'vs raw-simple',
+      'server CPU µs/flush',
+      'median ms',
+      'p95 ms',
+      'round trips',
+    ],
+    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    rows: cell.map((r) =>
+      r.status === 'ok'
+        ? [
+            rowId(r),
+            us(r.cpuMs),
+            us(r.cpuP50Ms),
+            us(r.cpuP95Ms),
+            r.series === 'raw-pipeline' ? 'baseline' : ratio(r.cpuVsRawPipeline),
+            r.series === 'raw-simple' ? 'baseline' : ratio(r.cpuVsRawSimple),
+            us(r.serverCpuMs),
+            ms(r.medianMs),
+            ms(r.p95Ms),
+            num(r.roundTrips),
+          ]
+        : [rowId(r), r.status, '', '', '', '', '', '', '', ''],
+    ),
+    note: 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. pipeflush-burst runs without an OpenTelemetry tracer provider; -traced and -tracing-false with a recording one set globally for their turns (see the tracing table). Client CPU: process.cpuUsage over the timed flushes / their number; p50 and p95 of process.cpuUsage around each flush; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
+    missing: missingLines(cell),
+  }
+}
+
+/** The settings of the tracing table: the series and how it is labelled. */
+const TRACING: readonly (readonly [SeriesName, string])[] = [
+  ['pipeflush-burst', 'no tracer provider'],
+  ['pipeflush-burst-tracing-false', 'recording provider, tracing: false'],
+  ['pipeflush-burst-traced', 'recording provider'],
+]
+
+/**
+ * What tracing costs in one CPU cell, per driver: pipeflush-burst without a provider, with a
+ * recording provider and `tracing: false`, and traced; client CPU per flush (p50, p95, mean), against
+ * the untraced flush and against raw-pipeline. Undefined when no traced series ran.
+ */
+function tracingView(cell: readonly ResultRow[]): View | undefined {
+  if (
+    !cell.some((r) => r.series === 'pipeflush-burst-traced' || r.series === 'pipeflush-burst-tracing-false')
+  )
+    return undefined
+  const out: string[][] = []
+  for (const driver of DRIVERS) {
+    const find = (series: SeriesName) =>
+      cell.find((r) => r.series === series && r.driver === driver && r.status === 'ok')
+    const untraced = find('pipeflush-burst')
+    const raw = find('raw-pipeline')
+    for (const [series, label] of TRACING) {
+      const r = find(series)
+      if (!r) continue
+      out.push([
+        driver,
+        label,
+        us(r.cpuP50Ms),
+        us(r.cpuP95Ms),
+        us(r.cpuMs),
+        series === 'pipeflush-burst' ? 'baseline' : over(r.cpuP50Ms, untraced?.cpuP50Ms),
+        over(r.cpuP50Ms, raw?.cpuP50Ms),
+        ratio(r.cpuVsRawPipeline),
+        num(r.spansPerFlush), // '-' without a provider: nothing to record, nothing counted
+        num(r.roundTrips),
+      ])
+    }
+  }
+  const tracing = cell.filter((r) => TRACING.some(([s]) => s === r.series))
+  return {
+    title: `Tracing: pipeflush-burst client CPU per flush, ${shapeTitle(cell)}`,
+    headers: [
+      'driver',
+      'OpenTelemetry',
+      'p50 µs',
+      'p95 µs',
+      'mean µs',
+      'p50 vs no provider',
+      'p50 vs raw-pipeline',
+      'mean vs raw-pipeline',
+      'spans/flush',
+      'round trips',
+    ],
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    rows: out,
+    note: "The same flushes as the table above (measured side by side with it), connected as users connect (EntityManager.connect, em.flush()). The recording provider is @opentelemetry/sdk-trace's TracerProvider with a SimpleSpanProcessor into an InMemorySpanExporter, and an AsyncLocalStorage context manager, set globally (trace.setGlobalTracerProvider) before each of the series' turns and unset after, so the other series run without one.",
+    missing: missingLines(tracing),
+  }
 }

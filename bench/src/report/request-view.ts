@@ -90,7 +90,7 @@ export function requestViews(report: BenchReport): View[] {
  * The request target, per driver: pipeflush-burst serves the request at 20 ms with a median within
  * 2.2 RTT; and in 2 round trips at the socket (median).
  */
-export function checkRequestClaims(report: BenchReport): Claim[] {
+export function checkRequestTargets(report: BenchReport): Claim[] {
   const claims: Claim[] = []
   for (const driver of DRIVERS) {
     const name = seriesId('pipeflush-burst', driver)

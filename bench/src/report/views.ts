@@ -14,7 +14,7 @@ export interface View {
   readonly missing?: readonly string[]
 }
 
-/** The cell the claims are about (2 ms, 10 tables, 1 row), or the nearest one measured. */
+/** The cell the headline targets are about (2 ms, 10 tables, 1 row), or the nearest one measured. */
 export function headlineCell(
   report: BenchReport,
 ): { latencyMs: number; tables: number; rowsPerTable: number } | undefined {

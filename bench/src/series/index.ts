@@ -1,7 +1,7 @@
 import { copySeries } from './copy.ts'
 import { mikroOrmSeries } from './mikroorm.ts'
 import { pgPipelineSeries } from './pg-pipeline.ts'
-import { pipeflushSeries3 } from './pipeflush.ts'
+import { pipeflushSeries3, tracedSeries4 } from './pipeflush.ts'
 import { rawSeries3 } from './raw.ts'
 import { sameStatementSeries4 } from './same-statements.ts'
 import { bySeries, type DriverName, SERIES_NAMES, type Series, type SeriesName } from './types.ts'
@@ -10,6 +10,7 @@ import { bySeries, type DriverName, SERIES_NAMES, type Series, type SeriesName }
 export const ALL_SERIES: readonly Series[] = [
   ...rawSeries3,
   ...pipeflushSeries3,
+  ...tracedSeries4,
   mikroOrmSeries,
   pgPipelineSeries,
   ...sameStatementSeries4,

@@ -3,6 +3,7 @@
 import type { EntityManager, FlushReport, PipelineMode } from '@pipeflush/core'
 import { nextValues } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
+import { recordingTracer, tracingUnavailable } from './tracing.ts'
 import { ALL_SCENARIOS, DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
 type Core = typeof import('@pipeflush/core')
@@ -30,44 +31,51 @@ export async function pipeflushUnavailable(): Promise<string | undefined> {
   }
 }
 
-/** Root entity managers per client and mode: the schema is read once, each flush forks. */
-const roots = new WeakMap<object, Map<PipelineMode, Promise<EntityManager>>>()
+/** Root entity managers per client and mode (and `tracing: false`): the schema is read once, each flush forks. */
+const roots = new WeakMap<object, Map<string, Promise<EntityManager>>>()
 
 /**
  * The root entity manager of `client` (a postgres.js `sql` or a `pg.Pool`) in `mode`, connected once
- * (the schema read from pg_catalog, with the library's default options otherwise).
+ * (the schema read from pg_catalog, with the library's default options otherwise; `tracing: false`
+ * when `tracing` is false).
  *
  * @example
  * const em = (await rootFor(sql, 'burst')).fork()
  */
-export function rootFor(client: object, mode: PipelineMode): Promise<EntityManager> {
+export function rootFor(client: object, mode: PipelineMode, tracing?: false): Promise<EntityManager> {
   let byMode = roots.get(client)
   if (!byMode) {
     byMode = new Map()
     roots.set(client, byMode)
   }
-  let root = byMode.get(mode)
+  const key = tracing === false ? `${mode}, tracing: false` : mode
+  let root = byMode.get(key)
   if (!root) {
-    root = loadCore().then(({ EntityManager }) => EntityManager.connect(client, { pipeline: mode }))
-    byMode.set(mode, root)
+    root = loadCore().then(({ EntityManager }) =>
+      EntityManager.connect(client, tracing === false ? { pipeline: mode, tracing } : { pipeline: mode }),
+    )
+    byMode.set(key, root)
   }
   return root
 }
 
 /**
  * One unit of work through pipeflush: a fresh entity manager (a fork of the client's root) creates
- * `rowsPerTable` rows in each of `tables` (ids assigned by pipeflush) and flushes them in `mode`.
+ * `rowsPerTable` rows in each of `tables` (ids assigned by pipeflush) and flushes them in `mode`
+ * (on the root connected with `tracing: false` when `tracing` is false).
  *
  * @example
  * const report = await pipeflushFlush(sql, 'burst', ['t1', 't2'], 1) // report.roundTrips === 1 once warm
+ * await pipeflushFlush(sql, 'burst', ['t1'], 1, false) // on a root connected with `tracing: false`
  */
 export async function pipeflushFlush(
   client: object,
   mode: PipelineMode,
   tables: readonly string[],
   rowsPerTable: number,
+  tracing?: false,
 ): Promise<FlushReport> {
-  const em = (await rootFor(client, mode)).fork()
+  const em = (await rootFor(client, mode, tracing)).fork()
   for (const table of tables) for (const v of nextValues(rowsPerTable)) em.create(table, { v })
   return em.flush()
 }
@@ -158,3 +166,48 @@ const DESCRIPTIONS: Readonly<Record<PipelineMode, string>> = {
 export const pipeflushSeries3: readonly Series[] = DRIVERS.flatMap((driver) =>
   (['off', 'waves', 'burst'] as const).map((mode) => pipeflushSeries(mode, driver, DESCRIPTIONS[mode])),
 )
+
+/**
+ * pipeflush-burst with an OpenTelemetry tracer provider recording every span (set globally for the
+ * series' turn: `beginTurn` / `endTurn`), on each driver, connected as users connect
+ * (`EntityManager.connect(client, { pipeline: 'burst' })`, flushed with `em.flush()`): with its default
+ * tracing (`pipeflush-burst-traced`), and with `tracing: false` (`pipeflush-burst-tracing-false`).
+ * CPU cells only; beside pipeflush-burst (no provider) they give what tracing costs per flush.
+ */
+function tracedSeries(driver: DriverName, tracing: 'recording' | 'off'): Series {
+  const name = tracing === 'recording' ? 'pipeflush-burst-traced' : 'pipeflush-burst-tracing-false'
+  const off = tracing === 'off' ? false : undefined
+  return {
+    name,
+    driver,
+    id: seriesId(name, driver),
+    description: `${DESCRIPTIONS.burst}, a recording OpenTelemetry tracer provider set globally${off === false ? ', tracing: false' : ''} (${driver === 'pg' ? 'pg.Pool, pipeline: true' : 'postgres.js'})`,
+    scenarios: ['cpu'],
+    async unavailableReason() {
+      return (await pipeflushUnavailable()) ?? (await tracingUnavailable())
+    },
+    async open(target, { pool }): Promise<SeriesClient> {
+      const tracer = await recordingTracer()
+      const c: DriverClient = await openDriver(driver, target.url, pool)
+      await rootFor(c.client, 'burst', off)
+      let last: FlushReport | undefined
+      return {
+        counter: c.counter,
+        async flush(work) {
+          last = await pipeflushFlush(c.client, 'burst', work.tables, work.rowsPerTable, off)
+        },
+        lastReport: () => last,
+        beginTurn: () => tracer.install(),
+        endTurn: () => tracer.uninstall(),
+        query: c.query,
+        close: c.close,
+      }
+    },
+  }
+}
+
+/** pipeflush-burst-traced and pipeflush-burst-tracing-false on each driver. */
+export const tracedSeries4: readonly Series[] = DRIVERS.flatMap((driver) => [
+  tracedSeries(driver, 'recording'),
+  tracedSeries(driver, 'off'),
+])

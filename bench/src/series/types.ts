@@ -9,6 +9,8 @@ export const SERIES_NAMES = [
   'pipeflush-off',
   'pipeflush-waves',
   'pipeflush-burst',
+  'pipeflush-burst-traced',
+  'pipeflush-burst-tracing-false',
   'mikroorm',
   'pg-pipeline',
   'raw-pg',
@@ -45,6 +47,14 @@ export interface SeriesClient {
   readonly counter: Pick<RoundTripCounter, 'read' | 'reset'>
   /** What the library itself reported about its last flush, when it reports anything (pipeflush). */
   lastReport?(): LibraryReport | undefined
+  /**
+   * Called before this client's flushes when the clients of several series take turns in one process
+   * (the CPU cells, warm-up included): sets globally what the series needs (the traced series: their
+   * tracer provider). Without it the client flushes as any other.
+   */
+  beginTurn?(): void
+  /** Called after them: undoes `beginTurn`, returns the spans recorded during the turn. */
+  endTurn?(): number
   /** One autocommit query's rows (for the backend's process id; counted by the counter too). */
   query(text: string): Promise<readonly Record<string, unknown>[]>
   /** Ends every connection. */
@@ -86,6 +96,8 @@ const ON_BOTH: ReadonlySet<SeriesName> = new Set([
   'pipeflush-off',
   'pipeflush-waves',
   'pipeflush-burst',
+  'pipeflush-burst-traced',
+  'pipeflush-burst-tracing-false',
   'raw-pipeline',
   'raw-simple',
 ])

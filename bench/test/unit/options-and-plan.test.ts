@@ -13,12 +13,26 @@ import {
   seriesId,
 } from '../../src/series/types.ts'
 
-const ON_BOTH = ['pipeflush-off', 'pipeflush-waves', 'pipeflush-burst', 'raw-pipeline', 'raw-simple']
+const ON_BOTH = [
+  'pipeflush-off',
+  'pipeflush-waves',
+  'pipeflush-burst',
+  'pipeflush-burst-traced',
+  'pipeflush-burst-tracing-false',
+  'raw-pipeline',
+  'raw-simple',
+]
 
 function scenarios(name: SeriesName): Scenario[] {
   if (name === 'raw-pg') return [] // the request scenario only
   if (name === 'copy') return ['large']
-  if (name === 'raw-pipeline' || name === 'raw-simple') return ['cpu']
+  if (
+    name === 'raw-pipeline' ||
+    name === 'raw-simple' ||
+    name === 'pipeflush-burst-traced' ||
+    name === 'pipeflush-burst-tracing-false'
+  )
+    return ['cpu']
   if (name === 'pipeflush-burst') return ['matrix', 'large', 'concurrency', 'cpu']
   return ['matrix', 'large', 'concurrency']
 }
@@ -134,9 +148,10 @@ describe('buildPlan', () => {
     expect(steps.filter((s) => s.scenario === 'large')).toHaveLength(12 * 2)
     expect(steps.filter((s) => s.scenario === 'concurrency')).toHaveLength(11)
     const cpu = steps.filter((s): s is CpuStep => s.scenario === 'cpu')
+    // pipeflush-burst, its traced and tracing: false twins, raw-pipeline and raw-simple, on both drivers
     expect(cpu.map((s) => [s.latencyMs, s.series.length])).toEqual([
-      [0, 6],
-      [0, 6],
+      [0, 10],
+      [0, 10],
     ])
     const real = steps.filter((s) => s.scenario === 'realistic')
     expect(real).toHaveLength(3 * 2 * 2)

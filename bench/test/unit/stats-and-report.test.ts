@@ -1,9 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import { checkRound } from '../../src/measure/realistic-run.ts'
-import { checkClaims } from '../../src/report/claims.ts'
+import { checkHeadlineTargets } from '../../src/report/claims.ts'
 import { markdownTable, ms, textTable } from '../../src/report/format.ts'
-import { checkIssue10Claims, checkIssue11Claims, mismatchBanner } from '../../src/report/issue-claims.ts'
 import { realisticViews } from '../../src/report/realistic-view.ts'
+import {
+  checkCpuConcurrencyLargeTargets,
+  checkRealisticTargets,
+  mismatchBanner,
+} from '../../src/report/targets.ts'
 import { headlineView, missingLines } from '../../src/report/views.ts'
 import type { BenchMeta, BenchReport, ResultRow } from '../../src/results.ts'
 import { withRatios } from '../../src/results.ts'
@@ -91,7 +95,7 @@ describe('ratios and claims', () => {
   })
 
   test('the headline targets for each driver pass or fail on the numbers, n/a when missing', () => {
-    expect(checkClaims(report(rows)).map((c) => c.ok)).toEqual([
+    expect(checkHeadlineTargets(report(rows)).map((c) => c.ok)).toEqual([
       true,
       true,
       true,
@@ -101,7 +105,7 @@ describe('ratios and claims', () => {
       true,
       true,
     ])
-    const slow = checkClaims(report([row('raw-sequential', 30), row('pipeflush-burst', 6)]))
+    const slow = checkHeadlineTargets(report([row('raw-sequential', 30), row('pipeflush-burst', 6)]))
     expect(slow.map((c) => c.ok)).toEqual([false, false, null, null])
   })
 
@@ -123,7 +127,7 @@ describe('ratios and claims', () => {
     ])
     const burst = r.results.find((x) => x.series === 'pipeflush-burst')
     expect([burst?.cpuVsRawPipeline, burst?.cpuVsRawSimple]).toEqual([1.3, 2.6])
-    const claims = checkIssue11Claims(r)
+    const claims = checkCpuConcurrencyLargeTargets(r)
     expect(
       claims.find(
         (c) => c.text.startsWith('pipeflush-burst (pg): client CPU') && c.text.includes('10 tables'),
@@ -162,7 +166,7 @@ describe('realistic workload', () => {
       realistic('postgres.js', 4, 1.3, 1.9, 2),
       realistic('pg', 1, 1.08, 1.6),
     ])
-    expect(checkIssue10Claims(r).map((c) => c.ok)).toEqual([
+    expect(checkRealisticTargets(r).map((c) => c.ok)).toEqual([
       true,
       true,
       false,

@@ -51,7 +51,7 @@ export function reportCheck(
  * pipeflush-burst in sequence p50 <= 1.1 RTT and p95 <= 1.5; four at a time p50 <= 1.2 and p95 <= 2.0;
  * and the report equals the socket count for every flush.
  */
-export function checkIssue10Claims(report: BenchReport): Claim[] {
+export function checkRealisticTargets(report: BenchReport): Claim[] {
   const claims: Claim[] = []
   for (const driver of DRIVERS) {
     const name = seriesId('pipeflush-burst', driver)
@@ -105,7 +105,7 @@ export function checkIssue10Claims(report: BenchReport): Claim[] {
  * statements pipelined (10 x 1 and 5 x 10); 50 concurrent units on a pool of 10 at 2 ms: flushes per
  * second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert <= 2x COPY.
  */
-export function checkIssue11Claims(report: BenchReport): Claim[] {
+export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
   const claims: Claim[] = []
   const other = (series: string, where: (r: ResultRow) => boolean) =>
     report.results.find((r) => r.series === series && r.status === 'ok' && where(r))
