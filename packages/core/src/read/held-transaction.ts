@@ -14,11 +14,6 @@ interface Statement {
 /** A row lock a read takes (`for update`, `for share`). */
 export type RowLock = 'update' | 'share'
 
-/** Whether a select locks rows (`for update`, `for share`, `for no key update`, `for key share`). */
-export function locksRows(text: string): boolean {
-  return /\bfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b/i.test(text)
-}
-
 /**
  * The transaction a unit of work's first locking read begins (`lock: 'update'`), held on one
  * connection until its flush commits it: BEGIN goes in the same round trip as the locking reads, every

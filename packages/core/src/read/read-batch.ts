@@ -14,7 +14,7 @@ import {
   startSpan,
   type TraceSpan,
 } from '../observe/tracing.ts'
-import { type HeldTransaction, locksRows } from './held-transaction.ts'
+import type { HeldTransaction } from './held-transaction.ts'
 import { readError, reservationError } from './read-errors.ts'
 import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
 
@@ -43,6 +43,11 @@ export interface ReadStatement {
   readonly params: readonly Param[]
   /** The table it reads (for spans and logs). */
   readonly table?: string | undefined
+  /**
+   * Read with the `lock` option: it begins the unit of work's locking transaction when none is open
+   * (a locking clause the application wrote itself runs as it is, in that transaction when one is open).
+   */
+  readonly locking?: boolean | undefined
 }
 
 /**
@@ -176,7 +181,7 @@ export class ReadBatch {
   async #run(statements: readonly ReadStatement[], what: string): Promise<(readonly Row[])[]> {
     const { replicas, primaryOnly } = this.#context
     const held = this.#context.held?.()
-    if (held !== undefined && (held.open || statements.some((s) => locksRows(s.text)))) {
+    if (held !== undefined && (held.open || statements.some((s) => s.locking === true))) {
       return this.#observed(
         this.#context.driver,
         statements,

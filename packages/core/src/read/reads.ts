@@ -140,7 +140,10 @@ export class UnitOfWorkReads {
     const levels =
       lock === undefined
         ? all
-        : all.map((l) => ({ ...l, statement: { ...l.statement, text: `${l.statement.text} for ${lock}` } }))
+        : all.map((l) => ({
+            ...l,
+            statement: { ...l.statement, text: `${l.statement.text} for ${lock}`, locking: true },
+          }))
     return new Promise((resolve, reject) => {
       this.#batch.add(graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject))
     })
