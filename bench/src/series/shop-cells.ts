@@ -146,7 +146,7 @@ function setupPurchase(u: Builder, f: ShopFixtures, i: number, lines: number): [
   const p = f.setupId()
   const ls = Array.from({ length: lines }, () => f.setupId())
   u.setup.push(
-    `insert into purchase (id, customer_id, status, total, placed_at) values (${p}, ${f.customer(i)}, 'pending', 12.50, now());`,
+    `insert into purchase (id, customer_id, status, total, placed_at) values (${p}, ${f.customer(i)}, 'pending', 12.50, timestamptz '2026-01-01');`,
     `insert into purchase_line (id, purchase_id, product_id, qty, price) values ${ls.map((l, k) => `(${l}, ${p}, ${f.product(i, k)}, 1, 3.00)`).join(', ')};`,
   )
   return [p, ls]
@@ -246,11 +246,11 @@ function remove(f: ShopFixtures, i: number): CellUnit {
   const [p2] = setupPurchase(u, f, i, 2)
   const [, lines] = setupPurchase(u, f, i, 3)
   u.setup.push(
-    `insert into payment (id, purchase_id, amount, method, paid_at) values (${f.setupId()}, ${p1}, 12.50, 'card', now()), (${f.setupId()}, ${p2}, 12.50, 'card', now());`,
+    `insert into payment (id, purchase_id, amount, method, paid_at) values (${f.setupId()}, ${p1}, 12.50, 'card', timestamptz '2026-01-01'), (${f.setupId()}, ${p2}, 12.50, 'card', timestamptz '2026-01-01');`,
   )
   const events = [f.setupId(), f.setupId()]
   u.setup.push(
-    `insert into audit_event (id, customer_id, action, detail, at) values ${events.map((e) => `(${e}, ${f.customer(i)}, 'note', '{}', now())`).join(', ')};`,
+    `insert into audit_event (id, customer_id, action, detail, at) values ${events.map((e) => `(${e}, ${f.customer(i)}, 'note', '{}', timestamptz '2026-01-01')`).join(', ')};`,
   )
   const product = f.setupId()
   u.setup.push(
