@@ -5,9 +5,9 @@ import os from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { cleanupAll } from '@pipeflush/testkit'
 import { startBenchEnv } from './env/services.ts'
-import { buildPlan, CPU_WORK, countSteps } from './matrix.ts'
+import { buildPlan, countSteps, cpuWorks } from './matrix.ts'
 import { serverCpu } from './measure/cpu.ts'
-import { profileSeries } from './measure/profile.ts'
+import { profileSeries, profileShopCells } from './measure/profile.ts'
 import { gitCommit, machineInfo, packageVersion } from './meta.ts'
 import { type BenchOptions, parseOptions } from './options.ts'
 import { REALISTIC_SERIES } from './realistic/series.ts'
@@ -74,7 +74,11 @@ async function main(argv: readonly string[]): Promise<number> {
       progress.log(`profiling ${profiled.map((s) => s.id).join(', ')} at ${options.cpuLatency} ms`)
       await env.proxy.setLatency(options.cpuLatency)
       const flushes = Math.max(100, Math.round(options.cpuFlushes / 3))
-      profiles.push(...(await profileSeries(profiled, env.target, CPU_WORK, flushes, outDir)))
+      const works = cpuWorks(options)
+      const plain = works.filter((w) => !w.shop)
+      if (plain.length > 0)
+        profiles.push(...(await profileSeries(profiled, env.target, plain, flushes, outDir)))
+      profiles.push(...(await profileShopCells(profiled, env.target, works, flushes, outDir)))
     }
   } finally {
     progress.end()

@@ -1,6 +1,7 @@
 import type { BenchOptions } from './options.ts'
 import type { RealisticSeries } from './realistic/runner.ts'
 import type { RequestSeries } from './request/request.ts'
+import { SHOP_CELLS, shopWork } from './series/shop-cells.ts'
 import type { Series } from './series/types.ts'
 import { largeWork, matrixWork, type Work } from './workload.ts'
 
@@ -45,6 +46,9 @@ export interface LatencyGroup {
 
 /** The work shapes of the CPU comparison: 10 tables x 1 row, 5 tables x 10 rows. */
 export const CPU_WORK: readonly Work[] = [matrixWork(10, 1), matrixWork(5, 10)]
+
+/** The series that write the shop cells of the CPU scenario (see `series/shop-cells.ts`). */
+export const SHOP_CELL_SERIES: readonly string[] = ['pipeflush-burst', 'raw-pipeline', 'raw-simple']
 
 /** Units flushed at the same time in the realistic workload: in sequence, and four at a time. */
 export const REALISTIC_CONCURRENCY: readonly number[] = [1, 4]
@@ -102,7 +106,12 @@ export function buildPlan(
             work: matrixWork(options.concurrencyTables, 1),
           })
       if (cpu && latencyMs === options.cpuLatency)
-        for (const work of CPU_WORK) steps.push({ scenario: 'cpu', series: cpuSeries, latencyMs, work })
+        for (const work of cpuWorks(options)) {
+          const stepSeries = work.shop
+            ? cpuSeries.filter((x) => SHOP_CELL_SERIES.includes(x.name))
+            : cpuSeries
+          if (stepSeries.length > 0) steps.push({ scenario: 'cpu', series: stepSeries, latencyMs, work })
+        }
       if (options.realisticLatencies.includes(latencyMs))
         for (const concurrency of REALISTIC_CONCURRENCY)
           for (const s of realistic) steps.push({ scenario: 'realistic', series: s, latencyMs, concurrency })
@@ -111,6 +120,20 @@ export function buildPlan(
       return { latencyMs, steps: steps.filter(wanted) }
     })
     .filter((g) => g.steps.length > 0)
+}
+
+/**
+ * The work shapes of the CPU scenario `options.cpuCells` selects: the plain-insert shapes of
+ * {@link CPU_WORK} (`10x1`, `5x10`) and the shop cells (`graph`, `update`, `delete`, `mix`).
+ *
+ * @example
+ * cpuWorks(parseOptions(['--cpu-cells', 'graph'])) // [shopWork('graph')]
+ */
+export function cpuWorks(options: Pick<BenchOptions, 'cpuCells'>): Work[] {
+  return [
+    ...CPU_WORK.filter((w) => options.cpuCells.includes(`${w.tables.length}x${w.rowsPerTable}`)),
+    ...SHOP_CELLS.filter((c) => options.cpuCells.includes(c)).map(shopWork),
+  ]
 }
 
 /** Number of steps of a plan. */

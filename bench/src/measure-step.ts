@@ -32,6 +32,7 @@ function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number)
     ratioVsRtt: null,
     ...(step.scenario === 'realistic' ? { concurrency: step.concurrency } : {}),
     ...(step.scenario === 'request' && step.series.variant ? { variant: step.series.variant } : {}),
+    ...(step.scenario === 'cpu' && step.work.shop ? { cpuCell: step.work.shop } : {}),
   } as const
 }
 

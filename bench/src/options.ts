@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util'
 import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
+/** The CPU scenario's cells: plain inserts (tables x rows) and the shop cells (see `series/shop-cells.ts`). */
+export const CPU_CELLS: readonly string[] = ['10x1', '5x10', 'graph', 'update', 'delete', 'mix']
+
 /** The parts of a run `--scenario` can select (a step's `scenario`). */
 export const STEP_SCENARIOS = ['matrix', 'large', 'concurrency', 'cpu', 'realistic', 'request'] as const
 export type StepScenario = (typeof STEP_SCENARIOS)[number]
@@ -59,6 +62,8 @@ export interface BenchOptions {
   /** Timed flushes per series of the side-by-side CPU measurement (0: skipped). */
   readonly cpuFlushes: number
   readonly cpuLatency: number
+  /** The CPU cells: `10x1`, `5x10` (plain inserts) and the shop cells `graph`, `update`, `delete`, `mix`. */
+  readonly cpuCells: readonly string[]
   /** Write a V8 CPU profile of the pipeflush series. */
   readonly profile: boolean
   /** `select 1` samples per latency for the RTT. */
@@ -97,6 +102,7 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series' | 'scenarios'> = 
   requestPool: 4,
   cpuFlushes: 1_500,
   cpuLatency: 0,
+  cpuCells: CPU_CELLS,
   profile: false,
   rttSamples: 20,
   charts: true,
@@ -165,6 +171,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       request: { type: 'boolean', default: false },
       'cpu-flushes': { type: 'string' },
       'cpu-latency': { type: 'string' },
+      'cpu-cells': { type: 'string' },
       profile: { type: 'boolean', default: false },
       'rtt-samples': { type: 'string' },
       'no-charts': { type: 'boolean', default: false },
@@ -198,6 +205,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     throw new Error(
       `--scenario: expected some of ${STEP_SCENARIOS.join(', ')}, got "${badScenarios.join(',')}"`,
     )
+  const cpuCells = values['cpu-cells']?.split(',').map((c) => c.trim()) ?? base.cpuCells
+  const badCells = cpuCells.filter((c) => !CPU_CELLS.includes(c))
+  if (badCells.length > 0 || cpuCells.length === 0)
+    throw new Error(`--cpu-cells: expected some of ${CPU_CELLS.join(', ')}, got "${values['cpu-cells']}"`)
   const drivers = values.drivers?.split(',').map((d) => d.trim()) ?? base.drivers
   const badDrivers = drivers.filter((d) => !DRIVERS.includes(d as DriverName))
   if (badDrivers.length > 0 || drivers.length === 0)
@@ -237,6 +248,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     scenarios: scenarioNames.length > 0 ? STEP_SCENARIOS.filter((s) => scenarioNames.includes(s)) : undefined,
     cpuFlushes: int(values['cpu-flushes'], 'cpu-flushes', 0) ?? base.cpuFlushes,
     cpuLatency: int(values['cpu-latency'], 'cpu-latency', 0) ?? base.cpuLatency,
+    cpuCells,
     profile: values.profile,
     rttSamples: int(values['rtt-samples'], 'rtt-samples', 1) ?? base.rttSamples,
     charts: !values['no-charts'],

@@ -49,6 +49,11 @@ export interface ResultRow {
   readonly cpuVsRawPipeline?: number | null
   /** cpu scenario: this client CPU / the raw driver's sending them as one simple-protocol message. */
   readonly cpuVsRawSimple?: number | null
+  /** cpu scenario: the same two ratios of the p50s (client CPU around each flush). */
+  readonly cpuP50VsRawPipeline?: number | null
+  readonly cpuP50VsRawSimple?: number | null
+  /** cpu scenario: the shop cell (`graph`, `update`, `delete`, `mix`); absent for the plain-insert cells. */
+  readonly cpuCell?: string
   /** What the library reported (pipeflush's `report.roundTrips`, mean). */
   readonly reportedRoundTrips?: number | null
   /** Flushes whose report differs from the socket count (must be 0). */
@@ -148,15 +153,22 @@ export function sameCell(a: ResultRow, b: ResultRow): boolean {
     a.tables === b.tables &&
     a.rowsPerTable === b.rowsPerTable &&
     a.concurrency === b.concurrency &&
+    a.cpuCell === b.cpuCell &&
     a.variant === b.variant
   )
 }
 
-/** `row`'s client CPU over that of `series` on the same driver in the same cell, or null. */
-function cpuRatio(rows: readonly ResultRow[], row: ResultRow, series: SeriesName): number | null {
-  if (row.scenario !== 'cpu' || !row.cpuMs) return null
-  const base = rows.find((r) => r.series === series && r.driver === row.driver && sameCell(r, row))?.cpuMs
-  return base ? round(row.cpuMs / base, 2) : null
+/** `row`'s client CPU (mean, or `p50`) over that of `series` on the same driver in the same cell, or null. */
+function cpuRatio(
+  rows: readonly ResultRow[],
+  row: ResultRow,
+  series: SeriesName,
+  field: 'cpuMs' | 'cpuP50Ms' = 'cpuMs',
+): number | null {
+  const value = row[field]
+  if (row.scenario !== 'cpu' || !value) return null
+  const base = rows.find((r) => r.series === series && r.driver === row.driver && sameCell(r, row))?.[field]
+  return base ? round(value / base, 2) : null
 }
 
 /**
@@ -177,6 +189,8 @@ export function withRatios(rows: readonly ResultRow[]): ResultRow[] {
         ? {
             cpuVsRawPipeline: cpuRatio(rows, row, 'raw-pipeline'),
             cpuVsRawSimple: cpuRatio(rows, row, 'raw-simple'),
+            cpuP50VsRawPipeline: cpuRatio(rows, row, 'raw-pipeline', 'cpuP50Ms'),
+            cpuP50VsRawSimple: cpuRatio(rows, row, 'raw-simple', 'cpuP50Ms'),
           }
         : {}),
     }

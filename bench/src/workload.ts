@@ -7,6 +7,11 @@ export interface Work {
   /** Table names, e.g. `['t1', 't2']`. */
   readonly tables: readonly string[]
   readonly rowsPerTable: number
+  /**
+   * A shop cell of the CPU scenario instead (see `series/shop-cells.ts`): `tables` are the shop tables
+   * it writes, `rowsPerTable` 0; only pipeflush-burst and the same-statement series write it.
+   */
+  readonly shop?: 'graph' | 'update' | 'delete' | 'mix'
 }
 
 /** The most tables a flush can touch (`t1` .. `t20`). */

@@ -63,7 +63,14 @@ async function chunk(t: Tally, work: Work, n: number): Promise<void> {
   const spans = await turn(t.client, async () => {
     const server0 = t.server?.read()
     const cpu0 = clientCpuMs()
+    let preparing = 0
     for (let i = 0; i < n; i++) {
+      if (work.shop && t.client.prepare) {
+        // The shop cells: the unit is made (rows loaded, changed, or its statements planned) untimed.
+        const p0 = clientCpuMs()
+        await t.client.prepare(work)
+        preparing += clientCpuMs() - p0
+      }
       t.client.counter.reset()
       const c0 = clientCpuMs()
       const w0 = performance.now()
@@ -79,7 +86,7 @@ async function chunk(t: Tally, work: Work, n: number): Promise<void> {
         if (report.idFetch) t.idFetches++
       }
     }
-    t.cpuMs += clientCpuMs() - cpu0
+    t.cpuMs += clientCpuMs() - cpu0 - preparing
     if (t.server && server0 !== undefined) t.serverMs += t.server.read() - server0
   })
   if (spans !== undefined) t.spans = (t.spans ?? 0) + spans
@@ -91,7 +98,8 @@ async function chunk(t: Tally, work: Work, n: number): Promise<void> {
  * done `flushes` timed flushes, so a drift of the machine hits them alike. A series' warm-up and each
  * of its chunks run between its client's `beginTurn` and `endTurn` (the traced series set their tracer
  * provider globally there, outside the timed flushes). Client CPU is read over each chunk (the mean per
- * flush) and around each flush (its median and p95). A series that fails to
+ * flush) and around each flush (its median and p95). For a shop cell (`work.shop`), each flush is
+ * preceded by the client's untimed `prepare` (its CPU taken out of the mean). A series that fails to
  * open or flush gets its error instead of numbers; the others go on.
  *
  * @example
@@ -111,7 +119,8 @@ export async function measureCpuSideBySide(
         const client = await s.open(target, { pool: 1 })
         const tally: Tally = {
           client,
-          server: await backendCpu(client.query),
+          // Not for the shop cells: their untimed preparation runs on the server too.
+          server: work.shop ? undefined : await backendCpu(client.query),
           walls: [],
           trips: [],
           reported: [],
@@ -124,7 +133,10 @@ export async function measureCpuSideBySide(
         }
         tallies.set(s.id, tally)
         await turn(client, async () => {
-          for (let i = 0; i < Math.max(1, timing.warmup); i++) await client.flush(work)
+          for (let i = 0; i < Math.max(1, timing.warmup); i++) {
+            if (work.shop) await client.prepare?.(work)
+            await client.flush(work)
+          }
         })
       } catch (e) {
         out.set(s.id, e instanceof Error ? e : new Error(String(e)))

@@ -1,7 +1,9 @@
 /**
  * The schema of the realistic workload: a small shop. Customers, products and tags are never deleted;
  * a purchase's lines, payments, shipments and tags go with it (`on delete cascade`). Every key is a
- * `bigint` identity, so each library assigns ids its own way.
+ * `bigint` identity, so each library assigns ids its own way. `product` has a `version` column (default
+ * 1) that only the CPU scenario's shop cells treat as one (`versionColumn: 'version'`); the realistic
+ * mix and the request scenario leave it alone (units never insert products).
  */
 
 /** The shop's tables, parents before children. */
@@ -30,7 +32,7 @@ drop table if exists ${[...SHOP_TABLES].reverse().join(', ')} cascade;
 create table customer (${id}, name text not null, email text not null, tier int4 not null default 0,
   marketing boolean not null default false, updated_at timestamptz);
 create table product (${id}, sku text not null, name text not null, price numeric(12,2) not null,
-  stock int4 not null, updated_at timestamptz);
+  stock int4 not null, updated_at timestamptz, version int4 not null default 1);
 create table tag (${id}, name text not null);
 create table purchase (${id}, customer_id bigint not null references customer, status text not null,
   total numeric(12,2) not null, note text, placed_at timestamptz not null, shipped_at timestamptz);

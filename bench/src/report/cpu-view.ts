@@ -1,4 +1,5 @@
 import { type BenchReport, type ResultRow, rowId } from '../results.ts'
+import { SHOP_CELL_LABELS, type ShopCell } from '../series/shop-cells.ts'
 import { bySeries, DRIVERS, type SeriesName } from '../series/types.ts'
 import { ms, num, ratio, rowsLabel } from './format.ts'
 import { missingLines, type View } from './views.ts'
@@ -21,17 +22,21 @@ const over = (a: number | null | undefined, b: number | null | undefined) => (a 
  */
 export function cpuViews(report: BenchReport): View[] {
   const rows = report.results.filter((r) => r.scenario === 'cpu')
-  const shapes = [...new Set(rows.map((r) => `${r.tables}/${r.rowsPerTable}`))]
-  const cells = shapes.map((shape) => {
-    const [tables, rowsPerTable] = shape.split('/').map(Number) as [number, number]
-    return rows.filter((r) => r.tables === tables && r.rowsPerTable === rowsPerTable).sort(bySeries)
-  })
+  const shapes = [...new Set(rows.map(shapeKey))]
+  const cells = shapes.map((shape) => rows.filter((r) => shapeKey(r) === shape).sort(bySeries))
   return [...cells.map(sideBySideView), ...cells.map(tracingView).filter((v): v is View => v !== undefined)]
 }
 
+/** A CPU cell's work shape: tables x rows, or the shop cell. */
+const shapeKey = (r: ResultRow) => r.cpuCell ?? `${r.tables}/${r.rowsPerTable}`
+
 function shapeTitle(cell: readonly ResultRow[]): string {
   const first = cell.find((r) => r.status === 'ok') ?? cell[0]
-  return `${first?.tables ?? '?'} tables x ${rowsLabel(first?.rowsPerTable ?? 0)}, side by side at ${first?.latencyMs ?? '?'} ms (${cell.find((r) => r.status === 'ok')?.samples ?? '?'} flushes each)`
+  const shop = first?.cpuCell as ShopCell | undefined
+  const what = shop
+    ? (SHOP_CELL_LABELS[shop] ?? shop)
+    : `${first?.tables ?? '?'} tables x ${rowsLabel(first?.rowsPerTable ?? 0)}`
+  return `${what}, side by side at ${first?.latencyMs ?? '?'} ms (${cell.find((r) => r.status === 'ok')?.samples ?? '?'} flushes each)`
 }
 
 function sideBySideView(cell: readonly ResultRow[]): View {
@@ -44,12 +49,27 @@ function sideBySideView(cell: readonly ResultRow[]): View {
       'p95 µs',
       'vs raw-pipeline',
       'vs raw-simple',
+      'p50 vs raw-pipeline',
+      'p50 vs raw-simple',
       'server CPU µs/flush',
       'median ms',
       'p95 ms',
       'round trips',
     ],
-    align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    align: [
+      'left',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+      'right',
+    ],
     rows: cell.map((r) =>
       r.status === 'ok'
         ? [
@@ -59,17 +79,24 @@ function sideBySideView(cell: readonly ResultRow[]): View {
             us(r.cpuP95Ms),
             r.series === 'raw-pipeline' ? 'baseline' : ratio(r.cpuVsRawPipeline),
             r.series === 'raw-simple' ? 'baseline' : ratio(r.cpuVsRawSimple),
+            r.series === 'raw-pipeline' ? 'baseline' : ratio(r.cpuP50VsRawPipeline),
+            r.series === 'raw-simple' ? 'baseline' : ratio(r.cpuP50VsRawSimple),
             us(r.serverCpuMs),
             ms(r.medianMs),
             ms(r.p95Ms),
             num(r.roundTrips),
           ]
-        : [rowId(r), r.status, '', '', '', '', '', '', '', ''],
+        : [rowId(r), r.status, '', '', '', '', '', '', '', '', '', ''],
     ),
-    note: 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. pipeflush-burst runs without an OpenTelemetry tracer provider; -traced and -tracing-false with a recording one set globally for their turns (see the tracing table). Client CPU: process.cpuUsage over the timed flushes / their number; p50 and p95 of process.cpuUsage around each flush; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
+    note: cell.some((r) => r.cpuCell)
+      ? SHOP_NOTE
+      : 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. pipeflush-burst runs without an OpenTelemetry tracer provider; -traced and -tracing-false with a recording one set globally for their turns (see the tracing table). Client CPU: process.cpuUsage over the timed flushes / their number; p50 and p95 of process.cpuUsage around each flush; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
     missing: missingLines(cell),
   }
 }
+
+const SHOP_NOTE =
+  "A shop cell (the realistic mix's schema, units of work of its kinds): each series writes rows of its own, on its own connection, taking turns in chunks in one process. Before each flush, untimed: pipeflush-burst makes the unit in a fresh fork as users do (rows loaded with em.find, new rows with em.create, a new parent given as its entity, loaded rows assigned and removed; connected with versionColumn: 'version'), then em.flush() is timed; raw-pipeline / raw-simple make the same unit in pipeflush on a connection of their own, take em.plan()'s statements and replace its placeholder ids by ids from the tables' sequences, then send exactly those statements (pipelined with BEGIN and COMMIT, or as one simple-protocol message with the parameters as literals). Client CPU: process.cpuUsage around each flush (p50, p95) and over each chunk without the untimed preparation (the mean: it includes garbage collection of what the preparation left). Target: pipeflush-burst p50 <= 1.3x raw-simple (see the targets). Server CPU is not read (the preparation runs on the server too)."
 
 /** The settings of the tracing table: the series and how it is labelled. */
 const TRACING: readonly (readonly [SeriesName, string])[] = [

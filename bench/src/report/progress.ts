@@ -16,6 +16,7 @@ function label(step: Step): string {
   const tables = step.work.tables.length
   const series =
     step.scenario === 'cpu' ? `${stepSeriesIds(step).length} series side by side` : step.series.id
+  if (step.work.shop) return `${step.latencyMs} ms · ${step.scenario} · shop ${step.work.shop} · ${series}`
   return `${step.latencyMs} ms · ${step.scenario} · ${tables} ${tables === 1 ? 'table' : 'tables'} x ${rowsLabel(step.work.rowsPerTable)} · ${series}`
 }
 

@@ -1,7 +1,12 @@
 import type { BenchReport, ResultRow } from '../results.ts'
+import { SHOP_CELLS } from '../series/shop-cells.ts'
 import { DRIVERS, type DriverName, seriesId } from '../series/types.ts'
 import type { Claim } from './claims.ts'
 import { ms, num, ratio } from './format.ts'
+
+/** Microseconds, whole, from ms. */
+const us = (v: number | null | undefined) =>
+  v === null || v === undefined ? '-' : String(Math.round(v * 1000))
 
 const REALISTIC_LATENCY = 20
 const REALISTIC_POOL = 10
@@ -102,7 +107,8 @@ export function checkRealisticTargets(report: BenchReport): Claim[] {
 
 /**
  * The CPU, concurrency and large-flush targets, per driver: client CPU per flush <= 1.3x the raw driver sending the same
- * statements pipelined (10 x 1 and 5 x 10); 50 concurrent units on a pool of 10 at 2 ms: flushes per
+ * statements pipelined (10 x 1 and 5 x 10); in each shop cell measured, client CPU p50 per flush <= 1.3x the
+ * same statements in one simple-protocol message (raw-simple); 50 concurrent units on a pool of 10 at 2 ms: flushes per
  * second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert <= 2x COPY.
  */
 export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
@@ -127,6 +133,22 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
           ok: row.cpuVsRawPipeline <= 1.3,
           detail: `${ms(row.cpuMs)} ms / ${ms(raw.cpuMs)} ms = ${ratio(row.cpuVsRawPipeline)}`,
         })
+    }
+    for (const cell of SHOP_CELLS) {
+      const text = `${name}: client CPU p50 per flush <= 1.3x raw-simple (${driver}), shop ${cell}`
+      const at = (r: ResultRow) => r.scenario === 'cpu' && r.cpuCell === cell
+      const row = burstRow(report, driver, at)
+      const raw = other('raw-simple', (r) => r.driver === driver && at(r))
+      if (!row?.cpuP50VsRawSimple || !raw) {
+        if (report.results.some(at)) claims.push(notMeasured(text, `${name} and raw-simple side by side`))
+        continue
+      }
+      const pipelined = other('raw-pipeline', (r) => r.driver === driver && at(r))
+      claims.push({
+        text,
+        ok: row.cpuP50VsRawSimple <= 1.3,
+        detail: `${us(row.cpuP50Ms)} µs / ${us(raw.cpuP50Ms)} µs = ${ratio(row.cpuP50VsRawSimple)}; p95 ${us(row.cpuP95Ms)} / ${us(raw.cpuP95Ms)} µs; vs raw-pipeline p50 ${ratio(row.cpuP50VsRawPipeline)} (${us(pipelined?.cpuP50Ms)} µs)`,
+      })
     }
     const conc = burstRow(report, driver, (r) => r.scenario === 'concurrency')
     for (const [series, factor] of [

@@ -1,8 +1,9 @@
 // The file of the series that knows pipeflush's API (with `realistic/pipeflush-unit.ts` for the mixed
 // workload): when the API changes, these change.
 import type { EntityManager, FlushReport, PipelineMode } from '@pipeflush/core'
-import { nextValues } from '../workload.ts'
+import { nextValues, type Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
+import { pipeflushShop } from './shop-pipeflush.ts'
 import { recordingTracer, tracingUnavailable } from './tracing.ts'
 import { ALL_SCENARIOS, DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
@@ -143,11 +144,28 @@ function pipeflushSeries(mode: PipelineMode, driver: DriverName, description: st
       const c: DriverClient = await openDriver(driver, target.url, pool)
       await rootFor(c.client, mode) // reads the schema now, not during the first flush
       let last: FlushReport | undefined
+      // The shop cells (CPU scenario, burst only): each unit loaded and changed untimed, then flushed.
+      const shop = mode === 'burst' ? pipeflushShop(c) : undefined
+      let prepared: EntityManager | undefined
       return {
         counter: c.counter,
         async flush(work) {
+          if (work.shop) {
+            const em = prepared
+            prepared = undefined
+            if (!em) throw new Error(`${seriesId(name, driver)}: shop cell flushed without prepare`)
+            last = await em.flush()
+            return
+          }
           last = await pipeflushFlush(c.client, mode, work.tables, work.rowsPerTable)
         },
+        ...(shop
+          ? {
+              async prepare(work: Work) {
+                prepared = await shop.prepare(work)
+              },
+            }
+          : {}),
         lastReport: () => last,
         query: c.query,
         close: c.close,

@@ -1,6 +1,7 @@
 import { allTables, nextValues, type Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
 import { type InsertTexts, insertTexts, pipeflushUnavailable } from './pipeflush.ts'
+import { type RawStatement, rawShop } from './shop-pipeflush.ts'
 import { DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
 /** Ids the same-statement series give their rows: far above what the tables' sequences hand out. */
@@ -101,6 +102,73 @@ const simple: Send = async (c, texts, work) => {
   }
 }
 
+/** Named statements of the shop cells on pg, by text. */
+const pgNames = new Map<string, string>()
+
+/** `text`'s parameters as SQL literals (`null` for null), as a simple-protocol message carries them. */
+function inlineNullable(text: string, params: readonly (string | null)[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const p = params[Number(n) - 1]
+    return p === null || p === undefined ? 'null' : `'${p.replaceAll("'", "''")}'`
+  })
+}
+
+/** The shop cell's statements (planned by pipeflush) as raw-pipeline sends the inserts: BEGIN, them, COMMIT pipelined. */
+async function pipelinedStatements(c: DriverClient, statements: readonly RawStatement[]): Promise<void> {
+  if (c.driver === 'postgres.js') {
+    const r = await c.client.reserve()
+    try {
+      const results = await Promise.all([
+        r.unsafe('begin'),
+        ...statements.map((s) => r.unsafe(s.sql, s.params as string[], { prepare: true })),
+        r.unsafe('commit'),
+      ])
+      checkCommit(results[results.length - 1]?.command, 'raw-pipeline')
+    } finally {
+      r.release()
+    }
+    return
+  }
+  const client = await c.client.connect()
+  try {
+    const results = await Promise.all([
+      client.query('begin'),
+      ...statements.map((s) => {
+        let name = pgNames.get(s.sql)
+        if (name === undefined) {
+          name = `raw_shop_${pgNames.size + 1}`
+          pgNames.set(s.sql, name)
+        }
+        return client.query({ name, text: s.sql, values: s.params as string[] })
+      }),
+      client.query('commit'),
+    ])
+    checkCommit(results[results.length - 1]?.command, 'raw-pipeline')
+  } finally {
+    client.release()
+  }
+}
+
+/** The shop cell's statements in one simple-protocol message, no BEGIN (one implicit transaction). */
+async function simpleStatements(c: DriverClient, statements: readonly RawStatement[]): Promise<void> {
+  const text = statements.map((s) => inlineNullable(s.sql, s.params)).join(';\n')
+  if (c.driver === 'postgres.js') {
+    const r = await c.client.reserve()
+    try {
+      await r.unsafe(text)
+    } finally {
+      r.release()
+    }
+    return
+  }
+  const client = await c.client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    client.release()
+  }
+}
+
 function sameStatementSeries(kind: 'raw-pipeline' | 'raw-simple', driver: DriverName): Series {
   const how =
     kind === 'raw-simple'
@@ -119,11 +187,27 @@ function sameStatementSeries(kind: 'raw-pipeline' | 'raw-simple', driver: Driver
       const texts = await insertTexts(target.url, allTables())
       const c = await openDriver(driver, target.url, pool)
       const send = kind === 'raw-simple' ? simple : pipelined
+      // The shop cells: pipeflush's statements for each unit, planned untimed on a connection of their own.
+      const shop = rawShop(driver, target.url)
+      const sendShop = kind === 'raw-simple' ? simpleStatements : pipelinedStatements
+      let prepared: RawStatement[] | undefined
       return {
         counter: c.counter,
-        flush: (work) => send(c, texts, work),
+        async flush(work) {
+          if (!work.shop) return send(c, texts, work)
+          const statements = prepared
+          prepared = undefined
+          if (!statements) throw new Error(`${seriesId(kind, driver)}: shop cell flushed without prepare`)
+          await sendShop(c, statements)
+        },
+        async prepare(work) {
+          prepared = await shop.prepare(work)
+        },
         query: c.query,
-        close: c.close,
+        async close() {
+          await shop.close()
+          await c.close()
+        },
       }
     },
   }

@@ -55,6 +55,11 @@ export interface SeriesClient {
   beginTurn?(): void
   /** Called after them: undoes `beginTurn`, returns the spans recorded during the turn. */
   endTurn?(): number
+  /**
+   * Untimed, before each flush of a shop cell (`work.shop`, CPU scenario): makes the next unit of work
+   * (loads rows, creates and changes them, or plans the statements), which the next `flush` sends.
+   */
+  prepare?(work: Work): Promise<void>
   /** One autocommit query's rows (for the backend's process id; counted by the counter too). */
   query(text: string): Promise<readonly Record<string, unknown>[]>
   /** Ends every connection. */

@@ -148,10 +148,15 @@ describe('buildPlan', () => {
     expect(steps.filter((s) => s.scenario === 'large')).toHaveLength(12 * 2)
     expect(steps.filter((s) => s.scenario === 'concurrency')).toHaveLength(11)
     const cpu = steps.filter((s): s is CpuStep => s.scenario === 'cpu')
-    // pipeflush-burst, its traced and tracing: false twins, raw-pipeline and raw-simple, on both drivers
-    expect(cpu.map((s) => [s.latencyMs, s.series.length])).toEqual([
-      [0, 10],
-      [0, 10],
+    // pipeflush-burst, its traced and tracing: false twins, raw-pipeline and raw-simple, on both drivers;
+    // then the shop cells: pipeflush-burst, raw-pipeline and raw-simple on both drivers
+    expect(cpu.map((s) => [s.latencyMs, s.work.shop ?? null, s.series.length])).toEqual([
+      [0, null, 10],
+      [0, null, 10],
+      [0, 'graph', 6],
+      [0, 'update', 6],
+      [0, 'delete', 6],
+      [0, 'mix', 6],
     ])
     const real = steps.filter((s) => s.scenario === 'realistic')
     expect(real).toHaveLength(3 * 2 * 2)
@@ -163,6 +168,13 @@ describe('buildPlan', () => {
       [20, 'raw-pg'],
     ])
     expect(countSteps(plan)).toBe(steps.length)
+  })
+
+  test('--cpu-cells picks the CPU cells; an unknown one is refused', () => {
+    const plan = buildPlan(parseOptions(['--scenario', 'cpu', '--cpu-cells', '5x10,mix']), series)
+    const works = plan.flatMap((g) => g.steps).map((s) => (s.scenario === 'cpu' ? s.work : undefined))
+    expect(works.map((w) => w?.shop ?? `${w?.tables.length}x${w?.rowsPerTable}`)).toEqual(['5x10', 'mix'])
+    expect(() => parseOptions(['--cpu-cells', 'graph,nope'])).toThrow(/--cpu-cells/)
   })
 
   test('the large flush, concurrency, CPU and realistic runs add their latency when it is not in the list', () => {
