@@ -222,6 +222,76 @@ export const errors = {
     )
   },
 
+  /** A row to plan lacks a primary key column that nothing fills. Nothing was sent. */
+  keyMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `A row of "${table}" lacks its primary key column "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** A change the planner cannot write as given (`why`: what is wrong with it). Nothing was sent. */
+  invalidChange(
+    table: string,
+    why: string,
+    details: { readonly column?: string | undefined; readonly keys?: readonly unknown[] } = {},
+  ): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Table "${table}": ${why}`, { table, ...details })
+  },
+
+  /** Two new rows of one flush share a primary key (`shown`: the key as messages show it). */
+  duplicateNewKey(table: string, shown: string, key: unknown): PipeflushError {
+    return new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table}" share the key ${shown}.`, {
+      table,
+      keys: [key],
+    })
+  },
+
+  /** An upsert without conflict columns. */
+  upsertWithoutConflict(table: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Upsert into "${table}": name the conflict columns.`, {
+      table,
+    })
+  },
+
+  /** An upsert's row does not supply one of its conflict or update columns. */
+  upsertColumnMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `Upsert into "${table}": the row does not supply "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** An upsert would update one of its conflict or key columns. */
+  upsertUpdatesKey(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `Upsert into "${table}": "${column}" is a conflict or key column and cannot be updated.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys (`links`: each
+   * reference as `child -> parent (fk)`): no insert order exists. Nothing was sent.
+   */
+  unresolvableCycle(table: string, links: readonly string[], keys: readonly unknown[]): PipeflushError {
+    return new PipeflushError(
+      'UNRESOLVABLE_CYCLE',
+      `New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys: ${links.join(', ')}. ` +
+        'No insert order exists; make one of these foreign keys nullable or DEFERRABLE INITIALLY DEFERRED.',
+      { table, keys },
+    )
+  },
+
+  /** The driver could not reserve a connection for the flush (another failure than a dead server). */
+  reservationFailed(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError('CONNECTION_LOST', `The flush could not get a connection: ${why}. Nothing was sent.`, {
+      flushId,
+      cause,
+    })
+  },
+
   /**
    * A write to a view or materialized view (`kind`): pipeflush reads their rows but never writes them.
    * `what` says what was attempted (`create`, `an assignment to "name"`, ...).

@@ -11,9 +11,17 @@ export function snapshotOf(
   const out = emptyRow()
   for (const c of table.columns) {
     const value = row[c.name]
-    out[c.name] = value === null || typeof value !== 'object' ? value : copied(table, c.name, value)
+    out[c.name] = snapshotValue(table, c.name, value)
   }
   return out
+}
+
+/**
+ * `value` as a snapshot of `table.column` holds it: itself, or a copy of an object (INVALID_VALUE for
+ * what no column can store).
+ */
+export function snapshotValue(table: TableModel, column: string, value: unknown): unknown {
+  return value === null || typeof value !== 'object' ? value : copied(table, column, value)
 }
 
 /** A copy of an object value of `table.column`; INVALID_VALUE for what no column can store. */
