@@ -1,4 +1,4 @@
-// npm run example:bookstore -- --latency 2 [--driver pg|postgres.js] [--modes burst,off] [--cold] [--pool 1]
+// npm run example:bookstore -- --latency 2 [--driver pg|postgres.js] [--modes burst,off] [--cold] [--pool 1] [--trace]
 // Starts PostgreSQL and toxiproxy (or uses DATABASE_URL / TOXIPROXY_URL), serves the bookstore API
 // on 127.0.0.1, sends it the scripted requests once per pipeline mode, prints what each did, stops.
 // The application's pool is a pg.Pool with pipeline: true (or a postgres.js client with --driver
@@ -14,10 +14,14 @@ import { outboxHooks } from './outbox.ts'
 import { formatComparison, formatStep, type MeteredStep } from './print.ts'
 import { createSchema, type DB, resetData } from './schema.ts'
 import { runScript } from './script.ts'
+import { formatTraces, startTracing } from './tracing.ts'
 
-const { latencyMs, modes, cold, driver, values } = parseExampleArgs(process.argv.slice(2), {
+const { latencyMs, modes, cold, driver, values, flags } = parseExampleArgs(process.argv.slice(2), {
   pool: { type: 'string', default: '1' },
+  trace: { type: 'boolean', default: false },
 })
+// --trace: OpenTelemetry set up as an application does; each request's spans printed as a tree.
+const tracing = flags['trace'] ? startTracing() : undefined
 const pool = Number(values['pool'])
 const db = await startExampleDatabase({ name: 'bookstore', latencyMs, driver })
 let mismatches = 0
@@ -45,9 +49,11 @@ try {
         await runScript(server.url)
       }
       await resetData(admin.query)
+      tracing?.reset()
       const steps = await runScript(server.url, app.counter)
       const results = steps.map((s) => ({ ...s, metered: meter.of(s.flush) }))
       for (const step of results) console.log(formatStep(step))
+      if (tracing) for (const line of formatTraces(tracing.spans())) console.log(line)
       console.log(meter.summary())
       mismatches += meter.mismatches.length
       byMode.set(mode, results)

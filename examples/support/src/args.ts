@@ -20,8 +20,8 @@ export interface ExampleArgs {
 }
 
 /**
- * Parses `--latency <ms>`, `--modes <list>`, `--cold` and `--driver <name>` (and the extra string
- * options given).
+ * Parses `--latency <ms>`, `--modes <list>`, `--cold` and `--driver <name>` (and the extra options
+ * given: strings in `values`, booleans in `flags`).
  *
  * @example
  * const { latencyMs, modes, driver } = parseExampleArgs(['--latency', '2', '--driver', 'postgres.js'])
@@ -29,8 +29,11 @@ export interface ExampleArgs {
  */
 export function parseExampleArgs(
   argv: readonly string[],
-  extra: Record<string, { type: 'string'; default?: string }> = {},
-): ExampleArgs & { readonly values: Record<string, string | undefined> } {
+  extra: Record<string, { type: 'string'; default?: string } | { type: 'boolean'; default?: boolean }> = {},
+): ExampleArgs & {
+  readonly values: Record<string, string | undefined>
+  readonly flags: Record<string, boolean>
+} {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -56,11 +59,15 @@ export function parseExampleArgs(
   const strings = Object.fromEntries(
     Object.entries(values).filter(([, v]) => typeof v === 'string'),
   ) as Record<string, string>
+  const flags = Object.fromEntries(
+    Object.entries(values).filter(([k, v]) => typeof v === 'boolean' && k !== 'cold'),
+  ) as Record<string, boolean>
   return {
     latencyMs,
     modes: modes as ExampleArgs['modes'],
     cold: values.cold === true,
     driver,
     values: strings,
+    flags,
   }
 }

@@ -1,30 +1,46 @@
 import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
-import { errors, PipeflushError } from './errors.ts'
+import { driverFor } from './drivers/driver-for.ts'
+import { errors, PipeflushError, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
-import type { PipelineMode } from './flush/modes.ts'
+import type { PipelineMode } from './flush/pipeline-mode.ts'
 import { redactError } from './flush/redact.ts'
 import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
-import { type EntityManagerOptions, type ForkOptions, flushTimeoutOption, pipelineOption } from './options.ts'
+import { type Observe, observeFlush } from './observe/observe-flush.ts'
+import { loadTracing } from './observe/tracing.ts'
+import {
+  type EntityManagerOptions,
+  type ForkOptions,
+  flushTimeoutOption,
+  maxReplicaLagOption,
+  observeOption,
+  pipelineOption,
+} from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
-import { readRows } from './read/read-rows.ts'
-import { resolveWhere } from './read/resolve-where.ts'
-import type { ReadContext } from './read/run-read.ts'
+import type { With } from './read/graph.ts'
+import type { ReadContext, ReadStatement } from './read/read-batch.ts'
+import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
+import { ReplicaSet, type ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
 import type { Entity } from './track/entity-state.ts'
-import { keyWhere, rowKey } from './track/keys.ts'
+import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
-import { describeValue } from './values/location.ts'
 
 /** The options an entity manager flushes with, besides what its client shares. */
 interface FlushSettings {
   readonly mode: PipelineMode
   readonly timeoutMs: number
+  /** Put the values errors are about in their messages (see the `errorValues` option). */
+  readonly errorValues: boolean
+  /** Spans and logs (the `tracing` and `logger` options). */
+  readonly observe: Observe
+  /** The read replicas, if any (the `replicas` option). */
+  readonly replicas: ReplicaSet | undefined
 }
 
 /**
@@ -41,12 +57,17 @@ interface FlushSettings {
 export class EntityManager {
   readonly #client: ClientContext
   readonly #settings: FlushSettings
-  readonly #uow = new UnitOfWork()
+  readonly #uow: UnitOfWork
+  readonly #reads: UnitOfWorkReads
   #flushing = false
+  /** A flush of this unit of work sent something: its reads go to the primary (read your writes). */
+  #wrote = false
 
   private constructor(client: ClientContext, settings: FlushSettings) {
     this.#client = client
     this.#settings = settings
+    this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
+    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, this.#readContext())
   }
 
   /**
@@ -58,15 +79,22 @@ export class EntityManager {
    * const em = await EntityManager.connect(postgres(url), { versionColumn: 'version' })
    * const em2 = await EntityManager.connect(new pg.Pool({ connectionString: url, pipeline: true }))
    */
-  static async connect(client: unknown, options: EntityManagerOptions = {}): Promise<EntityManager> {
+  static async connect(
+    client: unknown,
+    options: EntityManagerOptions<EntityManager> = {},
+  ): Promise<EntityManager> {
     try {
-      const context = await connectClient(client, options)
+      const [context] = await Promise.all([connectClient(client, options), loadTracing()])
       return new EntityManager(context, {
         mode: pipelineOption(options.pipeline),
         timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
+        errorValues: options.errorValues === true,
+        observe: observeOption(options.tracing, options.logger),
+        replicas: replicasOption(options.replicas, options.maxReplicaLagMs),
       })
     } catch (e) {
-      throw redactError(e)
+      const show = (options as { errorValues?: unknown } | null)?.errorValues === true
+      throw redactError(show ? withValuesShown(e) : e)
     }
   }
 
@@ -84,6 +112,9 @@ export class EntityManager {
         options.flushTimeoutMs === undefined
           ? this.#settings.timeoutMs
           : flushTimeoutOption(options.flushTimeoutMs),
+      errorValues: this.#settings.errorValues,
+      observe: this.#settings.observe,
+      replicas: this.#settings.replicas,
     })
   }
 
@@ -106,7 +137,18 @@ export class EntityManager {
         'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
       )
     }
-    return wasCommitted(this.#reads(), flushLog, flushId)
+    return wasCommitted(this.#readContext(), flushLog, flushId)
+  }
+
+  /**
+   * What is known of each read replica (the `replicas` option): whether reads go to it, its lag as
+   * last measured, why it is left out. Empty without replicas.
+   *
+   * @example
+   * root.replicas // [{ address: '10.0.0.2:5432', usable: true, lagMs: 0, reason: undefined }]
+   */
+  get replicas(): ReplicaStatus[] {
+    return this.#settings.replicas?.status() ?? []
   }
 
   /** The schema model this entity manager writes with. */
@@ -133,65 +175,79 @@ export class EntityManager {
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
-    const model = writableTable(this.#client.schema, table, 'create')
-    const row = newRow(model, values)
-    return this.#uow.add(model, row, 'new').entity
+    return this.#shown(() => {
+      const model = writableTable(this.#client.schema, table, 'create')
+      const row = newRow(model, values)
+      return this.#uow.add(model, row, 'new').entity
+    })
   }
 
   /**
    * Rows of `table` matching `where` (column = value; an array means any of; null means IS NULL; an
    * entity stands for its key), ordered by primary key, tracked in the identity map: a row already
    * managed is returned as the same object, with its unflushed changes. Removed entities are left out.
-   * `table` may be a view or materialized view: its rows are read-only (an assignment is an error at
-   * once, a change made in place one at the flush), in the view's order, each read a new object
-   * unless the view was declared with a key (`defineSchema`).
+   * `options.with` loads relations of the rows too, to any depth, in the same message (see
+   * {@link populate}). Every read started in the same tick (`find`, `load`, `populate`...) goes in one
+   * round trip on one connection. `table` may be a view or materialized view: its rows are read-only
+   * (an assignment is an error at once, a change made in place one at the flush), in the view's
+   * order, each read a new object unless the view was declared with a key (`defineSchema`).
    *
    * @example
-   * const drafts = await em.find('book', { title: 'Draft' })
+   * const drafts = await em.find('book', { title: 'Draft' }, { with: { author: true, reviews: true } })
    * const listed = await em.find('customer_list', { country: 'France' }) // a view
    */
-  async find(table: string, where: Where = {}): Promise<Entity[]> {
-    const model = readableTable(this.#client.schema, table)
-    const rows = await readRows(this.#reads(), model, resolveWhere(model, where, this.#uow))
-    const out: Entity[] = []
-    for (const row of rows) {
-      const state = this.#uow.add(model, row, 'managed')
-      if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
-    }
-    return out
+  find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
+    return this.#shown(() => this.#reads.find(table, where, options))
   }
 
   /** The first row of {@link find}, or undefined. */
-  async findOne(table: string, where: Where = {}): Promise<Entity | undefined> {
-    return (await this.find(table, where))[0]
+  async findOne(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity | undefined> {
+    return (await this.find(table, where, options))[0]
   }
 
   /**
    * The row of `table` with primary key `key` (an object of the key columns for composite keys):
-   * from the identity map when managed (no query), else from the database. Throws `NOT_FOUND`.
+   * from the identity map when managed (no query), else from the database, with the other loads of
+   * the table in this tick in one select. `options.with` loads relations with it (see
+   * {@link populate}). Throws `NOT_FOUND`.
    *
    * @example
    * em.remove(await em.load('review', 3))
+   * const author = await em.load('author', 3, { with: { books: { reviews: true, tags: true, publisher: true } } })
+   * author.books // the author's books, each with its reviews, tags and publisher
    */
-  async load(table: string, key: unknown): Promise<Entity> {
-    const model = readableTable(this.#client.schema, table)
-    if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
-    const where = keyWhere(model, key)
-    const canonical = rowKey(model, where)
-    const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
-    if (known?.status === 'managed') return known.entity
-    if (known?.status === 'removed') {
-      throw new PipeflushError('NOT_FOUND', `${model.key} ${canonical} is removed in this unit of work.`, {
-        table: model.key,
-        keys: [canonical],
-      })
-    }
-    const [found] = await this.find(table, where)
-    if (found) return found
-    throw new PipeflushError('NOT_FOUND', `No ${model.key} with key ${canonical ?? describeValue(key)}.`, {
-      table: model.key,
-      keys: [key],
-    })
+  load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
+    return this.#shown(() => this.#reads.load(table, key, options))
+  }
+
+  /**
+   * Loads relations of managed entities, to any depth, in one round trip whatever the depth: each
+   * level is selected through its parent's keys. A relation of the schema's foreign keys: a
+   * many-to-one (`book.author`), its inverse one-to-many (`author.books`), or a many-to-many through
+   * a link table (`book.tags`); see the README's "Relations" for their names. Every row is tracked
+   * (an entity already managed keeps its pending changes). Reading a loaded relation gives the
+   * entities this unit of work holds for it; reading one that was not loaded is `NOT_LOADED`, never
+   * a query.
+   *
+   * @example
+   * const books = await em.find('book', { author_id: 3 })
+   * await em.populate(books, { reviews: true, publisher: true })
+   * books[0].reviews // loaded
+   */
+  populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
+    return this.#shown(() => this.#reads.populate(entities, tree))
+  }
+
+  /**
+   * Rows of `table` selected by the application's own SQL (`statement.text` selecting every column of
+   * the table as text, aliased `c0, c1...` in table order; `params` as texts), tracked like
+   * {@link find}'s, in the batch of this tick. `@pipeflush/kysely`'s `load(query)` goes through it.
+   *
+   * @example
+   * await em.loadRows('book', { text: 'select t.id::text as c0, ... from book t where ...', params: [] })
+   */
+  loadRows(table: string, statement: ReadStatement): Promise<Entity[]> {
+    return this.#shown(() => this.#reads.rows(table, statement))
   }
 
   /**
@@ -202,9 +258,11 @@ export class EntityManager {
    * const book = em.merge('book', rowReadElsewhere)
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
-    const model = readableTable(this.#client.schema, table)
-    const values = mergedRow(model, row)
-    return this.#uow.add(model, values, 'managed').entity
+    return this.#shown(() => {
+      const model = readableTable(this.#client.schema, table)
+      const values = mergedRow(model, row)
+      return this.#uow.add(model, values, 'managed').entity
+    })
   }
 
   /**
@@ -221,9 +279,11 @@ export class EntityManager {
     values: Readonly<Record<string, unknown>>,
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): void {
-    const model = writableTable(this.#client.schema, table, 'upsert')
-    const { row, spec } = upsertOf(model, values, options)
-    this.#uow.upsert(model, row, spec)
+    this.#shown(() => {
+      const model = writableTable(this.#client.schema, table, 'upsert')
+      const { row, spec } = upsertOf(model, values, options)
+      this.#uow.upsert(model, row, spec)
+    })
   }
 
   /**
@@ -257,7 +317,7 @@ export class EntityManager {
    * console.log(formatPlan(em.plan()))
    */
   plan(): FlushPlan {
-    return planUnitOfWork(this.#uow, this.#client)
+    return this.#shown(() => planUnitOfWork(this.#uow, this.#client))
   }
 
   /**
@@ -271,7 +331,11 @@ export class EntityManager {
    * @example
    * const { roundTrips, statements } = await em.flush()
    */
-  async flush(): Promise<FlushReport> {
+  flush(): Promise<FlushReport> {
+    return this.#shown(() => this.#flush())
+  }
+
+  async #flush(): Promise<FlushReport> {
     if (this.#flushing) {
       throw new PipeflushError(
         'INVALID_STATE',
@@ -279,16 +343,42 @@ export class EntityManager {
       )
     }
     const { hooks } = this.#client
-    const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings })
+    const subject = { driver: this.#client.driver, mode: this.#settings.mode }
     this.#flushing = true
     let report: FlushReport
     try {
-      report = await (hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush))
+      report = await observeFlush(this.#settings.observe, subject, (onPlanned) => {
+        const flush = () => flushUnitOfWork(this.#uow, { ...this.#client, ...this.#settings, onPlanned })
+        const traced = !this.#settings.observe.noSpans
+        return hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush, traced)
+      })
     } finally {
       this.#flushing = false
+      // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
+      // primary from now on.
+      if (this.#uow.edits > 0) this.#wrote = true
     }
     // After the flush is over, so that afterCommit may change and flush this unit of work again.
-    return hooks === undefined ? report : withAfterCommit(hooks, report, this)
+    return hooks === undefined
+      ? report
+      : withAfterCommit(hooks, report, this, !this.#settings.observe.noSpans)
+  }
+
+  /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
+  #shown<T>(fn: () => T): T {
+    if (!this.#settings.errorValues) return fn()
+    try {
+      const result = fn()
+      return (
+        result instanceof Promise
+          ? result.catch((e: unknown) => {
+              throw withValuesShown(e)
+            })
+          : result
+      ) as T
+    } catch (e) {
+      throw withValuesShown(e)
+    }
   }
 
   /** Forgets every entity (they become detached) and every pending change. */
@@ -297,8 +387,15 @@ export class EntityManager {
   }
 
   /** How reads run: on the client, within the flush timeout. */
-  #reads(): ReadContext {
-    return { driver: this.#client.driver, timeoutMs: this.#settings.timeoutMs, named: this.#client.named }
+  #readContext(): ReadContext {
+    return {
+      driver: this.#client.driver,
+      timeoutMs: this.#settings.timeoutMs,
+      named: this.#client.named,
+      observe: this.#settings.observe,
+      replicas: this.#settings.replicas,
+      primaryOnly: () => this.#wrote,
+    }
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */
@@ -310,4 +407,18 @@ export class EntityManager {
   tableOf(entity: Entity): string {
     return this.#uow.own(entity).table.key
   }
+}
+
+/** The `replicas` and `maxReplicaLagMs` options: a set of the replicas' drivers, or undefined. */
+function replicasOption(replicas: unknown, maxLag: unknown): ReplicaSet | undefined {
+  const maxLagMs = maxReplicaLagOption(maxLag)
+  if (replicas === undefined) return undefined
+  if (!Array.isArray(replicas) || replicas.length === 0)
+    throw errors.invalidConfig(
+      'replicas must be a non-empty array of clients (postgres.js clients or pg.Pools).',
+    )
+  return new ReplicaSet(
+    replicas.map((r) => driverFor(r)),
+    maxLagMs,
+  )
 }

@@ -12,6 +12,10 @@ export type ErrorCode =
   | 'UNKNOWN_TABLE'
   /** A column that is not in the table. */
   | 'UNKNOWN_COLUMN'
+  /** A relation (in a graph load's `with`) that the table does not have. */
+  | 'UNKNOWN_RELATION'
+  /** A relation navigated on an entity whose related rows were not loaded (never a hidden query). */
+  | 'NOT_LOADED'
   /** A value that cannot be stored exactly in its column (undefined, NaN, wrong type, out of range...). */
   | 'INVALID_VALUE'
   /** A table pipeflush cannot write (no primary key, a generated column written...). */
@@ -30,10 +34,23 @@ export type ErrorCode =
   | 'OPTIMISTIC_LOCK'
   /** The server rejected a statement for another reason. */
   | 'STATEMENT_FAILED'
+  /**
+   * A write reached a server that only reads (a standby, or one with `default_transaction_read_only`:
+   * SQLSTATE 25006), as after a failover to a pool still pointing at the old primary: nothing was committed.
+   */
+  | 'READ_ONLY_SERVER'
   /** The transaction was rolled back without a statement error (the COMMIT answered ROLLBACK). */
   | 'ROLLED_BACK'
   /** The connection failed before the COMMIT was sent: nothing was committed. */
   | 'CONNECTION_LOST'
+  /** The server refused the login (wrong password, unknown role: SQLSTATE class 28). Nothing was sent. */
+  | 'LOGIN_FAILED'
+  /** The database named in the connection does not exist (SQLSTATE 3D000). Nothing was sent. */
+  | 'DATABASE_NOT_FOUND'
+  /** The TLS handshake failed or the server refused TLS (certificate, host name, no SSL). Nothing was sent. */
+  | 'TLS_FAILED'
+  /** The server could not be reached (connection refused, unknown host, no route to it). Nothing was sent. */
+  | 'HOST_UNREACHABLE'
   /** The connection failed after the COMMIT was sent and before its answer: the outcome is unknown. */
   | 'COMMIT_OUTCOME_UNKNOWN'
   /** The flush did not settle within `flushTimeoutMs`. */
@@ -66,6 +83,10 @@ export interface PipeflushErrorDetails {
   readonly flushId?: string | undefined
   /** The driver's error, or another underlying error. */
   readonly cause?: unknown
+  /** The value at fault (`INVALID_VALUE`), which the message does not show. */
+  readonly value?: unknown
+  /** The server's DETAIL (e.g. `Key (email)=(...) already exists.`), which the message does not show. */
+  readonly detail?: string | undefined
 }
 
 export class PipeflushError extends Error {
@@ -76,6 +97,14 @@ export class PipeflushError extends Error {
   readonly constraint: string | undefined
   readonly sqlState: string | undefined
   readonly flushId: string | undefined
+  /**
+   * The value at fault (`INVALID_VALUE`) and the server's DETAIL, kept for code that wants them but
+   * out of `message` and `stack` (they go to logs and error trackers, values with them), and not
+   * enumerable (serializers that copy an error's properties leave them out). The `errorValues`
+   * option of `connect` puts them in messages.
+   */
+  declare readonly value: unknown
+  declare readonly detail: string | undefined
 
   constructor(code: ErrorCode, message: string, details: PipeflushErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause })
@@ -87,12 +116,61 @@ export class PipeflushError extends Error {
     this.constraint = details.constraint
     this.sqlState = details.sqlState
     this.flushId = details.flushId
+    Object.defineProperty(this, 'value', { value: details.value, enumerable: false })
+    Object.defineProperty(this, 'detail', { value: details.detail, enumerable: false })
   }
 }
 
 /** Is `e` a pipeflush error, optionally of the given code? */
 export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushError {
   return e instanceof PipeflushError && (code === undefined || e.code === code)
+}
+
+/**
+ * A server's error message without the values it quotes: data exceptions (SQLSTATE class 22, e.g.
+ * `invalid input syntax for type integer: "4111..."`, `value "..." is out of range`) quote the value
+ * at fault in double quotes, each shown as `"(a value)"`. Other messages name tables, columns and
+ * constraints, and are kept. The server's DETAIL (where a unique violation shows the key) is never in
+ * a message.
+ *
+ * @example
+ * serverMessage('invalid input syntax for type integer: "4111"', '22P02') // 'invalid input syntax for type integer: "(a value)"'
+ */
+export function serverMessage(message: string, sqlState: string | undefined): string {
+  return sqlState?.startsWith('22') ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"') : message
+}
+
+/**
+ * `e` with what its message leaves out put back in it (the `errorValues` option of `connect`): the
+ * value at fault, the server's DETAIL, and the server's own message where values were hidden.
+ * Mutates and returns `e`; anything but a `PipeflushError` is returned as it is.
+ *
+ * @example
+ * throw withValuesShown(e) // '... violated constraint "card_number_key": ... [detail: Key (number)=(4111...) already exists.]'
+ */
+export function withValuesShown(e: unknown): unknown {
+  if (!(e instanceof PipeflushError) || shown.has(e)) return e
+  shown.add(e)
+  const parts: string[] = []
+  if (e.value !== undefined) parts.push(`value: ${showValue(e.value)}`)
+  if (e.detail !== undefined) parts.push(`detail: ${e.detail}`)
+  const server = (e.cause as { message?: unknown } | undefined)?.message
+  if (e.sqlState?.startsWith('22') && typeof server === 'string') parts.push(`server: ${server}`)
+  if (parts.length > 0) e.message = `${e.message} [${parts.join('; ')}]`
+  return e
+}
+
+const shown = new WeakSet<PipeflushError>()
+
+function showValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
 }
 
 const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
@@ -158,13 +236,29 @@ export const errors = {
       readonly kind: string
       readonly message: string
       readonly sqlState?: string | undefined
+      readonly detail?: string | undefined
       readonly cause: unknown
     },
     details: PipeflushErrorDetails = {},
   ): PipeflushError {
     return new PipeflushError(
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
-      `${what} failed: ${failure.message}.`,
+      `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,
+      { ...details, sqlState: failure.sqlState, detail: failure.detail, cause: failure.cause },
+    )
+  },
+
+  /**
+   * A flush's write refused by a server that only reads (SQLSTATE 25006).
+   */
+  readOnlyServer(
+    what: string,
+    failure: { readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+    details: PipeflushErrorDetails,
+  ): PipeflushError {
+    return new PipeflushError(
+      'READ_ONLY_SERVER',
+      `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Nothing was committed; point the pool at the primary.`,
       { ...details, sqlState: failure.sqlState, cause: failure.cause },
     )
   },
@@ -224,10 +318,14 @@ export const errors = {
 
   /** A row to plan lacks a primary key column that nothing fills. Nothing was sent. */
   keyMissing(table: string, column: string): PipeflushError {
-    return new PipeflushError('INVALID_VALUE', `A row of "${table}" lacks its primary key column "${column}".`, {
-      table,
-      column,
-    })
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A row of "${table}" lacks its primary key column "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
   },
 
   /** A change the planner cannot write as given (`why`: what is wrong with it). Nothing was sent. */
@@ -256,10 +354,14 @@ export const errors = {
 
   /** An upsert's row does not supply one of its conflict or update columns. */
   upsertColumnMissing(table: string, column: string): PipeflushError {
-    return new PipeflushError('INVALID_VALUE', `Upsert into "${table}": the row does not supply "${column}".`, {
-      table,
-      column,
-    })
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `Upsert into "${table}": the row does not supply "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
   },
 
   /** An upsert would update one of its conflict or key columns. */
@@ -286,10 +388,14 @@ export const errors = {
 
   /** The driver could not reserve a connection for the flush (another failure than a dead server). */
   reservationFailed(flushId: string, why: string, cause?: unknown): PipeflushError {
-    return new PipeflushError('CONNECTION_LOST', `The flush could not get a connection: ${why}. Nothing was sent.`, {
-      flushId,
-      cause,
-    })
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection: ${why}. Nothing was sent.`,
+      {
+        flushId,
+        cause,
+      },
+    )
   },
 
   /**
@@ -319,6 +425,80 @@ export const errors = {
       'INVALID_VALUE',
       `${table}.${column}: a row of ${kind} ${view} cannot stand for a key; assign the value itself.`,
       { table, column },
+    )
+  },
+
+  /** A relation named in a graph load's `with` that `table` does not have. Nothing was sent. */
+  unknownRelation(table: string, name: string, known: readonly string[]): PipeflushError {
+    const list = known.length > 0 ? known.join(', ') : 'none: no foreign key involves it'
+    return new PipeflushError(
+      'UNKNOWN_RELATION',
+      `${table} has no relation "${name}" (its relations: ${list}). Nothing was sent.`,
+      { table },
+    )
+  },
+
+  /** A `with` tree holding something else than `true` or an object of relations. Nothing was sent. */
+  invalidWith(path: string, value: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${path} must be true or an object of relations, not ${value}. Nothing was sent.`,
+    )
+  },
+
+  /**
+   * A relation navigated on an entity whose related rows this unit of work did not load (`load`,
+   * `find` or `populate` with `with`): pipeflush never reads behind the application's back.
+   */
+  notLoaded(table: string, relation: string, key: string | null): PipeflushError {
+    return new PipeflushError(
+      'NOT_LOADED',
+      `${table}${key === null ? '' : ` ${key}`}.${relation} was not loaded: load it with { with: { ${relation}: true } } or em.populate(entities, { ${relation}: true }).`,
+      { table },
+    )
+  },
+
+  /**
+   * `load` found no row of `table` with key `key` (`shown`: how the message shows it; `removed`: this
+   * unit of work removed it).
+   */
+  notFound(table: string, key: unknown, shown: string, removed = false): PipeflushError {
+    const message = removed
+      ? `${table} ${shown} is removed in this unit of work.`
+      : `No ${table} with key ${shown}.`
+    return new PipeflushError('NOT_FOUND', message, { table, keys: [key] })
+  },
+
+  /** `populate` of an entity that is not stored (new, removed or detached): nothing to read for it. */
+  notPopulatable(table: string, status: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `populate: a ${status} ${table} entity has no stored relations to load (only managed entities do).`,
+      { table },
+    )
+  },
+
+  /**
+   * A connection could not be opened, for a reason of its own (`code`: `LOGIN_FAILED`,
+   * `DATABASE_NOT_FOUND`, `TLS_FAILED`, `HOST_UNREACHABLE`); `what` says what needed it. The
+   * server's SQLSTATE is on the error; a password never is.
+   */
+  cannotConnect(
+    code: 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE',
+    what: string,
+    why: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    const advice = {
+      LOGIN_FAILED: 'check the user and password of the connection',
+      DATABASE_NOT_FOUND: 'check the database name of the connection',
+      TLS_FAILED: 'check the TLS settings (ssl option, certificates, host name)',
+      HOST_UNREACHABLE: 'check the host and port, and that the server is up and reachable',
+    }[code]
+    return new PipeflushError(
+      code,
+      `${what} could not connect (${why}): ${advice}. Nothing was sent.`,
+      details,
     )
   },
 

@@ -11,19 +11,27 @@
  * await em.flush()
  */
 
+import type { EntityManager } from './entity-manager.ts'
+import type { FlushReport } from './flush/flush-report.ts'
+import type { FlushHooks as FlushHooksOf, TableHooks as TableHooksOf } from './hooks/flush-hooks.ts'
+import type { EntityManagerOptions as ConnectOptions } from './options.ts'
+import type { Entity } from './track/entity-state.ts'
+
 export { EntityManager } from './entity-manager.ts'
 export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
 export { flushLogDdl } from './flush/flush-log.ts'
 export type { FlushReport } from './flush/flush-report.ts'
-export type { PipelineMode } from './flush/modes.ts'
-export {
-  type BeforeFlushChanges,
-  type FlushHooks,
-  MAX_HOOK_ROUNDS,
-  type TableHooks,
-} from './hooks/flush-hooks.ts'
-export type { EntityManagerOptions, ForkOptions } from './options.ts'
+export type { PipelineMode } from './flush/pipeline-mode.ts'
+export { type BeforeFlushChanges, MAX_HOOK_ROUNDS } from './hooks/flush-hooks.ts'
+export type { ForkOptions } from './options.ts'
+
+/** Code run as part of every flush (see `hooks/flush-hooks.ts`), given this package's entity manager. */
+export type FlushHooks<E = Entity, M = EntityManager, R = FlushReport> = FlushHooksOf<E, M, R>
+/** Hooks of one table (see `hooks/flush-hooks.ts`), given this package's entity manager. */
+export type TableHooks<E = Entity, M = EntityManager> = TableHooksOf<E, M>
+/** Options of `EntityManager.connect` (see `options.ts`), its hooks given this package's entity manager. */
+export type EntityManagerOptions = ConnectOptions<EntityManager>
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'
 export type {
@@ -36,6 +44,9 @@ export type {
   UpdateChange,
   UpsertSpec,
 } from './plan/types.ts'
+export type { With } from './read/graph.ts'
+export type { ReadStatement } from './read/read-batch.ts'
+export type { ReadOptions } from './read/reads.ts'
 export type { Where } from './read/select-sql.ts'
 export { defineSchema } from './schema/define-schema.ts'
 export type {
@@ -48,7 +59,9 @@ export type {
   TableModel,
   UniqueModel,
 } from './schema/model.ts'
-export { type ReadSchemaOptions, readSchema } from './schema/read-schema.ts'
+export { readSchema } from './schema/read-schema.ts'
+export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
+export { plural, type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type { Entity } from './track/entity-state.ts'
 export { decodeValue } from './values/decode.ts'
 export { encodeValue } from './values/encode.ts'

@@ -1,13 +1,22 @@
 import { errors } from './errors.ts'
-import type { PipelineMode } from './flush/modes.ts'
+import type { PipelineMode } from './flush/pipeline-mode.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
+import type { Logger } from './observe/logger.ts'
+import { loggerOption } from './observe/logger.ts'
+import type { Observe } from './observe/observe-flush.ts'
 import type { ServerValuesPolicy } from './plan/server-values.ts'
 import type { SchemaModel, TableModel } from './schema/model.ts'
-import type { ReadSchemaOptions } from './schema/read-schema.ts'
+import type { ReadSchemaOptions } from './schema/read-schema-options.ts'
+import type { Entity } from './track/entity-state.ts'
 import { describeValue } from './values/location.ts'
 
-/** Options of `EntityManager.connect`. */
-export interface EntityManagerOptions extends ReadSchemaOptions {
+export { readSchemaOption } from './schema/read-schema-options.ts'
+
+/**
+ * Options of `EntityManager.connect`; `M` is the entity manager its hooks are given (the package's
+ * index names it: this module does not point up at the facade).
+ */
+export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   /** How flushes are sent (default `burst`). */
   readonly pipeline?: PipelineMode
   /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
@@ -56,7 +65,7 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
    */
   readonly serverValues?: boolean | Readonly<Record<string, boolean>>
   /** Code run as part of every flush (see {@link FlushHooks}). */
-  readonly hooks?: FlushHooks
+  readonly hooks?: FlushHooks<Entity, M>
   /**
    * Inserts of at least this many rows into one table are sent as `COPY ... FROM STDIN` instead of
    * INSERT, in the same message and transaction: the server stores them about twice as fast.
@@ -66,6 +75,35 @@ export interface EntityManagerOptions extends ReadSchemaOptions {
    * `serverValues`), never into a table with row-level security or rewrite rules.
    */
   readonly copyRows?: number
+  /**
+   * Put the values an error is about in its message: the value at fault (`INVALID_VALUE`), the
+   * server's DETAIL (a unique violation's key), the server's message where it quotes a value. Default
+   * `false`: messages and stacks go to logs and error trackers, so they show no value the application
+   * wrote (each stays on the error: `error.value`, `error.detail`, `error.cause`). For development.
+   */
+  readonly errorValues?: boolean
+  /**
+   * OpenTelemetry spans, when the application has `@opentelemetry/api` and registered a tracer
+   * provider (otherwise nothing is recorded, and next to nothing spent): a CLIENT span per flush and
+   * per read batch, following OpenTelemetry's database conventions, the driver's own spans
+   * (instrumentation-pg) nested in it. `{ statements: true }` adds the statement texts, without
+   * values (`db.query.text`); `false` records no span at all.
+   */
+  readonly tracing?: boolean | { readonly statements?: boolean }
+  /** Where to log flushes and reads (pino's shape; see `Logger`). Off by default. */
+  readonly logger?: Logger
+  /**
+   * Read replicas: pools of the same kinds the primary's may be (postgres.js clients, `pg.Pool`s),
+   * each of a streaming replica of the primary (the client given first). The reads of a unit of work
+   * that has not flushed go to a replica, in turn; once it flushed, its reads go to the primary (it
+   * reads its own writes, at no extra round trip). Flushes, and the flush log, always go to the
+   * primary. A replica whose read failed is left out for 5 s (then tried again), and one whose replay
+   * lag, measured in the same message as every batch it answers, is beyond `maxReplicaLagMs`; the
+   * reason shows in `em.replicas` and in the read's span.
+   */
+  readonly replicas?: readonly unknown[]
+  /** The replay lag (ms) beyond which a replica is left out (default: no bound). */
+  readonly maxReplicaLagMs?: number
 }
 
 /** Options of `em.fork()`. */
@@ -152,34 +190,6 @@ export function prepareOption(prepare: unknown): boolean | undefined {
 }
 
 /**
- * The schema-reading options (`schemas`, `versionColumn`), checked.
- *
- * @example
- * readSchemaOption({ schemas: ['public'], versionColumn: 'version' })
- */
-export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions {
-  const { schemas, versionColumn } = options
-  if (
-    schemas !== undefined &&
-    (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && s !== ''))
-  ) {
-    throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
-  }
-  if (versionColumn === undefined || (typeof versionColumn === 'string' && versionColumn !== ''))
-    return options
-  const byTable =
-    typeof versionColumn === 'object' && versionColumn !== null && !Array.isArray(versionColumn)
-      ? Object.values(versionColumn)
-      : undefined
-  if (byTable === undefined || !byTable.every((c) => typeof c === 'string' && c !== '')) {
-    throw errors.invalidConfig(
-      `versionColumn must be a column name or an object of column names by table, not ${describeValue(versionColumn)}.`,
-    )
-  }
-  return options
-}
-
-/**
  * The `serverValues` option as a policy, checked (against the schema when given: an object names
  * tables of it).
  *
@@ -205,4 +215,44 @@ export function serverValuesOption(value: unknown, schema: SchemaModel | undefin
     byTable.set(table, on)
   }
   return (table: TableModel) => byTable.get(table.key) ?? true
+}
+
+/**
+ * The `tracing` and `logger` options, checked.
+ *
+ * @example
+ * observeOption(undefined, undefined) // spans when a provider records them, no logs
+ */
+export function observeOption(tracing: unknown, logger: unknown): Observe {
+  if (tracing !== undefined && typeof tracing !== 'boolean') {
+    const statements = (tracing as { statements?: unknown } | null)?.statements
+    if (
+      typeof tracing !== 'object' ||
+      tracing === null ||
+      (statements !== undefined && typeof statements !== 'boolean')
+    )
+      throw errors.invalidConfig(
+        `tracing must be true, false or { statements: boolean }, not ${describeValue(tracing)}.`,
+      )
+  }
+  return {
+    logger: loggerOption(logger),
+    noSpans: tracing === false,
+    statementTexts: (tracing as { statements?: unknown } | null)?.statements === true,
+  }
+}
+
+/**
+ * The `maxReplicaLagMs` option, checked: a number of milliseconds >= 0 (default Infinity).
+ *
+ * @example
+ * maxReplicaLagOption(500) // 500
+ */
+export function maxReplicaLagOption(value: unknown): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0)
+    throw errors.invalidConfig(
+      `maxReplicaLagMs must be a number of milliseconds >= 0, not ${describeValue(value)}.`,
+    )
+  return value
 }

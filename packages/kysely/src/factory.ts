@@ -5,9 +5,11 @@ import {
   isPipeflushError,
   PipeflushError,
   type PipelineMode,
+  type SchemaModel,
 } from '@pipeflush/core'
 import { Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
+import type { NoRelations } from './relations.ts'
 import { TypedEntityManager } from './typed-entity-manager.ts'
 import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
 
@@ -63,12 +65,12 @@ export interface RunResult<R> {
  * Hands out request-scoped entity managers typed by `DB`. The schema is read from pg_catalog once
  * (by {@link createEntityManagerFactory}); `em()` and `run()` cost no query.
  */
-export class EntityManagerFactory<DB> {
+export class EntityManagerFactory<DB, R = NoRelations> {
   /** The Kysely instance for reads, on the same pool as the flushes. */
   readonly db: Kysely<DB>
   readonly #root: EntityManager
   /** The typed entity manager of each core one it handed out (what the hooks are given). */
-  readonly #typed = new WeakMap<EntityManager, TypedEntityManager<DB>>()
+  readonly #typed = new WeakMap<EntityManager, TypedEntityManager<DB, R>>()
 
   /** @internal Use {@link createEntityManagerFactory}. */
   constructor(root: EntityManager, db: Kysely<DB>) {
@@ -76,11 +78,19 @@ export class EntityManagerFactory<DB> {
     this.db = db
   }
 
+  /**
+   * The schema read at connect (tables, keys, foreign keys): what `relationsTypeSource` writes the
+   * relations type from.
+   */
+  get schema(): SchemaModel {
+    return this.#root.schema
+  }
+
   /** @internal The typed entity manager over `core` (the one `em()` handed out, or a new one). */
-  typedOf(core: EntityManager): TypedEntityManager<DB> {
+  typedOf(core: EntityManager): TypedEntityManager<DB, R> {
     let typed = this.#typed.get(core)
     if (typed === undefined) {
-      typed = new TypedEntityManager<DB>(core, this.db)
+      typed = new TypedEntityManager<DB, R>(core, this.db)
       this.#typed.set(core, typed)
     }
     return typed
@@ -92,7 +102,7 @@ export class EntityManagerFactory<DB> {
    * @example
    * const em = factory.em()
    */
-  em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB> {
+  em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB, R> {
     return this.typedOf(this.#root.fork(options))
   }
 
@@ -109,10 +119,10 @@ export class EntityManagerFactory<DB> {
    *   return book
    * })
    */
-  async run<R>(
-    work: (em: TypedEntityManager<DB>) => Promise<R> | R,
+  async run<Result>(
+    work: (em: TypedEntityManager<DB, R>) => Promise<Result> | Result,
     options: RunOptions = {},
-  ): Promise<RunResult<R>> {
+  ): Promise<RunResult<Result>> {
     if (typeof work !== 'function') throw invalidConfig('run: the work must be a function')
     if (typeof options !== 'object' || options === null)
       throw invalidConfig('run: the options must be an object')
@@ -141,7 +151,8 @@ export class EntityManagerFactory<DB> {
 
 /**
  * Reads the schema (once per client and options) and returns the factory of entity managers typed
- * by `DB`, the Kysely database interface, over the application's own pool and Kysely instance.
+ * by `DB`, the Kysely database interface, over the application's own pool and Kysely instance. `R`,
+ * the relations (written by `relationsTypeSource`), types `with` trees and `related`.
  *
  * @example
  * import pg from 'pg'
@@ -156,9 +167,9 @@ export class EntityManagerFactory<DB> {
  *   em.create('book', { title: 'Notes', author_id: ada })
  * })
  */
-export async function createEntityManagerFactory<DB>(
+export async function createEntityManagerFactory<DB, R = NoRelations>(
   options: EntityManagerFactoryOptions<DB>,
-): Promise<EntityManagerFactory<DB>> {
+): Promise<EntityManagerFactory<DB, R>> {
   if (typeof options !== 'object' || options === null) {
     throw invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
   }
@@ -169,13 +180,13 @@ export async function createEntityManagerFactory<DB>(
       'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
     )
   }
-  let factory: EntityManagerFactory<DB> | undefined
-  const typed = (em: EntityManager) => factory!.typedOf(em)
+  let factory: EntityManagerFactory<DB, R> | undefined
+  const typed = (em: EntityManager) => factory!.typedOf(em) as unknown as TypedEntityManager<DB>
   const root = await EntityManager.connect(
     client,
     hooks === undefined ? rest : { ...rest, hooks: coreHooks(hooks, typed) },
   )
-  factory = new EntityManagerFactory<DB>(root, db ?? kyselyOn<DB>(root.driver, client))
+  factory = new EntityManagerFactory<DB, R>(root, db ?? kyselyOn<DB>(root.driver, client))
   return factory
 }
 

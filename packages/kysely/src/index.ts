@@ -35,6 +35,16 @@ export {
   type RunOptions,
   type RunResult,
 } from './factory.ts'
+export {
+  type NoRelations,
+  type Related,
+  type RelationName,
+  type Relations,
+  type RelationType,
+  relationsTypeSource,
+  type TypedReadOptions,
+  type WithTree,
+} from './relations.ts'
 export { TypedEntityManager } from './typed-entity-manager.ts'
 export type { TypedBeforeFlushChanges, TypedFlushHooks, TypedTableHooks } from './typed-hooks.ts'
 export type {

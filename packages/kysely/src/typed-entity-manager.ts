@@ -1,6 +1,7 @@
 import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
 import type { Kysely } from 'kysely'
 import { loadQuery } from './load/load-query.ts'
+import type { NoRelations, Related, RelationName, TypedReadOptions, WithTree } from './relations.ts'
 import type {
   AnyEntity,
   AssignValues,
@@ -16,7 +17,8 @@ import type {
 
 /**
  * A unit of work typed by the Kysely database interface `DB`: table names, column names and value
- * types of `create`, `assign`, `find` and of entity properties are checked at compile time. Flushes
+ * types of `create`, `assign`, `find` and of entity properties are checked at compile time; with
+ * `R` (see `relationsTypeSource`), `with` trees and `related` too. Flushes
  * are pipeflush's (one pipelined transaction); reads written with Kysely are loaded into the same
  * identity map with {@link TypedEntityManager.load}. One per request: get it from
  * `factory.em()` or `factory.run()`, never share it between concurrent requests.
@@ -29,7 +31,7 @@ import type {
  * if (draft) em.remove(draft)
  * const report = await em.flush() // one round trip once warm
  */
-export class TypedEntityManager<DB> {
+export class TypedEntityManager<DB, R = NoRelations> {
   /** The untyped `@pipeflush/core` entity manager underneath. */
   readonly core: EntityManager
   /** The application's Kysely instance (reads), on the same pool as the flushes. */
@@ -90,16 +92,61 @@ export class TypedEntityManager<DB> {
    * @example
    * const books = await em.find('book', { author_id: [1, 2] })
    */
-  async find<T extends TableName<DB>>(table: T, where: Where<DB, T> = {}): Promise<TypedEntity<DB, T>[]> {
-    return (await this.core.find(table, where)) as unknown as TypedEntity<DB, T>[]
+  async find<T extends TableName<DB>>(
+    table: T,
+    where: Where<DB, T> = {},
+    options: TypedReadOptions<DB, R, T> = {},
+  ): Promise<TypedEntity<DB, T>[]> {
+    return (await this.core.find(table, where, options as never)) as unknown as TypedEntity<DB, T>[]
   }
 
   /** The first row of {@link find}, or undefined. */
   async findOne<T extends TableName<DB>>(
     table: T,
     where: Where<DB, T> = {},
+    options: TypedReadOptions<DB, R, T> = {},
   ): Promise<TypedEntity<DB, T> | undefined> {
-    return (await this.core.findOne(table, where)) as unknown as TypedEntity<DB, T> | undefined
+    return (await this.core.findOne(table, where, options as never)) as unknown as
+      | TypedEntity<DB, T>
+      | undefined
+  }
+
+  /**
+   * Loads relations of managed entities (see core's `EntityManager.populate`), in one round trip
+   * with the other reads of this tick. Relations are read with {@link related}.
+   *
+   * @example
+   * await em.populate(books, { reviews: true, publisher: true })
+   */
+  populate<T extends TableName<DB>>(
+    entities: TypedEntity<DB, T> | readonly TypedEntity<DB, T>[],
+    tree: WithTree<DB, R, T>,
+  ): Promise<void> {
+    return this.core.populate(entities as never, tree as never)
+  }
+
+  /**
+   * Relation `name` of `entity`, loaded (`with`, `populate`): its related entities. Typed by `R` when
+   * the factory has it (`relationsTypeSource`); else say which table the relation reaches (`target`,
+   * and `'one'` for a many-to-one). `NOT_LOADED` when it was not loaded, never a query.
+   *
+   * @example
+   * const books = em.related(author, 'books') // with R: TypedEntity<DB, 'book'>[]
+   * const publisher = em.related(book, 'publisher', 'publisher', 'one') // without R: TypedEntity<DB, 'publisher'> | null
+   */
+  related<T extends TableName<DB>, K extends RelationName<R, T>>(
+    entity: TypedEntity<DB, T>,
+    name: K,
+  ): Related<DB, R, T, K>
+  related<T extends TableName<DB>>(entity: AnyEntity<DB>, name: string, target: T): TypedEntity<DB, T>[]
+  related<T extends TableName<DB>>(
+    entity: AnyEntity<DB>,
+    name: string,
+    target: T,
+    one: 'one',
+  ): TypedEntity<DB, T> | null
+  related(entity: AnyEntity<DB>, name: string, _target?: string, _one?: 'one'): unknown {
+    return (entity as unknown as Record<string, unknown>)[name]
   }
 
   /**
@@ -114,12 +161,16 @@ export class TypedEntityManager<DB> {
    * const book = await em.load('book', 7)
    * const cheap = await em.load(em.db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id'))
    */
-  load<T extends TableName<DB>>(table: T, key: KeyOf<DB, T>): Promise<TypedEntity<DB, T>>
+  load<T extends TableName<DB>>(
+    table: T,
+    key: KeyOf<DB, T>,
+    options?: TypedReadOptions<DB, R, T>,
+  ): Promise<TypedEntity<DB, T>>
   load<T extends TableName<DB>, O extends Row<DB, T>>(
     query: EntityQuery<DB, T, O>,
   ): Promise<TypedEntity<DB, T>[]>
-  async load(tableOrQuery: unknown, key?: unknown): Promise<unknown> {
-    if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key)
+  async load(tableOrQuery: unknown, key?: unknown, options?: object): Promise<unknown> {
+    if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key, options as never)
     return loadQuery(this.core, this.db, tableOrQuery)
   }
 

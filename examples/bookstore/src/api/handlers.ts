@@ -83,10 +83,9 @@ export async function createAuthor(factory: Factory, input: CreateAuthorInput): 
 export async function reviseAuthor(factory: Factory, id: number, input: ReviseAuthorInput): Promise<Reply> {
   const { result: did, report } = await factory.run(async (em) => {
     const { authors, books, publishers, tags } = repositories(em)
-    const [author, list] = await Promise.all([authors.load(id), books.byAuthor(id)])
-    const [reviews, links, tagged, pubs] = await Promise.all([
-      books.reviewsOf(list),
-      books.tagLinksOf(list),
+    // One round trip: the author's graph and the tags and publishers named, read in one tick.
+    const [{ author, books: list, reviews, links }, tagged, pubs] = await Promise.all([
+      authors.loadGraph(id),
       tags.getOrCreate((input.retag ?? []).flatMap((r) => r.tags)),
       publishers.getOrCreate((input.move ?? []).map((m) => m.publisher)),
     ])
@@ -138,8 +137,7 @@ export async function reviseAuthor(factory: Factory, id: number, input: ReviseAu
 export async function deleteAuthor(factory: Factory, id: number): Promise<Reply> {
   const { result: did, report } = await factory.run(async (em) => {
     const { authors, books } = repositories(em)
-    const [author, list] = await Promise.all([authors.load(id), books.byAuthor(id)])
-    const [reviews, links] = await Promise.all([books.reviewsOf(list), books.tagLinksOf(list)])
+    const { author, books: list, reviews, links } = await authors.loadGraph(id) // one round trip
     for (const b of list) books.remove(b, reviews, links)
     authors.remove(author)
     return [

@@ -3,21 +3,38 @@ import type { AddressInfo } from 'node:net'
 import { isPipeflushError } from '@pipeflush/core'
 import type { UnitOfWorkFactory } from '@pipeflush/example-support'
 import type { DB } from '../schema.ts'
+import { inRequestSpan } from '../tracing.ts'
 import { createAuthor, deleteAuthor, getAuthor, type Reply, reviseAuthor } from './handlers.ts'
 import { createAuthorInput, reviseAuthorInput } from './inputs.ts'
 import { BadRequest } from './validate.ts'
 
 type Route = (factory: UnitOfWorkFactory<DB>, params: string[], body: unknown) => Promise<Reply>
 
-const ROUTES: readonly { method: string; path: RegExp; handle: Route }[] = [
-  { method: 'POST', path: /^\/authors$/, handle: (f, _, body) => createAuthor(f, createAuthorInput(body)) },
-  { method: 'GET', path: /^\/authors\/(\d+)$/, handle: (f, [id]) => getAuthor(f, Number(id)) },
+const ROUTES: readonly { method: string; path: RegExp; name: string; handle: Route }[] = [
+  {
+    method: 'POST',
+    path: /^\/authors$/,
+    name: 'POST /authors',
+    handle: (f, _, body) => createAuthor(f, createAuthorInput(body)),
+  },
+  {
+    method: 'GET',
+    path: /^\/authors\/(\d+)$/,
+    name: 'GET /authors/:id',
+    handle: (f, [id]) => getAuthor(f, Number(id)),
+  },
   {
     method: 'PATCH',
     path: /^\/authors\/(\d+)$/,
+    name: 'PATCH /authors/:id',
     handle: (f, [id], body) => reviseAuthor(f, Number(id), reviseAuthorInput(body)),
   },
-  { method: 'DELETE', path: /^\/authors\/(\d+)$/, handle: (f, [id]) => deleteAuthor(f, Number(id)) },
+  {
+    method: 'DELETE',
+    path: /^\/authors\/(\d+)$/,
+    name: 'DELETE /authors/:id',
+    handle: (f, [id]) => deleteAuthor(f, Number(id)),
+  },
 ]
 
 /** A running bookstore API. */
@@ -68,7 +85,8 @@ async function handle(
       reply = { status: 404, body: { error: `no route ${req.method} ${path}` } }
     } else {
       const params = route.path.exec(path)!.slice(1)
-      reply = await route.handle(factory, params, await readJson(req))
+      const body = await readJson(req)
+      reply = await inRequestSpan(route.name, () => route.handle(factory, params, body))
     }
   } catch (e) {
     reply = errorReply(e)

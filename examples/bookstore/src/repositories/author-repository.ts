@@ -1,5 +1,5 @@
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
-import type { Author, BookstoreEm } from './types.ts'
+import type { Author, Book, BookstoreEm, BookTag, Review } from './types.ts'
 
 /** What `GET /authors/:id` shows: a read model, queried with Kysely, not tracked. */
 export interface AuthorProfile {
@@ -18,6 +18,14 @@ export interface AuthorProfile {
   }[]
 }
 
+/** An author as a request decides from: their books, with the books' reviews and tag links. */
+export interface AuthorGraph {
+  readonly author: Author
+  readonly books: readonly Book[]
+  readonly reviews: readonly Review[]
+  readonly links: readonly BookTag[]
+}
+
 /** The author aggregate. */
 export class AuthorRepository {
   readonly #em: BookstoreEm
@@ -34,6 +42,27 @@ export class AuthorRepository {
   /** The author with that id (tracked); `NOT_FOUND` if none. */
   load(id: number): Promise<Author> {
     return this.#em.load('author', id)
+  }
+
+  /**
+   * The author with their books, and the books' reviews, tag links, tags and publishers, tracked: one
+   * graph load, one round trip (with the other reads started in the same tick). `NOT_FOUND` if none.
+   *
+   * @example
+   * const { author, books, reviews, links } = await authors.loadGraph(3)
+   */
+  async loadGraph(id: number): Promise<AuthorGraph> {
+    const em = this.#em
+    const author = await em.load('author', id, {
+      with: { books: { reviews: true, book_tags: true, tags: true, publisher: true } },
+    })
+    const books = em.related(author, 'books', 'book')
+    return {
+      author,
+      books,
+      reviews: books.flatMap((b) => em.related(b, 'reviews', 'review')),
+      links: books.flatMap((b) => em.related(b, 'book_tags', 'book_tag')),
+    }
   }
 
   /** Deletes the author at the flush (remove the books first: see `BookRepository.remove`). */

@@ -1,4 +1,3 @@
-import { anyOf } from './any-of.ts'
 import type { Author, Book, BookstoreEm, BookTag, Publisher, Review, Tag } from './types.ts'
 
 /** A book to create, with its reviews and tags. */
@@ -47,31 +46,6 @@ export class BookRepository {
     for (const r of input.reviews)
       em.create('review', { book_id: book, reviewer: r.reviewer, stars: r.stars, body: r.body ?? null })
     return book
-  }
-
-  /** The books of an author, by id. */
-  byAuthor(authorId: number): Promise<Book[]> {
-    return this.#em.load(
-      this.#em.db.selectFrom('book').selectAll().where('author_id', '=', authorId).orderBy('id'),
-    )
-  }
-
-  /** The reviews of these books. */
-  async reviewsOf(books: readonly Book[]): Promise<Review[]> {
-    if (books.length === 0) return []
-    const ids = books.map((b) => b.id)
-    return this.#em.load(
-      this.#em.db.selectFrom('review').selectAll().where('book_id', '=', anyOf(ids, 'int8')).orderBy('id'),
-    )
-  }
-
-  /** The tag links of these books. */
-  async tagLinksOf(books: readonly Book[]): Promise<BookTag[]> {
-    if (books.length === 0) return []
-    const ids = books.map((b) => b.id)
-    return this.#em.load(
-      this.#em.db.selectFrom('book_tag').selectAll().where('book_id', '=', anyOf(ids, 'int8')),
-    )
   }
 
   /**

@@ -13,6 +13,8 @@ export interface DriverAdapter {
   readonly name: 'postgres.js' | 'pg'
   /** Where the database is, for messages: `host:port` (or the socket path), never credentials. */
   readonly address: string
+  /** The database's name, where the client's options say it. */
+  readonly database?: string | undefined
   /** Whether its connections pipeline extended-protocol statements ({@link AdapterConnection.pipeline}). */
   readonly pipelines: boolean
   /** Whether {@link AdapterConnection.simple} takes COPY data. */

@@ -131,3 +131,42 @@ export function deadlineError(address: string): DriverError {
   const message = `no connection to ${address} was free before the deadline`
   return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
 }
+
+/** Codes of Node's TLS and certificate failures (a prefix or the whole code). */
+const TLS_CODES =
+  /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_)/
+/** Codes of a server that cannot be reached. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ETIMEDOUT',
+])
+
+/**
+ * Why a connection could not be opened, when the reason has a code of its own: a refused login
+ * (SQLSTATE class 28), an unknown database (3D000), TLS refused or failed, an unreachable server.
+ * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
+ *
+ * @example
+ * connectFailure({ kind: 'connection', sqlState: '28P01', message: 'password authentication failed', cause }) // 'LOGIN_FAILED'
+ */
+export function connectFailure(
+  e: DriverError,
+): 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | undefined {
+  if (e.sqlState?.startsWith('28')) return 'LOGIN_FAILED'
+  if (e.sqlState === '3D000') return 'DATABASE_NOT_FOUND'
+  const codes = [
+    e.code,
+    stringField(e.cause, 'code'),
+    stringField((e.cause as { cause?: unknown })?.cause, 'code'),
+  ]
+  if (codes.some((c) => c !== undefined && TLS_CODES.test(c))) return 'TLS_FAILED'
+  if (/does not support SSL|SSL (connection|negotiation)|TLS|certificate/i.test(e.message))
+    return 'TLS_FAILED'
+  if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
+  return undefined
+}

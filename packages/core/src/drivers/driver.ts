@@ -97,6 +97,11 @@ export interface Session {
    * (then the flush counts its own waits).
    */
   roundTrips(): number | undefined
+  /**
+   * Bytes written and received on this connection's socket since the reservation began (from its first
+   * byte when opened for it; the TLS handshake not seen); undefined when the socket cannot be observed.
+   */
+  bytes?(): { readonly sent: number; readonly received: number } | undefined
   /** Whether the connection was opened for this reservation. */
   readonly opened: boolean
   /**
@@ -144,6 +149,8 @@ export interface Driver {
   readonly name: 'postgres.js' | 'pg'
   /** Where the database is, for messages: `host:port` (or the socket path), never credentials. */
   readonly address: string
+  /** The database's name, where the client's options say it. */
+  readonly database?: string | undefined
   /**
    * One autocommit query on any connection of the pool. Without `params`, a simple-protocol query
    * (statements may be several: the rows are the last statement's); with `params` (text forms), one

@@ -95,6 +95,11 @@ export class GuardedSession {
     return this.#guard(pipeline.call(this.session, statements))
   }
 
+  /** Bytes written and received on the connection since the reservation (undefined: not observed). */
+  bytes(): { readonly sent: number; readonly received: number } | undefined {
+    return this.session.bytes?.()
+  }
+
   /** Round trips of this flush on its connection. */
   roundTrips(): number {
     return this.session.roundTrips() ?? this.#waits

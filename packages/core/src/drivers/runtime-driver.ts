@@ -34,6 +34,10 @@ export class RuntimeDriver implements Driver {
     return this.#adapter.address
   }
 
+  get database(): string | undefined {
+    return this.#adapter.database
+  }
+
   get pipelines(): boolean {
     return this.#adapter.pipelines
   }

@@ -2,7 +2,13 @@ import type { AdapterConnection, DriverAdapter } from './adapter.ts'
 import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
 import { closedError } from './driver-errors.ts'
 import { SessionLifecycle } from './session-lifecycle.ts'
-import { claimOpening, type MeteredSocket, type Meters, openingRoundTrips } from './socket/meters.ts'
+import {
+  claimOpening,
+  type MeteredSocket,
+  type Meters,
+  openingRoundTrips,
+  type SocketCount,
+} from './socket/meters.ts'
 
 /**
  * A connection reserved for one flush or read, as a {@link Session}, over any adapter: its lifecycle
@@ -27,7 +33,7 @@ export class RuntimeSession implements Session {
   readonly #answered = performance.now()
   readonly #life: SessionLifecycle
   /** Round trips of every open socket when the reservation was answered. */
-  #counts: Map<MeteredSocket, number> = new Map()
+  #counts: Map<MeteredSocket, SocketCount> = new Map()
   #metered: MeteredSocket | undefined
   /** Whether this session counts the opening of its connection (decided once, when it is found). */
   #opened = false
@@ -87,14 +93,24 @@ export class RuntimeSession implements Session {
   roundTrips(): number | undefined {
     const m = this.#identify()
     if (m === undefined) return undefined
-    const base = this.#opened ? 0 : (this.#counts.get(m) ?? m.meter.roundTrips)
+    const base = this.#opened ? 0 : (this.#counts.get(m)?.roundTrips ?? m.meter.roundTrips)
     return m.meter.roundTrips - base
   }
 
   connectRoundTrips(): number | undefined {
     const m = this.#identify()
     if (m === undefined) return undefined
-    return this.#opened ? (this.#counts.get(m) ?? 0) : 0
+    return this.#opened ? (this.#counts.get(m)?.roundTrips ?? 0) : 0
+  }
+
+  bytes(): { readonly sent: number; readonly received: number } | undefined {
+    const m = this.#identify()
+    if (m === undefined) return undefined
+    const base = this.#opened ? undefined : this.#counts.get(m)
+    return {
+      sent: m.meter.bytesOut - (base?.bytesOut ?? 0),
+      received: m.meter.bytesIn - (base?.bytesIn ?? 0),
+    }
   }
 
   terminate(): void {

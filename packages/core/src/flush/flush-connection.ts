@@ -1,7 +1,8 @@
 import type { DriverError } from '../drivers/driver.ts'
+import { connectFailure } from '../drivers/driver-errors.ts'
 import { errors, type PipeflushError } from '../errors.ts'
-import type { FlushSettings } from './flush-settings.ts'
 import { FlushSession } from './flush-session.ts'
+import type { FlushSettings } from './flush-settings.ts'
 import { interruptionError } from './outcome.ts'
 import { redactError } from './redact.ts'
 
@@ -18,6 +19,8 @@ export interface ConnectionUse<T> {
   readonly opened: boolean
   /** Of `roundTrips`, those of opening connections: its own, and openings the pool began for it. */
   readonly connectRoundTrips: number
+  /** Bytes written and received on the flush's connection (undefined: not observed). */
+  readonly bytes: { readonly sent: number; readonly received: number } | undefined
 }
 
 /**
@@ -52,6 +55,7 @@ export async function withFlushConnection<T>(
       roundTrips: fs.roundTrips(),
       opened: fs.session.opened,
       connectRoundTrips: fs.connectRoundTrips(),
+      bytes: fs.bytes(),
     }
     openings = fs.openings() // claimed before the connection goes back, counted once they are over
   } catch (e) {
@@ -66,6 +70,13 @@ export async function withFlushConnection<T>(
 
 function reservationError(e: DriverError, flushId: string, timeoutMs: number): PipeflushError {
   if (e.code === 'DEADLINE') return errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
+  const failure = connectFailure(e)
+  if (failure !== undefined)
+    return errors.cannotConnect(failure, 'The flush', e.message, {
+      flushId,
+      sqlState: e.sqlState,
+      cause: e.cause,
+    })
   if (e.kind === 'connection') return errors.noConnection(flushId, e.message, e.cause)
   return errors.reservationFailed(flushId, e.message, e.cause)
 }

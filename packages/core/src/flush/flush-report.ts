@@ -1,5 +1,5 @@
 import type { PipeflushError } from '../errors.ts'
-import type { PipelineMode } from './modes.ts'
+import type { PipelineMode } from './pipeline-mode.ts'
 
 /** What a flush did. */
 export interface FlushReport {
@@ -40,6 +40,14 @@ export interface FlushReport {
   /** Rows inserted or updated by upserts. */
   readonly upserted: number
   readonly durationMs: number
+  /**
+   * Bytes the flush wrote and received on its connection (opening it included when opened for the
+   * flush; undefined where the socket cannot be observed).
+   */
+  readonly bytesSent?: number | undefined
+  readonly bytesReceived?: number | undefined
+  /** What it wrote, in a few words: `INSERT author book; UPDATE book` (empty when nothing). */
+  readonly summary?: string
   /**
    * When an `afterCommit` hook is configured: what it threw (`HOOK_FAILED`, the hook's error as
    * `cause`), reported apart because the flush committed all the same. Empty when it ran cleanly.

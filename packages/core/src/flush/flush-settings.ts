@@ -3,7 +3,7 @@ import type { FlushHooks } from '../hooks/flush-hooks.ts'
 import type { IdAllocator } from '../ids/id-allocator.ts'
 import type { ServerValuesPolicy } from '../plan/server-values.ts'
 import type { SchemaModel } from '../schema/model.ts'
-import type { PipelineMode } from './modes.ts'
+import type { PipelineMode } from './pipeline-mode.ts'
 
 /**
  * What an entity manager runs with: its client's parts (the driver, the schema, the id pool, and what

@@ -6,19 +6,26 @@ import { completePlan, givesAssignedId } from '../plan/complete-plan.ts'
 import type { IdSource } from '../plan/draft.ts'
 import { draftFlush } from '../plan/draft-flush.ts'
 import { pendingInput } from '../plan/pending-input.ts'
+import { planSummary } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import type { PendingChanges } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { withFlushConnection } from './flush-connection.ts'
-import type { FlushSession } from './flush-session.ts'
 import type { FlushReport } from './flush-report.ts'
+import type { FlushSession } from './flush-session.ts'
 import type { FlushSettings } from './flush-settings.ts'
 import { sendByMode } from './modes.ts'
 import { serverFilled } from './server-filled.ts'
 
 /** The ids of a flush's rows, once assigned: the value each row holds. */
 const assigned: IdSource = (state, column) => state.row[column]
+
+/** What one flush tells its caller while it runs, beside the settings. */
+export interface FlushObserver {
+  /** Told the plan the flush sends, once it is known, before it is sent (for logs and spans). */
+  readonly onPlanned?: ((plan: FlushPlan) => void) | undefined
+}
 
 /**
  * Flushes a unit of work, top to bottom:
@@ -37,7 +44,10 @@ const assigned: IdSource = (state, column) => state.row[column]
  * @example
  * const report = await flushUnitOfWork(uow, settings)
  */
-export async function flushUnitOfWork(uow: UnitOfWork, settings: FlushSettings): Promise<FlushReport> {
+export async function flushUnitOfWork(
+  uow: UnitOfWork,
+  settings: FlushSettings & FlushObserver,
+): Promise<FlushReport> {
   const started = performance.now()
   const flushId = randomUUID()
   const pending = uow.pending()
@@ -65,6 +75,7 @@ export async function flushUnitOfWork(uow: UnitOfWork, settings: FlushSettings):
     if (idFetch && uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
     if (givesAssignedId(draft, assigned)) draft = draftFlush(schema, pendingInput(pending, uow))
     const { plan, sent } = completePlan(draft, assigned, settings)
+    settings.onPlanned?.(plan)
     const returned = await sendByMode(fs, plan, settings, flushId)
     return { plan, sent, returned }
   })
@@ -80,6 +91,9 @@ export async function flushUnitOfWork(uow: UnitOfWork, settings: FlushSettings):
     statements: plan.waves.reduce((n, w) => n + w.length, 0),
     waves: plan.waves.length,
     durationMs: performance.now() - started,
+    bytesSent: used.bytes?.sent,
+    bytesReceived: used.bytes?.received,
+    summary: planSummary(plan),
   }
 }
 
@@ -90,7 +104,10 @@ export async function flushUnitOfWork(uow: UnitOfWork, settings: FlushSettings):
  * @example
  * formatPlan(planUnitOfWork(uow, settings))
  */
-export function planUnitOfWork(uow: UnitOfWork, settings: Pick<FlushSettings, 'schema' | 'serverValues' | 'copyRows'>): FlushPlan {
+export function planUnitOfWork(
+  uow: UnitOfWork,
+  settings: Pick<FlushSettings, 'schema' | 'serverValues' | 'copyRows'>,
+): FlushPlan {
   const pending = uow.pending()
   const draft = draftFlush(settings.schema, pendingInput(pending, uow))
   const placeholders = provisionalIds(newRows(pending))

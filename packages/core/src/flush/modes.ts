@@ -13,9 +13,6 @@ import type { FlushSettings } from './flush-settings.ts'
 import { firstRejection, someServerRejection, statementError } from './outcome.ts'
 import { hasCopy, pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text.ts'
 
-/** How a flush is sent. */
-export type PipelineMode = 'off' | 'waves' | 'burst'
-
 /**
  * The rows each statement of the plan returned, in `plan.waves.flat()` order: undefined for the
  * statements that return none (see `PlannedStatement.returning`).

@@ -1,17 +1,21 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
-import { errors, PipeflushError } from '../errors.ts'
+import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
+import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
+
+/** SQLSTATE of a write sent to a server that only reads. */
+const READ_ONLY = '25006'
 
 /** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
 const IN_FAILED_TRANSACTION = '25P02'
 
 /**
  * The {@link PipeflushError} of a statement the server rejected: `OPTIMISTIC_LOCK` (the planner's
- * row-count check failed: a row changed or gone), `CONSTRAINT_VIOLATION` (with the constraint's name),
- * or `STATEMENT_FAILED`. The driver's error is the cause.
+ * row-count check failed: a row changed or gone), `READ_ONLY_SERVER` (a standby, or a server in
+ * read-only mode), `CONSTRAINT_VIOLATION` (with the constraint's name), or `STATEMENT_FAILED`. The driver's error is the cause.
  */
 export function statementError(
   e: DriverError,
@@ -22,17 +26,18 @@ export function statementError(
   if (stale) {
     return new PipeflushError(
       'OPTIMISTIC_LOCK',
-      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.map(describeKeyText).join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
       { table: stale.table, keys: stale.keys, sqlState: e.sqlState, flushId, cause: e.cause },
     )
   }
   const table = statement?.table ?? e.table
   const what = statement ? `${statement.kind} on ${statement.table}` : 'A statement'
+  if (e.sqlState === READ_ONLY) return errors.readOnlyServer(what, e, { table, flushId })
   if (e.sqlState?.startsWith('23')) {
-    const detail = e.detail ? ` (${e.detail})` : ''
+    // The server's DETAIL (`Key (number)=(4111...) already exists.`) stays on the error, out of the message.
     return new PipeflushError(
       'CONSTRAINT_VIOLATION',
-      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}${detail}. Nothing was committed.`,
+      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}. Nothing was committed.`,
       {
         table,
         constraint: e.constraint,
@@ -40,17 +45,16 @@ export function statementError(
         keys: statement?.keys,
         column: e.column,
         flushId,
+        detail: e.detail,
         cause: e.cause,
       },
     )
   }
-  return new PipeflushError('STATEMENT_FAILED', `${what} failed: ${e.message}. Nothing was committed.`, {
-    table,
-    sqlState: e.sqlState,
-    keys: statement?.keys,
-    flushId,
-    cause: e.cause,
-  })
+  return new PipeflushError(
+    'STATEMENT_FAILED',
+    `${what} failed: ${serverMessage(e.message, e.sqlState)}. Nothing was committed.`,
+    { table, sqlState: e.sqlState, keys: statement?.keys, flushId, detail: e.detail, cause: e.cause },
+  )
 }
 
 /**

@@ -4,15 +4,9 @@ import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
-import type { SentValues } from '../unit-of-work/unit-of-work.ts'
+import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
-
-/** The values the server filled, by entity: decoded twice, so the row and the snapshot share no object. */
-export type ServerFilled = ReadonlyMap<
-  EntityState,
-  { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
->
 
 /** The sent entities of the `tables` by canonical key (the keys the flush sent). */
 function statesByKey(sent: SentValues, tables: ReadonlySet<string>): Map<string, Map<string, EntityState>> {

@@ -1,4 +1,3 @@
-import type { EntityManager } from '../entity-manager.ts'
 import { errors } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
 import type { SchemaModel } from '../schema/model.ts'
@@ -20,15 +19,18 @@ export interface BeforeFlushChanges {
   readonly run: number
 }
 
-/** Hooks of one table, keyed by table key in {@link FlushHooks.tables}. */
-export interface TableHooks<E = Entity, M = EntityManager> {
+/**
+ * Hooks of one table, keyed by table key in {@link FlushHooks.tables}. `M` is the entity manager the
+ * hooks are given (the package's index names it; this module does not point up at the facade).
+ */
+export interface TableHooks<E = Entity, M = unknown> {
   /** Called once per flush for each new entity of the table; may change it and the unit of work. */
-  readonly beforeCreate?: (entity: E, em: M) => void | Promise<void>
+  beforeCreate?(entity: E, em: M): void | Promise<void>
   /**
    * Called once per flush for each changed (not removed) managed entity of the table, with the
    * columns changed so far; may change it (e.g. `updated_at`) and the unit of work.
    */
-  readonly beforeUpdate?: (entity: E, em: M, changed: readonly string[]) => void | Promise<void>
+  beforeUpdate?(entity: E, em: M, changed: readonly string[]): void | Promise<void>
 }
 
 /**
@@ -56,10 +58,10 @@ export interface TableHooks<E = Entity, M = EntityManager> {
  *   },
  * })
  */
-export interface FlushHooks<E = Entity, M = EntityManager, R = FlushReport> {
-  readonly beforeFlush?: (em: M, changes: BeforeFlushChanges) => void | Promise<void>
+export interface FlushHooks<E = Entity, M = unknown, R = FlushReport> {
+  beforeFlush?(em: M, changes: BeforeFlushChanges): void | Promise<void>
   readonly tables?: Readonly<Record<string, TableHooks<E, M>>>
-  readonly afterCommit?: (report: R, em: M) => void | Promise<void>
+  afterCommit?(report: R, em: M): void | Promise<void>
 }
 
 /** Rounds of hooks one flush runs at most before failing with `HOOK_LOOP`. */

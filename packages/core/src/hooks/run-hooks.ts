@@ -1,7 +1,7 @@
-import type { EntityManager } from '../entity-manager.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import { failSpan, inSpan, startSpan } from '../observe/tracing.ts'
+import type { Entity, EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { type FlushHooks, MAX_HOOK_ROUNDS, type TableHooks } from './flush-hooks.ts'
 
@@ -35,7 +35,7 @@ function unseen<T>(list: readonly T[], seen: Set<T>): T[] {
  * @example
  * await runBeforeHooks(uow, hooks, em)
  */
-export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: EntityManager): Promise<void> {
+export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entity, M>, em: M): Promise<void> {
   const reported = {
     created: new Set<EntityState>(),
     updated: new Set<EntityState>(),
@@ -88,15 +88,16 @@ export async function runBeforeHooks(uow: UnitOfWork, hooks: FlushHooks, em: Ent
  * @example
  * const report = await withBeforeHooks(uow, hooks, em, () => flushUnitOfWork(uow, context))
  */
-export async function withBeforeHooks(
+export async function withBeforeHooks<M>(
   uow: UnitOfWork,
-  hooks: FlushHooks,
-  em: EntityManager,
+  hooks: FlushHooks<Entity, M>,
+  em: M,
   flush: () => Promise<FlushReport>,
+  traced = true,
 ): Promise<FlushReport> {
   const mark = uow.checkpoint()
   try {
-    await runBeforeHooks(uow, hooks, em)
+    await traceHooks('pipeflush hooks', traced, () => runBeforeHooks(uow, hooks, em))
     mark.settled()
     return await flush()
   } catch (e) {
@@ -112,17 +113,32 @@ export async function withBeforeHooks(
  * @example
  * return withAfterCommit(hooks, report, em) // report.afterCommitErrors: [] when it ran cleanly
  */
-export async function withAfterCommit(
-  hooks: FlushHooks,
+export async function withAfterCommit<M>(
+  hooks: FlushHooks<Entity, M>,
   report: FlushReport,
-  em: EntityManager,
+  em: M,
+  traced = true,
 ): Promise<FlushReport> {
   const { afterCommit } = hooks
   if (afterCommit === undefined) return report
   try {
-    await call('afterCommit', () => afterCommit({ ...report, afterCommitErrors: [] }, em))
+    await traceHooks('pipeflush afterCommit', traced, () =>
+      call('afterCommit', () => afterCommit({ ...report, afterCommitErrors: [] }, em)),
+    )
     return { ...report, afterCommitErrors: [] }
   } catch (e) {
     return { ...report, afterCommitErrors: [e as PipeflushError] }
   }
+}
+
+/** `run` inside an INTERNAL span `name` (the hooks' time, visible in the flush's trace). */
+async function traceHooks(name: string, traced: boolean, run: () => Promise<void>): Promise<void> {
+  const span = traced ? startSpan(name, 'internal') : undefined
+  try {
+    await inSpan(span, run)
+  } catch (e) {
+    failSpan(span, e)
+    throw e
+  }
+  span?.end()
 }

@@ -9,7 +9,11 @@ import type { IdAllocator, IdQuery } from './id-allocator.ts'
  * if (ids.missing(need).size > 0) await fetchIds(query, ids, need)
  * assignIds(rows, need, ids)
  */
-export async function fetchIds(query: IdQuery, ids: IdAllocator, need: ReadonlyMap<string, number>): Promise<void> {
+export async function fetchIds(
+  query: IdQuery,
+  ids: IdAllocator,
+  need: ReadonlyMap<string, number>,
+): Promise<void> {
   for (let i = 0; i < 3; i++) {
     const short = ids.missing(need)
     if (short.size === 0) break

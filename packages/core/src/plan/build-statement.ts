@@ -98,7 +98,8 @@ function rowOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
   const keyIds = draft.keyIds as readonly KeyId[]
   const order = keyOrder(draft.table, keyIds)
   const same = repeatedKey(draft.table, keyIds, order)
-  if (same >= 0) throw errors.duplicateNewKey(draft.table.key, JSON.stringify([keyIds[same]].flat()), draft.keys[same])
+  if (same >= 0)
+    throw errors.duplicateNewKey(draft.table.key, JSON.stringify([keyIds[same]].flat()), draft.keys[same])
   return order
 }
 
@@ -124,7 +125,11 @@ function repeatedKey(table: TableModel, keyIds: readonly KeyId[], order: Int32Ar
  * buildStatement(deleteOfTags, ids, {}).sql
  * // 'with w as (delete from "public"."tag" as t using unnest($1::text[]) as d("id") where ...'
  */
-export function buildStatement(draft: StatementDraft, ids: IdSource, options: BuildOptions): PlannedStatement {
+export function buildStatement(
+  draft: StatementDraft,
+  ids: IdSource,
+  options: BuildOptions,
+): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
   fillSlots(draft, ids)
   const order = rowOrder(draft, ids)
@@ -144,7 +149,11 @@ export function buildStatement(draft: StatementDraft, ids: IdSource, options: Bu
   }
   const reading = kind === 'delete' ? undefined : statementReading(table, base, options.serverValues)
   if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
-  if (kind === 'insert' && !upsert && copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY))
+  if (
+    kind === 'insert' &&
+    !upsert &&
+    copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
+  )
     return { ...base, sql: copySql(table, draft.columns), copy: true }
   return base
 }

@@ -1,5 +1,5 @@
-import type { SentValues } from '../unit-of-work/unit-of-work.ts'
 import type { TableModel } from '../schema/model.ts'
+import type { SentValues } from '../unit-of-work/unit-of-work.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { type BuildOptions, buildStatement } from './build-statement.ts'
 import { valueAt } from './dependency-graph.ts'
@@ -31,7 +31,14 @@ export function completePlan(draft: FlushDraft, ids: IdSource, options: BuildOpt
 }
 
 /** The id a slot of row `r` of `draft` stands for, normalized for `column` of `table`. */
-function slotId(draft: StatementDraft, r: number, slot: Slot, ids: IdSource, table: TableModel, column: string) {
+function slotId(
+  draft: StatementDraft,
+  r: number,
+  slot: Slot,
+  ids: IdSource,
+  table: TableModel,
+  column: string,
+) {
   const id = ids(slotEntity(slot, draft.rows[r]!), slot.column)
   return id === undefined || id === null ? undefined : normalizeKeyValue(id, table.columnsByName.get(column)!)
 }
@@ -79,12 +86,19 @@ export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
   const { statements } = draft
   const slottedInserts = statements.filter((d) => d.kind === 'insert' && d.slotted.includes(true))
   if (slottedInserts.length === 0) return false
-  const checks: { target: TableModel; columns: readonly string[]; from: StatementDraft; via: readonly string[] }[] = []
+  const checks: {
+    target: TableModel
+    columns: readonly string[]
+    from: StatementDraft
+    via: readonly string[]
+  }[] = []
   for (const target of new Set(slottedInserts.map((d) => d.table))) {
     for (const from of statements) {
-      if (from.table === target) checks.push({ target, columns: target.primaryKey, from, via: target.primaryKey })
+      if (from.table === target)
+        checks.push({ target, columns: target.primaryKey, from, via: target.primaryKey })
       for (const fk of from.table.foreignKeys) {
-        if (fk.target === target.key) checks.push({ target, columns: fk.targetColumns, from, via: fk.columns })
+        if (fk.target === target.key)
+          checks.push({ target, columns: fk.targetColumns, from, via: fk.columns })
       }
     }
   }

@@ -9,7 +9,13 @@ function shownKey(id: KeyId): string {
   return JSON.stringify(typeof id === 'string' ? [id] : id)
 }
 
-function twiceError(table: TableModel, id: KeyId, key: unknown, previous: StatementKind, kind: StatementKind) {
+function twiceError(
+  table: TableModel,
+  id: KeyId,
+  key: unknown,
+  previous: StatementKind,
+  kind: StatementKind,
+) {
   if (previous === 'insert' && kind === 'insert') return errors.duplicateNewKey(table.key, shownKey(id), key)
   return errors.invalidChange(
     table.key,

@@ -50,7 +50,11 @@ function sentValues(
   updates: readonly StatementDraft[],
 ): FlushDraft['sent'] {
   const parts = [
-    ...inOrder(input.inserts, (row) => (row.owner !== undefined && row.upsert === undefined ? row : undefined), inserts),
+    ...inOrder(
+      input.inserts,
+      (row) => (row.owner !== undefined && row.upsert === undefined ? row : undefined),
+      inserts,
+    ),
     ...inOrder(input.updates, (row) => row.state, updates),
   ]
   return parts.length === 0 ? undefined : parts
@@ -72,7 +76,8 @@ function inOrder<R extends InsertInput | StoredInput>(
     return [[states as EntityState[], only.snapshots as Snapshot[]]]
   }
   const byRow = new Map<unknown, Snapshot>()
-  for (const draft of holding) draft.rows.forEach((row, r) => byRow.set(row, draft.snapshots![r]!))
+  for (const draft of holding)
+    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots![r]!)
   const states: EntityState[] = []
   const snapshots: Snapshot[] = []
   for (const row of rows) {

@@ -136,7 +136,9 @@ export interface FlushDraft {
    * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
    * parts (inserts, then updates, each in the input's order); slot columns filled by `completePlan`.
    */
-  readonly sent: readonly (readonly [readonly EntityState[], readonly Record<string, unknown>[]])[] | undefined
+  readonly sent:
+    | readonly (readonly [readonly EntityState[], readonly Record<string, unknown>[]])[]
+    | undefined
 }
 
 /**

@@ -7,8 +7,8 @@ import { snapshotOf, snapshotValue } from '../track/snapshot.ts'
 import { encodeValue, type ValueLocation } from '../values/index.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from './draft.ts'
-import type { UpsertSpec } from './types.ts'
 import { keyPart, RowLocation } from './row-key.ts'
+import type { UpsertSpec } from './types.ts'
 
 /**
  * Where values are encoded column by column: a failure there is found again row by row (see
@@ -101,7 +101,9 @@ function encodeColumn(
   const { table, rows } = draft
   const name = column.name
   const cells: Cell[] = new Array(rows.length)
-  const captured = capturedColumns(table, draft.upsert).has(name) ? new Array<unknown>(rows.length) : undefined
+  const captured = capturedColumns(table, draft.upsert).has(name)
+    ? new Array<unknown>(rows.length)
+    : undefined
   if (captured !== undefined) draft.values.set(name, captured)
   let previous: unknown = NOTHING
   let text: string | null = null
@@ -175,14 +177,22 @@ function versionText(
 ): string | null {
   if (expected === undefined) return null
   if (version === undefined)
-    throw errors.invalidChange(table.key, 'an expected version was given but the table has no version column.', {
-      keys: [key],
-    })
+    throw errors.invalidChange(
+      table.key,
+      'an expected version was given but the table has no version column.',
+      {
+        keys: [key],
+      },
+    )
   return encodeValue(expected, version, at)
 }
 
 /** What an update sends of its entity: its snapshot, the set values, the version incremented. */
-function updatedSnapshot(row: StoredInput, columns: readonly string[], table: TableModel): Record<string, unknown> {
+function updatedSnapshot(
+  row: StoredInput,
+  columns: readonly string[],
+  table: TableModel,
+): Record<string, unknown> {
   const state = row.state as EntityState
   const values = { ...state.snapshot }
   for (const name of columns) {
@@ -195,7 +205,11 @@ function updatedSnapshot(row: StoredInput, columns: readonly string[], table: Ta
 }
 
 /** The location of a row for messages: its key values (a part the server fills left out). */
-function locationOf<R>(table: TableModel, row: R, read: (row: R, column: ColumnModel, table: TableModel) => unknown) {
+function locationOf<R>(
+  table: TableModel,
+  row: R,
+  read: (row: R, column: ColumnModel, table: TableModel) => unknown,
+) {
   return new RowLocation(
     table,
     table.primaryKey.map((name) => read(row, columnOf(table, name), table) ?? undefined),

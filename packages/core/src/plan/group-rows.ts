@@ -98,8 +98,10 @@ class DraftGroups {
 
 /** Adds a row to `draft`. */
 function addRow(draft: StatementDraft, input: InsertInput | StoredInput, key: RowKey, source?: number): void {
-  if (source !== undefined) (draft.sources ??= new Array(draft.rows.length).fill(-1))[draft.rows.length] = source
-  else if (draft.sources !== undefined) draft.sources.push(-1)
+  if (source !== undefined) {
+    draft.sources ??= new Array(draft.rows.length).fill(-1)
+    draft.sources[draft.rows.length] = source
+  } else if (draft.sources !== undefined) draft.sources.push(-1)
   draft.rows.push(input)
   draft.keys.push(key.key)
   draft.keyIds.push(key.id)
@@ -138,7 +140,11 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
       const input = inputs[i]!
       encoded = i
       const table = tableOf(schema, input.table)
-      const same = run !== undefined && run.table === table && input.upsert === undefined && sameShape(input.row, run.names)
+      const same =
+        run !== undefined &&
+        run.table === table &&
+        input.upsert === undefined &&
+        sameShape(input.row, run.names)
       const columns = same ? run!.columns : insertColumns(table, input)
       const key = rowKeyOf(table, input, insertKeyCell, true)
       if (input.upsert !== undefined) {

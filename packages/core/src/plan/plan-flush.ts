@@ -1,5 +1,5 @@
-import type { SchemaModel } from '../schema/model.ts'
 import { errors } from '../errors.ts'
+import type { SchemaModel } from '../schema/model.ts'
 import type { BuildOptions } from './build-statement.ts'
 import { completePlan } from './complete-plan.ts'
 import type { PlanInput } from './draft.ts'
@@ -9,7 +9,11 @@ import type { ChangeSet, FlushPlan } from './types.ts'
 /** A change set as the planner takes it: its rows as they are (they hold no entity, no slot). */
 function changeSetInput(changes: ChangeSet): PlanInput {
   return {
-    inserts: changes.inserts.map((change) => ({ table: change.table, row: change.values, upsert: change.upsert })),
+    inserts: changes.inserts.map((change) => ({
+      table: change.table,
+      row: change.values,
+      upsert: change.upsert,
+    })),
     updates: changes.updates.map((change) => ({
       table: change.table,
       key: change.key,
@@ -50,4 +54,22 @@ function noIds(): never {
  */
 export function planFlush(schema: SchemaModel, changes: ChangeSet, options: BuildOptions = {}): FlushPlan {
   return completePlan(draftFlush(schema, changeSetInput(changes)), noIds, options).plan
+}
+
+/**
+ * What a plan writes, in a few words: each kind of statement with its tables, in the order sent
+ * (`INSERT author book; UPDATE book; DELETE review`). Low cardinality: fit for a span's query summary.
+ *
+ * @example
+ * planSummary(plan) // 'INSERT author book; DELETE review'
+ */
+export function planSummary(plan: FlushPlan): string {
+  const byKind = new Map<string, string[]>()
+  for (const s of plan.waves.flat()) {
+    const kind = s.upsert !== undefined ? 'UPSERT' : s.copy === true ? 'COPY' : s.kind.toUpperCase()
+    const tables = byKind.get(kind) ?? []
+    if (!tables.includes(s.table)) tables.push(s.table)
+    byKind.set(kind, tables)
+  }
+  return [...byKind].map(([kind, tables]) => `${kind} ${tables.join(' ')}`).join('; ')
 }

@@ -89,7 +89,9 @@ export function rowKeyOf<R>(
   for (let i = 0; i < names.length; i++) {
     const value = values[i]
     ids[i] =
-      value === undefined || value instanceof Slot ? '' : normalizeKeyValue(value, columnOf(table, names[i]!), at)
+      value === undefined || value instanceof Slot
+        ? ''
+        : normalizeKeyValue(value, columnOf(table, names[i]!), at)
   }
   return { key: serverFilled ? null : values, id: slotted ? undefined : ids, serverFilled }
 }

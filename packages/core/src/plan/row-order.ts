@@ -18,7 +18,11 @@ export function keyComparator(table: TableModel): (a: KeyId, b: KeyId) => number
   }
   return (a, b) => {
     for (let i = 0; i < columns.length; i++) {
-      const order = compareNormalizedKeys((a as readonly string[])[i]!, (b as readonly string[])[i]!, columns[i]!)
+      const order = compareNormalizedKeys(
+        (a as readonly string[])[i]!,
+        (b as readonly string[])[i]!,
+        columns[i]!,
+      )
       if (order !== 0) return order
     }
     return 0

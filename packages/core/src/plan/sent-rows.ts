@@ -48,7 +48,9 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
     for (const [, snapshot] of this.entries()) yield snapshot
   }
 
-  forEach(callback: (value: Snapshot, key: EntityState, map: ReadonlyMap<EntityState, Snapshot>) => void): void {
+  forEach(
+    callback: (value: Snapshot, key: EntityState, map: ReadonlyMap<EntityState, Snapshot>) => void,
+  ): void {
     for (const [state, snapshot] of this.entries()) callback(snapshot, state, this)
   }
 

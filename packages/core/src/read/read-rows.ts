@@ -1,10 +1,9 @@
-import type { Param, Row } from '../drivers/driver.ts'
+import type { Row } from '../drivers/driver.ts'
 import type { TableModel } from '../schema/model.ts'
 import { emptyRow } from '../track/row.ts'
-import { arrayLiteral } from '../values/array-literal.ts'
 import { decodeValue } from '../values/index.ts'
 import { type ReadContext, runRead } from './run-read.ts'
-import { selectSql, type Where } from './select-sql.ts'
+import { selectSql, textParams, type Where } from './select-sql.ts'
 
 /**
  * The rows of `table` matching `where`, ordered by primary key, each decoded from the text the server
@@ -20,8 +19,7 @@ export async function readRows(
   where: Where,
 ): Promise<Record<string, unknown>[]> {
   const { sql, params } = selectSql(table, where)
-  const texts = params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : p))
-  const raw = await runRead(context, sql, texts, `Reading ${table.key}`)
+  const raw = await runRead(context, sql, textParams(params), `Reading ${table.key}`)
   return raw.map((r) => decodeRow(table, r))
 }
 

@@ -1,5 +1,7 @@
+import type { Param } from '../drivers/driver.ts'
 import { PipeflushError } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
 
@@ -27,6 +29,34 @@ export function selectSql(
   table: TableModel,
   where: Where,
 ): { sql: string; params: (string | (string | null)[])[] } {
+  const { sql: conditions, params } = whereSql(table, where, 't')
+  const sql = `select ${selectList(table)} from ${table.sqlName} as t${conditions ? ` where ${conditions}` : ''}${orderBy(table, 't')}`
+  return { sql, params }
+}
+
+/** Parameters as the driver takes them: a list of texts as one `text[]` literal. */
+export function textParams(params: readonly (string | null | readonly (string | null)[])[]): Param[] {
+  return params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : (p as string | null)))
+}
+
+/** ` order by` the table's primary key (nothing for a table without one). */
+export function orderBy(table: TableModel, alias: string): string {
+  const order = table.primaryKey.map((k) => `${alias}.${quoteIdentifier(k)}`).join(', ')
+  return order ? ` order by ${order}` : ''
+}
+
+/**
+ * The conditions of `where` on `table` aliased `alias`, joined by `and` (empty for none), with one
+ * text parameter each from `$1` (see {@link selectSql}).
+ *
+ * @example
+ * whereSql(book, { title: 'Draft' }, 't') // { sql: 't."title" = $1::text::text', params: ['Draft'] }
+ */
+export function whereSql(
+  table: TableModel,
+  where: Where,
+  alias: string,
+): { sql: string; params: (string | (string | null)[])[] } {
   const conditions: string[] = []
   const params: (string | (string | null)[])[] = []
   for (const [name, value] of Object.entries(where)) {
@@ -38,9 +68,9 @@ export function selectSql(
         { table: table.key, column: name },
       )
     }
-    const col = comparedColumn(`t.${quoteIdentifier(name)}`, column)
+    const col = comparedColumn(`${alias}.${quoteIdentifier(name)}`, column)
     if (value === null) {
-      conditions.push(`t.${quoteIdentifier(name)} is null`)
+      conditions.push(`${alias}.${quoteIdentifier(name)} is null`)
     } else if (Array.isArray(value) && !column.isArray) {
       params.push(value.map((v) => encode(v, column, table)))
       conditions.push(`${col} = any(${castTextList(`$${params.length}::text[]`, column)})`)
@@ -50,9 +80,33 @@ export function selectSql(
       conditions.push(`${col} = ${castText(`$${params.length}::text`, column)}`)
     }
   }
-  const order = table.primaryKey.map((k) => `t.${quoteIdentifier(k)}`).join(', ')
-  const sql = `select ${selectList(table)} from ${table.sqlName} as t${conditions.length ? ` where ${conditions.join(' and ')}` : ''}${order ? ` order by ${order}` : ''}`
-  return { sql, params }
+  return { sql: conditions.join(' and '), params }
+}
+
+/**
+ * The condition that `alias`'s row has one of `keys` (canonical key values by column), for a key of
+ * any number of columns: `= any($n)` for one column, else the columns `in` an unnest of one array per
+ * column. Its parameters are numbered from `$first`.
+ *
+ * @example
+ * keySetSql(book, [{ id: '1' }, { id: '2' }], 't', 1) // { sql: 't."id" = any($1::text[]::int8[])', params: [['1', '2']] }
+ */
+export function keySetSql(
+  table: TableModel,
+  keys: readonly Readonly<Record<string, unknown>>[],
+  alias: string,
+  first: number,
+): { sql: string; params: (string | null)[][] } {
+  const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
+  const params = columns.map((c) => keys.map((k) => encode(k[c.name], c, table)))
+  if (columns.length === 1) {
+    const c = columns[0]!
+    const col = comparedColumn(`${alias}.${quoteIdentifier(c.name)}`, c)
+    return { sql: `${col} = any(${castTextList(`$${first}::text[]`, c)})`, params }
+  }
+  const cols = columns.map((c) => comparedColumn(`${alias}.${quoteIdentifier(c.name)}`, c)).join(', ')
+  const arrays = columns.map((c, i) => castTextList(`$${first + i}::text[]`, c)).join(', ')
+  return { sql: `(${cols}) in (select * from unnest(${arrays}))`, params }
 }
 
 function encode(value: unknown, column: ColumnModel, table: TableModel): string | null {

@@ -9,6 +9,7 @@ import type {
   TableModel,
   UniqueModel,
 } from './model.ts'
+import { relationsOf } from './relations.ts'
 
 /** Everything a {@link ColumnModel} holds; the flags default to a plain NOT NULL column without default. */
 export interface ColumnModelInput {
@@ -200,7 +201,10 @@ export function buildTableModel(input: TableModelInput): TableModel {
  * const schema = buildSchemaModel([authorTable, bookTable])
  * schema.tables.get('book')
  */
-export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
+export function buildSchemaModel(
+  tables: readonly TableModel[],
+  relationNames?: Readonly<Record<string, string>>,
+): SchemaModel {
   const byKey = new Map<string, TableModel>()
   for (const table of tables) {
     if (byKey.has(table.key)) throw configError(table.key, 'declared twice.')
@@ -225,7 +229,9 @@ export function buildSchemaModel(tables: readonly TableModel[]): SchemaModel {
       }
     }
   }
-  const model = { tables: byKey }
+  const model: SchemaModel =
+    relationNames === undefined ? { tables: byKey } : { tables: byKey, relationNames }
+  for (const key of byKey.keys()) relationsOf(model, key) // bad relationNames fail here
   built.add(model)
   return model
 }

@@ -1,6 +1,7 @@
 import type { Driver } from '../drivers/driver.ts'
 import type { SchemaModel } from './model.ts'
-import { type ReadSchemaOptions, readSchema } from './read-schema.ts'
+import { readSchema } from './read-schema.ts'
+import type { ReadSchemaOptions } from './read-schema-options.ts'
 
 const cache = new WeakMap<Driver, Map<string, Promise<SchemaModel>>>()
 
@@ -14,7 +15,11 @@ export function cachedSchema(driver: Driver, options: ReadSchemaOptions): Promis
     byDriver = new Map()
     cache.set(driver, byDriver)
   }
-  const key = JSON.stringify({ s: options.schemas ?? null, v: options.versionColumn ?? null })
+  const key = JSON.stringify({
+    s: options.schemas ?? null,
+    v: options.versionColumn ?? null,
+    r: options.relationNames ?? null,
+  })
   let p = byDriver.get(key)
   if (!p) {
     const read = readSchema(driver, options)

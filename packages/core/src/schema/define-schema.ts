@@ -134,6 +134,11 @@ export type CheckedSchemaSpec<S> = {
 export interface DefineSchemaOptions {
   /** Schema of tables whose key has no dot; defaults to `public`. */
   readonly schema?: string
+  /**
+   * New names for relations derived from the foreign keys, by `table.derivedName`:
+   * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
+   */
+  readonly relationNames?: Readonly<Record<string, string>>
 }
 
 const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
@@ -425,5 +430,5 @@ export function defineSchema<const S extends SchemaSpec>(
     }
   }
   const tables = [...places.values()].map((place) => buildTable(place, places, used(place.schema)))
-  return buildSchemaModel(tables)
+  return buildSchemaModel(tables, options.relationNames)
 }

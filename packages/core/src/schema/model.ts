@@ -161,4 +161,9 @@ export interface TableModel {
 
 export interface SchemaModel {
   readonly tables: ReadonlyMap<string, TableModel>
+  /**
+   * New names for the relations derived from the foreign keys (`{ 'author.books': 'works' }`; see
+   * `relations.ts`).
+   */
+  readonly relationNames?: Readonly<Record<string, string>>
 }

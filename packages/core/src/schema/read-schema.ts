@@ -1,8 +1,8 @@
 import { recordArgument } from '../arguments.ts'
 import type { Driver } from '../drivers/driver.ts'
+import { connectFailure, isDriverError } from '../drivers/driver-errors.ts'
 import { driverFor } from '../drivers/driver-for.ts'
-import { PipeflushError } from '../errors.ts'
-import { readSchemaOption } from '../options.ts'
+import { errors, PipeflushError } from '../errors.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
@@ -19,17 +19,7 @@ import type {
 } from './model.ts'
 import { BUILTIN_SCALAR_TYPES } from './model.ts'
 import { partitionForeignKeys } from './partition-keys.ts'
-
-/** Options of {@link readSchema}. */
-export interface ReadSchemaOptions {
-  /** Schemas to read; defaults to the session's search path (`current_schemas(false)`). */
-  readonly schemas?: readonly string[]
-  /**
-   * Optimistic-lock version columns: one column name used by every table that has such a column, or
-   * a map from table key to column name.
-   */
-  readonly versionColumn?: string | Readonly<Record<string, string>>
-}
+import { type ReadSchemaOptions, readSchemaOption } from './read-schema-options.ts'
 
 const SCALARS = BUILTIN_SCALAR_TYPES
 
@@ -91,6 +81,13 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
     rows = JSON.parse(String(catalog?.['catalog'] ?? '[]')) as CatalogTable[]
   } catch (cause) {
     if (cause instanceof PipeflushError) throw cause
+    const failure = isDriverError(cause) ? connectFailure(cause) : undefined
+    if (failure !== undefined && isDriverError(cause)) {
+      throw errors.cannotConnect(failure, 'Reading the schema', cause.message, {
+        sqlState: cause.sqlState,
+        cause: cause.cause,
+      })
+    }
     throw new PipeflushError(
       'SCHEMA_READ_FAILED',
       `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
@@ -127,7 +124,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
       copyable: row.copy_refused !== true,
     })
   })
-  return buildSchemaModel(tables)
+  return buildSchemaModel(tables, options.relationNames)
 }
 
 /**

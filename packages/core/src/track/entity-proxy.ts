@@ -4,6 +4,15 @@ import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, STATE } from './entity-state.ts'
 
+/** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
+export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
+
+/**
+ * Reads relation `name` of the entity of `state` (its related entities as loaded), or answers
+ * {@link NOT_A_RELATION}.
+ */
+export type Navigate = (state: EntityState, name: string) => unknown
+
 /**
  * The Proxy handler of one entity: one object per entity (its traps on the prototype), which also
  * answers {@link STATE} with the entity's state, so finding the state of an entity needs no map.
@@ -12,17 +21,23 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
   readonly state: EntityState
   readonly table: TableModel
   readonly onTouch: (state: EntityState) => void
+  readonly navigate: Navigate | undefined
 
-  constructor(state: EntityState, onTouch: (state: EntityState) => void) {
+  constructor(state: EntityState, onTouch: (state: EntityState) => void, navigate: Navigate | undefined) {
     this.state = state
     this.table = state.table
     this.onTouch = onTouch
+    this.navigate = navigate
   }
 
   // Rows have no prototype (a column may be named __proto__); entities still behave as plain objects.
   get(target: Record<string, unknown>, prop: string | symbol, receiver: unknown): unknown {
     if (typeof prop === 'string') {
       if (Object.hasOwn(target, prop) || this.table.columnsByName.has(prop)) return target[prop]
+      if (this.navigate !== undefined) {
+        const related = this.navigate(this.state, prop)
+        if (related !== NOT_A_RELATION) return related
+      }
     } else if (prop === STATE) {
       return this.state
     }
@@ -105,14 +120,19 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
 /**
  * Wraps `state.row` in a Proxy: reading a column is a plain property read; assigning a column is a
  * change the next flush writes; an unknown column, a primary key or version column of a stored row,
- * or any write to a removed entity is a clear error at once. `stateOf(entity)` gives `state` back.
+ * or any write to a removed entity is a clear error at once. Reading a relation of the table (not a
+ * column) gives `navigate`'s answer. `stateOf(entity)` gives `state` back.
  *
  * @example
  * const entity = makeEntity(state, (s) => touched.add(s))
  * entity.title = 'New' // touched: state
  */
-export function makeEntity(state: EntityState, onTouch: (state: EntityState) => void): Entity {
-  const entity = new Proxy(state.row, new EntityHandler(state, onTouch))
+export function makeEntity(
+  state: EntityState,
+  onTouch: (state: EntityState) => void,
+  navigate?: Navigate,
+): Entity {
+  const entity = new Proxy(state.row, new EntityHandler(state, onTouch, navigate))
   state.entity = entity
   return entity
 }

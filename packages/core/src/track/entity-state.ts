@@ -20,6 +20,8 @@ export interface EntityState {
   readonly owner: object
   /** The proxy handed to the application. */
   entity: Entity
+  /** The relations whose related rows a graph load read for this entity (by relation name). */
+  loaded?: Set<string>
 }
 
 /**

@@ -30,6 +30,11 @@ export class IdentityMap {
     this.#unindexed = []
   }
 
+  /** The states of one table. */
+  ofTable(table: string): IterableIterator<EntityState> {
+    return (this.#indexed().get(table) ?? new Map<string, EntityState>()).values()
+  }
+
   /** Every state, table by table. */
   *values(): IterableIterator<EntityState> {
     for (const t of this.#indexed().values()) yield* t.values()

@@ -1,16 +1,24 @@
 import { errors, PipeflushError } from '../errors.ts'
-import type { ServerFilled } from '../flush/server-filled.ts'
 import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
-import { makeEntity } from '../track/entity-proxy.ts'
+import { makeEntity, type Navigate } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { encodeValue, sameValue } from '../values/index.ts'
+import { describeKeyText } from '../values/location.ts'
 import { IdentityMap } from './identity-map.ts'
 
+/**
+ * The values the server filled, by entity (what the flush's answer held, `flush/server-filled.ts`):
+ * decoded twice, so the row and the snapshot share no object.
+ */
+export type ServerFilled = ReadonlyMap<
+  EntityState,
+  { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
+>
 /** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
 export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
 
@@ -39,6 +47,21 @@ export class UnitOfWork {
   readonly #onTouch = (s: EntityState): void => {
     this.#edits++
     if (s.status === 'managed') this.#touched.add(s)
+  }
+
+  readonly #navigate: Navigate | undefined
+
+  /** `navigate` answers reads of relations on its entities (see `navigate.ts`). */
+  constructor(navigate?: Navigate) {
+    this.#navigate = navigate
+  }
+
+  /** The managed and new entities of `table` (removed and detached ones left out). */
+  statesOf(table: string): EntityState[] {
+    const out: EntityState[] = []
+    for (const s of this.#map.ofTable(table)) if (s.status === 'managed') out.push(s)
+    for (const s of this.#created) if (s.table.key === table && s.status === 'new') out.push(s)
+    return out
   }
 
   /** How many creations, assignments, removals and upserts this unit of work has seen: a change counter. */
@@ -78,7 +101,7 @@ export class UnitOfWork {
     if (key !== null && this.#map.get(table.key, key)) {
       throw new PipeflushError(
         'DUPLICATE_KEY',
-        `A ${table.key} with key ${key} is already managed by this entity manager.`,
+        `A ${table.key} with key ${describeKeyText(key)} is already managed by this entity manager.`,
         {
           table: table.key,
           keys: [key],
@@ -401,7 +424,7 @@ export class UnitOfWork {
     snapshot: Record<string, unknown> | null,
   ): EntityState {
     const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
-    makeEntity(state, this.#onTouch)
+    makeEntity(state, this.#onTouch, this.#navigate)
     if (status === 'managed' && hasMutableColumns(table)) this.#watch.add(state)
     return state
   }

@@ -1,12 +1,12 @@
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { compareCodeUnits } from './text.ts'
 
 const HEX_BYTES = /^(?:[0-9a-fA-F]{2})*$/
 
 function bytes(value: unknown): Uint8Array {
   if (!(value instanceof Uint8Array))
-    problem(`expected a Buffer or a Uint8Array for bytea, got ${describeValue(value)}`)
+    problem(`expected a Buffer or a Uint8Array for bytea, got ${describeWritten(value)}`, value)
   return value
 }
 
@@ -28,7 +28,7 @@ export function byteaText(value: unknown): string {
 export function parseByteaText(text: string): Buffer {
   if (text.startsWith('\\x')) {
     const hex = text.slice(2)
-    if (!HEX_BYTES.test(hex)) problem(`cannot decode ${describeValue(text)} as bytea`)
+    if (!HEX_BYTES.test(hex)) problem(`cannot decode ${describeWritten(text)} as bytea`, text)
     return Buffer.from(hex, 'hex')
   }
   const out: number[] = []
@@ -41,11 +41,11 @@ export function parseByteaText(text: string): Buffer {
         continue
       }
       const octal = text.slice(i + 1, i + 4)
-      if (!/^[0-3][0-7]{2}$/.test(octal)) problem(`cannot decode ${describeValue(text)} as bytea`)
+      if (!/^[0-3][0-7]{2}$/.test(octal)) problem(`cannot decode ${describeWritten(text)} as bytea`, text)
       out.push(Number.parseInt(octal, 8))
       i += 3
     } else {
-      if (c > 127) problem(`cannot decode ${describeValue(text)} as bytea`)
+      if (c > 127) problem(`cannot decode ${describeWritten(text)} as bytea`, text)
       out.push(c)
     }
   }

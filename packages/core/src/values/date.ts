@@ -8,7 +8,7 @@ import {
   MS_PER_DAY,
 } from './calendar.ts'
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { compareCodeUnits } from './text.ts'
 
 const DATE_TEXT = /^(\d{4,})-(\d{2})-(\d{2})( BC)?$/
@@ -49,15 +49,17 @@ export function dateText(value: unknown): string {
     const ms = value.getTime()
     if (Number.isNaN(ms)) problem('an invalid Date is not a valid date')
     const days = Math.floor(ms / MS_PER_DAY)
-    if (days < MIN_DAY) problem(`${describeValue(value)} is before 4714-11-24 BC, the earliest date`)
+    if (days < MIN_DAY) problem(`${describeWritten(value)} is before 4714-11-24 BC, the earliest date`, value)
     return dayText(days)
   }
   if (typeof value !== 'string')
-    problem(`expected a 'YYYY-MM-DD' string or a Date for date, got ${describeValue(value)}`)
+    problem(`expected a 'YYYY-MM-DD' string or a Date for date, got ${describeWritten(value)}`, value)
   if (value === 'infinity' || value === '-infinity') return value
   const days = parseDateText(value)
-  if (days === undefined) problem(`${describeValue(value)} is not a valid date (expected 'YYYY-MM-DD')`)
-  if (days < MIN_DAY || days > MAX_DATE_DAY) problem(`${describeValue(value)} is out of range for date`)
+  if (days === undefined)
+    problem(`${describeWritten(value)} is not a valid date (expected 'YYYY-MM-DD')`, value)
+  if (days < MIN_DAY || days > MAX_DATE_DAY)
+    problem(`${describeWritten(value)} is out of range for date`, value)
   return value
 }
 
@@ -76,7 +78,10 @@ export const dateCodec: ScalarCodec = {
   encode: dateText,
   decode(text) {
     if (text !== 'infinity' && text !== '-infinity' && parseDateText(text) === undefined) {
-      problem(`cannot decode ${describeValue(text)} as date (pipeflush reads dates with DateStyle ISO)`)
+      problem(
+        `cannot decode ${describeWritten(text)} as date (pipeflush reads dates with DateStyle ISO)`,
+        text,
+      )
     }
     return text
   },

@@ -1,6 +1,6 @@
 import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
 
@@ -25,28 +25,34 @@ export function numericText(value: unknown): string {
   if (typeof value === 'bigint') {
     text = value.toString()
   } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) problem(`${describeValue(value)} is not a valid numeric`)
+    if (!Number.isFinite(value)) problem(`${describeWritten(value)} is not a valid numeric`, value)
     text = String(value)
   } else if (typeof value === 'string') {
     text = value
   } else {
-    problem(`expected a number, a bigint or a decimal string for numeric, got ${describeValue(value)}`)
+    problem(
+      `expected a number, a bigint or a decimal string for numeric, got ${describeWritten(value)}`,
+      value,
+    )
   }
   const m = DECIMAL_TEXT.exec(text)
-  if (m === null) problem(`${describeValue(value)} is not a valid numeric`)
+  if (m === null) problem(`${describeWritten(value)} is not a valid numeric`, value)
   const [, signText, intPart = '', fracPart = '', expText = '0'] = m
   const exponent = Number(expText)
   const all = intPart + fracPart
   const firstNonZero = all.search(/[1-9]/)
   const scale = Math.max(0, fracPart.length - exponent)
   if (scale > MAX_SCALE)
-    problem(`${describeValue(value)} has more than ${MAX_SCALE} digits after the decimal point`)
+    problem(`${describeWritten(value)} has more than ${MAX_SCALE} digits after the decimal point`, value)
   // The value is all * 10^(exponent - fracPart.length).
   const shift = exponent - fracPart.length
   if (firstNonZero === -1) return scale === 0 ? '0' : `0.${'0'.repeat(scale)}`
   const significant = all.slice(firstNonZero)
   if (significant.length + shift > MAX_INTEGER_DIGITS) {
-    problem(`${describeValue(value)} has more than ${MAX_INTEGER_DIGITS} digits before the decimal point`)
+    problem(
+      `${describeWritten(value)} has more than ${MAX_INTEGER_DIGITS} digits before the decimal point`,
+      value,
+    )
   }
   const minus = signText === '-' ? '-' : ''
   if (shift >= 0) return minus + significant + '0'.repeat(shift)
@@ -103,7 +109,7 @@ const NUMERIC_OUTPUT = /^(-?\d+(\.\d+)?|NaN|-?Infinity)$/
 export const numericCodec: ScalarCodec = {
   encode: numericText,
   decode(text) {
-    if (!NUMERIC_OUTPUT.test(text)) problem(`cannot decode ${describeValue(text)} as numeric`)
+    if (!NUMERIC_OUTPUT.test(text)) problem(`cannot decode ${describeWritten(text)} as numeric`, text)
     return text
   },
   same: (a, b) => sameByCanonical(canonicalNumeric, a, b),

@@ -2,7 +2,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { parseArrayLiteral } from './array-literal.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { describeValue, problem, withLocation } from './location.ts'
+import { describeWritten, problem, withLocation } from './location.ts'
 
 /**
  * The JS value of the server's text output for `column` (`select col::text`), or null for SQL NULL:
@@ -20,7 +20,8 @@ export function decodeValue(text: string | null, column: ColumnModel, at?: Value
     const codec = codecFor(column.type)
     if (!column.isArray) return codec.decode(text, column)
     const elements = parseArrayLiteral(text, column.arrayDelimiter)
-    if (typeof elements === 'string') problem(`cannot decode ${describeValue(text)} as an array: ${elements}`)
+    if (typeof elements === 'string')
+      problem(`cannot decode ${describeWritten(text)} as an array: ${elements}`, text)
     return elements.map((e) => (e === null ? null : codec.decode(e, column)))
   })
 }

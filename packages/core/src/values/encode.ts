@@ -2,7 +2,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { delimitedArrayLiteral } from './array-literal.ts'
 import { codecFor, elementsMayBeArrays } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { describeValue, locatedError, problem, ValueProblem } from './location.ts'
+import { describeWritten, locatedError, problem, ValueProblem } from './location.ts'
 
 /**
  * Validates a JS value for `column` and returns its PostgreSQL text input form (what the server casts
@@ -33,7 +33,7 @@ function encodeNonNull(value: unknown, column: ColumnModel): string {
   if (!column.isArray) return codec.encode(value, column)
   if (!Array.isArray(value)) {
     const type = column.type === 'other' || column.type === 'enum' ? column.sqlType : `${column.type}[]`
-    problem(`expected an array for ${type}, got ${describeValue(value)}`)
+    problem(`expected an array for ${type}, got ${describeWritten(value)}`, value)
   }
   const nested = !elementsMayBeArrays(column.type)
   const texts: (string | null)[] = new Array(value.length)

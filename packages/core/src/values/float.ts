@@ -1,11 +1,12 @@
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 const FLOAT_OUTPUT = /^(-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|NaN|-?Infinity)$/
 
 function finite(value: unknown, type: string): number {
-  if (typeof value !== 'number') problem(`expected a number for ${type}, got ${describeValue(value)}`)
-  if (!Number.isFinite(value)) problem(`${describeValue(value)} is not a valid ${type}`)
+  if (typeof value !== 'number')
+    problem(`expected a number for ${type}, got ${describeWritten(value)}`, value)
+  if (!Number.isFinite(value)) problem(`${describeWritten(value)} is not a valid ${type}`, value)
   return value
 }
 
@@ -14,7 +15,7 @@ function floatText(n: number): string {
 }
 
 function decodeFloat(text: string, type: string): number {
-  if (!FLOAT_OUTPUT.test(text)) problem(`cannot decode ${describeValue(text)} as ${type}`)
+  if (!FLOAT_OUTPUT.test(text)) problem(`cannot decode ${describeWritten(text)} as ${type}`, text)
   return Number(text)
 }
 
@@ -32,7 +33,8 @@ function compareFloatKeys(a: string, b: string): number {
 }
 
 function readKey(value: unknown, type: string): number {
-  if (typeof value !== 'number') problem(`expected a number for ${type}, got ${describeValue(value)}`)
+  if (typeof value !== 'number')
+    problem(`expected a number for ${type}, got ${describeWritten(value)}`, value)
   return value
 }
 
@@ -59,7 +61,7 @@ export const float4Codec: ScalarCodec = {
     const n = finite(value, 'float4')
     const single = Math.fround(n)
     if (!Number.isFinite(single) || (single === 0 && n !== 0))
-      problem(`${describeValue(n)} is out of range for float4`)
+      problem(`${describeWritten(n)} is out of range for float4`, n)
     return floatText(single)
   },
   decode: (text) => decodeFloat(text, 'float4'),

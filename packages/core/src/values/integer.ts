@@ -1,6 +1,6 @@
 import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical, sign } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 const INTEGER_TEXT = /^-?\d+$/
 
@@ -11,16 +11,19 @@ function smallIntegerCodec(type: 'int2' | 'int4', bits: 16 | 32): ScalarCodec {
   const max = 2 ** (bits - 1) - 1
   const min = -(2 ** (bits - 1))
   const check = (value: unknown): number => {
-    if (typeof value !== 'number') problem(`expected a number for ${type}, got ${describeValue(value)}`)
-    if (!Number.isInteger(value)) problem(`${describeValue(value)} is not a valid ${type} (not an integer)`)
-    if (value < min || value > max) problem(`${value} is out of range for ${type} (${min} to ${max})`)
+    if (typeof value !== 'number')
+      problem(`expected a number for ${type}, got ${describeWritten(value)}`, value)
+    if (!Number.isInteger(value))
+      problem(`${describeWritten(value)} is not a valid ${type} (not an integer)`, value)
+    if (value < min || value > max)
+      problem(`${describeWritten(value)} is out of range for ${type} (${min} to ${max})`, value)
     return value === 0 ? 0 : value
   }
   const canonical = (value: unknown): string => String(check(value))
   return {
     encode: canonical,
     decode(text) {
-      if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeValue(text)} as ${type}`)
+      if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeWritten(text)} as ${type}`, text)
       return Number(text)
     },
     same: (a, b) => typeof a === 'number' && typeof b === 'number' && a === b,
@@ -49,18 +52,20 @@ export function int8Text(value: unknown): string {
   let n: bigint
   if (typeof value === 'bigint') n = value
   else if (typeof value === 'number') {
-    if (!Number.isInteger(value)) problem(`${describeValue(value)} is not a valid int8 (not an integer)`)
+    if (!Number.isInteger(value))
+      problem(`${describeWritten(value)} is not a valid int8 (not an integer)`, value)
     problem(
-      `${describeValue(value)} is not a safe integer: pass int8 values beyond 2^53 as a bigint or a string`,
+      `${describeWritten(value)} is not a safe integer: pass int8 values beyond 2^53 as a bigint or a string`,
+      value,
     )
   } else if (typeof value === 'string') {
     if (!INTEGER_TEXT.test(value))
-      problem(`${describeValue(value)} is not a valid int8 (expected decimal digits)`)
+      problem(`${describeWritten(value)} is not a valid int8 (expected decimal digits)`, value)
     n = BigInt(value)
   } else {
-    problem(`expected a bigint, a number or a decimal string for int8, got ${describeValue(value)}`)
+    problem(`expected a bigint, a number or a decimal string for int8, got ${describeWritten(value)}`, value)
   }
-  if (n < INT8_MIN || n > INT8_MAX) problem(`${describeValue(value)} is out of range for int8`)
+  if (n < INT8_MIN || n > INT8_MAX) problem(`${describeWritten(value)} is out of range for int8`, value)
   return n.toString()
 }
 
@@ -102,7 +107,7 @@ export function compareInt8Texts(a: string, b: string): number {
 export const int8Codec: ScalarCodec = {
   encode: int8Text,
   decode(text) {
-    if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeValue(text)} as int8`)
+    if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeWritten(text)} as int8`, text)
     return text
   },
   same: (a, b) => sameByCanonical(int8Text, a, b),

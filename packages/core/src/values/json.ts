@@ -1,5 +1,5 @@
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { compareCodeUnits, textProblem } from './text.ts'
 
 /** A value `JSON.stringify` writes exactly and `JSON.parse` reads back deep-equal. */
@@ -24,21 +24,21 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
       return
     }
     case 'number':
-      if (!Number.isFinite(value)) problem(`${describeValue(value)} at ${path} is not a JSON number`)
+      if (!Number.isFinite(value)) problem(`${describeWritten(value)} at ${path} is not a JSON number`, value)
       return
     case 'boolean':
       return
     case 'object':
       break
     default:
-      problem(`${describeValue(value)} at ${path} is not a JSON value`)
+      problem(`${describeWritten(value)} at ${path} is not a JSON value`, value)
   }
   if (value === null) return
   if (ancestors.has(value)) problem(`the value at ${path} is circular`)
   ancestors.add(value)
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype)
-      problem(`${describeValue(value)} at ${path} is not a plain array`)
+      problem(`${describeWritten(value)} at ${path} is not a plain array`, value)
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) problem(`the array at ${path} has a hole at index ${i}`)
       checkJson(value[i], `${path}[${i}]`, ancestors)
@@ -46,11 +46,11 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
   } else {
     if (value instanceof Date) problem(`a Date at ${path} is not JSON: store date.toISOString() instead`)
     if (!isPlainObject(value))
-      problem(`${describeValue(value)} at ${path} is not JSON (only plain objects are)`)
+      problem(`${describeWritten(value)} at ${path} is not JSON (only plain objects are)`, value)
     if (Object.getOwnPropertySymbols(value).length > 0) problem(`the object at ${path} has symbol keys`)
     for (const [key, v] of Object.entries(value)) {
       const why = textProblem(key)
-      if (why !== undefined) problem(`the key ${describeValue(key)} at ${path} ${why}`)
+      if (why !== undefined) problem(`the key ${describeWritten(key)} at ${path} ${why}`, key)
       checkJson(v, `${path}.${key}`, ancestors)
     }
   }
@@ -107,7 +107,7 @@ export const jsonCodec: ScalarCodec = {
     try {
       return JSON.parse(text) as unknown
     } catch {
-      return problem(`cannot decode ${describeValue(text)} as JSON`)
+      return problem(`cannot decode ${describeWritten(text)} as JSON`, text)
     }
   },
   same: sameJson,

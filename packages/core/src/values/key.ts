@@ -1,7 +1,7 @@
 import type { ColumnModel } from '../schema/model.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
-import { describeValue, locatedError, problem } from './location.ts'
+import { describeWritten, locatedError, problem } from './location.ts'
 import { compareCodeUnits } from './text.ts'
 
 /**
@@ -28,7 +28,8 @@ function keyOf(value: unknown, column: ColumnModel): string {
   if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
   const codec = codecFor(column.type)
   if (!column.isArray) return codec.key(value, column)
-  if (!Array.isArray(value)) problem(`expected an array for ${column.sqlType}, got ${describeValue(value)}`)
+  if (!Array.isArray(value))
+    problem(`expected an array for ${column.sqlType}, got ${describeWritten(value)}`, value)
   const keys: (string | null)[] = []
   for (let i = 0; i < value.length; i++) {
     const element: unknown = value[i]

@@ -22,15 +22,18 @@ export interface ValueLocation {
  * {@link encodeValue}, {@link decodeValue} and the key functions turn it into a {@link PipeflushError}.
  */
 export class ValueProblem extends Error {
-  constructor(message: string) {
+  /** The value at fault, kept on the error pipeflush throws (its message never shows a written value). */
+  readonly value: unknown
+  constructor(message: string, value?: unknown) {
     super(message)
     this.name = 'ValueProblem'
+    this.value = value
   }
 }
 
-/** Throws a {@link ValueProblem}. */
-export function problem(message: string): never {
-  throw new ValueProblem(message)
+/** Throws a {@link ValueProblem} about `value` (a message made with {@link describeWritten}). */
+export function problem(message: string, value?: unknown): never {
+  throw new ValueProblem(message, value)
 }
 
 /** The `INVALID_VALUE` error for `column` at `at`, with a message naming table, column and row. */
@@ -38,6 +41,7 @@ export function invalidValue(
   column: Pick<ColumnModel, 'name'>,
   at: ValueLocation | undefined,
   message: string,
+  value?: unknown,
 ): PipeflushError {
   const where =
     at === undefined ? `column ${column.name}` : `${at.table}.${column.name} (${describeRow(at.key)})`
@@ -45,6 +49,7 @@ export function invalidValue(
     table: at?.table,
     column: column.name,
     keys: at === undefined || at.key === undefined ? undefined : [at.key],
+    value,
   })
 }
 
@@ -60,7 +65,7 @@ export function locatedError(
   column: Pick<ColumnModel, 'name'>,
   at: ValueLocation | undefined,
 ): unknown {
-  return e instanceof ValueProblem ? invalidValue(column, at, e.message) : e
+  return e instanceof ValueProblem ? invalidValue(column, at, e.message, e.value) : e
 }
 
 /** Runs `fn`, turning a {@link ValueProblem} into an `INVALID_VALUE` {@link PipeflushError}. */
@@ -72,20 +77,64 @@ export function withLocation<T>(
   try {
     return fn()
   } catch (e) {
-    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message)
+    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message, e.value)
     throw e
   }
 }
 
-/** `row id=7`, `row key=7`, `row key=(1, 'a')` or `new row`. */
+/** `row id=7`, `row key=7`, `row key=(1, a string)` or `new row` (see {@link describeKey}). */
 export function describeRow(key: unknown): string {
   if (key === undefined) return 'new row'
-  if (Array.isArray(key)) return `row key=(${key.map(describeValue).join(', ')})`
+  if (Array.isArray(key)) return `row key=(${key.map(describeKey).join(', ')})`
   if (key !== null && typeof key === 'object' && !(key instanceof Date) && !(key instanceof Uint8Array)) {
-    const parts = Object.entries(key).map(([k, v]) => `${k}=${describeValue(v)}`)
+    const parts = Object.entries(key).map(([k, v]) => `${k}=${describeKey(v)}`)
     return `row ${parts.join(', ')}`
   }
-  return `row key=${describeValue(key)}`
+  return `row key=${describeKey(key)}`
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * A key value for messages: integers and uuids as they are (they name rows, not people); any other
+ * key (a text, a date...) only by its kind, as {@link describeWritten} (an e-mail address or a card
+ * number can be a key). The value itself stays on the error (`keys`).
+ *
+ * @example
+ * describeKey(7) // '7'
+ * describeKey('ada@example.org') // 'a string of 15 characters'
+ */
+export function describeKey(value: unknown): string {
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))
+    return String(value)
+  if (typeof value === 'string' && (/^-?\d{1,19}$/.test(value) || UUID_TEXT.test(value))) return `'${value}'`
+  return describeWritten(value)
+}
+
+/**
+ * A value the application wrote, for messages, without the value: its kind (`a string of 19
+ * characters`, `a number`, `a bigint`, `a Date`...), except what is not data (`undefined`, `null`,
+ * booleans, `NaN`, `Infinity`, `-0`, an invalid Date). Error messages and stacks go to logs and error
+ * trackers: the value itself stays on the error (`value`, `keys`), and the `errorValues` option of
+ * `connect` adds it to messages.
+ *
+ * @example
+ * describeWritten('4111 1111 1111 1111') // 'a string of 19 characters'
+ * describeWritten(Number.NaN) // 'NaN'
+ */
+export function describeWritten(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value === ''
+        ? 'an empty string'
+        : `a string of ${value.length} character${value.length === 1 ? '' : 's'}`
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? 'a number' : describeValue(value)
+    case 'bigint':
+      return 'a bigint'
+  }
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return 'a Date'
+  return describeValue(value)
 }
 
 const MAX_SHOWN = 40
@@ -118,4 +167,30 @@ export function describeValue(value: unknown): string {
   if (proto === Object.prototype || proto === null) return 'an object'
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name
   return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object'
+}
+
+/**
+ * A canonical key text (see `rowKey`: one value's text, or a JSON array of them for a composite key)
+ * for messages, each part as {@link describeKey} shows it.
+ *
+ * @example
+ * describeKeyText('7') // '7'
+ * describeKeyText('["7","ada@example.org"]') // "(7, a string of 15 characters)"
+ */
+export function describeKeyText(key: string): string {
+  if (key.startsWith('[')) {
+    try {
+      const parts = JSON.parse(key) as unknown
+      if (Array.isArray(parts))
+        return `(${parts.map((p) => (typeof p === 'string' ? describeOne(p) : describeKey(p))).join(', ')})`
+    } catch {
+      // not a composite key's text: a single value that starts with a bracket
+    }
+  }
+  return describeOne(key)
+}
+
+/** One key value's text: as it is when an integer or a uuid, else its kind. */
+function describeOne(text: string): string {
+  return /^-?\d{1,19}$/.test(text) || UUID_TEXT.test(text) ? text : describeWritten(text)
 }

@@ -1,12 +1,13 @@
 import type { ColumnModel } from '../schema/model.ts'
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { checkText, compareCodeUnits } from './text.ts'
 
 function textForm(value: unknown, column: ColumnModel): string {
   if (typeof value !== 'string') {
     problem(
-      `expected a string (the text form of ${column.castType ?? column.sqlType}), got ${describeValue(value)}`,
+      `expected a string (the text form of ${column.castType ?? column.sqlType}), got ${describeWritten(value)}`,
+      value,
     )
   }
   checkText(value)

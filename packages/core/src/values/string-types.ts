@@ -1,10 +1,11 @@
 import type { ColumnModel } from '../schema/model.ts'
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { checkText, codePointLength, compareCodeUnits, trimPadding } from './text.ts'
 
 function checkString(value: unknown, type: string): string {
-  if (typeof value !== 'string') problem(`expected a string for ${type}, got ${describeValue(value)}`)
+  if (typeof value !== 'string')
+    problem(`expected a string for ${type}, got ${describeWritten(value)}`, value)
   checkText(value)
   return value
 }
@@ -14,7 +15,8 @@ function checkLength(s: string, column: ColumnModel, type: string): string {
     const length = codePointLength(s)
     if (length > column.maxLength) {
       problem(
-        `${describeValue(s)} is ${length} characters long, more than ${type}(${column.maxLength}) allows`,
+        `${describeWritten(s)} is ${length} characters long, more than ${type}(${column.maxLength}) allows`,
+        s,
       )
     }
   }
@@ -59,7 +61,7 @@ function checkLabel(value: unknown, column: ColumnModel): string {
   const labels = column.enumLabels
   if (labels !== undefined && !labels.includes(s)) {
     const shown = labels.length > 10 ? `${labels.slice(0, 10).join(', ')}, ...` : labels.join(', ')
-    problem(`${describeValue(s)} is not a label of ${column.sqlType.replace(/\[\]$/, '')} (${shown})`)
+    problem(`${describeWritten(s)} is not a label of ${column.sqlType.replace(/\[\]$/, '')} (${shown})`, s)
   }
   return s
 }
@@ -81,8 +83,8 @@ export const enumCodec: ScalarCodec = {
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 function uuidText(value: unknown): string {
-  if (typeof value !== 'string') problem(`expected a string for uuid, got ${describeValue(value)}`)
-  if (!UUID.test(value)) problem(`${describeValue(value)} is not a valid uuid`)
+  if (typeof value !== 'string') problem(`expected a string for uuid, got ${describeWritten(value)}`, value)
+  if (!UUID.test(value)) problem(`${describeWritten(value)} is not a valid uuid`, value)
   return value.toLowerCase()
 }
 
@@ -93,7 +95,7 @@ function uuidText(value: unknown): string {
 export const uuidCodec: ScalarCodec = {
   encode: uuidText,
   decode(text) {
-    if (!UUID.test(text)) problem(`cannot decode ${describeValue(text)} as uuid`)
+    if (!UUID.test(text)) problem(`cannot decode ${describeWritten(text)} as uuid`, text)
     return text.toLowerCase()
   },
   same: (a, b) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase(),
@@ -102,7 +104,7 @@ export const uuidCodec: ScalarCodec = {
 }
 
 function boolText(value: unknown): string {
-  if (typeof value !== 'boolean') problem(`expected a boolean for bool, got ${describeValue(value)}`)
+  if (typeof value !== 'boolean') problem(`expected a boolean for bool, got ${describeWritten(value)}`, value)
   return value ? 't' : 'f'
 }
 
@@ -112,7 +114,7 @@ export const boolCodec: ScalarCodec = {
   decode(text) {
     if (text === 't' || text === 'true') return true
     if (text === 'f' || text === 'false') return false
-    return problem(`cannot decode ${describeValue(text)} as bool`)
+    return problem(`cannot decode ${describeWritten(text)} as bool`, text)
   },
   same: (a, b) => typeof a === 'boolean' && a === b,
   key: boolText,

@@ -1,4 +1,4 @@
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 /** A NUL or any surrogate code unit: what {@link textProblem} must look at closer. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it looks for
@@ -32,7 +32,7 @@ export function textProblem(s: string): string | undefined {
 /** Throws a value problem unless `s` is storable text. */
 export function checkText(s: string): void {
   const why = textProblem(s)
-  if (why !== undefined) problem(`${describeValue(s)} ${why}`)
+  if (why !== undefined) problem(`${describeWritten(s)} ${why}`, s)
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   MS_PER_DAY,
 } from './calendar.ts'
 import type { ScalarCodec } from './codec.ts'
-import { describeValue, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 const TIMESTAMP_TEXT =
   /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?)?( BC)?$/
@@ -25,12 +25,13 @@ const TIMESTAMP_TEXT =
  */
 export function timestampText(value: unknown, withZone: boolean): string {
   const type = withZone ? 'timestamptz' : 'timestamp'
-  if (!(value instanceof Date)) problem(`expected a Date for ${type}, got ${describeValue(value)}`)
+  if (!(value instanceof Date)) problem(`expected a Date for ${type}, got ${describeWritten(value)}`, value)
   const ms = value.getTime()
   if (Number.isNaN(ms)) problem(`an invalid Date is not a valid ${type}`)
   if (ms === DATE_LIMIT_MS) return 'infinity'
   if (ms === -DATE_LIMIT_MS) return '-infinity'
-  if (ms < MIN_TIMESTAMP_MS) problem(`${describeValue(value)} is before 4714-11-24 BC, the earliest ${type}`)
+  if (ms < MIN_TIMESTAMP_MS)
+    problem(`${describeWritten(value)} is before 4714-11-24 BC, the earliest ${type}`, value)
   const days = Math.floor(ms / MS_PER_DAY)
   const { text, bc } = formatCivil(civilFromDays(days))
   return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
@@ -47,7 +48,10 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
   const type = withZone ? 'timestamptz' : 'timestamp'
   const m = TIMESTAMP_TEXT.exec(text)
   if (m === null || (m[8] !== undefined) !== withZone) {
-    problem(`cannot decode ${describeValue(text)} as ${type} (pipeflush reads timestamps with DateStyle ISO)`)
+    problem(
+      `cannot decode ${describeWritten(text)} as ${type} (pipeflush reads timestamps with DateStyle ISO)`,
+      text,
+    )
   }
   const [
     ,
@@ -68,7 +72,7 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
   const month = Number(mo)
   const day = Number(d)
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-    problem(`cannot decode ${describeValue(text)} as ${type}`)
+    problem(`cannot decode ${describeWritten(text)} as ${type}`, text)
   }
   const offsetMs =
     offSign === undefined
@@ -82,7 +86,7 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
     Number(frac.padEnd(3, '0').slice(0, 3)) -
     offsetMs
   if (!(Math.abs(ms) < DATE_LIMIT_MS))
-    problem(`${describeValue(text)} is outside the range of a JavaScript Date`)
+    problem(`${describeWritten(text)} is outside the range of a JavaScript Date`, text)
   return new Date(ms)
 }
 

@@ -1,6 +1,6 @@
 import type { Entity, EntityManager } from '@pipeflush/core'
 import type { Kysely, SelectQueryBuilder } from 'kysely'
-import { decodeText } from './decode-text.ts'
+import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
 
@@ -11,7 +11,8 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
  * managed come back as the same objects, with their unflushed changes; removed ones are left out).
  * The query keeps its WHERE, ORDER BY, LIMIT, locking...; its select list is replaced by every column
  * as text (decoded as `em.find` does), so the result does not depend on the client's type parsers.
- * It runs through `db`, the application's Kysely instance (its dialect and pool).
+ * `db` compiles it; it runs with `em`'s other reads of this tick, in one round trip on one connection
+ * of `em`'s client (its parameters sent as text: see `queryParams`).
  */
 export async function loadQuery<DB>(em: EntityManager, db: Kysely<DB>, query: unknown): Promise<Entity[]> {
   const builder = query as AnySelect
@@ -20,16 +21,5 @@ export async function loadQuery<DB>(em: EntityManager, db: Kysely<DB>, query: un
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .compile()
-  const { rows } = await db.executeQuery<Record<string, unknown>>(compiled)
-  const out: Entity[] = []
-  for (const raw of rows) {
-    const row: Record<string, unknown> = {}
-    model.columns.forEach((c, i) => {
-      row[c.name] = decodeText(raw[`c${i}`], c, model)
-    })
-    const entity = em.merge(model.key, row)
-    const state = em.stateOf(entity)
-    if (state === 'managed' || state === 'new') out.push(entity)
-  }
-  return out
+  return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) })
 }

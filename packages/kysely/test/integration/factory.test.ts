@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises'
 import { isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { createEntityManagerFactory, type TypedEntity } from '../../src/index.ts'
+import { createEntityManagerFactory, relationsTypeSource, type TypedEntity } from '../../src/index.ts'
 import { type DB, DDL } from '../fixtures/db.ts'
+import type { Relations } from '../fixtures/relations.ts'
 
 const db = useTestDatabase()
 
@@ -181,5 +183,30 @@ describe.each(TEST_DRIVERS)('%s: request scope', (driver) => {
     expect(new Set(ems).size).toBe(1000)
     await createEntityManagerFactory<DB>({ client })
     expect(counter.read().roundTrips).toBe(0)
+  })
+})
+
+describe.each(TEST_DRIVERS)('%s: relations typed from the catalog', (driver) => {
+  test('relationsTypeSource writes the relations type the type tests use, and it types a graph load', async () => {
+    const { client, counter } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB, Relations>({ client })
+    const written = await readFile(new URL('../fixtures/relations.ts', import.meta.url), 'utf8')
+    expect(relationsTypeSource(factory.schema)).toBe(written)
+
+    await emptyTables()
+    await factory.run((em) => {
+      const ada = em.create('author', { name: 'Ada' })
+      const book = em.create('book', { title: 'Notes', author_id: ada, price: '1.00' })
+      em.create('review', { book_id: book, stars: 5 })
+    })
+    const em = factory.em()
+    counter.reset()
+    const [ada] = await em.find('author', { name: 'Ada' }, { with: { books: { reviews: true } } })
+    expect(counter.read().roundTrips).toBe(1)
+    const books = em.related(ada!, 'books')
+    expect(books.map((b) => b.title)).toEqual(['Notes'])
+    const reviews = em.related(books[0]!, 'reviews')
+    expect(reviews.map((r) => r.stars)).toEqual([5])
+    expect(em.related(reviews[0]!, 'book')).toBe(books[0])
   })
 })

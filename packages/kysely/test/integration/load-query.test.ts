@@ -144,7 +144,7 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     await expect(em.load(join as never)).rejects.toSatisfy((e) => isPipeflushError(e, 'INVALID_STATE'))
   })
 
-  test('runs through the Kysely instance on the same pool: one round trip once warm', async () => {
+  test('runs on the same pool, one round trip once warm, with the other reads of its tick', async () => {
     const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
     const query = (title: string) => factory.db.selectFrom('book').selectAll().where('title', '=', title)
@@ -153,6 +153,16 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     const em = factory.em()
     await em.load(query('Book 4'))
     expect(counter.read().roundTrips).toBe(1)
+    counter.reset()
+    const [one, two, author, cheap] = await Promise.all([
+      em.load(query('Book 1')),
+      em.load(query('Book 4')),
+      em.load('author', 1),
+      em.load(factory.db.selectFrom('book').selectAll().where('price', '<', '20').orderBy('id').limit(2)),
+    ])
+    expect(counter.read().roundTrips).toBe(1)
+    expect([one?.[0]?.title, two?.[0]?.title, author.name]).toEqual(['Book 1', 'Book 4', 'Ada'])
+    expect(cheap.length).toBeGreaterThan(0)
   })
 
   test('reads a view: its rows are read-only entities (an assignment is UNSUPPORTED_TABLE at once)', async () => {

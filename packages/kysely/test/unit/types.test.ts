@@ -9,11 +9,13 @@ import type {
   Where,
 } from '../../src/index.ts'
 import type { DB } from '../fixtures/db.ts'
+import type { Relations } from '../fixtures/relations.ts'
 
 // Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
 // not compile; if it ever compiles, `npm run typecheck` fails ("unused @ts-expect-error").
 declare const em: TypedEntityManager<DB>
 declare const db: Kysely<DB>
+declare const rem: TypedEntityManager<DB, Relations>
 const noRun = false
 
 describe('create', () => {
@@ -163,5 +165,37 @@ describe('hooks', () => {
       },
     }
     expectTypeOf(hooks).toMatchTypeOf<TypedFlushHooks<DB>>()
+  })
+})
+
+describe('relations (the R type relationsTypeSource writes)', () => {
+  test('with trees are checked against R, and related() is typed by it', () => {
+    if (noRun) {
+      void rem.find('author', {}, { with: { books: { reviews: true } } })
+      void rem.load('book', 1, { with: { author: true, reviews: { book: true } } })
+      // @ts-expect-error: author has no relation novels
+      void rem.find('author', {}, { with: { novels: true } })
+      // @ts-expect-error: book's reviews have no relation tags
+      void rem.load('book', 1, { with: { reviews: { tags: true } } })
+      const ada = rem.create('author', { name: 'Ada' })
+      expectTypeOf(rem.related(ada, 'books')).toEqualTypeOf<TypedEntity<DB, 'book'>[]>()
+      const book = rem.create('book', { title: 'Notes', author_id: ada, price: 1 })
+      expectTypeOf(rem.related(book, 'author')).toEqualTypeOf<TypedEntity<DB, 'author'> | null>()
+      void rem.populate([book], { reviews: true })
+      // @ts-expect-error: review is not a relation of book (reviews is)
+      void rem.populate([book], { review: true })
+      // @ts-expect-error: no relation of author named author
+      rem.related(ada, 'author')
+    }
+  })
+
+  test('without R, any tree compiles and related() needs the target table', () => {
+    if (noRun) {
+      void em.find('author', {}, { with: { books: { reviews: true } } })
+      const ada = em.create('author', { name: 'Ada' })
+      expectTypeOf(em.related(ada, 'books', 'book')).toEqualTypeOf<TypedEntity<DB, 'book'>[]>()
+      // @ts-expect-error: without R the target table must be given
+      em.related(ada, 'books')
+    }
   })
 })

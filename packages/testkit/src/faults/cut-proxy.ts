@@ -31,6 +31,11 @@ export interface CutProxy {
   record(): void
   /** What passed since `record()`. */
   recorded(): Record<Direction, Buffer>
+  /**
+   * Sends new connections to `upstream` from now on (open ones keep theirs), as an address that
+   * follows the primary does after a failover (a virtual IP, HAProxy with health checks).
+   */
+  retarget(upstream: { readonly host: string; readonly port: number }): void
   /** Closes the listener and every connection. */
   stop(): Promise<void>
 }
@@ -53,10 +58,8 @@ interface Link {
  * const cut = await startCutProxy({ host: pg.host, port: pg.port })
  * cut.arm({ direction: 'upstream', offset: 120, action: 'reset' })
  */
-export async function startCutProxy(upstream: {
-  readonly host: string
-  readonly port: number
-}): Promise<CutProxy> {
+export async function startCutProxy(to: { readonly host: string; readonly port: number }): Promise<CutProxy> {
+  let upstream = to
   const links = new Set<Link>()
   let armed: Cut | undefined
   let cuts = 0
@@ -141,6 +144,9 @@ export async function startCutProxy(upstream: {
     },
     disarm() {
       armed = undefined
+    },
+    retarget(next) {
+      upstream = next
     },
     get cuts() {
       return cuts

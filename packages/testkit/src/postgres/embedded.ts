@@ -10,7 +10,12 @@ import { type EmbeddedBinaries, embeddedBinaries } from './embedded-binaries.ts'
 export interface EmbeddedServer {
   readonly url: string
   readonly port: number
+  /** Its data folder (owned by the user the server runs as). */
+  readonly dataDir: string
+  /** Stops it (fast shutdown) and removes its folder. */
   stop(): Promise<void>
+  /** Kills it at once (SIGKILL: as a crash or a power cut would), its folder kept until `stop`. */
+  kill(): Promise<void>
 }
 
 /**
@@ -24,10 +29,8 @@ export async function startEmbedded(
   const bin = await embeddedBinaries()
   const dir = await mkdtemp(join(tmpdir(), 'pipeflush-pg-'))
   await chmod(dir, 0o755) // the postgres user must reach its data folder inside
-  const cleanDir = () => rm(dir, { recursive: true, force: true })
   const dataDir = join(dir, 'data')
   const password = randomBytes(12).toString('hex')
-  const port = await freePort()
   try {
     await mkdir(dataDir, { mode: 0o700 })
     const pwfile = join(dir, 'pwfile')
@@ -47,9 +50,25 @@ export async function startEmbedded(
     ])
     await rm(pwfile, { force: true })
   } catch (e) {
-    await cleanDir()
+    await rm(dir, { recursive: true, force: true })
     throw e
   }
+  return serveDataDir(bin, dir, dataDir, password, settings)
+}
+
+/**
+ * Runs the server on an existing data folder (in `dir`, removed by `stop`), on a free loopback port,
+ * resolving once it accepts connections.
+ */
+export async function serveDataDir(
+  bin: EmbeddedBinaries,
+  dir: string,
+  dataDir: string,
+  password: string,
+  settings: Readonly<Record<string, string>> = {},
+): Promise<EmbeddedServer> {
+  const cleanDir = () => rm(dir, { recursive: true, force: true })
+  const port = await freePort()
   const flags = {
     listen_addresses: '127.0.0.1',
     unix_socket_directories: dataDir,
@@ -77,11 +96,13 @@ export async function startEmbedded(
     if (server.exitCode !== null || server.signalCode !== null) resolve()
     else server.once('exit', () => resolve())
   })
+  const running = () => server.exitCode === null && server.signalCode === null
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
+    dataDir,
     async stop() {
-      if (server.exitCode === null && server.signalCode === null) {
+      if (running()) {
         server.kill('SIGINT') // fast shutdown
         const kill = setTimeout(() => server.kill('SIGKILL'), 10_000)
         await exited
@@ -89,10 +110,14 @@ export async function startEmbedded(
       }
       await cleanDir()
     },
+    async kill() {
+      if (running()) server.kill('SIGKILL')
+      await exited
+    },
   }
 }
 
-function spawnAs(bin: EmbeddedBinaries, program: string, args: string[]): ChildProcess {
+export function spawnAs(bin: EmbeddedBinaries, program: string, args: string[]): ChildProcess {
   return spawn(join(bin.native, 'bin', program), args, {
     ...(bin.user ?? {}),
     env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' },
@@ -101,7 +126,7 @@ function spawnAs(bin: EmbeddedBinaries, program: string, args: string[]): ChildP
 }
 
 /** Runs a program to completion; rejects with its last output lines on failure. */
-function run(bin: EmbeddedBinaries, program: string, args: string[]): Promise<void> {
+export function run(bin: EmbeddedBinaries, program: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawnAs(bin, program, args)
     let output = ''
@@ -118,8 +143,11 @@ function run(bin: EmbeddedBinaries, program: string, args: string[]): Promise<vo
   })
 }
 
-/** Starts the server and resolves once it accepts connections; rejects with its log if it stops first. */
-function startServer(bin: EmbeddedBinaries, args: string[]): Promise<ChildProcess> {
+/**
+ * Starts the server and resolves once it accepts connections (read-only ones for a standby); rejects
+ * with its log if it stops first.
+ */
+export function startServer(bin: EmbeddedBinaries, args: string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawnAs(bin, 'postgres', args)
     let log = ''
@@ -128,7 +156,7 @@ function startServer(bin: EmbeddedBinaries, args: string[]): Promise<ChildProces
     child.stderr?.on('data', (d: Buffer) => {
       if (ready) return
       log = (log + d.toString()).slice(-4000)
-      if (log.includes('database system is ready to accept connections')) {
+      if (/database system is ready to accept (read-only )?connections/.test(log)) {
         ready = true
         resolve(child)
       }

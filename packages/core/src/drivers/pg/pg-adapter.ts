@@ -54,6 +54,17 @@ export class PgAdapter implements DriverAdapter {
     this.address = addressOf(pool)
   }
 
+  get database(): string | undefined {
+    const o = this.pool.options as { database?: unknown; connectionString?: string }
+    if (typeof o.database === 'string') return o.database
+    try {
+      const path = o.connectionString === undefined ? '' : new URL(o.connectionString).pathname.slice(1)
+      return path === '' ? process.env['PGDATABASE'] : decodeURIComponent(path)
+    } catch {
+      return undefined
+    }
+  }
+
   get pipelines(): boolean {
     return this.pool.options.pipeline === true
   }

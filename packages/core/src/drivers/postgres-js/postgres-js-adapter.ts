@@ -73,6 +73,11 @@ export class PostgresJsAdapter implements DriverAdapter {
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
   }
 
+  get database(): string | undefined {
+    const database = (this.sql.options as { database?: unknown }).database
+    return typeof database === 'string' ? database : undefined
+  }
+
   /** Milliseconds postgres.js waits for a connection to open (its `connect_timeout`, default 30 s). */
   get connectTimeoutMs(): number {
     const seconds = Number(this.sql.options.connect_timeout ?? 30)

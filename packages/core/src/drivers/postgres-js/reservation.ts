@@ -35,6 +35,7 @@ export function reserveConnection(
   const started = performance.now()
   const failuresBefore = meters.failures
   return new Promise((resolve, reject) => {
+    let leftOvers = 0
     let done = false
     let lastAsk = started
     let openedAtAsk = meters.opened
@@ -57,6 +58,8 @@ export function reserveConnection(
           if (!finish(() => resolve(reserved))) reserved.release()
         },
         (error: unknown) => {
+          // A session's end, kept by postgres.js for the connection's next startup: ask again.
+          if (isLeftOverEnd(error) && leftOvers++ < MAX_LEFT_OVERS) return ask()
           finish(() => reject(error))
         },
       )
@@ -77,6 +80,28 @@ export function reserveConnection(
     giveUp.addEventListener('abort', abandon)
     ask()
   })
+}
+
+/**
+ * SQLSTATEs with which a server ends a session it had accepted (shutdown, crash of another backend,
+ * idle timeouts): never an answer to a connection's startup, which a server that cannot take it ends
+ * with 57P03, 53300, 28xxx or 3D000.
+ */
+const SESSION_ENDS = new Set(['57P01', '57P02', '57P05', '25P03'])
+
+/** Asks again after at most this many left-over ends (each is one connection's leftover). */
+const MAX_LEFT_OVERS = 3
+
+/**
+ * Whether a reservation was refused with the FATAL that ended an earlier session of the connection.
+ * postgres.js 3.4.9 keeps a FATAL ErrorResponse that arrives during a query (the server shutting
+ * down, or a backend ending when its postmaster died) until the next ReadyForQuery: the socket closes
+ * first, so that is the ReadyForQuery of the connection's next startup, and the request it connects
+ * for (this reservation) is rejected with the old session's error, the new connection being fine.
+ */
+function isLeftOverEnd(error: unknown): boolean {
+  const e = error as { severity?: unknown; code?: unknown } | null
+  return typeof e === 'object' && e !== null && e.severity === 'FATAL' && SESSION_ENDS.has(String(e.code))
 }
 
 /** Connection attempts kept failing for longer than `connect_timeout`. */

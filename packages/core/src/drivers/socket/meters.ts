@@ -71,6 +71,18 @@ export function openingRoundTrips(metered: MeteredSocket, deadline: number): Pro
   })
 }
 
+/** What a socket carried so far. */
+export interface SocketCount {
+  readonly roundTrips: number
+  readonly bytesOut: number
+  readonly bytesIn: number
+}
+
+/** What `m` carried so far. */
+export function countOf(m: MeteredSocket): SocketCount {
+  return { roundTrips: m.meter.roundTrips, bytesOut: m.meter.bytesOut, bytesIn: m.meter.bytesIn }
+}
+
 /** How many ended sockets {@link Meters.byKey} still finds. */
 const RECENTLY_ENDED = 256
 
@@ -173,10 +185,10 @@ export class Meters {
     return out
   }
 
-  /** Round trips so far of every open socket. */
-  counts(): Map<MeteredSocket, number> {
-    const out = new Map<MeteredSocket, number>()
-    for (const m of this.#live()) out.set(m, m.meter.roundTrips)
+  /** Round trips and bytes so far of every open socket. */
+  counts(): Map<MeteredSocket, SocketCount> {
+    const out = new Map<MeteredSocket, SocketCount>()
+    for (const m of this.#live()) out.set(m, countOf(m))
     return out
   }
 

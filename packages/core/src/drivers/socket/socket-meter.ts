@@ -14,6 +14,9 @@ import type { Duplex } from 'node:stream'
 export interface SocketMeter {
   /** Round trips so far. */
   readonly roundTrips: number
+  /** Bytes the client wrote, and received, so far. */
+  readonly bytesOut: number
+  readonly bytesIn: number
   /** `performance.now()` when the meter was put on the socket (about when the connection opened). */
   readonly createdAt: number
   /** `pid:secret` of the cancel key the server sent, once seen. */
@@ -61,6 +64,8 @@ type Write = (chunk: unknown, ...rest: unknown[]) => boolean
 export function meterSocket(socket: Duplex): SocketMeter {
   let receivedSinceWrite = true
   let roundTrips = 0
+  let bytesOut = 0
+  let bytesIn = 0
   let firstWrite = true
   /** Reading the server's first messages: 'ssl' awaits the one-byte answer to SSLRequest. */
   let reading: 'ssl' | 'messages' | 'done' = 'messages'
@@ -106,6 +111,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
   // authentication step), and that write must see the data that prompted it.
   socket.prependListener('data', (data: Buffer) => {
     receivedSinceWrite = true
+    bytesIn += data.length
     if (reading !== 'done') readMessages(data)
   })
   // The socket ends at its first 'error' or 'close'. A driver may reject its queries at the 'error'
@@ -126,6 +132,12 @@ export function meterSocket(socket: Duplex): SocketMeter {
 
   const write = socket.write.bind(socket) as Write
   socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+    bytesOut +=
+      typeof chunk === 'string'
+        ? Buffer.byteLength(chunk)
+        : chunk instanceof Uint8Array
+          ? chunk.byteLength
+          : 0
     if (receivedSinceWrite) {
       roundTrips++
       receivedSinceWrite = false
@@ -150,6 +162,12 @@ export function meterSocket(socket: Duplex): SocketMeter {
   return {
     get roundTrips() {
       return roundTrips
+    },
+    get bytesOut() {
+      return bytesOut
+    },
+    get bytesIn() {
+      return bytesIn
     },
     createdAt: performance.now(),
     get key() {

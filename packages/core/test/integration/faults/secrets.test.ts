@@ -53,32 +53,62 @@ const realPassword = () => decodeURIComponent(new URL(db.services.adminUrl).pass
 
 describe.each(TEST_DRIVERS)('%s: passwords never appear in errors', (driver) => {
   test.each([
-    ['a wrong password', () => urlWith(`wrong-${randomBytes(6).toString('hex')}`)],
+    ['a wrong password', () => urlWith(`wrong-${randomBytes(6).toString('hex')}`), 'LOGIN_FAILED'],
     [
       'an unknown host',
       () => urlWith(`pw-${randomBytes(6).toString('hex')}`, 'pipeflush-no-such-host.invalid'),
+      'HOST_UNREACHABLE',
     ],
-    ['a closed port', () => urlWith(`pw-${randomBytes(6).toString('hex')}`, '127.0.0.1', '1')],
-  ])('connection errors from a bad URL (%s): connect and flush', async (_label, makeUrl) => {
-    const url = makeUrl()
-    const password = decodeURIComponent(new URL(url).password)
-    const c = openClient(driver, url, createRoundTripCounter(), { max: 1, connectTimeoutSeconds: 5 })
-    clients.push(c)
-    const connectError = await EntityManager.connect(c.client).catch((e: unknown) => e)
-    expect(isPipeflushError(connectError), String(connectError)).toBe(true)
-    const em = await EntityManager.connect(c.client, { schema, prepare: true, flushTimeoutMs: 8000 })
-    em.create('secretive', { id: 1, name: 'x' })
-    const flushError = (await settleWithin(em.flush(), 12_000)).error
-    expect(
-      isPipeflushError(flushError, 'CONNECTION_LOST') || isPipeflushError(flushError, 'FLUSH_TIMEOUT'),
-    ).toBe(true)
-    for (const error of [connectError, flushError]) {
-      const text = everything(error)
-      expect(text.length).toBeGreaterThan(50)
-      expect(text).not.toContain(password)
-      expect(text).not.toContain(realPassword())
-    }
-  })
+    [
+      'a closed port',
+      () => urlWith(`pw-${randomBytes(6).toString('hex')}`, '127.0.0.1', '1'),
+      'HOST_UNREACHABLE',
+    ],
+    [
+      'an unknown database',
+      () => {
+        const u = new URL(urlWith(realPassword()))
+        u.pathname = '/pipeflush_no_such_db'
+        return u.toString()
+      },
+      'DATABASE_NOT_FOUND',
+    ],
+    [
+      'TLS required by a server without it',
+      () => {
+        const u = new URL(urlWith(realPassword()))
+        u.searchParams.set('sslmode', 'require')
+        return u.toString()
+      },
+      'TLS_FAILED',
+    ],
+  ])(
+    'connection errors from a bad URL (%s): connect and flush, each with its code',
+    async (_label, makeUrl, code) => {
+      const url = makeUrl()
+      const password = decodeURIComponent(new URL(url).password)
+      const c = openClient(driver, url, createRoundTripCounter(), { max: 1, connectTimeoutSeconds: 5 })
+      clients.push(c)
+      const connectError = await EntityManager.connect(c.client).catch((e: unknown) => e)
+      expect(isPipeflushError(connectError, code as never), String(connectError)).toBe(true)
+      const em = await EntityManager.connect(c.client, { schema, prepare: true, flushTimeoutMs: 8000 })
+      em.create('secretive', { id: 1, name: 'x' })
+      const flushError = (await settleWithin(em.flush(), 12_000)).error
+      expect(isPipeflushError(flushError, code as never), String(flushError)).toBe(true)
+      const reads = await em.find('secretive').catch((e: unknown) => e)
+      expect(isPipeflushError(reads, code as never), String(reads)).toBe(true)
+      if (code === 'LOGIN_FAILED' || code === 'DATABASE_NOT_FOUND')
+        expect((flushError as { sqlState?: string }).sqlState).toMatch(
+          code === 'LOGIN_FAILED' ? /^28/ : /^3D000$/,
+        )
+      for (const error of [connectError, flushError, reads]) {
+        const text = everything(error)
+        expect(text.length).toBeGreaterThan(50)
+        expect(text).not.toContain(password)
+        expect(text).not.toContain(realPassword())
+      }
+    },
+  )
 
   test('flush errors on a working connection (constraint violation, connection lost, timeout), a failed read, and reports', async () => {
     const { client } = db.client(driver, { max: 1 })

@@ -158,7 +158,8 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
       if (!loaded.ok) {
         const code = isPipeflushError(loaded.error) ? loaded.error.code : 'not a PipeflushError'
         count(reads, code)
-        if (!['CONNECTION_LOST', 'QUERY_TIMEOUT'].includes(code))
+        // HOST_UNREACHABLE: a new connection was refused while the proxy was disabled.
+        if (!['CONNECTION_LOST', 'QUERY_TIMEOUT', 'HOST_UNREACHABLE'].includes(code))
           problem(`a load failed with ${code}: ${String(loaded.error)}`)
         await new Promise((resolve) => setTimeout(resolve, 5)) // no busy loop while the proxy is down
         continue
@@ -195,7 +196,8 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
         if (e.code === 'OPTIMISTIC_LOCK') break // another unit moved the counter first: nothing committed
         if (JSON.stringify(em.pending) !== pendingBefore)
           problem(`${e.code} changed the unit of work: ${pendingBefore} -> ${JSON.stringify(em.pending)}`)
-        if (e.code === 'CONNECTION_LOST' || e.code === 'FLUSH_TIMEOUT') continue
+        // Nothing committed: the same unit of work is flushed again.
+        if (['CONNECTION_LOST', 'FLUSH_TIMEOUT', 'HOST_UNREACHABLE'].includes(e.code)) continue
         if (e.code !== 'COMMIT_OUTCOME_UNKNOWN') {
           problem(`a flush failed with ${e.code}: ${e.message}`)
           break

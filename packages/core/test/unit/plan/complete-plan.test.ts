@@ -37,7 +37,9 @@ function both(uow: UnitOfWork, idFor: (i: number, state: EntityState) => unknown
   const pending: PendingChanges = uow.pending()
   const rows = [...pending.inserts]
   let draft = draftFlush(shop, pendingInput(pending, uow))
-  const waves = draft.waves.map((wave) => wave.map((s) => `${draft.statements[s]!.kind} ${draft.statements[s]!.table.key}`))
+  const waves = draft.waves.map((wave) =>
+    wave.map((s) => `${draft.statements[s]!.kind} ${draft.statements[s]!.table.key}`),
+  )
   let i = 0
   for (const state of rows) {
     const key = state.table.primaryKey[0]!
@@ -154,7 +156,9 @@ describe('completePlan of a flush drafted before its ids', () => {
     realKey.add('author', { name: 'a', bio: null })
     realKey.add('author', { id: '101', name: 'given', bio: null }) // the id the other row gets
     // Drafting again finds the repeated key, as planning again does.
-    expect(() => both(realKey.uow, (i) => String(101 + i))).toThrow(expect.objectContaining({ code: 'DUPLICATE_KEY' }))
+    expect(() => both(realKey.uow, (i) => String(101 + i))).toThrow(
+      expect.objectContaining({ code: 'DUPLICATE_KEY' }),
+    )
 
     const realFk = unit()
     realFk.add('author', { name: 'a', bio: null })

@@ -91,7 +91,11 @@ const CONTEXT: Context = { copyRows: 3, serverValues: () => true }
 const assigned: IdSource = (state, column) => state.row[column]
 
 /** The flush's plan of `uow`: drafted now, completed with the ids `assign` then gives the rows. */
-function flushPlan(uow: UnitOfWork, context: Context, assign: (states: readonly EntityState[]) => void): CompletedPlan {
+function flushPlan(
+  uow: UnitOfWork,
+  context: Context,
+  assign: (states: readonly EntityState[]) => void,
+): CompletedPlan {
   const pending = uow.pending()
   let draft = draftFlush(schema, pendingInput(pending, uow))
   assign(pending.inserts)
@@ -208,7 +212,9 @@ describe('a flush of plain inserts, planned before its ids', () => {
         error = e
       }
       if (error !== undefined) {
-        expect(() => fullPlan(uow, CONTEXT), name).toThrow(expect.objectContaining({ code: (error as { code: string }).code }))
+        expect(() => fullPlan(uow, CONTEXT), name).toThrow(
+          expect.objectContaining({ code: (error as { code: string }).code }),
+        )
         return 'failed'
       }
       expect(plan, name).toEqual(fullPlan(uow, CONTEXT))
@@ -279,7 +285,8 @@ describe('a flush of plain inserts, planned before its ids', () => {
         () => {
           const uow = unitOf({ parent: (i) => ({ name: `p${i}` }) })
           const parent = uow.pending().inserts[0]!.entity
-          for (let i = 0; i < 4; i++) uow.add(schema.tables.get('child')!, rowOf({ parent_id: parent }), 'new')
+          for (let i = 0; i < 4; i++)
+            uow.add(schema.tables.get('child')!, rowOf({ parent_id: parent }), 'new')
           return uow
         },
         'planned',
@@ -302,12 +309,13 @@ describe('a flush of plain inserts, planned before its ids', () => {
     expect(same(new UnitOfWork(), 'nothing')).toBe('planned')
   })
 
-
   it('sorts rows whose ids are not ascending, and refuses rows without ids or with one id twice', () => {
     const unread = { ...CONTEXT, serverValues: () => false }
     const rows = () => unitOf({ item: (i) => ({ label: `l${i}` }) })
     // No id assigned: nothing is sent without its key.
-    expect(() => flushPlan(rows(), unread, () => {})).toThrow(expect.objectContaining({ code: 'INVALID_VALUE' }))
+    expect(() => flushPlan(rows(), unread, () => {})).toThrow(
+      expect.objectContaining({ code: 'INVALID_VALUE' }),
+    )
     const descending = rows()
     const backwards = flushPlan(descending, unread, (states) => assign(states, 100, -1))
     expect(backwards.plan).toEqual(fullPlan(descending, unread))

@@ -50,9 +50,9 @@ describe('timestamptz', () => {
     )
     expect(() => encodeValue(new Date(MIN_TIMESTAMP_MS - 1), tz, at)).toThrow(/before 4714-11-24 BC/)
     expect(() => encodeValue('2024-01-01T00:00:00Z', tz, at)).toThrow(
-      /expected a Date for timestamptz, got '2024/,
+      /expected a Date for timestamptz, got a string of 20 characters/,
     )
-    expect(() => encodeValue(0, ts, at)).toThrow(/expected a Date for timestamp, got 0/)
+    expect(() => encodeValue(0, ts, at)).toThrow(/expected a Date for timestamp, got a number/)
   })
 
   it('decodes the server text in any session time zone, truncating microseconds', () => {
@@ -98,7 +98,7 @@ describe('timestamptz', () => {
     }
     expect(error).toBeInstanceOf(PipeflushError)
     expect((error as PipeflushError).message).toMatch(
-      /^book\.c \(row id=1\): cannot decode 'garbage' as timestamptz/,
+      /^book\.c \(row id=1\): cannot decode a string of 7 characters as timestamptz/,
     )
   })
 

@@ -37,10 +37,10 @@ describe('encodeValue: common rules', () => {
     const col = column('int4', { name: 'n' })
     expect(() => encodeValue(1.5, col, { table: 'book', key: 7 })).toThrow('book.n (row key=7): ')
     expect(() => encodeValue(1.5, col, { table: 'book', key: [7, 'en'] })).toThrow(
-      "book.n (row key=(7, 'en')): ",
+      'book.n (row key=(7, a string of 2 characters)): ',
     )
     expect(() => encodeValue(1.5, col, { table: 'book', key: { id: 7n, lang: 'en' } })).toThrow(
-      "book.n (row id=7n, lang='en'): ",
+      'book.n (row id=7, lang=a string of 2 characters): ',
     )
     expect(() => encodeValue(1.5, col, { table: 'book' })).toThrow('book.n (new row): ')
   })
@@ -61,14 +61,14 @@ describe('encodeValue: integers', () => {
   })
 
   it('rejects non-integers, out of range values and other JS types for int2/int4', () => {
-    rejects(1.5, column('int4'), /1\.5 is not a valid int4 \(not an integer\)/)
-    rejects(32768, column('int2'), /32768 is out of range for int2/)
+    rejects(1.5, column('int4'), /a number is not a valid int4 \(not an integer\)/)
+    rejects(32768, column('int2'), /a number is out of range for int2/)
     rejects(2147483648, column('int4'), /out of range for int4/)
     rejects(-2147483649, column('int4'), /out of range for int4/)
     rejects(Number.NaN, column('int4'), /NaN is not a valid int4/)
     rejects(Number.POSITIVE_INFINITY, column('int2'), /Infinity is not a valid int2/)
-    rejects('5', column('int4'), /expected a number for int4, got '5'/)
-    rejects(5n, column('int4'), /expected a number for int4, got 5n/)
+    rejects('5', column('int4'), /expected a number for int4, got a string of 1 character/)
+    rejects(5n, column('int4'), /expected a number for int4, got a bigint/)
     rejects({}, column('int4'), /got an object/)
     rejects(true, column('int2'), /got true/)
   })
@@ -127,7 +127,7 @@ describe('encodeValue: numeric', () => {
 
   it('rejects NaN, infinities, malformed strings and values beyond the numeric limits', () => {
     rejects(Number.POSITIVE_INFINITY, c, /Infinity is not a valid numeric/)
-    rejects('NaN', c, /'NaN' is not a valid numeric/)
+    rejects('NaN', c, /a string of 3 characters is not a valid numeric/)
     rejects('Infinity', c, /not a valid numeric/)
     rejects('1,5', c, /not a valid numeric/)
     rejects('.5', c, /not a valid numeric/)
@@ -199,7 +199,7 @@ describe('encodeValue: strings', () => {
     const v = column('varchar', { maxLength: 3 })
     expect(encodeValue('abc', v, at)).toBe('abc')
     expect(encodeValue('😀😀😀', v, at)).toBe('😀😀😀')
-    rejects('abcd', v, /'abcd' is 4 characters long, more than varchar\(3\) allows/)
+    rejects('abcd', v, /a string of 4 characters is 4 characters long, more than varchar\(3\) allows/)
     rejects('abc ', v, /4 characters long/)
     const b = column('bpchar', { maxLength: 2 })
     expect(encodeValue('é', b, at)).toBe('é')
@@ -210,7 +210,7 @@ describe('encodeValue: strings', () => {
   it('accepts enum labels only', () => {
     const c = column('enum')
     expect(encodeValue('happy', c, at)).toBe('happy')
-    rejects('HAPPY', c, /'HAPPY' is not a label of "public"."mood" \(sad, ok, happy\)/)
+    rejects('HAPPY', c, /a string of 5 characters is not a label of "public"."mood" \(sad, ok, happy\)/)
     rejects('', c, /is not a label/)
   })
 
@@ -269,7 +269,7 @@ describe('encodeValue: json and jsonb', () => {
     rejects([1, undefined], c, /undefined at \$\[1\] is not a JSON value/)
     rejects({ f: () => 1 }, c, /a function at \$\.f is not a JSON value/)
     rejects({ s: Symbol('x') }, c, /a symbol at \$\.s/)
-    rejects({ b: 1n }, c, /1n at \$\.b is not a JSON value/)
+    rejects({ b: 1n }, c, /a bigint at \$\.b is not a JSON value/)
     rejects({ n: Number.NaN }, c, /NaN at \$\.n is not a JSON number/)
     rejects([Number.POSITIVE_INFINITY], c, /Infinity at \$\[0\] is not a JSON number/)
     rejects({ d: new Date(0) }, c, /a Date at \$\.d is not JSON/)
@@ -320,17 +320,21 @@ describe('encodeValue: arrays', () => {
 
   it('rejects non-arrays, nested arrays, undefined elements, holes and invalid elements', () => {
     const c = column('int4', { isArray: true })
-    rejects(1, c, /expected an array for int4\[\], got 1/)
+    rejects(1, c, /expected an array for int4\[\], got a number/)
     rejects(new Int32Array(2), c, /expected an array/)
     rejects([[1]], c, /element 0 is an array: only one-dimensional arrays are supported/)
     rejects([1, undefined], c, /element 1 is undefined \(use null\)/)
     rejects(new Array(2), c, /hole at index 0/)
-    rejects([1, 2.5], c, /element 1: 2\.5 is not a valid int4/)
-    rejects(['ok', 'a\u0000'], column('text', { isArray: true }), /element 1: 'a\\u0000' contains a NUL/)
+    rejects([1, 2.5], c, /element 1: a number is not a valid int4/)
+    rejects(
+      ['ok', 'a\u0000'],
+      column('text', { isArray: true }),
+      /element 1: a string of 2 characters contains a NUL/,
+    )
     rejects(
       ['nope'],
       column('enum', { isArray: true }),
-      /element 0: 'nope' is not a label of "public"."mood" /,
+      /element 0: a string of 4 characters is not a label of "public"."mood" /,
     )
   })
 })

@@ -64,8 +64,11 @@ await proxy.setLatency(150)
 const em = root.fork()
 em.create(item, { id: 100, label: 'new' })
 const loading = root.fork().load(item, 2)
+// Reads of a tick are sent in the next macrotask: the load is on the connection (its answer held
+// back by the latency) before the flush asks for it.
+await new Promise((resolve) => setTimeout(resolve, 20))
 const flushing = em.flush() // waits for the pool's one connection
-await new Promise((resolve) => setTimeout(resolve, 50))
+await new Promise((resolve) => setTimeout(resolve, 30))
 for (const s of sockets) s.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))
 let unknownFlush: string | undefined
 const outcome = async (p: Promise<unknown>) =>

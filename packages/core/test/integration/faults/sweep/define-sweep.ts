@@ -39,7 +39,7 @@ export function defineSweep(
   )
   const what =
     kind === 'reads'
-      ? 'a read (find, load, wasCommitted)'
+      ? 'a read (find, load, wasCommitted, a batch of reads of one tick, a graph load)'
       : extra.unit === 'columnar'
         ? `a flush of ${extra.copyRows ?? 'many'} plain inserts (planned column by column, sent as COPY)`
         : extra.copyRows === undefined
@@ -64,7 +64,9 @@ export function defineSweep(
           'the child ended cleanly and every case passed',
         ).toEqual({ exitCode: 0, signal: null, stderr: '', problems: [] })
         for (const toxic of ['limit_data', 'reset_peer', 'timeout'] as const) {
-          for (const read of kind === 'reads' ? (['find', 'load', 'wasCommitted'] as const) : [undefined]) {
+          for (const read of kind === 'reads'
+            ? (['find', 'load', 'wasCommitted', 'batch', 'graph'] as const)
+            : [undefined]) {
             const ofToxic = cases.filter((c) => c.toxic === toxic && c.read === read)
             const label = `${toxic}${read ? ` ${read}` : ''}`
             expect(ofToxic.length, `${label}: offsets`).toBeGreaterThanOrEqual(OFFSETS)

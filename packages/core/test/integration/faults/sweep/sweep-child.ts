@@ -9,7 +9,14 @@
 // Prints one JSON line: the cases and their outcomes.
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { EntityManager, type FlushReport, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import {
+  type Entity,
+  EntityManager,
+  type FlushReport,
+  isPipeflushError,
+  type PipelineMode,
+  relationsOf,
+} from '@pipeflush/core'
 import {
   type CutAction,
   connectToxiproxy,
@@ -25,7 +32,7 @@ import {
 import postgres from 'postgres'
 
 export type Toxic = 'limit_data' | 'reset_peer' | 'timeout'
-export type ReadKind = 'find' | 'load' | 'wasCommitted'
+export type ReadKind = 'find' | 'load' | 'wasCommitted' | 'batch' | 'graph'
 
 export interface SweepConfig {
   readonly driver: DriverName
@@ -313,23 +320,53 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     const [child] = await admin.unsafe<{ id: string }[]>(
       `select id::text as id from ${t('child')} where tag = '${tag}' limit 1`,
     )
+    const parentTable = `${cfg.name}_parent`
+    const childTable = `${cfg.name}_child`
+    const children = [...relationsOf(root.schema, parentTable).values()].find((r) => r.target === childTable)!
     const reads: Record<ReadKind, (em: EntityManager) => Promise<boolean>> = {
-      find: async (em) => (await em.find(`${cfg.name}_parent`, { tag })).length === 1,
-      load: async (em) => (await em.load(`${cfg.name}_child`, child!.id))['tag'] === tag,
+      find: async (em) => (await em.find(parentTable, { tag })).length === 1,
+      load: async (em) => (await em.load(childTable, child!.id))['tag'] === tag,
       wasCommitted: async (em) => (await em.wasCommitted(randomUUID())) === false,
+      // Reads of one tick, in one message: each must get its own answer, or all fail alike.
+      batch: async (em) => {
+        const settled = await Promise.allSettled([
+          em.load(childTable, child!.id),
+          em.find(parentTable, { tag }),
+          em.find(childTable, { tag }),
+        ])
+        const failed = settled.find((r) => r.status === 'rejected')
+        if (failed?.status === 'rejected') throw failed.reason
+        const [one, parents, all] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+          Entity,
+          Entity[],
+          Entity[],
+        ]
+        return one['tag'] === tag && parents.length === 1 && all.length === CHILDREN
+      },
+      // A graph: the parent, its children (one-to-many) and theirs back to it (many-to-one).
+      graph: async (em) => {
+        const [parent] = await em.find(parentTable, { tag }, { with: { [children.name]: { parent: true } } })
+        const kids = parent?.[children.name] as Entity[] | undefined
+        return kids?.length === CHILDREN && kids.every((k) => k['parent'] === parent && k['tag'] === tag)
+      },
     }
-    const probe = root.fork({ flushTimeoutMs: SETUP_TIMEOUT_MS })
-    await rootFor()
-    cut.record()
-    await reads.find(probe)
-    const bytes = cut.recorded()[cfg.direction]
-    const boundaries = phaseBoundaries(
-      messages(bytes, { startup: !cfg.warm && cfg.direction === 'upstream' }),
-    )
-    const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets)
     const cases: CaseResult[] = []
-    for (const toxic of cfg.toxics) {
-      for (const read of Object.keys(reads) as ReadKind[]) {
+    let bytes = 0
+    let boundaryCount = 0
+    for (const read of Object.keys(reads) as ReadKind[]) {
+      // The bytes of this read, cut at every message boundary and evenly in between.
+      const probe = root.fork({ flushTimeoutMs: SETUP_TIMEOUT_MS })
+      await rootFor()
+      cut.record()
+      await reads[read](probe)
+      const recorded = cut.recorded()[cfg.direction]
+      const boundaries = phaseBoundaries(
+        messages(recorded, { startup: !cfg.warm && cfg.direction === 'upstream' }),
+      )
+      bytes = Math.max(bytes, recorded.length)
+      boundaryCount = Math.max(boundaryCount, boundaries.length)
+      const offsets = offsetsFor(recorded.length, boundaries, cfg.offsets)
+      for (const toxic of cfg.toxics) {
         for (const offset of offsets) {
           const { client } = await rootFor()
           const em = root.fork()
@@ -378,7 +415,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
         }
       }
     }
-    return { bytes: bytes.length, boundaries: boundaries.length, cases }
+    return { bytes, boundaries: boundaryCount, cases }
   }
 
   /**

@@ -1,0 +1,44 @@
+import type { Row } from '../drivers/driver.ts'
+import type { PipeflushError } from '../errors.ts'
+import type { Entity, EntityState } from '../track/entity-state.ts'
+import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import type { GraphLevel } from './graph.ts'
+import type { BatchItem, ReadStatement } from './read-batch.ts'
+import { decodeRow } from './read-rows.ts'
+
+/**
+ * A graph load as an item of the read batch: its selects (see `graph.ts`) in one message, their rows
+ * tracked in `uow`'s identity map (an entity already managed keeps its pending changes), each
+ * relation marked loaded on the entities of the level it was read through, the roots given to
+ * `done`: the managed ones, in the select's order.
+ *
+ * @example
+ * batch.add(graphLoad(uow, levels, 'Reading author', resolve, reject))
+ */
+export function graphLoad(
+  uow: UnitOfWork,
+  levels: readonly GraphLevel[],
+  what: string,
+  done: (roots: Entity[]) => void,
+  failed: (error: PipeflushError) => void,
+): BatchItem {
+  return {
+    what,
+    statements: (): readonly ReadStatement[] => levels.map((l) => l.statement),
+    settle(rowSets: readonly (readonly Row[])[]) {
+      const states: EntityState[][] = levels.map((level, i) =>
+        (rowSets[i] ?? []).map((raw) => uow.add(level.table, decodeRow(level.table, raw), 'managed')),
+      )
+      for (const level of levels) {
+        if (level.role !== 'related' || level.parent === undefined || level.relation === undefined) continue
+        const name = level.relation.name
+        for (const parent of states[level.parent]!) {
+          parent.loaded ??= new Set()
+          parent.loaded.add(name)
+        }
+      }
+      done(states[0]!.filter((s) => s.status === 'managed' || s.status === 'new').map((s) => s.entity))
+    },
+    fail: failed,
+  }
+}

@@ -1,0 +1,82 @@
+import type { Row } from '../drivers/driver.ts'
+import type { PipeflushError } from '../errors.ts'
+import type { TableModel } from '../schema/model.ts'
+import { rowKey } from '../track/keys.ts'
+import { emptyRow } from '../track/row.ts'
+import type { BatchItem, ReadStatement } from './read-batch.ts'
+import { decodeRow } from './read-rows.ts'
+import { keySetSql, orderBy, selectList, textParams } from './select-sql.ts'
+
+interface Waiter {
+  readonly resolve: (row: Record<string, unknown> | undefined) => void
+  readonly reject: (error: PipeflushError) => void
+}
+
+/**
+ * The loads of one table by key started in one tick, gathered into one select (`= any(...)` of the
+ * keys, or an unnest of them for a composite key) of the read batch: each load gets its row, or
+ * undefined when the table has none with its key.
+ *
+ * @example
+ * const loads = batch.grouped('load:book', () => new KeyLoads(book))
+ * const row = await loads.add('7', { id: 7 }) // with the other loads of book in this tick
+ */
+export class KeyLoads implements BatchItem {
+  readonly what: string
+  readonly #table: TableModel
+  readonly #keys = new Map<string, { where: Readonly<Record<string, unknown>>; waiters: Waiter[] }>()
+
+  constructor(table: TableModel) {
+    this.#table = table
+    this.what = `Reading ${table.key}`
+  }
+
+  /** The row of canonical key `key` (`where`: its key columns), with the other loads of this tick. */
+  add(key: string, where: Readonly<Record<string, unknown>>): Promise<Record<string, unknown> | undefined> {
+    return new Promise((resolve, reject) => {
+      let entry = this.#keys.get(key)
+      if (entry === undefined) {
+        entry = { where, waiters: [] }
+        this.#keys.set(key, entry)
+      }
+      entry.waiters.push({ resolve, reject })
+    })
+  }
+
+  statements(): readonly ReadStatement[] {
+    const t = this.#table
+    const { sql, params } = keySetSql(
+      t,
+      [...this.#keys.values()].map((k) => k.where),
+      't',
+      1,
+    )
+    return [
+      {
+        text: `select ${selectList(t)} from ${t.sqlName} as t where ${sql}${orderBy(t, 't')}`,
+        params: textParams(params),
+      },
+    ]
+  }
+
+  settle(rowSets: readonly (readonly Row[])[]): void {
+    const found = new Map<string, Record<string, unknown>>()
+    for (const raw of rowSets[0] ?? []) {
+      const row = decodeRow(this.#table, raw)
+      const key = rowKey(this.#table, row)
+      if (key !== null) found.set(key, row)
+    }
+    for (const [key, { waiters }] of this.#keys) {
+      // Each waiter its own copy: a row becomes an entity's, which the application may change.
+      const row = found.get(key)
+      for (let i = 0; i < waiters.length; i++)
+        waiters[i]!.resolve(row === undefined || i === 0 ? row : Object.assign(emptyRow(), row))
+    }
+  }
+
+  fail(error: PipeflushError): void {
+    for (const { waiters } of this.#keys.values()) {
+      for (const w of waiters) w.reject(error)
+    }
+  }
+}

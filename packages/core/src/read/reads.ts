@@ -1,0 +1,146 @@
+import { errors } from '../errors.ts'
+import { readableTable } from '../schema/checks.ts'
+import type { SchemaModel, TableModel } from '../schema/model.ts'
+import type { Entity, EntityState } from '../track/entity-state.ts'
+import { keyWhere, rowKey } from '../track/keys.ts'
+import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { describeKeyText, describeValue } from '../values/location.ts'
+import { graphLevels, type With } from './graph.ts'
+import { graphLoad } from './graph-load.ts'
+import { KeyLoads } from './key-loads.ts'
+import { ReadBatch, type ReadContext, type ReadStatement } from './read-batch.ts'
+import { decodeRow } from './read-rows.ts'
+import { resolveWhere } from './resolve-where.ts'
+import { keySetSql, textParams, type Where, whereSql } from './select-sql.ts'
+
+/** What a read loads besides its rows: relations of them, to any depth (see {@link With}). */
+export interface ReadOptions {
+  readonly with?: With
+}
+
+/**
+ * The reads of one unit of work: `find`, `load`, `populate` and rows selected by the application's
+ * own SQL, every one started in the same tick sent in one round trip on one connection (see
+ * {@link ReadBatch}), loads of one table by key gathered into one select, a graph of relations in the
+ * same message as its roots. Rows land in the unit of work's identity map.
+ *
+ * @example
+ * const reads = new UnitOfWorkReads(uow, schema, context)
+ * const [ada, drafts] = await Promise.all([reads.load('author', 1), reads.find('book', { title: 'Draft' })])
+ */
+export class UnitOfWorkReads {
+  readonly #uow: UnitOfWork
+  readonly #schema: SchemaModel
+  readonly #batch: ReadBatch
+
+  constructor(uow: UnitOfWork, schema: SchemaModel, context: ReadContext) {
+    this.#uow = uow
+    this.#schema = schema
+    this.#batch = new ReadBatch(context)
+  }
+
+  /** The rows of `table` matching `where` (and their relations in `options.with`), tracked. */
+  async find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
+    const model = readableTable(this.#schema, table)
+    const { sql, params } = whereSql(model, resolveWhere(model, where, this.#uow), 't0')
+    return this.#graph(model, sql, textParams(params), withOf(options))
+  }
+
+  /**
+   * The row of `table` with primary key `key`: from the identity map when managed and nothing is to
+   * be loaded with it (no query), else read (with the other loads of `table` in this tick). Throws
+   * `NOT_FOUND`.
+   */
+  async load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
+    const model = readableTable(this.#schema, table)
+    if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
+    const where = keyWhere(model, key)
+    const canonical = rowKey(model, where)
+    const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
+    if (known?.status === 'removed') {
+      throw errors.notFound(model.key, canonical, describeKeyText(String(canonical)), true)
+    }
+    const tree = withOf(options)
+    if (Object.keys(tree).length > 0) {
+      const { sql, params } = whereSql(model, where, 't0')
+      const [found] = await this.#graph(model, sql, textParams(params), tree)
+      if (found) return found
+    } else {
+      if (known?.status === 'managed') return known.entity
+      const loads = this.#batch.grouped(`load:${model.key}`, () => new KeyLoads(model))
+      const row = canonical === null ? undefined : await loads.add(canonical, where)
+      if (row !== undefined) {
+        const state = this.#uow.add(model, row, 'managed')
+        if (state.status === 'managed' || state.status === 'new') return state.entity
+      }
+    }
+    throw errors.notFound(
+      model.key,
+      key,
+      canonical === null ? describeValue(key) : describeKeyText(canonical),
+    )
+  }
+
+  /**
+   * Loads the relations of `tree` for `entities` (managed entities of this unit of work, of one table
+   * or several), in one round trip with the other reads of this tick.
+   */
+  async populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
+    const list = Array.isArray(entities) ? (entities as readonly Entity[]) : [entities as Entity]
+    const byTable = new Map<TableModel, EntityState[]>()
+    for (const entity of list) {
+      const state = this.#uow.own(entity)
+      if (state.status !== 'managed') throw errors.notPopulatable(state.table.key, state.status)
+      const states = byTable.get(state.table) ?? []
+      states.push(state)
+      byTable.set(state.table, states)
+    }
+    const t = withOf({ with: tree })
+    await Promise.all(
+      [...byTable].map(([table, states]) => {
+        const { sql, params } = keySetSql(
+          table,
+          states.map((s) => s.row),
+          't0',
+          1,
+        )
+        return this.#graph(table, sql, textParams(params), t)
+      }),
+    )
+  }
+
+  /**
+   * The rows of `table` selected by `statement` (every column as text, aliased `c0, c1...` in table
+   * order, as `find` selects them), tracked, with the other reads of this tick.
+   */
+  async rows(table: string, statement: ReadStatement): Promise<Entity[]> {
+    const model = readableTable(this.#schema, table)
+    const [rows] = await this.#batch.read([{ ...statement, table: model.key }], `Reading ${model.key}`)
+    return this.#track(model, rows ?? [])
+  }
+
+  #graph(model: TableModel, where: string, params: ReadStatement['params'], tree: With): Promise<Entity[]> {
+    const levels = graphLevels(this.#schema, model, where, params, tree)
+    return new Promise((resolve, reject) => {
+      this.#batch.add(graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject))
+    })
+  }
+
+  #track(model: TableModel, rows: readonly Readonly<Record<string, unknown>>[]): Entity[] {
+    const out: Entity[] = []
+    for (const raw of rows) {
+      const state = this.#uow.add(model, decodeRow(model, raw), 'managed')
+      if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
+    }
+    return out
+  }
+}
+
+/** The `with` of read options, checked (an object of relations). */
+function withOf(options: ReadOptions): With {
+  const tree = (options as { with?: unknown } | undefined)?.with
+  if (tree === undefined) return {}
+  if (typeof tree !== 'object' || tree === null || Array.isArray(tree))
+    throw errors.invalidWith('with', describeValue(tree))
+  return tree as With
+}

@@ -1,0 +1,155 @@
+import type { Driver, Param } from '../drivers/driver.ts'
+
+/** How long a replica that failed is left out before it is tried again. */
+const DOWN_FOR_MS = 5_000
+
+/** What is known of one replica. */
+export interface ReplicaStatus {
+  readonly address: string
+  /** Whether reads go to it now. */
+  readonly usable: boolean
+  /** Its replay lag as last measured (ms; 0 when it had replayed all it received), if measured. */
+  readonly lagMs: number | undefined
+  /** Why it is left out, when it is: down since a failure, or lagging beyond `maxReplicaLagMs`. */
+  readonly reason: string | undefined
+}
+
+/**
+ * A select sent first in every batch a replica answers, in the same message: its replay lag (ms).
+ * 0 when it has replayed all it received from a primary it streams from (an idle primary writes
+ * nothing, so the time since the last replayed transaction grows without any lag) or when it is not
+ * a standby; else, or when it streams from no primary (it cannot know what it misses), the time since
+ * the last transaction it replayed.
+ */
+export const LAG_STATEMENT: { readonly text: string; readonly params: readonly Param[] } = {
+  text:
+    'select (case when not pg_is_in_recovery() then 0' +
+    ' when not exists (select from pg_stat_wal_receiver)' +
+    ' or pg_last_wal_receive_lsn() is distinct from pg_last_wal_replay_lsn()' +
+    ' then coalesce(extract(epoch from now() - pg_last_xact_replay_timestamp()) * 1000, 0)' +
+    ' else 0 end)::float8::text as lag',
+  params: [],
+}
+
+/**
+ * What a standby answers a statement it will not run where the primary would: a write or a lock
+ * (25006, read-only transaction) or a query cancelled for a conflict with recovery (40001). The
+ * statements are then sent to the primary; the replica is not left out for it.
+ */
+export const REPLICA_REFUSALS: ReadonlySet<string> = new Set(['25006', '40001'])
+
+/**
+ * Whether a statement may run on a replica: a select (or `with`, `values`, `table`) that neither
+ * locks rows (`for update`, `for share`...) nor, in a `with`, writes. Read on the text, conservatively:
+ * a word such as `update` anywhere in a `with` keeps it on the primary.
+ *
+ * @example
+ * replicaSafe('select * from book where id = $1') // true
+ * replicaSafe('select * from book where id = $1 for update') // false
+ */
+export function replicaSafe(text: string): boolean {
+  if (!/^\s*(?:select|with|values|table)\b/i.test(text)) return false
+  if (/\bfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b/i.test(text)) return false
+  return !/^\s*with\b/i.test(text) || !/\b(?:insert|update|delete|merge)\b/i.test(text)
+}
+
+/**
+ * The replicas reads may go to (the `replicas` option of `connect`), in turn. A replica is left out
+ * for a while after a read on it failed (its connection, or the server refusing: a standby may
+ * cancel a query that conflicts with recovery), and while its lag, measured first in every batch it
+ * answers, is beyond `maxLagMs` (what that batch read is then read again on the primary; the replica
+ * is tried again after a while, to measure anew); the reason is kept (`status()`, and the read's span).
+ *
+ * @example
+ * const replicas = new ReplicaSet([driverFor(replicaPool)], 1000)
+ * const picked = replicas.pick() // { index: 0, driver } or { skipped: [...] }
+ */
+export class ReplicaSet {
+  readonly drivers: readonly Driver[]
+  readonly maxLagMs: number
+  readonly #downUntil: number[]
+  readonly #downReason: (string | undefined)[]
+  readonly #lag: (number | undefined)[]
+  /** When each lag was measured: a replica left out for lag is tried again after a while. */
+  readonly #lagAt: number[]
+  #next = 0
+
+  constructor(drivers: readonly Driver[], maxLagMs: number) {
+    this.drivers = drivers
+    this.maxLagMs = maxLagMs
+    this.#downUntil = drivers.map(() => 0)
+    this.#downReason = drivers.map(() => undefined)
+    this.#lag = drivers.map(() => undefined)
+    this.#lagAt = drivers.map(() => 0)
+  }
+
+  /** The next usable replica, or the reasons every one is left out. */
+  pick(): { readonly index: number; readonly driver: Driver } | { readonly skipped: readonly string[] } {
+    const skipped: string[] = []
+    for (let k = 0; k < this.drivers.length; k++) {
+      const i = (this.#next + k) % this.drivers.length
+      const reason = this.#reason(i)
+      if (reason === undefined) {
+        this.#next = (i + 1) % this.drivers.length
+        return { index: i, driver: this.drivers[i]! }
+      }
+      skipped.push(`${this.drivers[i]!.address}: ${reason}`)
+    }
+    return { skipped }
+  }
+
+  /** Replica `index` failed a read: left out for a while. */
+  failed(index: number, reason: string): void {
+    this.#downUntil[index] = performance.now() + DOWN_FOR_MS
+    this.#downReason[index] = reason
+  }
+
+  /**
+   * Replica `index` answered, with this replay lag (ms): why what it read must not be used (it lags
+   * beyond `maxLagMs`; it is then left out for a while), or undefined.
+   */
+  answered(index: number, lagMs: number | undefined): string | undefined {
+    this.#downUntil[index] = 0
+    this.#downReason[index] = undefined
+    if (lagMs === undefined) return undefined
+    this.#lag[index] = lagMs
+    this.#lagAt[index] = performance.now()
+    return this.#reason(index)
+  }
+
+  /** What is known of each replica. */
+  status(): ReplicaStatus[] {
+    return this.drivers.map((d, i) => {
+      const reason = this.#reason(i)
+      return { address: d.address, usable: reason === undefined, lagMs: this.#lag[i], reason }
+    })
+  }
+
+  #reason(i: number): string | undefined {
+    if (performance.now() < this.#downUntil[i]!) return `down (${this.#downReason[i]})`
+    const lag = this.#lag[i]
+    // Measured only when it answers: after a while, one read goes to it again to measure anew.
+    if (lag !== undefined && lag > this.maxLagMs && performance.now() - this.#lagAt[i]! < DOWN_FOR_MS)
+      return `lagging ${Math.round(lag)} ms, more than maxReplicaLagMs (${this.maxLagMs})`
+    return undefined
+  }
+}
+
+/**
+ * The comment with which a statement asks Pgpool-II not to balance it over the standbys (it then goes
+ * to the primary); PostgreSQL and other middleware read a comment.
+ */
+const NO_LOAD_BALANCE = '/*NO LOAD BALANCE*/ '
+
+/**
+ * `statement`, sent to the primary by a middleware that balances reads (Pgpool-II), as a unit of work
+ * that wrote needs for reading its own writes.
+ *
+ * @example
+ * pinnedToPrimary({ text: 'select 1', params: [] }).text.startsWith('/*NO LOAD BALANCE') // true
+ */
+export function pinnedToPrimary<S extends { readonly text: string }>(statement: S): S {
+  return statement.text.startsWith(NO_LOAD_BALANCE)
+    ? statement
+    : { ...statement, text: NO_LOAD_BALANCE + statement.text }
+}

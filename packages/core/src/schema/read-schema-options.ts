@@ -1,0 +1,55 @@
+import { errors } from '../errors.ts'
+import { describeValue } from '../values/location.ts'
+
+/** Options of {@link readSchema}. */
+export interface ReadSchemaOptions {
+  /** Schemas to read; defaults to the session's search path (`current_schemas(false)`). */
+  readonly schemas?: readonly string[]
+  /**
+   * Optimistic-lock version columns: one column name used by every table that has such a column, or
+   * a map from table key to column name.
+   */
+  readonly versionColumn?: string | Readonly<Record<string, string>>
+  /**
+   * New names for relations derived from the foreign keys, by `table.derivedName`:
+   * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
+   */
+  readonly relationNames?: Readonly<Record<string, string>>
+}
+
+/**
+ * The schema-reading options (`schemas`, `versionColumn`), checked.
+ *
+ * @example
+ * readSchemaOption({ schemas: ['public'], versionColumn: 'version' })
+ */
+export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions {
+  const { schemas, versionColumn } = options
+  if (
+    schemas !== undefined &&
+    (!Array.isArray(schemas) || !schemas.every((s) => typeof s === 'string' && s !== ''))
+  ) {
+    throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
+  }
+  const { relationNames } = options
+  if (
+    relationNames !== undefined &&
+    (typeof relationNames !== 'object' || relationNames === null || Array.isArray(relationNames))
+  ) {
+    throw errors.invalidConfig(
+      `relationNames must be an object of new names by table.relation, not ${describeValue(relationNames)}.`,
+    )
+  }
+  if (versionColumn === undefined || (typeof versionColumn === 'string' && versionColumn !== ''))
+    return options
+  const byTable =
+    typeof versionColumn === 'object' && versionColumn !== null && !Array.isArray(versionColumn)
+      ? Object.values(versionColumn)
+      : undefined
+  if (byTable === undefined || !byTable.every((c) => typeof c === 'string' && c !== '')) {
+    throw errors.invalidConfig(
+      `versionColumn must be a column name or an object of column names by table, not ${describeValue(versionColumn)}.`,
+    )
+  }
+  return options
+}

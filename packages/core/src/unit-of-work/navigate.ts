@@ -1,0 +1,130 @@
+import { errors } from '../errors.ts'
+import type { SchemaModel, TableModel } from '../schema/model.ts'
+import { type RelationModel, relationsOf } from '../schema/relations.ts'
+import { NOT_A_RELATION } from '../track/entity-proxy.ts'
+import { type Entity, type EntityState, stateOf } from '../track/entity-state.ts'
+import { normalizeKeyValue } from '../values/index.ts'
+import type { UnitOfWork } from './unit-of-work.ts'
+
+/**
+ * Relation `name` of the entity of `state`, as this unit of work holds it now (its pending changes
+ * included: a book whose `author_id` was assigned another author is among that author's `books`):
+ * - many-to-one: the related entity (null for a null foreign key), when this unit of work manages
+ *   it; else `NOT_LOADED`;
+ * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
+ *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included.
+ * Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
+ *
+ * @example
+ * navigate(uow, schema, authorState, 'books') // [book1, book2]
+ */
+export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityState, name: string): unknown {
+  const relation = relationsOf(schema, state.table.key).get(name)
+  if (relation === undefined) return NOT_A_RELATION
+  const target = schema.tables.get(relation.target)!
+  if (relation.kind === 'many-to-one') return manyToOne(uow, state, relation, target)
+  if (state.status === 'new' && state.loaded === undefined) state.loaded = new Set([name]) // nothing stored yet
+  if (!state.loaded?.has(name)) throw errors.notLoaded(state.table.key, name, state.key)
+  if (relation.through === undefined) {
+    const mine = identity(state, relation.columns)
+    return uow
+      .statesOf(target.key)
+      .filter((s) => refersTo(s, relation.targetColumns, state, mine))
+      .map((s) => s.entity)
+  }
+  const link = schema.tables.get(relation.through.table)!
+  const mine = identity(state, relation.columns)
+  const out: Entity[] = []
+  for (const l of uow.statesOf(link.key)) {
+    if (!refersTo(l, relation.through.columns, state, mine)) continue
+    const related = find(uow, target, relation.targetColumns, l, relation.through.targetColumns)
+    if (related !== undefined) out.push(related.entity)
+  }
+  return out
+}
+
+/** The entity a many-to-one refers to, or null; `NOT_LOADED` when this unit of work does not hold it. */
+function manyToOne(
+  uow: UnitOfWork,
+  state: EntityState,
+  relation: RelationModel,
+  target: TableModel,
+): unknown {
+  const values = relation.columns.map((c) => state.row[c])
+  if (values.some((v) => v === null || v === undefined)) return null
+  const assigned = values.length === 1 ? stateOf(values[0]) : undefined
+  if (assigned !== undefined) return assigned.entity
+  const found = find(uow, target, relation.targetColumns, state, relation.columns)
+  if (found === undefined) throw errors.notLoaded(state.table.key, relation.name, state.key)
+  return found.entity
+}
+
+/** The entity of `target` whose `targetColumns` hold what `from`'s `columns` hold. */
+function find(
+  uow: UnitOfWork,
+  target: TableModel,
+  targetColumns: readonly string[],
+  from: EntityState,
+  columns: readonly string[],
+): EntityState | undefined {
+  const ref = columns.length === 1 ? stateOf(from.row[columns[0]!]) : undefined
+  if (ref !== undefined) return ref.table === target ? ref : undefined
+  const wanted = canonical(from.table, columns, from.row)
+  if (wanted === null) return undefined
+  if (sameColumns(targetColumns, target.primaryKey)) {
+    const s = uow.get(target.key, canonicalAsKey(target, targetColumns, from.row, columns))
+    return s?.status === 'managed' ? s : undefined
+  }
+  return uow.statesOf(target.key).find((s) => canonical(target, targetColumns, s.row) === wanted)
+}
+
+/** The text identifying `state`'s `columns` (to compare with a reference to them). */
+function identity(state: EntityState, columns: readonly string[]): string | null {
+  return canonical(state.table, columns, state.row)
+}
+
+/** Whether `s`'s `columns` refer to `state` (by entity, or by the values of its `mine` columns). */
+function refersTo(
+  s: EntityState,
+  columns: readonly string[],
+  state: EntityState,
+  mine: string | null,
+): boolean {
+  if (columns.length === 1) {
+    const ref = stateOf(s.row[columns[0]!])
+    if (ref !== undefined) return ref === state
+  }
+  return mine !== null && canonical(s.table, columns, s.row) === mine
+}
+
+/** The values of `columns` as one text (null when one is missing or an entity). */
+function canonical(table: TableModel, columns: readonly string[], row: Readonly<Record<string, unknown>>) {
+  const parts: string[] = []
+  for (const c of columns) {
+    const v = row[c]
+    if (v === null || v === undefined || stateOf(v) !== undefined) return null
+    parts.push(normalizeKeyValue(v, table.columnsByName.get(c)!, { table: table.key }))
+  }
+  return JSON.stringify(parts)
+}
+
+/** The identity-map key of `target` from `from`'s `columns` matched to `targetColumns` (its key). */
+function canonicalAsKey(
+  target: TableModel,
+  targetColumns: readonly string[],
+  row: Readonly<Record<string, unknown>>,
+  columns: readonly string[],
+): string {
+  const values: Record<string, unknown> = {}
+  targetColumns.forEach((c, i) => {
+    values[c] = row[columns[i]!]
+  })
+  const parts = target.primaryKey.map((k) =>
+    normalizeKeyValue(values[k], target.columnsByName.get(k)!, { table: target.key }),
+  )
+  return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((c) => b.includes(c))
+}

@@ -1,0 +1,157 @@
+import { type Entity, EntityManager, isPipeflushError } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// Reads of a unit of work: every read started in one tick goes in one round trip on one connection;
+// a graph of relations goes in the same message as its roots, whatever its depth. Round trips are
+// counted at the socket.
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+    create table publisher (id bigserial primary key, name text not null);
+    create table author (id bigserial primary key, name text not null, born date);
+    create table book (id bigserial primary key, author_id bigint not null references author,
+      publisher_id bigint references publisher, title text not null, price numeric(8, 2), meta jsonb);
+    create table review (id bigserial primary key, book_id bigint not null references book, stars int2 not null,
+      body text);
+    create table tag (id bigserial primary key, name text not null unique);
+    create table book_tag (book_id bigint not null references book, tag_id bigint not null references tag,
+      primary key (book_id, tag_id));
+    create view priced as select id, title, price from book where price is not null;
+    create view broken as select id, 1 / (id - id) as boom from author;
+    insert into publisher (name) values ('Penguin'), ('Faber');
+    insert into author (name, born) values ('Ada', '1815-12-10'), ('Grace', '1906-12-09'), ('Alan', null);
+    insert into book (author_id, publisher_id, title, price, meta) values
+      (1, 1, 'Notes', 12.50, '{"pages": 42}'), (1, null, 'Letters', null, null), (2, 2, 'Compilers', 30, '[1, 2]');
+    insert into review (book_id, stars, body) values (1, 5, 'great'), (1, 4, null), (3, 3, 'dense');
+    insert into tag (name) values ('math'), ('history'), ('code');
+    insert into book_tag values (1, 1), (1, 2), (3, 3);
+  `)
+})
+
+/** The names of entities, sorted (for comparisons that do not depend on order). */
+const names = (es: unknown) => (es as Entity[]).map((e) => String(e['name'] ?? e['title'])).sort()
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  async function setup() {
+    const c = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(c.client)
+    await c.query('select 1') // a warm connection: the reads below count their own round trips
+    return { ...c, root }
+  }
+
+  test('reads started in one tick go in one round trip: loads of a table by key gathered, finds, a view', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    const sockets = counter.read().connections
+    counter.reset()
+    const [ada, grace, books, priced, missing] = await Promise.all([
+      em.load('author', 1),
+      em.load('author', '2'),
+      em.find('book', { author_id: 1 }),
+      em.find('priced'),
+      em.load('author', 99).catch((e: unknown) => e),
+    ])
+    expect(counter.read()).toMatchObject({ roundTrips: 1, connections: sockets }) // on the one open connection
+    expect([ada!['name'], grace!['name']]).toEqual(['Ada', 'Grace'])
+    expect(names(books)).toEqual(['Letters', 'Notes'])
+    expect((priced as Entity[]).map((p) => p['price'])).toEqual(['12.50', '30.00'])
+    expect(isPipeflushError(missing, 'NOT_FOUND')).toBe(true)
+    // Managed: a load sends nothing, a find gives the same objects.
+    counter.reset()
+    expect(await em.load('author', 1)).toBe(ada)
+    expect(counter.read().roundTrips).toBe(0)
+    const [again] = await em.find('author', { name: 'Ada' })
+    expect(again).toBe(ada)
+  })
+
+  test('a graph load is one round trip whatever its depth; relations navigate to the loaded entities', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    counter.reset()
+    const ada = await em.load('author', 1, {
+      with: { books: { reviews: true, tags: true, publisher: true } },
+    })
+    expect(counter.read().roundTrips).toBe(1)
+    const books = ada['books'] as Entity[]
+    expect(names(books)).toEqual(['Letters', 'Notes'])
+    const notes = books.find((b) => b['title'] === 'Notes')!
+    const letters = books.find((b) => b['title'] === 'Letters')!
+    expect((notes['reviews'] as Entity[]).map((r) => r['stars']).sort()).toEqual([4, 5])
+    expect(names(notes['tags'])).toEqual(['history', 'math'])
+    expect((notes['publisher'] as Entity)['name']).toBe('Penguin')
+    expect(letters['publisher']).toBeNull()
+    expect(letters['reviews']).toEqual([])
+    expect(notes['author']).toBe(ada) // many-to-one: the managed entity
+    expect(notes['meta']).toEqual({ pages: 42 }) // decoded as find decodes
+    // The same objects a find gives; link rows are entities too.
+    const [sameNotes] = await em.find('book', { title: 'Notes' })
+    expect(sameNotes).toBe(notes)
+    expect(await em.load('book_tag', { book_id: 1, tag_id: 1 })).toBeDefined()
+  })
+
+  test('an entity already managed keeps its pending changes; new entities show in relations', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const notes = await em.load('book', 1)
+    notes['title'] = 'Notes, revised'
+    const ada = await em.load('author', 1, { with: { books: true } })
+    expect(names(ada['books'])).toEqual(['Letters', 'Notes, revised'])
+    const draft = em.create('book', { author_id: ada, title: 'Draft' })
+    expect(names(ada['books'])).toContain('Draft')
+    expect(draft['author']).toBe(ada)
+    const newcomer = em.create('author', { name: 'Newcomer' })
+    expect(newcomer['books']).toEqual([]) // nothing stored: nothing to load
+    expect(em.pending).toMatchObject({ inserts: 2, updates: 1 })
+  })
+
+  test('populate loads relations of entities in one round trip; find with "with" too', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    const books = await em.find('book', {})
+    counter.reset()
+    await em.populate(books, { reviews: true, author: true })
+    expect(counter.read().roundTrips).toBe(1)
+    expect(books.map((b) => (b['reviews'] as Entity[]).length)).toEqual([2, 0, 1])
+    counter.reset()
+    const [grace] = await em.find('author', { name: 'Grace' }, { with: { books: { tags: true } } })
+    expect(counter.read().roundTrips).toBe(1)
+    expect(names((grace!['books'] as Entity[])[0]!['tags'])).toEqual(['code'])
+  })
+
+  test('an unloaded relation is NOT_LOADED, never a query; an unknown one UNKNOWN_RELATION before sending', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    const ada = await em.load('author', 1)
+    const [notes] = await em.find('book', { title: 'Notes' })
+    counter.reset()
+    expect(() => ada['books']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    expect(() => notes!['tags']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    expect(notes!['author']).toBe(ada) // a many-to-one to a managed entity needs no load
+    expect(() => notes!['publisher']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    await expect(em.load('author', 1, { with: { novels: true } })).rejects.toMatchObject({
+      code: 'UNKNOWN_RELATION',
+    })
+    await expect(em.find('book', {}, { with: { reviews: 'yes' } as never })).rejects.toMatchObject({
+      code: 'INVALID_VALUE',
+    })
+    expect(counter.read().roundTrips).toBe(0)
+  })
+
+  test('a read the server refuses fails alone; the others of its batch get their rows', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const [broken, ada, books] = await Promise.allSettled([
+      em.find('broken'),
+      em.load('author', 1),
+      em.find('book', { author_id: 2 }),
+    ])
+    expect(broken).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'STATEMENT_FAILED', sqlState: '22012' },
+    })
+    expect(ada).toMatchObject({ status: 'fulfilled', value: { name: 'Ada' } })
+    expect(books.status === 'fulfilled' && names(books.value)).toEqual(['Compilers'])
+  })
+})

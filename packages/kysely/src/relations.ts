@@ -1,0 +1,91 @@
+import { type ReadOptions, relationsOf, type SchemaModel, type With } from '@pipeflush/core'
+import type { TableName, TypedEntity } from './types.ts'
+
+/** One relation of a {@link Relations} type: the table it reaches, and whether it gives many rows. */
+export interface RelationType<DB> {
+  readonly table: TableName<DB>
+  readonly many: boolean
+}
+
+/**
+ * The relations of `DB`'s tables by name, as pipeflush derives them from the foreign keys (Kysely's
+ * `DB` carries none): written by {@link relationsTypeSource}, or by hand. The second type argument of
+ * `createEntityManagerFactory<DB, R>`: it types `with` trees and `related`.
+ *
+ * @example
+ * interface R {
+ *   author: { books: { table: 'book'; many: true } }
+ *   book: { author: { table: 'author'; many: false }; reviews: { table: 'review'; many: true } }
+ * }
+ */
+export type Relations<DB> = {
+  readonly [T in TableName<DB>]?: { readonly [name: string]: RelationType<DB> }
+}
+
+/** No relations known: `with` trees and relation names are not checked. */
+export type NoRelations = Record<never, never>
+
+/** The relation names of table `T` in `R`. */
+export type RelationName<R, T> = T extends keyof R ? keyof R[T] & string : never
+
+/**
+ * A `with` tree from table `T`: each relation of `T` in `R`, `true` or the tree of its table. Any
+ * tree (core's `With`) when `R` knows nothing of `T`.
+ *
+ * @example
+ * const tree: WithTree<DB, R, 'author'> = { books: { reviews: true } }
+ */
+export type WithTree<DB, R, T> = [T] extends [never]
+  ? With
+  : T extends keyof R
+    ? {
+        readonly [K in keyof R[T]]?:
+          | true
+          | (R[T][K] extends { readonly table: infer U } ? WithTree<DB, R, U> : never)
+      }
+    : With
+
+/** Read options (`with`) typed from table `T`. */
+export type TypedReadOptions<DB, R, T> = Omit<ReadOptions, 'with'> & { readonly with?: WithTree<DB, R, T> }
+
+/** What relation `K` of table `T` gives: the related entities, or the one (or null). */
+export type Related<DB, R, T, K> = T extends keyof R
+  ? K extends keyof R[T]
+    ? R[T][K] extends { readonly table: infer U extends TableName<DB>; readonly many: infer M }
+      ? M extends true
+        ? TypedEntity<DB, U>[]
+        : TypedEntity<DB, U> | null
+      : never
+    : never
+  : never
+
+/**
+ * The TypeScript source of a {@link Relations} type named `name` for `schema` (the entity manager's
+ * `schema`): every table's relations as pipeflush derives them from the foreign keys (renamed by
+ * `relationNames`). Write it to a file next to Kysely's `DB` and pass it as the factory's second type
+ * argument; run it again when the foreign keys change.
+ *
+ * @example
+ * import { writeFile } from 'node:fs/promises'
+ * await writeFile('src/db/relations.ts', relationsTypeSource(factory.root.schema))
+ * // then: createEntityManagerFactory<DB, Relations>({ client: pool, db })
+ */
+export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): string {
+  const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+  const quote = (s: string) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : literal(s))
+  const lines = [
+    "// Written by relationsTypeSource() of @pipeflush/kysely from the database's foreign keys.",
+    `export interface ${name} {`,
+  ]
+  for (const table of [...schema.tables.keys()].sort()) {
+    const relations = [...relationsOf(schema, table).values()].sort((a, b) => a.name.localeCompare(b.name))
+    if (relations.length === 0) continue
+    lines.push(`  ${quote(table)}: {`)
+    for (const r of relations) {
+      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${r.kind !== 'many-to-one'} }`)
+    }
+    lines.push('  }')
+  }
+  lines.push('}', '')
+  return lines.join('\n')
+}
