@@ -1,7 +1,7 @@
 import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
 import { driverFor } from './drivers/driver-for.ts'
-import { errors, PipeflushError, withValuesShown } from './errors.ts'
+import { errors, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
@@ -337,10 +337,7 @@ export class EntityManager {
 
   async #flush(): Promise<FlushReport> {
     if (this.#flushing) {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        'A flush of this entity manager is already running; await it first.',
-      )
+      throw errors.flushRunning()
     }
     const { hooks } = this.#client
     const subject = { driver: this.#client.driver, mode: this.#settings.mode }

@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import type {
@@ -149,7 +149,7 @@ const RELATION_KINDS: ReadonlySet<string> = new Set<RelationKind>(['table', 'vie
 const MAX_NAME_LENGTH = 63
 
 function configError(table: string, message: string, column?: string): PipeflushError {
-  return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${message}`, { table, column })
+  return errors.tableConfig(table, message, column)
 }
 
 /** PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes. */

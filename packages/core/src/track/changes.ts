@@ -1,4 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { keyFillOf, keyFills } from '../ids/key-fill.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
@@ -51,24 +51,10 @@ export function resolveReference(
   const ref = stateOf(value)
   if (!ref) return value
   if (ref.owner !== owner) {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `${table.key}.${column.name} refers to a ${ref.table.key} entity of another entity manager.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.entityOfAnotherManager(table.key, column.name, ref.table.key)
   }
   if (ref.status === 'removed' || ref.status === 'detached') {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `${table.key}.${column.name} refers to a ${ref.table.key} entity that is ${ref.status}.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.refersToEntityIn(table.key, column.name, ref.table.key, ref.status)
   }
   const key = referencedKey(ref, column, table)
   const standIn = unassigned?.(ref, key.column)
@@ -112,23 +98,12 @@ export function referencedKey(
   const fk = single.find((f) => f.target === ref.table.key)
   if (fk === undefined && single.length > 0) {
     const targets = [...new Set(single.map((f) => f.target))].join(', ')
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column.name} references ${targets}, not ${ref.table.key}: a ${ref.table.key} entity cannot stand for it.`,
-      { table: table.key, column: column.name },
-    )
+    throw errors.wrongReferenceTarget(table.key, column.name, targets, ref.table.key)
   }
   const target =
     fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
   if (target === undefined) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column.name}: a ${ref.table.key} entity cannot stand for one column (composite key); assign the key values.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
   }
   return { column: target, value: ref.row[target] }
 }

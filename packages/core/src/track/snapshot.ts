@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
 import { cloneValue } from './clone.ts'
 import { emptyRow } from './row.ts'
@@ -29,11 +29,7 @@ function copied(table: TableModel, column: string, value: object): unknown {
   try {
     return cloneValue(value)
   } catch (cause) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
-      { table: table.key, column, cause },
-    )
+    throw errors.unstorableValue(table.key, column, cause)
   }
 }
 
