@@ -1,4 +1,4 @@
-import { type ErrorCode, PipeflushError, type PipeflushErrorDetails } from './errors.ts'
+import { type ErrorCode, errors, type PipeflushErrorDetails } from './errors.ts'
 import { describeValue } from './values/location.ts'
 
 /**
@@ -24,11 +24,7 @@ export function recordArgument(
     value instanceof Date ||
     ArrayBuffer.isView(value)
   ) {
-    throw new PipeflushError(
-      code,
-      `${what} must be an object of named values, not ${describeValue(value)}.`,
-      details,
-    )
+    throw errors.notAnObject(code, what, describeValue(value), details)
   }
   return value as Readonly<Record<string, unknown>>
 }
@@ -46,11 +42,7 @@ export function stringsArgument(
   details: PipeflushErrorDetails = {},
 ): readonly string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new PipeflushError(
-      code,
-      `${what} must be an array of column names, not ${describeValue(value)}.`,
-      details,
-    )
+    throw errors.notColumnNames(code, what, describeValue(value), details)
   }
   return value as readonly string[]
 }

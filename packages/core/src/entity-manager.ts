@@ -1,29 +1,21 @@
-import { recordArgument } from './arguments.ts'
 import { type ClientContext, connectClient } from './client-context.ts'
-import { driverFor } from './drivers/driver-for.ts'
-import { errors, isPipeflushError, PipeflushError, withValuesShown } from './errors.ts'
+import { errors, isPipeflushError, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
-import type { PipelineMode } from './flush/modes.ts'
+import type { PipelineMode } from './flush/pipeline-mode.ts'
 import { redactError } from './flush/redact.ts'
 import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
-import { type Observe, observeFlush } from './observe/observe-flush.ts'
+import { forkSettings, type ManagerSettings, managerSettings, shownIf } from './manager-settings.ts'
+import { observeFlush } from './observe/observe-flush.ts'
 import { loadTracing } from './observe/tracing.ts'
-import {
-  type EntityManagerOptions,
-  type ForkOptions,
-  flushTimeoutOption,
-  maxReplicaLagOption,
-  observeOption,
-  pipelineOption,
-} from './options.ts'
+import type { EntityManagerOptions, ForkOptions } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
 import { HeldTransaction } from './read/held-transaction.ts'
 import type { ReadContext, ReadStatement } from './read/read-batch.ts'
 import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
-import { ReplicaSet, type ReplicaStatus } from './read/replicas.ts'
+import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
@@ -31,18 +23,6 @@ import type { Entity } from './track/entity-state.ts'
 import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
-
-/** The options an entity manager flushes with, besides what its client shares. */
-interface FlushSettings {
-  readonly mode: PipelineMode
-  readonly timeoutMs: number
-  /** Put the values errors are about in their messages (see the `errorValues` option). */
-  readonly errorValues: boolean
-  /** Spans and logs (the `tracing` and `logger` options). */
-  readonly observe: Observe
-  /** The read replicas, if any (the `replicas` option). */
-  readonly replicas: ReplicaSet | undefined
-}
 
 /**
  * A unit of work: tracks the entities it creates and loads, and writes every change in one flush,
@@ -57,7 +37,7 @@ interface FlushSettings {
  */
 export class EntityManager {
   readonly #client: ClientContext
-  readonly #settings: FlushSettings
+  readonly #settings: ManagerSettings
   readonly #uow: UnitOfWork
   readonly #reads: UnitOfWorkReads
   #flushing = false
@@ -66,7 +46,7 @@ export class EntityManager {
   /** The transaction the first locking read began, until a flush commits it (see `HeldTransaction`). */
   #held: HeldTransaction | undefined
 
-  private constructor(client: ClientContext, settings: FlushSettings) {
+  private constructor(client: ClientContext, settings: ManagerSettings) {
     this.#client = client
     this.#settings = settings
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
@@ -88,13 +68,7 @@ export class EntityManager {
   ): Promise<EntityManager> {
     try {
       const [context] = await Promise.all([connectClient(client, options), loadTracing()])
-      return new EntityManager(context, {
-        mode: pipelineOption(options.pipeline),
-        timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
-        errorValues: options.errorValues === true,
-        observe: observeOption(options.tracing, options.logger),
-        replicas: replicasOption(options.replicas, options.maxReplicaLagMs),
-      })
+      return new EntityManager(context, managerSettings(options))
     } catch (e) {
       const show = (options as { errorValues?: unknown } | null)?.errorValues === true
       throw redactError(show ? withValuesShown(e) : e)
@@ -108,17 +82,7 @@ export class EntityManager {
    * const requestEm = rootEm.fork()
    */
   fork(given: ForkOptions = {}): EntityManager {
-    const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
-    return new EntityManager(this.#client, {
-      mode: options.pipeline === undefined ? this.#settings.mode : pipelineOption(options.pipeline),
-      timeoutMs:
-        options.flushTimeoutMs === undefined
-          ? this.#settings.timeoutMs
-          : flushTimeoutOption(options.flushTimeoutMs),
-      errorValues: this.#settings.errorValues,
-      observe: this.#settings.observe,
-      replicas: this.#settings.replicas,
-    })
+    return new EntityManager(this.#client, forkSettings(this.#settings, given))
   }
 
   /**
@@ -341,10 +305,7 @@ export class EntityManager {
 
   async #flush(): Promise<FlushReport> {
     if (this.#flushing) {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        'A flush of this entity manager is already running; await it first.',
-      )
+      throw errors.flushRunning()
     }
     const held = this.#held
     if (held !== undefined && !held.open && held.ended !== undefined) {
@@ -388,19 +349,7 @@ export class EntityManager {
 
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
   #shown<T>(fn: () => T): T {
-    if (!this.#settings.errorValues) return fn()
-    try {
-      const result = fn()
-      return (
-        result instanceof Promise
-          ? result.catch((e: unknown) => {
-              throw withValuesShown(e)
-            })
-          : result
-      ) as T
-    } catch (e) {
-      throw withValuesShown(e)
-    }
+    return shownIf(this.#settings.errorValues, fn)
   }
 
   /**
@@ -444,18 +393,4 @@ export class EntityManager {
   tableOf(entity: Entity): string {
     return this.#uow.own(entity).table.key
   }
-}
-
-/** The `replicas` and `maxReplicaLagMs` options: a set of the replicas' drivers, or undefined. */
-function replicasOption(replicas: unknown, maxLag: unknown): ReplicaSet | undefined {
-  const maxLagMs = maxReplicaLagOption(maxLag)
-  if (replicas === undefined) return undefined
-  if (!Array.isArray(replicas) || replicas.length === 0)
-    throw errors.invalidConfig(
-      'replicas must be a non-empty array of clients (postgres.js clients or pg.Pools).',
-    )
-  return new ReplicaSet(
-    replicas.map((r) => driverFor(r)),
-    maxLagMs,
-  )
 }

@@ -341,6 +341,88 @@ export const errors = {
     )
   },
 
+  /** A row to plan lacks a primary key column that nothing fills. Nothing was sent. */
+  keyMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A row of "${table}" lacks its primary key column "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** A change the planner cannot write as given (`why`: what is wrong with it). Nothing was sent. */
+  invalidChange(
+    table: string,
+    why: string,
+    details: { readonly column?: string | undefined; readonly keys?: readonly unknown[] } = {},
+  ): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Table "${table}": ${why}`, { table, ...details })
+  },
+
+  /** Two new rows of one flush share a primary key (`shown`: the key as messages show it). */
+  duplicateNewKey(table: string, shown: string, key: unknown): PipeflushError {
+    return new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table}" share the key ${shown}.`, {
+      table,
+      keys: [key],
+    })
+  },
+
+  /** An upsert without conflict columns. */
+  upsertWithoutConflict(table: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Upsert into "${table}": name the conflict columns.`, {
+      table,
+    })
+  },
+
+  /** An upsert's row does not supply one of its conflict or update columns. */
+  upsertColumnMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `Upsert into "${table}": the row does not supply "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An upsert would update one of its conflict or key columns. */
+  upsertUpdatesKey(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `Upsert into "${table}": "${column}" is a conflict or key column and cannot be updated.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys (`links`: each
+   * reference as `child -> parent (fk)`): no insert order exists. Nothing was sent.
+   */
+  unresolvableCycle(table: string, links: readonly string[], keys: readonly unknown[]): PipeflushError {
+    return new PipeflushError(
+      'UNRESOLVABLE_CYCLE',
+      `New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys: ${links.join(', ')}. ` +
+        'No insert order exists; make one of these foreign keys nullable or DEFERRABLE INITIALLY DEFERRED.',
+      { table, keys },
+    )
+  },
+
+  /** The driver could not reserve a connection for the flush (another failure than a dead server). */
+  reservationFailed(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection: ${why}. Nothing was sent.`,
+      {
+        flushId,
+        cause,
+      },
+    )
+  },
+
   /**
    * A write to a view or materialized view (`kind`): pipeflush reads their rows but never writes them.
    * `what` says what was attempted (`create`, `an assignment to "name"`, ...).
@@ -443,6 +525,396 @@ export const errors = {
       `${what} could not connect (${why}): ${advice}. Nothing was sent.`,
       details,
     )
+  },
+
+  /** An argument that must be an object of named values (`shown`: the value as messages show it). */
+  notAnObject(
+    code: ErrorCode,
+    what: string,
+    shown: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(code, `${what} must be an object of named values, not ${shown}.`, details)
+  },
+
+  /** An argument that must be an array of column names. */
+  notColumnNames(
+    code: ErrorCode,
+    what: string,
+    shown: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(code, `${what} must be an array of column names, not ${shown}.`, details)
+  },
+
+  /** `connect` given something that is no client of a supported driver. */
+  notAClient(client: string, advice: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `${client} is not a client pipeflush can use. ${advice}`)
+  },
+
+  /** A flush started while another of the same entity manager runs. */
+  flushRunning(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      'A flush of this entity manager is already running; await it first.',
+    )
+  },
+
+  /** The `flushLog` option is not a table name. */
+  flushLogName(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${shown}.`)
+  },
+
+  /** `wasCommitted` given something else than a uuid. */
+  flushIdNotUuid(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `A flush id is a uuid, not ${shown}.`)
+  },
+
+  /** The flush log table is missing or not as pipeflush needs it (`ddl`: how to create it). */
+  flushLogTable(sqlName: string, problem: string, ddl: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `The flush log table ${sqlName} ${problem}. Create it with: ${ddl};`,
+    )
+  },
+
+  /** An update or delete matched fewer rows than it expected (`shown`: the keys as messages show them). */
+  optimisticLock(
+    table: string,
+    kind: string,
+    shown: string,
+    keys: readonly unknown[],
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      'OPTIMISTIC_LOCK',
+      `Optimistic lock failed on ${table}: ${kind} of row(s) ${shown} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      { ...details, table, keys },
+    )
+  },
+
+  /** A statement of a flush (`what`) violated a constraint (`details.constraint`, when the server named it). */
+  constraintViolation(what: string, message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    const constraint = details.constraint ? `constraint "${details.constraint}"` : 'a constraint'
+    return new PipeflushError(
+      'CONSTRAINT_VIOLATION',
+      `${what} violated ${constraint}: ${message}. Nothing was committed.`,
+      details,
+    )
+  },
+
+  /** A statement of a flush (`what`) failed for another reason than a constraint. */
+  statementFailed(what: string, message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `${what} failed: ${message}. Nothing was committed.`,
+      details,
+    )
+  },
+
+  /** The driver refused to send the flush. */
+  driverRefused(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `The driver refused the flush: ${why}. Nothing was committed.`,
+      {
+        flushId,
+        cause,
+      },
+    )
+  },
+
+  /** The flush hooks still changed the unit of work after `rounds` rounds. */
+  hookLoop(rounds: number): PipeflushError {
+    return new PipeflushError(
+      'HOOK_LOOP',
+      `The flush hooks still changed the unit of work after ${rounds} rounds (a beforeFlush that creates or assigns something on every run?). Nothing was sent; the unit of work is as it was before the hooks ran.`,
+    )
+  },
+
+  /** The id pool of a sequence holds fewer ids than a flush takes. */
+  idPoolShort(sequence: string, free: number, needed: number): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `The id pool of ${sequence} has ${free} ids where ${needed} are needed.`,
+    )
+  },
+
+  /** A find condition names a column the table lacks. */
+  unknownFindColumn(table: string, column: string): PipeflushError {
+    return new PipeflushError('UNKNOWN_COLUMN', `${table} has no column "${column}" (in a find condition).`, {
+      table,
+      column,
+    })
+  },
+
+  /** A column of type enum defined without its sqlType. */
+  enumWithoutSqlType(column: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Enum column "${column}" needs its sqlType.`, { column })
+  },
+
+  /** A column of another type defined without its castType. */
+  otherWithoutCastType(column: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Column "${column}" of another type needs its castType.`, {
+      column,
+    })
+  },
+
+  /** A table of a schema definition that cannot be (`why`). */
+  tableConfig(table: string, why: string, column?: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${why}`, { table, column })
+  },
+
+  /** A table not in the schema (`shown`: as messages show it; `known`: the tables there are). */
+  unknownTable(shown: string, known: string, table: string | undefined): PipeflushError {
+    return new PipeflushError('UNKNOWN_TABLE', `Unknown table ${shown} (known: ${known}).`, { table })
+  },
+
+  /** A table without a primary key, whose rows cannot be tracked. */
+  noPrimaryKey(table: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `Table ${table} has no primary key: pipeflush cannot track its rows.`,
+      { table },
+    )
+  },
+
+  /** A column not in the table (`shown`: the name as messages show it; `columns`: the table's). */
+  unknownColumn(table: string, shown: string, columns: string, column: string | undefined): PipeflushError {
+    return new PipeflushError('UNKNOWN_COLUMN', `${table} has no column ${shown} (columns: ${columns}).`, {
+      table,
+      column,
+    })
+  },
+
+  /** A write to a generated column. */
+  generatedColumn(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table}.${column} is a generated column: it cannot be written.`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An update of a GENERATED ALWAYS identity column. */
+  identityAlways(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table}.${column} is GENERATED ALWAYS AS IDENTITY: it cannot be updated.`,
+      { table, column },
+    )
+  },
+
+  /** Reading the schema from the catalog failed (`cause`: the driver's error). */
+  schemaReadFailed(cause: unknown): PipeflushError {
+    return new PipeflushError(
+      'SCHEMA_READ_FAILED',
+      `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
+      { cause: (cause as { cause?: unknown })?.cause ?? cause },
+    )
+  },
+
+  /** The session's DateStyle is not ISO. */
+  dateStyleNotIso(dateStyle: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): connect with postgres(url, { connection: { DateStyle: 'ISO, MDY' } }).`,
+    )
+  },
+
+  /** The session's extra_float_digits is below 1. */
+  floatDigitsTooFew(extraFloatDigits: number): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): connect with postgres(url, { connection: { extra_float_digits: 1 } }).`,
+    )
+  },
+
+  /** `table.column` refers to an entity of another entity manager. */
+  entityOfAnotherManager(table: string, column: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a ${target} entity of another entity manager.`,
+      { table, column },
+    )
+  },
+
+  /** `table.column` refers to an entity whose status forbids it (removed...). */
+  refersToEntityIn(table: string, column: string, target: string, status: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a ${target} entity that is ${status}.`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An entity of `target` assigned to a column that references other tables (`targets`). */
+  wrongReferenceTarget(table: string, column: string, targets: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column} references ${targets}, not ${target}: a ${target} entity cannot stand for it.`,
+      { table, column },
+    )
+  },
+
+  /** An entity with a composite key assigned to one column. */
+  entityForCompositeColumn(table: string, column: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column}: a ${target} entity cannot stand for one column (composite key); assign the key values.`,
+      { table, column },
+    )
+  },
+
+  /** `Object.freeze` or `seal` of an entity. */
+  entityFrozen(table: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `A ${table} entity cannot be frozen or sealed.`, { table })
+  },
+
+  /** An assignment to an entity whose status forbids it. */
+  assignToEntityIn(table: string, column: string, status: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Cannot assign ${table}.${column}: the entity is ${status}.`, {
+      table,
+      column,
+    })
+  },
+
+  /** A change of a stored row's primary key. */
+  storedKeyChanged(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot change primary key column ${table}.${column} of a stored row; remove it and create a new one.`,
+      { table, column },
+    )
+  },
+
+  /** An assignment to the version column. */
+  versionAssigned(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} is the version column: pipeflush increments it on every update.`,
+      { table, column },
+    )
+  },
+
+  /** `delete entity.prop`. */
+  propertyDeleted(table: string, prop: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot delete property ${prop} of a ${table} entity; assign null instead.`,
+      { table },
+    )
+  },
+
+  /** `Object.defineProperty` on an entity. */
+  propertyDefined(table: string, prop: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Cannot define property ${prop} on a ${table} entity.`, {
+      table,
+    })
+  },
+
+  /** A key of a single-column key that is no key (`shown`: the value given). */
+  keyNeeded(table: string, column: string, shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `A key of ${table} is needed, not ${shown}.`, {
+      table,
+      column,
+    })
+  },
+
+  /** A single value given for a composite key. */
+  compositeKeyNeeded(table: string, keyColumns: readonly string[], shown: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table} has a composite primary key (${keyColumns.join(', ')}): pass an object of them, not ${shown}.`,
+      { table },
+    )
+  },
+
+  /** A key object lacking one of its columns. */
+  keyColumnLacking(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `The key of ${table} lacks its column "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** A value no column can store, met when taking a snapshot. */
+  unstorableValue(table: string, column: string, cause: unknown): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
+      { table, column, cause },
+    )
+  },
+
+  /** `upsert(table)` with an empty conflict list. */
+  upsertConflictUnnamed(table: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `upsert(${table}): name the conflict columns.`, { table })
+  },
+
+  /** `merge(table)` of a row lacking a column. */
+  mergeColumnMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `merge(${table}): the row lacks column "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** A stored row given without its whole primary key. */
+  storedKeyMissing(table: string, keyColumns: readonly string[]): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A stored ${table} row needs its primary key (${keyColumns.join(', ')}).`,
+      { table },
+    )
+  },
+
+  /** A row whose key is already managed by the entity manager (`shown`: the key as messages show it). */
+  alreadyManaged(table: string, shown: string, key: unknown): PipeflushError {
+    return new PipeflushError(
+      'DUPLICATE_KEY',
+      `A ${table} with key ${shown} is already managed by this entity manager.`,
+      { table, keys: [key] },
+    )
+  },
+
+  /** An entity of another entity manager, or no entity. */
+  notThisManager(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      'Not an entity of this entity manager (create, find or load it with this one).',
+    )
+  },
+
+  /** An identifier that is not a non-empty string. */
+  identifierNotString(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `an identifier must be a non-empty string, not ${shown}`)
+  },
+
+  /** An identifier PostgreSQL cannot take (`why`). */
+  invalidIdentifier(shown: string, why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `the identifier ${shown} ${why}`)
+  },
+
+  /** A text[] parameter PostgreSQL cannot take (`why`). */
+  invalidTextArrayParam(why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)
+  },
+
+  /** A SQL string literal PostgreSQL cannot take (`why`). */
+  invalidSqlLiteral(why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `a SQL string literal ${why}`)
+  },
+
+  /** A value that cannot be stored exactly in its column (`message` names where). */
+  invalidValue(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', message, details)
   },
 
   /** A configuration value out of range or of the wrong kind. */

@@ -22,7 +22,7 @@ export type { ErrorCode, PipeflushErrorDetails } from './errors.ts'
 export { isPipeflushError, PipeflushError } from './errors.ts'
 export { flushLogDdl } from './flush/flush-log.ts'
 export type { FlushReport } from './flush/flush-report.ts'
-export type { PipelineMode } from './flush/modes.ts'
+export type { PipelineMode } from './flush/pipeline-mode.ts'
 export { type BeforeFlushChanges, MAX_HOOK_ROUNDS } from './hooks/flush-hooks.ts'
 export type { ForkOptions } from './options.ts'
 

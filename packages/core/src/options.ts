@@ -1,5 +1,5 @@
 import { errors } from './errors.ts'
-import type { PipelineMode } from './flush/modes.ts'
+import type { PipelineMode } from './flush/pipeline-mode.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
 import type { Logger } from './observe/logger.ts'
 import { loggerOption } from './observe/logger.ts'

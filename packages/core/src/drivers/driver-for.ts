@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { Driver } from './driver.ts'
 import { isPgPool, PgAdapter } from './pg/pg-adapter.ts'
 import { isPostgresJs, PostgresJsAdapter } from './postgres-js/postgres-js-adapter.ts'
@@ -30,10 +30,7 @@ export function driverFor(client: unknown): Driver {
       return driver
     }
   }
-  throw new PipeflushError(
-    'INVALID_CONFIG',
-    `${describeClient(client)} is not a client pipeflush can use. ${CLIENT_ADVICE}`,
-  )
+  throw errors.notAClient(describeClient(client), CLIENT_ADVICE)
 }
 
 /** What to pass instead, for messages. */

@@ -1,5 +1,5 @@
 import type { Driver } from '../drivers/driver.ts'
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { type ReadContext, runRead } from '../read/run-read.ts'
 import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
 import { describeValue } from '../values/location.ts'
@@ -31,7 +31,7 @@ export function flushLogDdl(name: string): string {
  */
 export function flushLogSqlName(name: string): string {
   if (typeof name !== 'string' || name === '') {
-    throw new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${describeValue(name)}.`)
+    throw errors.flushLogName(describeValue(name))
   }
   const dot = name.indexOf('.')
   return dot < 0
@@ -43,7 +43,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 function checkFlushId(flushId: string): void {
   if (typeof flushId !== 'string' || !UUID.test(flushId)) {
-    throw new PipeflushError('INVALID_VALUE', `A flush id is a uuid, not ${describeValue(flushId)}.`)
+    throw errors.flushIdNotUuid(describeValue(flushId))
   }
 }
 
@@ -87,10 +87,7 @@ export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string)
             ? 'has no primary key or unique index on "flush_id" alone'
             : undefined
   if (problem !== undefined) {
-    throw new PipeflushError(
-      'INVALID_CONFIG',
-      `The flush log table ${sqlName} ${problem}. Create it with: ${flushLogDdl(name)};`,
-    )
+    throw errors.flushLogTable(sqlName, problem, flushLogDdl(name))
   }
 }
 

@@ -1,5 +1,5 @@
 import type { PipeflushError } from '../errors.ts'
-import type { PipelineMode } from './modes.ts'
+import type { PipelineMode } from './pipeline-mode.ts'
 
 /** What a flush did. */
 export interface FlushReport {

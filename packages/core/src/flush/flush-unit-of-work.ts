@@ -1,238 +1,135 @@
 import { randomUUID } from 'node:crypto'
-import type { Driver } from '../drivers/driver.ts'
-import { assignIds, idNeed, type ProvisionalIds, provisionalIds } from '../ids/assign-ids.ts'
-import type { IdAllocator, IdQuery } from '../ids/id-allocator.ts'
-import { rebindFlush } from '../ids/rebind-plan.ts'
-import { withCopies } from '../plan/copy-statements.ts'
-import { planFlush, planSummary } from '../plan/plan-flush.ts'
-import { type ServerValuesPolicy, withServerValues } from '../plan/server-values.ts'
+import { assignIds, idNeed, placeholderIn, provisionalIds } from '../ids/assign-ids.ts'
+import { fetchIds } from '../ids/fetch-ids.ts'
+import type { IdQuery } from '../ids/id-allocator.ts'
+import { completePlan, givesAssignedId } from '../plan/complete-plan.ts'
+import type { IdSource } from '../plan/draft.ts'
+import { draftFlush } from '../plan/draft-flush.ts'
+import { pendingInput } from '../plan/pending-input.ts'
+import { planSummary } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import type { HeldTransaction } from '../read/held-transaction.ts'
-import type { SchemaModel } from '../schema/model.ts'
-import { type PendingChanges, toChangeSet } from '../track/changes.ts'
+import type { PendingChanges } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
-import type { SentValues, UnitOfWork } from '../unit-of-work/unit-of-work.ts'
-import { columnarPlan, encodeColumnar } from './columnar-inserts.ts'
-import { flushLogInsert } from './flush-log.ts'
+import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { withFlushConnection } from './flush-connection.ts'
 import type { FlushReport } from './flush-report.ts'
-import type { PipelineMode } from './modes.ts'
-import { runFlush } from './run-flush.ts'
+import type { FlushSession } from './flush-session.ts'
+import type { FlushSettings } from './flush-settings.ts'
+import { sendByMode } from './modes.ts'
 import { serverFilled } from './server-filled.ts'
 
-/** What flushes of one client share. */
-export interface FlushContext {
-  readonly driver: Driver
-  readonly schema: SchemaModel
-  readonly ids: IdAllocator
-  readonly mode: PipelineMode
-  readonly timeoutMs: number
-  /** Name pipelined statements (prepared once per connection). */
-  readonly named: boolean
-  /** Send a `burst` as named pipelined statements instead of one simple-protocol message. */
-  readonly preparedBurst: boolean
-  /** The quoted SQL name of the flush log table, when configured. */
-  readonly flushLog: string | undefined
-  /** Which tables read back the values the server fills. */
-  readonly serverValues: ServerValuesPolicy
-  /** Inserts of at least this many rows go as COPY (Infinity: never). */
-  readonly copyRows: number
+/** The ids of a flush's rows, once assigned: the value each row holds. */
+const assigned: IdSource = (state, column) => state.row[column]
+
+/** What one flush tells its caller while it runs, beside the settings. */
+export interface FlushObserver {
   /** Told the plan the flush sends, once it is known, before it is sent (for logs and spans). */
   readonly onPlanned?: ((plan: FlushPlan) => void) | undefined
   /** The unit of work's open locking transaction: the flush commits it (see `HeldTransaction`). */
   readonly held?: HeldTransaction | undefined
 }
 
-/** The plan of a flush and what it sends of each entity (their snapshots once it committed). */
-interface Prepared {
-  readonly plan: FlushPlan
-  readonly sent: SentValues
-  /** Completes `sent` while the flush is sent, in slices (see `columnarPlan`). */
-  readonly whileSending?: () => Promise<void>
-}
-
 /**
  * Flushes a unit of work, top to bottom:
- * 1. its pending changes (nothing to write: nothing is sent);
- * 2. validated and planned before anything is sent: with this flush's ids when the id pool has them,
- *    else with placeholders, the real ids being fetched on the flush's connection first (a flush of
- *    plain inserts then rebinds its plan to them, unless the unit of work was edited meanwhile; any
- *    other plans again: see `rebindFlush`). A flush of plain inserts into unrelated tables is encoded
- *    column by column instead, and planned from those columns once the ids are assigned (see
- *    `columnar-inserts.ts`);
- * 3. sent on one connection, in one transaction (see `run-flush.ts`), what it sends of each entity
- *    completed meanwhile when that was left for then;
- * 4. once committed, the unit of work takes what was sent as its state. On failure it is left as it
- *    was (ids already assigned stay), so flushing again retries.
+ * 1. takes its pending changes (nothing to write: nothing is sent);
+ * 2. plans what does not depend on the ids, before anything is sent: every value validated and
+ *    encoded, the statements ordered in waves, a new row's id not assigned yet a slot (`draftFlush`);
+ * 3. reserves a connection, and on it:
+ * 4. assigns the ids, from the pool, or fetched on the connection first when the pool is short (an
+ *    entity edited meanwhile: planned again, so that the edit is sent);
+ * 5. completes the plan with them (`completePlan`; planned again when a value the application gave
+ *    is one of them);
+ * 6. sends it by mode, in one transaction (see `modes.ts`);
+ * 7. once committed, the unit of work takes what was sent, and what the server filled, as its state.
+ *    On failure it is left as it was (ids already assigned stay), so flushing again retries.
  *
  * @example
- * const report = await flushUnitOfWork(uow, context)
+ * const report = await flushUnitOfWork(uow, settings)
  */
-export async function flushUnitOfWork(uow: UnitOfWork, context: FlushContext): Promise<FlushReport> {
+export async function flushUnitOfWork(
+  uow: UnitOfWork,
+  settings: FlushSettings & FlushObserver,
+): Promise<FlushReport> {
   const started = performance.now()
   const flushId = randomUUID()
   const pending = uow.pending()
-  const editsAtPending = uow.edits
+  const edits = uow.edits
   const counts = {
     inserted: pending.inserts.length,
     updated: pending.updates.length,
     deleted: pending.deletes.length,
     upserted: pending.upserts.length,
   }
-  const base = { flushId, mode: context.mode, driver: context.driver.name, ...counts }
+  const base = { flushId, mode: settings.mode, driver: settings.driver.name, ...counts }
   if (counts.inserted + counts.updated + counts.deleted + counts.upserted === 0) {
-    // Nothing to write; a locking transaction still ends, its locks with it.
-    const roundTrips = context.held === undefined ? 0 : await context.held.finish(context.timeoutMs)
-    return {
-      ...base,
-      roundTrips,
-      connectRoundTrips: 0,
-      connected: false,
-      idFetch: false,
-      statements: 0,
-      waves: 0,
-      durationMs: performance.now() - started,
-    }
+    // Nothing to write; a locking transaction still ends (COMMIT), its locks with it.
+    const roundTrips = settings.held === undefined ? 0 : await settings.held.finish(settings.timeoutMs)
+    const nothing = { roundTrips, connectRoundTrips: 0, connected: false, idFetch: false }
+    return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }
+  const { schema, ids } = settings
+  let draft = draftFlush(schema, pendingInput(pending, uow))
   const rows = newRows(pending)
   const need = idNeed(rows)
-  const idFetch = context.ids.missing(need).size > 0
-  const columnar = plainInserts(pending) ? encodeColumnar(pending.inserts, context) : undefined
-  let ready: Prepared | undefined
-  let provisional: Provisional | undefined
-  if (idFetch) {
-    if (columnar === undefined) provisional = planWithPlaceholders(uow, context.schema, pending, rows)
-  } else {
-    assignIds(rows, need, context.ids)
-    ready = (columnar && columnarPlan(columnar)) ?? prepare(uow, context, pending)
-  }
+  const idFetch = ids.missing(need).size > 0
   const upsertCount = uow.upsertCount
-  const result = await runFlush({
-    driver: context.driver,
-    mode: context.mode,
+  const used = await withFlushConnection(
+    settings,
     flushId,
-    timeoutMs: context.timeoutMs,
-    named: context.named,
-    preparedBurst: context.preparedBurst,
-    opening: flushLogInsert(context.flushLog, flushId),
-    fetchIds: idFetch ? (query) => takeIds(context.ids, need, rows, query) : undefined,
-    prepare: () => {
-      const prepared =
-        ready ??
-        (uow.edits === editsAtPending
-          ? columnar
-            ? columnarPlan(columnar)
-            : rebound(provisional, pending, context)
-          : undefined) ??
-        prepare(uow, context, pending)
-      context.onPlanned?.(prepared.plan)
-      return prepared
+    async (fs) => {
+      if (idFetch) await fetchIds(queryOn(fs), ids, need)
+      assignIds(rows, need, ids)
+      if (idFetch && uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
+      if (givesAssignedId(draft, assigned)) draft = draftFlush(schema, pendingInput(pending, uow))
+      const { plan, sent } = completePlan(draft, assigned, settings)
+      settings.onPlanned?.(plan)
+      const returned = await sendByMode(fs, plan, settings, flushId)
+      return { plan, sent, returned }
     },
-    whileSending: async (prepared) => prepared.whileSending?.(),
-    held: context.held,
-  })
-  const { plan, sent } = result.prepared
-  const filled = serverFilled(context.schema, plan, result.returned, sent, pending.inserts)
-  uow.applyFlushed(pending, sent, upsertCount, filled, editsAtPending)
+    settings.held,
+  )
+  const { plan, sent, returned } = used.value
+  const filled = serverFilled(schema, plan, returned, sent, pending.inserts)
+  uow.applyFlushed(pending, sent, upsertCount, filled, edits)
   return {
     ...base,
-    roundTrips: result.roundTrips,
-    connectRoundTrips: result.connectRoundTrips,
-    connected: result.opened,
+    roundTrips: used.roundTrips,
+    connectRoundTrips: used.connectRoundTrips,
+    connected: used.opened,
     idFetch,
     statements: plan.waves.reduce((n, w) => n + w.length, 0),
     waves: plan.waves.length,
     durationMs: performance.now() - started,
-    bytesSent: result.bytes?.sent,
-    bytesReceived: result.bytes?.received,
+    bytesSent: used.bytes?.sent,
+    bytesReceived: used.bytes?.received,
     summary: planSummary(plan),
   }
 }
 
 /**
  * The plan the next flush of `uow` would send, ids not yet assigned shown as placeholders (`-1`,
- * `-2`...). Validates every value.
+ * `-2`...): the flush's planner, given those instead of ids. Validates every value; assigns nothing.
+ *
+ * @example
+ * formatPlan(planUnitOfWork(uow, settings))
  */
-export function planUnitOfWork(uow: UnitOfWork, context: PlanContext): FlushPlan {
-  const pending = uow.pending()
-  const changes = toChangeSet(pending, uow, provisionalIds(newRows(pending)))
-  return finishPlan(planFlush(context.schema, changes), context)
-}
-
-/** What turns a change set's plan into what a flush sends. */
-type PlanContext = Pick<FlushContext, 'schema' | 'serverValues' | 'copyRows'>
-
-/** `plan` reading back the values the server fills, its large inserts sent as COPY. */
-function finishPlan(plan: FlushPlan, context: PlanContext): FlushPlan {
-  const reading = withServerValues(plan, context.schema, context.serverValues)
-  return withCopies(reading, context.schema, context.copyRows)
-}
-
-/** The plan and the sent values, from the unit of work as it is now (ids assigned). */
-function prepare(uow: UnitOfWork, context: PlanContext, pending: PendingChanges): Prepared {
-  const changes = toChangeSet(pending, uow)
-  return {
-    plan: finishPlan(planFlush(context.schema, changes), context),
-    sent: uow.sentValues(pending, changes),
-  }
-}
-
-/** A plan made with placeholder ids, what it sends of each entity, and the placeholders. */
-interface Provisional {
-  readonly plan: FlushPlan
-  /** Taken with the plan only when it may be rebound (plain inserts). */
-  readonly sent: SentValues | undefined
-  readonly ids: ProvisionalIds
-}
-
-/**
- * Plans with placeholder ids: bad input fails before anything is sent, the id fetch included. The
- * plan is kept: once the ids are fetched, a flush of plain inserts rebinds it to them instead of
- * planning again (`rebindFlush`).
- */
-function planWithPlaceholders(
+export function planUnitOfWork(
   uow: UnitOfWork,
-  schema: SchemaModel,
-  pending: PendingChanges,
-  rows: readonly EntityState[],
-): Provisional {
-  const ids = provisionalIds(rows)
-  const changes = toChangeSet(pending, uow, ids)
-  const plan = planFlush(schema, changes)
-  return { plan, ids, sent: plainInserts(pending) ? uow.sentValues(pending, changes) : undefined }
+  settings: Pick<FlushSettings, 'schema' | 'serverValues' | 'copyRows'>,
+): FlushPlan {
+  const pending = uow.pending()
+  const draft = draftFlush(settings.schema, pendingInput(pending, uow))
+  const placeholders = provisionalIds(newRows(pending))
+  return completePlan(draft, (state, column) => placeholderIn(placeholders, state, column), settings).plan
 }
 
-/** The placeholder plan rebound to the ids fetched, finished as {@link prepare} would; or undefined. */
-function rebound(
-  provisional: Provisional | undefined,
-  pending: PendingChanges,
-  context: PlanContext,
-): Prepared | undefined {
-  if (provisional?.sent === undefined) return undefined
-  const done = rebindFlush(provisional.plan, provisional.sent, pending, provisional.ids)
-  return done && { plan: finishPlan(done.plan, context), sent: done.sent }
-}
-
-/**
- * Fills the id pool on the flush's connection (other flushes share the pool and may take ids
- * meanwhile, hence up to three fetches), then takes this flush's ids at once.
- */
-async function takeIds(
-  ids: IdAllocator,
-  need: ReadonlyMap<string, number>,
-  rows: readonly EntityState[],
-  query: IdQuery,
-): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    const short = ids.missing(need)
-    if (short.size === 0) break
-    await ids.fill(query, short)
+/** One simple-protocol query on the flush's connection: its rows. */
+function queryOn(fs: FlushSession): IdQuery {
+  return async (text) => {
+    const { rowSets } = await fs.simple(text, { rowSets: 1 })
+    return rowSets[rowSets.length - 1] ?? []
   }
-  assignIds(rows, need, ids)
-}
-
-/** Whether `pending` holds inserts only. */
-function plainInserts(pending: PendingChanges): boolean {
-  return pending.updates.length + pending.deletes.length + pending.upserts.length === 0
 }
 
 /** The new rows of a flush, inserts then upserts: the rows that may need ids. */

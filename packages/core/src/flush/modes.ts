@@ -7,12 +7,11 @@ import type {
 } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
+import { flushLogInsert } from './flush-log.ts'
 import type { FlushSession } from './flush-session.ts'
+import type { FlushSettings } from './flush-settings.ts'
 import { firstRejection, someServerRejection, statementError } from './outcome.ts'
 import { hasCopy, pipelined, SEPARATOR, simpleBatch, statementAt } from './statement-text.ts'
-
-/** How a flush is sent. */
-export type PipelineMode = 'off' | 'waves' | 'burst'
 
 /**
  * The rows each statement of the plan returned, in `plan.waves.flat()` order: undefined for the
@@ -20,24 +19,43 @@ export type PipelineMode = 'off' | 'waves' | 'burst'
  */
 export type ReturnedRows = readonly (readonly Row[] | undefined)[]
 
-/** What a mode needs besides the session: the plan and how to open the transaction. */
-export interface ModeInput {
+/** The settings a mode sends with (see {@link FlushSettings}). */
+type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'>
+
+/** What a mode sends: the plan of the flush `flushId`, and the flush log's insert first (see `flushLogInsert`). */
+interface Sending {
   readonly plan: FlushPlan
   readonly flushId: string
-  /** Statements that open the flush inside its transaction (the flush log's insert), as SQL text. */
-  readonly opening: readonly string[]
-  /** Name pipelined statements (prepared once per connection). */
-  readonly named: boolean
-  /**
-   * `burst` on a session that pipelines: BEGIN, named statements and COMMIT pipelined, instead of one
-   * simple-protocol message.
-   */
-  readonly preparedBurst: boolean
+  /** The flush log's insert, sent first inside the transaction (none without a flush log). */
+  readonly logged: readonly string[]
+  readonly settings: ModeSettings
   /**
    * The transaction is open already (a locking read began it on this connection): no BEGIN; the
    * statements and COMMIT only.
    */
-  readonly inTransaction?: boolean | undefined
+  readonly inTransaction: boolean
+}
+
+/**
+ * Sends the plan of the flush `flushId` on `fs` in `settings.mode`, the flush log's insert first
+ * inside its transaction: the rows each statement returned (see {@link ReturnedRows}).
+ *
+ * @example
+ * const returned = await sendByMode(fs, plan, settings, flushId)
+ */
+export function sendByMode(
+  fs: FlushSession,
+  plan: FlushPlan,
+  settings: ModeSettings & Pick<FlushSettings, 'mode'>,
+  flushId: string,
+): Promise<ReturnedRows> {
+  const logged = flushLogInsert(settings.flushLog, flushId)
+  const sending: Sending = { plan, flushId, logged, settings, inTransaction: fs.continued }
+  return settings.mode === 'burst'
+    ? sendBurst(fs, sending)
+    : settings.mode === 'waves'
+      ? sendWaves(fs, sending)
+      : sendOff(fs, sending)
 }
 
 /**
@@ -52,27 +70,27 @@ export interface ModeInput {
  * outcome unknown unless the server already rejected a statement. A plan with an insert sent as COPY
  * (`statement.copy`) goes as the one message, the COPY data written right behind it.
  */
-export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
+async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
   const statements = input.plan.waves.flat()
-  if (fs.session.pipeline && input.preparedBurst && !hasCopy(statements)) {
+  if (fs.session.pipeline && input.settings.preparedBurst && !hasCopy(statements)) {
     const begin: PipelinedStatement[] = input.inTransaction ? [] : [{ text: 'begin', params: [] }]
     const batch: PipelinedStatement[] = [
       ...begin,
-      ...input.opening.map((text) => ({ text, params: [] })),
-      ...statements.map((s) => pipelined(s, input.named)),
+      ...input.logged.map((text) => ({ text, params: [] })),
+      ...statements.map((s) => pipelined(s, input.settings.named)),
       { text: 'commit', params: [] },
     ]
     const planned = [
       ...begin.map(() => undefined),
-      ...input.opening.map(() => undefined),
+      ...input.logged.map(() => undefined),
       ...statements,
       undefined,
     ]
     const results = await fs.pipeline(batch, { commits: true })
     settlePipelined(fs, results, planned, input.flushId)
-    return pipelinedRows(statements, results.slice(begin.length + input.opening.length))
+    return pipelinedRows(statements, results.slice(begin.length + input.logged.length))
   }
-  const batch = simpleBatch([...input.opening, ...statements])
+  const batch = simpleBatch([...input.logged, ...statements])
   const rowSets = rowSetCount(statements)
   try {
     if (!input.inTransaction) {
@@ -98,7 +116,7 @@ export async function sendBurst(fs: FlushSession, input: ModeInput): Promise<Ret
  * `waves`: BEGIN, then each wave's statements together (pipelined, or one simple-protocol message),
  * then COMMIT, each awaited: 2 + waves round trips.
  */
-export async function sendWaves(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
+async function sendWaves(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
   const rows: (readonly Row[] | undefined)[] = []
   await inTransaction(fs, input, async () => {
     for (const wave of input.plan.waves) rows.push(...(await sendTogether(fs, wave, input)))
@@ -107,7 +125,7 @@ export async function sendWaves(fs: FlushSession, input: ModeInput): Promise<Ret
 }
 
 /** `off`: BEGIN, every statement, COMMIT, each awaited (what ORMs do): 2 + statements round trips. */
-export async function sendOff(fs: FlushSession, input: ModeInput): Promise<ReturnedRows> {
+async function sendOff(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
   const rows: (readonly Row[] | undefined)[] = []
   await inTransaction(fs, input, async () => {
     for (const statement of input.plan.waves.flat())
@@ -124,10 +142,10 @@ export async function sendOff(fs: FlushSession, input: ModeInput): Promise<Retur
 async function sendTogether(
   fs: FlushSession,
   statements: readonly PlannedStatement[],
-  input: ModeInput,
+  input: Sending,
 ): Promise<ReturnedRows> {
   if (fs.session.pipeline && !hasCopy(statements)) {
-    const results = await fs.pipeline(statements.map((s) => pipelined(s, input.named)))
+    const results = await fs.pipeline(statements.map((s) => pipelined(s, input.settings.named)))
     const failure = firstRejection(results, statements, input.flushId)
     if (failure) {
       fs.serverRejected = true
@@ -147,12 +165,12 @@ async function sendTogether(
 }
 
 /**
- * BEGIN (with the opening statements) awaited, `body`, then COMMIT awaited and checked. After a
+ * BEGIN (with the flush log's insert) awaited, `body`, then COMMIT awaited and checked. After a
  * statement failed, a ROLLBACK ends the transaction before the connection goes back to the pool.
  */
-async function inTransaction(fs: FlushSession, input: ModeInput, body: () => Promise<void>): Promise<void> {
+async function inTransaction(fs: FlushSession, input: Sending, body: () => Promise<void>): Promise<void> {
   try {
-    const opening = input.inTransaction ? input.opening : ['begin', ...input.opening]
+    const opening = input.inTransaction ? input.logged : ['begin', ...input.logged]
     try {
       if (opening.length > 0) await fs.simple(opening.join(SEPARATOR), { rowSets: 0 })
     } catch (e) {
@@ -206,8 +224,8 @@ function pipelinedRows(
 
 /**
  * The rows of the statements that return some, from a simple-protocol answer: every update and
- * delete answers one row set (its row count), an insert one when it has a returning list; the opening
- * statements answer none.
+ * delete answers one row set (its row count), an insert one when it has a returning list; the flush
+ * log's insert answers none.
  */
 function simpleRows(statements: readonly PlannedStatement[], result: SimpleResult): ReturnedRows {
   let next = 0

@@ -24,10 +24,16 @@ export function statementError(
 ): PipeflushError {
   const stale = parseStaleError({ code: e.sqlState, message: e.message })
   if (stale) {
-    return new PipeflushError(
-      'OPTIMISTIC_LOCK',
-      `Optimistic lock failed on ${stale.table}: ${statement?.kind ?? 'write'} of row(s) ${stale.keys.map(describeKeyText).join(', ')} matched no row (changed or deleted by another transaction). Nothing was committed.`,
-      { table: stale.table, keys: stale.keys, sqlState: e.sqlState, flushId, cause: e.cause },
+    return errors.optimisticLock(
+      stale.table,
+      statement?.kind ?? 'write',
+      stale.keys.map(describeKeyText).join(', '),
+      stale.keys,
+      {
+        sqlState: e.sqlState,
+        flushId,
+        cause: e.cause,
+      },
     )
   }
   const table = statement?.table ?? e.table
@@ -35,26 +41,25 @@ export function statementError(
   if (e.sqlState === READ_ONLY) return errors.readOnlyServer(what, e, { table, flushId })
   if (e.sqlState?.startsWith('23')) {
     // The server's DETAIL (`Key (number)=(4111...) already exists.`) stays on the error, out of the message.
-    return new PipeflushError(
-      'CONSTRAINT_VIOLATION',
-      `${what} violated ${e.constraint ? `constraint "${e.constraint}"` : 'a constraint'}: ${e.message}. Nothing was committed.`,
-      {
-        table,
-        constraint: e.constraint,
-        sqlState: e.sqlState,
-        keys: statement?.keys,
-        column: e.column,
-        flushId,
-        detail: e.detail,
-        cause: e.cause,
-      },
-    )
+    return errors.constraintViolation(what, e.message, {
+      table,
+      constraint: e.constraint,
+      sqlState: e.sqlState,
+      keys: statement?.keys,
+      column: e.column,
+      flushId,
+      detail: e.detail,
+      cause: e.cause,
+    })
   }
-  return new PipeflushError(
-    'STATEMENT_FAILED',
-    `${what} failed: ${serverMessage(e.message, e.sqlState)}. Nothing was committed.`,
-    { table, sqlState: e.sqlState, keys: statement?.keys, flushId, detail: e.detail, cause: e.cause },
-  )
+  return errors.statementFailed(what, serverMessage(e.message, e.sqlState), {
+    table,
+    sqlState: e.sqlState,
+    keys: statement?.keys,
+    flushId,
+    detail: e.detail,
+    cause: e.cause,
+  })
 }
 
 /**
@@ -114,14 +119,7 @@ export function interruptionError(
   const why = driverError?.message ?? 'the connection ended'
   if (driverError?.kind === 'server') return statementError(driverError, undefined, flushId)
   if (driverError?.kind === 'client') {
-    return new PipeflushError(
-      'STATEMENT_FAILED',
-      `The driver refused the flush: ${why}. Nothing was committed.`,
-      {
-        flushId,
-        cause: driverError.cause,
-      },
-    )
+    return errors.driverRefused(flushId, why, driverError.cause)
   }
   return unknownOutcome
     ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)

@@ -1,4 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
 import { failSpan, inSpan, startSpan } from '../observe/tracing.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
@@ -74,10 +74,7 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
     }
     if (uow.edits === edits) return
   }
-  throw new PipeflushError(
-    'HOOK_LOOP',
-    `The flush hooks still changed the unit of work after ${MAX_HOOK_ROUNDS} rounds (a beforeFlush that creates or assigns something on every run?). Nothing was sent; the unit of work is as it was before the hooks ran.`,
-  )
+  throw errors.hookLoop(MAX_HOOK_ROUNDS)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
 
 /**
@@ -195,10 +195,7 @@ export class IdAllocator {
     for (const [seq, n] of need) {
       const free = this.available(seq)
       if (free < n) {
-        throw new PipeflushError(
-          'STATEMENT_FAILED',
-          `The id pool of ${seq} has ${free} ids where ${n} are needed.`,
-        )
+        throw errors.idPoolShort(seq, free, n)
       }
     }
     const out = new Map<string, string[]>()

@@ -1,5 +1,5 @@
 import type { FlushReport } from '../flush/flush-report.ts'
-import type { PipelineMode } from '../flush/modes.ts'
+import type { PipelineMode } from '../flush/pipeline-mode.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import { type Logger, log } from './logger.ts'
 import { failSpan, inSpan, serverAttributes, startSpan } from './tracing.ts'

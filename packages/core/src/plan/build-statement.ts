@@ -1,114 +1,164 @@
+import { errors } from '../errors.ts'
+import { columnOf } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
-import { compareKeyValues } from '../values/index.ts'
-import { type RowDraft, type StatementDraft, serverKeyed } from './drafts.ts'
-import { sortRowsByKey } from './row-order.ts'
-import { updateIsVersioned } from './sql/update-sql.ts'
+import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/index.ts'
+import { copiesRows } from './copy-statements.ts'
+import { valueAt } from './dependency-graph.ts'
+import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
+import { rowLocation } from './row-key.ts'
+import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
+import { type ServerValuesPolicy, statementReading } from './server-values.ts'
+import { copySql } from './sql/copy-sql.ts'
 import { statementForm, statementSql } from './statement-sql.ts'
 import type { PlannedStatement } from './types.ts'
 
-/** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
-function sortByColumns(table: TableModel, names: readonly string[], rows: readonly RowDraft[]): RowDraft[] {
-  const columns = names.map((name) => table.columnsByName.get(name)!)
-  return [...rows].sort((a, b) => {
-    for (const column of columns) {
-      const order = compareKeyValues(a.values[column.name], b.values[column.name], column)
-      if (order !== 0) return order
-    }
-    return 0
-  })
+/** What turns drafts into the statements a flush sends. */
+export interface BuildOptions {
+  /** Which tables read back the values the server fills; undefined: nothing is read back. */
+  readonly serverValues?: ServerValuesPolicy | undefined
+  /** Inserts of at least this many rows go as COPY (Infinity, the default: never). */
+  readonly copyRows?: number | undefined
 }
 
-/** The rows' texts of the draft column at `index`. */
-function columnParam(rows: readonly RowDraft[], index: number): (string | null)[] {
-  const out: (string | null)[] = new Array(rows.length)
-  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.texts[index] ?? null
-  return out
-}
-
-/** The rows' texts of each draft column, in the draft's column order. */
-function columnParams(rows: readonly RowDraft[], columns: readonly string[]): (string | null)[][] {
-  const out: (string | null)[][] = new Array(columns.length)
-  for (let c = 0; c < columns.length; c++) out[c] = columnParam(rows, c)
-  return out
-}
-
-/** The rows' key texts, one parameter per primary key column. */
-function keyParams(rows: readonly RowDraft[], keyColumns: readonly unknown[]): string[][] {
-  return keyColumns.map((_, i) => {
-    const out: string[] = new Array(rows.length)
-    for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.keyTexts[i]!
-    return out
-  })
-}
-
-function keysOf(rows: readonly RowDraft[]): unknown[] {
-  const out: unknown[] = new Array(rows.length)
-  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.key
-  return out
-}
-
-function versionParams(rows: readonly RowDraft[], versioned: boolean): (string | null)[][] {
-  if (!versioned) return []
-  const out: (string | null)[] = new Array(rows.length)
-  for (let r = 0; r < rows.length; r++) out[r] = rows[r]!.versionText
-  return [out]
+/** The id a slot of row `r` stands for. */
+function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unknown {
+  return ids(slotEntity(slot, draft.rows[r]!), slot.column)
 }
 
 /**
- * Turns a draft into its {@link PlannedStatement}: rows sorted by primary key (an insert of rows whose
- * key the server fills keeps their order and lists their `sources`), SQL text from the
- * (table, kind, column set, one row or several) only, the rows' texts of each parameter column in the
- * SQL's order (sent as one `text[]` each, or for one row as the texts themselves).
+ * Writes the ids into the draft's slots: each cell's text (the id encoded for the cell's column),
+ * each sent value, each key. Returns the rows' keys as canonical forms when a key held a slot.
+ */
+function fillSlots(draft: StatementDraft, ids: IdSource): void {
+  const { table, params, paramColumns, snapshots, keys, keyIds } = draft
+  for (let p = 0; p < params.length; p++) {
+    if (!draft.slotted[p]) continue
+    const cells = params[p]!
+    const name = paramColumns[p]!
+    const column = columnOf(table, name)
+    for (let r = 0; r < cells.length; r++) {
+      const cell = cells[r]
+      if (!(cell instanceof Slot)) continue
+      const id = idOf(draft, r, cell, ids)
+      cells[r] = encodeValue(id, column, rowLocation(table, undefined))
+      const snapshot = snapshots?.[r]
+      if (snapshot !== undefined) snapshot[name] = id
+    }
+  }
+  const parts = table.primaryKey.length
+  for (let r = 0; r < keys.length; r++) {
+    if (keyIds[r] !== undefined) continue
+    const key = keys[r]
+    if (key instanceof Slot) {
+      const id = idOf(draft, r, key, ids)
+      keys[r] = id
+      keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
+    } else if (parts > 1 && Array.isArray(key)) {
+      const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
+      keys[r] = filled
+      keyIds[r] = filled.map((part, i) =>
+        part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
+      )
+    }
+  }
+}
+
+/** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
+function conflictOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
+  const { table, upsert } = draft
+  const columns = upsert!.conflict.map((name) => columnOf(table, name))
+  const values = columns.map((column) =>
+    draft.rows.map((_, r) => {
+      const value = valueAt(draft, r, column.name)
+      return value instanceof Slot ? idOf(draft, r, value, ids) : value
+    }),
+  )
+  const order = new Int32Array(draft.rows.length)
+  for (let r = 0; r < order.length; r++) order[r] = r
+  order.sort((a, b) => {
+    for (let c = 0; c < columns.length; c++) {
+      const byColumn = compareKeyValues(values[c]![a], values[c]![b], columns[c]!)
+      if (byColumn !== 0) return byColumn
+    }
+    return a - b
+  })
+  for (let r = 0; r < order.length; r++) if (order[r] !== r) return order
+  return null
+}
+
+/**
+ * The order rows are sent in (see {@link buildStatement}). Rows of one key found while ordering rows
+ * whose ids were just assigned (ids are never given twice: a bug) fail as they would have when drafted.
+ */
+function rowOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
+  if (draft.upsert !== undefined) return conflictOrder(draft, ids)
+  // Rows whose key the server fills keep the plan's order: their keys come back in it.
+  if (serverKeyed(draft)) return null
+  if (draft.order !== undefined) return draft.order
+  const keyIds = draft.keyIds as readonly KeyId[]
+  const order = keyOrder(draft.table, keyIds)
+  const same = repeatedKey(draft.table, keyIds, order)
+  if (same >= 0)
+    throw errors.duplicateNewKey(draft.table.key, JSON.stringify([keyIds[same]].flat()), draft.keys[same])
+  return order
+}
+
+/** A row whose key the row before it in `order` has too, or -1. */
+function repeatedKey(table: TableModel, keyIds: readonly KeyId[], order: Int32Array | null): number {
+  for (let i = 1; i < keyIds.length; i++) {
+    const a = order ? order[i - 1]! : i - 1
+    const b = order ? order[i]! : i
+    if (sameKey(keyIds[a]!, keyIds[b]!)) return b
+  }
+  return -1
+}
+
+/**
+ * Turns a draft into its {@link PlannedStatement} once the ids are known (`ids`): its slots filled,
+ * its rows sorted by primary key (upserts by conflict columns; an insert of rows whose key the server
+ * fills keeps their order and lists their `sources`), the SQL text from the (table, kind, column set,
+ * one row or several) only, the rows' texts of each parameter column in the SQL's order (sent as one
+ * `text[]` each, or for one row as the texts themselves), what it reads back (`serverValues`) and
+ * whether it goes as COPY (`copyRows`). Writes into the draft: a draft is built once.
  *
  * @example
- * buildStatement({ kind: 'delete', table: tag, columns: [], fixup: false, rows }).sql
+ * buildStatement(deleteOfTags, ids, {}).sql
  * // 'with w as (delete from "public"."tag" as t using unnest($1::text[]) as d("id") where ...'
  */
-export function buildStatement(draft: StatementDraft): PlannedStatement {
+export function buildStatement(
+  draft: StatementDraft,
+  ids: IdSource,
+  options: BuildOptions,
+): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
+  fillSlots(draft, ids)
+  const order = rowOrder(draft, ids)
+  const rowCount = draft.rows.length
   const keyless = serverKeyed(draft)
-  // Rows whose key the server fills keep the change set's order: their keys come back in it.
-  const rows = upsert
-    ? sortByColumns(table, upsert.conflict, draft.rows)
-    : keyless
-      ? draft.rows
-      : sortRowsByKey(table, draft.rows)
-  const sql = statementSql(
-    table,
+  const base = {
     kind,
-    draft.columns,
+    table: table.key,
+    rowCount,
+    keys: inOrder(draft.keys, order),
     fixup,
-    upsert,
-    statementForm({ rowCount: rows.length }),
+    columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
+    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount })),
+    ...(upsert ? { upsert } : {}),
+    ...(keyless && !upsert ? { sources: draft.sources } : {}),
+    params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
+  }
+  const reading = kind === 'delete' ? undefined : statementReading(table, base, options.serverValues)
+  if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
+  if (
+    kind === 'insert' &&
+    !upsert &&
+    copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
   )
-  const base = { kind, table: table.key, rowCount: rows.length, keys: keysOf(rows), fixup }
-  if (kind === 'insert') {
-    return {
-      ...base,
-      columns: draft.columns,
-      sql,
-      ...(upsert ? { upsert } : {}),
-      ...(keyless && !upsert ? { sources: rows.map((row) => row.source!) } : {}),
-      params: columnParams(rows, draft.columns),
-    }
-  }
-  if (kind === 'update') {
-    return {
-      ...base,
-      columns: draft.columns,
-      sql,
-      params: [
-        ...keyParams(rows, table.primaryKey),
-        ...columnParams(rows, draft.columns),
-        ...versionParams(rows, updateIsVersioned(table, fixup)),
-      ],
-    }
-  }
-  const versioned = table.versionColumn !== null
-  return {
-    ...base,
-    columns: versioned ? [...table.primaryKey, table.versionColumn!] : [...table.primaryKey],
-    sql,
-    params: [...keyParams(rows, table.primaryKey), ...versionParams(rows, versioned)],
-  }
+    return { ...base, sql: copySql(table, draft.columns), copy: true }
+  return base
+}
+
+/** The columns a delete matches: the key, and the version when the table has one. */
+function deleteColumns(table: TableModel): string[] {
+  return table.versionColumn !== null ? [...table.primaryKey, table.versionColumn] : [...table.primaryKey]
 }

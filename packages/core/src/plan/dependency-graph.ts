@@ -1,6 +1,7 @@
 import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
-import type { RowDraft, StatementDraft } from './drafts.ts'
+import { type InsertInput, Slot, type StatementDraft, type StoredInput, slotEntity } from './draft.ts'
+import { keyPart } from './row-key.ts'
 
 /** A statement must run after another: `from` before `to`, both indexes into one list of drafts. */
 export interface Edge {
@@ -8,9 +9,9 @@ export interface Edge {
   readonly to: number
 }
 
-/** A row of statement `to` that references, through `fk`, a new row of statement `from`. */
+/** Row `row` of statement `to` references, through `fk`, a new row of statement `from`. */
 export interface Reference {
-  readonly row: RowDraft
+  readonly row: number
   readonly fk: ForeignKeyModel
 }
 
@@ -38,14 +39,36 @@ function orderedForeignKeys(table: TableModel): readonly ForeignKeyModel[] {
 /** Per table model, its {@link orderedForeignKeys} (a table model does not change). */
 const ordered = new WeakMap<TableModel, readonly ForeignKeyModel[]>()
 
-/** Finds which insert statement holds the new row with given values in given columns of a table. */
+/**
+ * The value row `r` of `draft` held in `name` when planned (an entity's reference resolved, an id not
+ * assigned yet a slot): a foreign-key, unique or conflict column's value (`draft.values`), else its
+ * key's part; undefined for a column the row does not write.
+ */
+export function valueAt(draft: StatementDraft, r: number, name: string): unknown {
+  const captured = draft.values.get(name)
+  if (captured !== undefined) return captured[r]
+  const { table } = draft
+  const at = table.primaryKey.indexOf(name)
+  return at < 0 ? undefined : keyPart(draft.keys[r], at, table.primaryKey.length)
+}
+
+/**
+ * Finds which insert statement holds the new row with given values in given columns of a table. Ids
+ * not assigned yet are told apart by the entity they belong to: a tuple holding one matches only the
+ * tuple holding the same one.
+ */
 class NewRowIndex {
   readonly #schema: SchemaModel
   readonly #inserts: readonly StatementDraft[]
   /** Keys of the tables with new rows: a foreign key to any other table references no new row. */
   readonly #tables = new Set<string>()
-  /** Per foreign key looked up, its target's new rows by the referenced columns' values. */
-  readonly #indexes = new Map<ForeignKeyModel, Map<string, number>>()
+  /**
+   * Per foreign key looked up, its target's new rows by the referenced columns' values: tuples of
+   * values apart from tuples holding a slot (see {@link tupleId}), which never match each other.
+   */
+  readonly #indexes = new Map<ForeignKeyModel, readonly [Map<string, number>, Map<string, number>]>()
+  /** A number per entity whose id a slot stands for, to name slots in tuples. */
+  readonly #entities = new Map<object, number>()
 
   constructor(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     this.#schema = schema
@@ -68,52 +91,82 @@ class NewRowIndex {
   }
 
   /**
-   * The statement inserting the row of `fk.target` that `values` (in `fk.columns` order) references, if
-   * any. Callers ask {@link targetsNewRows} once per foreign key first, not once per row.
+   * The statement inserting the row of `fk.target` that `values` (in `fk.columns` order, of the row
+   * `row`) references, if any. Callers ask {@link targetsNewRows} once per foreign key first.
    */
-  find(fk: ForeignKeyModel, values: readonly unknown[]): number | undefined {
+  find(fk: ForeignKeyModel, values: readonly unknown[], row: InsertInput | StoredInput): number | undefined {
     const target = this.#schema.tables.get(fk.target)
     if (target === undefined) return undefined
-    const tuple = tupleId(target, fk.targetColumns, values)
-    return tuple === undefined ? undefined : this.#index(fk, target).get(tuple)
+    const tuple = this.#tupleId(target, fk.targetColumns, values, row)
+    if (tuple === undefined) return undefined
+    return this.#index(fk, target)[values.some(isSlot) ? 1 : 0].get(tuple)
   }
 
-  #index(fk: ForeignKeyModel, target: TableModel): Map<string, number> {
+  #index(fk: ForeignKeyModel, target: TableModel): readonly [Map<string, number>, Map<string, number>] {
     let index = this.#indexes.get(fk)
     if (index !== undefined) return index
     const columns = fk.targetColumns
-    index = new Map()
+    const known = new Map<string, number>()
+    const slotted = new Map<string, number>()
     this.#inserts.forEach((draft, i) => {
       if (draft.table !== target) return
-      for (const row of draft.rows) {
-        const tuple = tupleId(
-          target,
-          columns,
-          columns.map((name) => row.values[name]),
-        )
-        if (tuple !== undefined) index.set(tuple, i)
+      for (let r = 0; r < draft.rows.length; r++) {
+        const values = columns.map((name) => valueAt(draft, r, name))
+        const tuple = this.#tupleId(target, columns, values, draft.rows[r]!)
+        if (tuple !== undefined) (values.some(isSlot) ? slotted : known).set(tuple, i)
       }
     })
+    index = [known, slotted]
     this.#indexes.set(fk, index)
     return index
   }
+
+  /**
+   * Canonical id of key values in `columns` of `table` (`row`: whose own id an own slot is);
+   * undefined when one is missing or null. No canonical form holds a NUL character, so the joined
+   * forms are unambiguous; a tuple holding a slot is written in another form (each part marked and
+   * its length given, a slot by the number of its entity and its column), looked up apart.
+   */
+  #tupleId(
+    table: TableModel,
+    columns: readonly string[],
+    values: readonly unknown[],
+    row: InsertInput | StoredInput,
+  ) {
+    let id = ''
+    let slotted = false
+    for (let i = 0; i < columns.length; i++) {
+      const value = values[i]
+      if (value === undefined || value === null) return undefined
+      if (value instanceof Slot) slotted = true
+    }
+    for (let i = 0; i < columns.length; i++) {
+      const value = values[i]
+      const column = table.columnsByName.get(columns[i]!)
+      if (column === undefined) return undefined
+      if (!slotted) {
+        id = i === 0 ? normalizeKeyValue(value, column) : `${id}\u0000${normalizeKeyValue(value, column)}`
+        continue
+      }
+      if (value instanceof Slot) {
+        const entity = slotEntity(value, row)
+        let n = this.#entities.get(entity)
+        if (n === undefined) {
+          n = this.#entities.size
+          this.#entities.set(entity, n)
+        }
+        id += `\u0000#${n}.${value.column.length}:${value.column}`
+      } else {
+        const text = normalizeKeyValue(value, column)
+        id += `\u0000=${text.length}:${text}`
+      }
+    }
+    return id
+  }
 }
 
-/** Canonical id of key values in `columns` of `table`; undefined when one is missing or null. */
-function tupleId(
-  table: TableModel,
-  columns: readonly string[],
-  values: readonly unknown[],
-): string | undefined {
-  let id = ''
-  for (let i = 0; i < columns.length; i++) {
-    const value = values[i]
-    const column = table.columnsByName.get(columns[i]!)
-    if (value === undefined || value === null || column === undefined) return undefined
-    // No canonical form holds a NUL character (PostgreSQL text cannot), so the joined forms are unambiguous.
-    id = i === 0 ? normalizeKeyValue(value, column) : `${id}\u0000${normalizeKeyValue(value, column)}`
-  }
-  return id
+function isSlot(value: unknown): boolean {
+  return value instanceof Slot
 }
 
 /**
@@ -127,11 +180,9 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
   inserts.forEach((draft, to) => {
     for (const fk of orderedForeignKeys(draft.table)) {
       if (!index.targetsNewRows(fk)) continue
-      for (const row of draft.rows) {
-        const from = index.find(
-          fk,
-          fk.columns.map((name) => row.values[name]),
-        )
+      for (let r = 0; r < draft.rows.length; r++) {
+        const values = fk.columns.map((name) => valueAt(draft, r, name))
+        const from = index.find(fk, values, draft.rows[r]!)
         if (from === undefined || from === to) continue
         const id = `${from}>${to}`
         let edge = edges.get(id)
@@ -139,7 +190,7 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
           edge = { from, to, references: [] }
           edges.set(id, edge)
         }
-        edge.references.push({ row, fk })
+        edge.references.push({ row: r, fk })
       }
     }
   })
@@ -171,11 +222,9 @@ export function findUpdateEdges(
         for (const from of index.statementsOf(fk.target)) edges.add(`${from}>${u + updateOffset}`)
         continue
       }
-      for (const row of draft.rows) {
-        const values = fk.columns.map((name) =>
-          Object.hasOwn(row.values, name) ? row.values[name] : row.keyValues[table.primaryKey.indexOf(name)],
-        )
-        const from = index.find(fk, values)
+      for (let r = 0; r < draft.rows.length; r++) {
+        const values = fk.columns.map((name) => valueAt(draft, r, name))
+        const from = index.find(fk, values, draft.rows[r]!)
         if (from !== undefined) edges.add(`${from}>${u + updateOffset}`)
       }
     }

@@ -1,69 +1,77 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
-import { type RowDraft, type StatementDraft, serverKeyed } from './drafts.ts'
-import { rowKeyComparator, sameRowKey } from './row-order.ts'
+import { type StatementDraft, serverKeyed } from './draft.ts'
+import { type KeyId, keyComparator, keyOrder, keyText, sameKey } from './row-order.ts'
 import type { StatementKind } from './types.ts'
 
 /** The key as messages show it: the JSON list of its canonical forms (`["7"]`). */
-function shownKey(row: RowDraft): string {
-  return JSON.stringify(row.keyIds)
+function shownKey(id: KeyId): string {
+  return JSON.stringify(typeof id === 'string' ? [id] : id)
 }
 
-function twiceError(table: TableModel, row: RowDraft, previous: StatementKind, kind: StatementKind) {
-  if (previous === 'insert' && kind === 'insert') {
-    return new PipeflushError(
-      'DUPLICATE_KEY',
-      `Two new rows of "${table.key}" share the key ${shownKey(row)}.`,
-      { table: table.key, keys: [row.key] },
-    )
-  }
-  return new PipeflushError(
-    'INVALID_STATE',
-    `Table "${table.key}": the row ${shownKey(row)} is changed twice (${previous}, then ${kind}) in one change set.`,
-    { table: table.key, keys: [row.key] },
+function twiceError(
+  table: TableModel,
+  id: KeyId,
+  key: unknown,
+  previous: StatementKind,
+  kind: StatementKind,
+) {
+  if (previous === 'insert' && kind === 'insert') return errors.duplicateNewKey(table.key, shownKey(id), key)
+  return errors.invalidChange(
+    table.key,
+    `the row ${shownKey(id)} is changed twice (${previous}, then ${kind}) in one change set.`,
+    { keys: [key] },
   )
 }
 
 /**
- * The rows of a table written by one plain statement, sorted by key in place (the order they are sent
- * in), neighbours compared: no lookup per row. False when the comparator ties two different keys
- * (then the caller looks rows up instead).
+ * The rows of a table written by one plain statement whose every key is known: their key order
+ * (`draft.order`, which the statement is sent in), neighbours compared: no lookup per row. False when
+ * the comparator ties two different keys, or a key is a slot (then the caller looks rows up instead).
  */
 function checkSortedDraft(draft: StatementDraft): boolean {
-  const compare = rowKeyComparator(draft.table)
-  // Rows already in key order (ids taken in order) cost one comparison each: the sort finds one run.
-  const rows = draft.rows.sort(compare)
-  for (let i = 1; i < rows.length; i++) {
-    if (compare(rows[i - 1]!, rows[i]!) !== 0) continue
-    if (!sameRowKey(rows[i - 1]!, rows[i]!)) return false
-    throw twiceError(draft.table, rows[i]!, draft.kind, draft.kind)
+  const ids = draft.keyIds
+  for (let r = 0; r < ids.length; r++) if (ids[r] === undefined) return false
+  const known = ids as readonly KeyId[]
+  const order = keyOrder(draft.table, known)
+  const compare = keyComparator(draft.table)
+  // Rows already in key order (ids taken in order) cost one comparison each.
+  for (let i = 1; i < known.length; i++) {
+    const a = order ? order[i - 1]! : i - 1
+    const b = order ? order[i]! : i
+    if (compare(known[a]!, known[b]!) !== 0) continue
+    if (!sameKey(known[a]!, known[b]!)) return false
+    throw twiceError(draft.table, known[b]!, draft.keys[b], draft.kind, draft.kind)
   }
+  draft.order = order
   return true
 }
 
-/** The rows of a table written by several statements: each key looked up in a map, in kind order. */
+/** The rows of a table written by several statements: each known key looked up in a map, in kind order. */
 function checkByLookup(drafts: readonly StatementDraft[]): void {
   const seen = new Map<string, StatementKind>()
   for (const draft of drafts) {
-    for (const row of draft.rows) {
-      // No canonical form holds a NUL character (PostgreSQL text cannot): joining on it is unambiguous.
-      const id = row.keyIds.length === 1 ? row.keyIds[0]! : row.keyIds.join('\u0000')
-      const previous = seen.get(id)
-      if (previous === undefined) seen.set(id, draft.kind)
+    for (let r = 0; r < draft.keyIds.length; r++) {
+      const id = draft.keyIds[r]
+      if (id === undefined) continue // an id not assigned yet: another than every key given
+      const text = keyText(id)
+      const previous = seen.get(text)
+      if (previous === undefined) seen.set(text, draft.kind)
       // An insert and a delete of one key is the unit of work's business (a replaced row).
       else if (!(previous === 'insert' && draft.kind === 'delete'))
-        throw twiceError(draft.table, row, previous, draft.kind)
+        throw twiceError(draft.table, id, draft.keys[r], previous, draft.kind)
     }
   }
 }
 
 /**
- * Rejects a change set that writes one row twice: two new rows sharing a key (`DUPLICATE_KEY`), a row
+ * Rejects a plan that writes one row twice: two new rows sharing a key (`DUPLICATE_KEY`), a row
  * inserted then updated, updated or deleted twice (`INVALID_STATE`). An insert and a delete of one key
- * pass (the unit of work replaces a removed row that way); rows whose key the server fills are not
- * compared (it is not known yet). A table written by one plain statement (the
- * common case, and every large flush) is checked by sorting its rows by key, which the statement needs
- * anyway: its draft's rows are left in key order.
+ * pass (the unit of work replaces a removed row that way); rows whose key the server fills, and ids not
+ * assigned yet, are not compared (whether an id collides with a key given is checked once the ids are
+ * known: see `completePlan`). A table written by one plain statement whose keys are all known (the
+ * common case, and every large flush of rows given their keys) is checked by sorting its rows by key,
+ * which the statement needs anyway: the order is kept in `draft.order`.
  *
  * @example
  * checkDistinctRows([insertTags, updateAuthors]) // throws DUPLICATE_KEY if two new tags share a key

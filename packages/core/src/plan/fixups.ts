@@ -1,7 +1,6 @@
 import type { TableModel } from '../schema/model.ts'
-import { emptyRow } from '../track/row.ts'
 import type { Edge, InsertEdge } from './dependency-graph.ts'
-import { compareDrafts, type RowDraft, type StatementDraft } from './drafts.ts'
+import { type Cell, compareDrafts, Slot, type StatementDraft } from './draft.ts'
 
 /** Fix-up statements and the inserts each must follow. */
 export interface Fixups {
@@ -23,52 +22,84 @@ export function fixupCost(edge: InsertEdge): number {
   return new Set(edge.references.map((reference) => reference.row)).size
 }
 
+/** A row of an insert whose foreign key columns `columns` go to a fix-up. */
 interface PendingFixup {
-  readonly table: TableModel
-  /** The columns of the row's insert (the order of its texts). */
-  readonly insertColumns: readonly string[]
-  readonly row: RowDraft
+  readonly insert: StatementDraft
+  readonly row: number
   readonly columns: Set<string>
   readonly after: Set<number>
 }
 
+/** An empty fix-up draft of `table` setting `columns` (in table order). */
+function fixupDraft(insert: StatementDraft, columns: readonly string[]): StatementDraft {
+  const { table } = insert
+  return {
+    kind: 'update',
+    table,
+    columns,
+    fixup: true,
+    rows: [],
+    keys: [],
+    keyIds: [],
+    params: [...table.primaryKey, ...columns].map(() => []),
+    paramColumns: [...table.primaryKey, ...columns],
+    slotted: [...table.primaryKey, ...columns].map(() => false),
+    values: new Map(columns.map((name) => [name, []])),
+    snapshots: insert.snapshots === undefined ? undefined : [],
+  }
+}
+
 /**
  * Breaks insert edges: each referencing row inserts the foreign key columns as NULL, and a fix-up UPDATE
- * (one per table and set of columns) sets them once both rows exist. Mutates the rows' texts.
+ * (one per table and set of columns) sets them once both rows exist, with the cells the insert had
+ * (slots included). Mutates the inserts' cells.
  */
 export function breakInsertEdges(inserts: readonly StatementDraft[], broken: readonly InsertEdge[]): Fixups {
-  const pending = new Map<RowDraft, PendingFixup>()
+  const pending = new Map<string, PendingFixup>()
   for (const edge of broken) {
-    const { table, columns: insertColumns } = inserts[edge.to]!
+    const insert = inserts[edge.to]!
     for (const { row, fk } of edge.references) {
-      let fixup = pending.get(row)
+      const id = `${edge.to}:${row}`
+      let fixup = pending.get(id)
       if (fixup === undefined) {
-        fixup = { table, insertColumns, row, columns: new Set(), after: new Set([edge.to]) }
-        pending.set(row, fixup)
+        fixup = { insert, row, columns: new Set(), after: new Set([edge.to]) }
+        pending.set(id, fixup)
       }
       for (const name of fk.columns) fixup.columns.add(name)
       fixup.after.add(edge.from)
     }
   }
   const groups = new Map<string, { draft: StatementDraft; after: Set<number> }>()
-  for (const { table, insertColumns, row, columns, after } of pending.values()) {
+  for (const { insert, row, columns, after } of pending.values()) {
+    const { table } = insert
     const ordered = table.columns.filter((c) => columns.has(c.name)).map((c) => c.name)
-    const values = emptyRow() // a column may be named __proto__
-    const texts: (string | null)[] = []
-    for (const name of ordered) {
-      const at = insertColumns.indexOf(name)
-      values[name] = row.values[name]
-      texts.push(at < 0 ? null : (row.texts[at] ?? null))
-      if (at >= 0) row.texts[at] = null
-    }
     const id = JSON.stringify([table.key, ordered])
     let group = groups.get(id)
     if (group === undefined) {
-      group = { draft: { kind: 'update', table, columns: ordered, fixup: true, rows: [] }, after: new Set() }
+      group = { draft: fixupDraft(insert, ordered), after: new Set() }
       groups.set(id, group)
     }
-    group.draft.rows.push({ ...row, values, texts, versionText: null })
-    for (const insert of after) group.after.add(insert)
+    const { draft } = group
+    draft.rows.push(insert.rows[row]!)
+    draft.keys.push(insert.keys[row])
+    draft.keyIds.push(insert.keyIds[row])
+    draft.snapshots?.push(insert.snapshots?.[row])
+    const keyCount = table.primaryKey.length
+    for (let i = 0; i < keyCount; i++) {
+      const at = insert.columns.indexOf(table.primaryKey[i]!)
+      const cell: Cell = at < 0 ? '' : (insert.params[at]![row] ?? '')
+      draft.params[i]!.push(cell)
+      if (cell instanceof Slot) draft.slotted[i] = true
+    }
+    ordered.forEach((name, i) => {
+      draft.values.get(name)!.push(insert.values.get(name)?.[row])
+      const at = insert.columns.indexOf(name)
+      const cell: Cell = at < 0 ? null : (insert.params[at]![row] ?? null)
+      draft.params[keyCount + i]!.push(cell)
+      if (cell instanceof Slot) draft.slotted[keyCount + i] = true
+      if (at >= 0) insert.params[at]![row] = null
+    })
+    for (const insertIndex of after) group.after.add(insertIndex)
   }
   const sorted = [...groups.values()].sort((a, b) => compareDrafts(a.draft, b.draft))
   return {

@@ -1,9 +1,9 @@
-import type { SchemaModel, TableModel } from '../schema/model.ts'
+import type { TableModel } from '../schema/model.ts'
 import { ShapeCache } from './shape-cache.ts'
 import { insertSql } from './sql/insert-sql.ts'
 import { updateSql } from './sql/update-sql.ts'
 import { statementForm } from './statement-sql.ts'
-import type { FlushPlan, PlannedStatement } from './types.ts'
+import type { PlannedStatement } from './types.ts'
 
 /** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
 export type ServerValuesPolicy = (table: TableModel) => boolean
@@ -19,7 +19,10 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  * @example
  * returnedColumns(book, insertOfIdAndTitle) // ['id', 'created_at', 'summary']
  */
-export function returnedColumns(table: TableModel, statement: PlannedStatement): string[] {
+export function returnedColumns(
+  table: TableModel,
+  statement: Pick<PlannedStatement, 'kind' | 'upsert' | 'columns'>,
+): string[] {
   if (statement.upsert !== undefined || statement.kind === 'delete') return []
   if (statement.kind === 'insert') return insertReturns(table, statement.columns)
   const filled = table.columns.filter((c) => c.generated)
@@ -40,40 +43,38 @@ export function insertReturns(table: TableModel, columns: readonly string[]): st
   return filled.length === 0 && !keyLeft ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
 }
 
+/** A statement's shape: what decides what it returns and the SQL text that returns it. */
+export type StatementShape = Pick<
+  PlannedStatement,
+  'kind' | 'columns' | 'fixup' | 'upsert' | 'sql' | 'rowCount' | 'sources'
+>
+
 /**
- * `plan` with every insert and update of a table the policy selects returning its server-filled values
- * (see {@link returnedColumns}): the same statements, waves and parameters, with a `returning` list
- * and the SQL text that returns it. An insert of rows whose key the server fills (`sources`) returns
- * at least that key whatever the policy: its entities need it. Plain data in, plain data out.
+ * What a statement of a table returns so that its entities hold what the database stored (see
+ * {@link returnedColumns}), with the SQL text that returns it, when the policy selects the table; an
+ * insert of rows whose key the server fills (`sources`) returns at least that key whatever the
+ * policy: its entities need it. Undefined when it returns nothing, or without a policy (a plan that
+ * reads nothing back).
  *
  * @example
- * const plan = withServerValues(planFlush(schema, changes), schema, () => true)
+ * statementReading(book, insertOfIdAndTitle, () => true)?.returning // ['id', 'created_at', 'summary']
  */
-export function withServerValues(
-  plan: FlushPlan,
-  schema: SchemaModel,
-  policy: ServerValuesPolicy,
-): FlushPlan {
-  let changed = false
-  const waves = plan.waves.map((wave) =>
-    wave.map((statement) => {
-      const table = schema.tables.get(statement.table)
-      if (table === undefined) return statement
-      const reading = policy(table)
-        ? readingOf(table, statement)
-        : statement.sources !== undefined
-          ? keyReadingOf(table, statement)
-          : NOTHING_RETURNED
-      if (reading === NOTHING_RETURNED) return statement
-      changed = true
-      return { ...statement, sql: reading.sql, returning: reading.returning }
-    }),
-  )
-  return changed ? { waves } : plan
+export function statementReading(
+  table: TableModel,
+  shape: StatementShape,
+  policy: ServerValuesPolicy | undefined,
+): Reading | undefined {
+  if (policy === undefined) return undefined
+  const reading = policy(table)
+    ? readingOf(table, shape)
+    : shape.sources !== undefined
+      ? keyReadingOf(table, shape)
+      : NOTHING_RETURNED
+  return reading === NOTHING_RETURNED ? undefined : reading
 }
 
 /** A statement shape's returned columns and the SQL text that returns them. */
-interface Reading {
+export interface Reading {
   readonly returning: readonly string[]
   readonly sql: string
 }
@@ -91,14 +92,14 @@ const readings = new ShapeCache<Reading>()
 const keyReadings = new ShapeCache<Reading>()
 
 /** What an insert of rows whose key the server fills returns when its table reads nothing else back. */
-function keyReadingOf(table: TableModel, statement: PlannedStatement): Reading {
+function keyReadingOf(table: TableModel, statement: StatementShape): Reading {
   return keyReadings.get(table, statement.sql, () => ({
     returning: [...table.primaryKey],
     sql: insertSql(table, statement.columns, table.primaryKey, statementForm(statement)),
   }))
 }
 
-function readingOf(table: TableModel, statement: PlannedStatement): Reading {
+function readingOf(table: TableModel, statement: StatementShape): Reading {
   return readings.get(table, statement.sql, () => {
     const returning = returnedColumns(table, statement)
     if (returning.length === 0) return NOTHING_RETURNED

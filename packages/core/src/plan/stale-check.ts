@@ -109,7 +109,7 @@ export function parseStaleError(error: unknown): StaleRows | null {
  *
  * @example
  * const stale = parseStaleError(error)
- * if (stale) throw new PipeflushError('OPTIMISTIC_LOCK', '...', { table: stale.table, keys: staleStatementKeys(table, statement, stale) })
+ * if (stale) throw errors.optimisticLock(stale.table, 'update', '...', staleStatementKeys(table, statement, stale))
  */
 export function staleStatementKeys(
   table: TableModel,

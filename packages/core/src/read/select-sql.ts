@@ -1,5 +1,5 @@
 import type { Param } from '../drivers/driver.ts'
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
@@ -62,11 +62,7 @@ export function whereSql(
   for (const [name, value] of Object.entries(where)) {
     const column = table.columnsByName.get(name)
     if (!column) {
-      throw new PipeflushError(
-        'UNKNOWN_COLUMN',
-        `${table.key} has no column "${name}" (in a find condition).`,
-        { table: table.key, column: name },
-      )
+      throw errors.unknownFindColumn(table.key, name)
     }
     const col = comparedColumn(`${alias}.${quoteIdentifier(name)}`, column)
     if (value === null) {

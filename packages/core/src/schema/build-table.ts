@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import type {
   ColumnModel,
@@ -64,14 +64,10 @@ const INTEGER_TYPES: ReadonlySet<ScalarType> = new Set(['int2', 'int4', 'int8'])
 export function buildColumnModel(input: ColumnModelInput): ColumnModel {
   const isArray = input.isArray ?? false
   if (input.type === 'enum' && input.sqlType === undefined) {
-    throw new PipeflushError('INVALID_CONFIG', `Enum column "${input.name}" needs its sqlType.`, {
-      column: input.name,
-    })
+    throw errors.enumWithoutSqlType(input.name)
   }
   if (input.type === 'other' && input.castType === undefined) {
-    throw new PipeflushError('INVALID_CONFIG', `Column "${input.name}" of another type needs its castType.`, {
-      column: input.name,
-    })
+    throw errors.otherWithoutCastType(input.name)
   }
   const identity = input.identity ?? null
   const generated = input.generated ?? false
@@ -112,7 +108,7 @@ function isColumnModel(column: ColumnModel | ColumnModelInput): column is Column
 }
 
 function configError(table: string, message: string, column?: string): PipeflushError {
-  return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${message}`, { table, column })
+  return errors.tableConfig(table, message, column)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { describeValue } from '../values/location.ts'
 import type { ColumnModel, SchemaModel, TableModel } from './model.ts'
 
@@ -16,9 +16,7 @@ export function readableTable(schema: SchemaModel, key: string): TableModel {
   if (table === undefined) {
     const known = [...schema.tables.keys()].slice(0, 30).join(', ')
     const shown = typeof key === 'string' ? `"${key}"` : describeValue(key)
-    throw new PipeflushError('UNKNOWN_TABLE', `Unknown table ${shown} (known: ${known}).`, {
-      table: typeof key === 'string' ? key : undefined,
-    })
+    throw errors.unknownTable(shown, known, typeof key === 'string' ? key : undefined)
   }
   if (table.kind !== 'table') return table
   return trackedTable(table)
@@ -41,11 +39,7 @@ export function writableTable(schema: SchemaModel, key: string, what = 'a write'
 /** `table` if it has a primary key, else `UNSUPPORTED_TABLE`. */
 function trackedTable(table: TableModel): TableModel {
   if (table.primaryKey.length === 0) {
-    throw new PipeflushError(
-      'UNSUPPORTED_TABLE',
-      `Table ${table.key} has no primary key: pipeflush cannot track its rows.`,
-      { table: table.key },
-    )
+    throw errors.noPrimaryKey(table.key)
   }
   return table
 }
@@ -60,10 +54,11 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
   const column = table.columnsByName.get(name)
   if (column === undefined) {
     const columns = table.columns.map((c) => c.name).join(', ')
-    throw new PipeflushError(
-      'UNKNOWN_COLUMN',
-      `${table.key} has no column ${typeof name === 'string' ? `"${name}"` : describeValue(name)} (columns: ${columns}).`,
-      { table: table.key, column: typeof name === 'string' ? name : undefined },
+    throw errors.unknownColumn(
+      table.key,
+      typeof name === 'string' ? `"${name}"` : describeValue(name),
+      columns,
+      typeof name === 'string' ? name : undefined,
     )
   }
   return column
@@ -83,18 +78,10 @@ export function writableColumn(table: TableModel, name: string, kind: 'insert' |
     throw errors.readOnly(table.key, table.kind, `an assignment to "${name}"`, name)
   }
   if (column.generated) {
-    throw new PipeflushError(
-      'UNSUPPORTED_TABLE',
-      `${table.key}.${name} is a generated column: it cannot be written.`,
-      { table: table.key, column: name },
-    )
+    throw errors.generatedColumn(table.key, name)
   }
   if (kind === 'update' && column.identity === 'always') {
-    throw new PipeflushError(
-      'UNSUPPORTED_TABLE',
-      `${table.key}.${name} is GENERATED ALWAYS AS IDENTITY: it cannot be updated.`,
-      { table: table.key, column: name },
-    )
+    throw errors.identityAlways(table.key, name)
   }
   return column
 }

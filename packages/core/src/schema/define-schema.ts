@@ -1,10 +1,9 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
-  OnDeleteAction,
   RelationKind,
   ScalarType,
   SchemaModel,
@@ -12,134 +11,18 @@ import type {
   UniqueModel,
 } from './model.ts'
 import { BUILTIN_SCALAR_TYPES } from './model.ts'
+import type {
+  CheckedSchemaSpec,
+  ColumnOptions,
+  ColumnSpec,
+  ColumnSpecInput,
+  DefineSchemaOptions,
+  ForeignKeySpec,
+  SchemaSpec,
+  SqlColumnSpec,
+  TableSpec,
+} from './schema-spec.ts'
 import { parseSqlType } from './sql-type.ts'
-
-type SizedType = `varchar(${number})` | `bpchar(${number})`
-
-/** A column type: a scalar type, optionally sized (`varchar(40)`), optionally an array (`text[]`). */
-export type ColumnTypeName = ScalarType | `${ScalarType}[]` | SizedType | `${SizedType}[]`
-
-/** What any declared column may say besides its type. */
-export interface ColumnOptions {
-  /** Defaults to false (NOT NULL). */
-  readonly nullable?: boolean
-  /**
-   * The column has a DEFAULT expression (implied by `identity`, `sequence` and `generated`). A key
-   * column with a default and no sequence (`my_next_id()`) is filled by the server and read back by
-   * the flush; a uuid key column with one gets a uuid v7 at `create`.
-   */
-  readonly default?: boolean
-  readonly identity?: 'always' | 'by default'
-  /**
-   * The sequence feeding the column, e.g. `public.author_id_seq`: an identity's, a serial column's, or
-   * the one a `DEFAULT nextval(...)` draws from. A key column (or part of a composite key) with a
-   * sequence gets its ids from it at flush. Identity columns default to PostgreSQL's
-   * `<table>_<column>_seq`. Implies `default`.
-   */
-  readonly sequence?: string
-  /** A generated (stored) column: never written. */
-  readonly generated?: boolean
-}
-
-/** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */
-export interface TypedColumnSpec extends ColumnOptions {
-  readonly type: ColumnTypeName
-  readonly sql?: never
-  /** Labels of an enum type, in order (required for enums). */
-  readonly enumLabels?: readonly string[]
-  /** SQL spelling of the type for casts (required for enums, e.g. `"public"."mood"`; `[]` is appended for arrays). */
-  readonly sqlType?: string
-}
-
-/**
- * A column of any type, given as SQL writes it: `{ sql: 'inet' }`, `{ sql: 'interval year' }`,
- * `{ sql: 'int4range[]' }`, `{ sql: 'public.citext' }`, `{ sql: 'bigint' }`. Types pipeflush has a
- * codec for, in any spelling (`bigint`, `character varying(40)`, `timestamp with time zone`), are the
- * same as their {@link TypedColumnSpec}; every other type is an `other` column whose values are its
- * text form. The typmod is left to the column (`bit(3)` casts to `"bit"`, so a wrong length is an
- * error, not a truncation), except for intervals, whose fields change how the text reads. For a
- * domain, give the type it is over: an explicit cast to a domain over `varchar(n)` or `bit(n)`
- * truncates silently, and the column's assignment checks the domain anyway.
- *
- * @example
- * defineSchema({ session: { columns: { id: 'uuid', ip: { sql: 'inet' }, ttl: { sql: 'interval', nullable: true } }, primaryKey: ['id'] } })
- */
-export interface SqlColumnSpec extends ColumnOptions {
-  readonly sql: string
-  readonly type?: never
-}
-
-export type ColumnSpec = TypedColumnSpec | SqlColumnSpec
-
-export type ColumnSpecInput = ColumnTypeName | ColumnSpec
-
-export interface ForeignKeySpec<Column extends string = string, Target extends string = string> {
-  readonly columns: readonly Column[]
-  /** Key of the referenced table in the spec. */
-  readonly references: Target
-  /** Defaults to the referenced table's primary key. */
-  readonly targetColumns?: readonly string[]
-  /** Defaults to PostgreSQL's name, e.g. `book_author_id_fkey`. */
-  readonly name?: string
-  /** Defaults to false, or true when `initiallyDeferred`. */
-  readonly deferrable?: boolean
-  /** Defaults to false. Only `DEFERRABLE INITIALLY DEFERRED` keys free the planner from ordering inserts. */
-  readonly initiallyDeferred?: boolean
-  /** Defaults to `no action`. */
-  readonly onDelete?: OnDeleteAction
-}
-
-export interface UniqueSpec<Column extends string = string> {
-  readonly columns: readonly Column[]
-  /** Defaults to PostgreSQL's name, e.g. `book_isbn_key`. */
-  readonly name?: string
-}
-
-export interface TableSpec<Column extends string = string, Target extends string = string> {
-  /**
-   * `table` (the default), or a `view` or `materialized view`: read-only, read with `find` and
-   * `load(query)` (with a `primaryKey`, its rows are tracked by it and `load(view, key)` works).
-   */
-  readonly kind?: RelationKind
-  /** Columns in table order. */
-  readonly columns: Readonly<Record<Column, ColumnSpecInput>>
-  /**
-   * Required for a table; a view may have one (its rows are then tracked by it). A key column with a
-   * `sequence` gets its ids from it, alone or as part of a composite key.
-   */
-  readonly primaryKey?: readonly Column[]
-  /**
-   * For a partitioned table, its partitions' foreign keys are declared here, on the table (partitions
-   * are not declared): they order its rows as any other.
-   */
-  readonly foreignKeys?: readonly ForeignKeySpec<Column, Target>[]
-  readonly uniques?: readonly (readonly Column[] | UniqueSpec<Column>)[]
-  /** Optimistic-lock version column: an integer, NOT NULL. */
-  readonly version?: Column
-  /** The PostgreSQL schema; defaults to the part before the dot of a `schema.table` key, else `options.schema`. */
-  readonly schema?: string
-  /** The table name; defaults to the key (the part after the dot of a `schema.table` key). */
-  readonly name?: string
-}
-
-export type SchemaSpec = Readonly<Record<string, TableSpec>>
-
-/** Ties each table's column and table names to the spec so typos fail to compile. */
-export type CheckedSchemaSpec<S> = {
-  readonly [K in keyof S]: S[K] extends { readonly columns: infer C }
-    ? TableSpec<Extract<keyof C, string>, Extract<keyof S, string>>
-    : TableSpec
-}
-
-export interface DefineSchemaOptions {
-  /** Schema of tables whose key has no dot; defaults to `public`. */
-  readonly schema?: string
-  /**
-   * New names for relations derived from the foreign keys, by `table.derivedName`:
-   * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
-   */
-  readonly relationNames?: Readonly<Record<string, string>>
-}
 
 const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
 const SCALAR_TYPES: ReadonlySet<string> = new Set([...BUILTIN_SCALAR_TYPES, 'enum'])
@@ -149,7 +32,7 @@ const RELATION_KINDS: ReadonlySet<string> = new Set<RelationKind>(['table', 'vie
 const MAX_NAME_LENGTH = 63
 
 function configError(table: string, message: string, column?: string): PipeflushError {
-  return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${message}`, { table, column })
+  return errors.tableConfig(table, message, column)
 }
 
 /** PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes. */

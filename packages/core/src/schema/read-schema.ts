@@ -88,11 +88,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
         cause: cause.cause,
       })
     }
-    throw new PipeflushError(
-      'SCHEMA_READ_FAILED',
-      `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
-      { cause: (cause as { cause?: unknown })?.cause ?? cause },
-    )
+    throw errors.schemaReadFailed(cause)
   }
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
   const tables: TableModel[] = rows.map((row) => {
@@ -137,16 +133,10 @@ function isDriver(client: unknown): client is Pick<Driver, 'query'> {
 
 function checkSessionSettings(dateStyle: string, extraFloatDigits: number): void {
   if (!dateStyle.toUpperCase().startsWith('ISO')) {
-    throw new PipeflushError(
-      'INVALID_CONFIG',
-      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): connect with postgres(url, { connection: { DateStyle: 'ISO, MDY' } }).`,
-    )
+    throw errors.dateStyleNotIso(dateStyle)
   }
   if (extraFloatDigits < 1) {
-    throw new PipeflushError(
-      'INVALID_CONFIG',
-      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): connect with postgres(url, { connection: { extra_float_digits: 1 } }).`,
-    )
+    throw errors.floatDigitsTooFew(extraFloatDigits)
   }
 }
 

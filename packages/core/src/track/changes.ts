@@ -1,5 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
-import { type ProvisionalIds, placeholderIn } from '../ids/assign-ids.ts'
+import { errors } from '../errors.ts'
 import { keyFillOf, keyFills } from '../ids/key-fill.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
@@ -32,54 +31,46 @@ export function changedColumns(state: EntityState, owner: object): string[] {
 }
 
 /**
+ * What stands for the key `column` of `ref` while it has no value yet (a new row's id not assigned),
+ * or undefined when nothing does.
+ */
+export type Unassigned = (ref: EntityState, column: string) => unknown
+
+/**
  * The value to write for `value` in `column`: an entity given as a foreign-key value becomes the
- * value of the referenced column (its primary key) of that entity. Ids of new entities must be
- * assigned before.
+ * value of the referenced column (its primary key) of that entity. A new entity's key not assigned
+ * yet is what `unassigned` gives for it (the planner's slot); without it, ids must be assigned before.
  */
 export function resolveReference(
   value: unknown,
   column: ColumnModel,
   table: TableModel,
   owner: object,
-  provisional?: ProvisionalIds,
+  unassigned?: Unassigned,
 ): unknown {
   const ref = stateOf(value)
   if (!ref) return value
   if (ref.owner !== owner) {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `${table.key}.${column.name} refers to a ${ref.table.key} entity of another entity manager.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.entityOfAnotherManager(table.key, column.name, ref.table.key)
   }
   if (ref.status === 'removed' || ref.status === 'detached') {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `${table.key}.${column.name} refers to a ${ref.table.key} entity that is ${ref.status}.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.refersToEntityIn(table.key, column.name, ref.table.key, ref.status)
   }
   const key = referencedKey(ref, column, table)
-  const placeholder = provisional === undefined ? undefined : placeholderIn(provisional, ref, key.column)
-  if (placeholder !== undefined) return placeholder
+  const standIn = unassigned?.(ref, key.column)
+  if (standIn !== undefined) return standIn
   const targetColumn = ref.table.columnsByName.get(key.column)
   if (ref.status === 'new' && (key.value === undefined || key.value === null) && targetColumn) {
     unknownKey(table, column, ref.table, targetColumn)
   }
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
   return targetColumn && stateOf(key.value)
-    ? resolveReference(key.value, targetColumn, ref.table, owner, provisional)
+    ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned)
     : key.value
 }
 
 /**
- * A new row's key column that has no value yet and that no placeholder stands for: the server fills
+ * A new row's key column that has no value yet and that nothing stands for: the server fills
  * it (`server`) or nobody can (`denied`): either is an error before anything is sent. Anything else
  * (a key column the application has yet to give) is left to the encoding, which names it.
  */
@@ -107,23 +98,12 @@ export function referencedKey(
   const fk = single.find((f) => f.target === ref.table.key)
   if (fk === undefined && single.length > 0) {
     const targets = [...new Set(single.map((f) => f.target))].join(', ')
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column.name} references ${targets}, not ${ref.table.key}: a ${ref.table.key} entity cannot stand for it.`,
-      { table: table.key, column: column.name },
-    )
+    throw errors.wrongReferenceTarget(table.key, column.name, targets, ref.table.key)
   }
   const target =
     fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
   if (target === undefined) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column.name}: a ${ref.table.key} entity cannot stand for one column (composite key); assign the key values.`,
-      {
-        table: table.key,
-        column: column.name,
-      },
-    )
+    throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
   }
   return { column: target, value: ref.row[target] }
 }
@@ -131,62 +111,43 @@ export function referencedKey(
 const NO_COLUMNS: readonly ColumnModel[] = []
 
 /**
- * The row values of `state` with references resolved, only the columns given (or all set ones); a new
- * row without an id, and references to one, take its placeholder from `provisional`.
+ * The row values of `state` with references resolved, only the columns given (or all set ones); the
+ * key columns of a new row that the server fills, left null, are left out. Ids must be assigned.
  */
 export function resolvedValues(
   state: EntityState,
   owner: object,
   columns?: readonly string[],
-  provisional?: ProvisionalIds,
 ): Record<string, unknown> {
   const out = emptyRow()
-  // The key column a placeholder stands in (almost always the one sequence key column: compared by
-  // name; with several, each is asked).
-  const placeholder = provisional?.get(state)
-  const sequenceKeys = placeholder === undefined ? NO_COLUMNS : keyFills(state.table).sequence
-  const pk = sequenceKeys.length === 1 ? sequenceKeys[0]!.name : undefined
   // Key columns the server fills, left out (or null): the insert leaves them to their DEFAULT.
   const serverKeys = state.status === 'new' ? keyFills(state.table).server : NO_COLUMNS
   for (const column of state.table.columns) {
     const name = column.name
-    const held =
-      name === pk
-        ? placeholder
-        : sequenceKeys.length > 1
-          ? placeholderIn(provisional!, state, name)
-          : undefined
-    if (held !== undefined) {
-      if (columns === undefined || columns.includes(name)) out[name] = held
-      continue
-    }
     if (columns ? !columns.includes(name) : !(name in state.row)) continue
     if (serverKeys.length > 0 && serverKeys.includes(column) && state.row[name] == null) continue
-    out[name] = resolveReference(state.row[name], column, state.table, owner, provisional)
+    out[name] = resolveReference(state.row[name], column, state.table, owner)
   }
   return out
 }
 
-/**
- * The plain-data change set of `pending`, every reference resolved. New rows without ids take their
- * placeholders from `provisional` (planning before the ids are fetched); else ids must be assigned.
- */
-export function toChangeSet(pending: PendingChanges, owner: object, provisional?: ProvisionalIds): ChangeSet {
+/** The plain-data change set of `pending`, every reference resolved (ids must be assigned). */
+export function toChangeSet(pending: PendingChanges, owner: object): ChangeSet {
   const inserts: InsertChange[] = [
     ...pending.inserts.map((s) => ({
       table: s.table.key,
-      values: resolvedValues(s, owner, undefined, provisional),
+      values: resolvedValues(s, owner),
     })),
     ...pending.upserts.map(({ state, spec }) => ({
       table: state.table.key,
-      values: resolvedValues(state, owner, undefined, provisional),
+      values: resolvedValues(state, owner),
       upsert: spec,
     })),
   ]
   const updates: UpdateChange[] = pending.updates.map(({ state, changed }) => ({
     table: state.table.key,
     key: keyValues(state),
-    set: resolvedValues(state, owner, changed, provisional),
+    set: resolvedValues(state, owner, changed),
     expectedVersion: versionOf(state),
   }))
   const deletes: DeleteChange[] = pending.deletes.map((s) => ({
@@ -197,13 +158,15 @@ export function toChangeSet(pending: PendingChanges, owner: object, provisional?
   return { inserts, updates, deletes }
 }
 
-function keyValues(state: EntityState): Record<string, unknown> {
+/** The primary key of a stored row, as the database holds it (its snapshot's). */
+export function keyValues(state: EntityState): Record<string, unknown> {
   const out = emptyRow()
   for (const k of state.table.primaryKey) out[k] = state.snapshot?.[k] ?? state.row[k]
   return out
 }
 
-function versionOf(state: EntityState): number | undefined {
+/** The version a stored row had when loaded, when its table has a version column. */
+export function versionOf(state: EntityState): number | undefined {
   const v = state.table.versionColumn
   if (!v) return undefined
   const value = state.snapshot?.[v]

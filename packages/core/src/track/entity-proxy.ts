@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
@@ -53,9 +53,7 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
   }
 
   preventExtensions(): boolean {
-    throw new PipeflushError('INVALID_STATE', `A ${this.table.key} entity cannot be frozen or sealed.`, {
-      table: this.table.key,
-    })
+    throw errors.entityFrozen(this.table.key)
   }
 
   set(target: Record<string, unknown>, prop: string | symbol, value: unknown): boolean {
@@ -67,31 +65,13 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
     // on every write (identity always) may not be assigned at all.
     const column = writableColumn(table, prop, stored && !key ? 'update' : 'insert')
     if (state.status === 'removed' || state.status === 'detached') {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        `Cannot assign ${table.key}.${prop}: the entity is ${state.status}.`,
-        { table: table.key, column: prop },
-      )
+      throw errors.assignToEntityIn(table.key, prop, state.status)
     }
     if (stored && key && !sameValue(target[prop], value, column)) {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        `Cannot change primary key column ${table.key}.${prop} of a stored row; remove it and create a new one.`,
-        {
-          table: table.key,
-          column: prop,
-        },
-      )
+      throw errors.storedKeyChanged(table.key, prop)
     }
     if (prop === table.versionColumn && state.status === 'managed') {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        `${table.key}.${prop} is the version column: pipeflush increments it on every update.`,
-        {
-          table: table.key,
-          column: prop,
-        },
-      )
+      throw errors.versionAssigned(table.key, prop)
     }
     target[prop] = value
     this.onTouch(state)
@@ -99,21 +79,11 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
   }
 
   deleteProperty(_target: Record<string, unknown>, prop: string | symbol): boolean {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `Cannot delete property ${String(prop)} of a ${this.table.key} entity; assign null instead.`,
-      {
-        table: this.table.key,
-      },
-    )
+    throw errors.propertyDeleted(this.table.key, String(prop))
   }
 
   defineProperty(_target: Record<string, unknown>, prop: string | symbol): boolean {
-    throw new PipeflushError(
-      'INVALID_STATE',
-      `Cannot define property ${String(prop)} on a ${this.table.key} entity.`,
-      { table: this.table.key },
-    )
+    throw errors.propertyDefined(this.table.key, String(prop))
   }
 }
 

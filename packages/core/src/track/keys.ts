@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { emptyRow } from './row.ts'
@@ -41,28 +41,18 @@ export function keyWhere(table: TableModel, key: unknown): Record<string, unknow
       value = (key as Record<string, unknown>)[name]
     }
     if (value === undefined || value === null) {
-      throw new PipeflushError('INVALID_VALUE', `A key of ${table.key} is needed, not ${String(value)}.`, {
-        table: table.key,
-        column: name,
-      })
+      throw errors.keyNeeded(table.key, name, String(value))
     }
     return { [name]: value }
   }
   if (typeof key !== 'object' || key === null) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key} has a composite primary key (${table.primaryKey.join(', ')}): pass an object of them, not ${String(key)}.`,
-      { table: table.key },
-    )
+    throw errors.compositeKeyNeeded(table.key, table.primaryKey, String(key))
   }
   const out = emptyRow()
   for (const name of table.primaryKey) {
     const value = (key as Record<string, unknown>)[name]
     if (value === undefined || value === null) {
-      throw new PipeflushError('INVALID_VALUE', `The key of ${table.key} lacks its column "${name}".`, {
-        table: table.key,
-        column: name,
-      })
+      throw errors.keyColumnLacking(table.key, name)
     }
     out[name] = value
   }

@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
 import { cloneValue } from './clone.ts'
 import { emptyRow } from './row.ts'
@@ -11,9 +11,17 @@ export function snapshotOf(
   const out = emptyRow()
   for (const c of table.columns) {
     const value = row[c.name]
-    out[c.name] = value === null || typeof value !== 'object' ? value : copied(table, c.name, value)
+    out[c.name] = snapshotValue(table, c.name, value)
   }
   return out
+}
+
+/**
+ * `value` as a snapshot of `table.column` holds it: itself, or a copy of an object (INVALID_VALUE for
+ * what no column can store).
+ */
+export function snapshotValue(table: TableModel, column: string, value: unknown): unknown {
+  return value === null || typeof value !== 'object' ? value : copied(table, column, value)
 }
 
 /** A copy of an object value of `table.column`; INVALID_VALUE for what no column can store. */
@@ -21,11 +29,7 @@ function copied(table: TableModel, column: string, value: object): unknown {
   try {
     return cloneValue(value)
   } catch (cause) {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `${table.key}.${column} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
-      { table: table.key, column, cause },
-    )
+    throw errors.unstorableValue(table.key, column, cause)
   }
 }
 

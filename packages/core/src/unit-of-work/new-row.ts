@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid'
 import { recordArgument, stringsArgument } from '../arguments.ts'
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { keyFills } from '../ids/key-fill.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, writableColumn } from '../schema/checks.ts'
@@ -51,7 +51,7 @@ export function upsertOf(
     where,
   )
   if (conflict.length === 0) {
-    throw new PipeflushError('INVALID_CONFIG', `upsert(${table.key}): name the conflict columns.`, where)
+    throw errors.upsertConflictUnnamed(table.key)
   }
   const given =
     spec['update'] === undefined
@@ -79,10 +79,7 @@ export function mergedRow(
   const values = emptyRow()
   for (const c of table.columns) {
     if (!(c.name in given)) {
-      throw new PipeflushError('INVALID_VALUE', `merge(${table.key}): the row lacks column "${c.name}".`, {
-        table: table.key,
-        column: c.name,
-      })
+      throw errors.mergeColumnMissing(table.key, c.name)
     }
     values[c.name] = given[c.name]
   }

@@ -1,4 +1,4 @@
-import { errors, PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey, resolvedValues } from '../track/changes.ts'
@@ -82,13 +82,7 @@ export class UnitOfWork {
         return this.#state(table, row, 'managed', snapshotOf(table, row))
       const key = rowKey(table, row)
       if (key === null) {
-        throw new PipeflushError(
-          'INVALID_VALUE',
-          `A stored ${table.key} row needs its primary key (${table.primaryKey.join(', ')}).`,
-          {
-            table: table.key,
-          },
-        )
+        throw errors.storedKeyMissing(table.key, table.primaryKey)
       }
       const known = this.#map.get(table.key, key)
       if (known) return known
@@ -99,14 +93,7 @@ export class UnitOfWork {
     }
     const key = keyHoldsEntity(table, row) ? null : rowKey(table, row)
     if (key !== null && this.#map.get(table.key, key)) {
-      throw new PipeflushError(
-        'DUPLICATE_KEY',
-        `A ${table.key} with key ${describeKeyText(key)} is already managed by this entity manager.`,
-        {
-          table: table.key,
-          keys: [key],
-        },
-      )
+      throw errors.alreadyManaged(table.key, describeKeyText(key), key)
     }
     const state = this.#state(table, row, 'new', null)
     this.#created.add(state)
@@ -150,10 +137,7 @@ export class UnitOfWork {
   own(entity: unknown): EntityState {
     const state = stateOf(entity)
     if (!state || state.owner !== this) {
-      throw new PipeflushError(
-        'INVALID_STATE',
-        'Not an entity of this entity manager (create, find or load it with this one).',
-      )
+      throw errors.notThisManager()
     }
     return state
   }

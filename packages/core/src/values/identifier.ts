@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { describeValue } from './location.ts'
 import { textProblem } from './text.ts'
 
@@ -12,13 +12,9 @@ import { textProblem } from './text.ts'
  */
 export function quoteIdentifier(name: string): string {
   if (typeof name !== 'string' || name === '') {
-    throw new PipeflushError(
-      'INVALID_VALUE',
-      `an identifier must be a non-empty string, not ${describeValue(name)}`,
-    )
+    throw errors.identifierNotString(describeValue(name))
   }
   const why = textProblem(name)
-  if (why !== undefined)
-    throw new PipeflushError('INVALID_VALUE', `the identifier ${describeValue(name)} ${why}`)
+  if (why !== undefined) throw errors.invalidIdentifier(describeValue(name), why)
   return `"${name.replace(/"/g, '""')}"`
 }

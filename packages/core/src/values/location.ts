@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
 import type { ColumnModel } from '../schema/model.ts'
 
 /**
@@ -45,7 +45,7 @@ export function invalidValue(
 ): PipeflushError {
   const where =
     at === undefined ? `column ${column.name}` : `${at.table}.${column.name} (${describeRow(at.key)})`
-  return new PipeflushError('INVALID_VALUE', `${where}: ${message}`, {
+  return errors.invalidValue(`${where}: ${message}`, {
     table: at?.table,
     column: column.name,
     keys: at === undefined || at.key === undefined ? undefined : [at.key],

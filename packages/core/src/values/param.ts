@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { arrayLiteral } from './array-literal.ts'
 import { textProblem } from './text.ts'
 
@@ -37,6 +37,6 @@ export function textArrayParam<P>(
 ): string | P {
   const literal = arrayLiteral(elements)
   const why = textProblem(literal)
-  if (why !== undefined) throw new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)
+  if (why !== undefined) throw errors.invalidTextArrayParam(why)
   return sql === undefined ? literal : sql.typed(literal, TEXT_ARRAY_OID)
 }

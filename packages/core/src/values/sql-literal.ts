@@ -1,4 +1,4 @@
-import { PipeflushError } from '../errors.ts'
+import { errors } from '../errors.ts'
 import { arrayLiteral } from './array-literal.ts'
 import { textProblem } from './text.ts'
 
@@ -13,7 +13,7 @@ import { textProblem } from './text.ts'
  */
 export function quoteStringLiteral(s: string): string {
   const why = textProblem(s)
-  if (why !== undefined) throw new PipeflushError('INVALID_VALUE', `a SQL string literal ${why}`)
+  if (why !== undefined) throw errors.invalidSqlLiteral(why)
   const quoted = s.includes("'") ? s.replace(/'/g, "''") : s
   return s.includes('\\') ? `E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`
 }

@@ -1,8 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { copyRowsOption, DEFAULT_COPY_ROWS } from '../../../src/options.ts'
-import { withCopies } from '../../../src/plan/copy-statements.ts'
 import { planFlush } from '../../../src/plan/plan-flush.ts'
-import { withServerValues } from '../../../src/plan/server-values.ts'
 import type { ChangeSet, FlushPlan } from '../../../src/plan/types.ts'
 import { buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { A, B, C, changes, library, outline } from './fixtures.ts'
@@ -12,14 +10,10 @@ const tags = (n: number, from = 1) =>
 
 /** The plan a flush of `set` sends: server values read back (`reading`), inserts of `minRows`+ rows as COPY. */
 function sent(set: ChangeSet, minRows: number, reading = true): FlushPlan {
-  return withCopies(
-    withServerValues(planFlush(library, set), library, () => reading),
-    library,
-    minRows,
-  )
+  return planFlush(library, set, { serverValues: () => reading, copyRows: minRows })
 }
 
-describe('withCopies', () => {
+describe('COPY in a plan (copyRows)', () => {
   test('an insert of at least minRows rows goes as COPY: same columns, rows, keys and order', () => {
     const plain = planFlush(library, changes({ inserts: tags(3) }))
     const plan = sent(changes({ inserts: tags(3) }), 3)
@@ -35,10 +29,11 @@ describe('withCopies', () => {
     ])
   })
 
-  test('below minRows, or minRows Infinity: the plan itself', () => {
-    const plan = withServerValues(planFlush(library, changes({ inserts: tags(3) })), library, () => true)
-    expect(withCopies(plan, library, 4)).toBe(plan)
-    expect(withCopies(plan, library, Number.POSITIVE_INFINITY)).toBe(plan)
+  test('below minRows, or minRows Infinity: the plan without COPY', () => {
+    const set = changes({ inserts: tags(3) })
+    const plan = planFlush(library, set, { serverValues: () => true })
+    expect(sent(set, 4)).toEqual(plan)
+    expect(sent(set, Number.POSITIVE_INFINITY)).toEqual(plan)
   })
 
   test('parent and child inserts both as COPY keep their waves', () => {
@@ -97,7 +92,7 @@ describe('withCopies', () => {
     })
     for (const copyable of [true, false]) {
       const schema = buildSchemaModel([table(copyable)])
-      const [statement] = withCopies(planFlush(schema, rows), schema, 1).waves.flat()
+      const [statement] = planFlush(schema, rows, { copyRows: 1 }).waves.flat()
       expect(statement?.copy ?? false).toBe(copyable)
     }
     expect(

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { planFlush } from '../../../src/plan/index.ts'
-import { withServerValues } from '../../../src/plan/server-values.ts'
 import type { ChangeSet, FlushPlan } from '../../../src/plan/types.ts'
 import { buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
@@ -188,19 +187,16 @@ describe('planning rows whose key the server fills', () => {
   })
 
   it('returns the key even where server values are not read back', () => {
-    const plan = planFlush(
-      schema,
-      changes({
-        inserts: [
-          { table: 'ticket', values: { note: 'q' } },
-          { table: 'ticket', values: { code: 'T-2', note: 'r' } },
-        ],
-      }),
-    )
-    const off = statements(withServerValues(plan, schema, () => false))
+    const set = changes({
+      inserts: [
+        { table: 'ticket', values: { note: 'q' } },
+        { table: 'ticket', values: { code: 'T-2', note: 'r' } },
+      ],
+    })
+    const off = statements(planFlush(schema, set, { serverValues: () => false }))
     expect(off.map((s) => s.returning)).toEqual([undefined, ['code']])
     expect(off[1]?.sql).toMatch(/returning "code"::text as r0$/)
-    const on = statements(withServerValues(plan, schema, () => true))
+    const on = statements(planFlush(schema, set, { serverValues: () => true }))
     expect(on.map((s) => s.returning)).toEqual([
       ['code', 'ref_code'],
       ['code', 'ref_code'],

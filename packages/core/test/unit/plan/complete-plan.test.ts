@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { provisionalIds } from '../../../src/ids/assign-ids.ts'
-import { rebindFlush } from '../../../src/ids/rebind-plan.ts'
+import { completePlan, givesAssignedId } from '../../../src/plan/complete-plan.ts'
+import type { IdSource } from '../../../src/plan/draft.ts'
+import { draftFlush } from '../../../src/plan/draft-flush.ts'
+import { pendingInput } from '../../../src/plan/pending-input.ts'
 import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { FlushPlan } from '../../../src/plan/types.ts'
 import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
 import type { Entity, EntityState } from '../../../src/track/entity-state.ts'
 import { rowOf, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 import { BOOK_1, BOOK_2, shop, table } from '../track/fixtures.ts'
+
+// A flush of new rows is drafted before its ids are known (their key cells, and the cells referring
+// to them, are slots pointing at the entities), then completed once the ids are assigned, in any
+// order. What it sends must be what planning again from scratch with those ids makes: every id,
+// every reference between new rows, the rows sorted, what it sends of each entity.
 
 /** A unit of work to fill with new rows; `add` returns the entity (to reference) and its state. */
 function unit() {
@@ -18,27 +25,34 @@ function unit() {
   return { uow, add }
 }
 
+/** The ids the rows hold once assigned. */
+const assigned: IdSource = (state, column) => state.row[column]
+
 /**
- * Plans `uow`'s inserts with placeholders, gives the rows without ids the ids `idFor` picks (in row
- * order), then rebinds; also plans again from scratch. Answers both.
+ * Drafts `uow`'s flush, gives the rows without ids the ids `idFor` picks (in row order), then
+ * completes it (drafting again when a value given is one of those ids, as a flush does); also plans
+ * again from scratch. Answers both, and whether the flush drafted again.
  */
 function both(uow: UnitOfWork, idFor: (i: number, state: EntityState) => unknown) {
   const pending: PendingChanges = uow.pending()
   const rows = [...pending.inserts]
-  const provisional = provisionalIds(rows)
-  const changes = toChangeSet(pending, uow, provisional)
-  const plan = planFlush(shop, changes)
-  const sent = uow.sentValues(pending, changes)
+  let draft = draftFlush(shop, pendingInput(pending, uow))
+  const waves = draft.waves.map((wave) =>
+    wave.map((s) => `${draft.statements[s]!.kind} ${draft.statements[s]!.table.key}`),
+  )
   let i = 0
   for (const state of rows) {
-    if (provisional.has(state)) state.row[state.table.primaryKey[0]!] = idFor(i++, state)
+    const key = state.table.primaryKey[0]!
+    if (state.row[key] === undefined || state.row[key] === null) state.row[key] = idFor(i++, state)
   }
-  const rebound = rebindFlush(plan, sent, pending, provisional)
+  const again = givesAssignedId(draft, assigned)
+  if (again) draft = draftFlush(shop, pendingInput(pending, uow))
+  const completed = completePlan(draft, assigned, {})
   const expected = () => {
-    const again = toChangeSet(pending, uow)
-    return { plan: planFlush(shop, again), sent: uow.sentValues(pending, again) }
+    const changes = toChangeSet(pending, uow)
+    return { plan: planFlush(shop, changes), sent: uow.sentValues(pending, changes) }
   }
-  return { rebound, expected, placeholders: plan }
+  return { completed: { plan: completed.plan, sent: new Map(completed.sent) }, expected, waves, again }
 }
 
 /** Shuffled ids from `base`: the real ids need not follow the rows' order. */
@@ -65,7 +79,7 @@ function kinds(plan: FlushPlan): string[][] {
   return plan.waves.map((w) => w.map((s) => `${s.kind} ${s.table}`))
 }
 
-describe('rebindFlush', () => {
+describe('completePlan of a flush drafted before its ids', () => {
   it('gives what planning again gives: parents and children, references and plain keys, ids in any order', () => {
     const { uow, add } = unit()
     const authors = Array.from({ length: 300 }, (_, i) => add('author', { name: `a${i}`, bio: null }))
@@ -85,11 +99,11 @@ describe('rebindFlush', () => {
     }
     // A reference in a column without a foreign key (it stands for the author's key).
     add('review', { id: 1, book_isbn: null, loose_ref: authors[5]!.entity })
-    const { rebound, expected, placeholders } = both(uow, (i) => ids[i])
-    expect(rebound).toBeDefined()
-    expect(kinds(placeholders)).toEqual([['insert author', 'insert review'], ['insert book']])
-    expect(rebound!.plan).toEqual(expected().plan)
-    expect(rebound!.sent).toEqual(expected().sent)
+    const { completed, expected, waves } = both(uow, (i) => ids[i])
+    expect(waves).toEqual([['insert author', 'insert review'], ['insert book']])
+    expect(kinds(completed.plan)).toEqual(waves)
+    expect(completed.plan).toEqual(expected().plan)
+    expect(completed.sent).toEqual(expected().sent)
   })
 
   it('int4, int2 and numeric keys from sequences', () => {
@@ -99,11 +113,11 @@ describe('rebindFlush', () => {
       add('small', { n: i })
       add('counter', { n: i })
     }
-    const { rebound, expected } = both(uow, (i, state) =>
+    const { completed, expected } = both(uow, (i, state) =>
       state.table.key === 'counter' ? String(900 - i) : 30_000 - i,
     )
-    expect(rebound?.plan).toEqual(expected().plan)
-    expect(rebound?.sent).toEqual(expected().sent)
+    expect(completed.plan).toEqual(expected().plan)
+    expect(completed.sent).toEqual(expected().sent)
   })
 
   it('ids drawn in ascending order (rows turned round, not sorted), with and without a key the application gave', () => {
@@ -114,13 +128,13 @@ describe('rebindFlush', () => {
         add('tag', { name: `tag ${i}` })
       }
       if (given) add('author', { id: '251', name: 'given', bio: null }) // inside the ids' range, not one of them
-      const { rebound, expected } = both(uow, (i, state) =>
+      const { completed, expected, again } = both(uow, (i, state) =>
         state.table.key === 'author' ? String(100 + Math.floor(i / 2) * 3) : 5000 + i,
       )
-      expect(rebound).toBeDefined()
-      expect(rebound?.plan).toEqual(expected().plan)
-      expect(rebound?.sent).toEqual(expected().sent)
-      const keys = rebound!.plan.waves
+      expect(again).toBe(false)
+      expect(completed.plan).toEqual(expected().plan)
+      expect(completed.sent).toEqual(expected().sent)
+      const keys = completed.plan.waves
         .flat()
         .find((s) => s.table === 'author')!
         .keys.map(Number)
@@ -128,60 +142,72 @@ describe('rebindFlush', () => {
     }
   })
 
-  it('plans again (undefined) when a value the application gave has a placeholder text or a real id text', () => {
+  it('drafts again when a value the application gave is one of the ids assigned, and only then', () => {
+    // A value that looks like a placeholder is a value like any other.
     const placeholderFk = unit()
     placeholderFk.add('author', { name: 'a', bio: null })
     placeholderFk.add('author', { name: 'b', bio: null })
     placeholderFk.add('book', plainBook(BOOK_1, '-2'))
-    expect(both(placeholderFk.uow, (i) => String(100 + i)).rebound).toBeUndefined()
+    const placeholder = both(placeholderFk.uow, (i) => String(100 + i))
+    expect(placeholder.again).toBe(false)
+    expect(placeholder.completed.plan).toEqual(placeholder.expected().plan)
 
     const realKey = unit()
     realKey.add('author', { name: 'a', bio: null })
     realKey.add('author', { id: '101', name: 'given', bio: null }) // the id the other row gets
-    const repeated = both(realKey.uow, (i) => String(101 + i))
-    expect(repeated.rebound).toBeUndefined()
-    // Planning again finds the repeated key, as it must.
-    expect(() => repeated.expected()).toThrow(expect.objectContaining({ code: 'DUPLICATE_KEY' }))
+    // Drafting again finds the repeated key, as planning again does.
+    expect(() => both(realKey.uow, (i) => String(101 + i))).toThrow(
+      expect.objectContaining({ code: 'DUPLICATE_KEY' }),
+    )
 
     const realFk = unit()
     realFk.add('author', { name: 'a', bio: null })
     realFk.add('book', plainBook(BOOK_2, '55'))
-    expect(both(realFk.uow, () => '55').rebound).toBeUndefined()
+    const fk = both(realFk.uow, () => '55')
+    expect(fk.again).toBe(true)
+    expect(fk.completed.plan).toEqual(fk.expected().plan)
+    expect(kinds(fk.completed.plan)).toEqual([['insert author'], ['insert book']])
   })
 
-  it('plans again for an entity as a key, several statements of a table, updates, or nothing to rebind', () => {
+  it('completes an entity as a key, several statements of a table, updates, and nothing to assign as planning again does', () => {
+    const cases: [string, UnitOfWork, (i: number) => unknown][] = []
     const keyedByParent = unit()
     const author = keyedByParent.add('author', { name: 'a', bio: null })
     keyedByParent.add('profile', { author_id: author.entity, bio: 'x' })
-    expect(both(keyedByParent.uow, () => '1').rebound).toBeUndefined()
+    cases.push(['an entity as a key', keyedByParent.uow, () => '1'])
 
     const twoShapes = unit()
     twoShapes.add('author', { name: 'a', bio: null })
     twoShapes.add('author', { name: 'b', bio: null, version: 3 })
-    expect(both(twoShapes.uow, (i) => String(i + 1)).rebound).toBeUndefined()
+    cases.push(['two statements of a table', twoShapes.uow, (i) => String(i + 1)])
 
     const withUpdate = unit()
     withUpdate.add('author', { name: 'a', bio: null })
     const managed = withUpdate.uow.add(table('tag'), rowOf({ id: 9, name: 'old' }), 'managed')
     managed.entity['name'] = 'new'
-    expect(both(withUpdate.uow, () => '1').rebound).toBeUndefined()
+    cases.push(['an update', withUpdate.uow, () => '1'])
 
     const givenKeys = unit()
     givenKeys.add('author', { id: '1', name: 'a', bio: null })
-    expect(both(givenKeys.uow, () => '1').rebound).toBeUndefined()
+    cases.push(['every key given', givenKeys.uow, () => '1'])
+    for (const [name, uow, idFor] of cases) {
+      const { completed, expected } = both(uow, idFor)
+      expect(completed.plan, name).toEqual(expected().plan)
+      expect(completed.sent, name).toEqual(expected().sent)
+    }
   })
 
-  it('leaves `sent` alone when it answers undefined', () => {
+  it('leaves the entities alone while drafting: a row without id keeps none until assigned', () => {
     const { uow, add } = unit()
-    add('author', { name: 'a', bio: null })
+    const a = add('author', { name: 'a', bio: null })
     add('book', plainBook(BOOK_1, '-1'))
     const pending = uow.pending()
-    const provisional = provisionalIds([...pending.inserts])
-    const changes = toChangeSet(pending, uow, provisional)
-    const sent = uow.sentValues(pending, changes)
-    const before = JSON.stringify([...sent.values()])
-    for (const state of pending.inserts) if (provisional.has(state)) state.row['id'] = '5'
-    expect(rebindFlush(planFlush(shop, changes), sent, pending, provisional)).toBeUndefined()
-    expect(JSON.stringify([...sent.values()])).toBe(before)
+    const before = JSON.stringify(pending.inserts.map((s) => s.row))
+    const draft = draftFlush(shop, pendingInput(pending, uow))
+    expect(JSON.stringify(pending.inserts.map((s) => s.row))).toBe(before)
+    expect(Object.keys(a.state.row)).toEqual(['name', 'bio'])
+    a.state.row['id'] = '5'
+    const { plan } = completePlan(draft, assigned, {})
+    expect(plan).toEqual(planFlush(shop, toChangeSet(pending, uow)))
   })
 })

@@ -1,0 +1,22 @@
+import type { IdAllocator, IdQuery } from './id-allocator.ts'
+
+/**
+ * Fills the id pool through `query` (on the flush's connection, before its transaction) until it
+ * holds `need`: other flushes share the pool and may take ids meanwhile, hence up to three fetches,
+ * one round trip each. The flush then takes its ids (`assignIds`).
+ *
+ * @example
+ * if (ids.missing(need).size > 0) await fetchIds(query, ids, need)
+ * assignIds(rows, need, ids)
+ */
+export async function fetchIds(
+  query: IdQuery,
+  ids: IdAllocator,
+  need: ReadonlyMap<string, number>,
+): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const short = ids.missing(need)
+    if (short.size === 0) break
+    await ids.fill(query, short)
+  }
+}

@@ -1,0 +1,95 @@
+import { recordArgument } from './arguments.ts'
+import { driverFor } from './drivers/driver-for.ts'
+import { errors, withValuesShown } from './errors.ts'
+import type { PipelineMode } from './flush/pipeline-mode.ts'
+import type { Observe } from './observe/observe-flush.ts'
+import {
+  type EntityManagerOptions,
+  type ForkOptions,
+  flushTimeoutOption,
+  maxReplicaLagOption,
+  observeOption,
+  pipelineOption,
+} from './options.ts'
+import { ReplicaSet } from './read/replicas.ts'
+
+/** The options an entity manager flushes and reads with, besides what its client shares. */
+export interface ManagerSettings {
+  readonly mode: PipelineMode
+  readonly timeoutMs: number
+  /** Put the values errors are about in their messages (see the `errorValues` option). */
+  readonly errorValues: boolean
+  /** Spans and logs (the `tracing` and `logger` options). */
+  readonly observe: Observe
+  /** The read replicas, if any (the `replicas` option). */
+  readonly replicas: ReplicaSet | undefined
+}
+
+/**
+ * The settings of an entity manager connected with `options` (`INVALID_CONFIG` for a bad one).
+ *
+ * @example
+ * managerSettings({ pipeline: 'burst' }).mode // 'burst'
+ */
+export function managerSettings(options: EntityManagerOptions): ManagerSettings {
+  return {
+    mode: pipelineOption(options.pipeline),
+    timeoutMs: flushTimeoutOption(options.flushTimeoutMs),
+    errorValues: options.errorValues === true,
+    observe: observeOption(options.tracing, options.logger),
+    replicas: replicasOption(options.replicas, options.maxReplicaLagMs),
+  }
+}
+
+/**
+ * The settings of a fork of an entity manager with `settings`: the fork's options over them.
+ *
+ * @example
+ * forkSettings(settings, { pipeline: 'off' })
+ */
+export function forkSettings(settings: ManagerSettings, given: ForkOptions): ManagerSettings {
+  const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
+  return {
+    ...settings,
+    mode: options.pipeline === undefined ? settings.mode : pipelineOption(options.pipeline),
+    timeoutMs:
+      options.flushTimeoutMs === undefined ? settings.timeoutMs : flushTimeoutOption(options.flushTimeoutMs),
+  }
+}
+
+/**
+ * `fn`'s result; its errors with the values they are about when `errorValues` is on (thrown, or
+ * rejected by the promise `fn` returns).
+ *
+ * @example
+ * return shownIf(settings.errorValues, () => reads.find(table, where))
+ */
+export function shownIf<T>(errorValues: boolean, fn: () => T): T {
+  if (!errorValues) return fn()
+  try {
+    const result = fn()
+    return (
+      result instanceof Promise
+        ? result.catch((e: unknown) => {
+            throw withValuesShown(e)
+          })
+        : result
+    ) as T
+  } catch (e) {
+    throw withValuesShown(e)
+  }
+}
+
+/** The `replicas` and `maxReplicaLagMs` options: a set of the replicas' drivers, or undefined. */
+function replicasOption(replicas: unknown, maxLag: unknown): ReplicaSet | undefined {
+  const maxLagMs = maxReplicaLagOption(maxLag)
+  if (replicas === undefined) return undefined
+  if (!Array.isArray(replicas) || replicas.length === 0)
+    throw errors.invalidConfig(
+      'replicas must be a non-empty array of clients (postgres.js clients or pg.Pools).',
+    )
+  return new ReplicaSet(
+    replicas.map((r) => driverFor(r)),
+    maxLagMs,
+  )
+}

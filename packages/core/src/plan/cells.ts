@@ -1,0 +1,119 @@
+import { keyFills } from '../ids/key-fill.ts'
+import { writableColumn, writableTable } from '../schema/checks.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { resolveReference } from '../track/changes.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { type InsertInput, ownSlot, Slot, type StoredInput } from './draft.ts'
+import type { RowValues } from './types.ts'
+
+/** The table a row names: a change set's by its key (checked here, in row order), an entity's model. */
+export function tableOf(schema: SchemaModel, table: TableModel | string): TableModel {
+  return typeof table === 'string' ? writableTable(schema, table) : table
+}
+
+/**
+ * Whether `column` of `state` is a key column a sequence fills that has no value yet: the flush
+ * assigns it an id from the pool (see `assignIds`). Until then a cell holding it is a {@link Slot}.
+ */
+export function unassignedId(state: EntityState, column: string): boolean {
+  if (state.status !== 'new') return false
+  const value = state.row[column]
+  if (value !== undefined && value !== null) return false
+  for (const key of keyFills(state.table).sequence) if (key.name === column) return true
+  return false
+}
+
+/** What a reference to an entity whose key is not assigned yet stands for: a slot pointing at it. */
+function slotFor(ref: EntityState, column: string): Slot | undefined {
+  return unassignedId(ref, column) ? new Slot(ref, column) : undefined
+}
+
+/**
+ * The value of a new row's cell in `column`: its own id not assigned yet as its own slot, an entity
+ * given as a foreign-key value as that entity's key (a slot while it has no id), anything else as
+ * given. A change set's values are taken as given.
+ *
+ * @example
+ * insertCell(newBook, authorIdColumn) // '7', or a Slot of the author while it has no id
+ */
+export function insertCell(input: InsertInput, column: ColumnModel, table: TableModel): unknown {
+  const value = input.row[column.name]
+  const owner = input.owner
+  if (owner === undefined) return value
+  if ((value === undefined || value === null) && unassignedId(input as EntityState, column.name))
+    return ownSlot(column.name)
+  return typeof value === 'object' && value !== null
+    ? resolveReference(value, column, table, owner, slotFor)
+    : value
+}
+
+/** The value a stored row sets in `column` (an entity's references resolved as in {@link insertCell}). */
+export function setCell(input: StoredInput, column: ColumnModel, table: TableModel): unknown {
+  const value = input.row[column.name]
+  const state = input.state
+  if (state === undefined || typeof value !== 'object' || value === null) return value
+  return resolveReference(value, column, table, state.owner, slotFor)
+}
+
+/**
+ * The columns a new row writes, in table order: a change set's every value (each checked to exist and
+ * be writable); an entity's every column it holds and its own ids not assigned yet, but the key
+ * columns the server fills that it leaves null (the insert leaves them to their DEFAULT).
+ *
+ * @example
+ * insertColumns(book, newBookState) // ['id', 'title', 'author_id'], 'id' a slot until assigned
+ */
+export function insertColumns(table: TableModel, input: InsertInput): string[] {
+  if (input.owner === undefined) return writtenColumns(table, input.row, 'insert')
+  const columns: string[] = []
+  const row = input.row
+  const serverKeys = input.status === 'new' ? keyFills(table).server : NO_COLUMNS
+  for (const column of table.columns) {
+    const name = column.name
+    if (!(name in row)) {
+      if (unassignedId(input as EntityState, name)) columns.push(name)
+      continue
+    }
+    const value = row[name]
+    if ((value === undefined || value === null) && serverKeys.includes(column)) continue
+    writableColumn(table, name, 'insert')
+    columns.push(name)
+  }
+  return columns
+}
+
+const NO_COLUMNS: readonly ColumnModel[] = []
+
+/** Columns of `values` in table order, each checked to exist and to be writable by `kind`. */
+export function writtenColumns(table: TableModel, values: RowValues, kind: 'insert' | 'update'): string[] {
+  const columns: string[] = []
+  for (const column of table.columns) if (Object.hasOwn(values, column.name)) columns.push(column.name)
+  const names = Object.keys(values)
+  // Every own key is a column when the counts match; else the check names the unknown one.
+  for (const name of names.length === columns.length ? columns : names) writableColumn(table, name, kind)
+  return columns
+}
+
+/** The set columns of an update, in table order, each checked to exist and to be updatable. */
+export function setColumns(table: TableModel, names: readonly string[]): string[] {
+  const set = new Set(names)
+  const columns: string[] = []
+  for (const column of table.columns) if (set.has(column.name)) columns.push(column.name)
+  for (const name of names.length === columns.length ? columns : names) writableColumn(table, name, 'update')
+  return columns
+}
+
+/**
+ * Whether `row` holds exactly the own properties `names` (in any order): then it writes what the row
+ * that had `names` writes. Allocates nothing.
+ */
+export function sameShape(row: RowValues, names: readonly string[]): boolean {
+  let count = 0
+  for (const name in row) {
+    if (!Object.hasOwn(row, name)) return false
+    count++
+  }
+  if (count !== names.length) return false
+  for (let i = 0; i < names.length; i++) if (!Object.hasOwn(row, names[i]!)) return false
+  return true
+}

@@ -1,0 +1,129 @@
+import type { TableModel } from '../schema/model.ts'
+import type { SentValues } from '../unit-of-work/unit-of-work.ts'
+import { normalizeKeyValue } from '../values/index.ts'
+import { type BuildOptions, buildStatement } from './build-statement.ts'
+import { valueAt } from './dependency-graph.ts'
+import { type FlushDraft, type IdSource, Slot, type StatementDraft, slotEntity } from './draft.ts'
+import { SentRows } from './sent-rows.ts'
+import type { FlushPlan } from './types.ts'
+
+/** A plan and what it sends of each entity (their snapshots once it committed). */
+export interface CompletedPlan {
+  readonly plan: FlushPlan
+  readonly sent: SentValues
+}
+
+/**
+ * The second phase of planning (see `draftFlush`), once the ids are known (`ids` gives the id of an
+ * entity's key column: the row's own value after `assignIds`): fills every slot, orders each
+ * statement's rows, builds its SQL, what it reads back and whether it goes as COPY (`options`), and
+ * completes what the flush sends of each entity. Consumes the draft (its cells are filled in place).
+ *
+ * @example
+ * const ids: IdSource = (state, column) => state.row[column]
+ * if (givesAssignedId(draft, ids)) draft = draftFlush(schema, input)
+ * const { plan, sent } = completePlan(draft, ids, { copyRows: 1_000 })
+ */
+export function completePlan(draft: FlushDraft, ids: IdSource, options: BuildOptions): CompletedPlan {
+  const { statements } = draft
+  const waves = draft.waves.map((wave) => wave.map((i) => buildStatement(statements[i]!, ids, options)))
+  return { plan: { waves }, sent: new SentRows(draft.sent ?? []) }
+}
+
+/** The id a slot of row `r` of `draft` stands for, normalized for `column` of `table`. */
+function slotId(
+  draft: StatementDraft,
+  r: number,
+  slot: Slot,
+  ids: IdSource,
+  table: TableModel,
+  column: string,
+) {
+  const id = ids(slotEntity(slot, draft.rows[r]!), slot.column)
+  return id === undefined || id === null ? undefined : normalizeKeyValue(id, table.columnsByName.get(column)!)
+}
+
+/**
+ * Tuples of `columns` of `table`'s new rows, the slots filled with their ids (canonical forms joined),
+ * and the tuples the other rows of the plan hold there without a slot: keys of the table's rows, or
+ * foreign keys pointing at these columns.
+ */
+function tuplesOf(
+  draft: StatementDraft,
+  r: number,
+  columns: readonly string[],
+  target: TableModel,
+  targetColumns: readonly string[],
+  ids: IdSource,
+): { readonly id: string; readonly slotted: boolean } | undefined {
+  let id = ''
+  let slotted = false
+  for (let i = 0; i < columns.length; i++) {
+    let value = valueAt(draft, r, columns[i]!)
+    if (value instanceof Slot) {
+      slotted = true
+      value = slotId(draft, r, value, ids, target, targetColumns[i]!)
+      if (value === undefined) return undefined
+    } else if (value === undefined || value === null) return undefined
+    else value = normalizeKeyValue(value, target.columnsByName.get(targetColumns[i]!)!)
+    id = i === 0 ? (value as string) : `${id}\u0000${value as string}`
+  }
+  return { id, slotted }
+}
+
+/**
+ * Whether a value the application gave is one of the ids the draft's slots stand for now, where the
+ * draft would differ for it: a key of a row of a table whose new rows got ids (a repeated key), or a
+ * foreign key into such rows (a reference the draft did not order). Then the flush drafts again with
+ * the ids in the rows, which finds the repeated key or orders the reference. Only tables with new rows
+ * holding slots in those columns are looked at.
+ *
+ * @example
+ * if (givesAssignedId(draft, ids)) draft = draftFlush(schema, input)
+ */
+export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
+  if (!draft.slots) return false
+  const { statements } = draft
+  const slottedInserts = statements.filter((d) => d.kind === 'insert' && d.slotted.includes(true))
+  if (slottedInserts.length === 0) return false
+  const checks: {
+    target: TableModel
+    columns: readonly string[]
+    from: StatementDraft
+    via: readonly string[]
+  }[] = []
+  for (const target of new Set(slottedInserts.map((d) => d.table))) {
+    for (const from of statements) {
+      if (from.table === target)
+        checks.push({ target, columns: target.primaryKey, from, via: target.primaryKey })
+      for (const fk of from.table.foreignKeys) {
+        if (fk.target === target.key)
+          checks.push({ target, columns: fk.targetColumns, from, via: fk.columns })
+      }
+    }
+  }
+  const filled = new Map<string, Set<string>>()
+  for (const { target, columns, from, via } of checks) {
+    const given: string[] = []
+    for (let r = 0; r < from.rows.length; r++) {
+      const tuple = tuplesOf(from, r, via, target, columns, ids)
+      if (tuple !== undefined && !tuple.slotted) given.push(tuple.id)
+    }
+    if (given.length === 0) continue
+    const key = `${target.key}\u0000${columns.join('\u0000')}`
+    let ofTarget = filled.get(key)
+    if (ofTarget === undefined) {
+      ofTarget = new Set()
+      for (const insert of slottedInserts) {
+        if (insert.table !== target) continue
+        for (let r = 0; r < insert.rows.length; r++) {
+          const tuple = tuplesOf(insert, r, columns, target, columns, ids)
+          if (tuple?.slotted) ofTarget.add(tuple.id)
+        }
+      }
+      filled.set(key, ofTarget)
+    }
+    for (const id of given) if (ofTarget.has(id)) return true
+  }
+  return false
+}

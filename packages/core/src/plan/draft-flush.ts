@@ -1,0 +1,90 @@
+import type { SchemaModel } from '../schema/model.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { checkDistinctRows } from './distinct-rows.ts'
+import type { FlushDraft, InsertInput, PlanInput, StatementDraft, StoredInput } from './draft.ts'
+import { encodeDrafts } from './encode-cells.ts'
+import { groupInserts, groupStored } from './group-rows.ts'
+import { orderStatements } from './order-statements.ts'
+
+type Snapshot = Record<string, unknown>
+
+/**
+ * The first phase of planning a flush, before a connection is reserved and whatever the ids: validates
+ * and encodes every value (column by column), groups the rows into statements (insert per table and
+ * written columns, update per table and set columns, delete per table), rejects a row written twice,
+ * and orders the statements in waves by foreign key (fix-ups breaking nullable cycles included; see
+ * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
+ * row; `completePlan` fills them once the ids are known. Bad input fails here, naming the first bad row
+ * in the input's order. Pure: no I/O; the entities are only read.
+ *
+ * @example
+ * const draft = draftFlush(schema, pendingInput(pending, uow)) // validates
+ * assignIds(newRows, need, ids) // from the pool, or fetched on the flush's connection
+ * const { plan, sent } = completePlan(draft, (state, column) => state.row[column], options)!
+ */
+export function draftFlush(schema: SchemaModel, input: PlanInput): FlushDraft {
+  const inserts = groupInserts(schema, input.inserts)
+  encodeDrafts(schema, inserts, input.inserts, 'insert')
+  const updates = groupStored(schema, input.updates, 'update')
+  encodeDrafts(schema, updates, input.updates, 'update')
+  const deletes = groupStored(schema, input.deletes, 'delete')
+  encodeDrafts(schema, deletes, input.deletes, 'delete')
+  checkDistinctRows([...inserts, ...updates, ...deletes])
+  const sent = sentValues(input, inserts, updates)
+  const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
+  return { statements, waves, slots: statements.some(holdsSlots), sent }
+}
+
+function holdsSlots(draft: StatementDraft): boolean {
+  return draft.slotted.includes(true) || draft.keyIds.includes(undefined)
+}
+
+/**
+ * What the flush sends of each entity, inserts then updates, each in the input's order: a draft's
+ * rows and snapshots as they are when one draft holds them all (the usual large flush), else put back
+ * in order.
+ */
+function sentValues(
+  input: PlanInput,
+  inserts: readonly StatementDraft[],
+  updates: readonly StatementDraft[],
+): FlushDraft['sent'] {
+  const parts = [
+    ...inOrder(
+      input.inserts,
+      (row) => (row.owner !== undefined && row.upsert === undefined ? row : undefined),
+      inserts,
+    ),
+    ...inOrder(input.updates, (row) => row.state, updates),
+  ]
+  return parts.length === 0 ? undefined : parts
+}
+
+/** The entities of `rows` (`entityOf`) and their snapshots, aligned, in the order of `rows`. */
+function inOrder<R extends InsertInput | StoredInput>(
+  rows: readonly R[],
+  entityOf: (row: R) => InsertInput | EntityState | undefined,
+  drafts: readonly StatementDraft[],
+): (readonly [EntityState[], Snapshot[]])[] {
+  const holding = drafts.filter((d) => d.snapshots !== undefined)
+  if (holding.length === 0) return []
+  let count = 0
+  for (const row of rows) if (entityOf(row) !== undefined) count++
+  const only = holding[0]!
+  if (holding.length === 1 && only.rows.length === count) {
+    const states = only.kind === 'insert' ? only.rows : only.rows.map((row) => entityOf(row as R))
+    return [[states as EntityState[], only.snapshots as Snapshot[]]]
+  }
+  const byRow = new Map<unknown, Snapshot>()
+  for (const draft of holding)
+    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots![r]!)
+  const states: EntityState[] = []
+  const snapshots: Snapshot[] = []
+  for (const row of rows) {
+    const state = entityOf(row)
+    if (state === undefined) continue
+    states.push(state as EntityState)
+    snapshots.push(byRow.get(row)!)
+  }
+  return [[states, snapshots]]
+}

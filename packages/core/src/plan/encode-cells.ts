@@ -1,0 +1,259 @@
+import { errors } from '../errors.ts'
+import { columnOf } from '../schema/checks.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { emptyRow } from '../track/row.ts'
+import { snapshotOf, snapshotValue } from '../track/snapshot.ts'
+import { encodeValue, type ValueLocation } from '../values/index.ts'
+import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
+import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from './draft.ts'
+import { keyPart, RowLocation } from './row-key.ts'
+import type { UpsertSpec } from './types.ts'
+
+/**
+ * Where values are encoded column by column: a failure there is found again row by row (see
+ * {@link firstBadValue}), which names the row.
+ */
+const UNLOCATED: ValueLocation = { table: '' }
+
+/** What no value is: the first row of a column is never "the same as the previous one". */
+const NOTHING = Symbol('nothing')
+
+/**
+ * Encodes the cells of every draft, column by column (one codec per column; a value repeating the
+ * previous row's, such as one Date object given to every row, is encoded and copied once), and takes
+ * what a flush sends of each entity (`snapshots`): its values as encoded, copies of objects, in table
+ * order. A value that does not encode is reported as the rows in `inputs` order find it first (see
+ * {@link firstBadValue}). Cells holding a slot stay slots.
+ *
+ * @example
+ * encodeDrafts(schema, drafts, pending.inserts, 'insert') // drafts[i].params filled
+ */
+export function encodeDrafts(
+  schema: SchemaModel,
+  drafts: readonly StatementDraft[],
+  inputs: readonly (InsertInput | StoredInput)[],
+  kind: 'insert' | 'update' | 'delete',
+): void {
+  try {
+    for (const draft of drafts) {
+      if (draft.kind === 'insert') encodeInsert(draft)
+      else encodeStored(draft)
+    }
+  } catch (e) {
+    if (kind === 'insert') firstBadValue(schema, inputs as readonly InsertInput[], inputs.length)
+    else firstBadValue(schema, inputs as readonly StoredInput[], inputs.length, kind)
+    throw e
+  }
+}
+
+function encodeInsert(draft: StatementDraft): void {
+  const { table, columns, rows } = draft
+  const n = rows.length
+  const first = rows[0] as InsertInput
+  const snapshots = first.owner !== undefined && draft.upsert === undefined ? emptyRows(n) : undefined
+  const params: Cell[][] = new Array(columns.length)
+  let c = 0
+  for (const column of table.columns) {
+    if (c < columns.length && columns[c] === column.name) {
+      params[c] = encodeColumn(draft, c, column, snapshots)
+      c++
+    } else if (snapshots !== undefined) {
+      for (let r = 0; r < n; r++) snapshots[r]![column.name] = undefined
+    }
+  }
+  draft.params = params
+  draft.snapshots = snapshots
+}
+
+function emptyRows(n: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = new Array(n)
+  for (let r = 0; r < n; r++) out[r] = emptyRow()
+  return out
+}
+
+/**
+ * The columns of `table` whose values the planner reads again (see `StatementDraft.values`): its
+ * foreign-key and unique columns, but its key (read from the draft's keys); an upsert's conflict
+ * columns besides.
+ */
+function capturedColumns(table: TableModel, upsert: UpsertSpec | undefined): ReadonlySet<string> {
+  let columns = CAPTURED.get(table)
+  if (columns === undefined) {
+    columns = new Set([
+      ...table.foreignKeys.flatMap((fk) => fk.columns),
+      ...table.uniques.flatMap((unique) => unique.columns),
+    ])
+    CAPTURED.set(table, columns)
+  }
+  return upsert === undefined ? columns : new Set([...columns, ...upsert.conflict])
+}
+
+const CAPTURED = new WeakMap<TableModel, ReadonlySet<string>>()
+
+/** The cells of `column` (parameter `p`) for every row of an insert draft, and its values in `snapshots`. */
+function encodeColumn(
+  draft: StatementDraft,
+  p: number,
+  column: ColumnModel,
+  snapshots: Record<string, unknown>[] | undefined,
+): Cell[] {
+  const { table, rows } = draft
+  const name = column.name
+  const cells: Cell[] = new Array(rows.length)
+  const captured = capturedColumns(table, draft.upsert).has(name)
+    ? new Array<unknown>(rows.length)
+    : undefined
+  if (captured !== undefined) draft.values.set(name, captured)
+  let previous: unknown = NOTHING
+  let text: string | null = null
+  let copy: unknown
+  for (let r = 0; r < rows.length; r++) {
+    const value = insertCell(rows[r] as InsertInput, column, table)
+    if (captured !== undefined) captured[r] = value
+    if (value instanceof Slot) {
+      cells[r] = value
+      draft.slotted[p] = true
+      if (snapshots !== undefined) snapshots[r]![name] = undefined
+      continue
+    }
+    if (value !== previous) {
+      text = encodeValue(value, column, UNLOCATED)
+      if (snapshots !== undefined) copy = snapshotValue(table, name, value)
+      previous = value
+    }
+    cells[r] = text
+    if (snapshots !== undefined) snapshots[r]![name] = copy
+  }
+  return cells
+}
+
+/** The cells of an update or delete draft: its key, its set columns, its expected version. */
+function encodeStored(draft: StatementDraft): void {
+  const { table, columns, rows, keys } = draft
+  const n = rows.length
+  const params: Cell[][] = []
+  const parts = table.primaryKey.length
+  for (let i = 0; i < parts; i++) {
+    const column = columnOf(table, table.primaryKey[i]!)
+    const cells: Cell[] = new Array(n)
+    for (let r = 0; r < n; r++) cells[r] = encodeValue(keyPart(keys[r], i, parts), column, UNLOCATED) ?? ''
+    params.push(cells)
+  }
+  const capture = capturedColumns(table, undefined)
+  for (const name of columns) {
+    const column = columnOf(table, name)
+    const cells: Cell[] = new Array(n)
+    const captured = capture.has(name) ? new Array<unknown>(n) : undefined
+    if (captured !== undefined) draft.values.set(name, captured)
+    for (let r = 0; r < n; r++) {
+      const value = setCell(rows[r] as StoredInput, column, table)
+      if (captured !== undefined) captured[r] = value
+      if (value instanceof Slot) draft.slotted[params.length] = true
+      cells[r] = value instanceof Slot ? value : encodeValue(value, column, UNLOCATED)
+    }
+    params.push(cells)
+  }
+  const version = table.versionColumn === null ? undefined : columnOf(table, table.versionColumn)
+  const versions: Cell[] = new Array(n)
+  for (let r = 0; r < n; r++) {
+    const expected = (rows[r] as StoredInput).expectedVersion
+    versions[r] = versionText(table, expected, keys[r], version, UNLOCATED)
+  }
+  if (version !== undefined) params.push(versions)
+  draft.params = params
+  if (draft.kind === 'update' && (rows[0] as StoredInput).state !== undefined) {
+    draft.snapshots = rows.map((row) => updatedSnapshot(row as StoredInput, columns, table))
+  }
+}
+
+/** An expected version's text; one for a table without version column (`version`) is an error. */
+function versionText(
+  table: TableModel,
+  expected: number | undefined,
+  key: unknown,
+  version: ColumnModel | undefined,
+  at: ValueLocation,
+): string | null {
+  if (expected === undefined) return null
+  if (version === undefined)
+    throw errors.invalidChange(
+      table.key,
+      'an expected version was given but the table has no version column.',
+      {
+        keys: [key],
+      },
+    )
+  return encodeValue(expected, version, at)
+}
+
+/** What an update sends of its entity: its snapshot, the set values, the version incremented. */
+function updatedSnapshot(
+  row: StoredInput,
+  columns: readonly string[],
+  table: TableModel,
+): Record<string, unknown> {
+  const state = row.state as EntityState
+  const values = { ...state.snapshot }
+  for (const name of columns) {
+    const value = setCell(row, columnOf(table, name), table)
+    values[name] = value instanceof Slot ? undefined : value
+  }
+  const version = table.versionColumn
+  if (version) values[version] = Number(state.snapshot?.[version]) + 1
+  return snapshotOf(table, values)
+}
+
+/** The location of a row for messages: its key values (a part the server fills left out). */
+function locationOf<R>(
+  table: TableModel,
+  row: R,
+  read: (row: R, column: ColumnModel, table: TableModel) => unknown,
+) {
+  return new RowLocation(
+    table,
+    table.primaryKey.map((name) => read(row, columnOf(table, name), table) ?? undefined),
+  )
+}
+
+/**
+ * Encodes the rows `[0, upTo)` of `inputs` one after the other, each column of a row in turn, naming
+ * each row: throws the first value that does not encode, as a row-by-row check meets it. Returns when
+ * every one encodes.
+ *
+ * @example
+ * try { encodeDrafts(...) } catch (e) { firstBadValue(schema, inputs, inputs.length); throw e }
+ */
+export function firstBadValue(
+  schema: SchemaModel,
+  inputs: readonly (InsertInput | StoredInput)[],
+  upTo: number,
+  kind: 'insert' | 'update' | 'delete' = 'insert',
+): void {
+  for (let i = 0; i < upTo; i++) {
+    const input = inputs[i]!
+    const table = tableOf(schema, input.table)
+    if (kind === 'insert') {
+      const row = input as InsertInput
+      const at = locationOf(table, row, insertCell)
+      for (const name of insertColumns(table, row)) {
+        const column = columnOf(table, name)
+        const value = insertCell(row, column, table)
+        if (!(value instanceof Slot)) encodeValue(value, column, at)
+      }
+      continue
+    }
+    const row = input as StoredInput
+    if (kind === 'update' && row.set.length === 0) continue
+    const at = locationOf(table, row, (r, column) => r.key[column.name])
+    for (const name of table.primaryKey) encodeValue(row.key[name], columnOf(table, name), at)
+    for (const name of kind === 'update' ? setColumns(table, row.set) : []) {
+      const column = columnOf(table, name)
+      const value = setCell(row, column, table)
+      if (!(value instanceof Slot)) encodeValue(value, column, at)
+    }
+    const version = table.versionColumn === null ? undefined : columnOf(table, table.versionColumn)
+    const keys = table.primaryKey.map((name) => row.key[name])
+    versionText(table, row.expectedVersion, keys.length === 1 ? keys[0] : keys, version, at)
+  }
+}

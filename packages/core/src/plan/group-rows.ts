@@ -1,0 +1,225 @@
+import { errors } from '../errors.ts'
+import { keyFills } from '../ids/key-fill.ts'
+import { columnOf } from '../schema/checks.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { insertCell, insertColumns, sameShape, setColumns, tableOf } from './cells.ts'
+import { compareDrafts, type InsertInput, type StatementDraft, type StoredInput, upsertId } from './draft.ts'
+import { firstBadValue } from './encode-cells.ts'
+import { type RowKey, rowKeyOf } from './row-key.ts'
+import type { RowValues, StatementKind, UpsertSpec } from './types.ts'
+
+/** An upsert's conflict columns must be supplied by the row; update columns must be supplied and not keys. */
+function checkUpsert(table: TableModel, columns: readonly string[], spec: UpsertSpec): void {
+  if (spec.conflict.length === 0) throw errors.upsertWithoutConflict(table.key)
+  for (const name of [...spec.conflict, ...spec.update]) {
+    columnOf(table, name)
+    if (!columns.includes(name)) throw errors.upsertColumnMissing(table.key, name)
+  }
+  for (const name of spec.update) {
+    if (spec.conflict.includes(name) || table.primaryKey.includes(name))
+      throw errors.upsertUpdatesKey(table.key, name)
+  }
+}
+
+/** A stored row's key may name key columns only. */
+function checkKeyColumns(table: TableModel, key: RowValues, rowKey: RowKey): void {
+  for (const name of Object.keys(key)) {
+    columnOf(table, name)
+    if (!table.primaryKey.includes(name))
+      throw errors.invalidChange(table.key, `"${name}" is not a primary key column.`, {
+        column: name,
+        keys: [rowKey.key],
+      })
+  }
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boolean {
+  if (a === b) return true
+  if (a === undefined || b === undefined) return false
+  return upsertId({ upsert: a }) === upsertId({ upsert: b })
+}
+
+/** The column each parameter of a statement writes or matches, in the SQL's order. */
+function paramColumns(kind: StatementKind, table: TableModel, columns: readonly string[]): string[] {
+  if (kind === 'insert') return [...columns]
+  const versioned = table.versionColumn !== null
+  return [...table.primaryKey, ...columns, ...(versioned ? [''] : [])]
+}
+
+/** Rows grouped into drafts by (table, column set, upsert spec), without building a string per row. */
+class DraftGroups {
+  /** Per table, its drafts (few: one per column set and upsert spec). */
+  readonly #groups = new Map<TableModel, StatementDraft[]>()
+  readonly #kind: StatementKind
+
+  constructor(kind: StatementKind) {
+    this.#kind = kind
+  }
+
+  /** The draft of (table, columns, upsert): its `columns` may be the given array. */
+  draftOf(table: TableModel, columns: readonly string[], upsert?: UpsertSpec): StatementDraft {
+    let drafts = this.#groups.get(table)
+    if (drafts === undefined) {
+      drafts = []
+      this.#groups.set(table, drafts)
+    }
+    for (const draft of drafts) {
+      if (sameColumns(draft.columns, columns) && sameUpsert(draft.upsert, upsert)) return draft
+    }
+    const draft: StatementDraft = {
+      kind: this.#kind,
+      table,
+      columns,
+      fixup: false,
+      upsert,
+      rows: [],
+      keys: [],
+      keyIds: [],
+      params: [],
+      paramColumns: paramColumns(this.#kind, table, columns),
+      slotted: [],
+      values: new Map(),
+    }
+    drafts.push(draft)
+    return draft
+  }
+
+  sorted(): StatementDraft[] {
+    return [...this.#groups.values()].flat().sort(compareDrafts)
+  }
+}
+
+/** Adds a row to `draft`. */
+function addRow(draft: StatementDraft, input: InsertInput | StoredInput, key: RowKey, source?: number): void {
+  if (source !== undefined) {
+    draft.sources ??= new Array(draft.rows.length).fill(-1)
+    draft.sources[draft.rows.length] = source
+  } else if (draft.sources !== undefined) draft.sources.push(-1)
+  draft.rows.push(input)
+  draft.keys.push(key.key)
+  draft.keyIds.push(key.id)
+}
+
+/** Reads an insert row's key column (its own id not assigned yet as a slot). */
+function insertKeyCell(input: InsertInput, column: ColumnModel, table: TableModel): unknown {
+  return insertCell(input, column, table)
+}
+
+/** The previous row's shape: a row of the same table and own properties writes the same columns. */
+interface Run {
+  readonly table: TableModel
+  readonly names: readonly string[]
+  readonly columns: readonly string[]
+  readonly draft: StatementDraft
+}
+
+/**
+ * Groups new rows into insert drafts by (table, written columns, upsert spec), checking each row's
+ * table, columns, key and upsert spec in order. The first error of the rows in order is thrown: a value
+ * of an earlier row that does not encode comes before a later row's other error.
+ *
+ * @example
+ * groupInserts(schema, pending.inserts) // one draft per table and column set
+ */
+export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]): StatementDraft[] {
+  const groups = new DraftGroups('insert')
+  // Rows of one shape come in runs (a large flush is one table, one column set): the previous row's
+  // columns are reused when this row has the same own properties, and its draft with them.
+  let run: Run | undefined
+  let i = 0
+  let encoded = 0
+  try {
+    for (; i < inputs.length; i++) {
+      const input = inputs[i]!
+      encoded = i
+      const table = tableOf(schema, input.table)
+      const same =
+        run !== undefined &&
+        run.table === table &&
+        input.upsert === undefined &&
+        sameShape(input.row, run.names)
+      const columns = same ? run!.columns : insertColumns(table, input)
+      const key = rowKeyOf(table, input, insertKeyCell, true)
+      if (input.upsert !== undefined) {
+        encoded = i + 1 // its values are checked before its upsert spec
+        checkUpsert(table, columns, input.upsert)
+      }
+      // A row whose key the server fills is found again by its place among the inserts.
+      const source = key.serverFilled && input.upsert === undefined ? i : undefined
+      const draft = same ? run!.draft : groups.draftOf(table, columns, input.upsert)
+      addRow(draft, input, key, source)
+      if (!same) run = input.upsert === undefined ? runOf(table, input, columns, draft) : undefined
+    }
+  } catch (e) {
+    firstBadValue(schema, inputs, encoded)
+    throw e
+  }
+  return groups.sorted()
+}
+
+/** The run a row starts, or undefined when a later row's columns cannot be told from its properties. */
+function runOf(table: TableModel, input: InsertInput, columns: readonly string[], draft: StatementDraft) {
+  if (input.owner === undefined) return { table, names: columns, columns, draft }
+  // An entity's null key the server fills is left out: whether it is null decides the columns.
+  if (keyFills(table).server.length > 0) return undefined
+  return { table, names: Object.keys(input.row), columns, draft }
+}
+
+/** Reads a stored row's key column. */
+function storedKeyCell(input: StoredInput, column: ColumnModel): unknown {
+  return input.key[column.name]
+}
+
+/**
+ * Groups stored rows into update drafts by (table, set columns), or delete drafts by table (`set`
+ * empty), checking each row's table, key and columns in order (a value that does not encode, of an
+ * earlier row, first). Updates setting nothing are skipped.
+ *
+ * @example
+ * groupStored(schema, updates, 'update')
+ */
+export function groupStored(
+  schema: SchemaModel,
+  inputs: readonly StoredInput[],
+  kind: 'update' | 'delete',
+): StatementDraft[] {
+  const groups = new DraftGroups(kind)
+  let i = 0
+  try {
+    for (; i < inputs.length; i++) {
+      const input = inputs[i]!
+      const table = tableOf(schema, input.table)
+      if (kind === 'update' && input.set.length === 0) continue
+      const key = rowKeyOf(table, input, storedKeyCell)
+      checkKeyColumns(table, input.key, key)
+      const columns = kind === 'update' ? setColumns(table, input.set) : NO_COLUMNS
+      for (const name of columns) {
+        if (table.primaryKey.includes(name))
+          throw errors.invalidChange(table.key, `primary key column "${name}" cannot be updated.`, {
+            column: name,
+            keys: [key.key],
+          })
+        if (name === table.versionColumn)
+          throw errors.invalidChange(
+            table.key,
+            `the version column "${name}" is incremented by pipeflush, not set.`,
+            { column: name, keys: [key.key] },
+          )
+      }
+      addRow(groups.draftOf(table, columns), input, key)
+    }
+  } catch (e) {
+    firstBadValue(schema, inputs, i, kind)
+    throw e
+  }
+  return groups.sorted()
+}
+
+const NO_COLUMNS: readonly string[] = []

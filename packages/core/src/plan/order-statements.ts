@@ -1,0 +1,108 @@
+import { errors } from '../errors.ts'
+import type { SchemaModel } from '../schema/model.ts'
+import { breakCycles } from './cycles.ts'
+import {
+  type Edge,
+  findDeleteEdges,
+  findInsertEdges,
+  findUpdateDeleteEdges,
+  findUpdateEdges,
+  type InsertEdge,
+} from './dependency-graph.ts'
+import { compareDrafts, type StatementDraft, serverKeyed } from './draft.ts'
+import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
+import { orderInWaves } from './waves.ts'
+
+function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
+  const links = cycle.map((edge) => {
+    const child = inserts[edge.to]!.table
+    const names = [...new Set(edge.references.map((r) => r.fk.name))].sort()
+    return `${child.key} -> ${inserts[edge.from]!.table.key} (${names.join(', ')})`
+  })
+  const first = inserts[cycle[0]!.to]!.table.key
+  const keys = cycle.flatMap((edge) => edge.references.map((r) => inserts[edge.to]!.keys[r.row]))
+  return errors.unresolvableCycle(first, links, keys)
+}
+
+/** Breaks insert cycles at nullable foreign keys (fewest fix-up rows); throws UNRESOLVABLE_CYCLE otherwise. */
+function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
+  const edges = findInsertEdges(schema, inserts)
+  const result = breakCycles(
+    inserts.length,
+    edges.map((edge) => ({
+      ...edge,
+      // A row whose key the server fills cannot be fixed up later: no UPDATE can find it.
+      removable: isBreakable(edge, inserts[edge.to]!.table) && !serverKeyed(inserts[edge.to]!),
+      cost: fixupCost(edge),
+    })),
+  )
+  if ('cycle' in result)
+    throw unresolvableCycle(
+      inserts,
+      result.cycle.map((i) => edges[i]!),
+    )
+  const fixups = breakInsertEdges(
+    inserts,
+    edges.filter((_, i) => result.removed.has(i)),
+  )
+  return { kept: edges.filter((_, i) => !result.removed.has(i)), fixups }
+}
+
+/** Delete edges with cycles broken where the order matters least (the server decides in the end). */
+function orderDeletes(deletes: readonly StatementDraft[], offset: number): Edge[] {
+  if (deletes.length < 2) return [] // one delete per table: a single one has nothing to wait for
+  const edges = findDeleteEdges(deletes, offset)
+  const local = edges.map((edge) => ({
+    from: edge.from - offset,
+    to: edge.to - offset,
+    removable: true,
+    cost: edge.weight,
+  }))
+  const result = breakCycles(deletes.length, local)
+  const removed = 'removed' in result ? result.removed : new Set<number>()
+  return edges.filter((_, i) => !removed.has(i))
+}
+
+/**
+ * Orders statements by foreign key dependency computed from the data, in waves: every statement of a
+ * wave may depend on statements of earlier waves only; within a wave, in `compareDrafts` order.
+ * Returns every statement (the fix-ups it adds included) and the waves as indexes into them.
+ *
+ * Order rules (edges only where the order matters):
+ * - insert(P) before insert(C) when a new C row references a new P row (foreign key not initially deferred);
+ *   a cycle of such inserts is broken at nullable foreign keys (inserted as NULL, then set by a fix-up
+ *   UPDATE), or throws `UNRESOLVABLE_CYCLE`;
+ * - insert(P) before an update of C that sets a foreign key to a new P row;
+ * - an update of C that sets a foreign key to P (or whose key to P cascades) before delete(P);
+ * - delete(C) before delete(P) for every foreign key C -> P.
+ *
+ * A reference to a new row whose id is not assigned yet (a slot) is one to that row, whatever id it
+ * gets.
+ *
+ * @example
+ * orderStatements(schema, [insertAuthor, insertBook], [], []).waves // [[0], [1]]
+ */
+export function orderStatements(
+  schema: SchemaModel,
+  inserts: readonly StatementDraft[],
+  updates: readonly StatementDraft[],
+  deletes: readonly StatementDraft[],
+): { readonly statements: StatementDraft[]; readonly waves: number[][] } {
+  if (inserts.length + updates.length + deletes.length === 0) return { statements: [], waves: [] }
+  const { kept, fixups } = orderInserts(schema, inserts)
+  const allUpdates = [...updates, ...fixups.drafts]
+  const updateOffset = inserts.length
+  const fixupOffset = updateOffset + updates.length
+  const deleteOffset = updateOffset + allUpdates.length
+  const edges: Edge[] = [
+    ...kept,
+    ...fixups.after.map((edge) => ({ from: edge.from, to: edge.to + fixupOffset })),
+    ...findUpdateEdges(schema, inserts, allUpdates, updateOffset),
+    ...findUpdateDeleteEdges(allUpdates, updateOffset, deletes, deleteOffset),
+    ...orderDeletes(deletes, deleteOffset),
+  ]
+  const statements = [...inserts, ...allUpdates, ...deletes]
+  const waves = orderInWaves(statements.length, edges)
+  for (const wave of waves) wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
+  return { statements, waves }
+}

@@ -1,0 +1,60 @@
+import type { EntityState } from '../track/entity-state.ts'
+
+type Snapshot = Record<string, unknown>
+
+/**
+ * What a flush sends of each entity it inserts or updates (their snapshots once it committed), as the
+ * unit of work reads it: a read-only map from entity to sent values, kept as arrays of entities and of
+ * their values, in the order the flush took them (a map of a million entries cost about 40 MB more
+ * than the two arrays). Looking an entity up builds a map the first time.
+ *
+ * @example
+ * const sent = new SentRows([[pending.inserts, snapshots]])
+ * sent.get(pending.inserts[0]) // its snapshot
+ */
+export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
+  readonly #parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]
+  readonly size: number
+  #byState: Map<EntityState, Snapshot> | undefined
+
+  /** `parts`: entities and their values, aligned, one part after the other. */
+  constructor(parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]) {
+    this.#parts = parts
+    let size = 0
+    for (const [states] of parts) size += states.length
+    this.size = size
+  }
+
+  get(state: EntityState): Snapshot | undefined {
+    if (this.#byState === undefined) this.#byState = new Map(this.entries())
+    return this.#byState.get(state)
+  }
+
+  has(state: EntityState): boolean {
+    return this.get(state) !== undefined
+  }
+
+  *entries(): MapIterator<[EntityState, Snapshot]> {
+    for (const [states, snapshots] of this.#parts) {
+      for (let i = 0; i < states.length; i++) yield [states[i]!, snapshots[i]!]
+    }
+  }
+
+  *keys(): MapIterator<EntityState> {
+    for (const [state] of this.entries()) yield state
+  }
+
+  *values(): MapIterator<Snapshot> {
+    for (const [, snapshot] of this.entries()) yield snapshot
+  }
+
+  forEach(
+    callback: (value: Snapshot, key: EntityState, map: ReadonlyMap<EntityState, Snapshot>) => void,
+  ): void {
+    for (const [state, snapshot] of this.entries()) callback(snapshot, state, this)
+  }
+
+  [Symbol.iterator](): MapIterator<[EntityState, Snapshot]> {
+    return this.entries()
+  }
+}
