@@ -3,7 +3,7 @@ import { type DriverName, TEST_DRIVERS, type TestClient, useTestDatabase } from 
 import { beforeAll, describe, expect, test } from 'vitest'
 
 // Flushes of plain inserts into tables whose keys a sequence fills, large enough for COPY: planned
-// column by column (`columnar-inserts.ts`) instead of row by row. What the database holds, what the
+// column by column (the first phase of the planner, `plan/draft-flush.ts`) instead of row by row. What the database holds, what the
 // entities hold afterwards, the round trips and the failures must be those of the full planner.
 const db = useTestDatabase()
 const modes: PipelineMode[] = ['off', 'waves', 'burst']
