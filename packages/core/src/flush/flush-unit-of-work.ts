@@ -72,15 +72,19 @@ export async function flushUnitOfWork(
   let draft = draftFlush(schema, pendingInput(pending, uow))
   const rows = newRows(pending)
   const need = idNeed(rows)
-  const idFetch = ids.missing(need).size > 0
+  let idFetch = false
   const upsertCount = uow.upsertCount
   const used = await withFlushConnection(
     settings,
     flushId,
     async (fs) => {
-      if (idFetch) await fetchIds(queryOn(fs), ids, need)
+      // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
+      if (ids.missing(need).size > 0) {
+        idFetch = true
+        await fetchIds(queryOn(fs), ids, need)
+      }
       assignIds(rows, need, ids)
-      if (idFetch && uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
+      if (uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
       if (givesAssignedId(draft, assigned)) draft = draftFlush(schema, pendingInput(pending, uow))
       const { plan, sent } = completePlan(draft, assigned, settings)
       settings.onPlanned?.(plan)
