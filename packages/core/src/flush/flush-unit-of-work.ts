@@ -72,6 +72,9 @@ export async function flushUnitOfWork(
   let draft = draftFlush(schema, pendingInput(pending, uow))
   const rows = newRows(pending)
   const need = idNeed(rows)
+  // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
+  // planned again (as when the plan waited for them). Else what was pending at the call is sent.
+  const shortAtCall = ids.missing(need).size > 0
   let idFetch = false
   const upsertCount = uow.upsertCount
   const used = await withFlushConnection(
@@ -84,7 +87,7 @@ export async function flushUnitOfWork(
         await fetchIds(queryOn(fs), ids, need)
       }
       assignIds(rows, need, ids)
-      if (uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
+      if (shortAtCall && uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
       if (givesAssignedId(draft, assigned)) draft = draftFlush(schema, pendingInput(pending, uow))
       const { plan, sent } = completePlan(draft, assigned, settings)
       settings.onPlanned?.(plan)
