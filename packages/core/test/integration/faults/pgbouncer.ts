@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import { freePort, registerCleanup } from '@pipeflush/testkit'
+import { findProgram, waitForPort } from '../local-program.ts'
 
 /** A PgBouncer started for a test, in front of one database. */
 export interface StartedPgBouncer {
@@ -19,9 +18,7 @@ export interface StartedPgBouncer {
 
 /** The pgbouncer binary: `PGBOUNCER`, else on PATH or in /usr/sbin (Debian), else undefined. */
 export function findPgBouncer(): string | undefined {
-  if (process.env['PGBOUNCER']) return process.env['PGBOUNCER']
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/usr/bin']
-  return dirs.map((d) => join(d, 'pgbouncer')).find((p) => existsSync(p))
+  return findProgram('pgbouncer', 'PGBOUNCER')
 }
 
 /**
@@ -106,22 +103,4 @@ pidfile = ${join(dir, 'pgbouncer.pid')}
   url.port = String(port)
   url.pathname = `/${database}`
   return { version, port, url: url.toString(), log: readLog, stop }
-}
-
-async function waitForPort(port: number, child: ChildProcess, limitMs: number): Promise<void> {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`)
-    const open = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => {
-        s.destroy()
-        resolve(true)
-      })
-      s.once('error', () => resolve(false))
-    })
-    if (open) return
-    if (Date.now() > deadline) throw new Error(`port ${port} not open after ${limitMs} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
 }

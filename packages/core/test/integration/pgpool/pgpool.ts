@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { join } from 'node:path'
 import { freePort, registerCleanup, type StartedCluster } from '@pipeflush/testkit'
+import { findProgram, waitForPort } from '../local-program.ts'
 
 /** A Pgpool-II started for a test, in front of a primary and its standby. */
 export interface StartedPgpool {
@@ -19,9 +18,7 @@ export interface StartedPgpool {
 
 /** The pgpool binary: `PGPOOL`, else on PATH or in /usr/sbin (Debian's `pgpool2`), else undefined. */
 export function findPgpool(): string | undefined {
-  if (process.env['PGPOOL']) return process.env['PGPOOL']
-  const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/usr/bin']
-  return dirs.map((d) => join(d, 'pgpool')).find((p) => existsSync(p))
+  return findProgram('pgpool', 'PGPOOL')
 }
 
 /**
@@ -119,22 +116,4 @@ export async function startPgpool(
   url.hostname = '127.0.0.1'
   url.port = String(port)
   return { version, port, url: url.toString(), log: readLog, stop }
-}
-
-async function waitForPort(port: number, child: ChildProcess, limitMs: number): Promise<void> {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`)
-    const open = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => {
-        s.destroy()
-        resolve(true)
-      })
-      s.once('error', () => resolve(false))
-    })
-    if (open) return
-    if (Date.now() > deadline) throw new Error(`port ${port} not open within ${limitMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
