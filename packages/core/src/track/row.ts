@@ -19,3 +19,10 @@ Row.prototype = Object.create(null) as object
 export function emptyRow(): Record<string, unknown> {
   return new Row()
 }
+
+/** A copy of `values` as a row without prototype (a column may be named `__proto__`). */
+export function rowOf(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const row = emptyRow()
+  for (const name of Object.keys(values)) row[name] = values[name]
+  return row
+}

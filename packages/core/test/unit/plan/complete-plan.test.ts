@@ -7,7 +7,8 @@ import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { FlushPlan } from '../../../src/plan/types.ts'
 import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
 import type { Entity, EntityState } from '../../../src/track/entity-state.ts'
-import { rowOf, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
+import { rowOf } from '../../../src/track/row.ts'
+import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 import { BOOK_1, BOOK_2, shop, table } from '../track/fixtures.ts'
 
 // A flush of new rows is drafted before its ids are known (their key cells, and the cells referring

@@ -10,7 +10,8 @@ import { defineSchema } from '../../../src/schema/define-schema.ts'
 import type { SchemaModel } from '../../../src/schema/model.ts'
 import { toChangeSet } from '../../../src/track/changes.ts'
 import type { EntityState } from '../../../src/track/entity-state.ts'
-import { rowOf, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
+import { rowOf } from '../../../src/track/row.ts'
+import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 
 // Flushes of plain inserts into tables whose keys a sequence fills, planned the way a flush plans
 // them: validated and encoded column by column before any id is known (each key a slot), completed

@@ -1,0 +1,131 @@
+import type { ColumnModel } from '../schema/model.ts'
+import { changedColumns, type PendingChanges, referencedKey } from '../track/changes.ts'
+import { type EntityState, stateOf } from '../track/entity-state.ts'
+import { rowKey } from '../track/keys.ts'
+import { hasMutableColumns } from '../track/snapshot.ts'
+import { sameValue } from '../values/index.ts'
+import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState } from './state.ts'
+
+/**
+ * After a commit: new entities become managed, updated ones take what was sent as their snapshot
+ * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
+ * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
+ * flush was in flight stay pending. `editsAtPending`, the `edits` count when `pending` was taken:
+ * when nothing was edited since, the flushed entities are known to equal what was sent and are not
+ * compared again.
+ */
+export function applyFlushed(
+  uow: UnitOfWorkState,
+  pending: PendingChanges,
+  sent: SentValues,
+  upsertCount: number,
+  filled: ServerFilled = new Map(),
+  editsAtPending?: number,
+): void {
+  const quiet = editsAtPending === uow.edits
+  const sentOf = inOrder(sent)
+  for (const s of pending.inserts) {
+    // A new entity removed while the flush was in flight is in the database now: its delete is pending.
+    const removedMeanwhile = s.status === 'detached'
+    settle(s, sentOf(s), filled)
+    s.key = rowKey(s.table, s.row)
+    if (!quiet) uow.created.delete(s)
+    if (s.key === null) {
+      // Its key was left to the server and did not come back (a trigger dropped the row): it
+      // cannot be told apart from other rows, so it is no longer tracked.
+      s.status = 'detached'
+      continue
+    }
+    s.status = 'managed'
+    uow.map.set(s)
+    if (!quiet) uow.touched.add(s) // assigned while in flight, maybe: compared below
+    if (hasMutableColumns(s.table)) uow.watch.add(s)
+    if (removedMeanwhile) removeEntity(uow, s)
+  }
+  // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts.
+  if (quiet) uow.created.clear()
+  for (const { state } of pending.updates) {
+    settle(state, sentOf(state), filled)
+    if (quiet) uow.touched.delete(state)
+  }
+  for (const s of pending.deletes) {
+    s.status = 'detached'
+    uow.removed.delete(s)
+    uow.map.delete(s)
+    uow.watch.delete(s)
+  }
+  for (const s of uow.touched) {
+    if (s.status !== 'managed' || !hasChanges(s, uow.owner)) uow.touched.delete(s)
+  }
+  uow.upserts.splice(0, upsertCount)
+}
+
+/**
+ * The sent values become the snapshot; references the flush resolved become the ids they stood for;
+ * values the server filled go to the snapshot, and to the row unless assigned while the flush was in
+ * flight (a generated column always).
+ */
+function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, filled: ServerFilled): void {
+  if (snapshot === undefined) return
+  const server = filled.get(s)
+  if (server !== undefined) {
+    for (const name of Object.keys(server.snapshot)) {
+      snapshot[name] = server.snapshot[name]
+      const now = s.row[name]
+      // A key column the server filled may have been given as null (left to the server too).
+      const unset = now === undefined || (now === null && s.table.primaryKey.includes(name))
+      if (unset || s.table.columnsByName.get(name)?.generated) s.row[name] = server.row[name]
+    }
+  }
+  for (const c of s.table.columns) {
+    const now = s.row[c.name]
+    if (stateOf(now) && sameValue(resolvedOrSelf(now, c, s), snapshot[c.name], c))
+      s.row[c.name] = snapshot[c.name]
+  }
+  const version = s.table.versionColumn
+  if (version) s.row[version] = snapshot[version]
+  s.snapshot = snapshot
+}
+
+/**
+ * The key a reference stands for, whatever its entity's state now (it may have been removed while
+ * the flush was in flight), or the reference itself when it cannot stand for the column.
+ */
+function resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): unknown {
+  const ref = stateOf(value)
+  if (!ref) return value
+  try {
+    const key = referencedKey(ref, column, s.table).value
+    return stateOf(key)
+      ? resolvedOrSelf(key, ref.table.columnsByName.get(referencedKey(ref, column, s.table).column)!, ref)
+      : key
+  } catch {
+    return value
+  }
+}
+
+/** Whether `s` has changes to write (when they cannot be computed now, the next flush reports why). */
+function hasChanges(s: EntityState, owner: object): boolean {
+  try {
+    return changedColumns(s, owner).length > 0
+  } catch {
+    return true
+  }
+}
+
+/**
+ * A lookup of `sent` for entities asked in the order it holds them (as the flush took them): each
+ * answer is the next entry, without hashing (a flush of 100,000 rows spent most of its settling in
+ * lookups); the first entity out of that order turns it into plain lookups.
+ */
+function inOrder(sent: SentValues): (state: EntityState) => Record<string, unknown> | undefined {
+  let entries: Iterator<[EntityState, Record<string, unknown>]> | undefined = sent.entries()
+  return (state) => {
+    if (entries !== undefined) {
+      const next = entries.next()
+      if (!next.done && next.value[0] === state) return next.value[1]
+      entries = undefined
+    }
+    return sent.get(state)
+  }
+}

@@ -1,0 +1,94 @@
+import type { EntityState, EntityStatus } from '../track/entity-state.ts'
+import type { UnitOfWorkState } from './state.ts'
+
+/** What a checkpoint copies of each entity it knows: enough to put its row and status back. */
+type Copies = ReadonlyMap<EntityState, { status: EntityStatus; row: Record<string, unknown> }>
+
+/** A mark taken by {@link checkpoint}. */
+export interface Checkpoint {
+  /** The code that may change the unit of work is done: what changes from here on is kept by `undo`. */
+  settled(): void
+  /** Takes back what changed since the checkpoint (until `settled()`, when it was called). */
+  undo(): void
+}
+
+/**
+ * Remembers the unit of work as it is, before code that may change it (the flush hooks). Call
+ * `settled()` once that code is done; `undo()` then takes back what it changed (entities created,
+ * columns assigned, entities removed, upserts), leaving what changed after `settled()`, and entities
+ * loaded meanwhile, as they are.
+ *
+ * @example
+ * const mark = uow.checkpoint()
+ * await runHooks()
+ * mark.settled()
+ * try { await send() } catch (e) { mark.undo(); throw e }
+ */
+export function checkpoint(uow: UnitOfWorkState): Checkpoint {
+  const known = [...uow.map.values(), ...uow.created]
+  const before: Copies = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
+  const created = new Set(uow.created)
+  const upserts = uow.upserts.length
+  let after: Copies | undefined
+  let hookCreated: EntityState[] = []
+  let hookUpserts = 0
+  return {
+    settled: () => {
+      after = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
+      hookCreated = [...uow.created].filter((s) => !created.has(s))
+      hookUpserts = uow.upserts.length - upserts
+    },
+    undo: () => {
+      if (after === undefined) undoAll(uow, before, created, upserts)
+      else undoHooks(uow, before, after, hookCreated, upserts, hookUpserts)
+    },
+  }
+}
+
+/** Undo of a checkpoint whose code failed: everything back as it was. */
+function undoAll(
+  uow: UnitOfWorkState,
+  before: Copies,
+  created: ReadonlySet<EntityState>,
+  upserts: number,
+): void {
+  const now: Copies = new Map([...before.keys()].map((s) => [s, { status: s.status, row: { ...s.row } }]))
+  undoHooks(
+    uow,
+    before,
+    now,
+    [...uow.created].filter((s) => !created.has(s)),
+    upserts,
+    uow.upserts.length - upserts,
+  )
+}
+
+/** Takes back what changed between `before` and `after`, where nothing changed it since. */
+function undoHooks(
+  uow: UnitOfWorkState,
+  before: Copies,
+  after: Copies,
+  hookCreated: readonly EntityState[],
+  upserts: number,
+  hookUpserts: number,
+): void {
+  for (const [s, was] of before) {
+    const then = after.get(s)!
+    for (const name of new Set([...Object.keys(was.row), ...Object.keys(then.row)])) {
+      const had = Object.hasOwn(was.row, name)
+      if (s.row[name] !== then.row[name] || (had && was.row[name] === then.row[name])) continue
+      if (!had && Object.hasOwn(then.row, name)) delete s.row[name]
+      else s.row[name] = was.row[name]
+    }
+    if (s.status !== then.status || was.status === then.status) continue
+    if (then.status === 'removed') uow.removed.delete(s)
+    if (was.status === 'new') uow.created.add(s)
+    s.status = was.status
+  }
+  for (const s of hookCreated) {
+    if (s.status !== 'new') continue
+    uow.created.delete(s)
+    s.status = 'detached'
+  }
+  uow.upserts.splice(upserts, hookUpserts)
+}

@@ -1,0 +1,72 @@
+import { errors } from '../errors.ts'
+import type { ChangeSet } from '../plan/types.ts'
+import { changedColumns, type PendingChanges, resolvedValues } from '../track/changes.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { snapshotOf } from '../track/snapshot.ts'
+import { encodeValue } from '../values/index.ts'
+import type { RecordedUpsert, SentValues, UnitOfWorkState } from './state.ts'
+
+/**
+ * What the next flush would write, entity by entity (references not resolved yet). A row of a view
+ * changed in place (an assignment is refused at once) is `UNSUPPORTED_TABLE`: views are not written.
+ */
+export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
+  const updates: { state: EntityState; changed: string[] }[] = []
+  for (const s of new Set([...uow.touched, ...uow.watch])) {
+    if (s.status !== 'managed') continue
+    const changed = changedColumns(s, uow.owner)
+    if (changed.length === 0) continue
+    if (s.table.kind !== 'table') {
+      const column = changed[0]!
+      throw errors.readOnly(
+        s.table.key,
+        s.table.kind,
+        `a change to "${column}" of a row read from it`,
+        column,
+      )
+    }
+    updates.push({ state: s, changed })
+  }
+  return {
+    inserts: [...uow.created],
+    updates,
+    deletes: [...uow.removed],
+    upserts: dedupedUpserts(uow),
+  }
+}
+
+/**
+ * The row of every inserted or updated entity as the flush sends it, references resolved. `changes`,
+ * the change set made of `pending` (`toChangeSet`), spares resolving the references again.
+ */
+export function sentValues(uow: UnitOfWorkState, pending: PendingChanges, changes?: ChangeSet): SentValues {
+  const out = new Map<EntityState, Record<string, unknown>>()
+  pending.inserts.forEach((s, i) => {
+    // The resolved values hold every column the row holds: the snapshot of either is the same.
+    out.set(
+      s,
+      snapshotOf(s.table, changes?.inserts[i]?.values ?? { ...s.row, ...resolvedValues(s, uow.owner) }),
+    )
+  })
+  for (const [i, { state, changed }] of pending.updates.entries()) {
+    const set = changes?.updates[i]?.set ?? resolvedValues(state, uow.owner, changed)
+    const values = { ...state.snapshot, ...set }
+    const version = state.table.versionColumn
+    if (version) values[version] = Number(state.snapshot?.[version]) + 1
+    out.set(state, snapshotOf(state.table, values))
+  }
+  return out
+}
+
+/** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */
+function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
+  const byKey = new Map<string, RecordedUpsert>()
+  for (const u of uow.upserts) {
+    const values = resolvedValues(u.state, uow.owner, u.spec.conflict)
+    const texts = u.spec.conflict.map((c) =>
+      encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
+    )
+    byKey.set(JSON.stringify([u.state.table.key, u.spec.conflict, texts]), u)
+  }
+  return [...byKey.values()]
+}

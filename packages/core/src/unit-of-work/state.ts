@@ -1,0 +1,64 @@
+import type { UpsertSpec } from '../plan/types.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { IdentityMap } from './identity-map.ts'
+
+/**
+ * The values the server filled, by entity (what the flush's answer held, `flush/server-filled.ts`):
+ * decoded twice, so the row and the snapshot share no object.
+ */
+export type ServerFilled = ReadonlyMap<
+  EntityState,
+  { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
+>
+/** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
+export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
+
+/** An upsert recorded by `UnitOfWork.upsert`: its row (not tracked) and how it meets a conflict. */
+export type RecordedUpsert = { state: EntityState; spec: UpsertSpec }
+
+/**
+ * What one unit of work holds, in one object: the `UnitOfWork` class owns it, and the modules of its
+ * other jobs (`pending.ts`, `apply-flushed.ts`, `checkpoint.ts`) take it, so the state has one owner
+ * and each job one file.
+ */
+export interface UnitOfWorkState {
+  /** The unit of work its entities point at (`EntityState.owner`). */
+  readonly owner: object
+  readonly map: IdentityMap
+  /** New entities in creation order. */
+  readonly created: Set<EntityState>
+  readonly removed: Set<EntityState>
+  /** Managed entities assigned since the last flush. */
+  readonly touched: Set<EntityState>
+  /** Managed entities with values that change in place (json, arrays, bytea, timestamps): compared at every flush. */
+  readonly watch: Set<EntityState>
+  readonly upserts: RecordedUpsert[]
+  /** Counts creations, assignments, removals and upserts (`UnitOfWork.edits`). */
+  edits: number
+}
+
+/** The state of an empty unit of work whose entities point at `owner`. */
+export function unitOfWorkState(owner: object): UnitOfWorkState {
+  return {
+    owner,
+    map: new IdentityMap(),
+    created: new Set(),
+    removed: new Set(),
+    touched: new Set(),
+    watch: new Set(),
+    upserts: [],
+    edits: 0,
+  }
+}
+
+/** Marks a managed entity for deletion; a new one is simply forgotten. */
+export function removeEntity(uow: UnitOfWorkState, state: EntityState): void {
+  uow.edits++
+  if (state.status === 'new') {
+    uow.created.delete(state)
+    state.status = 'detached'
+  } else if (state.status === 'managed') {
+    state.status = 'removed'
+    uow.removed.add(state)
+  }
+}
