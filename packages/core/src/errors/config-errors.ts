@@ -1,0 +1,47 @@
+import { PipeflushError, type PipeflushErrorDetails } from './pipeflush-error.ts'
+
+/**
+ * Named constructors of errors about a configuration that cannot work: the client given to
+ * `connect`, the flush log table, the session's settings, an option out of range. Assembled into
+ * `errors` by `errors.ts`, the one entry importers use.
+ */
+export const configErrors = {
+  /** `connect` given something that is no client of a supported driver. */
+  notAClient(client: string, advice: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `${client} is not a client pipeflush can use. ${advice}`)
+  },
+
+  /** The `flushLog` option is not a table name. */
+  flushLogName(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${shown}.`)
+  },
+
+  /** The flush log table is missing or not as pipeflush needs it (`ddl`: how to create it). */
+  flushLogTable(sqlName: string, problem: string, ddl: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `The flush log table ${sqlName} ${problem}. Create it with: ${ddl};`,
+    )
+  },
+
+  /** The session's DateStyle is not ISO. */
+  dateStyleNotIso(dateStyle: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): connect with postgres(url, { connection: { DateStyle: 'ISO, MDY' } }).`,
+    )
+  },
+
+  /** The session's extra_float_digits is below 1. */
+  floatDigitsTooFew(extraFloatDigits: number): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): connect with postgres(url, { connection: { extra_float_digits: 1 } }).`,
+    )
+  },
+
+  /** A configuration value out of range or of the wrong kind. */
+  invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', message, details)
+  },
+}

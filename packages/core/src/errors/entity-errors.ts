@@ -1,0 +1,189 @@
+import { PipeflushError } from './pipeflush-error.ts'
+
+/**
+ * Named constructors of errors about entities and their keys: an entity used in a way its state
+ * does not allow, a reference it cannot hold, a key missing or already managed, a relation not
+ * loaded, a row not found. Assembled into `errors` by `errors.ts`, the one entry importers use.
+ */
+export const entityErrors = {
+  /**
+   * A value refers to a new entity whose key the server fills (a DEFAULT read back by the flush): its
+   * key is not known before the flush that inserts it answers. Nothing was sent.
+   */
+  serverKeyReferenced(table: string, column: string, target: string, targetColumn: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a new ${target} entity whose key "${targetColumn}" the server fills (its DEFAULT, read back by the flush): its key is not known until that flush answers. Flush the ${target} first, or give its key. Nothing was sent.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * A relation navigated on an entity whose related rows this unit of work did not load (`load`,
+   * `find` or `populate` with `with`): pipeflush never reads behind the application's back.
+   */
+  notLoaded(table: string, relation: string, key: string | null): PipeflushError {
+    return new PipeflushError(
+      'NOT_LOADED',
+      `${table}${key === null ? '' : ` ${key}`}.${relation} was not loaded: load it with { with: { ${relation}: true } } or em.populate(entities, { ${relation}: true }).`,
+      { table },
+    )
+  },
+
+  /**
+   * `load` found no row of `table` with key `key` (`shown`: how the message shows it; `removed`: this
+   * unit of work removed it).
+   */
+  notFound(table: string, key: unknown, shown: string, removed = false): PipeflushError {
+    const message = removed
+      ? `${table} ${shown} is removed in this unit of work.`
+      : `No ${table} with key ${shown}.`
+    return new PipeflushError('NOT_FOUND', message, { table, keys: [key] })
+  },
+
+  /** `populate` of an entity that is not stored (new, removed or detached): nothing to read for it. */
+  notPopulatable(table: string, status: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `populate: a ${status} ${table} entity has no stored relations to load (only managed entities do).`,
+      { table },
+    )
+  },
+
+  /** `table.column` refers to an entity of another entity manager. */
+  entityOfAnotherManager(table: string, column: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a ${target} entity of another entity manager.`,
+      { table, column },
+    )
+  },
+
+  /** `table.column` refers to an entity whose status forbids it (removed...). */
+  refersToEntityIn(table: string, column: string, target: string, status: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} refers to a ${target} entity that is ${status}.`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An entity of `target` assigned to a column that references other tables (`targets`). */
+  wrongReferenceTarget(table: string, column: string, targets: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column} references ${targets}, not ${target}: a ${target} entity cannot stand for it.`,
+      { table, column },
+    )
+  },
+
+  /** An entity with a composite key assigned to one column. */
+  entityForCompositeColumn(table: string, column: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column}: a ${target} entity cannot stand for one column (composite key); assign the key values.`,
+      { table, column },
+    )
+  },
+
+  /** `Object.freeze` or `seal` of an entity. */
+  entityFrozen(table: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `A ${table} entity cannot be frozen or sealed.`, { table })
+  },
+
+  /** An assignment to an entity whose status forbids it. */
+  assignToEntityIn(table: string, column: string, status: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Cannot assign ${table}.${column}: the entity is ${status}.`, {
+      table,
+      column,
+    })
+  },
+
+  /** A change of a stored row's primary key. */
+  storedKeyChanged(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot change primary key column ${table}.${column} of a stored row; remove it and create a new one.`,
+      { table, column },
+    )
+  },
+
+  /** An assignment to the version column. */
+  versionAssigned(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `${table}.${column} is the version column: pipeflush increments it on every update.`,
+      { table, column },
+    )
+  },
+
+  /** `delete entity.prop`. */
+  propertyDeleted(table: string, prop: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot delete property ${prop} of a ${table} entity; assign null instead.`,
+      { table },
+    )
+  },
+
+  /** `Object.defineProperty` on an entity. */
+  propertyDefined(table: string, prop: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Cannot define property ${prop} on a ${table} entity.`, {
+      table,
+    })
+  },
+
+  /** A key of a single-column key that is no key (`shown`: the value given). */
+  keyNeeded(table: string, column: string, shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `A key of ${table} is needed, not ${shown}.`, {
+      table,
+      column,
+    })
+  },
+
+  /** A single value given for a composite key. */
+  compositeKeyNeeded(table: string, keyColumns: readonly string[], shown: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table} has a composite primary key (${keyColumns.join(', ')}): pass an object of them, not ${shown}.`,
+      { table },
+    )
+  },
+
+  /** A key object lacking one of its columns. */
+  keyColumnLacking(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `The key of ${table} lacks its column "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** A stored row given without its whole primary key. */
+  storedKeyMissing(table: string, keyColumns: readonly string[]): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A stored ${table} row needs its primary key (${keyColumns.join(', ')}).`,
+      { table },
+    )
+  },
+
+  /** A row whose key is already managed by the entity manager (`shown`: the key as messages show it). */
+  alreadyManaged(table: string, shown: string, key: unknown): PipeflushError {
+    return new PipeflushError(
+      'DUPLICATE_KEY',
+      `A ${table} with key ${shown} is already managed by this entity manager.`,
+      { table, keys: [key] },
+    )
+  },
+
+  /** An entity of another entity manager, or no entity. */
+  notThisManager(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      'Not an entity of this entity manager (create, find or load it with this one).',
+    )
+  },
+}

@@ -1,0 +1,236 @@
+import { PipeflushError, type PipeflushErrorDetails, serverMessage } from './pipeflush-error.ts'
+
+const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
+
+/**
+ * Named constructors of errors about a flush and the connections it needs: connection lost or never
+ * had, the commit's outcome, timeouts, statements the server refused, hooks, and pipeflush's own
+ * invariants. Assembled into `errors` by `errors.ts`, the one entry importers use.
+ */
+export const flushErrors = {
+  /** The connection failed before the COMMIT was sent: nothing was committed. */
+  connectionLost(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush lost its connection before its COMMIT was sent (${why}). Nothing was committed; the unit of work is unchanged: flush again to retry.`,
+      { flushId, cause },
+    )
+  },
+
+  /** No connection could be had for the flush: nothing was sent. */
+  noConnection(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection (${why}). Nothing was sent; the unit of work is unchanged: flush again to retry.`,
+      { flushId, cause },
+    )
+  },
+
+  /** The connection failed or stalled after the COMMIT was sent, before its answer. */
+  commitOutcomeUnknown(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'COMMIT_OUTCOME_UNKNOWN',
+      `The flush's COMMIT was sent but its answer never came (${why}): flush ${flushId} may or may not be committed. ${FLUSH_LOG_ADVICE}`,
+      { flushId, cause },
+    )
+  },
+
+  /** `flushTimeoutMs` passed before the COMMIT was sent. */
+  flushTimeout(flushId: string, timeoutMs: number, where: string): PipeflushError {
+    return new PipeflushError(
+      'FLUSH_TIMEOUT',
+      `The flush did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}). Its COMMIT was not sent: nothing was committed. The unit of work is unchanged: flush again to retry.`,
+      { flushId },
+    )
+  },
+
+  /** The COMMIT answered ROLLBACK without a statement error to explain it. */
+  rolledBack(flushId: string, command: string): PipeflushError {
+    return new PipeflushError('ROLLED_BACK', `COMMIT answered ${command}: nothing was committed.`, {
+      flushId,
+    })
+  },
+
+  /**
+   * A query outside a flush failed (a read, the schema, the flush log): `CONNECTION_LOST` when the
+   * connection failed, else `STATEMENT_FAILED`. `failure` is the driver's error in pipeflush's shape.
+   */
+  queryFailed(
+    what: string,
+    failure: {
+      readonly kind: string
+      readonly message: string
+      readonly sqlState?: string | undefined
+      readonly detail?: string | undefined
+      readonly cause: unknown
+    },
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
+      `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,
+      { ...details, sqlState: failure.sqlState, detail: failure.detail, cause: failure.cause },
+    )
+  },
+
+  /**
+   * A flush's write refused by a server that only reads (SQLSTATE 25006).
+   */
+  readOnlyServer(
+    what: string,
+    failure: { readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+    details: PipeflushErrorDetails,
+  ): PipeflushError {
+    return new PipeflushError(
+      'READ_ONLY_SERVER',
+      `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Nothing was committed; point the pool at the primary.`,
+      { ...details, sqlState: failure.sqlState, cause: failure.cause },
+    )
+  },
+
+  /**
+   * A flush of a unit of work whose locking transaction ended before it (`why`): nothing was sent.
+   */
+  locksReleased(why: string, flushId?: string): PipeflushError {
+    return new PipeflushError(
+      'LOCKS_RELEASED',
+      `The transaction holding this unit of work's row locks ended before the flush (${why}): its locks are gone and nothing was committed. Nothing was sent; the unit of work is as it was. Load the rows again with their lock (a new unit of work reads them as they are now) and flush.`,
+      flushId === undefined ? {} : { flushId },
+    )
+  },
+
+  /** A read did not settle within `flushTimeoutMs`. */
+  queryTimeout(what: string, timeoutMs: number, where: string): PipeflushError {
+    return new PipeflushError(
+      'QUERY_TIMEOUT',
+      `${what} did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}).`,
+    )
+  },
+
+  /** pipeflush broke one of its own invariants (`where`: the function; `what`: the invariant). */
+  internal(where: string, what: string): PipeflushError {
+    return new PipeflushError(
+      'INTERNAL_ERROR',
+      `pipeflush bug in ${where}: ${what}. Please report it with this message.`,
+    )
+  },
+
+  /**
+   * A flush hook threw: `hook` names it (`beforeFlush`, `book.beforeUpdate`, `afterCommit`). Before the
+   * flush nothing was sent; after the commit, the commit stands.
+   */
+  hookFailed(hook: string, cause: unknown, table?: string): PipeflushError {
+    const why = cause instanceof Error ? cause.message : String(cause)
+    const outcome =
+      hook === 'afterCommit'
+        ? 'The flush committed; this error does not undo it.'
+        : 'Nothing was sent; the unit of work is as it was before the hooks ran.'
+    return new PipeflushError('HOOK_FAILED', `The ${hook} hook threw: ${why}. ${outcome}`, { table, cause })
+  },
+
+  /** The driver could not reserve a connection for the flush (another failure than a dead server). */
+  reservationFailed(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection: ${why}. Nothing was sent.`,
+      {
+        flushId,
+        cause,
+      },
+    )
+  },
+
+  /**
+   * A connection could not be opened, for a reason of its own (`code`: `LOGIN_FAILED`,
+   * `DATABASE_NOT_FOUND`, `TLS_FAILED`, `HOST_UNREACHABLE`); `what` says what needed it. The
+   * server's SQLSTATE is on the error; a password never is.
+   */
+  cannotConnect(
+    code: 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE',
+    what: string,
+    why: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    const advice = {
+      LOGIN_FAILED: 'check the user and password of the connection',
+      DATABASE_NOT_FOUND: 'check the database name of the connection',
+      TLS_FAILED: 'check the TLS settings (ssl option, certificates, host name)',
+      HOST_UNREACHABLE: 'check the host and port, and that the server is up and reachable',
+    }[code]
+    return new PipeflushError(
+      code,
+      `${what} could not connect (${why}): ${advice}. Nothing was sent.`,
+      details,
+    )
+  },
+
+  /** A flush started while another of the same entity manager runs. */
+  flushRunning(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      'A flush of this entity manager is already running; await it first.',
+    )
+  },
+
+  /** An update or delete matched fewer rows than it expected (`shown`: the keys as messages show them). */
+  optimisticLock(
+    table: string,
+    kind: string,
+    shown: string,
+    keys: readonly unknown[],
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      'OPTIMISTIC_LOCK',
+      `Optimistic lock failed on ${table}: ${kind} of row(s) ${shown} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      { ...details, table, keys },
+    )
+  },
+
+  /** A statement of a flush (`what`) violated a constraint (`details.constraint`, when the server named it). */
+  constraintViolation(what: string, message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    const constraint = details.constraint ? `constraint "${details.constraint}"` : 'a constraint'
+    return new PipeflushError(
+      'CONSTRAINT_VIOLATION',
+      `${what} violated ${constraint}: ${message}. Nothing was committed.`,
+      details,
+    )
+  },
+
+  /** A statement of a flush (`what`) failed for another reason than a constraint. */
+  statementFailed(what: string, message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `${what} failed: ${message}. Nothing was committed.`,
+      details,
+    )
+  },
+
+  /** The driver refused to send the flush. */
+  driverRefused(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `The driver refused the flush: ${why}. Nothing was committed.`,
+      {
+        flushId,
+        cause,
+      },
+    )
+  },
+
+  /** The flush hooks still changed the unit of work after `rounds` rounds. */
+  hookLoop(rounds: number): PipeflushError {
+    return new PipeflushError(
+      'HOOK_LOOP',
+      `The flush hooks still changed the unit of work after ${rounds} rounds (a beforeFlush that creates or assigns something on every run?). Nothing was sent; the unit of work is as it was before the hooks ran.`,
+    )
+  },
+
+  /** The id pool of a sequence holds fewer ids than a flush takes. */
+  idPoolShort(sequence: string, free: number, needed: number): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `The id pool of ${sequence} has ${free} ids where ${needed} are needed.`,
+    )
+  },
+}

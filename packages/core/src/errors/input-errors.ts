@@ -1,0 +1,166 @@
+import { type ErrorCode, PipeflushError, type PipeflushErrorDetails } from './pipeflush-error.ts'
+
+/**
+ * Named constructors of errors about arguments and values: what an argument must be, a value no
+ * column stores, upserts and changes the planner cannot write, identifiers and literals PostgreSQL
+ * cannot take. Assembled into `errors` by `errors.ts`, the one entry importers use.
+ */
+export const inputErrors = {
+  /** A `lock` read option that is not one of the row locks. */
+  invalidLock(value: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `lock must be 'update' or 'share', not ${value}. Nothing was sent.`,
+    )
+  },
+
+  /** A row to plan lacks a primary key column that nothing fills. Nothing was sent. */
+  keyMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A row of "${table}" lacks its primary key column "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** A change the planner cannot write as given (`why`: what is wrong with it). Nothing was sent. */
+  invalidChange(
+    table: string,
+    why: string,
+    details: { readonly column?: string | undefined; readonly keys?: readonly unknown[] } = {},
+  ): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `Table "${table}": ${why}`, { table, ...details })
+  },
+
+  /** Two new rows of one flush share a primary key (`shown`: the key as messages show it). */
+  duplicateNewKey(table: string, shown: string, key: unknown): PipeflushError {
+    return new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table}" share the key ${shown}.`, {
+      table,
+      keys: [key],
+    })
+  },
+
+  /** An upsert without conflict columns. */
+  upsertWithoutConflict(table: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Upsert into "${table}": name the conflict columns.`, {
+      table,
+    })
+  },
+
+  /** An upsert's row does not supply one of its conflict or update columns. */
+  upsertColumnMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `Upsert into "${table}": the row does not supply "${column}".`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An upsert would update one of its conflict or key columns. */
+  upsertUpdatesKey(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `Upsert into "${table}": "${column}" is a conflict or key column and cannot be updated.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys (`links`: each
+   * reference as `child -> parent (fk)`): no insert order exists. Nothing was sent.
+   */
+  unresolvableCycle(table: string, links: readonly string[], keys: readonly unknown[]): PipeflushError {
+    return new PipeflushError(
+      'UNRESOLVABLE_CYCLE',
+      `New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys: ${links.join(', ')}. ` +
+        'No insert order exists; make one of these foreign keys nullable or DEFERRABLE INITIALLY DEFERRED.',
+      { table, keys },
+    )
+  },
+
+  /** A `with` tree holding something else than `true` or an object of relations. Nothing was sent. */
+  invalidWith(path: string, value: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${path} must be true or an object of relations, not ${value}. Nothing was sent.`,
+    )
+  },
+
+  /** An argument that must be an object of named values (`shown`: the value as messages show it). */
+  notAnObject(
+    code: ErrorCode,
+    what: string,
+    shown: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(code, `${what} must be an object of named values, not ${shown}.`, details)
+  },
+
+  /** An argument that must be an array of column names. */
+  notColumnNames(
+    code: ErrorCode,
+    what: string,
+    shown: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(code, `${what} must be an array of column names, not ${shown}.`, details)
+  },
+
+  /** `wasCommitted` given something else than a uuid. */
+  flushIdNotUuid(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `A flush id is a uuid, not ${shown}.`)
+  },
+
+  /** A value no column can store, met when taking a snapshot. */
+  unstorableValue(table: string, column: string, cause: unknown): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column} holds a value no column can store (${String((cause as Error)?.message ?? cause)}).`,
+      { table, column, cause },
+    )
+  },
+
+  /** `upsert(table)` with an empty conflict list. */
+  upsertConflictUnnamed(table: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `upsert(${table}): name the conflict columns.`, { table })
+  },
+
+  /** `merge(table)` of a row lacking a column. */
+  mergeColumnMissing(table: string, column: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `merge(${table}): the row lacks column "${column}".`, {
+      table,
+      column,
+    })
+  },
+
+  /** An identifier that is not a non-empty string. */
+  identifierNotString(shown: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `an identifier must be a non-empty string, not ${shown}`)
+  },
+
+  /** An identifier PostgreSQL cannot take (`why`). */
+  invalidIdentifier(shown: string, why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `the identifier ${shown} ${why}`)
+  },
+
+  /** A text[] parameter PostgreSQL cannot take (`why`). */
+  invalidTextArrayParam(why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)
+  },
+
+  /** A SQL string literal PostgreSQL cannot take (`why`). */
+  invalidSqlLiteral(why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `a SQL string literal ${why}`)
+  },
+
+  /** A value that cannot be stored exactly in its column (`message` names where). */
+  invalidValue(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', message, details)
+  },
+}

@@ -1,0 +1,137 @@
+import { PipeflushError } from './pipeflush-error.ts'
+
+/**
+ * Named constructors of errors about the schema, read from the catalog or declared in code, and
+ * what it lets pipeflush write: unknown tables and columns, tables without a key, views, generated
+ * columns, sequences. Assembled into `errors` by `errors.ts`, the one entry importers use.
+ */
+export const schemaErrors = {
+  /**
+   * A new row leaves out a key column filled by a sequence the role may not draw from (neither USAGE
+   * nor UPDATE on it): the server would refuse its DEFAULT too. Nothing was sent.
+   */
+  sequenceDenied(table: string, column: string, sequence: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `A new row of ${table} leaves out its key column "${column}", filled by sequence ${sequence}, which this role may not use (it needs USAGE or UPDATE on it): grant it (GRANT USAGE ON SEQUENCE ${sequence} TO ...), or give the key. Nothing was sent.`,
+      { table, column },
+    )
+  },
+
+  /**
+   * A write to a view or materialized view (`kind`): pipeflush reads their rows but never writes them.
+   * `what` says what was attempted (`create`, `an assignment to "name"`, ...).
+   */
+  readOnly(table: string, kind: string, what: string, column?: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table} is a ${kind}: pipeflush reads its rows (find, load) but does not write them (${what}). Write the tables it reads instead.`,
+      { table, column },
+    )
+  },
+
+  /** `load(table, key)` of a view without a key (views have none in the catalog). */
+  noKeyToLoad(table: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table} is a ${kind} without a key: find its rows with find(), not load().`,
+      { table },
+    )
+  },
+
+  /** A row of a view given as the value of `table.column`: it cannot stand for a key. */
+  viewRowAsKey(table: string, column: string, view: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${column}: a row of ${kind} ${view} cannot stand for a key; assign the value itself.`,
+      { table, column },
+    )
+  },
+
+  /** A relation named in a graph load's `with` that `table` does not have. Nothing was sent. */
+  unknownRelation(table: string, name: string, known: readonly string[]): PipeflushError {
+    const list = known.length > 0 ? known.join(', ') : 'none: no foreign key involves it'
+    return new PipeflushError(
+      'UNKNOWN_RELATION',
+      `${table} has no relation "${name}" (its relations: ${list}). Nothing was sent.`,
+      { table },
+    )
+  },
+
+  /** A find condition names a column the table lacks. */
+  unknownFindColumn(table: string, column: string): PipeflushError {
+    return new PipeflushError('UNKNOWN_COLUMN', `${table} has no column "${column}" (in a find condition).`, {
+      table,
+      column,
+    })
+  },
+
+  /** A column of type enum defined without its sqlType. */
+  enumWithoutSqlType(column: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Enum column "${column}" needs its sqlType.`, { column })
+  },
+
+  /** A column of another type defined without its castType. */
+  otherWithoutCastType(column: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Column "${column}" of another type needs its castType.`, {
+      column,
+    })
+  },
+
+  /** A table of a schema definition that cannot be (`why`). */
+  tableConfig(table: string, why: string, column?: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${why}`, { table, column })
+  },
+
+  /** A table not in the schema (`shown`: as messages show it; `known`: the tables there are). */
+  unknownTable(shown: string, known: string, table: string | undefined): PipeflushError {
+    return new PipeflushError('UNKNOWN_TABLE', `Unknown table ${shown} (known: ${known}).`, { table })
+  },
+
+  /** A table without a primary key, whose rows cannot be tracked. */
+  noPrimaryKey(table: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `Table ${table} has no primary key: pipeflush cannot track its rows.`,
+      { table },
+    )
+  },
+
+  /** A column not in the table (`shown`: the name as messages show it; `columns`: the table's). */
+  unknownColumn(table: string, shown: string, columns: string, column: string | undefined): PipeflushError {
+    return new PipeflushError('UNKNOWN_COLUMN', `${table} has no column ${shown} (columns: ${columns}).`, {
+      table,
+      column,
+    })
+  },
+
+  /** A write to a generated column. */
+  generatedColumn(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table}.${column} is a generated column: it cannot be written.`,
+      {
+        table,
+        column,
+      },
+    )
+  },
+
+  /** An update of a GENERATED ALWAYS identity column. */
+  identityAlways(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'UNSUPPORTED_TABLE',
+      `${table}.${column} is GENERATED ALWAYS AS IDENTITY: it cannot be updated.`,
+      { table, column },
+    )
+  },
+
+  /** Reading the schema from the catalog failed (`cause`: the driver's error). */
+  schemaReadFailed(cause: unknown): PipeflushError {
+    return new PipeflushError(
+      'SCHEMA_READ_FAILED',
+      `Reading the schema from pg_catalog failed: ${String((cause as Error)?.message ?? cause)}`,
+      { cause: (cause as { cause?: unknown })?.cause ?? cause },
+    )
+  },
+}
