@@ -1,19 +1,17 @@
 import { type ClientContext, connectClient } from './client-context.ts'
-import { errors, isPipeflushError, withValuesShown } from './errors.ts'
+import { errors, withValuesShown } from './errors.ts'
 import { wasCommitted } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
-import { flushUnitOfWork, planUnitOfWork } from './flush/flush-unit-of-work.ts'
+import { planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/pipeline-mode.ts'
 import { redactError } from './flush/redact.ts'
-import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
+import { ManagerFlush } from './manager-flush.ts'
 import { forkSettings, type ManagerSettings, managerSettings, shownIf } from './manager-settings.ts'
-import { observeFlush } from './observe/observe-flush.ts'
 import { loadTracing } from './observe/tracing.ts'
 import type { EntityManagerOptions, ForkOptions } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
-import { HeldTransaction } from './read/held-transaction.ts'
-import type { ReadContext, ReadStatement } from './read/read-batch.ts'
+import type { ReadStatement } from './read/read-batch.ts'
 import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
 import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
@@ -40,17 +38,15 @@ export class EntityManager {
   readonly #settings: ManagerSettings
   readonly #uow: UnitOfWork
   readonly #reads: UnitOfWorkReads
-  #flushing = false
-  /** A flush of this unit of work sent something: its reads go to the primary (read your writes). */
-  #wrote = false
-  /** The transaction the first locking read began, until a flush commits it (see `HeldTransaction`). */
-  #held: HeldTransaction | undefined
+  /** Its flushes, and what they leave for its reads (the locking transaction, whether one wrote). */
+  readonly #flushes: ManagerFlush
 
   private constructor(client: ClientContext, settings: ManagerSettings) {
     this.#client = client
     this.#settings = settings
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
-    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, this.#readContext())
+    this.#flushes = new ManagerFlush(this.#uow, client, settings)
+    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, this.#flushes.readContext())
   }
 
   /**
@@ -105,7 +101,7 @@ export class EntityManager {
       )
     }
     // Never in a locking transaction: its insert of the id must commit for the answer to hold.
-    return wasCommitted({ ...this.#readContext(), held: undefined }, flushLog, flushId)
+    return wasCommitted({ ...this.#flushes.readContext(), held: undefined }, flushLog, flushId)
   }
 
   /**
@@ -300,51 +296,7 @@ export class EntityManager {
    * const { roundTrips, statements } = await em.flush()
    */
   flush(): Promise<FlushReport> {
-    return this.#shown(() => this.#flush())
-  }
-
-  async #flush(): Promise<FlushReport> {
-    if (this.#flushing) {
-      throw errors.flushRunning()
-    }
-    const held = this.#held
-    if (held !== undefined && !held.open && held.ended !== undefined) {
-      // Told once; the unit of work then flushes as one that never locked.
-      this.#held = undefined
-      throw errors.locksReleased(held.ended)
-    }
-    const { hooks } = this.#client
-    const subject = { driver: this.#client.driver, mode: this.#settings.mode }
-    this.#flushing = true
-    let report: FlushReport
-    try {
-      report = await observeFlush(this.#settings.observe, subject, (onPlanned) => {
-        const flush = () =>
-          flushUnitOfWork(this.#uow, {
-            ...this.#client,
-            ...this.#settings,
-            onPlanned,
-            held: this.#held?.open ? this.#held : undefined,
-          })
-        const traced = !this.#settings.observe.noSpans
-        return hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, this, flush, traced)
-      })
-      if (this.#held === held) this.#held = undefined
-    } catch (e) {
-      // A flush that took the locking transaction and failed: its locks are gone, as the next flush is told.
-      if (held !== undefined && held === this.#held && !held.open && held.ended === 'taken by a flush')
-        held.flushFailed(isPipeflushError(e) ? e.code : 'an error')
-      throw e
-    } finally {
-      this.#flushing = false
-      // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
-      // primary from now on.
-      if (this.#uow.edits > 0) this.#wrote = true
-    }
-    // After the flush is over, so that afterCommit may change and flush this unit of work again.
-    return hooks === undefined
-      ? report
-      : withAfterCommit(hooks, report, this, !this.#settings.observe.noSpans)
+    return this.#shown(() => this.#flushes.flush(this))
   }
 
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
@@ -363,25 +315,7 @@ export class EntityManager {
    */
   clear(): Promise<void> {
     this.#uow.clear()
-    const held = this.#held
-    this.#held = undefined
-    return held === undefined ? Promise.resolve() : held.release()
-  }
-
-  /** How reads run: on the client, within the flush timeout. */
-  #readContext(): ReadContext {
-    return {
-      driver: this.#client.driver,
-      timeoutMs: this.#settings.timeoutMs,
-      named: this.#client.named,
-      observe: this.#settings.observe,
-      replicas: this.#settings.replicas,
-      primaryOnly: () => this.#wrote,
-      held: () => {
-        this.#held ??= new HeldTransaction(this.#client.driver, this.#settings.timeoutMs)
-        return this.#held
-      },
-    }
+    return this.#flushes.releaseHeld()
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */
