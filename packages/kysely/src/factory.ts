@@ -3,12 +3,12 @@ import {
   type EntityManagerOptions,
   type FlushReport,
   isPipeflushError,
-  PipeflushError,
   type PipelineMode,
   type SchemaModel,
 } from '@pipeflush/core'
 import { Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
+import { errors } from './errors.ts'
 import type { NoRelations } from './relations.ts'
 import { TypedEntityManager } from './typed-entity-manager.ts'
 import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
@@ -123,16 +123,16 @@ export class EntityManagerFactory<DB, R = NoRelations> {
     work: (em: TypedEntityManager<DB, R>) => Promise<Result> | Result,
     options: RunOptions = {},
   ): Promise<RunResult<Result>> {
-    if (typeof work !== 'function') throw invalidConfig('run: the work must be a function')
+    if (typeof work !== 'function') throw errors.invalidConfig('run: the work must be a function')
     if (typeof options !== 'object' || options === null)
-      throw invalidConfig('run: the options must be an object')
+      throw errors.invalidConfig('run: the options must be an object')
     const retries = options.retries ?? 0
     if (!Number.isSafeInteger(retries) || retries < 0) {
-      throw invalidConfig('run: retries must be an integer >= 0')
+      throw errors.invalidConfig('run: retries must be an integer >= 0')
     }
     const backoffMs = options.backoffMs ?? 0
     if (typeof backoffMs !== 'number' || !Number.isFinite(backoffMs) || backoffMs < 0) {
-      throw invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
+      throw errors.invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
     }
     for (let attempt = 1; ; attempt++) {
       const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
@@ -171,12 +171,12 @@ export async function createEntityManagerFactory<DB, R = NoRelations>(
   options: EntityManagerFactoryOptions<DB>,
 ): Promise<EntityManagerFactory<DB, R>> {
   if (typeof options !== 'object' || options === null) {
-    throw invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
+    throw errors.invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
   }
   const { client, db, hooks, ...rest } = options
   // Duck-typed: the application's Kysely may be another copy of the package than this one's.
   if (db !== undefined && typeof (db as { executeQuery?: unknown } | null)?.executeQuery !== 'function') {
-    throw invalidConfig(
+    throw errors.invalidConfig(
       'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
     )
   }
@@ -210,8 +210,4 @@ function isConflict(e: unknown): boolean {
     isPipeflushError(e, 'OPTIMISTIC_LOCK') ||
     (isPipeflushError(e) && e.sqlState !== undefined && RETRYABLE_SQLSTATES.has(e.sqlState))
   )
-}
-
-function invalidConfig(message: string): PipeflushError {
-  return new PipeflushError('INVALID_CONFIG', `${message}.`)
 }

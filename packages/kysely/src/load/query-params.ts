@@ -1,4 +1,4 @@
-import { PipeflushError } from '@pipeflush/core'
+import { errors } from '../errors.ts'
 
 /**
  * A Kysely query's parameters as text, the way pipeflush sends every value: strings as they are,
@@ -22,8 +22,7 @@ function text(value: unknown): string | null {
   }
   if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime()))
-      throw new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')
+    if (Number.isNaN(value.getTime())) throw errors.invalidDateParam()
     return value.toISOString()
   }
   if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`

@@ -1,5 +1,6 @@
-import { PipeflushError, type SchemaModel, type TableModel } from '@pipeflush/core'
+import type { SchemaModel, TableModel } from '@pipeflush/core'
 import type { OperationNode, SelectQueryNode } from 'kysely'
+import { errors } from '../errors.ts'
 
 /** The table a Kysely select reads, and the name its columns are qualified with in the query. */
 export interface QueryTable {
@@ -46,9 +47,9 @@ function findTable(schema: SchemaModel, name: string, schemaName: string | undef
     if (schemaName === undefined ? model.key === name : model.schema === schemaName) return model
   }
   const label = schemaName === undefined ? name : `${schemaName}.${name}`
-  throw new PipeflushError('UNKNOWN_TABLE', `load(query): unknown table "${label}".`, { table: label })
+  throw errors.unknownQueryTable(label)
 }
 
 function fail(why: string): never {
-  throw new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
+  throw errors.unsupportedQuery(why)
 }

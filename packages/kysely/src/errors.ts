@@ -1,0 +1,28 @@
+import { PipeflushError } from '@pipeflush/core'
+
+/**
+ * Named constructors of the errors this package raises, on core's `PipeflushError` with its stable
+ * codes: each condition has one code and one wording, made here and nowhere else (as core's
+ * `errors.ts`, which core does not export).
+ */
+export const errors = {
+  /** An option or argument of the factory that cannot work (`message`: what is wrong, unpunctuated). */
+  invalidConfig(message: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `${message}.`)
+  },
+
+  /** A `load(query)` whose query pipeflush cannot track rows of (`why`: what is wrong with it). */
+  unsupportedQuery(why: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
+  },
+
+  /** A `load(query)` from a table the schema does not have (`label`: as the query names it). */
+  unknownQueryTable(label: string): PipeflushError {
+    return new PipeflushError('UNKNOWN_TABLE', `load(query): unknown table "${label}".`, { table: label })
+  },
+
+  /** A `load(query)` parameter that is a Date whose time is NaN. */
+  invalidDateParam(): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')
+  },
+} as const
