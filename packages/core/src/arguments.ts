@@ -6,8 +6,7 @@ import { describeValue } from './values/location.ts'
  * with `code` naming `what`: arrays, Maps, Sets, Dates, byte arrays and non-objects are refused
  * before anything reads them.
  *
- * @example
- * const values = recordArgument(input, 'create(book): the values', 'INVALID_VALUE', { table: 'book' })
+ * Plain JavaScript can pass anything: a coded error now beats a TypeError deep in a flush.
  */
 export function recordArgument(
   value: unknown,
@@ -32,8 +31,7 @@ export function recordArgument(
 /**
  * `value` as an array of strings (column names), or `code` naming `what`.
  *
- * @example
- * const conflict = stringsArgument(options.conflict, 'upsert(reading): conflict', 'INVALID_VALUE')
+ * As {@link recordArgument}: a coded error before anything iterates a wrong value.
  */
 export function stringsArgument(
   value: unknown,

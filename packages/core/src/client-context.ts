@@ -62,8 +62,7 @@ function sequenceKeys(schema: SchemaModel): string[] {
  * (once per client and options, unless declared in code), the flush log table (checked), and for a
  * pipelining node-postgres pool whether statements may be named (a pooler check, one query).
  *
- * @example
- * const context = await connectClient(postgres(url), { versionColumn: 'version' })
+ * Done once at connect, so that `fork()` costs no query.
  */
 export async function connectClient(client: unknown, given: unknown): Promise<ClientContext> {
   const options = recordArgument(

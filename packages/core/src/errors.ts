@@ -14,9 +14,6 @@ export { isPipeflushError, PipeflushError, serverMessage, withValuesShown } from
 /**
  * Named constructors of the errors raised in more than one place, so each condition has one code and
  * one wording.
- *
- * @example
- * throw errors.connectionLost(flushId, 'the connection to db:5432 ended: ECONNRESET')
  */
 export const errors = {
   ...flushErrors,

@@ -28,8 +28,7 @@ export interface ManagerSettings {
 /**
  * The settings of an entity manager connected with `options` (`INVALID_CONFIG` for a bad one).
  *
- * @example
- * managerSettings({ pipeline: 'burst' }).mode // 'burst'
+ * Checked once at connect; a fork reuses them (see {@link forkSettings}).
  */
 export function managerSettings(options: EntityManagerOptions): ManagerSettings {
   return {
@@ -44,8 +43,7 @@ export function managerSettings(options: EntityManagerOptions): ManagerSettings 
 /**
  * The settings of a fork of an entity manager with `settings`: the fork's options over them.
  *
- * @example
- * forkSettings(settings, { pipeline: 'off' })
+ * A fork changes only what its own options give, and checks only those.
  */
 export function forkSettings(settings: ManagerSettings, given: ForkOptions): ManagerSettings {
   const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
@@ -61,8 +59,7 @@ export function forkSettings(settings: ManagerSettings, given: ForkOptions): Man
  * `fn`'s result; its errors with the values they are about when `errorValues` is on (thrown, or
  * rejected by the promise `fn` returns).
  *
- * @example
- * return shownIf(settings.errorValues, () => reads.find(table, where))
+ * One place for the `errorValues` option, for every public method, sync or async.
  */
 export function shownIf<T>(errorValues: boolean, fn: () => T): T {
   if (!errorValues) return fn()

@@ -119,8 +119,7 @@ const MODES: readonly PipelineMode[] = ['off', 'waves', 'burst']
 /**
  * The pipeline mode, checked (default `burst`).
  *
- * @example
- * pipelineOption(undefined) // 'burst'
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function pipelineOption(mode: unknown): PipelineMode {
   if (mode === undefined) return 'burst'
@@ -133,8 +132,7 @@ export function pipelineOption(mode: unknown): PipelineMode {
 /**
  * The flush timeout in milliseconds, checked (default 30000; Infinity allowed).
  *
- * @example
- * flushTimeoutOption(5000) // 5000
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function flushTimeoutOption(ms: unknown): number {
   if (ms === undefined) return DEFAULT_FLUSH_TIMEOUT_MS
@@ -149,8 +147,7 @@ export function flushTimeoutOption(ms: unknown): number {
 /**
  * The id block size, checked (default 50).
  *
- * @example
- * idBlockSizeOption(100) // 100
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function idBlockSizeOption(size: unknown): number {
   if (size === undefined) return DEFAULT_ID_BLOCK_SIZE
@@ -166,8 +163,7 @@ export const DEFAULT_COPY_ROWS = 1_000
 /**
  * The `copyRows` option, checked (default {@link DEFAULT_COPY_ROWS}).
  *
- * @example
- * copyRowsOption(Infinity) // Infinity: never COPY
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function copyRowsOption(rows: unknown): number {
   if (rows === undefined) return DEFAULT_COPY_ROWS
@@ -181,8 +177,7 @@ export function copyRowsOption(rows: unknown): number {
 /**
  * The `prepare` option, checked.
  *
- * @example
- * prepareOption(undefined) // undefined: decided by the pooler check
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function prepareOption(prepare: unknown): boolean | undefined {
   if (prepare === undefined || prepare === true || prepare === false) return prepare
@@ -193,8 +188,7 @@ export function prepareOption(prepare: unknown): boolean | undefined {
  * The `serverValues` option as a policy, checked (against the schema when given: an object names
  * tables of it).
  *
- * @example
- * serverValuesOption({ reading: false }, schema)(readingTable) // false
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function serverValuesOption(value: unknown, schema: SchemaModel | undefined): ServerValuesPolicy {
   if (value === undefined || value === true) return () => true
@@ -220,8 +214,7 @@ export function serverValuesOption(value: unknown, schema: SchemaModel | undefin
 /**
  * The `tracing` and `logger` options, checked.
  *
- * @example
- * observeOption(undefined, undefined) // spans when a provider records them, no logs
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function observeOption(tracing: unknown, logger: unknown): Observe {
   if (tracing !== undefined && typeof tracing !== 'boolean') {
@@ -245,8 +238,7 @@ export function observeOption(tracing: unknown, logger: unknown): Observe {
 /**
  * The `maxReplicaLagMs` option, checked: a number of milliseconds >= 0 (default Infinity).
  *
- * @example
- * maxReplicaLagOption(500) // 500
+ * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function maxReplicaLagOption(value: unknown): number {
   if (value === undefined) return Number.POSITIVE_INFINITY

@@ -49,8 +49,7 @@ type Untyped = (...args: unknown[]) => void | Promise<void>
  * `hooks` as `@pipeflush/core` calls them: each core entity manager handed to a hook is replaced by
  * its typed entity manager (`typed`), entities pass as they are (they are the same objects).
  *
- * @example
- * const core = coreHooks(hooks, (em) => typedOf(em))
+ * Kysely users' hooks take the typed entity manager they know, not core's.
  */
 export function coreHooks<DB>(
   hooks: TypedFlushHooks<DB>,

@@ -80,8 +80,7 @@ export interface ServerErrorFields {
  * the server ends the session), a connection error (`isConnection` tells the driver's own), or a
  * client error (the driver refused before sending).
  *
- * @example
- * toDriverError(e, { constraint: 'constraint', table: 'table', column: 'column' }, () => false)
+ * Above the adapters, errors are told apart by kind and SQLSTATE, not by each driver's classes.
  */
 export function toDriverError(
   error: unknown,
@@ -151,8 +150,7 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
  * (SQLSTATE class 28), an unknown database (3D000), TLS refused or failed, an unreachable server.
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
- * @example
- * connectFailure({ kind: 'connection', sqlState: '28P01', message: 'password authentication failed', cause }) // 'LOGIN_FAILED'
+ * These reasons have codes of their own (`LOGIN_FAILED`...), which tell the application what to fix.
  */
 export function connectFailure(
   e: DriverError,

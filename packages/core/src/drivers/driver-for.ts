@@ -10,10 +10,6 @@ const drivers = new WeakMap<object, Driver>()
  * The {@link Driver} of a client: a postgres.js `sql` (from `postgres(url)`) or a `pg.Pool`, told
  * apart by shape. One per client, made on first use (it puts pipeflush's socket meter on the client's
  * new connections, see the adapters). Anything else is `INVALID_CONFIG`.
- *
- * @example
- * driverFor(postgres(url)).name // 'postgres.js'
- * driverFor(new pg.Pool()).name // 'pg'
  */
 export function driverFor(client: unknown): Driver {
   if ((typeof client === 'object' || typeof client === 'function') && client !== null) {

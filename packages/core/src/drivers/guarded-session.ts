@@ -36,10 +36,6 @@ export class Interrupted extends Error {
  * - the round trips: measured on the socket where the driver can, else the sends that waited.
  *
  * A flush's session adds what it must know of its transaction (`flush/flush-session.ts`).
- *
- * @example
- * const gs = new GuardedSession(session, performance.now() + 5000)
- * const { rowSets } = await gs.simple('select 1 as one', { rowSets: 1 })
  */
 export class GuardedSession {
   readonly session: Session

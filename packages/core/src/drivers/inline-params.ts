@@ -7,9 +7,6 @@ import type { Param } from './driver.ts'
  * SQL literal (`'...'`, or `null`), for the simple query protocol, where statements carry no
  * parameters (so a statement new to a connection costs no describe round trip). pipeflush's SQL casts
  * every parameter explicitly (`$1::text[]`), so the literal is typed as the parameter would be.
- *
- * @example
- * inlineParams('select $1::text[] as a, $2::text as b', ['{"x"}', null]) // `select '{"x"}'::text[] as a, null::text as b`
  */
 export function inlineParams(text: string, params: readonly Param[]): string {
   const { pieces, numbers } = templateOf(text)

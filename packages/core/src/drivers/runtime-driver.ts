@@ -11,10 +11,6 @@ import { Meters } from './socket/meters.ts'
  * the address in connection errors, detects a pooler, and makes each connection a
  * {@link RuntimeSession} (its lifecycle, its round trips, the openings it claims). The adapter only
  * sends (see `adapter.ts`).
- *
- * @example
- * const driver = new RuntimeDriver(new PgAdapter(pool))
- * const session = await driver.reserve({ deadline: performance.now() + 5000 })
  */
 export class RuntimeDriver implements Driver {
   readonly meters = new Meters()

@@ -16,8 +16,7 @@ import {
  * `session-lifecycle.ts`), its round trips from the meter on its socket, whether it was opened for
  * this reservation, and the openings it claims where the pool shares them.
  *
- * @example
- * const session = new RuntimeSession(adapter, await adapter.acquire(meters, signal), meters, started)
+ * What every adapter's connection needs besides sending, written once: the adapters only send.
  */
 export class RuntimeSession implements Session {
   readonly copyRoundTrips?: number

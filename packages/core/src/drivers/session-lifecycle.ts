@@ -5,9 +5,7 @@ import type { DriverError } from './driver.ts'
  * too), the queries in flight, and giving the connection back once the flush asked for it and nothing
  * is in flight (at once when the connection ended or was terminated: the driver discards it).
  *
- * @example
- * const life = new SessionLifecycle((broken) => (broken ? discard() : release()))
- * const rows = await life.track(query)
+ * Written once, so both adapters give a connection back, or discard it, by the same rules.
  */
 export class SessionLifecycle {
   readonly ended: Promise<DriverError>

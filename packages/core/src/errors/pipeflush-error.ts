@@ -139,8 +139,7 @@ export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushEr
  * constraints, and are kept. The server's DETAIL (where a unique violation shows the key) is never in
  * a message.
  *
- * @example
- * serverMessage('invalid input syntax for type integer: "4111"', '22P02') // 'invalid input syntax for type integer: "(a value)"'
+ * Messages go to logs and error trackers: a value the application wrote stays out of them.
  */
 export function serverMessage(message: string, sqlState: string | undefined): string {
   return sqlState?.startsWith('22') ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"') : message
@@ -151,8 +150,7 @@ export function serverMessage(message: string, sqlState: string | undefined): st
  * value at fault, the server's DETAIL, and the server's own message where values were hidden.
  * Mutates and returns `e`; anything but a `PipeflushError` is returned as it is.
  *
- * @example
- * throw withValuesShown(e) // '... violated constraint "card_number_key": ... [detail: Key (number)=(4111...) already exists.]'
+ * Off by default, as messages reach logs; on, a developer sees the value at fault at once.
  */
 export function withValuesShown(e: unknown): unknown {
   if (!(e instanceof PipeflushError) || shown.has(e)) return e

@@ -77,8 +77,7 @@ function checkFunction(value: unknown, name: string): void {
  * The `hooks` option, checked: functions where functions go, and (when `schema` is given) tables of
  * the schema; undefined when there is none.
  *
- * @example
- * flushHooksOption({ tables: { book: { beforeUpdate() {} } } }, schema)
+ * A misspelt hook or table is `INVALID_CONFIG` at connect, not a hook silently never called.
  */
 export function flushHooksOption(value: unknown, schema: SchemaModel | undefined): FlushHooks | undefined {
   if (value === undefined) return undefined

@@ -32,8 +32,7 @@ function unseen<T>(list: readonly T[], seen: Set<T>): T[] {
  * were not called for yet in this flush; another round while a round changed the unit of work, up to
  * {@link MAX_HOOK_ROUNDS}. A hook's error is `HOOK_FAILED`; too many rounds are `HOOK_LOOP`.
  *
- * @example
- * await runBeforeHooks(uow, hooks, em)
+ * Hooks may create or change entities that need hooks in turn: rounds until nothing changes.
  */
 export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entity, M>, em: M): Promise<void> {
   const reported = {
@@ -81,9 +80,6 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
  * `flush()` with the before-flush hooks first ({@link runBeforeHooks}); when the hooks or the flush
  * fail, what the hooks changed is taken back (what changed after they ran is kept), so that flushing
  * again runs them again once.
- *
- * @example
- * const report = await withBeforeHooks(uow, hooks, em, () => flushUnitOfWork(uow, context))
  */
 export async function withBeforeHooks<M>(
   uow: UnitOfWork,
@@ -106,9 +102,6 @@ export async function withBeforeHooks<M>(
 /**
  * The report of a committed flush after `afterCommit(report, em)` ran, if configured: what it threw
  * is in `afterCommitErrors` as `HOOK_FAILED` (the commit stands), never thrown.
- *
- * @example
- * return withAfterCommit(hooks, report, em) // report.afterCommitErrors: [] when it ran cleanly
  */
 export async function withAfterCommit<M>(
   hooks: FlushHooks<Entity, M>,

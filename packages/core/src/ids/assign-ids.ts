@@ -111,9 +111,6 @@ export function assignIds(
  * before the real ids are fetched (see `toChangeSet`). The rows are left as they are: writing the
  * placeholders into them and deleting them afterwards would turn every row into a slow dictionary-mode
  * object for the rest of its life.
- *
- * @example
- * planFlush(schema, toChangeSet(pending, uow, provisionalIds(newRows)))
  */
 export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
   const out = new Map<EntityState, unknown>()
@@ -141,8 +138,7 @@ export type ProvisionalIds = ReadonlyMap<EntityState, unknown>
  * with one sequence key column (almost every one) answers so after its ids are assigned too, as
  * rebinding needs; with several, a column is asked whether it holds a value still.
  *
- * @example
- * placeholderIn(provisional, newPayment, 'payment_id') // -3
+ * The plan made before the ids are known refers to new rows' keys by these placeholders.
  */
 export function placeholderIn(provisional: ProvisionalIds, state: EntityState, column: string): unknown {
   const placeholder = provisional.get(state)

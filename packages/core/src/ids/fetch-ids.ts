@@ -5,10 +5,6 @@ import type { IdAllocator, IdQuery } from './id-allocator.ts'
  * holds `need`: other flushes share the pool and may take ids meanwhile, hence more than one fetch
  * (each a round trip, each block larger) under contention. The flush then takes its ids
  * (`assignIds`) in the same tick as the last fetch's answer.
- *
- * @example
- * if (ids.missing(need).size > 0) await fetchIds(query, ids, need)
- * assignIds(rows, need, ids)
  */
 export async function fetchIds(
   query: IdQuery,

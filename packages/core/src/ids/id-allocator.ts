@@ -5,8 +5,7 @@ import { quoteTextArrayLiteral } from '../values/index.ts'
  * The one query that fetches ids for every sequence a flush needs, sequence names and counts written
  * as quoted literals (no parameters).
  *
- * @example
- * fetchIdsSql(['public.author_id_seq'], [50])
+ * Every sequence a flush needs in one query: one round trip, whatever the number of sequences.
  */
 export function fetchIdsSql(
   sequences: readonly string[],
@@ -75,12 +74,6 @@ export const MAX_GROWTH = 16
  * sequence that needs one, so steady-state flushes spend no round trip on ids; a sequence that keeps
  * running short gets bigger blocks (twice as big each time, up to 16 times the block size). Ids come from
  * `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps.
- *
- * @example
- * const ids = new IdAllocator({ blockSize: 100 })
- * const need = new Map([['public.author_id_seq', 3]])
- * if (ids.missing(need).size > 0) await ids.fill((text) => driver.query(text), ids.missing(need))
- * ids.take(need) // Map { 'public.author_id_seq' => ['1', '2', '3'] }
  */
 export class IdAllocator {
   /** Per sequence: fetched ids, of which those from `head` on are still free (a queue without shifting). */

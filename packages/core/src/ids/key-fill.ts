@@ -20,8 +20,7 @@ export type KeyFill = 'sequence' | 'uuid' | 'server' | 'denied' | 'given'
  * How a new row of `table` gets `column` (one of its primary key columns) when it leaves it out (see
  * {@link KeyFill}).
  *
- * @example
- * keyFillOf(customer, customer.columnsByName.get('customer_id')!) // 'sequence'
+ * A new row's key decides what the flush does first: draw ids, read the key back, or refuse.
  */
 export function keyFillOf(table: TableModel, column: ColumnModel): KeyFill {
   if (column.sequence !== null && !column.generated) {
@@ -50,8 +49,7 @@ const FILLS = new WeakMap<TableModel, KeyFills>()
 /**
  * The primary key columns of `table` by how a new row gets them, found once per table model.
  *
- * @example
- * keyFills(payment).sequence.map((c) => c.name) // ['payment_id'] (key: payment_date, payment_id)
+ * Every new row of a flush asks: computed once per table model.
  */
 export function keyFills(table: TableModel): KeyFills {
   let fills = FILLS.get(table)

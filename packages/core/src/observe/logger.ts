@@ -25,8 +25,7 @@ const LEVELS = ['debug', 'info', 'warn', 'error'] as const
 /**
  * The `logger` option, checked: undefined, or an object whose levels are functions.
  *
- * @example
- * loggerOption(console) // console
+ * A bad logger is `INVALID_CONFIG` at connect, not an error in the middle of a flush.
  */
 export function loggerOption(value: unknown): Logger | undefined {
   if (value === undefined) return undefined

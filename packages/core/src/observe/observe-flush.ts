@@ -28,8 +28,7 @@ export interface FlushSubject {
  * `.rows.inserted`...). The driver's spans nest under it. Logs the plan's statements (debug), the
  * report (info) or the failure (warn).
  *
- * @example
- * const report = await observeFlush(observe, subject, (onPlanned) => flushUnitOfWork(uow, { ...context, onPlanned }))
+ * One wrapper, so every flush is traced and logged the same, whatever its mode or outcome.
  */
 export async function observeFlush(
   observe: Observe,

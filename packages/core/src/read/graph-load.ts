@@ -12,8 +12,7 @@ import { decodeRow } from './read-rows.ts'
  * relation marked loaded on the entities of the level it was read through, the roots given to
  * `done`: the managed ones, in the select's order.
  *
- * @example
- * batch.add(graphLoad(uow, levels, 'Reading author', resolve, reject))
+ * A graph load goes in the batch like any read, in the round trip of the other reads of its tick.
  */
 export function graphLoad(
   uow: UnitOfWork,

@@ -33,10 +33,6 @@ export interface GraphLevel {
  * many-to-many is two selects: the link rows, and the targets through them. Each select lists every
  * column as text (`c0, c1...`) and orders by primary key. Unknown relations are
  * `UNKNOWN_RELATION`, before anything is sent.
- *
- * @example
- * graphLevels(schema, author, 't0."id" = $1::text::int8', ['3'], { books: { reviews: true } })
- * // roots (author), books through author, reviews through books
  */
 export function graphLevels(
   schema: SchemaModel,

@@ -25,11 +25,6 @@ export type RowLock = 'update' | 'share'
  * connection is closed, so the server rolls back at once, whatever the application is doing); and
  * when the unit of work is garbage-collected unflushed. A flush after it ended fails with
  * `LOCKS_RELEASED`, sending nothing.
- *
- * @example
- * const held = new HeldTransaction(driver, 30_000)
- * const [rows] = await held.read([{ text: 'select * from t where id = 1 for update', params: [] }], 'Reading t')
- * const session = await held.take() // the flush's, inside the transaction
  */
 export class HeldTransaction {
   readonly #driver: Driver

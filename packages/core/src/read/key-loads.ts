@@ -16,10 +16,6 @@ interface Waiter {
  * The loads of one table by key started in one tick, gathered into one select (`= any(...)` of the
  * keys, or an unnest of them for a composite key) of the read batch: each load gets its row, or
  * undefined when the table has none with its key.
- *
- * @example
- * const loads = batch.grouped('load:book', () => new KeyLoads(book))
- * const row = await loads.add('7', { id: 7 }) // with the other loads of book in this tick
  */
 export class KeyLoads implements BatchItem {
   readonly what: string

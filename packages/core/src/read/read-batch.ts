@@ -71,10 +71,6 @@ export interface BatchItem {
  * connection dies, every read in it failing with a coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`).
  * When the server rejects a select of a simple-protocol batch (which ends the message there), each
  * read of the batch is sent again on its own, so that only the failing one fails.
- *
- * @example
- * const batch = new ReadBatch(context)
- * const [a, b] = await Promise.all([batch.add(itemA), batch.add(itemB)]) // one round trip
  */
 export class ReadBatch {
   readonly #context: ReadContext

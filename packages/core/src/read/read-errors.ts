@@ -6,8 +6,7 @@ import { errors, PipeflushError } from '../errors.ts'
 /**
  * A read's failure as a coded error: timed out, connection lost, or a statement the server refused.
  *
- * @example
- * throw redactError(readError(e, 'Reading book', 30_000))
+ * Reads fail with the codes flushes fail with, so the application handles both alike.
  */
 export function readError(e: unknown, what: string, timeoutMs: number): PipeflushError {
   if (e instanceof PipeflushError) return e
@@ -26,8 +25,7 @@ export function readError(e: unknown, what: string, timeoutMs: number): Pipeflus
  * A read that could not get a connection, as a coded error: timed out waiting, could not connect (and
  * why), or the connection failed.
  *
- * @example
- * throw redactError(reservationError(driver.toDriverError(e), 'Reading book', 30_000))
+ * As {@link readError}: a read that got no connection is coded as a flush that got none.
  */
 export function reservationError(d: DriverError, what: string, timeoutMs: number): PipeflushError {
   if (d.code === 'DEADLINE') return errors.queryTimeout(what, timeoutMs, 'still waiting for a connection')

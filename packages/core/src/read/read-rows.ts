@@ -9,9 +9,6 @@ import { selectSql, textParams, type Where } from './select-sql.ts'
  * The rows of `table` matching `where`, ordered by primary key, each decoded from the text the server
  * printed (see {@link selectSql}): one query, one round trip, with a flush's guarantees (see
  * {@link runRead}).
- *
- * @example
- * const rows = await readRows(context, book, { title: 'Draft' }) // [{ id: '7', title: 'Draft', ... }]
  */
 export async function readRows(
   context: ReadContext,

@@ -31,10 +31,6 @@ export interface ReadOptions {
  * own SQL, every one started in the same tick sent in one round trip on one connection (see
  * {@link ReadBatch}), loads of one table by key gathered into one select, a graph of relations in the
  * same message as its roots. Rows land in the unit of work's identity map.
- *
- * @example
- * const reads = new UnitOfWorkReads(uow, schema, context)
- * const [ada, drafts] = await Promise.all([reads.load('author', 1), reads.find('book', { title: 'Draft' })])
  */
 export class UnitOfWorkReads {
   readonly #uow: UnitOfWork

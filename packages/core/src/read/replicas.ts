@@ -43,9 +43,7 @@ export const REPLICA_REFUSALS: ReadonlySet<string> = new Set(['25006', '40001'])
  * locks rows (`for update`, `for share`...) nor, in a `with`, writes. Read on the text, conservatively:
  * a word such as `update` anywhere in a `with` keeps it on the primary.
  *
- * @example
- * replicaSafe('select * from book where id = $1') // true
- * replicaSafe('select * from book where id = $1 for update') // false
+ * A statement that locks or writes must go to the primary, and its text is all there is to tell.
  */
 export function replicaSafe(text: string): boolean {
   if (!/^\s*(?:select|with|values|table)\b/i.test(text)) return false
@@ -59,10 +57,6 @@ export function replicaSafe(text: string): boolean {
  * cancel a query that conflicts with recovery), and while its lag, measured first in every batch it
  * answers, is beyond `maxLagMs` (what that batch read is then read again on the primary; the replica
  * is tried again after a while, to measure anew); the reason is kept (`status()`, and the read's span).
- *
- * @example
- * const replicas = new ReplicaSet([driverFor(replicaPool)], 1000)
- * const picked = replicas.pick() // { index: 0, driver } or { skipped: [...] }
  */
 export class ReplicaSet {
   readonly drivers: readonly Driver[]
@@ -144,9 +138,6 @@ const NO_LOAD_BALANCE = '/*NO LOAD BALANCE*/ '
 /**
  * `statement`, sent to the primary by a middleware that balances reads (Pgpool-II), as a unit of work
  * that wrote needs for reading its own writes.
- *
- * @example
- * pinnedToPrimary({ text: 'select 1', params: [] }).text.startsWith('/*NO LOAD BALANCE') // true
  */
 export function pinnedToPrimary<S extends { readonly text: string }>(statement: S): S {
   return statement.text.startsWith(NO_LOAD_BALANCE)

@@ -10,8 +10,7 @@ import type { Where } from './select-sql.ts'
  * against `owner` (an entity of another unit of work is `INVALID_STATE`). Unknown columns are
  * `UNKNOWN_COLUMN`.
  *
- * @example
- * resolveWhere(book, { author_id: ada }, uow) // { author_id: 7 }
+ * A condition may give an entity as a foreign-key value, as an assignment can.
  */
 export function resolveWhere(table: TableModel, where: Where, owner: object): Where {
   const given = recordArgument(where, `find(${table.key}): where`, 'INVALID_VALUE', { table: table.key })

@@ -9,9 +9,6 @@ export type { ReadContext } from './read-batch.ts'
  * connection is then terminated) and promptly when its connection dies, and fails with a
  * `PipeflushError` (`CONNECTION_LOST`, `QUERY_TIMEOUT` or `STATEMENT_FAILED`), secrets redacted.
  * `what` names it in messages. One round trip.
- *
- * @example
- * const rows = await runRead(context, 'select $1::text as x', ['a'], 'Reading book')
  */
 export async function runRead(
   context: ReadContext,

@@ -20,10 +20,6 @@ export function selectList(table: TableModel, alias = 't'): string {
  * `select ... from table where ...` with one text parameter per condition (`$n::text::type`, or
  * `= any($n::text[]::type[])` for a list; converted by `castText`/`castTextList`), constant text per
  * (table, where shape).
- *
- * @example
- * selectSql(book, { title: 'Draft', author_id: [1, 2] })
- * // { sql: 'select ... from "public"."book" as t where t."title" = $1::text::text and t."author_id" = any($2::text[]::int8[])', params: ['Draft', ['1', '2']] }
  */
 export function selectSql(
   table: TableModel,
@@ -49,8 +45,7 @@ export function orderBy(table: TableModel, alias: string): string {
  * The conditions of `where` on `table` aliased `alias`, joined by `and` (empty for none), with one
  * text parameter each from `$1` (see {@link selectSql}).
  *
- * @example
- * whereSql(book, { title: 'Draft' }, 't') // { sql: 't."title" = $1::text::text', params: ['Draft'] }
+ * Shared by finds and the roots of graph loads, so a condition reads the same in both.
  */
 export function whereSql(
   table: TableModel,
@@ -84,8 +79,7 @@ export function whereSql(
  * any number of columns: `= any($n)` for one column, else the columns `in` an unnest of one array per
  * column. Its parameters are numbered from `$first`.
  *
- * @example
- * keySetSql(book, [{ id: '1' }, { id: '2' }], 't', 1) // { sql: 't."id" = any($1::text[]::int8[])', params: [['1', '2']] }
+ * The loads by key of one tick go in one select (see `key-loads.ts`), whatever the key's columns.
  */
 export function keySetSql(
   table: TableModel,

@@ -58,8 +58,7 @@ const INTEGER_TYPES: ReadonlySet<ScalarType> = new Set(['int2', 'int4', 'int8'])
 /**
  * Builds a {@link ColumnModel}, filling the optional flags.
  *
- * @example
- * buildColumnModel({ name: 'tags', type: 'text', isArray: true }) // sqlType 'text[]', NOT NULL
+ * Declared and read schemas build their columns here, so both have the same flags.
  */
 export function buildColumnModel(input: ColumnModelInput): ColumnModel {
   const isArray = input.isArray ?? false
@@ -116,9 +115,7 @@ function configError(table: string, message: string, column?: string): Pipeflush
  * primary key, foreign key, unique and version columns exist (foreign key targets are checked by
  * {@link buildSchemaModel}). Throws `INVALID_CONFIG` otherwise.
  *
- * @example
- * buildTableModel({ schema: 'public', name: 'tag', columns: [{ name: 'id', type: 'int8' }], primaryKey: ['id'] })
- * // { key: 'tag', sqlName: '"public"."tag"', ... }
+ * One builder for declared and read schemas, so a mistake in either is caught the same way.
  */
 export function buildTableModel(input: TableModelInput): TableModel {
   const key = input.key ?? input.name
@@ -193,9 +190,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
  * Builds a {@link SchemaModel} from tables, checking that table keys are unique and that every foreign key
  * references an existing table and existing columns. Throws `INVALID_CONFIG` otherwise.
  *
- * @example
- * const schema = buildSchemaModel([authorTable, bookTable])
- * schema.tables.get('book')
+ * As {@link buildTableModel}: declared and read schemas are checked alike.
  */
 export function buildSchemaModel(
   tables: readonly TableModel[],
@@ -237,8 +232,7 @@ const built = new WeakSet<SchemaModel>()
 /**
  * Whether `value` is a schema model made by {@link buildSchemaModel} (`defineSchema`, `readSchema`).
  *
- * @example
- * isSchemaModel(defineSchema({ ... })) // true
+ * The `schema` option takes only a model built and checked here, not any object of that shape.
  */
 export function isSchemaModel(value: unknown): value is SchemaModel {
   return typeof value === 'object' && value !== null && built.has(value as SchemaModel)

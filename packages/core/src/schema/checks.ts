@@ -7,9 +7,6 @@ import type { ColumnModel, SchemaModel, TableModel } from './model.ts'
  * `UNKNOWN_TABLE` (naming some relations it knows) or `UNSUPPORTED_TABLE` (a table without primary
  * key: its rows cannot be tracked). A view's rows are read-only whether it has a key or not. The one
  * check of `find`, `load` and `merge`.
- *
- * @example
- * readableTable(schema, 'customer_list').kind // 'view'
  */
 export function readableTable(schema: SchemaModel, key: string): TableModel {
   const table = schema.tables.get(key)
@@ -26,9 +23,6 @@ export function readableTable(schema: SchemaModel, key: string): TableModel {
  * The table `key` of `schema`, if pipeflush can write its rows; else `UNKNOWN_TABLE`, or
  * `UNSUPPORTED_TABLE` for a view (read-only) or a table without primary key. The one check of
  * `create`, `upsert` and planning alike; `what` names the write for the message.
- *
- * @example
- * writableTable(schema, 'book').primaryKey // ['id']
  */
 export function writableTable(schema: SchemaModel, key: string, what = 'a write'): TableModel {
   const table = readableTable(schema, key)
@@ -47,8 +41,7 @@ function trackedTable(table: TableModel): TableModel {
 /**
  * The column `name` of `table`, or `UNKNOWN_COLUMN` naming the table's columns.
  *
- * @example
- * columnOf(book, 'title').type // 'text'
+ * Every unknown column gets the same message, naming the columns there are.
  */
 export function columnOf(table: TableModel, name: string): ColumnModel {
   const column = table.columnsByName.get(name)
@@ -68,9 +61,6 @@ export function columnOf(table: TableModel, name: string): ColumnModel {
  * The column `name` of `table` if a row may be written with it (`insert`) or may change it (`update`);
  * else `UNKNOWN_COLUMN`, or `UNSUPPORTED_TABLE` for a column of a view (read-only), a generated column (never written) or an
  * `identity always` column changed by an update. The one check of `create`, assignments and planning.
- *
- * @example
- * writableColumn(book, 'title', 'insert')
  */
 export function writableColumn(table: TableModel, name: string, kind: 'insert' | 'update'): ColumnModel {
   const column = columnOf(table, name)

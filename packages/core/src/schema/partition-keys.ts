@@ -24,12 +24,6 @@ function strictestOnDelete(actions: readonly string[]): string {
  * partitions' own, or when they differ the one that orders deletes the most. A key that some
  * partitions lack is left out (rows routed to the others need no order), as is every key of a table
  * without partitions.
- *
- * @example
- * partitionForeignKeys([], [
- *   { name: 'payment_p2022_01', foreignKeys: [customerKeyOfJanuary] },
- *   { name: 'payment_p2022_02', foreignKeys: [customerKeyOfFebruary] },
- * ]) // [customerKeyOfJanuary, deferred only if both are]
  */
 export function partitionForeignKeys(
   own: readonly CatalogForeignKey[],

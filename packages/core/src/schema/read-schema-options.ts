@@ -20,8 +20,7 @@ export interface ReadSchemaOptions {
 /**
  * The schema-reading options (`schemas`, `versionColumn`), checked.
  *
- * @example
- * readSchemaOption({ schemas: ['public'], versionColumn: 'version' })
+ * Bad options are `INVALID_CONFIG` before the catalog is read.
  */
 export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions {
   const { schemas, versionColumn } = options

@@ -94,9 +94,7 @@ const MAX_INTERVAL_PRECISION = 6
  * The typmod of `interval [fields] [(p)]` (`fields` as written, e.g. `day to second`), or undefined for a
  * plain `interval` or unknown fields.
  *
- * @example
- * intervalTypmod('year', undefined) // 327679
- * intervalTypmod('', 2) // 2147418114
+ * An interval's fields change how its text reads, so its input needs the typmod (see `castText`).
  */
 export function intervalTypmod(fields: string, precision: number | undefined): number | undefined {
   const range = fields === '' ? INTERVAL_FULL_RANGE : INTERVAL_FIELDS[fields]
@@ -159,9 +157,7 @@ function takeArray(tokens: Token[]): number {
  * the cast (the column's assignment applies it) except where the input needs it (intervals). Returns
  * a string describing the problem when it cannot be read.
  *
- * @example
- * parseSqlType('character varying(40)') // { kind: 'known', type: 'varchar', isArray: false, maxLength: 40 }
- * parseSqlType('interval year[]') // { kind: 'other', castType: '"interval"', isArray: true, inputTypmod: 327679 }
+ * Lets `defineSchema` take column types as SQL writes them.
  */
 export function parseSqlType(sql: string): ParsedSqlType | string {
   const tokens = tokenize(sql)

@@ -93,9 +93,7 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
  * or any write to a removed entity is a clear error at once. Reading a relation of the table (not a
  * column) gives `navigate`'s answer. `stateOf(entity)` gives `state` back.
  *
- * @example
- * const entity = makeEntity(state, (s) => touched.add(s))
- * entity.title = 'New' // touched: state
+ * Entities stay plain-looking objects while every assignment is seen, and checked, at once.
  */
 export function makeEntity(
   state: EntityState,

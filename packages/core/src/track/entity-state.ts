@@ -36,8 +36,7 @@ const states = new WeakMap<object, EntityState>()
 /**
  * The state behind an entity, or undefined when `value` is not an entity of pipeflush.
  *
- * @example
- * stateOf(em.create('book', { id: 1 }))?.status // 'new'
+ * An entity given as a value (a foreign key, `remove(entity)`) is recognised, its owner checked, by it.
  */
 export function stateOf(value: unknown): EntityState | undefined {
   if (typeof value !== 'object' || value === null) return undefined

@@ -11,10 +11,6 @@ Row.prototype = Object.create(null) as object
  * An empty row: an object that inherits nothing, so that a column named `__proto__` (or
  * `constructor`) is an ordinary property. Entities still look like plain objects (see
  * `entity-proxy.ts`).
- *
- * @example
- * const row = emptyRow()
- * row['__proto__'] = 'a column' // an own property, not the prototype
  */
 export function emptyRow(): Record<string, unknown> {
   return new Row()

@@ -17,12 +17,6 @@ export interface Checkpoint {
  * `settled()` once that code is done; `undo()` then takes back what it changed (entities created,
  * columns assigned, entities removed, upserts), leaving what changed after `settled()`, and entities
  * loaded meanwhile, as they are.
- *
- * @example
- * const mark = uow.checkpoint()
- * await runHooks()
- * mark.settled()
- * try { await send() } catch (e) { mark.undo(); throw e }
  */
 export function checkpoint(uow: UnitOfWorkState): Checkpoint {
   const known = [...uow.map.values(), ...uow.created]

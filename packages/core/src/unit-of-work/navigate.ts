@@ -14,9 +14,6 @@ import type { UnitOfWork } from './unit-of-work.ts'
  * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
  *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included.
  * Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
- *
- * @example
- * navigate(uow, schema, authorState, 'books') // [book1, book2]
  */
 export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityState, name: string): unknown {
   const relation = relationsOf(schema, state.table.key).get(name)

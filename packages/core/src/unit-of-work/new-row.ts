@@ -13,8 +13,7 @@ import { emptyRow } from '../track/row.ts'
  * with a default, whatever the default), 1 for the version column left out. Keys a sequence fills are
  * left out: they get their id at flush; so are keys the server fills (read back by the flush).
  *
- * @example
- * newRow(book, { title: 'Notes' }) // { title: 'Notes', version: 1 }
+ * A new row's mistakes are errors at `create`, at once, not at the flush.
  */
 export function newRow(
   table: TableModel,
@@ -33,8 +32,7 @@ export function newRow(
  * An upsert's row and spec: the `conflict` columns (required), the `update` columns (default: every
  * supplied column but the conflict, key and version columns), 1 for a version left out.
  *
- * @example
- * upsertOf(reading, { device: 'd1', value: 2 }, { conflict: ['device'] }) // spec.update ['value']
+ * As {@link newRow}: an upsert's mistakes are errors at `upsert`, not at the flush.
  */
 export function upsertOf(
   table: TableModel,

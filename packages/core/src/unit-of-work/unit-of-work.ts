@@ -18,11 +18,6 @@ import { removeEntity, type SentValues, type ServerFilled, unitOfWorkState } fro
  * class registers entities and their changes, and owns the state (`state.ts`); what the next flush
  * writes (`pending.ts`), the settling after a commit (`apply-flushed.ts`) and the hooks' checkpoint
  * (`checkpoint.ts`) are each in their own file.
- *
- * @example
- * const uow = new UnitOfWork()
- * const state = uow.add(bookTable, { id: 1, title: 'Notes' }, 'new')
- * uow.pending().inserts.length // 1
  */
 export class UnitOfWork {
   readonly #uow = unitOfWorkState(this)

@@ -14,8 +14,7 @@ function quoteElement(e: string): string {
  * The array literal of already-encoded element texts: every non-null element double-quoted with `"`
  * and `\` backslash-escaped, `NULL` for null, `{}` when empty.
  *
- * @example
- * arrayLiteral(['a"b', null, '']) // '{"a\\"b",NULL,""}'
+ * pipeflush sends every value as text: this is the text form of an array.
  */
 export function arrayLiteral(elements: readonly (string | null)[]): string {
   return delimitedArrayLiteral(elements, ',')
@@ -24,9 +23,6 @@ export function arrayLiteral(elements: readonly (string | null)[]): string {
 /**
  * {@link arrayLiteral} with the element type's delimiter: a comma but for `box`, whose elements hold
  * commas and are separated by `;`.
- *
- * @example
- * delimitedArrayLiteral(['(1,1),(0,0)', null], ';') // '{"(1,1),(0,0)";NULL}'
  */
 export function delimitedArrayLiteral(elements: readonly (string | null)[], delimiter: string): string {
   let out = '{'
@@ -46,9 +42,7 @@ const BOUNDS = /^\[-?\d+:-?\d+\]=/
  * are dropped), elements separated by `delimiter` (`;` for `box[]`). Returns a string describing the
  * problem for anything else, multi-dimensional arrays included.
  *
- * @example
- * parseArrayLiteral('{a,"b c",NULL}') // ['a', 'b c', null]
- * parseArrayLiteral('{(1,1),(0,0);(2,2),(1,1)}', ';') // ['(1,1),(0,0)', '(2,2),(1,1)']
+ * Reads decode every column from its text: arrays come as this literal, whatever the client's parsers.
  */
 export function parseArrayLiteral(text: string, delimiter = ','): (string | null)[] | string {
   let i = 0

@@ -13,8 +13,7 @@ function bytes(value: unknown): Uint8Array {
 /**
  * The `\x...` hex text of a Buffer or Uint8Array for `bytea`.
  *
- * @example
- * byteaText(Buffer.from([0, 255])) // '\\x00ff'
+ * Values go to the server as text: this is bytea's.
  */
 export function byteaText(value: unknown): string {
   const b = bytes(value)

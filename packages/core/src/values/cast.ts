@@ -45,10 +45,7 @@ const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/
  * How a type is named in a cast: a pg_catalog type (or an unqualified name) bare, or quoted when it is a
  * keyword or not a plain lowercase name; a type of another schema qualified and quoted.
  *
- * @example
- * typeSqlName('pg_catalog', 'inet') // 'inet'
- * typeSqlName('pg_catalog', 'bit') // '"bit"'
- * typeSqlName('public', 'citext') // '"public"."citext"'
+ * Type names go into SQL text (casts), where a keyword such as `bit` means the type only quoted.
  */
 export function typeSqlName(schema: string | undefined, name: string): string {
   if (schema !== undefined && schema !== 'pg_catalog')
@@ -72,10 +69,6 @@ function elementCastType(column: ColumnModel): string {
  * unconstrained base type, never to `varchar(n)`/`char(n)`/`bit(n)`: an explicit cast to those
  * truncates silently, while the assignment to the column checks the length (and domains are checked
  * there too). Columns with an `inputTypmod` need {@link castText}, which reads the text with it.
- *
- * @example
- * castSql(priceColumn) // 'numeric'
- * castSql(tagsColumn) // 'varchar[]'
  */
 export function castSql(column: ColumnModel): string {
   const base = elementCastType(column)
@@ -102,11 +95,6 @@ function inputArray(textArray: string, column: ColumnModel, typmod: number): str
  * SQL converting `text` (an expression of type text: an unnest element, a parameter) to `column`'s
  * type: a cast (`d."c"::inet`), or for a column with an `inputTypmod` a call of the type's input
  * function with it (NULL stays NULL). Constant for a column.
- *
- * @example
- * castText('d."ttl"', intervalColumn) // 'd."ttl"::"interval"'
- * castText('d."age"', intervalYearColumn)
- * // `pg_catalog.interval_in(d."age"::cstring, 'pg_catalog.interval'::regtype, 327679)`
  */
 export function castText(text: string, column: ColumnModel): string {
   const typmod = column.inputTypmod
@@ -120,10 +108,6 @@ export function castText(text: string, column: ColumnModel): string {
  * {@link castText}: as is, or for a domain column cast to the type it is over (there is no `=` between
  * a domain over an enum, or an array of a domain, and the base type; casting the column instead of the
  * value never truncates the value, and a domain's cast to its base type keeps the column's index usable).
- *
- * @example
- * comparedColumn('t."id"', idColumn) // 't."id"'
- * comparedColumn('t."mood"', moodDomainColumn) // 't."mood"::"public"."mood"'
  */
 export function comparedColumn(expr: string, column: ColumnModel): string {
   return column.isDomain === true ? `${expr}::${castSql(column)}` : expr
@@ -133,8 +117,7 @@ export function comparedColumn(expr: string, column: ColumnModel): string {
  * SQL converting `textArray` (an expression of type `text[]` holding values of the non-array
  * `column`) to an array of the column's type, for `= any(...)`.
  *
- * @example
- * castTextList('$1::text[]', idColumn) // '$1::text[]::int8[]'
+ * A list of keys goes as one `text[]` parameter, whatever the key's type.
  */
 export function castTextList(textArray: string, column: ColumnModel): string {
   const typmod = column.inputTypmod

@@ -41,8 +41,7 @@ function dayText(days: number): string {
  * `-infinity`, as reads return them) or as a Date, whose UTC calendar date is taken (its time of day
  * is dropped).
  *
- * @example
- * dateText(new Date('2024-01-02T23:00:00Z')) // '2024-01-02'
+ * Values go as text; the Date's UTC date is taken, so the process's time zone changes nothing.
  */
 export function dateText(value: unknown): string {
   if (value instanceof Date) {

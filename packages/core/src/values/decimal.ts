@@ -15,10 +15,6 @@ const SPECIALS = new Set(['NaN', 'Infinity', '-Infinity'])
  * bigint or a decimal string with optional sign, fraction and exponent). Exponents are expanded and
  * the scale is kept as PostgreSQL keeps it, so the text means the same on every server version.
  * Throws a value problem for anything else, including `NaN` and infinities.
- *
- * @example
- * numericText('1.50e1') // '15.0'
- * numericText(1e21) // '1000000000000000000000'
  */
 export function numericText(value: unknown): string {
   let text: string
@@ -64,9 +60,6 @@ export function numericText(value: unknown): string {
  * The canonical form of a numeric value: plain decimal without trailing fraction zeros, so values
  * PostgreSQL considers equal (`1`, `'1.00'`, `1n`, `'1e0'`) share it. `'NaN'` and the infinities
  * (which the server can return) are kept as they are.
- *
- * @example
- * canonicalNumeric('1.50') // '1.5'
  */
 export function canonicalNumeric(value: unknown): string {
   if (typeof value === 'string' && SPECIALS.has(value)) return value

@@ -7,8 +7,7 @@ import { textProblem } from './text.ts'
  * hold (NUL characters, lone surrogates) with `INVALID_VALUE`. Names are not truncated: PostgreSQL
  * truncates identifiers longer than 63 bytes itself.
  *
- * @example
- * quoteIdentifier('my "table"') // '"my ""table"""'
+ * Names come from the schema and the application: quoted, any name is safe in SQL text.
  */
 export function quoteIdentifier(name: string): string {
   if (typeof name !== 'string' || name === '') {

@@ -41,9 +41,7 @@ export const int4Codec: ScalarCodec = smallIntegerCodec('int4', 32)
  * The canonical decimal form of an `int8` given as a safe-integer number, a bigint or a
  * decimal-integer string (optional `-`, digits only). Throws a value problem otherwise.
  *
- * @example
- * int8Text('007') // '7'
- * int8Text(5n) // '5'
+ * An int8 may exceed JavaScript's safe integers: it travels as decimal text, one form per value.
  */
 export function int8Text(value: unknown): string {
   // Fast paths: every safe integer and every canonical text of up to 18 digits is within int8.
@@ -90,9 +88,7 @@ function isShortCanonical(text: string): boolean {
  * Orders two canonical int8 texts numerically without BigInt: by sign, then by length, then by
  * digits (reversed for negative numbers).
  *
- * @example
- * compareInt8Texts('9', '10') // -1
- * compareInt8Texts('-9', '-10') // 1
+ * Ordering int8 keys this way allocates nothing, where BigInt would allocate at each comparison.
  */
 export function compareInt8Texts(a: string, b: string): number {
   if (a === b) return 0

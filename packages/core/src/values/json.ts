@@ -63,9 +63,6 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
  * symbols, bigints, NaN, Dates, Maps, class instances, holes, cycles, NUL characters or lone
  * surrogates). A top-level JS `null` is SQL NULL, never the JSON `null`. A JS string is stored as a
  * JSON string (`'{"a":1}'` is written `"{\"a\":1}"`), never parsed.
- *
- * @example
- * jsonText({ a: [1, 'x'] }) // '{"a":[1,"x"]}'
  */
 export function jsonText(value: unknown): string {
   checkJson(value, '$', new Set())

@@ -10,10 +10,6 @@ import { compareCodeUnits } from './text.ts'
  * `'1.5'`; uuids are lowercased; `char(n)` drops trailing spaces; Dates give their timestamp text;
  * arrays the JSON list of their elements' keys). Throws `INVALID_VALUE` for null, undefined, `json`
  * values (json has no equality) and anything {@link encodeValue} would reject.
- *
- * @example
- * normalizeKeyValue(5n, idColumn) // '5'
- * normalizeKeyValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', uuidColumn) // 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'
  */
 export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: ValueLocation): string {
   try {
@@ -44,9 +40,6 @@ function keyOf(value: unknown, column: ColumnModel): string {
  * integer, numeric and float types, by date/time for dates and timestamps, by label position for enums,
  * by bytes for uuid and bytea, false before true, and by UTF-16 code units for text, arrays and other
  * types (a deterministic order, not the database's).
- *
- * @example
- * ['10', '9'].sort((a, b) => compareNormalizedKeys(a, b, idColumn)) // ['9', '10']
  */
 export function compareNormalizedKeys(a: string, b: string, column: ColumnModel): number {
   if (column.isArray) return compareCodeUnits(a, b)
@@ -58,10 +51,6 @@ export function compareNormalizedKeys(a: string, b: string, column: ColumnModel)
  * {@link compareNormalizedKeys} does; nulls sort last, as in PostgreSQL's ascending order (for
  * nullable unique columns). Throws `INVALID_VALUE` for other values that cannot be keys. Sorting many
  * rows is cheaper with {@link normalizeKeyValue} once per row and {@link compareNormalizedKeys}.
- *
- * @example
- * compareKeyValues(9, 10n, int8Column) // -1
- * compareKeyValues(null, 1, int8Column) // 1
  */
 export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1

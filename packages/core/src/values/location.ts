@@ -57,8 +57,7 @@ export function invalidValue(
  * What a caught error becomes at `at`: a {@link ValueProblem} the `INVALID_VALUE` error naming table,
  * column and row; anything else itself.
  *
- * @example
- * try { return codec.encode(value, column) } catch (e) { throw locatedError(e, column, at) }
+ * A codec knows what is wrong with a value but not where it is; the message needs both.
  */
 export function locatedError(
   e: unknown,
@@ -99,10 +98,6 @@ const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  * A key value for messages: integers and uuids as they are (they name rows, not people); any other
  * key (a text, a date...) only by its kind, as {@link describeWritten} (an e-mail address or a card
  * number can be a key). The value itself stays on the error (`keys`).
- *
- * @example
- * describeKey(7) // '7'
- * describeKey('ada@example.org') // 'a string of 15 characters'
  */
 export function describeKey(value: unknown): string {
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))
@@ -117,10 +112,6 @@ export function describeKey(value: unknown): string {
  * booleans, `NaN`, `Infinity`, `-0`, an invalid Date). Error messages and stacks go to logs and error
  * trackers: the value itself stays on the error (`value`, `keys`), and the `errorValues` option of
  * `connect` adds it to messages.
- *
- * @example
- * describeWritten('4111 1111 1111 1111') // 'a string of 19 characters'
- * describeWritten(Number.NaN) // 'NaN'
  */
 export function describeWritten(value: unknown): string {
   switch (typeof value) {
@@ -173,9 +164,7 @@ export function describeValue(value: unknown): string {
  * A canonical key text (see `rowKey`: one value's text, or a JSON array of them for a composite key)
  * for messages, each part as {@link describeKey} shows it.
  *
- * @example
- * describeKeyText('7') // '7'
- * describeKeyText('["7","ada@example.org"]') // "(7, a string of 15 characters)"
+ * Keys held as canonical texts (the identity map's) show in messages no more than describeKey shows.
  */
 export function describeKeyText(key: string): string {
   if (key.startsWith('[')) {

@@ -21,13 +21,6 @@ export interface TypedParameterFactory<P = unknown> {
  * the SQL the server types it `text[]` and the statement's prepared-cache key (types + text) never
  * changes. Given `sql`, the parameter is typed `text[]` (OID 1009) explicitly instead, which also
  * holds without the cast. Pass it to `sql.unsafe(text, params, { prepare: true })`.
- *
- * @example
- * await sql.unsafe(
- *   'insert into book (id, title) select d.id::int8, d.title::text from unnest($1::text[], $2::text[]) as d(id, title)',
- *   [textArrayParam(['1', '2']), textArrayParam([null, 'Dune'])],
- *   { prepare: true },
- * )
  */
 export function textArrayParam(elements: readonly (string | null)[]): string
 export function textArrayParam<P>(elements: readonly (string | null)[], sql: TypedParameterFactory<P>): P

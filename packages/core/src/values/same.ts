@@ -8,10 +8,6 @@ import { codecFor } from './codecs.ts'
  * equality (key order ignored), `char(n)` ignoring trailing spaces, float4 after `Math.fround`,
  * float8 with `Object.is` (`-0` differs from `0`, NaN equals NaN), arrays element by element. Never
  * throws: a value that cannot be encoded is different from everything but itself.
- *
- * @example
- * sameValue(1n, '1', int8Column) // true
- * sameValue(new Date(0), new Date(0), timestamptzColumn) // true
  */
 export function sameValue(a: unknown, b: unknown, column: ColumnModel): boolean {
   if (a === null || b === null || a === undefined || b === undefined) return a === b && a === null

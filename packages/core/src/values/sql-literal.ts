@@ -6,10 +6,6 @@ import { textProblem } from './text.ts'
  * A SQL string constant holding `s`, safe whatever `standard_conforming_strings` is: `'...'` with `'`
  * doubled when `s` has no backslash, else an escape string `E'...'` with `\` doubled too. Rejects NUL
  * characters and lone surrogates (`INVALID_VALUE`), which no SQL text can carry.
- *
- * @example
- * quoteStringLiteral("it's") // "'it''s'"
- * quoteStringLiteral('a\\b') // "E'a\\\\b'"
  */
 export function quoteStringLiteral(s: string): string {
   const why = textProblem(s)
@@ -22,9 +18,6 @@ export function quoteStringLiteral(s: string): string {
  * The SQL constant of a `text[]` holding already-encoded element texts (null for SQL NULL), for the
  * simple-query path where statements carry no parameters: the same array literal as
  * {@link textArrayParam}, quoted by {@link quoteStringLiteral} and cast.
- *
- * @example
- * quoteTextArrayLiteral(["it's", null]) // `'{"it''s",NULL}'::text[]`
  */
 export function quoteTextArrayLiteral(elements: readonly (string | null)[]): string {
   return `${quoteStringLiteral(arrayLiteral(elements))}::text[]`

@@ -8,8 +8,7 @@ const SUSPECT = /[\u0000\ud800-\udfff]/
  * Why `s` cannot be stored in a PostgreSQL text value (a NUL character or a lone UTF-16 surrogate,
  * which has no UTF-8 form), or undefined when it can.
  *
- * @example
- * textProblem('a\u0000b') // 'contains a NUL character (\\u0000) at index 1'
+ * The server would refuse such a string mid-flush; found before sending, the error names the column.
  */
 export function textProblem(s: string): string | undefined {
   // The regular expression scans much faster than a loop; the loop tells paired surrogates apart.
@@ -39,8 +38,7 @@ export function checkText(s: string): void {
  * Length in code points, the way PostgreSQL counts characters for `varchar(n)` and `char(n)` (a
  * surrogate pair is one character).
  *
- * @example
- * codePointLength('a😀') // 2
+ * A length checked before sending must be counted as the server counts it.
  */
 export function codePointLength(s: string): number {
   let n = s.length

@@ -20,8 +20,7 @@ const TIMESTAMP_TEXT =
  * exactly, BC years included; `new Date(8.64e15)` and `new Date(-8.64e15)` (the largest and smallest
  * Dates) are written as `infinity` and `-infinity`.
  *
- * @example
- * timestampText(new Date('2024-01-02T03:04:05.678Z'), true) // '2024-01-02 03:04:05.678+00'
+ * Timestamps go as text, written exactly, so a Date reads back equal to what was written.
  */
 export function timestampText(value: unknown, withZone: boolean): string {
   const type = withZone ? 'timestamptz' : 'timestamp'

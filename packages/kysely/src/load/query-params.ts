@@ -5,9 +5,6 @@ import { errors } from '../errors.ts'
  * numbers and bigints in decimal, booleans as `true`/`false`, Dates as ISO timestamps, bytes as
  * `\x` hex, null as null, arrays as PostgreSQL array literals, other objects as JSON. The server
  * converts each text to the type the query compares it with.
- *
- * @example
- * queryParams(['Draft', 10, true, null]) // ['Draft', '10', 'true', null]
  */
 export function queryParams(parameters: readonly unknown[]): (string | null)[] {
   return parameters.map(text)

@@ -13,8 +13,7 @@ export interface QueryTable {
  * The one table `node` selects from, checked: one FROM item that is a table (aliased or not), no
  * joins, no GROUP BY, no UNION. Its rows are then rows of that table.
  *
- * @example
- * queryTable(db.selectFrom('book').selectAll().toOperationNode(), em.schema).model.key // 'book'
+ * Only rows of one table can be tracked, as that table's entities.
  */
 export function queryTable(node: OperationNode, schema: SchemaModel): QueryTable {
   if (node.kind !== 'SelectQueryNode') fail(`expected a select query, got a ${node.kind}`)

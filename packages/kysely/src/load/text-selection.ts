@@ -5,9 +5,6 @@ import { type RawBuilder, sql } from 'kysely'
  * The select-list expression of `column` for `load(query)`: `col::text`, exactly what `em.find`
  * selects, decoded by core's `decodeValue`, so loaded values do not depend on the client's type
  * parsers (and arrays come as their literal text, parsed by pipeflush).
- *
- * @example
- * textSelection(['b'], titleColumn) // b."title"::text
  */
 export function textSelection(qualifier: readonly string[], column: ColumnModel): RawBuilder<unknown> {
   return sql`${sql.id(...qualifier, column.name)}::text`

@@ -16,10 +16,6 @@ const made = new WeakMap<PgQueryClass, CopyQueryClass>()
  * when it reaches each COPY. The server's request for data (CopyInResponse) then needs no answer: pg's
  * own Query would answer it with CopyFail. Being a subclass, it is accepted on pools in `pipeline`
  * mode, and answered like any query (a result per statement, or the error).
- *
- * @example
- * const CopyQuery = copyQueryClass(client.constructor.Query)
- * client.query(new CopyQuery('copy t (id, v) from stdin', [['1\ta\n']], callback))
  */
 export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
   let copyQuery = made.get(base)

@@ -36,9 +36,6 @@ const CONNECTION_MESSAGES =
  * a statement new to a connection costs no extra round trip. Otherwise a flush goes as simple-protocol
  * text, one Query message per round trip. Its `meterSockets` wraps the pool's `stream` option so that
  * every client made from then on has a round-trip meter on its socket.
- *
- * @example
- * const driver = new RuntimeDriver(new PgAdapter(new pg.Pool({ connectionString: url, pipeline: true })))
  */
 export class PgAdapter implements DriverAdapter {
   readonly name = 'pg' as const

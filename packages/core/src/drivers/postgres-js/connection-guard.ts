@@ -24,9 +24,6 @@ const guarded = new WeakSet<PostgresJsConnection>()
  * socket by its cancel key: when that socket ended, the query rejects with `CONNECTION_CLOSED`
  * (postgres.js's own code for a lost connection) and nothing is written. A connection is guarded from
  * the first query pipeflush runs on it; sockets pipeflush does not meter are let through.
- *
- * @example
- * guardConnection(connection, { ended: (key) => meters.byKey(key)?.meter.closed })
  */
 export function guardConnection(
   connection: PostgresJsConnection,

@@ -17,11 +17,6 @@ import type { PostgresJsQuery } from './client-types.ts'
  * An error while the data is written (the server rejected a row early, the connection closed) destroys
  * the stream; the query rejects with that error, so the stream's own `error` event is only silenced.
  * A COPY beyond `copies` gets CopyFail: the server rejects it.
- *
- * @example
- * const q = reserved.unsafe('begin; copy t (id, v) from stdin; commit', [])
- * feedCopies(q, [['1\ta\n2\tb\n']])
- * await q // [result of begin, ..., result of commit]
  */
 export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly Buffer[])[]): void {
   // Another postgres.js might settle queries otherwise: then fail before sending, not hang in COPY.

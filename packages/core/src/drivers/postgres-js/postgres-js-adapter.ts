@@ -46,9 +46,6 @@ export function isPostgresJs(client: unknown): client is PostgresJsSql {
  * Its `meterSockets` sets pipeflush's socket factory on the client (see `socket-factory.ts`):
  * TCP_NODELAY, SNI and multi-host failover kept, and a round-trip meter on every connection opened
  * from then on.
- *
- * @example
- * const driver = new RuntimeDriver(new PostgresJsAdapter(postgres(url)))
  */
 export class PostgresJsAdapter implements DriverAdapter {
   readonly name = 'postgres.js' as const

@@ -22,9 +22,6 @@ export interface ReservationWatch {
  * first answer wins; later ones are released at once. It fails when attempts fail for longer than
  * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
  * closes each new connection before it is ready).
- *
- * @example
- * const reserved = await reserveConnection(sql, watch, AbortSignal.timeout(5000))
  */
 export function reserveConnection(
   sql: PostgresJsSql,

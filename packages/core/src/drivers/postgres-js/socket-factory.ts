@@ -16,9 +16,6 @@ export type OnSocket = (socket: Socket) => void
  * sets `host` and `port` on the socket. A factory already in the options (`inner`) is kept: it connects,
  * this one adds the rest. postgres.js handles each socket's close a macrotask late (see
  * `deferCloseListeners`), and `onDriverClosed` is called then.
- *
- * @example
- * sql.options.socket = socketFactory(sql.options.socket, (s) => meters.add(meterSocket(s)))
  */
 export function socketFactory(
   inner: SocketFactory | undefined,

@@ -27,9 +27,6 @@ export interface MeteredSocket {
  * session claimed it (a connection opened while several reservations waited serves the first, then
  * maybe another: only the first counts the opening; the next counts from when it got the connection).
  * Claims it when so.
- *
- * @example
- * const opened = claimOpening(metered, started) // true once per connection at most
  */
 export function claimOpening(metered: MeteredSocket, started: number): boolean {
   if (!metered.fromStart || metered.openingClaimed || metered.meter.createdAt < started) return false
@@ -43,8 +40,7 @@ export function claimOpening(metered: MeteredSocket, started: number): boolean {
  * so far when the socket closes first, when encryption hides the rest (TLS), or at `deadline`. Never
  * rejects.
  *
- * @example
- * const trips = await openingRoundTrips(metered, performance.now() + 5000) // 2 for a trusted login
+ * A session that opened its connection counts the opening's round trips as its own.
  */
 export function openingRoundTrips(metered: MeteredSocket, deadline: number): Promise<number> {
   const meter = metered.meter
@@ -97,10 +93,7 @@ export interface ConnectFailure {
  * The metered sockets of one client: the ones open, looked up by socket or by cancel key, and the
  * connection attempts that failed (a socket that closed before the server was ready for queries).
  *
- * @example
- * const meters = new Meters()
- * const metered = meters.add(socket, '127.0.0.1:5432')
- * meters.byKey('4242:77')?.meter.roundTrips
+ * An adapter knows a connection by its socket or by its cancel key: either finds its meter.
  */
 export class Meters {
   readonly #open = new Set<MeteredSocket>()

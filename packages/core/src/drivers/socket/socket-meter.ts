@@ -56,10 +56,7 @@ type Write = (chunk: unknown, ...rest: unknown[]) => boolean
  * Puts a meter on `socket`: wraps its `write` and listens to its data. Call it before the driver writes
  * anything to count the connection's opening; later, to count from then on.
  *
- * @example
- * const meter = meterSocket(socket)
- * // ... the driver writes and reads ...
- * meter.roundTrips // 4 for a trust-authenticated startup then three awaited queries
+ * The socket sees every message whatever the driver: the one source of `report.roundTrips`.
  */
 export function meterSocket(socket: Duplex): SocketMeter {
   let receivedSinceWrite = true
@@ -223,8 +220,7 @@ function cancelKey(message: Buffer, length: number): string {
 /**
  * The key a meter reports for a connection whose driver exposes its cancel key as numbers.
  *
- * @example
- * cancelKeyOf(4242, -5) // '4242:4294967291'
+ * Meters are found by cancel key: the driver's numbers written as the meter reads the key off the wire.
  */
 export function cancelKeyOf(pid: number, secret: number): string {
   return `${pid >>> 0}:${secret >>> 0}`
