@@ -10,6 +10,7 @@ import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { encodeValue, sameValue } from '../values/index.ts'
 import { describeKeyText } from '../values/location.ts'
 import { IdentityMap } from './identity-map.ts'
+import { settleUpserts } from './settle-upserts.ts'
 
 /**
  * The values the server filled, by entity (what the flush's answer held, `flush/server-filled.ts`):
@@ -106,19 +107,16 @@ export class UnitOfWork {
     return this.#map.get(table, key)
   }
 
-  /** Records an upsert of `row` (not tracked afterwards). */
-  upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): void {
-    const state: EntityState = {
-      table,
-      status: 'new',
-      row,
-      snapshot: null,
-      key: null,
-      owner: this,
-      entity: row,
-    }
+  /**
+   * Records an upsert of `row`: a new entity, which references resolve by its conflict values until
+   * the flush; managed afterwards (see `settleUpserts`).
+   */
+  upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): EntityState {
+    const state = this.#state(table, row, 'new', null)
+    state.upserted = { conflict: spec.conflict, values: spec.conflict.map((name) => row[name]) }
     this.#upserts.push({ state, spec })
     this.#edits++
+    return state
   }
 
   /** Marks a managed entity for deletion; a new one is simply forgotten. */
@@ -205,7 +203,7 @@ export class UnitOfWork {
   /**
    * After a commit: new entities become managed, updated ones take what was sent as their snapshot
    * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
-   * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
+   * removed ones are forgotten, the `upsertCount` first upserts are dropped, their entities managed. Changes made while the
    * flush was in flight stay pending. `editsAtPending`, the {@link edits} count when `pending` was
    * taken: when nothing was edited since, the flushed entities are known to equal what was sent and
    * are not compared again.
@@ -219,6 +217,10 @@ export class UnitOfWork {
   ): void {
     const quiet = editsAtPending === this.#edits
     const sentOf = inOrder(sent)
+    // First: the rows referencing them take their keys as their snapshots (see #settle).
+    settleUpserts(this.#upserts.slice(0, upsertCount), filled, this.#map, (s) => {
+      if (hasMutableColumns(s.table)) this.#watch.add(s)
+    })
     for (const s of pending.inserts) {
       // A new entity removed while the flush was in flight is in the database now: its delete is pending.
       const removedMeanwhile = s.status === 'detached'
@@ -363,6 +365,9 @@ export class UnitOfWork {
     }
     for (const c of s.table.columns) {
       const now = s.row[c.name]
+      // A reference to an upserted row was sent as a lookup: its key is known now.
+      const id = snapshot[c.name] === undefined && stateOf(now) ? this.#resolvedOrSelf(now, c, s) : undefined
+      if (id !== undefined && !stateOf(id)) snapshot[c.name] = id
       if (stateOf(now) && sameValue(this.#resolvedOrSelf(now, c, s), snapshot[c.name], c))
         s.row[c.name] = snapshot[c.name]
     }
@@ -417,6 +422,7 @@ export class UnitOfWork {
   #dedupedUpserts(): { state: EntityState; spec: UpsertSpec }[] {
     const byKey = new Map<string, { state: EntityState; spec: UpsertSpec }>()
     for (const u of this.#upserts) {
+      if (u.state.status === 'detached') continue
       const values = resolvedValues(u.state, this, u.spec.conflict)
       const texts = u.spec.conflict.map((c) =>
         encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
