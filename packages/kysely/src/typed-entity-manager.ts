@@ -184,8 +184,8 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * `EntityManager.upsert`).
    *
    * @example
-   * const tag = em.upsert('tag', { name: 'poetry' }, { conflict: ['name'], update: [] })
-   * em.create('book_tag', { book_id: book, tag_id: tag })
+   * const ace = em.upsert('publisher', { name: 'Ace' }, { conflict: ['name'], update: [] })
+   * em.create('book', { title: 'Dune', author_id: 1, publisher_id: ace })
    */
   upsert<T extends TableName<DB>>(
     table: T,
