@@ -3,7 +3,8 @@
 // (`tag_id` looked up by name in the insert, a subselect per row) and where they are entities with
 // known ids (the same insert without lookups). Each insert is run 30 times under EXPLAIN (ANALYZE) in
 // a rolled-back transaction (the tags exist: the lookups find them); the planner's CPU for the flush
-// (`em.plan()`, 200 times) is timed too. Prints medians, in ms.
+// (`em.plan()`, 200 times) is timed too, and the upsert of the 100 existing tags as sent (a no-op
+// `do update ... returning`) against `do nothing`. Prints medians, in ms.
 //   npx node --conditions=@pipeflush/source bench/tools/upsert-lookup-cost.ts
 import { EntityManager } from '@pipeflush/core'
 import pg from 'pg'
@@ -61,6 +62,21 @@ try {
         .waves.flat()
         .find((s) => s.table === 'book_tag')!
       const server = await explain(insert.sql, insert.params)
+      if (upserted) {
+        // What `do nothing` would cost instead of the no-op update that returns the existing rows.
+        const upsert = em
+          .plan()
+          .waves.flat()
+          .find((s) => s.table === 'tag')!
+        const nothing = `${upsert.sql.slice(0, upsert.sql.indexOf(' do update'))} do nothing`
+        const [sent, instead] = [
+          await explain(upsert.sql, upsert.params),
+          await explain(nothing, upsert.params),
+        ]
+        console.log(
+          `tag upsert (${upsert.rowCount} existing rows)             server ${sent.toFixed(3)} ms as sent (do update ... returning), ${instead.toFixed(3)} ms with do nothing`,
+        )
+      }
       const what = upserted ? 'tags upserted, tag_id looked up by name' : 'tags loaded, tag_id known'
       console.log(
         `${what.padEnd(40)} book_tag insert (${insert.rowCount} rows) server ${server.toFixed(3)} ms; plan() CPU ${median(cpu).toFixed(3)} ms`,

@@ -29,9 +29,13 @@ import type { LookupSql } from './sql/lookup-sql.ts'
  */
 export class ConflictRef extends Slot {}
 
-/** The cell of a reference to `ref` (an upserted entity not flushed yet) in `column`, else undefined. */
+/**
+ * The cell of a reference to `ref` (an upserted entity not flushed yet) in `column`, else undefined.
+ * An earlier upsert of the same conflict values stands for the last one, which the flush sends.
+ */
 export function conflictRefFor(ref: EntityState, column: string): ConflictRef | undefined {
-  return ref.status === 'new' && ref.upserted !== undefined ? new ConflictRef(ref, column) : undefined
+  if (ref.status !== 'new' || ref.upserted === undefined) return undefined
+  return new ConflictRef(ref.upserted.by ?? ref, column)
 }
 
 /**

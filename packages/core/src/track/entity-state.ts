@@ -26,7 +26,14 @@ export interface EntityState {
    * Set while the entity is an upsert not flushed yet: its conflict columns and their values when
    * upserted. A reference to it is resolved in SQL by these (see `plan/conflict-ref.ts`).
    */
-  upserted?: { readonly conflict: readonly string[]; readonly values: readonly unknown[] } | undefined
+  upserted?:
+    | {
+        readonly conflict: readonly string[]
+        readonly values: readonly unknown[]
+        /** The last upsert of the same conflict values in the unit of work (which the flush sends). */
+        by?: EntityState | undefined
+      }
+    | undefined
 }
 
 /**

@@ -96,6 +96,21 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await em.load('tag', tags[0]!['id'])).toBe(tags[0])
   })
 
+  test('an earlier upsert of one key, referenced, is looked up as the last one (which wins)', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const name = `twice-${driver}`
+    const first = em.upsert('tag', { name, color: 'first' }, { conflict: ['name'] })
+    const last = em.upsert('tag', { name, color: 'last' }, { conflict: ['name'] })
+    const link = em.create('book_tag', { book_id: em.create('book', { title: 'Twice' }), tag_id: first })
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, upserted: 1 })
+    const id = await idOfTag(schema, name)
+    expect([String(first['id']), String(last['id']), String(link['tag_id'])]).toEqual([id, id, id])
+    expect([em.stateOf(first), em.stateOf(last), last['color']]).toEqual(['detached', 'managed', 'last'])
+    expect(em.pending.updates).toBe(0)
+  })
+
   test('a composite conflict key; an existing row upserted with do-nothing keeps its key and values', async () => {
     const { root, counter, schema } = await setup(driver)
     const em = root.fork()
