@@ -322,7 +322,7 @@ describe('UnitOfWork: upserts', () => {
     expect(upsert?.state).toBe(state)
     expect(stateOf(state.entity)).toBe(state)
     expect(uow.statusOf(state.entity)).toBe('new')
-    expect(state.upserted).toEqual({ conflict: ['name'], values: ['sf'] })
+    expect(state.upserted).toMatchObject({ conflict: ['name'], values: ['sf'], by: state })
     expect(uow.get('tag', '1')).toBeUndefined()
     expect(uow.pending().inserts).toEqual([])
   })
