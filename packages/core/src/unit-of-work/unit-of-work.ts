@@ -203,8 +203,8 @@ export class UnitOfWork {
   /**
    * After a commit: new entities become managed, updated ones take what was sent as their snapshot
    * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
-   * removed ones are forgotten, the `upsertCount` first upserts are dropped, their entities managed. Changes made while the
-   * flush was in flight stay pending. `editsAtPending`, the {@link edits} count when `pending` was
+   * removed ones are forgotten, the `upsertCount` first upserts are dropped, their entities managed
+   * (see `settleUpserts`). Changes made while the flush was in flight stay pending. `editsAtPending`, the {@link edits} count when `pending` was
    * taken: when nothing was edited since, the flushed entities are known to equal what was sent and
    * are not compared again.
    */
@@ -217,7 +217,7 @@ export class UnitOfWork {
   ): void {
     const quiet = editsAtPending === this.#edits
     const sentOf = inOrder(sent)
-    // First: the rows referencing them take their keys as their snapshots (see #settle).
+    // Upserts first: the rows referencing them settle with the keys they got (see #settle).
     settleUpserts(this.#upserts.slice(0, upsertCount), filled, this.#map, (s) => {
       if (hasMutableColumns(s.table)) this.#watch.add(s)
     })
