@@ -92,10 +92,34 @@ const REVISION: ReviseAuthorInput = {
   move: [{ isbn: 'LG-1969-LEFTHAND', publisher: 'Gollancz' }],
 }
 
+/** An author whose books name tags and publishers some of which exist: got or created by the flush. */
+const JEMISIN: CreateAuthorInput = {
+  name: 'N. K. Jemisin',
+  books: [
+    {
+      title: 'The Fifth Season',
+      isbn: 'NJ-2015-FIFTH',
+      price: '10.50',
+      publisher: 'Orbit',
+      tags: ['fantasy', 'science-fiction', 'broken-earth'],
+      reviews: [{ reviewer: 'essun', stars: 5 }],
+    },
+    {
+      title: 'The City We Became',
+      isbn: 'NJ-2020-CITY',
+      price: '16.00',
+      publisher: 'Ace',
+      tags: ['fantasy', 'new-york'],
+      reviews: [],
+    },
+  ],
+}
+
 /**
  * Sends the scripted requests to the bookstore at `baseUrl`, one after the other: create two authors
  * with books, reviews and tags; revise the first (edits and deletes across tables); read it; delete
- * the second; read it again (404).
+ * the second; read it again (404); create a third whose books name tags and publishers that exist and
+ * others that do not (got or created by its flush: the request is one round trip).
  *
  * @example
  * const results = await runScript(server.url, counter)
@@ -137,5 +161,6 @@ export async function runScript(baseUrl: string, counter?: RoundTripCounter): Pr
   await send('GET', `/authors/${first.id}`)
   await send('DELETE', `/authors/${second.id}`)
   await send('GET', `/authors/${second.id}`)
+  await send('POST', '/authors', JEMISIN)
   return results
 }

@@ -232,21 +232,32 @@ export class EntityManager {
   /**
    * Inserts `values` into `table`, or on a conflict of the `conflict` columns (a unique constraint or
    * the primary key) updates the `update` columns (default: every supplied column but the conflict,
-   * key and version columns; `[]` means do nothing). Batched per table like inserts, in the same
-   * flush. The row is not tracked afterwards. Several upserts of one conflict key: the last wins.
+   * key and version columns; `[]` updates nothing). Batched per table like inserts, in the same flush,
+   * which returns each upserted row as stored. Returns the row's entity: until the flush its key is not
+   * known (the row may exist), and new or changed rows of the same flush may still reference it (a
+   * foreign-key value): the flush looks its key up by the conflict values in the statement that
+   * writes the reference, after the upsert, in the same round trip. After the commit the entity holds
+   * the row as stored, every column, and is managed, unless an entity of that key was managed already
+   * (that one stays, unchanged; the upserted one is detached). Several upserts of one conflict key: the
+   * last wins (the earlier entities are detached, holding what it got). `[]` as `update` still updates
+   * the conflict column to its value, so that a conflicting row comes back: a new row version, and
+   * update triggers fire. Changing a conflict column of the entity before the flush is `INVALID_VALUE`
+   * when it is referenced.
    *
    * @example
-   * em.upsert('reading', { device: 'd1', recorded_at: t, value: 21.5 }, { conflict: ['device', 'recorded_at'] })
+   * const tag = em.upsert('tag', { name: 'poetry' }, { conflict: ['name'], update: [] })
+   * em.create('book_tag', { book_id: book, tag_id: tag }) // resolved by name in the flush
+   * await em.flush() // one round trip; tag.id is the poetry tag's id, new or existing
    */
   upsert(
     table: string,
     values: Readonly<Record<string, unknown>>,
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
-  ): void {
-    this.#shown(() => {
+  ): Entity {
+    return this.#shown(() => {
       const model = writableTable(this.#client.schema, table, 'upsert')
       const { row, spec } = upsertOf(model, values, options)
-      this.#uow.upsert(model, row, spec)
+      return this.#uow.upsert(model, row, spec).entity
     })
   }
 

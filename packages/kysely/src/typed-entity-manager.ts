@@ -177,11 +177,15 @@ export class TypedEntityManager<DB, R = NoRelations> {
   /**
    * Inserts `values` into `table`, or, when a row with the same `conflict` columns exists (a unique
    * constraint or the primary key), updates the `update` columns (default: every supplied column but
-   * the conflict and key columns; `[]`: do nothing). Batched per table in the next flush
-   * (`insert ... select from unnest ... on conflict ... do update`); the row is not tracked.
+   * the conflict and key columns; `[]`: update nothing). Batched per table in the next flush
+   * (`insert ... select from unnest ... on conflict ... do update ... returning`). Returns the row's
+   * entity, which rows created in the same flush may reference: the flush looks its key up by the
+   * conflict values, in the same round trip; afterwards it holds the row as stored (see the core
+   * `EntityManager.upsert`).
    *
    * @example
-   * em.upsert('reading', { device: 'd1', recorded_at: at, measure: 21.5 }, { conflict: ['device', 'recorded_at'] })
+   * const ace = em.upsert('publisher', { name: 'Ace' }, { conflict: ['name'], update: [] })
+   * em.create('book', { title: 'Dune', author_id: 1, publisher_id: ace })
    */
   upsert<T extends TableName<DB>>(
     table: T,
@@ -190,8 +194,11 @@ export class TypedEntityManager<DB, R = NoRelations> {
       readonly conflict: readonly ColumnName<DB, T>[]
       readonly update?: readonly ColumnName<DB, T>[]
     },
-  ): void {
-    this.core.upsert(table, values as Record<string, unknown>, options)
+  ): TypedEntity<DB, T> {
+    return this.core.upsert(table, values as Record<string, unknown>, options) as unknown as TypedEntity<
+      DB,
+      T
+    >
   }
 
   /**

@@ -40,30 +40,29 @@ function repositories(em: BookstoreEm) {
 }
 
 /**
- * `POST /authors`: the author, their books, the books' reviews and tag links, and any new tags and
- * publishers, written by one flush (6 tables). Two reads first (existing tags and publishers, in
- * parallel).
+ * `POST /authors`: the author, their books, the books' reviews and tag links, and the tags and
+ * publishers they name, got or created, written by one flush (6 tables) without a read: one round
+ * trip. The tags and publishers are upserts by name; the links and books reference them, their ids
+ * looked up by name in the flush.
  */
 export async function createAuthor(factory: Factory, input: CreateAuthorInput): Promise<Reply> {
   const { result, report } = await factory.run(async (em) => {
     const { authors, books, publishers, tags } = repositories(em)
-    const [pubs, tagged] = await Promise.all([
-      publishers.getOrCreate(input.books.flatMap((b) => (b.publisher ? [b.publisher] : []))),
-      tags.getOrCreate(input.books.flatMap((b) => b.tags)),
-    ])
+    const pubs = publishers.getOrCreate(input.books.flatMap((b) => (b.publisher ? [b.publisher] : [])))
+    const tagged = tags.getOrCreate(input.books.flatMap((b) => b.tags))
     const author = authors.create(input.name, input.bio ?? null)
     const created = input.books.map((b) =>
       books.create(author, {
         ...b,
-        publisher: b.publisher ? pubs.byName.get(b.publisher) : null,
-        tags: b.tags.map((t) => tagged.byName.get(t)!),
+        publisher: b.publisher ? pubs.get(b.publisher) : null,
+        tags: b.tags.map((t) => tagged.get(t)!),
       }),
     )
     const reviews = input.books.reduce((n, b) => n + b.reviews.length, 0)
     const links = input.books.reduce((n, b) => n + new Set(b.tags).size, 0)
     const did = [
       `created author "${input.name}" with ${count(created.length, 'book')}, ${count(reviews, 'review')}, ${count(links, 'tag link')}`,
-      `new tags: ${tagged.created}, new publishers: ${pubs.created}`,
+      `tags got or created: ${tagged.size}, publishers: ${pubs.size}`,
     ]
     return { author, created, did }
   })
@@ -83,12 +82,10 @@ export async function createAuthor(factory: Factory, input: CreateAuthorInput): 
 export async function reviseAuthor(factory: Factory, id: number, input: ReviseAuthorInput): Promise<Reply> {
   const { result: did, report } = await factory.run(async (em) => {
     const { authors, books, publishers, tags } = repositories(em)
-    // One round trip: the author's graph and the tags and publishers named, read in one tick.
-    const [{ author, books: list, reviews, links }, tagged, pubs] = await Promise.all([
-      authors.loadGraph(id),
-      tags.getOrCreate((input.retag ?? []).flatMap((r) => r.tags)),
-      publishers.getOrCreate((input.move ?? []).map((m) => m.publisher)),
-    ])
+    // One round trip: the author's graph. The tags and publishers named are got or created by the flush.
+    const { author, books: list, reviews, links } = await authors.loadGraph(id)
+    const tagged = tags.getOrCreate((input.retag ?? []).flatMap((r) => r.tags))
+    const pubs = publishers.getOrCreate((input.move ?? []).map((m) => m.publisher))
     const byIsbn = new Map(list.map((b) => [b.isbn, b]))
     const book = (isbn: string) => {
       const found = byIsbn.get(isbn)
@@ -116,17 +113,16 @@ export async function reviseAuthor(factory: Factory, id: number, input: ReviseAu
     for (const r of input.retag ?? []) {
       const n = books.retag(
         book(r.isbn),
-        r.tags.map((t) => tagged.byName.get(t)!),
+        r.tags.map((t) => tagged.get(t)!),
         links,
       )
       did.push(`retagged ${r.isbn}: +${n.added} -${n.removed} tag links`)
     }
     for (const m of input.move ?? []) {
-      em.assign(book(m.isbn), { publisher_id: pubs.byName.get(m.publisher)! })
+      em.assign(book(m.isbn), { publisher_id: pubs.get(m.publisher)! })
       did.push(`moved ${m.isbn} to ${m.publisher}`)
     }
-    if (tagged.created + pubs.created > 0)
-      did.push(`new tags: ${tagged.created}, new publishers: ${pubs.created}`)
+    if (tagged.size + pubs.size > 0) did.push(`tags got or created: ${tagged.size}, publishers: ${pubs.size}`)
     return did
   })
   const body: ApiBody<{ id: number }> = { result: { id }, did, flush: report }

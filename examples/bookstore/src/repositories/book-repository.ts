@@ -49,22 +49,26 @@ export class BookRepository {
   }
 
   /**
-   * Makes `tags` the tags of `book`: links not wanted are deleted, missing ones created.
-   * `links` are the book's current links (from {@link tagLinksOf}).
+   * Makes `tags` the tags of `book`: links not wanted are deleted, missing ones created. `links` are
+   * the book's current links (from `AuthorRepository.loadGraph`, which loads the book's tags too).
+   * Tags are told by name: a tag got or created by this flush has no id yet.
    */
   retag(book: Book, tags: readonly Tag[], links: readonly BookTag[]): { added: number; removed: number } {
+    const em = this.#em
+    const nameOf = new Map(em.related(book, 'tags', 'tag').map((t) => [t.id, t.name]))
     const mine = links.filter((l) => l.book_id === book.id)
-    const wanted = new Set(tags)
+    const wanted = new Map(tags.map((t) => [t.name, t]))
     let removed = 0
     for (const link of mine) {
-      if ([...wanted].some((t) => t.id === link.tag_id)) continue
-      this.#em.remove(link)
+      if (wanted.has(nameOf.get(link.tag_id)!)) continue
+      em.remove(link)
       removed++
     }
     let added = 0
-    for (const tag of wanted) {
-      if (mine.some((l) => l.tag_id === tag.id)) continue
-      this.#em.create('book_tag', { book_id: book, tag_id: tag })
+    const linked = new Set(mine.map((l) => nameOf.get(l.tag_id)))
+    for (const [name, tag] of wanted) {
+      if (linked.has(name)) continue
+      em.create('book_tag', { book_id: book, tag_id: tag })
       added++
     }
     return { added, removed }

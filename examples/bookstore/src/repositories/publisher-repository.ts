@@ -1,7 +1,6 @@
-import { anyOf } from './any-of.ts'
 import type { BookstoreEm, Publisher } from './types.ts'
 
-/** Publishers: looked up by name, created when missing. */
+/** Publishers: got by name, created when missing, by the flush. */
 export class PublisherRepository {
   readonly #em: BookstoreEm
 
@@ -10,28 +9,16 @@ export class PublisherRepository {
   }
 
   /**
-   * The publishers with these names, by name; missing ones are created (inserted by the flush).
-   * One query, whatever the number of names.
+   * The publishers with these names, by name, got or created by the flush without a read (an upsert
+   * on the unique name that updates nothing; see `TagRepository.getOrCreate`).
    *
    * @example
-   * const byName = await publishers.getOrCreate(['Ace', 'Tor'])
+   * const byName = publishers.getOrCreate(['Ace', 'Tor'])
    */
-  async getOrCreate(names: readonly string[]): Promise<{ byName: Map<string, Publisher>; created: number }> {
-    const wanted = [...new Set(names)]
+  getOrCreate(names: readonly string[]): Map<string, Publisher> {
     const byName = new Map<string, Publisher>()
-    if (wanted.length === 0) return { byName, created: 0 }
-    const db = this.#em.db
-    for (const p of await this.#em.load(
-      db.selectFrom('publisher').selectAll().where('name', '=', anyOf(wanted, 'text')),
-    )) {
-      byName.set(p.name, p)
-    }
-    let created = 0
-    for (const name of wanted) {
-      if (byName.has(name)) continue
-      byName.set(name, this.#em.create('publisher', { name }))
-      created++
-    }
-    return { byName, created }
+    for (const name of new Set(names))
+      byName.set(name, this.#em.upsert('publisher', { name }, { conflict: ['name'], update: [] }))
+    return byName
   }
 }

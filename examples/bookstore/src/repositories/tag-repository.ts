@@ -1,7 +1,6 @@
-import { anyOf } from './any-of.ts'
 import type { BookstoreEm, Tag } from './types.ts'
 
-/** Tags: looked up by name, created when missing. */
+/** Tags: got by name, created when missing, by the flush. */
 export class TagRepository {
   readonly #em: BookstoreEm
 
@@ -10,26 +9,18 @@ export class TagRepository {
   }
 
   /**
-   * The tags with these names, by name; missing ones are created (inserted by the flush). One query.
+   * The tags with these names, by name, got or created by the flush without a read: each is an upsert
+   * on the unique name that updates nothing, so an existing tag comes back as it is. Links created in
+   * the same flush may reference them: the flush looks their ids up by name, in the same round trip.
    *
    * @example
-   * const { byName } = await tags.getOrCreate(['sf', 'classic'])
+   * const byName = tags.getOrCreate(['sf', 'classic'])
+   * em.create('book_tag', { book_id: book, tag_id: byName.get('sf')! })
    */
-  async getOrCreate(names: readonly string[]): Promise<{ byName: Map<string, Tag>; created: number }> {
-    const wanted = [...new Set(names)]
+  getOrCreate(names: readonly string[]): Map<string, Tag> {
     const byName = new Map<string, Tag>()
-    if (wanted.length === 0) return { byName, created: 0 }
-    const db = this.#em.db
-    for (const t of await this.#em.load(
-      db.selectFrom('tag').selectAll().where('name', '=', anyOf(wanted, 'text')),
-    ))
-      byName.set(t.name, t)
-    let created = 0
-    for (const name of wanted) {
-      if (byName.has(name)) continue
-      byName.set(name, this.#em.create('tag', { name }))
-      created++
-    }
-    return { byName, created }
+    for (const name of new Set(names))
+      byName.set(name, this.#em.upsert('tag', { name }, { conflict: ['name'], update: [] }))
+    return byName
   }
 }

@@ -62,6 +62,18 @@ export const inputErrors = {
     )
   },
 
+  /**
+   * A reference in `table.column` to an entity upserted in this unit of work cannot be resolved by its
+   * conflict key (`why`): a conflict value changed after the upsert, is null, or is not known yet.
+   */
+  upsertReferenceInvalid(table: string, column: string, target: string, why: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `"${table}"."${column}" refers to a row upserted into "${target}": ${why}`,
+      { table, column },
+    )
+  },
+
   /** An upsert would update one of its conflict or key columns. */
   upsertUpdatesKey(table: string, column: string): PipeflushError {
     return new PipeflushError(

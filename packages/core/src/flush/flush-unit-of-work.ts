@@ -97,7 +97,7 @@ export async function flushUnitOfWork(
     settings.held,
   )
   const { plan, sent, returned } = used.value
-  const filled = serverFilled(schema, plan, returned, sent, pending.inserts)
+  const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
   uow.applyFlushed(pending, sent, upsertCount, filled, edits)
   return {
     ...base,

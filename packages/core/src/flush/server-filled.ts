@@ -1,9 +1,10 @@
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
-import type { FlushPlan } from '../plan/types.ts'
+import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
+import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
@@ -43,10 +44,10 @@ function decoded(text: unknown, table: TableModel, name: string): { value: unkno
  * order instead, to `inserts` (the change set's new rows, in its order), key included: an insert
  * returns its rows in the order it inserts them, which is the order of the rows it is given (an
  * `unnest`, or one row). When it returns another number of rows (a trigger dropped one), none is
- * matched.
+ * matched. An upsert's rows (every column, as stored) are matched to `upserts` by their conflict values.
  *
  * @example
- * const filled = serverFilled(schema, plan, result.returned, sent, pending.inserts)
+ * const filled = serverFilled(schema, plan, result.returned, sent, pending.inserts, pending.upserts)
  */
 export function serverFilled(
   schema: SchemaModel,
@@ -54,6 +55,7 @@ export function serverFilled(
   returned: ReturnedRows,
   sent: SentValues,
   inserts: readonly EntityState[] = [],
+  upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[] = [],
 ): ServerFilled {
   const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
   const statements = plan.waves.flat()
@@ -65,6 +67,10 @@ export function serverFilled(
     const rows = returned[i]
     const table = schema.tables.get(statement.table)
     if (statement.returning === undefined || rows === undefined || table === undefined) continue
+    if (statement.upsert !== undefined) {
+      upserted(out, statement, rows, table, upserts)
+      continue
+    }
     if (statement.sources !== undefined) {
       if (rows.length !== statement.sources.length) continue
       rows.forEach((raw, r) => {
@@ -85,6 +91,37 @@ export function serverFilled(
     }
   }
   return out
+}
+
+/** Matches an upsert's returned rows to the `upserts` of its table by their conflict values. */
+function upserted(
+  out: Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>,
+  statement: PlannedStatement,
+  rows: readonly Readonly<Record<string, unknown>>[],
+  table: TableModel,
+  upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[],
+): void {
+  const { conflict } = statement.upsert!
+  const returning = statement.returning!
+  const byConflict = new Map<string, EntityState>()
+  for (const { state, spec } of upserts) {
+    if (state.table !== table || !sameNames(spec.conflict, conflict)) continue
+    const id = conflictId(state, conflict)
+    if (id !== undefined) byConflict.set(id, state)
+  }
+  const at = conflict.map((name) => returning.indexOf(name))
+  for (const raw of rows) {
+    const values = emptyRow()
+    for (let i = 0; i < conflict.length; i++)
+      values[conflict[i]!] = decoded(raw[returnedAlias(at[i]!)], table, conflict[i]!)?.value
+    const id = conflictIdOf(table, conflict, values)
+    const state = id === undefined ? undefined : byConflict.get(id)
+    if (state !== undefined) take(out, state, returning, raw, table, 0)
+  }
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i])
 }
 
 /** Adds the returned columns of `raw` from the `from`-th on to what the server filled of `state`. */

@@ -5,6 +5,7 @@ import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/inde
 import { copiesRows } from './copy-statements.ts'
 import { valueAt } from './dependency-graph.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
+import { lookupStatement } from './lookup-statement.ts'
 import { rowLocation } from './row-key.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
 import { type ServerValuesPolicy, statementReading } from './server-values.ts'
@@ -119,7 +120,8 @@ function repeatedKey(table: TableModel, keyIds: readonly KeyId[], order: Int32Ar
  * fills keeps their order and lists their `sources`), the SQL text from the (table, kind, column set,
  * one row or several) only, the rows' texts of each parameter column in the SQL's order (sent as one
  * `text[]` each, or for one row as the texts themselves), what it reads back (`serverValues`) and
- * whether it goes as COPY (`copyRows`). Writes into the draft: a draft is built once.
+ * whether it goes as COPY (`copyRows`; never one whose rows reference upserted rows: see
+ * `lookup-statement.ts`). Writes into the draft: a draft is built once.
  *
  * @example
  * buildStatement(deleteOfTags, ids, {}).sql
@@ -147,6 +149,7 @@ export function buildStatement(
     ...(keyless && !upsert ? { sources: draft.sources } : {}),
     params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
   }
+  if (draft.lookups !== undefined) return lookupStatement(draft, base, options.serverValues)
   const reading = kind === 'delete' ? undefined : statementReading(table, base, options.serverValues)
   if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
   if (

@@ -3,6 +3,7 @@ import { writableColumn, writableTable } from '../schema/checks.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
 import { resolveReference } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import { conflictRefFor } from './conflict-ref.ts'
 import { type InsertInput, ownSlot, Slot, type StoredInput } from './draft.ts'
 import type { RowValues } from './types.ts'
 
@@ -23,9 +24,12 @@ export function unassignedId(state: EntityState, column: string): boolean {
   return false
 }
 
-/** What a reference to an entity whose key is not assigned yet stands for: a slot pointing at it. */
+/**
+ * What a reference to an entity whose key is not known yet stands for: a slot pointing at it (an
+ * upserted entity's: looked up by its conflict key, whatever its key).
+ */
 function slotFor(ref: EntityState, column: string): Slot | undefined {
-  return unassignedId(ref, column) ? new Slot(ref, column) : undefined
+  return conflictRefFor(ref, column) ?? (unassignedId(ref, column) ? new Slot(ref, column) : undefined)
 }
 
 /**

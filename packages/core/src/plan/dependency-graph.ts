@@ -1,6 +1,13 @@
 import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
-import { type InsertInput, Slot, type StatementDraft, type StoredInput, slotEntity } from './draft.ts'
+import {
+  type InsertInput,
+  ownSlot,
+  Slot,
+  type StatementDraft,
+  type StoredInput,
+  slotEntity,
+} from './draft.ts'
 import { keyPart } from './row-key.ts'
 
 /** A statement must run after another: `from` before `to`, both indexes into one list of drafts. */
@@ -114,6 +121,10 @@ class NewRowIndex {
         const values = columns.map((name) => valueAt(draft, r, name))
         const tuple = this.#tupleId(target, columns, values, draft.rows[r]!)
         if (tuple !== undefined) (values.some(isSlot) ? slotted : known).set(tuple, i)
+        // A reference to an upserted row is a slot of its entity whatever its key (see `conflict-ref.ts`).
+        if ((draft.rows[r] as InsertInput).upsert === undefined) continue
+        const own = this.#tupleId(target, columns, columns.map(ownSlot), draft.rows[r]!)
+        if (own !== undefined) slotted.set(own, i)
       }
     })
     index = [known, slotted]

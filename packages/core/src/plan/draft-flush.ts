@@ -1,5 +1,6 @@
 import type { SchemaModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import { resolveByConflict } from './conflict-ref.ts'
 import { checkDistinctRows } from './distinct-rows.ts'
 import type { FlushDraft, InsertInput, PlanInput, StatementDraft, StoredInput } from './draft.ts'
 import { encodeDrafts } from './encode-cells.ts'
@@ -14,8 +15,8 @@ type Snapshot = Record<string, unknown>
  * written columns, update per table and set columns, delete per table), rejects a row written twice,
  * and orders the statements in waves by foreign key (fix-ups breaking nullable cycles included; see
  * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
- * row; `completePlan` fills them once the ids are known. Bad input fails here, naming the first bad row
- * in the input's order. Pure: no I/O; the entities are only read.
+ * row (one upserted by the flush: a lookup by its conflict key, see `conflict-ref.ts`); `completePlan`
+ * fills them once the ids are known. Bad input fails here, naming the first bad row in the input's order. Pure: no I/O; the entities are only read.
  *
  * @example
  * const draft = draftFlush(schema, pendingInput(pending, uow)) // validates
@@ -32,6 +33,7 @@ export function draftFlush(schema: SchemaModel, input: PlanInput): FlushDraft {
   checkDistinctRows([...inserts, ...updates, ...deletes])
   const sent = sentValues(input, inserts, updates)
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
+  resolveByConflict(statements)
   return { statements, waves, slots: statements.some(holdsSlots), sent }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import type { LookupSql } from './sql/lookup-sql.ts'
 import type { RowValues, StatementKind, UpsertSpec } from './types.ts'
 
 /**
@@ -124,6 +125,11 @@ export interface StatementDraft {
    * key was known: null when already in order, undefined when left for the ids.
    */
   order?: Int32Array | null | undefined
+  /**
+   * Columns whose rows may reference upserted rows, taken by a lookup on their conflict columns, whose
+   * values are the last parameters, in this order (see `conflict-ref.ts`).
+   */
+  lookups?: LookupSql[] | undefined
 }
 
 /** The first phase's result: statements in waves (indexes into `statements`). */

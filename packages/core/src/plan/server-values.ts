@@ -2,6 +2,7 @@ import type { TableModel } from '../schema/model.ts'
 import { ShapeCache } from './shape-cache.ts'
 import { insertSql } from './sql/insert-sql.ts'
 import { updateSql } from './sql/update-sql.ts'
+import { upsertReturningSql } from './sql/upsert-sql.ts'
 import { statementForm } from './statement-sql.ts'
 import type { PlannedStatement } from './types.ts'
 
@@ -14,7 +15,8 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  *   serial columns, generated columns, and the NULL a nullable column without default gets);
  * - an update (fix-ups included): its primary key, then the table's generated columns, which the
  *   server recomputes from the columns it sets.
- * Upserts return nothing (their rows are not tracked), nor do deletes.
+ * Deletes return nothing; upserts return every column, whatever the policy (see
+ * {@link statementReading}).
  *
  * @example
  * returnedColumns(book, insertOfIdAndTitle) // ['id', 'created_at', 'summary']
@@ -53,7 +55,8 @@ export type StatementShape = Pick<
  * What a statement of a table returns so that its entities hold what the database stored (see
  * {@link returnedColumns}), with the SQL text that returns it, when the policy selects the table; an
  * insert of rows whose key the server fills (`sources`) returns at least that key whatever the
- * policy: its entities need it. Undefined when it returns nothing, or without a policy (a plan that
+ * policy: its entities need it; an upsert returns its rows as stored whatever the policy (its entity
+ * is made of them, see `upsertReturningSql`). Undefined when it returns nothing, or without a policy (a plan that
  * reads nothing back).
  *
  * @example
@@ -65,6 +68,7 @@ export function statementReading(
   policy: ServerValuesPolicy | undefined,
 ): Reading | undefined {
   if (policy === undefined) return undefined
+  if (shape.upsert !== undefined) return upsertReading(table, shape)
   const reading = policy(table)
     ? readingOf(table, shape)
     : shape.sources !== undefined
@@ -90,6 +94,16 @@ const readings = new ShapeCache<Reading>()
 
 /** The same for inserts that return their key only (see {@link keyReadingOf}). */
 const keyReadings = new ShapeCache<Reading>()
+
+/** The same for upserts (see {@link upsertReading}). */
+const upsertReadings = new ShapeCache<Reading>()
+
+/** What an upsert returns: each row as stored, every column. */
+function upsertReading(table: TableModel, statement: StatementShape): Reading {
+  return upsertReadings.get(table, statement.sql, () =>
+    upsertReturningSql(table, statement.columns, statement.upsert!, statementForm(statement)),
+  )
+}
 
 /** What an insert of rows whose key the server fills returns when its table reads nothing else back. */
 function keyReadingOf(table: TableModel, statement: StatementShape): Reading {

@@ -95,6 +95,14 @@ export interface PlannedStatement {
    * the flush reads back into the entities. Absent when it returns none.
    */
   readonly returning?: readonly string[] | undefined
+  /**
+   * Columns a row takes by a lookup on an upserted row's conflict columns, when it references a row
+   * upserted by the same flush (whose key may be an existing row's): each lookup's conflict values are
+   * parameters after the statement's own (`params`), in this order; NULL for rows that do not.
+   */
+  readonly lookups?:
+    | readonly { readonly column: string; readonly table: string; readonly conflict: readonly string[] }[]
+    | undefined
 }
 
 /**

@@ -22,6 +22,18 @@ export interface EntityState {
   entity: Entity
   /** The relations whose related rows a graph load read for this entity (by relation name). */
   loaded?: Set<string>
+  /**
+   * Set while the entity is an upsert not flushed yet: its conflict columns and their values when
+   * upserted. A reference to it is resolved in SQL by these (see `plan/conflict-ref.ts`).
+   */
+  upserted?:
+    | {
+        readonly conflict: readonly string[]
+        readonly values: readonly unknown[]
+        /** The last upsert of the same conflict values in the unit of work (which the flush sends). */
+        by?: EntityState | undefined
+      }
+    | undefined
 }
 
 /**

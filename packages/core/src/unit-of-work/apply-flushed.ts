@@ -4,12 +4,14 @@ import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { hasMutableColumns } from '../track/snapshot.ts'
 import { sameValue } from '../values/index.ts'
+import { settleUpserts } from './settle-upserts.ts'
 import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState } from './state.ts'
 
 /**
  * After a commit: new entities become managed, updated ones take what was sent as their snapshot
  * (an entity given as a foreign-key value is replaced by its id, unless reassigned meanwhile),
- * removed ones are forgotten, the `upsertCount` first upserts are dropped. Changes made while the
+ * removed ones are forgotten, the `upsertCount` first upserts are dropped, their entities managed
+ * (see `settleUpserts`). Changes made while the
  * flush was in flight stay pending. `editsAtPending`, the `edits` count when `pending` was taken:
  * when nothing was edited since, the flushed entities are known to equal what was sent and are not
  * compared again.
@@ -24,6 +26,10 @@ export function applyFlushed(
 ): void {
   const quiet = editsAtPending === uow.edits
   const sentOf = inOrder(sent)
+  // Upserts first: the rows referencing them settle with the keys they got (see `settle`).
+  settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, (s) => {
+    if (hasMutableColumns(s.table)) uow.watch.add(s)
+  })
   for (const s of pending.inserts) {
     // A new entity removed while the flush was in flight is in the database now: its delete is pending.
     const removedMeanwhile = s.status === 'detached'
@@ -79,6 +85,9 @@ function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, f
   }
   for (const c of s.table.columns) {
     const now = s.row[c.name]
+    // A reference to an upserted row was sent as a lookup: its key is known now.
+    const id = snapshot[c.name] === undefined && stateOf(now) ? resolvedOrSelf(now, c, s) : undefined
+    if (id !== undefined && !stateOf(id)) snapshot[c.name] = id
     if (stateOf(now) && sameValue(resolvedOrSelf(now, c, s), snapshot[c.name], c))
       s.row[c.name] = snapshot[c.name]
   }

@@ -61,12 +61,18 @@ export function sentValues(uow: UnitOfWorkState, pending: PendingChanges, change
 /** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */
 function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   const byKey = new Map<string, RecordedUpsert>()
+  const keys = new Map<EntityState, string>()
   for (const u of uow.upserts) {
+    if (u.state.status === 'detached') continue
     const values = resolvedValues(u.state, uow.owner, u.spec.conflict)
     const texts = u.spec.conflict.map((c) =>
       encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
     )
-    byKey.set(JSON.stringify([u.state.table.key, u.spec.conflict, texts]), u)
+    const key = JSON.stringify([u.state.table.key, u.spec.conflict, texts])
+    byKey.set(key, u)
+    keys.set(u.state, key)
   }
+  // A reference to an earlier upsert of a key is planned as one to the last (see `conflict-ref.ts`).
+  for (const [state, key] of keys) if (state.upserted) state.upserted.by = byKey.get(key)!.state
   return [...byKey.values()]
 }

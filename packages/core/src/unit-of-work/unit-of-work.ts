@@ -85,19 +85,16 @@ export class UnitOfWork {
     return this.#uow.map.get(table, key)
   }
 
-  /** Records an upsert of `row` (not tracked afterwards). */
-  upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): void {
-    const state: EntityState = {
-      table,
-      status: 'new',
-      row,
-      snapshot: null,
-      key: null,
-      owner: this,
-      entity: row,
-    }
+  /**
+   * Records an upsert of `row`: a new entity, which references resolve by its conflict values until
+   * the flush; managed afterwards (see `settleUpserts`).
+   */
+  upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): EntityState {
+    const state = this.#state(table, row, 'new', null)
+    state.upserted = { conflict: spec.conflict, values: spec.conflict.map((name) => row[name]) }
     this.#uow.upserts.push({ state, spec })
     this.#uow.edits++
+    return state
   }
 
   /** Marks a managed entity for deletion; a new one is simply forgotten. */

@@ -1,6 +1,7 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
+import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'
 import { type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
 
@@ -10,7 +11,9 @@ import { type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
  * ($1::text::int8, ...)`). The text is constant for a (table, column set, form), whatever the number of
  * rows. Columns a row does not supply take their DEFAULT, which is why rows of one table supplying
  * different columns go to different statements. `overriding system value` is added when an `identity
- * always` column is supplied.
+ * always` column is supplied. `lookups`: columns a row may take by a lookup on an upserted table's
+ * conflict columns, whose values come as extra parameter columns after the written ones (see
+ * `lookup-sql.ts`).
  *
  * @example
  * insertSql(book, ['id', 'title'])
@@ -24,13 +27,17 @@ export function insertSql(
   columns: readonly string[],
   returning: readonly string[] = [],
   form: RowsForm = 'rows',
+  lookups: readonly LookupSql[] = [],
 ): string {
   const models = columns.map((name) => table.columnsByName.get(name)!)
   const overriding = models.some((c) => c.identity === 'always') ? ' overriding system value' : ''
   const list = columns.map(quoteIdentifier).join(', ')
-  const texts = sourceTexts(columns, form)
-  const values = models.map((c, i) => castText(texts[i]!, c)).join(', ')
+  const names = lookups.length === 0 ? columns : [...columns, ...lookupNames(table, lookups)]
+  const texts = sourceTexts(names, form)
+  let cast = models.map((c, i) => castText(texts[i]!, c))
+  if (lookups.length > 0) cast = withLookups(cast, columns, lookups, texts.slice(columns.length))
+  const values = cast.join(', ')
   const returned = returning.length > 0 ? ` returning ${returnedList(returning)}` : ''
-  const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(columns, 'd')}`
+  const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(names, 'd')}`
   return `insert into ${table.sqlName} (${list})${overriding} ${rows}${returned}`
 }

@@ -1,6 +1,7 @@
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
+import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'
 import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
 import { expectedVersionName, keyMatchSql, type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
@@ -42,6 +43,7 @@ export function updateUnnestColumns(
  * With `returning` (the key, then generated columns), the updated rows come back too, each carrying the
  * row count, as `select w."id"::text as r0, ..., c.* from (<row check>) as c left join w on true`: the
  * check still runs once (its one row is kept when no row was written) and fails the statement first.
+ * `lookups`: set columns a row may take by a lookup on an upserted table (see `insertSql`).
  */
 export function updateSql(
   table: TableModel,
@@ -49,19 +51,22 @@ export function updateSql(
   fixup: boolean,
   returning: readonly string[] = [],
   form: RowsForm = 'rows',
+  lookups: readonly LookupSql[] = [],
 ): string {
-  const names = updateUnnestColumns(table, setColumns, fixup)
+  const own = updateUnnestColumns(table, setColumns, fixup)
+  const names = lookups.length === 0 ? own : [...own, ...lookupNames(table, lookups)]
   const texts = sourceTexts(names, form)
   const keyColumns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
-  const sets = setColumns.map((name, i) => {
-    const column = table.columnsByName.get(name)!
-    return `${quoteIdentifier(name)} = ${castText(texts[keyColumns.length + i]!, column)}`
-  })
+  let values = setColumns.map((name, i) =>
+    castText(texts[keyColumns.length + i]!, table.columnsByName.get(name)!),
+  )
+  if (lookups.length > 0) values = withLookups(values, setColumns, lookups, texts.slice(own.length))
+  const sets = setColumns.map((name, i) => `${quoteIdentifier(name)} = ${values[i]}`)
   let where = keyMatchSql('t', texts, keyColumns)
   if (updateIsVersioned(table, fixup)) {
     const version = table.columnsByName.get(table.versionColumn!)!
     const quoted = quoteIdentifier(version.name)
-    const expected = texts[texts.length - 1]!
+    const expected = texts[own.length - 1]!
     sets.push(`${quoted} = t.${quoted} + 1`)
     where += ` and (${expected} is null or t.${quoted} = ${castText(expected, version)})`
   }

@@ -1,16 +1,50 @@
+import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import type { UpsertSpec } from '../types.ts'
+import { insertSql } from './insert-sql.ts'
+import { returnedList } from './returning-sql.ts'
+import type { RowsForm } from './sql-text.ts'
 
 /**
- * The `on conflict` clause of an upsert.
+ * The `on conflict` clause of an upsert. One that returns its rows (`returning`) never does nothing:
+ * `do nothing` returns no row for a conflicting one, so an upsert updating nothing sets its first
+ * conflict column to the value it has. That writes a new row version and fires update triggers, the
+ * cost of getting the existing row's key without reading it first.
  *
  * @example
  * onConflictSql({ conflict: ['device', 'recorded_at'], update: ['value'] })
  * // ' on conflict ("device", "recorded_at") do update set "value" = excluded."value"'
+ * onConflictSql({ conflict: ['name'], update: [] }, true)
+ * // ' on conflict ("name") do update set "name" = excluded."name"'
  */
-export function onConflictSql(spec: UpsertSpec): string {
+export function onConflictSql(spec: UpsertSpec, returning = false): string {
   const target = spec.conflict.map(quoteIdentifier).join(', ')
+  if (spec.update.length === 0 && returning) {
+    const first = quoteIdentifier(spec.conflict[0]!)
+    return ` on conflict (${target}) do update set ${first} = excluded.${first}`
+  }
   if (spec.update.length === 0) return ` on conflict (${target}) do nothing`
   const set = spec.update.map((c) => `${quoteIdentifier(c)} = excluded.${quoteIdentifier(c)}`).join(', ')
   return ` on conflict (${target}) do update set ${set}`
+}
+
+/**
+ * An upsert of rows supplying `columns` that returns every column of each row as stored (aliased
+ * `r0, r1...` in table order), whether inserted or updated: the flush makes its entity of it. The
+ * returned rows are matched to the upserts by their conflict values.
+ *
+ * @example
+ * upsertReturningSql(tag, ['id', 'name'], { conflict: ['name'], update: [] }, 'row')
+ * // 'insert into "public"."tag" ("id", "name") values ($1::text::int8, $2::text::text)
+ * //  on conflict ("name") do update set "name" = excluded."name" returning "id"::text as r0, "name"::text as r1'
+ */
+export function upsertReturningSql(
+  table: TableModel,
+  columns: readonly string[],
+  spec: UpsertSpec,
+  form: RowsForm,
+): { readonly returning: readonly string[]; readonly sql: string } {
+  const returning = table.columns.map((c) => c.name)
+  const sql = `${insertSql(table, columns, [], form)}${onConflictSql(spec, true)} returning ${returnedList(returning)}`
+  return { returning, sql }
 }

@@ -315,15 +315,38 @@ describe('UnitOfWork: upserts', () => {
     expect(uow.pending().upserts.map((u) => u.state.row.note)).toEqual(['second'])
   })
 
-  it('does not track upserted rows as entities', () => {
+  it('gives an upserted row an entity, new until the flush, not in the identity map', () => {
     const uow = new UnitOfWork()
     const row = rowOf({ id: 1, name: 'sf' })
-    uow.upsert(table('tag'), row, { conflict: ['name'], update: [] })
+    const state = uow.upsert(table('tag'), row, { conflict: ['name'], update: [] })
     const [upsert] = uow.pending().upserts
-    expect(upsert?.state.entity).toBe(row)
-    expect(stateOf(row)).toBeUndefined()
-    expect(uow.statusOf(row)).toBeUndefined()
+    expect(upsert?.state).toBe(state)
+    expect(stateOf(state.entity)).toBe(state)
+    expect(uow.statusOf(state.entity)).toBe('new')
+    expect(state.upserted).toMatchObject({ conflict: ['name'], values: ['sf'], by: state })
     expect(uow.get('tag', '1')).toBeUndefined()
+    expect(uow.pending().inserts).toEqual([])
+  })
+
+  it('manages an upserted entity after the flush with the row as stored; a key already managed stays', () => {
+    const uow = new UnitOfWork()
+    const spec = { conflict: ['name'], update: [] }
+    const sf = uow.upsert(table('tag'), rowOf({ name: 'sf' }), spec)
+    const first = uow.upsert(table('tag'), rowOf({ name: 'poetry' }), spec)
+    const poetry = uow.upsert(table('tag'), rowOf({ name: 'poetry' }), spec)
+    const known = uow.add(table('tag'), rowOf({ id: 9, name: 'old' }), 'managed')
+    const old = uow.upsert(table('tag'), rowOf({ name: 'old' }), spec)
+    const pending = uow.pending()
+    const filled = new Map([
+      [sf, { row: { id: 7, name: 'sf' }, snapshot: { id: 7, name: 'sf' } }],
+      [poetry, { row: { id: 3, name: 'poetry' }, snapshot: { id: 3, name: 'poetry' } }],
+      [old, { row: { id: 9, name: 'old' }, snapshot: { id: 9, name: 'old' } }],
+    ])
+    uow.applyFlushed(pending, uow.sentValues(pending), uow.upsertCount, filled)
+    expect([sf.status, sf.row.id, uow.get('tag', '7')]).toEqual(['managed', 7, sf])
+    expect([poetry.status, first.status, first.row.id]).toEqual(['managed', 'detached', 3])
+    expect([old.status, old.row.id, uow.get('tag', '9')]).toEqual(['detached', 9, known])
+    expect(uow.pending().upserts).toEqual([])
   })
 })
 

@@ -1,0 +1,46 @@
+import type { StatementDraft } from './draft.ts'
+import { type ServerValuesPolicy, statementReading } from './server-values.ts'
+import { ShapeCache } from './shape-cache.ts'
+import { insertSql } from './sql/insert-sql.ts'
+import { lookupsId } from './sql/lookup-sql.ts'
+import { updateSql } from './sql/update-sql.ts'
+import { statementForm } from './statement-sql.ts'
+import type { PlannedStatement } from './types.ts'
+
+/** The texts of statements with lookups, per table, by their text without them and the lookups. */
+const texts = new ShapeCache<string>()
+
+/**
+ * The statement of an insert or update draft some of whose rows reference rows upserted by the same
+ * flush (`draft.lookups`, see `conflict-ref.ts`): `base`, the statement as built without the lookups,
+ * with the SQL that takes those columns by the upserts' conflict keys and returns what `base` would
+ * return. Never sent as COPY: COPY has no expressions.
+ *
+ * @example
+ * lookupStatement(bookTagInsert, base, policy).sql
+ * // 'insert into "public"."book_tag" ("book_id", "tag_id") select d."book_id"::int8,
+ * //   coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::text)) ...'
+ */
+export function lookupStatement(
+  draft: StatementDraft,
+  base: PlannedStatement,
+  policy: ServerValuesPolicy | undefined,
+): PlannedStatement {
+  const { table, kind, fixup } = draft
+  const lookups = draft.lookups!
+  const returning = statementReading(table, base, policy)?.returning ?? []
+  const form = statementForm(base)
+  const id = `${base.sql}\u0001${returning.join('\u0000')}\u0001${lookupsId(lookups)}`
+  const sql = texts.get(table, id, () =>
+    kind === 'insert'
+      ? insertSql(table, base.columns, returning, form, lookups)
+      : updateSql(table, base.columns, fixup, returning, form, lookups),
+  )
+  const described = lookups.map((l) => ({ column: l.column, table: l.target.key, conflict: l.conflict }))
+  return {
+    ...base,
+    sql,
+    lookups: described,
+    ...(returning.length > 0 ? { returning } : {}),
+  }
+}

@@ -1,0 +1,69 @@
+import type { TableModel } from '../../schema/model.ts'
+import { quoteIdentifier } from '../../values/identifier.ts'
+import { keyMatchSql } from './sql-text.ts'
+
+/**
+ * A column whose rows may take their value by a lookup on an upserted table's conflict columns (see
+ * `plan/conflict-ref.ts`): `column` of the statement's table takes `targetColumn` of the `target` row
+ * whose `conflict` columns hold the values of extra parameter columns.
+ */
+export interface LookupSql {
+  readonly column: string
+  readonly target: TableModel
+  readonly targetColumn: string
+  readonly conflict: readonly string[]
+}
+
+/**
+ * The unnest names of the lookups' extra parameter columns, in order: `$l0_0`, `$l0_1`, `$l1_0`...
+ * (one `$` more while the table has a column of that name).
+ *
+ * @example
+ * lookupNames(bookTag, [tagByName]) // ['$l0_0']
+ */
+export function lookupNames(table: TableModel, lookups: readonly LookupSql[]): string[] {
+  let prefix = '$l'
+  const taken = (name: string) => table.columnsByName.has(name)
+  while (lookups.some((l, j) => l.conflict.some((_, i) => taken(`${prefix}${j}_${i}`)))) prefix = `$${prefix}`
+  return lookups.flatMap((l, j) => l.conflict.map((_, i) => `${prefix}${j}_${i}`))
+}
+
+/**
+ * `values` (the cast text of each written column, in `columns` order) with each lookup's column
+ * taking the looked-up value when its own is NULL; `texts`, the extra parameter columns' texts.
+ *
+ * @example
+ * withLookups(['d."book_id"::int8', 'd."tag_id"::int8'], ['book_id', 'tag_id'], [tagByName], ['d."$l0_0"'])
+ * // [..., 'coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::text))']
+ */
+export function withLookups(
+  values: readonly string[],
+  columns: readonly string[],
+  lookups: readonly LookupSql[],
+  texts: readonly string[],
+): string[] {
+  const out = [...values]
+  let at = 0
+  for (const lookup of lookups) {
+    const i = columns.indexOf(lookup.column)
+    const own = texts.slice(at, at + lookup.conflict.length)
+    at += lookup.conflict.length
+    out[i] = `coalesce(${out[i]}, ${lookupSql(lookup, own)})`
+  }
+  return out
+}
+
+/** `(select x."id" from "public"."tag" as x where x."name" = <text>::text)` */
+function lookupSql(lookup: LookupSql, texts: readonly string[]): string {
+  const { target } = lookup
+  const columns = lookup.conflict.map((name) => target.columnsByName.get(name)!)
+  const where = keyMatchSql('x', texts, columns)
+  return `(select x.${quoteIdentifier(lookup.targetColumn)} from ${target.sqlName} as x where ${where})`
+}
+
+/** A text naming the lookups (part of a statement shape's cache id). */
+export function lookupsId(lookups: readonly LookupSql[]): string {
+  return lookups
+    .map((l) => `${l.column}>${l.target.key}.${l.targetColumn}(${l.conflict.join(',')})`)
+    .join(';')
+}

@@ -1,0 +1,190 @@
+import { EntityManager, type FlushReport } from '@pipeflush/core'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// Get-or-create without a read: an upsert returns its entity, and rows created or changed in the same
+// flush reference it; the flush looks its key up by the conflict values in the statement that writes
+// the reference, so the whole flush is one round trip whether the upserted rows existed or not.
+const db = useTestDatabase()
+
+function schemaOf(driver: DriverName): string {
+  return `ups_${driver.replace(/[^a-z]/g, '')}`
+}
+
+function ddl(schema: string): string {
+  return `
+create schema "${schema}";
+set search_path = "${schema}";
+create table tag (id bigserial primary key, name text not null unique, color text,
+  created_at timestamptz not null default now());
+create table book (id bigserial primary key, title text not null check (title <> 'boom'),
+  main_tag_id bigint references tag);
+create table book_tag (book_id bigint not null references book, tag_id bigint not null references tag,
+  primary key (book_id, tag_id));
+create table edition (id bigserial primary key, publisher text not null, year int, label text,
+  unique (publisher, year));
+create table printing (id bigserial primary key, edition_id bigint not null references edition,
+  copies int not null);
+insert into tag (name, color) values ('old-a', 'red'), ('old-b', null);
+insert into edition (publisher, year, label) values ('Penguin', 2020, 'first');
+reset search_path;
+`
+}
+
+beforeAll(async () => {
+  for (const driver of TEST_DRIVERS) await db.sql.unsafe(ddl(schemaOf(driver)))
+})
+
+async function setup(driver: DriverName) {
+  const schema = schemaOf(driver)
+  const c = db.client(driver, {
+    max: 1,
+    postgresJs: { connection: { search_path: schema } },
+    pg: { options: `-c search_path=${schema}` },
+  })
+  const root = await EntityManager.connect(c.client, { idBlockSize: 100 })
+  // A first flush of every table: the id pool is filled, the statement shapes known.
+  const warm = root.fork()
+  const t = warm.upsert('tag', { name: 'warm' }, { conflict: ['name'], update: [] })
+  const b = warm.create('book', { title: 'warm' })
+  warm.create('book_tag', { book_id: b, tag_id: t })
+  const e = warm.upsert('edition', { publisher: 'warm', year: 1 }, { conflict: ['publisher', 'year'] })
+  warm.create('printing', { edition_id: e, copies: 1 })
+  await warm.flush()
+  return { ...c, root, schema }
+}
+
+async function counted(
+  counter: { reset(): void; read(): { roundTrips: number } },
+  flush: () => Promise<FlushReport>,
+) {
+  counter.reset()
+  const report = await flush()
+  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
+  return report
+}
+
+async function idOfTag(schema: string, name: string): Promise<string> {
+  const rows = await db.sql.unsafe(`select id::text from "${schema}".tag where name = $1`, [name])
+  return rows[0]!['id'] as string
+}
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('tags got or created and a book linking them: one round trip, the right rows, keys and server values read back', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const names = ['old-a', 'old-b', `new-${driver}`]
+    const tags = names.map((name) => em.upsert('tag', { name }, { conflict: ['name'], update: [] }))
+    const book = em.create('book', { title: 'Dune' })
+    const links = tags.map((tag) => em.create('book_tag', { book_id: book, tag_id: tag }))
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, idFetch: false, upserted: 3, inserted: 4 })
+    const ids = await Promise.all(names.map((name) => idOfTag(schema, name)))
+    expect(tags.map((t) => String(t['id']))).toEqual(ids)
+    expect(tags.map((t) => em.stateOf(t))).toEqual(['managed', 'managed', 'managed'])
+    expect(tags[0]!['color']).toBe('red') // the row as stored, not as upserted
+    expect(tags[2]!['created_at']).toBeInstanceOf(Date)
+    expect(links.map((l) => String(l['tag_id']))).toEqual(ids)
+    const stored = await db.sql.unsafe(
+      `select t.name from "${schema}".book_tag bt join "${schema}".tag t on t.id = bt.tag_id where bt.book_id = $1 order by t.name`,
+      [String(book['id'])],
+    )
+    expect(stored.map((r) => r['name'])).toEqual([...names].sort())
+    expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+    expect((await em.flush()).statements).toBe(0)
+    // Managed now: the upserted entity is the one a load finds.
+    expect(await em.load('tag', tags[0]!['id'])).toBe(tags[0])
+  })
+
+  test('an earlier upsert of one key, referenced, is looked up as the last one (which wins)', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const name = `twice-${driver}`
+    const first = em.upsert('tag', { name, color: 'first' }, { conflict: ['name'] })
+    const last = em.upsert('tag', { name, color: 'last' }, { conflict: ['name'] })
+    const link = em.create('book_tag', { book_id: em.create('book', { title: 'Twice' }), tag_id: first })
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, upserted: 1 })
+    const id = await idOfTag(schema, name)
+    expect([String(first['id']), String(last['id']), String(link['tag_id'])]).toEqual([id, id, id])
+    expect([em.stateOf(first), em.stateOf(last), last['color']]).toEqual(['detached', 'managed', 'last'])
+    expect(em.pending.updates).toBe(0)
+  })
+
+  test('a composite conflict key; an existing row upserted with do-nothing keeps its key and values', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const spec = { conflict: ['publisher', 'year'], update: [] }
+    const old = em.upsert('edition', { publisher: 'Penguin', year: 2020, label: 'ignored' }, spec)
+    const fresh = em.upsert('edition', { publisher: `Faber-${driver}`, year: 2021, label: 'new' }, spec)
+    const p1 = em.create('printing', { edition_id: old, copies: 10 })
+    const p2 = em.create('printing', { edition_id: fresh, copies: 20 })
+    const report = await counted(counter, () => em.flush())
+    expect(report.roundTrips).toBe(1)
+    const rows = await db.sql.unsafe(
+      `select e.id::text, e.publisher, e.label, p.copies from "${schema}".printing p join "${schema}".edition e on e.id = p.edition_id where p.id in ($1, $2) order by p.copies`,
+      [String(p1['id']), String(p2['id'])],
+    )
+    expect(rows.map((r) => [r['publisher'], r['label'], r['copies']])).toEqual([
+      ['Penguin', 'first', 10],
+      [`Faber-${driver}`, 'new', 20],
+    ])
+    expect([String(old['id']), String(fresh['id'])]).toEqual(rows.map((r) => r['id']))
+    expect(old['label']).toBe('first')
+  })
+
+  test('a changed row may be assigned an upserted entity: its update looks the key up too', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const book = em.create('book', { title: 'Emma' })
+    await em.flush()
+    const tag = em.upsert('tag', { name: 'old-b' }, { conflict: ['name'], update: [] })
+    book['main_tag_id'] = tag
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, updated: 1, upserted: 1 })
+    expect(String(book['main_tag_id'])).toBe(await idOfTag(schema, 'old-b'))
+    expect(em.pending.updates).toBe(0)
+  })
+
+  test('a failed flush commits nothing and leaves the unit of work as it was; the retry succeeds', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const name = `retry-${driver}`
+    const tag = em.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    const book = em.create('book', { title: 'boom' }) // the check fails, after the upsert
+    em.create('book_tag', { book_id: book, tag_id: tag })
+    await expect(em.flush()).rejects.toMatchObject({ name: 'PipeflushError' })
+    expect(await db.sql.unsafe(`select 1 from "${schema}".tag where name = $1`, [name])).toHaveLength(0)
+    expect(em.pending).toEqual({ inserts: 2, updates: 0, deletes: 0, upserts: 1 })
+    expect(em.stateOf(tag)).toBe('new')
+    book['title'] = 'fine'
+    const report = await counted(counter, () => em.flush())
+    expect(report.roundTrips).toBe(1)
+    expect(String(tag['id'])).toBe(await idOfTag(schema, name))
+    expect(em.stateOf(tag)).toBe('managed')
+  })
+
+  test('bad references fail before anything is sent', async () => {
+    const { root, counter } = await setup(driver)
+    const em = root.fork()
+    const tag = em.upsert('tag', { name: 'x' }, { conflict: ['name'], update: [] })
+    em.create('book_tag', { book_id: em.create('book', { title: 'a' }), tag_id: tag })
+    tag['name'] = 'y'
+    counter.reset()
+    await expect(em.flush()).rejects.toMatchObject({
+      code: 'INVALID_VALUE',
+      table: 'book_tag',
+      column: 'tag_id',
+    })
+    expect(() => em.plan()).toThrow(/changed after upsert/)
+    const other = root.fork()
+    const edition = other.upsert(
+      'edition',
+      { publisher: 'P', year: null },
+      { conflict: ['publisher', 'year'] },
+    )
+    other.create('printing', { edition_id: edition, copies: 1 })
+    await expect(other.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE', message: /is null/ })
+    expect(counter.read().roundTrips).toBe(0)
+  })
+})
