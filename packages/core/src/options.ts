@@ -61,7 +61,9 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * `now()`, identity and serial columns, generated columns) and an updated entity's generated columns
    * hold what the database stored. Default `true`; `false` for none; an object turns tables off (or on)
    * by table key, e.g. `{ reading: false }`: each such insert then sends the same statement without
-   * `returning`, and the server sends back nothing for its rows.
+   * `returning`, and the server sends back nothing for its rows. An upsert into a table it selects
+   * returns its rows as stored (every column: its entity is managed after the flush); into one it does
+   * not, nothing (as bulk ingestion wants: its entity is detached after the flush).
    */
   readonly serverValues?: boolean | Readonly<Record<string, boolean>>
   /** Code run as part of every flush (see {@link FlushHooks}). */

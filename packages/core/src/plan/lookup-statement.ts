@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 import type { StatementDraft } from './draft.ts'
 import { type ServerValuesPolicy, statementReading } from './server-values.ts'
 import { ShapeCache } from './shape-cache.ts'
@@ -14,7 +15,8 @@ const texts = new ShapeCache<string>()
  * The statement of an insert or update draft some of whose rows reference rows upserted by the same
  * flush (`draft.lookups`, see `conflict-ref.ts`): `base`, the statement as built without the lookups,
  * with the SQL that takes those columns by the upserts' conflict keys and returns what `base` would
- * return. Never sent as COPY: COPY has no expressions.
+ * return. Never sent as COPY: COPY has no expressions. `INVALID_VALUE` when the upserted table's
+ * rows are not read back (`policy`): the referencing entity could not learn its key.
  *
  * @example
  * lookupStatement(bookTagInsert, base, policy).sql
@@ -28,6 +30,16 @@ export function lookupStatement(
 ): PlannedStatement {
   const { table, kind, fixup } = draft
   const lookups = draft.lookups!
+  for (const lookup of lookups) {
+    // Its upsert returns nothing: the key the row took could not be known after the flush.
+    if (policy !== undefined && !policy(lookup.target))
+      throw errors.upsertReferenceInvalid(
+        table.key,
+        lookup.column,
+        lookup.target.key,
+        `serverValues is off for "${lookup.target.key}", so its upserts return nothing; turn it on for that table.`,
+      )
+  }
   const returning = statementReading(table, base, policy)?.returning ?? []
   const form = statementForm(base)
   const id = `${base.sql}\u0001${returning.join('\u0000')}\u0001${lookupsId(lookups)}`

@@ -30,6 +30,8 @@ export interface EntityState {
     | {
         readonly conflict: readonly string[]
         readonly values: readonly unknown[]
+        /** Its key columns not given (the flush may give them ids, which only stand if it inserts). */
+        readonly unkeyed: readonly string[]
         /** The last upsert of the same conflict values in the unit of work (which the flush sends). */
         by?: EntityState | undefined
       }

@@ -13,7 +13,7 @@ type Row = Record<string, unknown>
  * undefined when a value is null or cannot be a key.
  *
  * @example
- * conflictId(tagState, ['name']) // '["tag","name","fiction"]'
+ * conflictId(tagState, ['name']) // 'tag\u0000name\u0000fiction'
  */
 export function conflictId(state: EntityState, conflict: readonly string[]): string | undefined {
   try {
@@ -31,7 +31,8 @@ export function conflictIdOf(
 ): string | undefined {
   try {
     const texts = conflict.map((name) => normalizeKeyValue(values[name], table.columnsByName.get(name)!))
-    return JSON.stringify([table.key, ...conflict, ...texts])
+    // No canonical form holds a NUL character: the joined texts name one tuple.
+    return `${table.key}\u0000${conflict.join('\u0001')}\u0000${texts.join('\u0000')}`
   } catch {
     return undefined
   }
@@ -55,11 +56,18 @@ export function settleUpserts(
   map: IdentityMap,
   watch: (state: EntityState) => void,
 ): void {
-  const stored = new Map<string, Record<string, unknown>>()
-  for (const { state, spec } of upserts) {
-    const values = filled.get(state)
-    const id = values === undefined ? undefined : conflictId(state, spec.conflict)
-    if (id !== undefined) stored.set(id, values!.snapshot)
+  // The stored rows by conflict values, for earlier upserts of a key (made when one is met).
+  let stored: Map<string, Record<string, unknown>> | undefined
+  const storedOf = (id: string) => {
+    if (stored === undefined) {
+      stored = new Map()
+      for (const { state, spec } of upserts) {
+        const values = filled.get(state)
+        const key = values === undefined ? undefined : conflictId(state, spec.conflict)
+        if (key !== undefined) stored.set(key, values!.snapshot)
+      }
+    }
+    return stored.get(id)
   }
   for (const { state, spec } of upserts) {
     if (state.status !== 'new' || state.upserted === undefined) {
@@ -68,10 +76,15 @@ export function settleUpserts(
     }
     const own = filled.get(state)
     const id = own === undefined ? conflictId(state, spec.conflict) : undefined
-    const values = own?.row ?? (id === undefined ? undefined : stored.get(id))
+    const values = own?.row ?? (id === undefined ? undefined : storedOf(id))
+    const { unkeyed } = state.upserted
     state.upserted = undefined
     state.status = 'detached'
-    if (values === undefined) continue
+    if (values === undefined) {
+      // Nothing came back (serverValues off for its table): an id the flush gave it may not stand.
+      for (const name of unkeyed) delete state.row[name]
+      continue
+    }
     for (const column of state.table.columns) state.row[column.name] = values[column.name]
     if (own === undefined) continue
     state.snapshot = own.snapshot

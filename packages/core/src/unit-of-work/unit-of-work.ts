@@ -91,7 +91,12 @@ export class UnitOfWork {
    */
   upsert(table: TableModel, row: Record<string, unknown>, spec: UpsertSpec): EntityState {
     const state = this.#state(table, row, 'new', null)
-    state.upserted = { conflict: spec.conflict, values: spec.conflict.map((name) => row[name]) }
+    const values = spec.conflict.map((name) => row[name])
+    state.upserted = {
+      conflict: spec.conflict,
+      values,
+      unkeyed: table.primaryKey.filter((k) => row[k] == null),
+    }
     this.#uow.upserts.push({ state, spec })
     this.#uow.edits++
     return state

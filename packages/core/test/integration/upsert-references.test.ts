@@ -111,6 +111,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(em.pending.updates).toBe(0)
   })
 
+  test('with serverValues off for its table, an upsert returns nothing and its entity is detached; a reference to it is refused before sending', async () => {
+    const { client, counter, schema } = await setup(driver)
+    const root = await EntityManager.connect(client, { serverValues: { tag: false } })
+    const em = root.fork()
+    const name = `quiet-${driver}`
+    const tag = em.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    expect(em.plan().waves.flat()[0]?.sql).toMatch(/do nothing$/)
+    await em.flush()
+    expect([em.stateOf(tag), tag['id']]).toEqual(['detached', undefined])
+    expect(await idOfTag(schema, name)).toBeDefined()
+    const other = root.fork()
+    const again = other.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    other.create('book_tag', { book_id: other.create('book', { title: 'Quiet' }), tag_id: again })
+    counter.reset()
+    await expect(other.flush()).rejects.toMatchObject({
+      code: 'INVALID_VALUE',
+      message: /serverValues is off/,
+    })
+    expect(counter.read().roundTrips).toBe(0)
+  })
+
   test('a composite conflict key; an existing row upserted with do-nothing keeps its key and values', async () => {
     const { root, counter, schema } = await setup(driver)
     const em = root.fork()

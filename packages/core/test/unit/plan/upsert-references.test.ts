@@ -7,7 +7,7 @@ import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 import { A, B, library } from './fixtures.ts'
 
 const table = (key: string) => library.tables.get(key)!
-const settings = { schema: library, serverValues: () => false, copyRows: 1 }
+const settings = { schema: library, serverValues: () => true, copyRows: 1 }
 
 describe('references to upserted rows', () => {
   it('are looked up by the conflict values in the referencing insert, after the upsert, never as COPY', () => {
