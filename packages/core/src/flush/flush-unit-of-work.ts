@@ -173,7 +173,8 @@ function queryOn(fs: FlushSession): IdQuery {
   }
 }
 
-/** The new rows of a flush, inserts then upserts: the rows that may need ids. */
-function newRows(pending: PendingChanges): EntityState[] {
+/** The new rows of a flush, inserts then upserts: the rows that may need ids (the inserts as they are without upserts). */
+function newRows(pending: PendingChanges): readonly EntityState[] {
+  if (pending.upserts.length === 0) return pending.inserts
   return [...pending.inserts, ...pending.upserts.map((u) => u.state)]
 }
