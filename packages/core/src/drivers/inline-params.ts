@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import { quoteStringLiteral } from '../values/sql-literal.ts'
+import { quoteCheckedLiteral, quoteStringLiteral } from '../values/sql-literal.ts'
 import type { Param } from './driver.ts'
 
 /**
@@ -7,8 +7,12 @@ import type { Param } from './driver.ts'
  * SQL literal (`'...'`, or `null`), for the simple query protocol, where statements carry no
  * parameters (so a statement new to a connection costs no describe round trip). pipeflush's SQL casts
  * every parameter explicitly (`$1::text[]`), so the literal is typed as the parameter would be.
+ *
+ * `checked`: the parameters' texts were validated already (a flush's, while planning): they are only
+ * quoted, not scanned again for what no SQL text can carry.
  */
-export function inlineParams(text: string, params: readonly Param[]): string {
+export function inlineParams(text: string, params: readonly Param[], checked = false): string {
+  const quote = checked ? quoteCheckedLiteral : quoteStringLiteral
   const { pieces, numbers } = templateOf(text)
   let out = pieces[0]!
   for (let k = 0; k < numbers.length; k++) {
@@ -17,7 +21,7 @@ export function inlineParams(text: string, params: readonly Param[]): string {
       throw errors.internal('inlineParams', `the text has $${n} but ${params.length} parameters`)
     }
     const param = params[n - 1]
-    out += (param === null || param === undefined ? 'null' : quoteStringLiteral(param)) + pieces[k + 1]!
+    out += (param === null || param === undefined ? 'null' : quote(param)) + pieces[k + 1]!
   }
   return out
 }

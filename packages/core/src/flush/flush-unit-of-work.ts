@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { assignIds, idNeed, placeholderIn, provisionalIds } from '../ids/assign-ids.ts'
 import { fetchIds } from '../ids/fetch-ids.ts'
 import type { IdQuery } from '../ids/id-allocator.ts'
-import { completePlan, givesAssignedId } from '../plan/complete-plan.ts'
-import type { IdSource } from '../plan/draft.ts'
+import { type CompletedPlan, completePlan, givesAssignedId } from '../plan/complete-plan.ts'
+import type { FlushDraft, IdSource } from '../plan/draft.ts'
 import { draftFlush } from '../plan/draft-flush.ts'
 import { pendingInput } from '../plan/pending-input.ts'
 import { planSummary } from '../plan/plan-flush.ts'
@@ -69,7 +69,9 @@ export async function flushUnitOfWork(
     return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }
   const { schema, ids } = settings
-  let draft = draftFlush(schema, pendingInput(pending, uow))
+  // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
+  // while the plan is sent and the unit of work settles.
+  let draft: FlushDraft | undefined = draftFlush(schema, pendingInput(pending, uow))
   const rows = newRows(pending)
   const need = idNeed(rows)
   // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
@@ -87,12 +89,17 @@ export async function flushUnitOfWork(
         await fetchIds(queryOn(fs), ids, need)
       }
       assignIds(rows, need, ids)
-      if (shortAtCall && uow.edits !== edits) draft = draftFlush(schema, pendingInput(pending, uow))
-      if (givesAssignedId(draft, assigned)) draft = draftFlush(schema, pendingInput(pending, uow))
-      const { plan, sent } = completePlan(draft, assigned, settings)
+      const replan = shortAtCall && uow.edits !== edits
+      const drafted = draft!
+      draft = undefined
+      const { plan, sent } = completeWithIds(
+        replan ? undefined : drafted,
+        () => draftFlush(schema, pendingInput(pending, uow)),
+        settings,
+      )
       settings.onPlanned?.(plan)
       const returned = await sendByMode(fs, plan, settings, flushId)
-      return { plan, sent, returned }
+      return { plan: withoutTexts(plan), sent, returned }
     },
     settings.held,
   )
@@ -112,6 +119,33 @@ export async function flushUnitOfWork(
     bytesReceived: used.bytes?.received,
     summary: planSummary(plan),
   }
+}
+
+/**
+ * The plan completed with the assigned ids: from `drafted`, or from a new draft (`redraft`) when there
+ * is none (an edit made while the ids were fetched) or when a value the application gave is one of
+ * the ids. Apart, so that no draft outlives the call.
+ */
+function completeWithIds(
+  drafted: FlushDraft | undefined,
+  redraft: () => FlushDraft,
+  settings: Pick<FlushSettings, 'serverValues' | 'copyRows'>,
+): CompletedPlan {
+  let draft = drafted ?? redraft()
+  if (givesAssignedId(draft, assigned)) draft = redraft()
+  return completePlan(draft, assigned, settings)
+}
+
+/**
+ * A sent plan without its rows' texts (`params`, emptied) when it has many rows: what the flush
+ * reads after sending (returned rows, keys, the summary) without keeping the texts of every row while
+ * the unit of work settles.
+ */
+function withoutTexts(plan: FlushPlan): FlushPlan {
+  let rows = 0
+  for (const wave of plan.waves) for (const s of wave) rows += s.rowCount
+  if (rows < 1_000) return plan // a small plan's texts cost less than copying its statements
+  return { waves: plan.waves.map((wave) => wave.map((s) => ({ ...s, params: [] }))) }
 }
 
 /**
@@ -139,7 +173,8 @@ function queryOn(fs: FlushSession): IdQuery {
   }
 }
 
-/** The new rows of a flush, inserts then upserts: the rows that may need ids. */
-function newRows(pending: PendingChanges): EntityState[] {
+/** The new rows of a flush, inserts then upserts: the rows that may need ids (the inserts as they are without upserts). */
+function newRows(pending: PendingChanges): readonly EntityState[] {
+  if (pending.upserts.length === 0) return pending.inserts
   return [...pending.inserts, ...pending.upserts.map((u) => u.state)]
 }

@@ -58,9 +58,17 @@ export function serverFilled(
   upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[] = [],
 ): ServerFilled {
   const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
+  // Most flushes read nothing back: found without building anything.
+  let tables: Set<string> | undefined
+  for (const wave of plan.waves) {
+    for (const s of wave) {
+      if (s.returning === undefined) continue
+      tables ??= new Set()
+      tables.add(s.table)
+    }
+  }
+  if (tables === undefined) return out
   const statements = plan.waves.flat()
-  const tables = new Set(statements.filter((s) => s.returning !== undefined).map((s) => s.table))
-  if (tables.size === 0) return out
   const byKey = statesByKey(sent, tables)
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!

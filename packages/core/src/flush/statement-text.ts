@@ -30,7 +30,7 @@ export function statementParams(statement: Pick<PlannedStatement, 'params' | 'ro
 export function simpleText(
   statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount' | 'copy'>,
 ): string {
-  return statement.copy ? statement.sql : inlineParams(statement.sql, statementParams(statement))
+  return statement.copy ? statement.sql : inlineParams(statement.sql, statementParams(statement), true)
 }
 
 const names = new Map<string, string>()

@@ -51,7 +51,10 @@ export function idNeed(states: readonly EntityState[]): Map<string, number> {
   // Rows of one table come in runs: the table's keys are looked up once per run.
   let table: TableModel | undefined
   let keys: readonly SequenceKey[] = []
-  for (const s of states) {
+  // Indexed loops: a flush's loop over its rows runs once, mostly unoptimized, where `for...of` cost
+  // an iterator result per row.
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i]!
     if (s.table !== table) {
       table = s.table
       keys = sequenceKeys(table)
@@ -90,7 +93,8 @@ export function assignIds(
   let table: TableModel | undefined
   let keys: readonly SequenceKey[] = []
   let runCursors: { readonly list: readonly string[]; next: number }[] = []
-  for (const s of states) {
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i]!
     if (s.table !== table) {
       table = s.table
       keys = sequenceKeys(table)

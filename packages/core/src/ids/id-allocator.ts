@@ -178,7 +178,7 @@ export class IdAllocator {
         q.head = 0
         continue
       }
-      for (const id of fetched) q.ids.push(id)
+      q.ids = q.ids.concat(fetched) // one copy (pushing a large fetch id by id cost an object per id)
     }
   }
 
@@ -196,6 +196,11 @@ export class IdAllocator {
       const q = this.#pool.get(seq) ?? { ids: [], head: 0 }
       out.set(seq, q.ids.slice(q.head, q.head + n))
       q.head += n
+      if (q.head * 2 >= q.ids.length) {
+        // The ids taken are not kept: after a large flush, the pool does not hold its ids' texts.
+        q.ids = q.ids.slice(q.head)
+        q.head = 0
+      }
       this.#lastNeed.set(seq, n)
     }
     return out

@@ -37,11 +37,12 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     const cells = params[p]!
     const name = paramColumns[p]!
     const column = columnOf(table, name)
+    const at = rowLocation(table, undefined)
     for (let r = 0; r < cells.length; r++) {
       const cell = cells[r]
       if (!(cell instanceof Slot)) continue
       const id = idOf(draft, r, cell, ids)
-      cells[r] = encodeValue(id, column, rowLocation(table, undefined))
+      cells[r] = encodeValue(id, column, at)
       const snapshot = snapshots?.[r]
       if (snapshot !== undefined) snapshot[name] = id
     }

@@ -20,7 +20,8 @@ export function unassignedId(state: EntityState, column: string): boolean {
   if (state.status !== 'new') return false
   const value = state.row[column]
   if (value !== undefined && value !== null) return false
-  for (const key of keyFills(state.table).sequence) if (key.name === column) return true
+  const sequence = keyFills(state.table).sequence
+  for (let i = 0; i < sequence.length; i++) if (sequence[i]!.name === column) return true
   return false
 }
 

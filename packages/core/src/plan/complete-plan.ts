@@ -44,31 +44,34 @@ function slotId(
 }
 
 /**
- * Tuples of `columns` of `table`'s new rows, the slots filled with their ids (canonical forms joined),
- * and the tuples the other rows of the plan hold there without a slot: keys of the table's rows, or
- * foreign keys pointing at these columns.
+ * The tuple of `columns` of row `r` of `draft` (canonical forms joined), the slots filled with their
+ * ids: when `slotted`, of a row holding a slot there (a new row's id), else of a row holding none (a
+ * value the application gave: a key of the table's rows, or a foreign key pointing at these columns).
+ * Undefined for any other row, or a tuple with a null. A string per row, no other object.
  */
-function tuplesOf(
+function tupleOf(
   draft: StatementDraft,
   r: number,
   columns: readonly string[],
   target: TableModel,
   targetColumns: readonly string[],
   ids: IdSource,
-): { readonly id: string; readonly slotted: boolean } | undefined {
+  slotted: boolean,
+): string | undefined {
   let id = ''
-  let slotted = false
+  let holdsSlot = false
   for (let i = 0; i < columns.length; i++) {
     let value = valueAt(draft, r, columns[i]!)
     if (value instanceof Slot) {
-      slotted = true
+      if (!slotted) return undefined
+      holdsSlot = true
       value = slotId(draft, r, value, ids, target, targetColumns[i]!)
       if (value === undefined) return undefined
     } else if (value === undefined || value === null) return undefined
     else value = normalizeKeyValue(value, target.columnsByName.get(targetColumns[i]!)!)
     id = i === 0 ? (value as string) : `${id}\u0000${value as string}`
   }
-  return { id, slotted }
+  return holdsSlot === slotted ? id : undefined
 }
 
 /**
@@ -106,8 +109,8 @@ export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
   for (const { target, columns, from, via } of checks) {
     const given: string[] = []
     for (let r = 0; r < from.rows.length; r++) {
-      const tuple = tuplesOf(from, r, via, target, columns, ids)
-      if (tuple !== undefined && !tuple.slotted) given.push(tuple.id)
+      const tuple = tupleOf(from, r, via, target, columns, ids, false)
+      if (tuple !== undefined) given.push(tuple)
     }
     if (given.length === 0) continue
     const key = `${target.key}\u0000${columns.join('\u0000')}`
@@ -117,8 +120,8 @@ export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
       for (const insert of slottedInserts) {
         if (insert.table !== target) continue
         for (let r = 0; r < insert.rows.length; r++) {
-          const tuple = tuplesOf(insert, r, columns, target, columns, ids)
-          if (tuple?.slotted) ofTarget.add(tuple.id)
+          const tuple = tupleOf(insert, r, columns, target, columns, ids, true)
+          if (tuple !== undefined) ofTarget.add(tuple)
         }
       }
       filled.set(key, ofTarget)

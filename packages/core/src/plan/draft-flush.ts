@@ -71,7 +71,7 @@ function inOrder<R extends InsertInput | StoredInput>(
   const holding = drafts.filter((d) => d.snapshots !== undefined)
   if (holding.length === 0) return []
   let count = 0
-  for (const row of rows) if (entityOf(row) !== undefined) count++
+  for (let r = 0; r < rows.length; r++) if (entityOf(rows[r]!) !== undefined) count++
   const only = holding[0]!
   if (holding.length === 1 && only.rows.length === count) {
     const states = only.kind === 'insert' ? only.rows : only.rows.map((row) => entityOf(row as R))

@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
 import type { SchemaModel } from '../schema/model.ts'
-import { breakCycles } from './cycles.ts'
+import { acyclic, breakCycles } from './cycles.ts'
 import {
   type Edge,
   findDeleteEdges,
@@ -27,6 +27,7 @@ function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly I
 /** Breaks insert cycles at nullable foreign keys (fewest fix-up rows); throws UNRESOLVABLE_CYCLE otherwise. */
 function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
   const edges = findInsertEdges(schema, inserts)
+  if (acyclic(inserts.length, edges)) return { kept: edges, fixups: breakInsertEdges(inserts, []) }
   const result = breakCycles(
     inserts.length,
     edges.map((edge) => ({
@@ -52,6 +53,7 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
 function orderDeletes(deletes: readonly StatementDraft[], offset: number): Edge[] {
   if (deletes.length < 2) return [] // one delete per table: a single one has nothing to wait for
   const edges = findDeleteEdges(deletes, offset)
+  if (acyclic(deletes.length, localEdges(edges, offset))) return edges
   const local = edges.map((edge) => ({
     from: edge.from - offset,
     to: edge.to - offset,
@@ -61,6 +63,11 @@ function orderDeletes(deletes: readonly StatementDraft[], offset: number): Edge[
   const result = breakCycles(deletes.length, local)
   const removed = 'removed' in result ? result.removed : new Set<number>()
   return edges.filter((_, i) => !removed.has(i))
+}
+
+/** Delete edges between the deletes' own indexes (`offset` taken off), for a cycle check. */
+function localEdges(edges: readonly Edge[], offset: number): Edge[] {
+  return edges.map((edge) => ({ from: edge.from - offset, to: edge.to - offset }))
 }
 
 /**

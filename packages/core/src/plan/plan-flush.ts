@@ -64,12 +64,22 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet, options: Buil
  * planSummary(plan) // 'INSERT author book; DELETE review'
  */
 export function planSummary(plan: FlushPlan): string {
-  const byKind = new Map<string, string[]>()
-  for (const s of plan.waves.flat()) {
-    const kind = s.upsert !== undefined ? 'UPSERT' : s.copy === true ? 'COPY' : s.kind.toUpperCase()
-    const tables = byKind.get(kind) ?? []
-    if (!tables.includes(s.table)) tables.push(s.table)
-    byKind.set(kind, tables)
+  // Written once per flush: plain loops over the few statements, one text per kind.
+  const kinds: string[] = []
+  const tables: string[][] = []
+  for (const wave of plan.waves) {
+    for (const s of wave) {
+      const kind = s.upsert !== undefined ? 'UPSERT' : s.copy === true ? 'COPY' : KIND_WORDS[s.kind]
+      const k = kinds.indexOf(kind)
+      if (k < 0) {
+        kinds.push(kind)
+        tables.push([s.table])
+      } else if (!tables[k]!.includes(s.table)) tables[k]!.push(s.table)
+    }
   }
-  return [...byKind].map(([kind, tables]) => `${kind} ${tables.join(' ')}`).join('; ')
+  let out = ''
+  for (let k = 0; k < kinds.length; k++) out += `${k === 0 ? '' : '; '}${kinds[k]} ${tables[k]!.join(' ')}`
+  return out
 }
+
+const KIND_WORDS = { insert: 'INSERT', update: 'UPDATE', delete: 'DELETE' } as const

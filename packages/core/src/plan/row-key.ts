@@ -69,7 +69,7 @@ export function rowKeyOf<R>(
     if (value === undefined || value === null) {
       if (missingKey(table, name, insert)) return SERVER_FILLED_ONE
     }
-    if (value instanceof Slot) return { key: value, id: undefined, serverFilled: false }
+    if (value instanceof Slot) return slotKey(value)
     return { key: value, id: keyId(value, columnOf(table, name), table), serverFilled: false }
   }
   const values: unknown[] = new Array(names.length)
@@ -97,6 +97,19 @@ export function rowKeyOf<R>(
 }
 
 const SERVER_FILLED_ONE: RowKey = { key: null, id: '', serverFilled: true }
+
+/** The key of a row whose single key column is `slot`: one object per own-key slot (shared by rows). */
+function slotKey(slot: Slot): RowKey {
+  if (slot.state !== undefined) return { key: slot, id: undefined, serverFilled: false }
+  let key = SLOT_KEYS.get(slot)
+  if (key === undefined) {
+    key = { key: slot, id: undefined, serverFilled: false }
+    SLOT_KEYS.set(slot, key)
+  }
+  return key
+}
+
+const SLOT_KEYS = new WeakMap<Slot, RowKey>()
 
 /** {@link normalizeKeyValue} of a single-column key, its row located only when it fails. */
 function keyId(value: unknown, column: ColumnModel, table: TableModel): string {

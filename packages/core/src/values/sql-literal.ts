@@ -10,6 +10,17 @@ import { textProblem } from './text.ts'
 export function quoteStringLiteral(s: string): string {
   const why = textProblem(s)
   if (why !== undefined) throw errors.invalidSqlLiteral(why)
+  return quoteCheckedLiteral(s)
+}
+
+/**
+ * {@link quoteStringLiteral} of a text already checked (a flush's encoded values, validated while
+ * planning, in the array literals built of them): quoted only.
+ *
+ * @example
+ * quoteCheckedLiteral("it's") // "'it''s'"
+ */
+export function quoteCheckedLiteral(s: string): string {
   const quoted = s.includes("'") ? s.replace(/'/g, "''") : s
   return s.includes('\\') ? `E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`
 }

@@ -1,8 +1,9 @@
 import { describeWritten, problem } from './location.ts'
 
-/** A NUL or any surrogate code unit: what {@link textProblem} must look at closer. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it looks for
-const SUSPECT = /[\u0000\ud800-\udfff]/
+/** ES2024's `String.prototype.isWellFormed` (Node 20 on), which the es2023 library does not declare. */
+interface WellFormed {
+  isWellFormed(): boolean
+}
 
 /**
  * Why `s` cannot be stored in a PostgreSQL text value (a NUL character or a lone UTF-16 surrogate,
@@ -11,8 +12,9 @@ const SUSPECT = /[\u0000\ud800-\udfff]/
  * The server would refuse such a string mid-flush; found before sending, the error names the column.
  */
 export function textProblem(s: string): string | undefined {
-  // The regular expression scans much faster than a loop; the loop tells paired surrogates apart.
-  if (!SUSPECT.test(s)) return undefined
+  // Native scans (ES2024's isWellFormed, then a NUL search) are much faster than a loop, and faster
+  // than the regular expression; the loop names the index.
+  if ((s as string & WellFormed).isWellFormed() && !s.includes('\u0000')) return undefined
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
     if (c === 0) return `contains a NUL character (\\u0000) at index ${i}`

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  acyclic,
   breakCycles,
   findCycle,
   stronglyConnectedComponents,
@@ -15,6 +16,15 @@ const edge = (from: number, to: number, cost = 1, removable = true): WeightedEdg
 })
 
 describe('graph helpers', () => {
+  it('tells an acyclic graph from one with a cycle, self-loops included', () => {
+    expect(acyclic(3, [])).toBe(true)
+    expect(acyclic(3, [edge(0, 1), edge(1, 2), edge(0, 2)])).toBe(true)
+    expect(acyclic(3, [edge(0, 1), edge(1, 2), edge(2, 0)])).toBe(false)
+    expect(acyclic(2, [edge(1, 1)])).toBe(false)
+    expect(acyclic(3, [edge(0, 1), edge(2, 2)])).toBe(false)
+    expect(acyclic(4, [edge(3, 2), edge(2, 1), edge(1, 0)])).toBe(true)
+  })
+
   it('finds strongly connected components', () => {
     const edges = [edge(0, 1), edge(1, 0), edge(1, 2), edge(3, 4), edge(4, 5), edge(5, 3)]
     expect(stronglyConnectedComponents(6, edges)).toEqual([[0, 1], [2], [3, 4, 5]])
