@@ -12,9 +12,7 @@ const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '
  * escaped, SQL NULL as `\N`. The values were validated while planning (no NUL character, no lone
  * surrogate), so nothing else needs care.
  *
- * @example
- * copyField('a\tb') // 'a\\tb'
- * copyField(null) // '\\N'
+ * COPY's text format has no quoting: a tab or newline left as it is would split the row.
  */
 export function copyField(text: string | null): string {
   if (text === null) return '\\N'
@@ -27,9 +25,6 @@ export function copyField(text: string | null): string {
  * {@link COPY_CHUNK_BYTES} bytes: what the drivers write as they are. Each field is written straight
  * into its chunk (a string built for the data, then encoded, cost twice the time and most of the
  * garbage of a 100,000-row flush).
- *
- * @example
- * copyData({ params: [['1', '2'], ['a', null]], rowCount: 2 }).map(String) // ['1\ta\n2\t\\N\n']
  */
 export function copyData(statement: Pick<PlannedStatement, 'params' | 'rowCount'>): Buffer[] {
   const columns = statement.params

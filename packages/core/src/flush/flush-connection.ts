@@ -31,8 +31,7 @@ export interface ConnectionUse<T> {
  * redacted; which code follows the outcome rules (see `outcome.ts`). Kysely's `provideConnection`,
  * for a flush.
  *
- * @example
- * const { value, roundTrips } = await withFlushConnection(settings, flushId, (fs) => sendBurst(fs, plan, settings, flushId))
+ * Every mode runs on it, so a connection is reserved, timed out and given back by the same rules.
  */
 export async function withFlushConnection<T>(
   settings: Pick<FlushSettings, 'driver' | 'timeoutMs'>,

@@ -26,8 +26,7 @@ export function flushLogDdl(name: string): string {
 /**
  * The quoted SQL name of a flush log table given as `table` or `schema.table` (split at the first dot).
  *
- * @example
- * flushLogSqlName('audit.flush_log') // '"audit"."flush_log"'
+ * The option and `flushLogDdl` take the name as written; every statement needs it quoted.
  */
 export function flushLogSqlName(name: string): string {
   if (typeof name !== 'string' || name === '') {
@@ -51,8 +50,7 @@ function checkFlushId(flushId: string): void {
  * The statements that open a flush inside its transaction: none, or with a flush log the insert of the
  * flush's id (sent with the first statements: it costs no round trip).
  *
- * @example
- * flushLogInsert('"pipeflush_flush_log"', id) // ["insert into \"pipeflush_flush_log\" (flush_id, committed) values ('...'::uuid, true)"]
+ * The id committed with the flush lets the caller ask, after `COMMIT_OUTCOME_UNKNOWN`, whether it committed.
  */
 export function flushLogInsert(flushLogName: string | undefined, flushId: string): string[] {
   if (flushLogName === undefined) return []

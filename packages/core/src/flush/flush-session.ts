@@ -6,10 +6,6 @@ import { GuardedSession } from '../drivers/guarded-session.ts'
  * (`outcome.ts`): whether the COMMIT (or a message that commits) was handed to the driver, after which
  * a lost answer leaves the outcome unknown, and whether the server rejected a statement, after which
  * nothing can have committed.
- *
- * @example
- * const fs = new FlushSession(session, deadline)
- * const { lastCommand } = await fs.simple('insert ...; insert ...', { commits: true })
  */
 export class FlushSession extends GuardedSession {
   /** The COMMIT (or a message that commits) was handed to the driver. */

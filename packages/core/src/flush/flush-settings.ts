@@ -10,10 +10,6 @@ import type { PipelineMode } from './pipeline-mode.ts'
  * the options made of them) and its own (the pipeline mode, the timeout). One object, made by
  * `EntityManager.connect` and by a fork with other options, handed as it is to every stage of a flush
  * (the planner, the connection, the modes) and to reads: each setting is declared here only.
- *
- * @example
- * const settings = await connectClient(postgres(url), { pipeline: 'waves' })
- * await flushUnitOfWork(uow, settings)
  */
 export interface FlushSettings {
   readonly driver: Driver

@@ -43,9 +43,6 @@ export interface FlushObserver {
  * 6. sends it by mode, in one transaction (see `modes.ts`);
  * 7. once committed, the unit of work takes what was sent, and what the server filled, as its state.
  *    On failure it is left as it was (ids already assigned stay), so flushing again retries.
- *
- * @example
- * const report = await flushUnitOfWork(uow, settings)
  */
 export async function flushUnitOfWork(
   uow: UnitOfWork,
@@ -152,8 +149,7 @@ function withoutTexts(plan: FlushPlan): FlushPlan {
  * The plan the next flush of `uow` would send, ids not yet assigned shown as placeholders (`-1`,
  * `-2`...): the flush's planner, given those instead of ids. Validates every value; assigns nothing.
  *
- * @example
- * formatPlan(planUnitOfWork(uow, settings))
+ * `em.plan()` shows what the next flush would send, without a connection or an id drawn from the pool.
  */
 export function planUnitOfWork(
   uow: UnitOfWork,

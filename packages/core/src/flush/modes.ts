@@ -40,8 +40,7 @@ interface Sending {
  * Sends the plan of the flush `flushId` on `fs` in `settings.mode`, the flush log's insert first
  * inside its transaction: the rows each statement returned (see {@link ReturnedRows}).
  *
- * @example
- * const returned = await sendByMode(fs, plan, settings, flushId)
+ * The flush is the same whatever the mode: only how its statements are split into messages differs.
  */
 export function sendByMode(
   fs: FlushSession,

@@ -12,8 +12,7 @@ const KEYWORD_PASSWORD = /\b(password|pass|pwd)(\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[
 /**
  * `text` with the passwords of connection URLs and `password=` settings replaced by `***`.
  *
- * @example
- * redactSecrets('postgres://app:s3cret@db:5432/x') // 'postgres://app:***@db:5432/x'
+ * A driver's error may quote a connection string, and messages go to logs and error trackers.
  */
 export function redactSecrets(text: string): string {
   return text.replace(URL_PASSWORD, '$1:***@').replace(KEYWORD_PASSWORD, '$1$2***')

@@ -45,9 +45,6 @@ function decoded(text: unknown, table: TableModel, name: string): { value: unkno
  * returns its rows in the order it inserts them, which is the order of the rows it is given (an
  * `unnest`, or one row). When it returns another number of rows (a trigger dropped one), none is
  * matched. An upsert's rows (every column, as stored) are matched to `upserts` by their conflict values.
- *
- * @example
- * const filled = serverFilled(schema, plan, result.returned, sent, pending.inserts, pending.upserts)
  */
 export function serverFilled(
   schema: SchemaModel,

@@ -23,9 +23,6 @@ export function statementParams(statement: Pick<PlannedStatement, 'params' | 'ro
  * A planned statement for the simple query protocol: its parameters written as literals. The values
  * were validated while planning (no NUL characters, no lone surrogates), so the array literals only
  * need their quotes doubled.
- *
- * @example
- * simpleText({ sql: 'select $1::text[]', params: [['a', 'b']], rowCount: 2 }) // `select '{"a","b"}'::text[]`
  */
 export function simpleText(
   statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount' | 'copy'>,
@@ -39,9 +36,6 @@ const MAX_NAMES = 10_000
 /**
  * The prepared-statement name of a statement text: `pf_` and a hash of the text, the same in every
  * process, so a connection prepares each text once under one name.
- *
- * @example
- * statementName('insert into ...') // 'pf_3q2k...'
  */
 export function statementName(text: string): string {
   let name = names.get(text)
@@ -82,8 +76,7 @@ export function hasCopy(statements: readonly PlannedStatement[]): boolean {
 /**
  * One message of `parts`: planned statements (their parameters inlined) and plain texts.
  *
- * @example
- * simpleBatch(["insert into log values ('...')", ...plan.waves.flat()]).text
+ * One Query message is one round trip, however many statements it holds.
  */
 export function simpleBatch(parts: readonly (PlannedStatement | string)[]): SimpleBatch {
   const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))

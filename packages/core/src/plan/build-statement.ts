@@ -124,9 +124,7 @@ function repeatedKey(table: TableModel, keyIds: readonly KeyId[], order: Int32Ar
  * whether it goes as COPY (`copyRows`; never one whose rows reference upserted rows: see
  * `lookup-statement.ts`). Writes into the draft: a draft is built once.
  *
- * @example
- * buildStatement(deleteOfTags, ids, {}).sql
- * // 'with w as (delete from "public"."tag" as t using unnest($1::text[]) as d("id") where ...'
+ * The text depending on the shape only, a connection prepares it once, whatever the number of rows.
  */
 export function buildStatement(
   draft: StatementDraft,

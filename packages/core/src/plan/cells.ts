@@ -38,8 +38,7 @@ function slotFor(ref: EntityState, column: string): Slot | undefined {
  * given as a foreign-key value as that entity's key (a slot while it has no id), anything else as
  * given. A change set's values are taken as given.
  *
- * @example
- * insertCell(newBook, authorIdColumn) // '7', or a Slot of the author while it has no id
+ * The statements are drafted before the ids are drawn: a cell holds what stands for one until then.
  */
 export function insertCell(input: InsertInput, column: ColumnModel, table: TableModel): unknown {
   const value = input.row[column.name]
@@ -65,8 +64,7 @@ export function setCell(input: StoredInput, column: ColumnModel, table: TableMod
  * be writable); an entity's every column it holds and its own ids not assigned yet, but the key
  * columns the server fills that it leaves null (the insert leaves them to their DEFAULT).
  *
- * @example
- * insertColumns(book, newBookState) // ['id', 'title', 'author_id'], 'id' a slot until assigned
+ * Rows of one table that write the same columns share a statement (see `groupInserts`).
  */
 export function insertColumns(table: TableModel, input: InsertInput): string[] {
   if (input.owner === undefined) return writtenColumns(table, input.row, 'insert')

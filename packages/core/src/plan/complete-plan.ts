@@ -19,10 +19,7 @@ export interface CompletedPlan {
  * statement's rows, builds its SQL, what it reads back and whether it goes as COPY (`options`), and
  * completes what the flush sends of each entity. Consumes the draft (its cells are filled in place).
  *
- * @example
- * const ids: IdSource = (state, column) => state.row[column]
- * if (givesAssignedId(draft, ids)) draft = draftFlush(schema, input)
- * const { plan, sent } = completePlan(draft, ids, { copyRows: 1_000 })
+ * Only what needs the ids waits for them: the rest was checked before a connection was reserved.
  */
 export function completePlan(draft: FlushDraft, ids: IdSource, options: BuildOptions): CompletedPlan {
   const { statements } = draft
@@ -80,9 +77,6 @@ function tupleOf(
  * foreign key into such rows (a reference the draft did not order). Then the flush drafts again with
  * the ids in the rows, which finds the repeated key or orders the reference. Only tables with new rows
  * holding slots in those columns are looked at.
- *
- * @example
- * if (givesAssignedId(draft, ids)) draft = draftFlush(schema, input)
  */
 export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
   if (!draft.slots) return false

@@ -24,8 +24,7 @@ import type { LookupSql } from './sql/lookup-sql.ts'
  * (statements are ordered by it as by any slot) that is never filled with an id, but sent as NULL with
  * the upsert's conflict values beside it.
  *
- * @example
- * new ConflictRef(upsertedTagState, 'id') // book_tag.tag_id while the tag's key is unknown
+ * An upsert may meet an existing row: its key is unknown until the server answers, so no id can stand in.
  */
 export class ConflictRef extends Slot {}
 
@@ -45,8 +44,7 @@ export function conflictRefFor(ref: EntityState, column: string): ConflictRef | 
  * `INVALID_VALUE` before anything is sent when a conflict value changed since the upsert, is null, or
  * when one column references upserts of two conflict column sets.
  *
- * @example
- * resolveByConflict(statements) // book_tag's insert: params [book_id, tag_id, $l0_0], tag_id NULL
+ * An upserted row's key is unknown before the flush, its conflict values known: the server finds it by them.
  */
 export function resolveByConflict(drafts: readonly StatementDraft[]): void {
   for (const draft of drafts) {

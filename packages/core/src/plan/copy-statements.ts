@@ -5,9 +5,6 @@ import type { TableModel } from '../schema/model.ts'
  * `minRows` rows, into a table COPY treats like INSERT (`TableModel.copyable`). The server stores
  * large batches of rows about twice as fast that way as through INSERT's unnest (it writes them a page
  * at a time), and parses no array.
- *
- * @example
- * copiesRows(big, 5_000, 1_000) // true
  */
 export function copiesRows(table: TableModel, rows: number, minRows: number): boolean {
   return table.copyable && rows >= minRows

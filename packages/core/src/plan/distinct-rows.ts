@@ -73,8 +73,7 @@ function checkByLookup(drafts: readonly StatementDraft[]): void {
  * common case, and every large flush of rows given their keys) is checked by sorting its rows by key,
  * which the statement needs anyway: the order is kept in `draft.order`.
  *
- * @example
- * checkDistinctRows([insertTags, updateAuthors]) // throws DUPLICATE_KEY if two new tags share a key
+ * Found before sending, such a row is a coded error naming it, not a failure in the middle of a flush.
  */
 export function checkDistinctRows(drafts: readonly StatementDraft[]): void {
   const byTable = new Map<TableModel, StatementDraft[]>()

@@ -17,11 +17,6 @@ type Snapshot = Record<string, unknown>
  * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
  * row (one upserted by the flush: a lookup by its conflict key, see `conflict-ref.ts`); `completePlan`
  * fills them once the ids are known. Bad input fails here, naming the first bad row in the input's order. Pure: no I/O; the entities are only read.
- *
- * @example
- * const draft = draftFlush(schema, pendingInput(pending, uow)) // validates
- * assignIds(newRows, need, ids) // from the pool, or fetched on the flush's connection
- * const { plan, sent } = completePlan(draft, (state, column) => state.row[column], options)!
  */
 export function draftFlush(schema: SchemaModel, input: PlanInput): FlushDraft {
   const inserts = groupInserts(schema, input.inserts)

@@ -13,8 +13,7 @@ import type { RowValues, StatementKind, UpsertSpec } from './types.ts'
  * A cell standing for the id a sequence gives a new row: the value of `column` of `state`'s row once
  * the ids are assigned. `state` undefined: the row of the cell itself (its own key).
  *
- * @example
- * new Slot(authorState, 'id') // a book's author_id, while the author has no id yet
+ * The statements are drafted before a connection is reserved, when the new rows have no ids yet.
  */
 export class Slot {
   readonly state: EntityState | undefined
@@ -151,9 +150,6 @@ export interface FlushDraft {
  * Whether the rows of `draft` leave part of their key to the server: an insert that does not write
  * every key column. Their keys are unknown until the statement answers: they are not sorted by key,
  * not compared for duplicates, and no fix-up can update them.
- *
- * @example
- * serverKeyed(insertOfCustomersWithoutIds) // true when the server fills customer_id
  */
 export function serverKeyed(draft: Pick<StatementDraft, 'kind' | 'table' | 'columns'>): boolean {
   if (draft.kind !== 'insert') return false

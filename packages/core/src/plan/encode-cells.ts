@@ -26,8 +26,7 @@ const NOTHING = Symbol('nothing')
  * order. A value that does not encode is reported as the rows in `inputs` order find it first (see
  * {@link firstBadValue}). Cells holding a slot stay slots.
  *
- * @example
- * encodeDrafts(schema, drafts, pending.inserts, 'insert') // drafts[i].params filled
+ * Values go to the server as text: each is encoded, and checked, before anything is sent.
  */
 export function encodeDrafts(
   schema: SchemaModel,
@@ -221,8 +220,7 @@ function locationOf<R>(
  * each row: throws the first value that does not encode, as a row-by-row check meets it. Returns when
  * every one encodes.
  *
- * @example
- * try { encodeDrafts(...) } catch (e) { firstBadValue(schema, inputs, inputs.length); throw e }
+ * Encoding column by column meets errors out of row order; this finds the one a row-by-row check would.
  */
 export function firstBadValue(
   schema: SchemaModel,

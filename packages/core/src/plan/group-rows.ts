@@ -125,8 +125,7 @@ interface Run {
  * table, columns, key and upsert spec in order. The first error of the rows in order is thrown: a value
  * of an earlier row that does not encode comes before a later row's other error.
  *
- * @example
- * groupInserts(schema, pending.inserts) // one draft per table and column set
+ * One statement per group: its SQL text is the same whatever the number of rows.
  */
 export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]): StatementDraft[] {
   const groups = new DraftGroups('insert')
@@ -182,8 +181,7 @@ function storedKeyCell(input: StoredInput, column: ColumnModel): unknown {
  * empty), checking each row's table, key and columns in order (a value that does not encode, of an
  * earlier row, first). Updates setting nothing are skipped.
  *
- * @example
- * groupStored(schema, updates, 'update')
+ * As {@link groupInserts}: one statement per group, whatever the number of rows.
  */
 export function groupStored(
   schema: SchemaModel,

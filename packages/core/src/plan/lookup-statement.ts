@@ -18,10 +18,7 @@ const texts = new ShapeCache<string>()
  * return. Never sent as COPY: COPY has no expressions. `INVALID_VALUE` when the upserted table's
  * rows are not read back (`policy`): the referencing entity could not learn its key.
  *
- * @example
- * lookupStatement(bookTagInsert, base, policy).sql
- * // 'insert into "public"."book_tag" ("book_id", "tag_id") select d."book_id"::int8,
- * //   coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::text)) ...'
+ * A reference to an upserted row then costs no read first: the server finds the row in the same statement.
  */
 export function lookupStatement(
   draft: StatementDraft,

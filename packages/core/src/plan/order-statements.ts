@@ -86,8 +86,7 @@ function localEdges(edges: readonly Edge[], offset: number): Edge[] {
  * A reference to a new row whose id is not assigned yet (a slot) is one to that row, whatever id it
  * gets.
  *
- * @example
- * orderStatements(schema, [insertAuthor, insertBook], [], []).waves // [[0], [1]]
+ * Foreign keys are checked at each statement: a referenced row must exist first, referencing ones be gone.
  */
 export function orderStatements(
   schema: SchemaModel,

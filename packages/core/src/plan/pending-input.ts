@@ -5,8 +5,7 @@ import type { InsertInput, PlanInput, StoredInput } from './draft.ts'
  * A unit of work's pending changes as the planner takes them: its new entities as they are (their
  * states), then its upserts, its changed and its removed entities with their stored keys and versions.
  *
- * @example
- * const draft = draftFlush(schema, pendingInput(uow.pending(), uow))
+ * The planner takes plain input (`PlanInput`), so `planFlush` plans a change set without a unit of work.
  */
 export function pendingInput(pending: PendingChanges, owner: object): PlanInput {
   const upserts: InsertInput[] = pending.upserts.map(({ state, spec }) => ({

@@ -59,9 +59,6 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet, options: Buil
 /**
  * What a plan writes, in a few words: each kind of statement with its tables, in the order sent
  * (`INSERT author book; UPDATE book; DELETE review`). Low cardinality: fit for a span's query summary.
- *
- * @example
- * planSummary(plan) // 'INSERT author book; DELETE review'
  */
 export function planSummary(plan: FlushPlan): string {
   // Written once per flush: plain loops over the few statements, one text per kind.

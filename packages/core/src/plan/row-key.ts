@@ -53,8 +53,7 @@ export function rowLocation(table: TableModel, key: unknown): RowLocation {
  * any other missing key column is `INVALID_VALUE`, or `UNSUPPORTED_TABLE` when its sequence may not
  * be used by the role. Known key values are checked as keys (`normalizeKeyValue`).
  *
- * @example
- * rowKeyOf(tag, change, (c, column) => c.key[column.name]) // { key: 7, id: '7', serverFilled: false }
+ * New and stored rows read their keys here, so a key is checked the same way in every statement.
  */
 export function rowKeyOf<R>(
   table: TableModel,

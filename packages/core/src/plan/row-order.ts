@@ -7,8 +7,7 @@ export type KeyId = string | readonly string[]
 /**
  * Orders two keys of `table` (their canonical forms, see {@link KeyId}), column by column.
  *
- * @example
- * keyComparator(tag)('2', '10') // -1
+ * Canonical texts do not sort as their values ('10' before '2' as text): they are compared by column type.
  */
 export function keyComparator(table: TableModel): (a: KeyId, b: KeyId) => number {
   const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
@@ -44,9 +43,6 @@ export function keyText(id: KeyId): string {
 /**
  * The order of rows by key (`ids`, one per row): null when they are in order already (one pass, no
  * copy), else the row indexes sorted (ties in row order). Concurrent flushes lock rows in one order.
- *
- * @example
- * keyOrder(tag, ['1', '10', '2']) // Int32Array [0, 2, 1]
  */
 export function keyOrder(table: TableModel, ids: readonly KeyId[]): Int32Array | null {
   const compare = keyComparator(table)

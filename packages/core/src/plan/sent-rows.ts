@@ -7,10 +7,6 @@ type Snapshot = Record<string, unknown>
  * unit of work reads it: a read-only map from entity to sent values, kept as arrays of entities and of
  * their values, in the order the flush took them (a map of a million entries cost about 40 MB more
  * than the two arrays). Looking an entity up builds a map the first time.
- *
- * @example
- * const sent = new SentRows([[pending.inserts, snapshots]])
- * sent.get(pending.inserts[0]) // its snapshot
  */
 export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
   readonly #parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]

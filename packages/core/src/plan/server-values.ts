@@ -16,9 +16,6 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  * - an update (fix-ups included): its primary key, then the table's generated columns, which the
  *   server recomputes from the columns it sets.
  * Deletes return nothing; upserts return every column (see {@link statementReading}).
- *
- * @example
- * returnedColumns(book, insertOfIdAndTitle) // ['id', 'created_at', 'summary']
  */
 export function returnedColumns(
   table: TableModel,
@@ -35,8 +32,7 @@ export function returnedColumns(
  * {@link returnedColumns}): its primary key, then every column the rows do not supply; none when
  * they supply every one (the key included: a key left to the server is always returned).
  *
- * @example
- * insertReturns(book, ['id', 'title']) // ['id', 'created_at', 'summary']
+ * An entity then holds what the server filled, without a read after the flush.
  */
 export function insertReturns(table: TableModel, columns: readonly string[]): string[] {
   const filled = table.columns.filter((c) => !columns.includes(c.name) && !table.primaryKey.includes(c.name))
@@ -58,9 +54,6 @@ export type StatementShape = Pick<
  * (its entity is made of them, see `upsertReturningSql`), else nothing (its entity is detached after
  * the flush: bulk upserts spare returning and matching every row, half their time at 100,000 rows). Undefined when it returns nothing, or without a policy (a plan that
  * reads nothing back).
- *
- * @example
- * statementReading(book, insertOfIdAndTitle, () => true)?.returning // ['id', 'created_at', 'summary']
  */
 export function statementReading(
   table: TableModel,

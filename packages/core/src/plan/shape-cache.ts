@@ -26,10 +26,6 @@ function fingerprintOf(table: TableModel): string {
  * A cache of values derived from a table and a statement shape (an SQL text, say), shared by every
  * model of the same table: entity managers connected one after the other (each reads its own schema
  * model) build each shape's text once per process instead of once per connection.
- *
- * @example
- * const texts = new ShapeCache<string>()
- * texts.get(table, 'insert\u0000id', () => insertSql(table, ['id'])) // built once, then looked up
  */
 export class ShapeCache<V> {
   /** Per table model, its shapes (found through the fingerprint once per model). */

@@ -83,10 +83,6 @@ function isTextTable(value: unknown): value is string[][] {
  * gone, or its version changed), so the executor can report `OPTIMISTIC_LOCK`. Accepts a driver error
  * (postgres.js or node-postgres: `code === '22P02'` and the pipeflush marker in `message`), an error
  * whose `cause` is one, or a bare message. Returns null for anything else.
- *
- * @example
- * parseStaleError({ code: '22P02', message: 'invalid input syntax for type integer: "pipeflush:stale:{"table" : "book", "expected" : 2, "matched" : 1, "sent" : [["7","9"]], "matched_keys" : [["9"]]}"' })
- * // { table: 'book', keys: ['7'], keyTuples: [['7']], expected: 2, matched: 1 }
  */
 export function parseStaleError(error: unknown): StaleRows | null {
   let current = error
@@ -107,9 +103,7 @@ export function parseStaleError(error: unknown): StaleRows | null {
  * change set gave), by comparing them with the primary key parameters the statement sent (an update's or
  * a delete's first parameters are its primary key columns).
  *
- * @example
- * const stale = parseStaleError(error)
- * if (stale) throw errors.optimisticLock(stale.table, 'update', '...', staleStatementKeys(table, statement, stale))
+ * `OPTIMISTIC_LOCK` names the rows by the keys the application gave, not by the texts sent.
  */
 export function staleStatementKeys(
   table: TableModel,

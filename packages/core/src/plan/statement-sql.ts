@@ -14,9 +14,6 @@ const texts = new ShapeCache<string>()
  * The SQL text of a statement shape: (table, kind, column set, fix-up or not, upsert spec, one row or
  * any number: see `RowsForm`). The text depends on nothing else, so it is built once per shape and
  * table definition and then looked up.
- *
- * @example
- * statementSql(book, 'insert', ['id', 'title'], false) // 'insert into "public"."book" ("id", "title") ...'
  */
 export function statementSql(
   table: TableModel,

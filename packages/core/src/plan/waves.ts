@@ -5,9 +5,6 @@ import type { Edge } from './dependency-graph.ts'
  * Assigns each node its wave: 0 without predecessors, else one more than its latest predecessor (the
  * longest path), which gives the fewest waves. Nodes of one wave never depend on each other. Throws when
  * the graph has a cycle (the planner breaks cycles before).
- *
- * @example
- * assignWaves(3, [{ from: 0, to: 1 }, { from: 1, to: 2 }]) // [0, 1, 2]
  */
 export function assignWaves(nodeCount: number, edges: readonly Edge[]): number[] {
   const wave = new Array<number>(nodeCount).fill(0)
@@ -47,10 +44,6 @@ export function groupByWave(waves: readonly number[]): number[][] {
 /**
  * The nodes in waves: {@link assignWaves} then {@link groupByWave}; without edges, one wave of every
  * node in order (the common flush: no foreign key between its statements) without either pass.
- *
- * @example
- * orderInWaves(3, [{ from: 0, to: 2 }]) // [[0, 1], [2]]
- * orderInWaves(2, []) // [[0, 1]]
  */
 export function orderInWaves(nodeCount: number, edges: readonly Edge[]): number[][] {
   if (edges.length === 0) return nodeCount === 0 ? [] : [Array.from({ length: nodeCount }, (_, i) => i)]

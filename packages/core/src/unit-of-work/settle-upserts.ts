@@ -12,8 +12,7 @@ type Row = Record<string, unknown>
  * A text naming an upserted entity's row by table and conflict values (references resolved), or
  * undefined when a value is null or cannot be a key.
  *
- * @example
- * conflictId(tagState, ['name']) // 'tag\u0000name\u0000fiction'
+ * Upserts of one row are told by their conflict values, the only key they have before the flush.
  */
 export function conflictId(state: EntityState, conflict: readonly string[]): string | undefined {
   try {
@@ -46,9 +45,6 @@ export function conflictIdOf(
  * values. An earlier upsert of the same conflict values, replaced by the later one (the last wins), is
  * detached too, with the values the later one got. An upserted entity removed before the commit is
  * detached.
- *
- * @example
- * settleUpserts(upserts.slice(0, flushed), filled, map, watch)
  */
 export function settleUpserts(
   upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[],

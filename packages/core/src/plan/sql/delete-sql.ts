@@ -17,12 +17,7 @@ export function deleteUnnestColumns(table: TableModel): string[] {
  * `rows` reads the keys from unnested `text[]` parameters; form `row`, a single row, from `text`
  * parameters (`where t."id" = $1::text::int8`).
  *
- * @example
- * deleteSql(bookTag) // composite key
- * // with w as (delete from "public"."book_tag" as t using unnest($1::text[], $2::text[]) as d("book_id", "tag_id")
- * //     where t."book_id" = d."book_id"::uuid and t."tag_id" = d."tag_id"::int8
- * //     returning d."book_id" as "$k1", d."tag_id" as "$k2")
- * // select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ...)::int end ... from w
+ * One text for any number of rows: a connection prepares it once.
  */
 export function deleteSql(table: TableModel, form: RowsForm = 'rows'): string {
   const names = deleteUnnestColumns(table)

@@ -14,13 +14,6 @@ import { type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
  * always` column is supplied. `lookups`: columns a row may take by a lookup on an upserted table's
  * conflict columns, whose values come as extra parameter columns after the written ones (see
  * `lookup-sql.ts`).
- *
- * @example
- * insertSql(book, ['id', 'title'])
- * // insert into "public"."book" ("id", "title") select d."id"::uuid, d."title"::text
- * //   from unnest($1::text[], $2::text[]) as d("id", "title")
- * insertSql(book, ['id', 'title'], [], 'row')
- * // insert into "public"."book" ("id", "title") values ($1::text::uuid, $2::text::text)
  */
 export function insertSql(
   table: TableModel,

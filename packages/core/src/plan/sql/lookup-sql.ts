@@ -18,8 +18,7 @@ export interface LookupSql {
  * The unnest names of the lookups' extra parameter columns, in order: `$l0_0`, `$l0_1`, `$l1_0`...
  * (one `$` more while the table has a column of that name).
  *
- * @example
- * lookupNames(bookTag, [tagByName]) // ['$l0_0']
+ * The unnest also names the written columns, which these must never clash with.
  */
 export function lookupNames(table: TableModel, lookups: readonly LookupSql[]): string[] {
   let prefix = '$l'
@@ -32,9 +31,7 @@ export function lookupNames(table: TableModel, lookups: readonly LookupSql[]): s
  * `values` (the cast text of each written column, in `columns` order) with each lookup's column
  * taking the looked-up value when its own is NULL; `texts`, the extra parameter columns' texts.
  *
- * @example
- * withLookups(['d."book_id"::int8', 'd."tag_id"::int8'], ['book_id', 'tag_id'], [tagByName], ['d."$l0_0"'])
- * // [..., 'coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::text))']
+ * A row that gives the key keeps it; only a reference to an upserted row is looked up.
  */
 export function withLookups(
   values: readonly string[],

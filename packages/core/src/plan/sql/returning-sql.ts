@@ -11,9 +11,7 @@ export function returnedAlias(i: number): string {
 /**
  * A returning list of `columns` as text (see `decodeValue`), each qualified by `alias` when given.
  *
- * @example
- * returnedList(['id', 'created_at']) // '"id"::text as r0, "created_at"::text as r1'
- * returnedList(['id'], 'w') // 'w."id"::text as r0'
+ * Read as text, every value decodes the same, whatever the driver's own parsers.
  */
 export function returnedList(columns: readonly string[], alias?: string): string {
   const prefix = alias === undefined ? '' : `${alias}.`

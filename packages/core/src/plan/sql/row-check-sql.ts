@@ -11,9 +11,6 @@ export const ROW_COUNT_COLUMN = 'pipeflush_rows'
  * Names under which the written rows (the CTE `w`) return the key texts the statement was sent: `$k1`,
  * `$k2`... per primary key column, numbered on past any column of the table by that name, so that they
  * never clash with the table's columns `w` also returns. Constant per table.
- *
- * @example
- * sentKeyNames(bookTag) // ['$k1', '$k2']
  */
 export function sentKeyNames(table: TableModel): string[] {
   const taken = new Set(table.columns.map((c) => c.name))

@@ -20,9 +20,7 @@ export function unnestSql(names: readonly string[], alias: string): string {
  * The text expression of each of `names`, the statement's parameter columns in order: the unnest
  * element `d."a"` (form `rows`), or the parameter itself, `$1::text` (form `row`).
  *
- * @example
- * sourceTexts(['id', 'title'], 'rows') // ['d."id"', 'd."title"']
- * sourceTexts(['id', 'title'], 'row') // ['$1::text', '$2::text']
+ * One builder writes both forms of each statement: only where its texts come from differs.
  */
 export function sourceTexts(names: readonly string[], form: RowsForm): string[] {
   return form === 'row' ? names.map((_, i) => `$${i + 1}::text`) : names.map((n) => `d.${quoteIdentifier(n)}`)

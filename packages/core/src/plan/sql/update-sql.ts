@@ -33,13 +33,6 @@ export function updateUnnestColumns(
  * Form `rows` reads the rows from unnested `text[]` parameters; form `row`, a single row, from `text`
  * parameters (`where t."id" = $1::text::int8`), in the same order.
  *
- * @example
- * updateSql(book, ['title'], false)
- * // with w as (update "public"."book" as t set "title" = d."title"::text, "version" = t."version" + 1
- * //     from unnest($1::text[], $2::text[], $3::text[]) as d("id", "title", "$v")
- * //     where t."id" = d."id"::int8 and (d."$v" is null or t."version" = d."$v"::int4) returning d."id" as "$k1")
- * // select case when count(*) = cardinality($1::text[]) then count(*)::int else ('pipeflush:stale:' || ...)::int end ... from w
- *
  * With `returning` (the key, then generated columns), the updated rows come back too, each carrying the
  * row count, as `select w."id"::text as r0, ..., c.* from (<row check>) as c left join w on true`: the
  * check still runs once (its one row is kept when no row was written) and fails the statement first.

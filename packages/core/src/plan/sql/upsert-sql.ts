@@ -10,12 +10,6 @@ import type { RowsForm } from './sql-text.ts'
  * `do nothing` returns no row for a conflicting one, so an upsert updating nothing sets its first
  * conflict column to the value it has. That writes a new row version and fires update triggers, the
  * cost of getting the existing row's key without reading it first.
- *
- * @example
- * onConflictSql({ conflict: ['device', 'recorded_at'], update: ['value'] })
- * // ' on conflict ("device", "recorded_at") do update set "value" = excluded."value"'
- * onConflictSql({ conflict: ['name'], update: [] }, true)
- * // ' on conflict ("name") do update set "name" = excluded."name"'
  */
 export function onConflictSql(spec: UpsertSpec, returning = false): string {
   const target = spec.conflict.map(quoteIdentifier).join(', ')
@@ -32,11 +26,6 @@ export function onConflictSql(spec: UpsertSpec, returning = false): string {
  * An upsert of rows supplying `columns` that returns every column of each row as stored (aliased
  * `r0, r1...` in table order), whether inserted or updated: the flush makes its entity of it. The
  * returned rows are matched to the upserts by their conflict values.
- *
- * @example
- * upsertReturningSql(tag, ['id', 'name'], { conflict: ['name'], update: [] }, 'row')
- * // 'insert into "public"."tag" ("id", "name") values ($1::text::int8, $2::text::text)
- * //  on conflict ("name") do update set "name" = excluded."name" returning "id"::text as r0, "name"::text as r1'
  */
 export function upsertReturningSql(
   table: TableModel,
