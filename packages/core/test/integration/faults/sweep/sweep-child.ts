@@ -3,7 +3,8 @@
 // ends the process with a non-zero exit code, which fails the test that started it.
 //
 // For each toxic and each byte offset: arm the fault, flush a unit of work (a parent row, 40 child
-// rows, an audit row, a versioned update, a delete), wait for it to settle, remove the fault, check
+// rows, an audit row, a versioned update, a delete, two labels got or created by upsert and referenced
+// by the parent and the audit row), wait for it to settle, remove the fault, check
 // the database holds all of the flush or none of it (asking the flush log when the outcome is
 // unknown), check the unit of work kept its changes, and flush it again once the network is back.
 // Prints one JSON line: the cases and their outcomes.
@@ -114,9 +115,10 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   const p = `"${cfg.name}`
   const t = (table: string) => `${p}_${table}"`
   await admin.unsafe(`
-    create table ${t('parent')} (id bigserial primary key, tag text not null);
+    create table ${t('label')} (id bigserial primary key, name text not null unique);
+    create table ${t('parent')} (id bigserial primary key, tag text not null, label_id bigint references ${t('label')});
     create table ${t('child')} (id bigserial primary key, parent_id bigint not null references ${t('parent')}, tag text not null, n int not null);
-    create table ${t('audit')} (id bigserial primary key, tag text not null, note text not null);
+    create table ${t('audit')} (id bigserial primary key, tag text not null, note text not null, label_id bigint references ${t('label')});
     create table ${t('counter')} (id int primary key, n int not null, version int not null);
     create table ${t('doomed')} (id int primary key, tag text not null);
     insert into ${t('counter')} values (1, 0, 1);
@@ -171,7 +173,8 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   await doomed(1, 2)
   /**
    * A unit of work of case `tag`: an update of the counter (as the database holds it now), a delete of
-   * a doomed row, the new rows.
+   * a doomed row, the new rows; the parent references a label that exists after the first flush, the
+   * audit row one of its own, both got or created by upsert in the same flush.
    */
   const unitOf = async (root: EntityManager, flushTimeoutMs = FLUSH_TIMEOUT_MS) => {
     const tag = `c${String(++caseNo).padStart(5, '0')}`
@@ -188,9 +191,11 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n, version: counter?.version ?? 1 })
     loaded['n'] = n + 1
     em.remove(em.merge(`${cfg.name}_doomed`, { id: caseNo, tag }))
-    const parent = em.create(`${cfg.name}_parent`, { tag })
+    const shared = em.upsert(`${cfg.name}_label`, { name: 'shared' }, { conflict: ['name'] })
+    const own = em.upsert(`${cfg.name}_label`, { name: tag }, { conflict: ['name'] })
+    const parent = em.create(`${cfg.name}_parent`, { tag, label_id: shared })
     for (let i = 0; i < CHILDREN; i++) em.create(`${cfg.name}_child`, { parent_id: parent, tag, n: i })
-    em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo}` })
+    em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo}`, label_id: own })
     return { em, root, tag, counterBefore: n, caseNo }
   }
   /** What of case `tag` the database holds: all, none, or something in between (a partial commit). */
@@ -199,8 +204,14 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     id: number,
     counterBefore: number,
   ): Promise<'all' | 'none' | string> => {
-    const [row] = await admin.unsafe<{ p: number; c: number; a: number; d: number; n: number }[]>(`
-      select (select count(*)::int from ${t('parent')} where tag = '${tag}') as p,
+    const [row] = await admin.unsafe<
+      { p: number; c: number; a: number; d: number; n: number; l: number; al: number }[]
+    >(`
+      select (select count(*)::int from ${t('parent')} as x join ${t('label')} as l on l.id = x.label_id
+          where x.tag = '${tag}' and l.name = 'shared') as p,
+        (select count(*)::int from ${t('label')} where name = '${tag}') as l,
+        (select count(*)::int from ${t('audit')} as x join ${t('label')} as l on l.id = x.label_id
+          where x.tag = '${tag}' and l.name = '${tag}') as al,
         (select count(*)::int from ${t('child')} where tag = '${tag}') as c,
         (select count(*)::int from ${t('audit')} where tag = '${tag}') as a,
         (select count(*)::int from ${t('doomed')} where id = ${id}) as d,
@@ -208,8 +219,15 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     if (cfg.unit === 'columnar')
       return row?.a === CHILDREN ? 'all' : row?.a === 0 ? 'none' : JSON.stringify(row)
     const all =
-      row?.p === 1 && row.c === CHILDREN && row.a === 1 && row.d === 0 && row.n === counterBefore + 1
-    const none = row?.p === 0 && row.c === 0 && row.a === 0 && row.d === 1 && row.n === counterBefore
+      row?.p === 1 &&
+      row.c === CHILDREN &&
+      row.a === 1 &&
+      row.l === 1 &&
+      row.al === 1 &&
+      row.d === 0 &&
+      row.n === counterBefore + 1
+    const none =
+      row?.p === 0 && row.c === 0 && row.a === 0 && row.l === 0 && row.d === 1 && row.n === counterBefore
     return all ? 'all' : none ? 'none' : JSON.stringify(row)
   }
 
