@@ -4,7 +4,8 @@
 //
 // Units of work run `concurrency` at a time on one pool for `seconds`, through a toxiproxy proxy that
 // the chaos (`chaos.ts`) keeps breaking. Each unit loads a versioned counter, creates an account with
-// its ledger rows (a few as INSERT, now and then many as COPY), moves the counter and flushes, in a
+// its ledger rows (a few as INSERT, now and then many as COPY) and its owner got or created by upsert
+// (a row of the worker's own, referenced by the account in the same flush), moves the counter and flushes, in a
 // mode drawn at random (mostly `burst`), retrying the same unit of work after a failure that committed
 // nothing. Afterwards, with the network healthy, every outcome is compared with the database.
 // Prints one JSON line: what ran, what it found.
@@ -88,7 +89,9 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   const t = (table: string) => `${cfg.name}_${table}`
   const q = (table: string) => `"${t(table)}"`
   await admin.unsafe(`
-    create table ${q('account')} (id bigserial primary key, tag text not null unique, owner text not null);
+    create table ${q('owner')} (id bigserial primary key, name text not null unique);
+    create table ${q('account')} (id bigserial primary key, tag text not null unique, owner text not null,
+      owner_id bigint not null references ${q('owner')});
     create table ${q('ledger')} (id bigserial primary key, account_id bigint not null references ${q('account')},
       line int not null, amount numeric(12, 2) not null);
     create table ${q('counter')} (id int primary key, n int not null, version int not null);
@@ -169,7 +172,10 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
       const rows = random() < 0.05 ? MANY_ROWS : FEW_ROWS
       if (rows >= COPY_ROWS) copies++
       const tag = `w${w}-${++serial}`
-      const account = em.create(t('account'), { tag, owner: `owner ${w}` })
+      // Each worker its own owner row (upserts of one row from two flushes at once would wait on each
+      // other, and on the counters in another order: a deadlock the soak is not about).
+      const owner = em.upsert(t('owner'), { name: `owner ${w}` }, { conflict: ['name'] })
+      const account = em.create(t('account'), { tag, owner: `owner ${w}`, owner_id: owner })
       for (let line = 0; line < rows; line++)
         em.create(t('ledger'), { account_id: account, line, amount: `${line}.25` })
       counter['n'] = Number(counter['n']) + 1
@@ -242,10 +248,13 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     }
   }
   const held = new Map<string, number>()
-  for (const row of await admin.unsafe<{ tag: string; rows: number }[]>(
-    `select a.tag, count(l.id)::int as rows from ${q('account')} a left join ${q('ledger')} l on l.account_id = a.id group by a.tag`,
-  ))
+  for (const row of await admin.unsafe<{ tag: string; rows: number; owned: boolean }[]>(
+    `select a.tag, count(l.id)::int as rows, bool_and(o.name = a.owner) as owned from ${q('account')} a
+      join ${q('owner')} o on o.id = a.owner_id left join ${q('ledger')} l on l.account_id = a.id group by a.tag`,
+  )) {
     held.set(row.tag, row.rows)
+    if (!row.owned) problem(`account ${row.tag} references another owner than the one it upserted`)
+  }
   const known = new Set(units.map((u) => u.tag))
   for (const tag of held.keys()) if (!known.has(tag)) problem(`phantom: account ${tag} was never created`)
   const committedBy = new Map<number, number>()
