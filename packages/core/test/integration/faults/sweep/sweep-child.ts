@@ -185,7 +185,8 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     const em = root.fork({ flushTimeoutMs })
     if (cfg.unit === 'columnar') {
       for (let i = 0; i < CHILDREN; i++)
-        em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo} row ${i}` })
+        // Every column given (label_id too): nothing to read back, so the rows may go as COPY.
+        em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo} row ${i}`, label_id: null })
       return { em, root, tag, counterBefore: n, caseNo }
     }
     const loaded = em.merge(`${cfg.name}_counter`, { id: 1, n, version: counter?.version ?? 1 })
