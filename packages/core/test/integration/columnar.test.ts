@@ -1,6 +1,7 @@
-import { EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
-import { type DriverName, TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { EntityManager, type PipelineMode } from '@pipeflush/core'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 
 // Flushes of plain inserts into tables whose keys a sequence fills, large enough for COPY: planned
 // column by column (the first phase of the planner, `plan/draft-flush.ts`) instead of row by row. What the database holds, what the
@@ -23,14 +24,6 @@ beforeAll(async () => {
     create table col_note (id serial primary key, tag text not null, body text not null);
   `)
 })
-
-/** `report.roundTrips` must be what the socket counted. */
-async function counted(c: TestClient, flush: () => Promise<FlushReport>): Promise<FlushReport> {
-  c.counter.reset()
-  const report = await flush()
-  expect(c.counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
-}
 
 /** The rows of `tag` as the database holds them, by id. */
 async function stored(tag: string) {
@@ -56,7 +49,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
     const notes = Array.from({ length: 60 }, (_, i) =>
       em.create('col_note', { tag: tag('two'), body: `b${i}` }),
     )
-    const report = await counted(c, () => em.flush())
+    const report = await counted(c.counter, () => em.flush())
     expect(report).toMatchObject({ inserted: 460, statements: 2, waves: 1, idFetch: true })
     const rows = await stored(tag('two'))
     expect(rows.map((r) => [r.id, r.v, r.n])).toEqual(made.map((m) => [m['id'], m['v'], m['n']]))
@@ -68,7 +61,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
     // The snapshots are what was sent: one change is one update of one row.
     made[5]!['v'] = 'changed'
     expect(em.pending.updates).toBe(1)
-    const update = await counted(c, () => em.flush())
+    const update = await counted(c.counter, () => em.flush())
     expect(update).toMatchObject({ updated: 1, inserted: 0 })
     const after = await stored(tag('two'))
     expect(after.filter((r, i) => r.v !== rows[i]!.v).map((r) => r.id)).toEqual([made[5]!['id']])
@@ -83,7 +76,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
     const root = await EntityManager.connect(c.client, { pipeline: mode, copyRows: 5, idBlockSize: 100 })
     const em = root.fork()
     const made = items(em, tag('pool'), 20)
-    const report = await counted(c, () => em.flush())
+    const report = await counted(c.counter, () => em.flush())
     expect(report).toMatchObject({ inserted: 20, statements: 1, idFetch: false })
     expect((await stored(tag('pool'))).map((r) => r.id)).toEqual(made.map((m) => m['id']))
   })
@@ -94,13 +87,13 @@ describe.each(combos)('%s, %s', (driver, mode) => {
     const em = root.fork()
     const made = items(em, tag('bad'), 300)
     made[299]!['n'] = -1
-    const error = await counted(c, () => em.flush()).catch((e: unknown) => e)
+    const error = await counted(c.counter, () => em.flush()).catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'CONSTRAINT_VIOLATION', constraint: 'col_item_n_check' })
     expect(await stored(tag('bad'))).toEqual([])
     expect(made.every((m) => em.stateOf(m) === 'new')).toBe(true)
     expect(em.pending.inserts).toBe(300)
     made[299]!['n'] = 299
-    await counted(c, () => em.flush())
+    await counted(c.counter, () => em.flush())
     expect((await stored(tag('bad'))).map((r) => r.n)).toEqual(made.map((m) => m['n']))
   })
 

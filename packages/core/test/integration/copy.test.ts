@@ -1,6 +1,7 @@
-import { EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
+import { EntityManager, type PipelineMode } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 
 // Large inserts sent as COPY (`copyRows`), on node-postgres pools with and without `pipeline: true`
 // and on postgres.js: the server's answers, errors and all-or-nothing outcome are the same as with
@@ -57,14 +58,6 @@ async function connect(c: TestClient, mode: PipelineMode): Promise<EntityManager
     versionColumn: 'version',
     idBlockSize: 1000,
   })
-}
-
-/** `report.roundTrips` must be what the socket counted. */
-async function counted(c: TestClient, flush: () => Promise<FlushReport>): Promise<FlushReport> {
-  c.counter.reset()
-  const report = await flush()
-  expect(c.counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
 }
 
 /** A unit of work: `parents` new parents with 4 children each (tricky values), tagged `tag`. */
@@ -124,7 +117,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
         .map((s) => `${s.kind} ${s.table}${s.copy ? ' (copy)' : ''}`)
         .sort(),
     ).toEqual(['delete cp_parent', 'insert cp_child (copy)', 'insert cp_parent (copy)', 'update cp_counter'])
-    const report = await counted(c, () => em.flush())
+    const report = await counted(c.counter, () => em.flush())
     // Ids came with the connect (a block of 1,000): no fetch.
     const trips =
       (mode === 'burst' ? 1 : 2 + (mode === 'waves' ? report.waves : report.statements)) +
@@ -153,7 +146,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
       values: children.map((child) => [child['v'], child['n']]),
     })
     const planned = shape()
-    const error = await counted(c, () => em.flush()).catch((e: unknown) => e)
+    const error = await counted(c.counter, () => em.flush()).catch((e: unknown) => e)
     expect(error).toMatchObject({
       code: 'CONSTRAINT_VIOLATION',
       table: 'cp_child',
@@ -202,7 +195,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
     expect(await stored(tag('stale'))).toEqual({ parents: 0, children: [] })
     const next = root.fork()
     create(next, tag('after'), 2)
-    const report = await counted(c, () => next.flush())
+    const report = await counted(c.counter, () => next.flush())
     expect(report.inserted).toBe(10)
     expect((await stored(tag('after'))).parents).toBe(2)
   })
@@ -281,7 +274,7 @@ test.each(copying)(
     for (let round = 0; round < 2; round++) {
       const em = root.fork()
       create(em, `${driver}-before-${round}`, 3)
-      const report = await counted(c, () => em.flush())
+      const report = await counted(c.counter, () => em.flush())
       expect(report.roundTrips).toBe(1 + copyTrips(driver, 2))
       expect((await stored(`${driver}-before-${round}`)).parents).toBe(3)
     }

@@ -3,6 +3,7 @@ import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testk
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createGraph, editGraph } from './fixtures/bookshop-scenario.ts'
 import { BOOKSHOP_DDL } from './fixtures/bookshop-schema.ts'
+import { counted } from './fixtures/counted.ts'
 import { dumpState } from './fixtures/dump.ts'
 
 const db = useTestDatabase()
@@ -58,17 +59,6 @@ function fourAtOnce(root: EntityManager, salt: number): Promise<FlushReport[]> {
       return em.flush()
     }),
   )
-}
-
-/** `report.roundTrips` must be what the socket counted. */
-async function counted(
-  counter: { reset(): void; read(): { roundTrips: number } },
-  flush: () => Promise<FlushReport>,
-) {
-  counter.reset()
-  const report = await flush()
-  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
 }
 
 describe.each(drivers)('%s', (driver) => {

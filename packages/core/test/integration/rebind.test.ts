@@ -1,6 +1,7 @@
-import { EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
-import { type DriverName, TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { EntityManager, type PipelineMode } from '@pipeflush/core'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 
 // A flush of new rows that needs more ids than the pool holds plans once with placeholders (so bad
 // input fails before the id fetch), fetches the ids, then rebinds that plan to them. What lands must
@@ -15,13 +16,6 @@ beforeAll(async () => {
     create table rb_child (id serial primary key, parent_id bigint not null references rb_parent, other_id bigint references rb_parent, label text not null);
   `)
 })
-
-async function counted(c: TestClient, flush: () => Promise<FlushReport>): Promise<FlushReport> {
-  c.counter.reset()
-  const report = await flush()
-  expect(c.counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
-}
 
 describe.each(drivers.flatMap((driver) => modes.map((mode) => [driver, mode] as const)))(
   '%s, %s',
@@ -40,7 +34,7 @@ describe.each(drivers.flatMap((driver) => modes.map((mode) => [driver, mode] as 
           label: `${tag}-${i}`,
         }),
       )
-      const report = await counted(c, () => em.flush())
+      const report = await counted(c.counter, () => em.flush())
       expect(report).toMatchObject({ idFetch: true, inserted: 420, statements: 2, waves: 2 })
       const rows = await db.sql<{ id: string; parent: string; other: string | null; label: string }[]>`
         select c.id::text, p.name as parent, o.name as other, c.label from rb_child c

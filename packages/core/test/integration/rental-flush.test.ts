@@ -1,6 +1,7 @@
 import { EntityManager, type FlushPlan, type FlushReport, type PipelineMode } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 import { rentalDdl } from './fixtures/rental-schema.ts'
 
 // The first requests of a DVD-rental application, on a schema whose keys are filled by DEFAULT
@@ -29,17 +30,6 @@ async function setup(driver: DriverName, mode: PipelineMode) {
   })
   const root = await EntityManager.connect(c.client, { pipeline: mode, idBlockSize: 100 })
   return { ...c, root, schema }
-}
-
-/** `report.roundTrips` must be what the socket counted. */
-async function counted(
-  counter: { reset(): void; read(): { roundTrips: number } },
-  flush: () => Promise<FlushReport>,
-) {
-  counter.reset()
-  const report = await flush()
-  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
 }
 
 /** The round trips of a flush in `mode` that fetches no ids on a warm connection. */

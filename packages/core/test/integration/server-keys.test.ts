@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { defineSchema, EntityManager, type FlushReport, type PipelineMode } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 
 // Keys pipeflush cannot draw from a sequence: a DEFAULT that is a function or an expression (filled
 // by the server, read back in the insert's answer), uuid defaults (made client-side as v7), and keys
@@ -69,16 +70,6 @@ async function setup(driver: DriverName, mode: PipelineMode, serverValues = true
   })
   const root = await EntityManager.connect(c.client, { pipeline: mode, serverValues })
   return { ...c, root, schema }
-}
-
-async function counted(
-  counter: { reset(): void; read(): { roundTrips: number } },
-  flush: () => Promise<FlushReport>,
-) {
-  counter.reset()
-  const report = await flush()
-  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
 }
 
 function expectedTrips(mode: PipelineMode, report: FlushReport): number {

@@ -1,6 +1,7 @@
-import { EntityManager, type FlushReport } from '@pipeflush/core'
+import { EntityManager } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { counted } from './fixtures/counted.ts'
 
 // Get-or-create without a read: an upsert returns its entity, and rows created or changed in the same
 // flush reference it; the flush looks its key up by the conflict values in the statement that writes
@@ -52,16 +53,6 @@ async function setup(driver: DriverName) {
   warm.create('printing', { edition_id: e, copies: 1 })
   await warm.flush()
   return { ...c, root, schema }
-}
-
-async function counted(
-  counter: { reset(): void; read(): { roundTrips: number } },
-  flush: () => Promise<FlushReport>,
-) {
-  counter.reset()
-  const report = await flush()
-  expect(counter.read().roundTrips, 'round trips counted at the socket').toBe(report.roundTrips)
-  return report
 }
 
 async function idOfTag(schema: string, name: string): Promise<string> {
