@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
-import { emptyRow } from '../track/row.ts'
+import { emptyRowOf } from '../track/row.ts'
 import { snapshotOf, snapshotValue } from '../track/snapshot.ts'
 import { encodeValue, type ValueLocation } from '../values/index.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
@@ -50,24 +50,31 @@ function encodeInsert(draft: StatementDraft): void {
   const { table, columns, rows } = draft
   const n = rows.length
   const first = rows[0] as InsertInput
-  const snapshots = first.owner !== undefined && draft.upsert === undefined ? emptyRows(n) : undefined
+  const snapshots = first.owner !== undefined && draft.upsert === undefined ? emptyRows(table, n) : undefined
   const params: Cell[][] = new Array(columns.length)
   let c = 0
   for (const column of table.columns) {
     if (c < columns.length && columns[c] === column.name) {
       params[c] = encodeColumn(draft, c, column, snapshots)
       c++
-    } else if (snapshots !== undefined) {
-      for (let r = 0; r < n; r++) snapshots[r]![column.name] = undefined
     }
   }
   draft.params = params
   draft.snapshots = snapshots
 }
 
-function emptyRows(n: number): Record<string, unknown>[] {
+/**
+ * `n` snapshots of `table`, each holding every column (undefined) in table order, filled column by
+ * column afterwards: made whole at once, they take one shape and keep their values inside the object.
+ */
+function emptyRows(table: TableModel, n: number): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = new Array(n)
-  for (let r = 0; r < n; r++) out[r] = emptyRow()
+  const columns = table.columns
+  for (let r = 0; r < n; r++) {
+    const row = emptyRowOf(table, 'snapshot')
+    for (let c = 0; c < columns.length; c++) row[columns[c]!.name] = undefined
+    out[r] = row
+  }
   return out
 }
 

@@ -26,6 +26,29 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
     return this.#byState.get(state)
   }
 
+  /**
+   * A lookup for entities asked in the order the rows are held: each answer is the next entry when
+   * it is the entity asked, found by walking the arrays (no object per entry); the first entity out
+   * of that order turns it into {@link get}.
+   */
+  inOrder(): (state: EntityState) => Snapshot | undefined {
+    const parts = this.#parts
+    let part = 0
+    let i = 0
+    let ordered = true
+    return (state) => {
+      if (ordered) {
+        while (part < parts.length && i >= parts[part]![0].length) {
+          part++
+          i = 0
+        }
+        if (part < parts.length && parts[part]![0][i] === state) return parts[part]![1][i++]
+        ordered = false
+      }
+      return this.get(state)
+    }
+  }
+
   has(state: EntityState): boolean {
     return this.get(state) !== undefined
   }

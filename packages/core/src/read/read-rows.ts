@@ -1,6 +1,6 @@
 import type { Row } from '../drivers/driver.ts'
 import type { TableModel } from '../schema/model.ts'
-import { emptyRow } from '../track/row.ts'
+import { emptyRowOf } from '../track/row.ts'
 import { decodeValue } from '../values/index.ts'
 import { type ReadContext, runRead } from './run-read.ts'
 import { selectSql, textParams, type Where } from './select-sql.ts'
@@ -22,7 +22,7 @@ export async function readRows(
 
 /** A row selected as `c0, c1...` texts, decoded by column. */
 export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> {
-  const values = emptyRow()
+  const values = emptyRowOf(table, 'row')
   const columns = table.columns
   for (let i = 0; i < columns.length; i++) {
     const c = columns[i]!

@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 import { writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
-import { type Entity, type EntityState, STATE } from './entity-state.ts'
+import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
 
 /** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
 export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
@@ -13,33 +13,59 @@ export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
  */
 export type Navigate = (state: EntityState, name: string) => unknown
 
-/**
- * The Proxy handler of one entity: one object per entity (its traps on the prototype), which also
- * answers {@link STATE} with the entity's state, so finding the state of an entity needs no map.
- */
-class EntityHandler implements ProxyHandler<Record<string, unknown>> {
-  readonly state: EntityState
-  readonly table: TableModel
+/** What the entities of one unit of work call on an assignment and on a read of a relation. */
+export interface Tracker {
+  /** Told of every assignment to one of the entities. */
   readonly onTouch: (state: EntityState) => void
-  readonly navigate: Navigate | undefined
+  /** Answers reads of relations (see {@link Navigate}); without it, only columns are read. */
+  readonly navigate?: Navigate | undefined
+}
 
-  constructor(state: EntityState, onTouch: (state: EntityState) => void, navigate: Navigate | undefined) {
-    this.state = state
-    this.table = state.table
-    this.onTouch = onTouch
-    this.navigate = navigate
+/**
+ * An entity's state, which is also its Proxy's handler (its traps on the prototype): one object per
+ * entity beside its row and the Proxy, and the handler answers {@link STATE} with itself, so finding
+ * the state of an entity needs no map. Every field is set in the constructor: one shape for all.
+ */
+class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>> {
+  readonly table: TableModel
+  status: EntityStatus
+  readonly row: Record<string, unknown>
+  snapshot: Record<string, unknown> | null
+  key: string | null = null
+  readonly owner: object
+  entity: Entity
+  loaded: Set<string> | undefined = undefined
+  upserted: EntityState['upserted'] = undefined
+  readonly tracker: Tracker
+
+  constructor(
+    table: TableModel,
+    row: Record<string, unknown>,
+    status: EntityStatus,
+    snapshot: Record<string, unknown> | null,
+    owner: object,
+    tracker: Tracker,
+  ) {
+    this.table = table
+    this.status = status
+    this.row = row
+    this.snapshot = snapshot
+    this.owner = owner
+    this.tracker = tracker
+    this.entity = row
   }
 
   // Rows have no prototype (a column may be named __proto__); entities still behave as plain objects.
   get(target: Record<string, unknown>, prop: string | symbol, receiver: unknown): unknown {
     if (typeof prop === 'string') {
       if (Object.hasOwn(target, prop) || this.table.columnsByName.has(prop)) return target[prop]
-      if (this.navigate !== undefined) {
-        const related = this.navigate(this.state, prop)
+      const navigate = this.tracker.navigate
+      if (navigate !== undefined) {
+        const related = navigate(this, prop)
         if (related !== NOT_A_RELATION) return related
       }
     } else if (prop === STATE) {
-      return this.state
+      return this
     }
     return Reflect.get(Object.prototype, prop, receiver)
   }
@@ -58,23 +84,23 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
 
   set(target: Record<string, unknown>, prop: string | symbol, value: unknown): boolean {
     if (typeof prop === 'symbol') return Reflect.set(target, prop, value)
-    const { state, table } = this
-    const stored = state.status === 'managed'
+    const table = this.table
+    const stored = this.status === 'managed'
     const key = table.primaryKey.includes(prop)
     // A stored row's key may be assigned the value it has (in any form); a column the server fills
     // on every write (identity always) may not be assigned at all.
     const column = writableColumn(table, prop, stored && !key ? 'update' : 'insert')
-    if (state.status === 'removed' || state.status === 'detached') {
-      throw errors.assignToEntityIn(table.key, prop, state.status)
+    if (this.status === 'removed' || this.status === 'detached') {
+      throw errors.assignToEntityIn(table.key, prop, this.status)
     }
     if (stored && key && !sameValue(target[prop], value, column)) {
       throw errors.storedKeyChanged(table.key, prop)
     }
-    if (prop === table.versionColumn && state.status === 'managed') {
+    if (prop === table.versionColumn && this.status === 'managed') {
       throw errors.versionAssigned(table.key, prop)
     }
     target[prop] = value
-    this.onTouch(state)
+    this.tracker.onTouch(this)
     return true
   }
 
@@ -88,19 +114,23 @@ class EntityHandler implements ProxyHandler<Record<string, unknown>> {
 }
 
 /**
- * Wraps `state.row` in a Proxy: reading a column is a plain property read; assigning a column is a
- * change the next flush writes; an unknown column, a primary key or version column of a stored row,
- * or any write to a removed entity is a clear error at once. Reading a relation of the table (not a
- * column) gives `navigate`'s answer. `stateOf(entity)` gives `state` back.
+ * A tracked entity of `table` over `row` (a copy the caller made): its state, whose `entity` is a
+ * Proxy over `row`. Reading a column is a plain property read; assigning a column is a change the next
+ * flush writes (`tracker.onTouch` is told); an unknown column, a primary key or version column of a
+ * stored row, or any write to a removed entity is a clear error at once. Reading a relation of the
+ * table (not a column) gives `tracker.navigate`'s answer. `stateOf(entity)` gives the state back.
  *
  * Entities stay plain-looking objects while every assignment is seen, and checked, at once.
  */
-export function makeEntity(
-  state: EntityState,
-  onTouch: (state: EntityState) => void,
-  navigate?: Navigate,
-): Entity {
-  const entity = new Proxy(state.row, new EntityHandler(state, onTouch, navigate))
-  state.entity = entity
-  return entity
+export function trackEntity(
+  table: TableModel,
+  row: Record<string, unknown>,
+  status: EntityStatus,
+  snapshot: Record<string, unknown> | null,
+  owner: object,
+  tracker: Tracker,
+): EntityState {
+  const state = new TrackedState(table, row, status, snapshot, owner, tracker)
+  state.entity = new Proxy(row, state)
+  return state
 }

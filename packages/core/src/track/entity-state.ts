@@ -21,7 +21,7 @@ export interface EntityState {
   /** The proxy handed to the application. */
   entity: Entity
   /** The relations whose related rows a graph load read for this entity (by relation name). */
-  loaded?: Set<string>
+  loaded?: Set<string> | undefined
   /**
    * Set while the entity is an upsert not flushed yet: its conflict columns and their values when
    * upserted. A reference to it is resolved in SQL by these (see `plan/conflict-ref.ts`).

@@ -1,3 +1,5 @@
+import type { TableModel } from '../schema/model.ts'
+
 /**
  * Rows are instances of a class whose prototype is an empty object without prototype: nothing is
  * inherited, so a column named `__proto__` (or `constructor`) is an ordinary own property, and unlike
@@ -14,6 +16,41 @@ Row.prototype = Object.create(null) as object
  */
 export function emptyRow(): Record<string, unknown> {
   return new Row()
+}
+
+/**
+ * An empty row of `table` (as {@link emptyRow}) for an entity (`row`) or a snapshot: the rows of each
+ * table and use are made by a constructor of their own, so that V8 sizes them by what they hold and
+ * keeps their values inside the object. (Rows of one constructor shared by every table get the size of
+ * the first rows made, and larger rows an array of their values besides: a snapshot of 4 columns
+ * after entity rows of 3 took 96 bytes instead of 56.)
+ */
+export function emptyRowOf(table: TableModel, use: 'row' | 'snapshot'): Record<string, unknown> {
+  const constructors = use === 'row' ? ROW_OF_TABLE : SNAPSHOT_OF_TABLE
+  let make = constructors.get(table)
+  if (make === undefined) {
+    make = rowConstructor(table)
+    constructors.set(table, make)
+  }
+  return new make()
+}
+
+const ROW_OF_TABLE = new WeakMap<TableModel, new () => Record<string, unknown>>()
+const SNAPSHOT_OF_TABLE = new WeakMap<TableModel, new () => Record<string, unknown>>()
+
+/**
+ * A constructor like `Row`, with its own instance size: room inside the object for every column of
+ * `table`. A first row holding them all is made at once and dropped: V8 sizes a constructor's objects
+ * by the most properties its first rows held, so a new entity's id assigned at flush (a property added
+ * after the others) still fits inside the object.
+ */
+function rowConstructor(table: TableModel): new () => Record<string, unknown> {
+  // biome-ignore lint/complexity/useArrowFunction: a constructor
+  const TableRow = function TableRow() {} as unknown as new () => Record<string, unknown>
+  TableRow.prototype = Row.prototype
+  const whole = new TableRow()
+  for (const column of table.columns) whole[column.name] = undefined
+  return TableRow
 }
 
 /** A copy of `values` as a row without prototype (a column may be named `__proto__`). */

@@ -1,14 +1,14 @@
 import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
 import { cloneValue } from './clone.ts'
-import { emptyRow } from './row.ts'
+import { emptyRowOf } from './row.ts'
 
 /** A copy of a row's values, for dirty checking: what the database holds after a flush or a read. */
 export function snapshotOf(
   table: TableModel,
   row: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const out = emptyRow()
+  const out = emptyRowOf(table, 'snapshot')
   for (const c of table.columns) {
     const value = row[c.name]
     out[c.name] = snapshotValue(table, c.name, value)

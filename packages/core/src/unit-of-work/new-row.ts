@@ -5,7 +5,7 @@ import { keyFills } from '../ids/key-fill.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
-import { emptyRow } from '../track/row.ts'
+import { emptyRowOf } from '../track/row.ts'
 
 /**
  * The row of a new entity of `table`: a copy of `values` whose every column exists and may be
@@ -74,7 +74,7 @@ export function mergedRow(
   row: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const given = recordArgument(row, `merge(${table.key}): the row`, 'INVALID_VALUE', { table: table.key })
-  const values = emptyRow()
+  const values = emptyRowOf(table, 'row')
   for (const c of table.columns) {
     if (!(c.name in given)) {
       throw errors.mergeColumnMissing(table.key, c.name)
@@ -87,7 +87,7 @@ export function mergedRow(
 /** A copy of `values` whose every column exists and may be written by an insert. */
 function writableRow(table: TableModel, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const given = recordArgument(values, `${table.key}: the values`, 'INVALID_VALUE', { table: table.key })
-  const row = emptyRow()
+  const row = emptyRowOf(table, 'row')
   for (const name of Object.keys(given)) {
     writableColumn(table, name, 'insert')
     row[name] = given[name]

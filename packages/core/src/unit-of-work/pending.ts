@@ -12,10 +12,25 @@ import type { RecordedUpsert, SentValues, UnitOfWorkState } from './state.ts'
  */
 export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
   const updates: { state: EntityState; changed: string[] }[] = []
-  for (const s of new Set([...uow.touched, ...uow.watch])) {
-    if (s.status !== 'managed') continue
+  const watched = uow.watch.managed()
+  for (const s of uow.touched) {
+    if (s.status === 'managed') updateOf(s)
+  }
+  for (let i = 0; i < watched.length; i++) {
+    const s = watched[i]!
+    if (!uow.touched.has(s)) updateOf(s)
+  }
+  return {
+    inserts: [...uow.created],
+    updates,
+    deletes: [...uow.removed],
+    upserts: dedupedUpserts(uow),
+  }
+
+  /** Adds `s` to the updates when a column of it differs from its snapshot. */
+  function updateOf(s: EntityState): void {
     const changed = changedColumns(s, uow.owner)
-    if (changed.length === 0) continue
+    if (changed.length === 0) return
     if (s.table.kind !== 'table') {
       const column = changed[0]!
       throw errors.readOnly(
@@ -26,12 +41,6 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
       )
     }
     updates.push({ state: s, changed })
-  }
-  return {
-    inserts: [...uow.created],
-    updates,
-    deletes: [...uow.removed],
-    upserts: dedupedUpserts(uow),
   }
 }
 

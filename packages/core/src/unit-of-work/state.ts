@@ -1,6 +1,7 @@
 import type { UpsertSpec } from '../plan/types.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { IdentityMap } from './identity-map.ts'
+import { WatchList } from './watch-list.ts'
 
 /**
  * The values the server filled, by entity (what the flush's answer held, `flush/server-filled.ts`):
@@ -31,7 +32,7 @@ export interface UnitOfWorkState {
   /** Managed entities assigned since the last flush. */
   readonly touched: Set<EntityState>
   /** Managed entities with values that change in place (json, arrays, bytea, timestamps): compared at every flush. */
-  readonly watch: Set<EntityState>
+  readonly watch: WatchList
   readonly upserts: RecordedUpsert[]
   /** Counts creations, assignments, removals and upserts (`UnitOfWork.edits`). */
   edits: number
@@ -45,7 +46,7 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
     created: new Set(),
     removed: new Set(),
     touched: new Set(),
-    watch: new Set(),
+    watch: new WatchList(),
     upserts: [],
     edits: 0,
   }

@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
 import type { TableModel } from '../schema/model.ts'
 import type { PendingChanges } from '../track/changes.ts'
-import { makeEntity, type Navigate } from '../track/entity-proxy.ts'
+import { type Navigate, type Tracker, trackEntity } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
@@ -21,17 +21,17 @@ import { removeEntity, type SentValues, type ServerFilled, unitOfWorkState } fro
  */
 export class UnitOfWork {
   readonly #uow = unitOfWorkState(this)
-  /** What an assignment to an entity does (one function for every entity). */
-  readonly #onTouch = (s: EntityState): void => {
-    this.#uow.edits++
-    if (s.status === 'managed') this.#uow.touched.add(s)
-  }
-
-  readonly #navigate: Navigate | undefined
+  /** What its entities call on an assignment or a relation read: one object for all of them. */
+  readonly #tracker: Tracker
 
   /** `navigate` answers reads of relations on its entities (see `navigate.ts`). */
   constructor(navigate?: Navigate) {
-    this.#navigate = navigate
+    const uow = this.#uow
+    const onTouch = (s: EntityState): void => {
+      uow.edits++
+      if (s.status === 'managed') uow.touched.add(s)
+    }
+    this.#tracker = { onTouch, navigate }
   }
 
   /** The managed and new entities of `table` (removed and detached ones left out). */
@@ -171,8 +171,7 @@ export class UnitOfWork {
     status: EntityStatus,
     snapshot: Record<string, unknown> | null,
   ): EntityState {
-    const state: EntityState = { table, status, row, snapshot, key: null, owner: this, entity: row }
-    makeEntity(state, this.#onTouch, this.#navigate)
+    const state = trackEntity(table, row, status, snapshot, this, this.#tracker)
     if (status === 'managed' && hasMutableColumns(table)) this.#uow.watch.add(state)
     return state
   }

@@ -5,7 +5,7 @@ import { protoTable, table, thrown, tracked } from './fixtures.ts'
 /** A column name written through a constant: `x.__proto__` reads as the deprecated accessor. */
 const PROTO = '__proto__'
 
-describe('makeEntity: assignment through the Proxy', () => {
+describe('trackEntity: assignment through the Proxy', () => {
   it('reads and writes the row; an assignment touches the state once', () => {
     const { state, entity, touched } = tracked(table('author'), { id: '1', name: 'Ada', version: 1 })
     expect(entity.name).toBe('Ada')
@@ -226,7 +226,7 @@ describe('makeEntity: assignment through the Proxy', () => {
   })
 })
 
-describe('makeEntity: a column named __proto__', () => {
+describe('trackEntity: a column named __proto__', () => {
   it('is an ordinary column: assigned, read, listed and serialized', () => {
     const { state, entity, touched } = tracked(protoTable, { id: 1 }, 'new')
     entity[PROTO] = 'kept'
@@ -264,7 +264,7 @@ describe('makeEntity: a column named __proto__', () => {
   })
 })
 
-describe('makeEntity: behaves as a plain object', () => {
+describe('trackEntity: behaves as a plain object', () => {
   const values = { id: '1', name: 'Ada', bio: null, version: 2 }
 
   it('lists, serializes and spreads its set columns in row order', () => {

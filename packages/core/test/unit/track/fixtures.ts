@@ -1,7 +1,7 @@
 import { buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import type { TableModel } from '../../../src/schema/model.ts'
-import { makeEntity } from '../../../src/track/entity-proxy.ts'
+import { trackEntity } from '../../../src/track/entity-proxy.ts'
 import type { Entity, EntityState, EntityStatus } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'
 import { snapshotOf } from '../../../src/track/snapshot.ts'
@@ -124,7 +124,7 @@ export const protoTable = buildTableModel({
 })
 
 /**
- * An entity made by `makeEntity` alone (no unit of work): its state, and the states `onTouch` was
+ * An entity made by `trackEntity` alone (no unit of work): its state, and the states `onTouch` was
  * called with, in order. A managed entity gets the snapshot of `values`.
  */
 export function tracked(
@@ -134,18 +134,10 @@ export function tracked(
   owner: object = {},
 ): { state: EntityState; entity: Entity; touched: EntityState[] } {
   const row = rowOf(values)
-  const state: EntityState = {
-    table: t,
-    status,
-    row,
-    snapshot: status === 'new' ? null : snapshotOf(t, row),
-    key: null,
-    owner,
-    entity: row,
-  }
   const touched: EntityState[] = []
-  const entity = makeEntity(state, (s) => touched.push(s))
-  return { state, entity, touched }
+  const snapshot = status === 'new' ? null : snapshotOf(t, row)
+  const state = trackEntity(t, row, status, snapshot, owner, { onTouch: (s) => touched.push(s) })
+  return { state, entity: state.entity, touched }
 }
 
 /** `fn`'s PipeflushError fields (code, table, column, keys, message), or a failure if it does not throw. */
