@@ -14,18 +14,24 @@ export function recordArgument(
   code: Extract<ErrorCode, 'INVALID_VALUE' | 'INVALID_CONFIG'>,
   details: PipeflushErrorDetails = {},
 ): Readonly<Record<string, unknown>> {
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    Array.isArray(value) ||
-    value instanceof Map ||
-    value instanceof Set ||
-    value instanceof Date ||
-    ArrayBuffer.isView(value)
-  ) {
-    throw errors.notAnObject(code, what, describeValue(value), details)
-  }
-  return value as Readonly<Record<string, unknown>>
+  if (!isRecord(value)) throw errors.notAnObject(code, what, describeValue(value), details)
+  return value
+}
+
+/**
+ * Whether `value` is an object of named values (not null, an array, a Map, a Set, a Date or binary
+ * data): what {@link recordArgument} accepts, for callers that build its message only on failure.
+ */
+export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Map) &&
+    !(value instanceof Set) &&
+    !(value instanceof Date) &&
+    !ArrayBuffer.isView(value)
+  )
 }
 
 /**

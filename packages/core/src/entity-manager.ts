@@ -139,11 +139,15 @@ export class EntityManager {
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
-    return this.#shown(() => {
-      const model = writableTable(this.#client.schema, table, 'create')
-      const row = newRow(model, values)
-      return this.#uow.add(model, row, 'new').entity
-    })
+    // No closure per call when errors show no values (the default): bulk loads create many entities.
+    if (!this.#settings.errorValues) return this.#create(table, values)
+    return this.#shown(() => this.#create(table, values))
+  }
+
+  #create(table: string, values: Readonly<Record<string, unknown>>): Entity {
+    const model = writableTable(this.#client.schema, table, 'create')
+    const row = newRow(model, values)
+    return this.#uow.add(model, row, 'new').entity
   }
 
   /**

@@ -31,7 +31,7 @@ export class UnitOfWork {
       uow.edits++
       if (s.status === 'managed') uow.touched.add(s)
     }
-    this.#tracker = { onTouch, navigate }
+    this.#tracker = { owner: this, onTouch, navigate }
   }
 
   /** The managed and new entities of `table` (removed and detached ones left out). */
@@ -171,7 +171,7 @@ export class UnitOfWork {
     status: EntityStatus,
     snapshot: Record<string, unknown> | null,
   ): EntityState {
-    const state = trackEntity(table, row, status, snapshot, this, this.#tracker)
+    const state = trackEntity(table, row, status, snapshot, this.#tracker)
     if (status === 'managed' && hasMutableColumns(table)) this.#uow.watch.add(state)
     return state
   }
