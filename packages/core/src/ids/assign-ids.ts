@@ -1,6 +1,7 @@
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { IdAllocator } from './id-allocator.ts'
+import { IdCursor } from './id-runs.ts'
 import { keyFills } from './key-fill.ts'
 
 /**
@@ -77,14 +78,13 @@ export function assignIds(
   ids: IdAllocator,
 ): void {
   if (need.size === 0) return
-  const taken = ids.take(need)
-  // Per sequence, its ids and the next one to give (an index: shift() would be quadratic); one
-  // cursor per sequence, shared by every column it fills.
-  const cursors = new Map<string, { readonly list: readonly string[]; next: number }>()
+  const taken = ids.takeRuns(need)
+  // Per sequence, a cursor over its ids; one per sequence, shared by every column it fills.
+  const cursors = new Map<string, IdCursor>()
   const cursorOf = (sequence: string) => {
     let cursor = cursors.get(sequence)
     if (cursor === undefined) {
-      cursor = { list: taken.get(sequence) ?? [], next: 0 }
+      cursor = new IdCursor(taken.get(sequence) ?? [])
       cursors.set(sequence, cursor)
     }
     return cursor
@@ -92,7 +92,7 @@ export function assignIds(
   // Rows of one table come in runs: the table's keys and their cursors are looked up once per run.
   let table: TableModel | undefined
   let keys: readonly SequenceKey[] = []
-  let runCursors: { readonly list: readonly string[]; next: number }[] = []
+  let runCursors: IdCursor[] = []
   for (let i = 0; i < states.length; i++) {
     const s = states[i]!
     if (s.table !== table) {
@@ -103,9 +103,7 @@ export function assignIds(
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!
       if (!unfilled(s, key)) continue
-      const cursor = runCursors[k]!
-      const id = cursor.list[cursor.next++]
-      s.row[key.name] = id === undefined ? null : key.asText ? id : Number(id)
+      s.row[key.name] = runCursors[k]!.next(key.asText) ?? null
     }
   }
 }

@@ -1,5 +1,6 @@
 import { errors } from '../errors.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
+import { IdQueue, type IdRun, runTexts } from './id-runs.ts'
 
 /**
  * The one query that fetches ids for every sequence a flush needs, sequence names and counts written
@@ -46,20 +47,17 @@ interface FetchedIds {
   readonly ids: string | null
 }
 
-/** The ids of a {@link FetchedIds} row, as decimal texts in the order drawn. */
-function idsOf(row: FetchedIds): string[] {
+/** The ids of a {@link FetchedIds} row in the order drawn: a run of numbers when consecutive and safe. */
+function idsOf(row: FetchedIds): IdRun {
   if (row.count === null || row.count === undefined || row.first === null || row.first === undefined)
-    return row.ids === null ? [] : row.ids.split(',')
+    return { texts: row.ids === null ? [] : row.ids.split(',') }
   const count = Number(row.count)
-  const out: string[] = new Array(count)
   const first = Number(row.first)
-  if (Number.isSafeInteger(first + count)) {
-    for (let i = 0; i < count; i++) out[i] = String(first + i)
-    return out
-  }
+  if (Number.isSafeInteger(first) && Number.isSafeInteger(first + count)) return { first, count }
   const big = BigInt(row.first)
-  for (let i = 0; i < count; i++) out[i] = String(big + BigInt(i))
-  return out
+  const texts: string[] = new Array(count)
+  for (let i = 0; i < count; i++) texts[i] = String(big + BigInt(i))
+  return { texts }
 }
 
 /** Runs one simple-protocol query and answers its rows (on the flush's connection). */
@@ -77,7 +75,7 @@ export const MAX_GROWTH = 16
  */
 export class IdAllocator {
   /** Per sequence: fetched ids, of which those from `head` on are still free (a queue without shifting). */
-  readonly #pool = new Map<string, { ids: string[]; head: number }>()
+  readonly #pool = new Map<string, IdQueue>()
   readonly #blockSize: number
   readonly #lastNeed = new Map<string, number>()
   /** Per sequence: how many times a flush had to fetch for it (its block grows with each). */
@@ -89,8 +87,7 @@ export class IdAllocator {
 
   /** Ids available now for `sequence`. */
   available(sequence: string): number {
-    const q = this.#pool.get(sequence)
-    return q ? q.ids.length - q.head : 0
+    return this.#pool.get(sequence)?.size ?? 0
   }
 
   /**
@@ -165,25 +162,27 @@ export class IdAllocator {
   async #add(query: IdQuery, text: string): Promise<void> {
     const rows = (await query(text)) as unknown as readonly FetchedIds[]
     for (const row of rows) {
-      const fetched = idsOf(row)
-      if (fetched.length === 0) continue
-      const q = this.#pool.get(row.seq)
-      if (q === undefined || q.head === q.ids.length) {
-        this.#pool.set(row.seq, { ids: fetched, head: 0 }) // nothing left: the fetched ids as they are
-        continue
+      let q = this.#pool.get(row.seq)
+      if (q === undefined) {
+        q = new IdQueue()
+        this.#pool.set(row.seq, q)
       }
-      if (q.head > 0 && q.head * 2 >= q.ids.length) {
-        // Compact now and then, not on every take, adding the fetched ids in the same copy.
-        q.ids = q.ids.slice(q.head).concat(fetched)
-        q.head = 0
-        continue
-      }
-      q.ids = q.ids.concat(fetched) // one copy (pushing a large fetch id by id cost an object per id)
+      q.push(idsOf(row))
     }
   }
 
-  /** Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first). */
+  /** Takes `need` ids per sequence from the pool, as decimal texts (see {@link takeRuns}). */
   take(need: ReadonlyMap<string, number>): Map<string, string[]> {
+    const out = new Map<string, string[]>()
+    for (const [seq, runs] of this.takeRuns(need)) out.set(seq, runTexts(runs))
+    return out
+  }
+
+  /**
+   * Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first), as runs:
+   * consecutive ids are given as their first and count, not as a text each.
+   */
+  takeRuns(need: ReadonlyMap<string, number>): Map<string, IdRun[]> {
     // All or nothing: a short sequence leaves every pool as it was.
     for (const [seq, n] of need) {
       const free = this.available(seq)
@@ -191,16 +190,9 @@ export class IdAllocator {
         throw errors.idPoolShort(seq, free, n)
       }
     }
-    const out = new Map<string, string[]>()
+    const out = new Map<string, IdRun[]>()
     for (const [seq, n] of need) {
-      const q = this.#pool.get(seq) ?? { ids: [], head: 0 }
-      out.set(seq, q.ids.slice(q.head, q.head + n))
-      q.head += n
-      if (q.head * 2 >= q.ids.length) {
-        // The ids taken are not kept: after a large flush, the pool does not hold its ids' texts.
-        q.ids = q.ids.slice(q.head)
-        q.head = 0
-      }
+      out.set(seq, this.#pool.get(seq)?.take(n) ?? [])
       this.#lastNeed.set(seq, n)
     }
     return out
