@@ -1,4 +1,4 @@
-import type { Driver, DriverError, Param, Row } from '../drivers/driver.ts'
+import type { Driver, Param, Row } from '../drivers/driver.ts'
 import { GuardedSession } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { errors, PipeflushError } from '../errors.ts'

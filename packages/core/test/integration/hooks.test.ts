@@ -48,7 +48,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       },
       tables: {
         author: {
-          beforeUpdate: (a, _em, changed) => void calls.push(`author.beforeUpdate ${changed.join(',')}`),
+          beforeUpdate: (_a, _em, changed) => void calls.push(`author.beforeUpdate ${changed.join(',')}`),
         },
         book: {
           beforeCreate(book) {
