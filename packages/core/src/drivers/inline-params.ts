@@ -26,6 +26,24 @@ export function inlineParams(text: string, params: readonly Param[], checked = f
   return out
 }
 
+/**
+ * `text` with each `$n` outside quoted identifiers and string literals replaced by `literals[n - 1]`,
+ * SQL constants made already (`'...'`, `null`): {@link inlineParams} for a caller that writes its
+ * constants itself (a flush's, straight from its cells, without a parameter text in between).
+ */
+export function inlineLiterals(text: string, literals: readonly string[]): string {
+  const { pieces, numbers } = templateOf(text)
+  let out = pieces[0]!
+  for (let k = 0; k < numbers.length; k++) {
+    const n = numbers[k]!
+    if (n < 1 || n > literals.length) {
+      throw errors.internal('inlineParams', `the text has $${n} but ${literals.length} parameters`)
+    }
+    out += literals[n - 1]! + pieces[k + 1]!
+  }
+  return out
+}
+
 /** A text cut at its parameter references: `pieces[k]`, parameter `numbers[k]`, `pieces[k + 1]`... */
 interface Template {
   readonly pieces: readonly string[]

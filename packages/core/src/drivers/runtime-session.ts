@@ -79,8 +79,9 @@ export class RuntimeSession implements Session {
       copies === undefined || copies.length === 0
         ? this.#connection.simple(text)
         : this.#connection.simple(text, copies)
-    // Where the socket is found by the query's cancel key, it is known once the query was written.
-    setImmediate(() => this.#identify())
+    // Where the socket is found by the query's cancel key, it is known once the query was written
+    // (nothing to wait for once it is known: the usual send, on a connection that answered before).
+    if (this.#metered === undefined) setImmediate(() => this.#identify())
     // Identified again when it answers, so that an answer after the socket ended is refused (`track`).
     const answer = sent.then((result) => {
       this.#identify()

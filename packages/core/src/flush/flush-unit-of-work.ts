@@ -73,7 +73,7 @@ export async function flushUnitOfWork(
   const need = idNeed(rows)
   // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
   // planned again (as when the plan waited for them). Else what was pending at the call is sent.
-  const shortAtCall = ids.missing(need).size > 0
+  const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
   const used = await withFlushConnection(
@@ -81,7 +81,7 @@ export async function flushUnitOfWork(
     flushId,
     async (fs) => {
       // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
-      if (ids.missing(need).size > 0) {
+      if (ids.short(need)) {
         idFetch = true
         await fetchIds(queryOn(fs), ids, need)
       }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
-import { inlineParams } from '../drivers/inline-params.ts'
+import { inlineLiterals } from '../drivers/inline-params.ts'
 import { errors } from '../errors.ts'
 import { statementForm } from '../plan/statement-sql.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
+import { quoteCheckedLiteral, quotedArrayLiteral } from '../values/sql-literal.ts'
 import { copyData } from './copy-data.ts'
 
 /** The text that separates statements of one simple-protocol message. */
@@ -27,7 +28,26 @@ export function statementParams(statement: Pick<PlannedStatement, 'params' | 'ro
 export function simpleText(
   statement: Pick<PlannedStatement, 'sql' | 'params' | 'rowCount' | 'copy'>,
 ): string {
-  return statement.copy ? statement.sql : inlineParams(statement.sql, statementParams(statement), true)
+  return statement.copy ? statement.sql : inlineLiterals(statement.sql, statementLiterals(statement))
+}
+
+/**
+ * The parameters of a planned statement as SQL constants: `inlineParams(sql, statementParams(s),
+ * true)`'s, written from the cells directly (no array literal first, then its quoted copy).
+ */
+function statementLiterals(statement: Pick<PlannedStatement, 'params' | 'rowCount'>): string[] {
+  const { params } = statement
+  const row = statementForm(statement) === 'row'
+  const out = new Array<string>(params.length)
+  for (let p = 0; p < params.length; p++) {
+    const cells = params[p]!
+    if (!row) out[p] = quotedArrayLiteral(cells)
+    else {
+      const text = cells[0]
+      out[p] = text === null || text === undefined ? 'null' : quoteCheckedLiteral(text)
+    }
+  }
+  return out
 }
 
 const names = new Map<string, string>()

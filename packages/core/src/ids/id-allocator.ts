@@ -91,6 +91,15 @@ export class IdAllocator {
   }
 
   /**
+   * Whether the pool lacks ids for `need`: whether {@link missing} would ask for some. Asked on every
+   * flush with new rows, where the pool almost always suffices: answered without building the map.
+   */
+  short(need: ReadonlyMap<string, number>): boolean {
+    for (const [seq, n] of need) if (n > this.available(seq)) return true
+    return false
+  }
+
+  /**
    * How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). When
    * some must, the same fetch also tops up every other sequence this pool served that is running low,
    * so that fetches stay rare however the flushes alternate between tables.

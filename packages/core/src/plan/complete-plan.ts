@@ -81,46 +81,79 @@ function tupleOf(
 export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
   if (!draft.slots) return false
   const { statements } = draft
-  const slottedInserts = statements.filter((d) => d.kind === 'insert' && d.slotted.includes(true))
-  if (slottedInserts.length === 0) return false
-  const checks: {
-    target: TableModel
-    columns: readonly string[]
-    from: StatementDraft
-    via: readonly string[]
-  }[] = []
-  for (const target of new Set(slottedInserts.map((d) => d.table))) {
-    for (const from of statements) {
-      if (from.table === target)
-        checks.push({ target, columns: target.primaryKey, from, via: target.primaryKey })
-      for (const fk of from.table.foreignKeys) {
-        if (fk.target === target.key)
-          checks.push({ target, columns: fk.targetColumns, from, via: fk.columns })
-      }
-    }
+  // Found with plain loops, nothing built unless a row holds a value the application gave (the usual
+  // flush of new rows referencing each other holds none): this runs on every flush with new rows.
+  let targets: TableModel[] | undefined
+  for (const d of statements) {
+    if (d.kind !== 'insert' || !d.slotted.includes(true)) continue
+    if (targets === undefined) targets = [d.table]
+    else if (!targets.includes(d.table)) targets.push(d.table)
   }
+  if (targets === undefined) return false
   const filled = new Map<string, Set<string>>()
-  for (const { target, columns, from, via } of checks) {
-    const given: string[] = []
-    for (let r = 0; r < from.rows.length; r++) {
-      const tuple = tupleOf(from, r, via, target, columns, ids, false)
-      if (tuple !== undefined) given.push(tuple)
-    }
-    if (given.length === 0) continue
-    const key = `${target.key}\u0000${columns.join('\u0000')}`
-    let ofTarget = filled.get(key)
-    if (ofTarget === undefined) {
-      ofTarget = new Set()
-      for (const insert of slottedInserts) {
-        if (insert.table !== target) continue
-        for (let r = 0; r < insert.rows.length; r++) {
-          const tuple = tupleOf(insert, r, columns, target, columns, ids, true)
-          if (tuple !== undefined) ofTarget.add(tuple)
-        }
+  for (const target of targets) {
+    for (const from of statements) {
+      if (
+        from.table === target &&
+        givesOne(draft, filled, target, target.primaryKey, from, target.primaryKey, ids)
+      )
+        return true
+      for (const fk of from.table.foreignKeys) {
+        if (
+          fk.target === target.key &&
+          givesOne(draft, filled, target, fk.targetColumns, from, fk.columns, ids)
+        )
+          return true
       }
-      filled.set(key, ofTarget)
     }
-    for (const id of given) if (ofTarget.has(id)) return true
   }
   return false
+}
+
+/**
+ * Whether a row of `from` gives, in `via`, a tuple of the application's that one of the new rows of
+ * `target` holding slots in `columns` now has (see {@link givesAssignedId}). The new rows' tuples are
+ * found once per target and columns (`filled`), and only when `from` gives one.
+ */
+function givesOne(
+  draft: FlushDraft,
+  filled: Map<string, Set<string>>,
+  target: TableModel,
+  columns: readonly string[],
+  from: StatementDraft,
+  via: readonly string[],
+  ids: IdSource,
+): boolean {
+  let ofTarget: Set<string> | undefined
+  for (let r = 0; r < from.rows.length; r++) {
+    const tuple = tupleOf(from, r, via, target, columns, ids, false)
+    if (tuple === undefined) continue
+    ofTarget ??= slottedTuples(draft, filled, target, columns, ids)
+    if (ofTarget.has(tuple)) return true
+  }
+  return false
+}
+
+/** The tuples of `columns` of the new rows of `target` holding slots there, found once (`filled`). */
+function slottedTuples(
+  draft: FlushDraft,
+  filled: Map<string, Set<string>>,
+  target: TableModel,
+  columns: readonly string[],
+  ids: IdSource,
+): Set<string> {
+  const key = `${target.key}\u0000${columns.join('\u0000')}`
+  let ofTarget = filled.get(key)
+  if (ofTarget === undefined) {
+    ofTarget = new Set()
+    for (const insert of draft.statements) {
+      if (insert.table !== target || insert.kind !== 'insert' || !insert.slotted.includes(true)) continue
+      for (let r = 0; r < insert.rows.length; r++) {
+        const tuple = tupleOf(insert, r, columns, target, columns, ids, true)
+        if (tuple !== undefined) ofTarget.add(tuple)
+      }
+    }
+    filled.set(key, ofTarget)
+  }
+  return ofTarget
 }

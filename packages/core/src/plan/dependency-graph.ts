@@ -115,10 +115,13 @@ class NewRowIndex {
     const columns = fk.targetColumns
     const known = new Map<string, number>()
     const slotted = new Map<string, number>()
-    this.#inserts.forEach((draft, i) => {
-      if (draft.table !== target) return
+    // One array of values, refilled for each row (the tuple is made of it; nothing keeps it).
+    const values = new Array<unknown>(columns.length)
+    for (let i = 0; i < this.#inserts.length; i++) {
+      const draft = this.#inserts[i]!
+      if (draft.table !== target) continue
       for (let r = 0; r < draft.rows.length; r++) {
-        const values = columns.map((name) => valueAt(draft, r, name))
+        for (let c = 0; c < columns.length; c++) values[c] = valueAt(draft, r, columns[c]!)
         const tuple = this.#tupleId(target, columns, values, draft.rows[r]!)
         if (tuple !== undefined) (values.some(isSlot) ? slotted : known).set(tuple, i)
         // A reference to an upserted row is a slot of its entity whatever its key (see `conflict-ref.ts`).
@@ -126,7 +129,7 @@ class NewRowIndex {
         const own = this.#tupleId(target, columns, columns.map(ownSlot), draft.rows[r]!)
         if (own !== undefined) slotted.set(own, i)
       }
-    })
+    }
     index = [known, slotted]
     this.#indexes.set(fk, index)
     return index
@@ -187,15 +190,19 @@ function isSlot(value: unknown): boolean {
  */
 export function findInsertEdges(schema: SchemaModel, inserts: readonly StatementDraft[]): InsertEdge[] {
   const index = new NewRowIndex(schema, inserts)
-  const edges = new Map<string, { from: number; to: number; references: Reference[] }>()
-  inserts.forEach((draft, to) => {
+  // Keyed by `from * inserts.length + to`: a number per pair, no text per reference.
+  const edges = new Map<number, { from: number; to: number; references: Reference[] }>()
+  for (let to = 0; to < inserts.length; to++) {
+    const draft = inserts[to]!
     for (const fk of orderedForeignKeys(draft.table)) {
       if (!index.targetsNewRows(fk)) continue
+      // One array of values, refilled for each row (`find` keeps nothing of it).
+      const values = new Array<unknown>(fk.columns.length)
       for (let r = 0; r < draft.rows.length; r++) {
-        const values = fk.columns.map((name) => valueAt(draft, r, name))
+        for (let c = 0; c < values.length; c++) values[c] = valueAt(draft, r, fk.columns[c]!)
         const from = index.find(fk, values, draft.rows[r]!)
         if (from === undefined || from === to) continue
-        const id = `${from}>${to}`
+        const id = from * inserts.length + to
         let edge = edges.get(id)
         if (edge === undefined) {
           edge = { from, to, references: [] }
@@ -204,7 +211,7 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
         edge.references.push({ row: r, fk })
       }
     }
-  })
+  }
   return [...edges.values()].sort((a, b) => a.from - b.from || a.to - b.to)
 }
 
@@ -233,8 +240,9 @@ export function findUpdateEdges(
         for (const from of index.statementsOf(fk.target)) edges.add(`${from}>${u + updateOffset}`)
         continue
       }
+      const values = new Array<unknown>(fk.columns.length)
       for (let r = 0; r < draft.rows.length; r++) {
-        const values = fk.columns.map((name) => valueAt(draft, r, name))
+        for (let c = 0; c < values.length; c++) values[c] = valueAt(draft, r, fk.columns[c]!)
         const from = index.find(fk, values, draft.rows[r]!)
         if (from !== undefined) edges.add(`${from}>${u + updateOffset}`)
       }

@@ -23,11 +23,76 @@ export function statementSql(
   upsert: UpsertSpec | undefined,
   form: RowsForm = 'rows',
 ): string {
+  const lead = LEADS[kind][(fixup ? 2 : 0) + (form === 'row' ? 1 : 0)]!
+  if (upsert !== undefined) return cachedSql(table, lead, kind, columns, fixup, upsert, form)
+  // Found again by the column names themselves (interned texts, hashed once), without joining them
+  // into a new text per statement and flush.
+  const root = shapesOf(table)
+  let node = step(root, lead)
+  for (let i = 0; i < columns.length; i++) node = step(root, columns[i]!, node)
+  node.text ??= cachedSql(table, lead, kind, columns, fixup, upsert, form)
+  return node.text
+}
+
+/** {@link statementSql} through the shape cache shared by the models of one table definition. */
+function cachedSql(
+  table: TableModel,
+  lead: string,
+  kind: StatementKind,
+  columns: readonly string[],
+  fixup: boolean,
+  upsert: UpsertSpec | undefined,
+  form: RowsForm,
+): string {
   // No identifier holds a NUL character, so the joined list names one column list only.
-  let id = `${kind}${fixup ? '!' : ''}${form === 'row' ? '1' : ''}\u0000${columns.join('\u0000')}`
+  let id = `${lead}\u0000${columns.join('\u0000')}`
   if (upsert !== undefined)
     id += `\u0001${upsert.conflict.join('\u0000')}\u0001${upsert.update.join('\u0000')}`
   return texts.get(table, id, () => buildSql(table, kind, columns, fixup, upsert, form))
+}
+
+/** The start of a shape's id: kind, `!` for a fix-up, `1` for one row (made once, not per statement). */
+const LEADS: Readonly<Record<StatementKind, readonly string[]>> = {
+  insert: ['insert', 'insert1', 'insert!', 'insert!1'],
+  update: ['update', 'update1', 'update!', 'update!1'],
+  delete: ['delete', 'delete1', 'delete!', 'delete!1'],
+}
+
+/** A statement shape's place in a table's trie: by kind and form, then by each column name in order. */
+interface ShapeNode {
+  text: string | undefined
+  readonly next: Map<string, ShapeNode>
+}
+
+/** A table model's trie of shapes, and how many places it holds. */
+interface ShapeRoot extends ShapeNode {
+  size: number
+}
+
+/** Places a table's trie holds at most; past this many it starts afresh. */
+const MAX_PLACES = 8_192
+
+/** Per table model, the texts of its plain (not upsert) shapes found so far. */
+const shapes = new WeakMap<TableModel, ShapeRoot>()
+
+function shapesOf(table: TableModel): ShapeRoot {
+  let root = shapes.get(table)
+  if (root === undefined || root.size >= MAX_PLACES) {
+    root = { text: undefined, next: new Map(), size: 0 }
+    shapes.set(table, root)
+  }
+  return root
+}
+
+/** The place under `from` (the root by default) named `name`, made the first time. */
+function step(root: ShapeRoot, name: string, from: ShapeNode = root): ShapeNode {
+  let node = from.next.get(name)
+  if (node === undefined) {
+    node = { text: undefined, next: new Map() }
+    from.next.set(name, node)
+    root.size++
+  }
+  return node
 }
 
 function buildSql(

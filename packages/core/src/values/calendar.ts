@@ -56,8 +56,18 @@ export const MIN_TIMESTAMP_MS = MIN_DAY * MS_PER_DAY
 /** A JS Date holds at most ±8.64e15 ms; pipeflush reads `infinity` and `-infinity` as these two Dates. */
 export const DATE_LIMIT_MS = 8.64e15
 
+/** `00` to `99`, and `000` to `999`: the fields of every date and time written, made once. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'))
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'))
+
+/**
+ * `n` (not negative) with leading zeros to `width` digits. Looked up for the widths of months, days,
+ * hours... and milliseconds: a flush writes these for every timestamp, where a number's text and its
+ * padded copy were two strings per field.
+ */
 function pad(n: number, width: number): string {
-  return String(n).padStart(width, '0')
+  const known = width === 2 ? TWO_DIGITS[n] : width === 3 ? THREE_DIGITS[n] : undefined
+  return known ?? String(n).padStart(width, '0')
 }
 
 /** PostgreSQL's ISO text of a calendar date without the era: `2024-01-02`, `0044-03-15` (with `bc`). */

@@ -31,6 +31,7 @@ export function numericText(value: unknown): string {
       value,
     )
   }
+  if (isStoredForm(text)) return text
   const m = DECIMAL_TEXT.exec(text)
   if (m === null) problem(`${describeWritten(value)} is not a valid numeric`, value)
   const [, signText, intPart = '', fracPart = '', expText = '0'] = m
@@ -54,6 +55,40 @@ export function numericText(value: unknown): string {
   if (shift >= 0) return minus + significant + '0'.repeat(shift)
   const padded = significant.padStart(scale + 1, '0')
   return `${minus}${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`
+}
+
+/**
+ * Whether `text` is already the form {@link numericText} gives: optional `-` (not before zero), an
+ * integer part without leading zeros, an optional fraction of at least one digit, within the limits.
+ * Most values a flush writes are (prices as `'23.01'`, `23.01`): returned as they are, without the
+ * pattern's match, its parts and the texts made of them.
+ */
+function isStoredForm(text: string): boolean {
+  const n = text.length
+  if (n === 0 || n > MAX_SCALE) return false
+  let i = text.charCodeAt(0) === 45 ? 1 : 0
+  const negative = i === 1
+  const first = text.charCodeAt(i) // NaN past the end: fails the test
+  if (!(first >= 48 && first <= 57)) return false
+  let nonZero = first !== 48
+  i++
+  // A leading zero is the whole integer part: `0` or `0.5`, never `05`.
+  if (!nonZero && i < n && text.charCodeAt(i) !== 46) return false
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (c === 46) break
+    if (c < 48 || c > 57) return false
+    i++
+  }
+  if (i < n) {
+    if (i + 1 === n) return false // `1.`: a point without a fraction
+    for (let j = i + 1; j < n; j++) {
+      const c = text.charCodeAt(j)
+      if (c < 48 || c > 57) return false
+      if (c !== 48) nonZero = true
+    }
+  }
+  return nonZero || !negative
 }
 
 /**
