@@ -99,14 +99,14 @@ function rowOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
   if (draft.order !== undefined) return draft.order
   const keyIds = draft.keyIds as readonly KeyId[]
   const order = keyOrder(draft.table, keyIds)
-  const same = repeatedKey(draft.table, keyIds, order)
+  const same = repeatedKey(keyIds, order)
   if (same >= 0)
     throw errors.duplicateNewKey(draft.table.key, JSON.stringify([keyIds[same]].flat()), draft.keys[same])
   return order
 }
 
 /** A row whose key the row before it in `order` has too, or -1. */
-function repeatedKey(table: TableModel, keyIds: readonly KeyId[], order: Int32Array | null): number {
+function repeatedKey(keyIds: readonly KeyId[], order: Int32Array | null): number {
   for (let i = 1; i < keyIds.length; i++) {
     const a = order ? order[i - 1]! : i - 1
     const b = order ? order[i]! : i

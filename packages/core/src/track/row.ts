@@ -5,7 +5,6 @@ import type { TableModel } from '../schema/model.ts'
  * inherited, so a column named `__proto__` (or `constructor`) is an ordinary own property, and unlike
  * `Object.create(null)` objects (which V8 keeps as hash tables) they stay fast-mode objects.
  */
-// biome-ignore lint/complexity/useArrowFunction: a constructor
 const Row = function Row() {} as unknown as new () => Record<string, unknown>
 Row.prototype = Object.create(null) as object
 
@@ -45,8 +44,7 @@ const SNAPSHOT_OF_TABLE = new WeakMap<TableModel, new () => Record<string, unkno
  * after the others) still fits inside the object.
  */
 function rowConstructor(table: TableModel): new () => Record<string, unknown> {
-  // biome-ignore lint/complexity/useArrowFunction: a constructor
-  const TableRow = function TableRow() {} as unknown as new () => Record<string, unknown>
+    const TableRow = function TableRow() {} as unknown as new () => Record<string, unknown>
   TableRow.prototype = Row.prototype
   const whole = new TableRow()
   for (const column of table.columns) whole[column.name] = undefined
