@@ -44,7 +44,7 @@ const SNAPSHOT_OF_TABLE = new WeakMap<TableModel, new () => Record<string, unkno
  * after the others) still fits inside the object.
  */
 function rowConstructor(table: TableModel): new () => Record<string, unknown> {
-    const TableRow = function TableRow() {} as unknown as new () => Record<string, unknown>
+  const TableRow = function TableRow() {} as unknown as new () => Record<string, unknown>
   TableRow.prototype = Row.prototype
   const whole = new TableRow()
   for (const column of table.columns) whole[column.name] = undefined
