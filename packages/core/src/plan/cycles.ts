@@ -1,4 +1,5 @@
 import type { Edge } from './dependency-graph.ts'
+import { successorIndex } from './waves.ts'
 
 /** An edge the cycle breaker may remove (at a cost) or must keep. */
 export interface WeightedEdge extends Edge {
@@ -133,16 +134,7 @@ function rotateToLowestNode(cycle: number[], edges: readonly Edge[]): number[] {
 export function acyclic(nodeCount: number, edges: readonly Edge[]): boolean {
   if (edges.length === 0) return true
   if (edges.length === 1) return edges[0]!.from !== edges[0]!.to
-  const start = new Int32Array(nodeCount + 1)
-  const indegree = new Int32Array(nodeCount)
-  for (let i = 0; i < edges.length; i++) {
-    start[edges[i]!.from + 1]!++
-    indegree[edges[i]!.to]!++
-  }
-  for (let n = 0; n < nodeCount; n++) start[n + 1]! += start[n]!
-  const fill = start.slice(0, nodeCount)
-  const targets = new Int32Array(edges.length)
-  for (let i = 0; i < edges.length; i++) targets[fill[edges[i]!.from]!++] = edges[i]!.to
+  const { start, targets, indegree } = successorIndex(nodeCount, edges)
   const ready = new Int32Array(nodeCount)
   let top = 0
   for (let n = 0; n < nodeCount; n++) if (indegree[n] === 0) ready[top++] = n

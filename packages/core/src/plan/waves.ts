@@ -7,18 +7,7 @@ import type { Edge } from './dependency-graph.ts'
  * the graph has a cycle (the planner breaks cycles before).
  */
 export function assignWaves(nodeCount: number, edges: readonly Edge[]): number[] {
-  // Successors by node as offsets into one typed array, as `acyclic` finds them: a few arrays per
-  // flush whatever the graph, where a list per node and per-node callbacks cost more than the walk.
-  const start = new Int32Array(nodeCount + 1)
-  const indegree = new Int32Array(nodeCount)
-  for (let i = 0; i < edges.length; i++) {
-    start[edges[i]!.from + 1]!++
-    indegree[edges[i]!.to]!++
-  }
-  for (let n = 0; n < nodeCount; n++) start[n + 1]! += start[n]!
-  const fill = start.slice(0, nodeCount)
-  const targets = new Int32Array(edges.length)
-  for (let i = 0; i < edges.length; i++) targets[fill[edges[i]!.from]!++] = edges[i]!.to
+  const { start, targets, indegree } = successorIndex(nodeCount, edges)
   const wave = new Array<number>(nodeCount).fill(0)
   const ready = new Int32Array(nodeCount)
   let top = 0
@@ -56,4 +45,26 @@ export function groupByWave(waves: readonly number[]): number[][] {
 export function orderInWaves(nodeCount: number, edges: readonly Edge[]): number[][] {
   if (edges.length === 0) return nodeCount === 0 ? [] : [Array.from({ length: nodeCount }, (_, i) => i)]
   return groupByWave(assignWaves(nodeCount, edges))
+}
+
+/**
+ * The successors of each node as one typed array (`targets[start[n]]` to `targets[start[n + 1] - 1]`)
+ * and each node's count of predecessors: what {@link assignWaves} and `acyclic` walk. A few arrays per
+ * flush whatever the graph, where a list per node and per-node callbacks cost more than the walk.
+ */
+export function successorIndex(
+  nodeCount: number,
+  edges: readonly Edge[],
+): { readonly start: Int32Array; readonly targets: Int32Array; readonly indegree: Int32Array } {
+  const start = new Int32Array(nodeCount + 1)
+  const indegree = new Int32Array(nodeCount)
+  for (let i = 0; i < edges.length; i++) {
+    start[edges[i]!.from + 1]!++
+    indegree[edges[i]!.to]!++
+  }
+  for (let n = 0; n < nodeCount; n++) start[n + 1]! += start[n]!
+  const fill = start.slice(0, nodeCount)
+  const targets = new Int32Array(edges.length)
+  for (let i = 0; i < edges.length; i++) targets[fill[edges[i]!.from]!++] = edges[i]!.to
+  return { start, targets, indegree }
 }
