@@ -33,15 +33,44 @@ export interface DriverAdapter {
    */
   meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void
   /**
-   * A connection of the pool, once one is free: no deadline of its own (the caller's, who aborts
-   * `giveUp` when it passes). Rejects when none can be opened (after the driver's connect timeout at
+   * A connection of the pool, once one is free: no deadline of its own (the caller's, who gives up
+   * through `giveUp` when it passes). Rejects when none can be opened (after the driver's connect timeout at
    * the latest). A connection answered after the caller gave up is given back by the caller.
    */
-  acquire(meters: Meters, giveUp: AbortSignal): Promise<AdapterConnection>
+  acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection>
   /** One autocommit query on any connection of the pool (see `Driver.query`). */
   query(text: string, params?: readonly Param[]): Promise<readonly Row[]>
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
+}
+
+/**
+ * The caller of {@link DriverAdapter.acquire} gave up waiting (its deadline passed): told once to the
+ * one listener. An `AbortController` does this job too, at about 3 µs per reservation (its signal is
+ * an event target): a cost every flush and read batch would pay to be told something that almost never
+ * happens.
+ */
+export class GiveUp {
+  #listener: (() => void) | undefined
+  #given = false
+
+  /** Whether the caller gave up. */
+  get given(): boolean {
+    return this.#given
+  }
+
+  /** Calls `listener` when the caller gives up (at once if it has): one listener, the last one set. */
+  listen(listener: () => void): void {
+    this.#listener = listener
+    if (this.#given) listener()
+  }
+
+  /** Gives up: the listener is called (once). */
+  give(): void {
+    if (this.#given) return
+    this.#given = true
+    this.#listener?.()
+  }
 }
 
 /** One connection of the pool, held from {@link DriverAdapter.acquire} until released or discarded. */

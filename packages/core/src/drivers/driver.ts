@@ -114,10 +114,10 @@ export interface Session {
    * Round trips of opening connections the pool began while this reservation waited and that no
    * session counted: the reservation got another connection first (postgres.js hands a waiting
    * reservation whichever connection is free first). Each opening is claimed by one session only, at
-   * this call; the promise resolves once each is over, or at `deadline` with the round trips so far.
-   * Never rejects. Absent where the pool hands each new connection to the request it opened it for.
+   * this call; a promise resolves once each is over, or at `deadline` with the round trips so far (0
+   * at once when there is none to wait for). Never rejects. Absent where the pool hands each new connection to the request it opened it for.
    */
-  openings?(deadline: number): Promise<number>
+  openings?(deadline: number): number | Promise<number>
   /** Resolves with the cause when the connection's socket ends (closed or errored); never rejects. */
   readonly ended: Promise<DriverError>
   /** Whether the socket ended. */

@@ -125,9 +125,10 @@ export class GuardedSession {
    * Round trips of openings the pool began while this flush waited for its connection, on other
    * connections (see `Session.openings`): claimed now, counted when they are over.
    */
-  openings(): Promise<number> {
-    if (this.continued) return Promise.resolve(0)
-    return this.session.openings?.(this.#deadline).catch(() => 0) ?? Promise.resolve(0)
+  openings(): number | Promise<number> {
+    if (this.continued) return 0
+    const claimed = this.session.openings?.(this.#deadline) ?? 0
+    return typeof claimed === 'number' ? claimed : claimed.catch(() => 0)
   }
 
   /** Round trips it took to get the connection (0 unless it was opened for this flush). */

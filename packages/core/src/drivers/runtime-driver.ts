@@ -1,4 +1,4 @@
-import type { AdapterConnection, DriverAdapter } from './adapter.ts'
+import { type AdapterConnection, type DriverAdapter, GiveUp } from './adapter.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
 import { deadlineError } from './driver-errors.ts'
 import { RuntimeSession } from './runtime-session.ts'
@@ -93,7 +93,7 @@ export class RuntimeDriver implements Driver {
    * get one is a connection error naming where the client tried.
    */
   #acquire(started: number, deadline: number): Promise<AdapterConnection> {
-    const giveUp = new AbortController()
+    const giveUp = new GiveUp()
     return new Promise((resolve, reject) => {
       let done = false
       const ms = deadline - started
@@ -101,13 +101,13 @@ export class RuntimeDriver implements Driver {
         ? setTimeout(
             () => {
               done = true
-              giveUp.abort()
+              giveUp.give()
               reject(deadlineError(this.address))
             },
             Math.max(0, ms),
           )
         : undefined
-      this.#adapter.acquire(this.meters, giveUp.signal).then(
+      this.#adapter.acquire(this.meters, giveUp).then(
         (connection) => {
           if (done) return connection.release()
           done = true

@@ -23,7 +23,7 @@ export class RuntimeSession implements Session {
   readonly pipeline?: (
     statements: readonly PipelinedStatement[],
   ) => Promise<PromiseSettledResult<StatementResult>[]>
-  readonly openings?: (deadline: number) => Promise<number>
+  readonly openings?: (deadline: number) => number | Promise<number>
   readonly #adapter: DriverAdapter
   readonly #connection: AdapterConnection
   readonly #meters: Meters
@@ -142,9 +142,10 @@ export class RuntimeSession implements Session {
    * still opening. The openings begun while this reservation waited that no session claimed are
    * claimed here and counted once each is over.
    */
-  #claimOpenings(deadline: number): Promise<number> {
+  #claimOpenings(deadline: number): number | Promise<number> {
     const mine = this.#identify()
     const found = this.#meters.unclaimedOpenings(this.#started, this.#answered).filter((m) => m !== mine)
+    if (found.length === 0) return 0 // the usual case: nothing to wait for
     for (const m of found) m.openingClaimed = true
     return Promise.all(found.map((m) => openingRoundTrips(m, deadline))).then((trips) =>
       trips.reduce((sum, n) => sum + n, 0),

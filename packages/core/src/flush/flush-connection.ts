@@ -55,7 +55,7 @@ export async function withFlushConnection<T>(
     }
   }
   let use: ConnectionUse<T>
-  let openings: Promise<number>
+  let openings: number | Promise<number>
   try {
     const value = await work(fs)
     use = {
@@ -73,7 +73,7 @@ export async function withFlushConnection<T>(
   } finally {
     fs.release()
   }
-  const more = await openings
+  const more = typeof openings === 'number' ? openings : await openings
   if (more === 0) return use
   return { ...use, roundTrips: use.roundTrips + more, connectRoundTrips: use.connectRoundTrips + more }
 }

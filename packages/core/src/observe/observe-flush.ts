@@ -98,6 +98,7 @@ export async function observeFlush(
     })
     span.end()
   }
-  log(observe.logger, 'info', { ...report }, 'pipeflush: flush done')
+  // The report copied only for a logger that takes it (a copy: the logger may keep or change it).
+  if (observe.logger?.info !== undefined) log(observe.logger, 'info', { ...report }, 'pipeflush: flush done')
   return report
 }

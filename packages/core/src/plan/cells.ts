@@ -98,7 +98,15 @@ export function writtenColumns(table: TableModel, values: RowValues, kind: 'inse
 }
 
 /** The set columns of an update, in table order, each checked to exist and to be updatable. */
-export function setColumns(table: TableModel, names: readonly string[]): string[] {
+export function setColumns(table: TableModel, names: readonly string[]): readonly string[] {
+  // An entity's changed columns come in table order already: then they are the answer, nothing built.
+  const all = table.columns
+  let k = 0
+  for (let c = 0; c < all.length && k < names.length; c++) if (all[c]!.name === names[k]) k++
+  if (k === names.length) {
+    for (let i = 0; i < names.length; i++) writableColumn(table, names[i]!, 'update')
+    return names
+  }
   const set = new Set(names)
   const columns: string[] = []
   for (const column of table.columns) if (set.has(column.name)) columns.push(column.name)

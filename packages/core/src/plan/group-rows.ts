@@ -48,9 +48,10 @@ function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boole
 
 /** The column each parameter of a statement writes or matches, in the SQL's order. */
 function paramColumns(kind: StatementKind, table: TableModel, columns: readonly string[]): string[] {
-  if (kind === 'insert') return [...columns]
-  const versioned = table.versionColumn !== null
-  return [...table.primaryKey, ...columns, ...(versioned ? [''] : [])]
+  if (kind === 'insert') return columns.slice()
+  const out = table.primaryKey.concat(columns)
+  if (table.versionColumn !== null) out.push('')
+  return out
 }
 
 /** Rows from which the first draft's arrays are sized ahead (see {@link DraftGroups}). */

@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
 import { keyFillOf, keyFills } from '../ids/key-fill.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
-import type { ColumnModel, TableModel } from '../schema/model.ts'
+import type { ColumnModel, ForeignKeyModel, TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
@@ -15,16 +15,24 @@ export interface PendingChanges {
   readonly upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[]
 }
 
-/** Columns of `state` whose value differs from its snapshot (FK entities compared by their key). */
-export function changedColumns(state: EntityState, owner: object): string[] {
+/**
+ * Columns of `state` whose value differs from its snapshot (FK entities compared by their key).
+ * `inPlace`: the entity was not assigned to since its snapshot was taken, so only values that can
+ * change in place (objects: Dates, arrays, JSON, Buffers, referenced entities whose key may have been
+ * assigned since) are compared; a primitive value is the one the snapshot was taken from.
+ */
+export function changedColumns(state: EntityState, owner: object, inPlace = false): string[] {
   const out: string[] = []
   const snapshot = state.snapshot
   if (!snapshot) return out
+  const row = state.row
   for (const column of state.table.columns) {
     if (column.generated || column.name === state.table.versionColumn) continue
+    const value = row[column.name]
+    if (inPlace && (typeof value !== 'object' || value === null)) continue
     // A column a new row left to its DEFAULT is absent (its value is the server's): not a change.
-    if (!Object.hasOwn(state.row, column.name)) continue
-    const now = resolveReference(state.row[column.name], column, state.table, owner)
+    if (value === undefined && !Object.hasOwn(row, column.name)) continue
+    const now = resolveReference(value, column, state.table, owner)
     if (!sameValue(now, snapshot[column.name], column)) out.push(column.name)
   }
   return out
@@ -94,7 +102,7 @@ export function referencedKey(
 ): { readonly column: string; readonly value: unknown } {
   if (ref.table.kind !== 'table')
     throw errors.viewRowAsKey(table.key, column.name, ref.table.key, ref.table.kind)
-  const single = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column.name)
+  const single = singleForeignKeys(table, column.name)
   const fk = single.find((f) => f.target === ref.table.key)
   if (fk === undefined && single.length > 0) {
     const targets = [...new Set(single.map((f) => f.target))].join(', ')
@@ -107,6 +115,23 @@ export function referencedKey(
   }
   return { column: target, value: ref.row[target] }
 }
+
+/** The single-column foreign keys of `table` on `column`: found once per table and column (a model does not change). */
+function singleForeignKeys(table: TableModel, column: string): readonly ForeignKeyModel[] {
+  let byColumn = SINGLE.get(table)
+  if (byColumn === undefined) {
+    byColumn = new Map()
+    SINGLE.set(table, byColumn)
+  }
+  let keys = byColumn.get(column)
+  if (keys === undefined) {
+    keys = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column)
+    byColumn.set(column, keys)
+  }
+  return keys
+}
+
+const SINGLE = new WeakMap<TableModel, Map<string, readonly ForeignKeyModel[]>>()
 
 const NO_COLUMNS: readonly ColumnModel[] = []
 

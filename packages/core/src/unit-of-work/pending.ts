@@ -14,11 +14,12 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
   const updates: { state: EntityState; changed: string[] }[] = []
   const watched = uow.watch.managed()
   for (const s of uow.touched) {
-    if (s.status === 'managed') updateOf(s)
+    if (s.status === 'managed') updateOf(s, false)
   }
+  // Not assigned to since their snapshot: only values that can change in place are compared.
   for (let i = 0; i < watched.length; i++) {
     const s = watched[i]!
-    if (!uow.touched.has(s)) updateOf(s)
+    if (!uow.touched.has(s)) updateOf(s, true)
   }
   return {
     inserts: [...uow.created],
@@ -27,9 +28,9 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
     upserts: dedupedUpserts(uow),
   }
 
-  /** Adds `s` to the updates when a column of it differs from its snapshot. */
-  function updateOf(s: EntityState): void {
-    const changed = changedColumns(s, uow.owner)
+  /** Adds `s` to the updates when a column of it differs from its snapshot (see `changedColumns`). */
+  function updateOf(s: EntityState, inPlace: boolean): void {
+    const changed = changedColumns(s, uow.owner, inPlace)
     if (changed.length === 0) return
     if (s.table.kind !== 'table') {
       const column = changed[0]!

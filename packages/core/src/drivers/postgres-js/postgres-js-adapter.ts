@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
+import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import type { DriverError, Param, Row, SimpleResult } from '../driver.ts'
 import { toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
@@ -105,7 +105,7 @@ export class PostgresJsAdapter implements DriverAdapter {
     )
   }
 
-  async acquire(meters: Meters, giveUp: AbortSignal): Promise<AdapterConnection> {
+  async acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
     this.#meters = meters
     const watch = {
       meters,

@@ -1,3 +1,4 @@
+import type { GiveUp } from '../adapter.ts'
 import type { DriverError } from '../driver.ts'
 import type { Meters } from '../socket/meters.ts'
 import type { PostgresJsReserved, PostgresJsSql } from './client-types.ts'
@@ -13,7 +14,7 @@ export interface ReservationWatch {
 }
 
 /**
- * `sql.reserve()`, asked again where postgres.js drops the request, until `giveUp` aborts.
+ * `sql.reserve()`, asked again where postgres.js drops the request, until the caller gives up (`giveUp`).
  *
  * postgres.js can drop a waiting reservation: when the connection it waits for closes, the pool
  * reconnects it for that request, and hands the new connection to nobody (its ReadyForQuery returns
@@ -26,7 +27,7 @@ export interface ReservationWatch {
 export function reserveConnection(
   sql: PostgresJsSql,
   watch: ReservationWatch,
-  giveUp: AbortSignal,
+  giveUp: GiveUp,
 ): Promise<PostgresJsReserved> {
   const { meters } = watch
   const started = performance.now()
@@ -41,7 +42,6 @@ export function reserveConnection(
       if (done) return false
       done = true
       clearInterval(poll)
-      giveUp.removeEventListener('abort', abandon)
       settle()
       return true
     }
@@ -74,7 +74,7 @@ export function reserveConnection(
         ask()
       }
     }, 100)
-    giveUp.addEventListener('abort', abandon)
+    giveUp.listen(abandon)
     ask()
   })
 }

@@ -64,6 +64,15 @@ describe('changedColumns', () => {
     expect(changedColumns(state, owner)).toEqual(['tags', 'meta', 'cover', 'published_at'])
   })
 
+  it('compares only values that can change in place when told the entity was not assigned to', () => {
+    const { state, entity } = managedBook({ published_at: new Date(0) })
+    ;(entity.published_at as Date).setTime(1)
+    ;(entity.tags as string[]).push('b')
+    state.row.title = 'not through the Proxy' // a primitive: only an assignment changes it
+    expect(changedColumns(state, owner, true)).toEqual(['tags', 'published_at'])
+    expect(changedColumns(state, owner)).toEqual(['title', 'tags', 'published_at'])
+  })
+
   it('compares as stored values: another form of the same value is no change', () => {
     const { state, entity } = managedBook({ meta: { a: 1, b: 2 } })
     entity.author_id = 1n
