@@ -87,7 +87,8 @@ export async function flushUnitOfWork(
       }
       assignIds(rows, need, ids)
       const replan = shortAtCall && uow.edits !== edits
-      const drafted = draft!
+      // Taken once: a second call (none today) would find no draft and plan again.
+      const drafted = draft
       draft = undefined
       const { plan, sent } = completeWithIds(
         replan ? undefined : drafted,
