@@ -10,6 +10,18 @@ export type KeyId = string | readonly string[]
  * Canonical texts do not sort as their values ('10' before '2' as text): they are compared by column type.
  */
 export function keyComparator(table: TableModel): (a: KeyId, b: KeyId) => number {
+  let compare = COMPARATORS.get(table)
+  if (compare === undefined) {
+    compare = comparatorOf(table)
+    COMPARATORS.set(table, compare)
+  }
+  return compare
+}
+
+/** Per table model, its {@link keyComparator} (a model does not change). */
+const COMPARATORS = new WeakMap<TableModel, (a: KeyId, b: KeyId) => number>()
+
+function comparatorOf(table: TableModel): (a: KeyId, b: KeyId) => number {
   const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
   if (columns.length === 1) {
     const column = columns[0]!
@@ -45,6 +57,7 @@ export function keyText(id: KeyId): string {
  * copy), else the row indexes sorted (ties in row order). Concurrent flushes lock rows in one order.
  */
 export function keyOrder(table: TableModel, ids: readonly KeyId[]): Int32Array | null {
+  if (ids.length < 2) return null
   const compare = keyComparator(table)
   let sorted = true
   for (let i = 1; i < ids.length && sorted; i++) if (compare(ids[i - 1]!, ids[i]!) > 0) sorted = false
