@@ -11,7 +11,7 @@ import { appKysely, FlushMeter, parseExampleArgs, startExampleDatabase } from '@
 import { createEntityManagerFactory } from '@pipeflush/kysely'
 import { startServer } from './api/server.ts'
 import { outboxHooks } from './outbox.ts'
-import { formatComparison, formatStep, type MeteredStep } from './print.ts'
+import { formatComparison, formatStep, type MeteredStep, measureRtt } from './print.ts'
 import { createSchema, type DB, resetData } from './schema.ts'
 import { runScript } from './script.ts'
 import { formatTraces, startTracing } from './tracing.ts'
@@ -61,10 +61,12 @@ try {
       await server.close()
     }
   }
+  // What "2 round trips" is worth by the clock here: a request's time in RTTs is read against it.
+  const rttMs = await measureRtt(admin.query)
   console.log(
-    `\n=== the same requests, side by side (${driver}, ${latencyMs} ms latency${cold ? ', cold pools' : ''}) ===`,
+    `\n=== the same requests, side by side (${driver}, ${latencyMs} ms latency${cold ? ', cold pools' : ''}; select 1 RTT ${rttMs.toFixed(1)} ms) ===`,
   )
-  console.log(formatComparison(byMode))
+  console.log(formatComparison(byMode, rttMs))
 } finally {
   await db.stop()
 }

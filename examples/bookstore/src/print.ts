@@ -28,27 +28,59 @@ export function formatStep(step: MeteredStep): string {
 
 /**
  * Requests side by side, one column group per mode: flush round trips (the report's, shown as
- * `report≠socket` if the socket counted otherwise) and time, request round trips and time.
+ * `report≠socket` if the socket counted otherwise) and time, request round trips and time, and the
+ * request's time in RTTs (`rttMs`, a `select 1` through the proxy) when given.
  *
  * @example
- * console.log(formatComparison(new Map([['burst', burstSteps], ['off', offSteps]])))
+ * console.log(formatComparison(new Map([['burst', burstSteps], ['off', offSteps]]), 20.8))
  */
-export function formatComparison(byMode: ReadonlyMap<string, readonly MeteredStep[]>): string {
+export function formatComparison(
+  byMode: ReadonlyMap<string, readonly MeteredStep[]>,
+  rttMs?: number,
+): string {
   const modes = [...byMode.keys()]
   const steps = byMode.get(modes[0]!) ?? []
+  const perRtt = rttMs !== undefined && rttMs > 0
   const header = [
     'request',
-    ...modes.flatMap((m) => [`${m}: flush rt`, 'flush ms', 'request rt', 'request ms']),
+    ...modes.flatMap((m) => [
+      `${m}: flush rt`,
+      'flush ms',
+      'request rt',
+      'request ms',
+      ...(perRtt ? ['request RTT'] : []),
+    ]),
   ]
   const rows = steps.map((s, i) => [
     `${s.method} ${s.path}`,
     ...modes.flatMap((m) => {
       const r = byMode.get(m)?.[i]
       const flushMs = (r?.flush?.durationMs ?? 0).toFixed(1)
-      return [flushTrips(r), flushMs, r?.roundTrips ?? '', (r?.ms ?? 0).toFixed(1)]
+      const ms = r?.ms ?? 0
+      const inRtt = perRtt ? [(ms / rttMs).toFixed(2)] : []
+      return [flushTrips(r), flushMs, r?.roundTrips ?? '', ms.toFixed(1), ...inRtt]
     }),
   ])
   return formatTable(header, rows)
+}
+
+/**
+ * The round trip time through the proxy: the median of `samples` `select 1` on a connection opened
+ * first (its opening not counted), in ms.
+ *
+ * @example
+ * const rttMs = await measureRtt(admin.query) // about 20.8 at --latency 20
+ */
+export async function measureRtt(query: (text: string) => Promise<unknown>, samples = 9): Promise<number> {
+  await query('select 1')
+  const times: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now()
+    await query('select 1')
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)]!
 }
 
 function flushTrips(step: MeteredStep | undefined): string | number {

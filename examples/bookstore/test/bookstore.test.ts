@@ -4,6 +4,7 @@ import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testk
 import { beforeAll, describe, expect, test } from 'vitest'
 import { startServer } from '../src/api/server.ts'
 import { outboxHooks } from '../src/outbox.ts'
+import { formatComparison } from '../src/print.ts'
 import { createSchema, type DB, resetData } from '../src/schema.ts'
 import { runScript } from '../src/script.ts'
 
@@ -216,5 +217,28 @@ describe.each(TEST_DRIVERS)('%s: errors', (driver) => {
       await server.close()
     }
     expect(await db.sql`select name, bio from author`).toEqual([{ name: 'Y', bio: null }])
+  })
+})
+
+describe('the side-by-side table', () => {
+  const step = (path: string, ms: number, roundTrips: number) => ({
+    method: 'PATCH',
+    path,
+    status: 200,
+    did: [],
+    flush: undefined,
+    error: undefined,
+    ms,
+    roundTrips,
+    result: undefined,
+    metered: undefined,
+  })
+
+  test('shows each request in RTTs when the RTT is given, and no such column without it', () => {
+    const byMode = new Map([['burst', [step('/authors/4', 47.84, 2)]]])
+    const withRtt = formatComparison(byMode, 20.8)
+    expect(withRtt.split('\n')[0]).toContain('request RTT')
+    expect(withRtt.split('\n')[2]).toMatch(/47\.8\s+2\.30$/)
+    expect(formatComparison(byMode)).not.toContain('RTT')
   })
 })
