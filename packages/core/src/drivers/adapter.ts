@@ -34,8 +34,8 @@ export interface DriverAdapter {
   meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void
   /**
    * A connection of the pool, once one is free: no deadline of its own (the caller's, who gives up
-   * through `giveUp` when it passes). Rejects when none can be opened (after the driver's connect timeout at
-   * the latest). A connection answered after the caller gave up is given back by the caller.
+   * through `giveUp` when it passes). Rejects when none can be opened (after the driver's connect
+   * timeout at the latest). A connection answered after the caller gave up is given back by the caller.
    */
   acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection>
   /** One autocommit query on any connection of the pool (see `Driver.query`). */

@@ -115,7 +115,8 @@ export interface Session {
    * session counted: the reservation got another connection first (postgres.js hands a waiting
    * reservation whichever connection is free first). Each opening is claimed by one session only, at
    * this call; a promise resolves once each is over, or at `deadline` with the round trips so far (0
-   * at once when there is none to wait for). Never rejects. Absent where the pool hands each new connection to the request it opened it for.
+   * at once when there is none to wait for). Never rejects. Absent where the pool hands each new
+   * connection to the request it opened it for.
    */
   openings?(deadline: number): number | Promise<number>
   /** Resolves with the cause when the connection's socket ends (closed or errored); never rejects. */

@@ -14,7 +14,8 @@ export interface ReservationWatch {
 }
 
 /**
- * `sql.reserve()`, asked again where postgres.js drops the request, until the caller gives up (`giveUp`).
+ * `sql.reserve()`, asked again where postgres.js drops the request, until the caller gives up
+ * (`giveUp`).
  *
  * postgres.js can drop a waiting reservation: when the connection it waits for closes, the pool
  * reconnects it for that request, and hands the new connection to nobody (its ReadyForQuery returns
