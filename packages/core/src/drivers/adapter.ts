@@ -54,11 +54,6 @@ export class GiveUp {
   #listener: (() => void) | undefined
   #given = false
 
-  /** Whether the caller gave up. */
-  get given(): boolean {
-    return this.#given
-  }
-
   /** Calls `listener` when the caller gives up (at once if it has): one listener, the last one set. */
   listen(listener: () => void): void {
     this.#listener = listener
