@@ -1,4 +1,5 @@
 import type { ColumnModel, TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { IdAllocator } from './id-allocator.ts'
 import { IdCursor } from './id-runs.ts'
@@ -30,21 +31,13 @@ interface SequenceKey {
 }
 
 /** The key columns of `table` that a sequence fills, with their sequences: most often one, or none. */
-function sequenceKeys(table: TableModel): readonly SequenceKey[] {
-  let keys = SEQUENCE_KEYS.get(table)
-  if (keys === undefined) {
-    keys = keyFills(table).sequence.map((column) => ({
-      name: column.name,
-      sequence: column.sequence!,
-      asText: holdsText(column),
-    }))
-    SEQUENCE_KEYS.set(table, keys)
-  }
-  return keys
-}
-
-/** {@link sequenceKeys} per table model, found once. */
-const SEQUENCE_KEYS = new WeakMap<TableModel, readonly SequenceKey[]>()
+const sequenceKeys: (table: TableModel) => readonly SequenceKey[] = perTable((table) =>
+  keyFills(table).sequence.map((column) => ({
+    name: column.name,
+    sequence: column.sequence!,
+    asText: holdsText(column),
+  })),
+)
 
 /** Ids to take per sequence for `states`. */
 export function idNeed(states: readonly EntityState[]): Map<string, number> {

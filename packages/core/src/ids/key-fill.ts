@@ -1,4 +1,5 @@
 import type { ColumnModel, TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 
 /**
  * How a new row gets a primary key column it leaves out:
@@ -44,23 +45,16 @@ export interface KeyFills {
   readonly denied: readonly ColumnModel[]
 }
 
-const FILLS = new WeakMap<TableModel, KeyFills>()
-
 /**
  * The primary key columns of `table` by how a new row gets them, found once per table model.
  *
  * Every new row of a flush asks: computed once per table model.
  */
-export function keyFills(table: TableModel): KeyFills {
-  let fills = FILLS.get(table)
-  if (fills === undefined) {
-    const out: Record<KeyFill, ColumnModel[]> = { sequence: [], uuid: [], server: [], denied: [], given: [] }
-    for (const name of table.primaryKey) {
-      const column = table.columnsByName.get(name)
-      if (column !== undefined) out[keyFillOf(table, column)].push(column)
-    }
-    fills = { sequence: out.sequence, uuid: out.uuid, server: out.server, denied: out.denied }
-    FILLS.set(table, fills)
+export const keyFills: (table: TableModel) => KeyFills = perTable((table) => {
+  const out: Record<KeyFill, ColumnModel[]> = { sequence: [], uuid: [], server: [], denied: [], given: [] }
+  for (const name of table.primaryKey) {
+    const column = table.columnsByName.get(name)
+    if (column !== undefined) out[keyFillOf(table, column)].push(column)
   }
-  return fills
-}
+  return { sequence: out.sequence, uuid: out.uuid, server: out.server, denied: out.denied }
+})

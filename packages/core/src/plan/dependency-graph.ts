@@ -1,4 +1,5 @@
 import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import {
   type InsertInput,
@@ -34,17 +35,9 @@ export interface DeleteEdge extends Edge {
 }
 
 /** Foreign keys whose order matters at insert or update time: all but `DEFERRABLE INITIALLY DEFERRED` ones. */
-function orderedForeignKeys(table: TableModel): readonly ForeignKeyModel[] {
-  let keys = ordered.get(table)
-  if (keys === undefined) {
-    keys = table.foreignKeys.filter((fk) => !fk.initiallyDeferred)
-    ordered.set(table, keys)
-  }
-  return keys
-}
-
-/** Per table model, its {@link orderedForeignKeys} (a table model does not change). */
-const ordered = new WeakMap<TableModel, readonly ForeignKeyModel[]>()
+const orderedForeignKeys: (table: TableModel) => readonly ForeignKeyModel[] = perTable((table) =>
+  table.foreignKeys.filter((fk) => !fk.initiallyDeferred),
+)
 
 /**
  * The value row `r` of `draft` held in `name` when planned (an entity's reference resolved, an id not

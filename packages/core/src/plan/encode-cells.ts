@@ -1,6 +1,7 @@
 import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { emptyRowOf } from '../track/row.ts'
 import { snapshotOf, snapshotValue } from '../track/snapshot.ts'
@@ -84,18 +85,17 @@ function emptyRows(table: TableModel, n: number): Record<string, unknown>[] {
  * columns besides.
  */
 function capturedColumns(table: TableModel, upsert: UpsertSpec | undefined): ReadonlySet<string> {
-  let columns = CAPTURED.get(table)
-  if (columns === undefined) {
-    columns = new Set([
-      ...table.foreignKeys.flatMap((fk) => fk.columns),
-      ...table.uniques.flatMap((unique) => unique.columns),
-    ])
-    CAPTURED.set(table, columns)
-  }
+  const columns = foreignKeyAndUniqueColumns(table)
   return upsert === undefined ? columns : new Set([...columns, ...upsert.conflict])
 }
 
-const CAPTURED = new WeakMap<TableModel, ReadonlySet<string>>()
+const foreignKeyAndUniqueColumns = perTable(
+  (table): ReadonlySet<string> =>
+    new Set([
+      ...table.foreignKeys.flatMap((fk) => fk.columns),
+      ...table.uniques.flatMap((unique) => unique.columns),
+    ]),
+)
 
 /** The cells of `column` (parameter `p`) for every row of an insert draft, and its values in `snapshots`. */
 function encodeColumn(

@@ -1,4 +1,5 @@
 import type { TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import { compareNormalizedKeys } from '../values/index.ts'
 
 /** A row's key as canonical forms: a string for a single-column key, one per column otherwise. */
@@ -9,17 +10,7 @@ export type KeyId = string | readonly string[]
  *
  * Canonical texts do not sort as their values ('10' before '2' as text): they are compared by column type.
  */
-export function keyComparator(table: TableModel): (a: KeyId, b: KeyId) => number {
-  let compare = COMPARATORS.get(table)
-  if (compare === undefined) {
-    compare = comparatorOf(table)
-    COMPARATORS.set(table, compare)
-  }
-  return compare
-}
-
-/** Per table model, its {@link keyComparator} (a model does not change). */
-const COMPARATORS = new WeakMap<TableModel, (a: KeyId, b: KeyId) => number>()
+export const keyComparator: (table: TableModel) => (a: KeyId, b: KeyId) => number = perTable(comparatorOf)
 
 function comparatorOf(table: TableModel): (a: KeyId, b: KeyId) => number {
   const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)

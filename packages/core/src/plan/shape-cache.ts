@@ -1,26 +1,19 @@
 import type { TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 
 /** Tables whose shapes a cache keeps at most; past this many it starts afresh. */
 const MAX_TABLES = 1_024
 /** Shapes kept per table at most; past this many the table's start afresh. */
 const MAX_SHAPES_PER_TABLE = 256
 
-/** Per table model, the text that identifies its definition (computed once per model). */
-const fingerprints = new WeakMap<TableModel, string>()
-
 /**
  * Everything a table model says, as one string: two models with the same fingerprint describe the
  * same table the same way, so what is derived from one (an SQL text) holds for the other.
  */
-function fingerprintOf(table: TableModel): string {
-  let fingerprint = fingerprints.get(table)
-  if (fingerprint === undefined) {
-    const { columnsByName: _derived, ...definition } = table
-    fingerprint = JSON.stringify(definition)
-    fingerprints.set(table, fingerprint)
-  }
-  return fingerprint
-}
+const fingerprintOf = perTable((table): string => {
+  const { columnsByName: _derived, ...definition } = table
+  return JSON.stringify(definition)
+})
 
 /**
  * A cache of values derived from a table and a statement shape (an SQL text, say), shared by every

@@ -2,6 +2,7 @@ import { errors } from '../errors.ts'
 import { keyFillOf, keyFills } from '../ids/key-fill.ts'
 import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
 import type { ColumnModel, ForeignKeyModel, TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
@@ -118,11 +119,7 @@ export function referencedKey(
 
 /** The single-column foreign keys of `table` on `column`: found once per table and column (a model does not change). */
 function singleForeignKeys(table: TableModel, column: string): readonly ForeignKeyModel[] {
-  let byColumn = SINGLE.get(table)
-  if (byColumn === undefined) {
-    byColumn = new Map()
-    SINGLE.set(table, byColumn)
-  }
+  const byColumn = singleByColumn(table)
   let keys = byColumn.get(column)
   if (keys === undefined) {
     keys = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column)
@@ -131,7 +128,7 @@ function singleForeignKeys(table: TableModel, column: string): readonly ForeignK
   return keys
 }
 
-const SINGLE = new WeakMap<TableModel, Map<string, readonly ForeignKeyModel[]>>()
+const singleByColumn = perTable(() => new Map<string, readonly ForeignKeyModel[]>())
 
 const NO_COLUMNS: readonly ColumnModel[] = []
 

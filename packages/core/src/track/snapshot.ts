@@ -1,5 +1,6 @@
 import { errors } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import { cloneValue } from './clone.ts'
 import { emptyRowOf } from './row.ts'
 
@@ -38,17 +39,7 @@ function copied(table: TableModel, column: string, value: object): unknown {
  * timestamp columns), without an
  * assignment the entity's Proxy would see: such entities are compared at every flush.
  */
-export function hasMutableColumns(table: TableModel): boolean {
-  let mutable = MUTABLE.get(table)
-  if (mutable === undefined) {
-    mutable = mutableColumns(table)
-    MUTABLE.set(table, mutable)
-  }
-  return mutable
-}
-
-/** {@link hasMutableColumns} per table model, computed once. */
-const MUTABLE = new WeakMap<TableModel, boolean>()
+export const hasMutableColumns: (table: TableModel) => boolean = perTable(mutableColumns)
 
 function mutableColumns(table: TableModel): boolean {
   return table.columns.some(
