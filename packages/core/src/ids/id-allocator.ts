@@ -68,10 +68,12 @@ export const MAX_GROWTH = 16
 
 /**
  * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
- * flush takes ids from the pool; when a sequence runs short, one query fetches a block for every
- * sequence that needs one, so steady-state flushes spend no round trip on ids; a sequence that keeps
- * running short gets bigger blocks (twice as big each time, up to 16 times the block size). Ids come from
- * `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps.
+ * flush takes ids from the pool; when a sequence runs short, one query fetches a block for it and tops
+ * up every other sequence of the pool to a block, so steady-state flushes spend no round trip on ids
+ * and fetches come at the pace of the busiest sequence, not once per sequence; a sequence that keeps
+ * running short gets bigger blocks (twice as big each time, up to 16 times the block size). Ids come
+ * from `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps
+ * (at most about a block per sequence).
  */
 export class IdAllocator {
   /** Per sequence: fetched ids, of which those from `head` on are still free (a queue without shifting). */
@@ -80,6 +82,11 @@ export class IdAllocator {
   readonly #lastNeed = new Map<string, number>()
   /** Per sequence: how many times a flush had to fetch for it (its block grows with each). */
   readonly #fills = new Map<string, number>()
+  /**
+   * The sequences the last {@link missing} topped up without being short: their fetch by the
+   * {@link fill} that follows it does not grow their block.
+   */
+  #toppedUp: ReadonlySet<string> = new Set()
 
   constructor(options: { blockSize?: number } = {}) {
     this.#blockSize = Math.max(1, options.blockSize ?? 50)
@@ -100,22 +107,46 @@ export class IdAllocator {
   }
 
   /**
-   * How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices). When
-   * some must, the same fetch also tops up every other sequence this pool served that is running low,
-   * so that fetches stay rare however the flushes alternate between tables.
+   * How many ids must be fetched per sequence to satisfy `need` (empty when the pool suffices): what
+   * is short plus a block. When some must, every sequence this pool served, and every one of `need`,
+   * is brought in the same fetch to what its demand takes for as many flushes as the longest-lasting
+   * of those blocks (up to the largest block), and one that was not short to a block at least, so
+   * that fetches stay rare however the flushes alternate between tables: sequences used at different
+   * paces would otherwise run out one after the other, a fetch each. A top-up does not grow the
+   * sequence's block (see {@link fill}); only running short does.
    */
   missing(need: ReadonlyMap<string, number>): Map<string, number> {
     const out = new Map<string, number>()
+    // How many flushes like this one the short sequences will serve once fetched for.
+    let horizon = 0
     for (const [seq, n] of need) {
       const short = n - this.available(seq)
+      if (short <= 0) continue
       // What is short plus a block sized to recent demand, so the next flushes need no fetch.
-      if (short > 0) out.set(seq, short + this.#block(seq, n))
+      const fetched = short + this.#block(seq, n)
+      out.set(seq, fetched)
+      horizon = Math.max(horizon, Math.floor((this.available(seq) + fetched) / n))
     }
+    const toppedUp = new Set<string>()
+    this.#toppedUp = toppedUp
     if (out.size === 0) return out
-    for (const seq of this.#pool.keys()) {
-      if (out.has(seq)) continue
-      const recent = this.#lastNeed.get(seq) ?? 1
-      if (this.available(seq) < 2 * recent) out.set(seq, this.#block(seq, recent))
+    // Every sequence then holds what its demand (this flush's, else its last) takes over that horizon
+    // (up to the largest block), so that none runs out much sooner than the others, each getting ids
+    // in proportion to its use; one not short at least a block.
+    const most = Math.min(this.#blockSize * MAX_GROWTH, 10_000)
+    for (const seq of new Set([...out.keys(), ...this.#pool.keys()])) {
+      const recent = need.get(seq) ?? this.#lastNeed.get(seq) ?? 1
+      const lasting = Math.min(horizon * recent, most)
+      const fetched = out.get(seq)
+      if (fetched !== undefined) {
+        out.set(seq, Math.max(fetched, lasting - this.available(seq)))
+        continue
+      }
+      const lacking = Math.max(this.#block(seq, recent), lasting) - this.available(seq)
+      if (lacking > 0) {
+        out.set(seq, lacking)
+        toppedUp.add(seq)
+      }
     }
     return out
   }
@@ -151,12 +182,16 @@ export class IdAllocator {
   /**
    * Fetches `counts` ids per sequence in one query and adds them to the pool: one round
    * trip. The query goes as a simple-protocol query with literal values, so it costs one round trip
-   * on a fresh connection too (a prepared statement would be described first: two).
+   * on a fresh connection too (a prepared statement would be described first: two). Each sequence
+   * fetched grows its next block, but those the {@link missing} just before only topped up.
    */
   async fill(query: IdQuery, counts: ReadonlyMap<string, number>): Promise<number> {
     if (counts.size === 0) return 0
     const seqs = [...counts.keys()]
-    for (const seq of seqs) this.#fills.set(seq, (this.#fills.get(seq) ?? 0) + 1)
+    for (const seq of seqs) {
+      if (!this.#toppedUp.has(seq)) this.#fills.set(seq, (this.#fills.get(seq) ?? 0) + 1)
+    }
+    this.#toppedUp = new Set()
     await this.#add(
       query,
       fetchIdsSql(

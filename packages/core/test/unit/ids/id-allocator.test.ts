@@ -24,8 +24,10 @@ describe('IdAllocator: block sizing', () => {
     expect(entries(new IdAllocator({ blockSize: 10 }).missing(need({ a: 3 })))).toEqual([['a', 13]])
     // with a block size below twice the need, the block is twice the need
     expect(entries(new IdAllocator({ blockSize: 0 }).missing(need({ a: 3 })))).toEqual([['a', 9]])
+    // several short at once: each gets ids for as many such flushes as the longest-lasting block, b's
+    // 501 (501 flushes of 1): a 1,503 (501 flushes of 3), in proportion to its use
     expect(entries(new IdAllocator({ blockSize: 500 }).missing(need({ a: 3, b: 1 })))).toEqual([
-      ['a', 503],
+      ['a', 1503],
       ['b', 501],
     ])
   })
@@ -104,22 +106,68 @@ describe('IdAllocator: topping up other sequences', () => {
     return { seqs, ids }
   }
 
-  it('tops up, in the same fetch, every served sequence below twice its recent demand', async () => {
+  it('tops up, in the same fetch, every served sequence: a block, or its demand while the fetched ones last', async () => {
     const { ids } = await servedPool()
-    // c must be fetched; a (1 < 2 * 4) is topped up with a block (doubled by its one fetch); b (2,
-    // not < 2 * 1) is not
+    // c must be fetched: 2 short plus a block of 10, which lasts 6 flushes of 2. a (1 left, recent
+    // demand 4) gets what 6 flushes of 4 take, 24; b (2 left, recent demand 1) its block, 10 doubled by
+    // its one fetch
     expect(entries(ids.missing(need({ c: 2 })))).toEqual([
       ['c', 12],
-      ['a', 20],
+      ['a', 23],
+      ['b', 18],
     ])
   })
 
-  it('tops up a sequence of the need that suffices but runs low', async () => {
+  it('tops up a sequence of the need that suffices', async () => {
     const { ids } = await servedPool()
+    // a holds the 1 this flush takes of it, not what 11 flushes of 1 take: topped up to its block of 20
     expect(entries(ids.missing(need({ a: 1, c: 1 })))).toEqual([
       ['c', 11],
-      ['a', 20],
+      ['a', 19],
+      ['b', 18],
     ])
+  })
+
+  it('tops up no sequence that holds enough, and does not grow the block of one topped up', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    await ids.prefetch(seqs.query, ['a', 'b'])
+    ids.take(need({ b: 5 }))
+    ids.take(need({ b: 5 }))
+    // b: 5 short plus a block, 3 flushes of 5; a holds its block of 10, more than 3 flushes of 1 take
+    expect(entries(ids.missing(need({ b: 5 })))).toEqual([['b', 15]])
+    await ids.fill(seqs.query, ids.missing(need({ b: 5 })))
+    ids.take(need({ a: 1 }))
+    for (let i = 0; i < 3; i++) ids.take(need({ b: 5 }))
+    // b short again (its block doubled); a, at 9, topped up to its block
+    const short = ids.missing(need({ b: 5 }))
+    expect(entries(short)).toEqual([
+      ['b', 25],
+      ['a', 1],
+    ])
+    await ids.fill(seqs.query, short)
+    for (let i = 0; i < 10; i++) ids.take(need({ a: 1 }))
+    // a's block is still 10 (11: 1 short plus it); b lasts 11 flushes of 5 from its 25
+    expect(entries(ids.missing(need({ a: 1 })))).toEqual([
+      ['a', 11],
+      ['b', 30],
+    ])
+  })
+
+  it('fetches as often as its busiest sequence runs short, not once per sequence', async () => {
+    // Three tables used at different paces, as a request's flushes are: the fetches follow the
+    // busiest one's growing blocks (50 from the prefetch, then 60, 110, 208, 404 and 808).
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 50 })
+    await ids.prefetch(seqs.query, ['a', 'b', 'c'])
+    let fetches = 0
+    for (let flush = 0; flush < 100; flush++) {
+      const n = need({ a: 12, b: 5, c: 3 })
+      const short = ids.missing(n)
+      if (short.size > 0) fetches += await ids.fill(seqs.query, short)
+      ids.take(n)
+    }
+    expect(fetches).toBe(5)
   })
 
   it('tops up nothing when nothing must be fetched', async () => {
@@ -133,7 +181,8 @@ describe('IdAllocator: topping up other sequences', () => {
     await ids.fill(seqs.query, need({ a: 1, b: 2 }))
     expect(entries(ids.missing(need({ c: 1 })))).toEqual([
       ['c', 11],
-      ['a', 20],
+      ['a', 19],
+      ['b', 18],
     ])
   })
 
@@ -141,8 +190,8 @@ describe('IdAllocator: topping up other sequences', () => {
     const { seqs, ids } = await servedPool()
     const short = ids.missing(need({ c: 2 }))
     expect(await ids.fill(seqs.query, short)).toBe(1)
-    expect(seqs.requests.at(-1)).toEqual(need({ c: 12, a: 20 }))
-    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([21, 2, 12])
+    expect(seqs.requests.at(-1)).toEqual(need({ c: 12, a: 23, b: 18 }))
+    expect([ids.available('a'), ids.available('b'), ids.available('c')]).toEqual([24, 20, 12])
     expect(ids.take(need({ c: 2 })).get('c')).toEqual(['1', '2'])
     expect(ids.missing(need({ a: 4, c: 2 })).size).toBe(0)
   })
