@@ -1,6 +1,9 @@
-// npm run example:bookstore -- --latency 2 [--driver pg|postgres.js] [--modes burst,off] [--cold] [--pool 1] [--trace]
+// npm run example:bookstore -- --latency 2 [--driver pg|postgres.js] [--modes burst,off] [--cold] [--pool 1] [--runs 5] [--trace]
 // Starts PostgreSQL and toxiproxy (or uses DATABASE_URL / TOXIPROXY_URL), serves the bookstore API
-// on 127.0.0.1, sends it the scripted requests once per pipeline mode, prints what each did, stops.
+// on 127.0.0.1, sends it the scripted requests --runs times per pipeline mode, prints what each did in
+// the first of them, then the requests side by side: per request, the median of the runs (one run
+// is one sample of the clock: a pause of the collector or a busy core moves it by a tenth of an RTT),
+// stops.
 // The application's pool is a pg.Pool with pipeline: true (or a postgres.js client with --driver
 // postgres.js), its Kysely instance is made on that pool, and pipeflush gets both: one pool. Each mode
 // gets its own pool; unless --cold, the script runs once unprinted first, so the printed run shows a
@@ -18,8 +21,13 @@ import { formatTraces, startTracing } from './tracing.ts'
 
 const { latencyMs, modes, cold, driver, values, flags } = parseExampleArgs(process.argv.slice(2), {
   pool: { type: 'string', default: '1' },
+  runs: { type: 'string', default: '5' },
   trace: { type: 'boolean', default: false },
 })
+// --cold: the table shows the one cold run (a median of later runs would be of warm ones).
+const runs = cold ? 1 : Number(values['runs'])
+if (!Number.isInteger(runs) || runs < 1)
+  throw new Error(`--runs must be a whole number of at least 1, not ${values['runs']}`)
 // --trace: OpenTelemetry set up as an application does; each request's spans printed as a tree.
 const tracing = flags['trace'] ? startTracing() : undefined
 const pool = Number(values['pool'])
@@ -29,7 +37,7 @@ try {
   console.log(db.description)
   const admin = db.connect(1) // stands for the migration tool: creates and empties the tables
   await createSchema(admin.query)
-  const byMode = new Map<string, MeteredStep[]>()
+  const byMode = new Map<string, MeteredStep[][]>()
   for (const mode of modes) {
     const app = db.connect(pool)
     const factory = await createEntityManagerFactory<DB>({
@@ -48,15 +56,21 @@ try {
         await resetData(admin.query)
         await runScript(server.url)
       }
-      await resetData(admin.query)
-      tracing?.reset()
-      const steps = await runScript(server.url, app.counter)
-      const results = steps.map((s) => ({ ...s, metered: meter.of(s.flush) }))
-      for (const step of results) console.log(formatStep(step))
-      if (tracing) for (const line of formatTraces(tracing.spans())) console.log(line)
+      const measured: MeteredStep[][] = []
+      for (let run = 0; run < runs; run++) {
+        await resetData(admin.query)
+        tracing?.reset()
+        const steps = await runScript(server.url, app.counter)
+        const results = steps.map((s) => ({ ...s, metered: meter.of(s.flush) }))
+        if (run === 0) {
+          for (const step of results) console.log(formatStep(step))
+          if (tracing) for (const line of formatTraces(tracing.spans())) console.log(line)
+        }
+        measured.push(results)
+      }
       console.log(meter.summary())
       mismatches += meter.mismatches.length
-      byMode.set(mode, results)
+      byMode.set(mode, measured)
     } finally {
       await server.close()
     }
@@ -64,7 +78,7 @@ try {
   // What "2 round trips" is worth by the clock here: a request's time in RTTs is read against it.
   const rttMs = await measureRtt(admin.query)
   console.log(
-    `\n=== the same requests, side by side (${driver}, ${latencyMs} ms latency${cold ? ', cold pools' : ''}; select 1 RTT ${rttMs.toFixed(1)} ms) ===`,
+    `\n=== the same requests, side by side (${driver}, ${latencyMs} ms latency${cold ? ', cold pools' : `, median of ${runs} run${runs === 1 ? '' : 's'}`}; select 1 RTT ${rttMs.toFixed(1)} ms) ===`,
   )
   console.log(formatComparison(byMode, rttMs))
 } finally {

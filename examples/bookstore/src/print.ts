@@ -27,19 +27,22 @@ export function formatStep(step: MeteredStep): string {
 }
 
 /**
- * Requests side by side, one column group per mode: flush round trips (the report's, shown as
- * `report≠socket` if the socket counted otherwise) and time, request round trips and time, and the
- * request's time in RTTs (`rttMs`, a `select 1` through the proxy) when given.
+ * Requests side by side, one column group per mode, each request over the runs of its mode (`runs`:
+ * the steps of each run, in the script's order): flush round trips (the report's, shown as
+ * `report≠socket` if the socket counted otherwise) and the median flush time, request round trips and
+ * the median request time, and that time in RTTs (`rttMs`, a `select 1` through the proxy) when given.
+ * Round trips are counted, not sampled: one number when every run counted the same, else the range
+ * (`1-2`: a run whose flush fetched ids first).
  *
  * @example
- * console.log(formatComparison(new Map([['burst', burstSteps], ['off', offSteps]]), 20.8))
+ * console.log(formatComparison(new Map([['burst', [burstRun1, burstRun2]], ['off', [offRun1]]]), 20.8))
  */
 export function formatComparison(
-  byMode: ReadonlyMap<string, readonly MeteredStep[]>,
+  byMode: ReadonlyMap<string, readonly (readonly MeteredStep[])[]>,
   rttMs?: number,
 ): string {
   const modes = [...byMode.keys()]
-  const steps = byMode.get(modes[0]!) ?? []
+  const steps = byMode.get(modes[0]!)?.[0] ?? []
   const perRtt = rttMs !== undefined && rttMs > 0
   const header = [
     'request',
@@ -54,14 +57,32 @@ export function formatComparison(
   const rows = steps.map((s, i) => [
     `${s.method} ${s.path}`,
     ...modes.flatMap((m) => {
-      const r = byMode.get(m)?.[i]
-      const flushMs = (r?.flush?.durationMs ?? 0).toFixed(1)
-      const ms = r?.ms ?? 0
+      const runs = (byMode.get(m) ?? []).map((run) => run[i]).filter((r) => r !== undefined)
+      const flushMs = median(runs.map((r) => r.flush?.durationMs ?? 0)).toFixed(1)
+      const ms = median(runs.map((r) => r.ms))
       const inRtt = perRtt ? [(ms / rttMs).toFixed(2)] : []
-      return [flushTrips(r), flushMs, r?.roundTrips ?? '', ms.toFixed(1), ...inRtt]
+      const requestTrips = spread(runs.map((r) => r.roundTrips ?? ''))
+      return [spread(runs.map(flushTrips)), flushMs, requestTrips, ms.toFixed(1), ...inRtt]
     }),
   ])
   return formatTable(header, rows)
+}
+
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** One value when all are the same, else `min-max` (numbers) or the distinct values joined. */
+function spread(values: readonly (string | number)[]): string | number {
+  const distinct = [...new Set(values)]
+  if (distinct.length <= 1) return distinct[0] ?? ''
+  if (distinct.every((v) => typeof v === 'number'))
+    return `${Math.min(...(distinct as number[]))}-${Math.max(...(distinct as number[]))}`
+  return distinct.join('/')
 }
 
 /**

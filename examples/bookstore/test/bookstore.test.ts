@@ -235,10 +235,24 @@ describe('the side-by-side table', () => {
   })
 
   test('shows each request in RTTs when the RTT is given, and no such column without it', () => {
-    const byMode = new Map([['burst', [step('/authors/4', 47.84, 2)]]])
+    const byMode = new Map([['burst', [[step('/authors/4', 47.84, 2)]]]])
     const withRtt = formatComparison(byMode, 20.8)
     expect(withRtt.split('\n')[0]).toContain('request RTT')
     expect(withRtt.split('\n')[2]).toMatch(/47\.8\s+2\.30$/)
     expect(formatComparison(byMode)).not.toContain('RTT')
+  })
+
+  test("shows the median of the runs' times, the first run's path, and round trips as counted (a range when runs differ)", () => {
+    const runs = [
+      [step('/authors/4', 52, 2), step('/authors/5', 40, 2)],
+      [step('/authors/7', 46, 2), step('/authors/8', 41, 3)],
+      [step('/authors/10', 47, 2), step('/authors/11', 60, 2)],
+    ]
+    const lines = formatComparison(new Map([['burst', runs]]), 20).split('\n')
+    expect(lines[2]).toMatch(/^PATCH \/authors\/4\s+0\s+0\.0\s+2\s+47\.0\s+2\.35$/)
+    expect(lines[3]).toMatch(/^PATCH \/authors\/5\s+0\s+0\.0\s+2-3\s+41\.0\s+2\.05$/)
+    // An even number of runs: the mean of the two middle ones.
+    const two = formatComparison(new Map([['burst', runs.slice(0, 2)]]), 20).split('\n')
+    expect(two[2]).toMatch(/\s49\.0\s+2\.45$/)
   })
 })

@@ -1,4 +1,4 @@
-const NUMERIC = /^-?[\d.,]+( ?[a-zµ%×]+)?$/
+const NUMERIC = /^-?[\d.,]+(-[\d.,]+)?( ?[a-zµ%×]+)?$/
 
 /**
  * Formats rows as an aligned text table: numbers (and numeric strings, units allowed) right-aligned,
