@@ -7,6 +7,7 @@ export interface TypedBeforeFlushChanges<DB> {
   readonly created: readonly AnyEntity<DB>[]
   readonly updated: readonly AnyEntity<DB>[]
   readonly removed: readonly AnyEntity<DB>[]
+  readonly upserted: readonly AnyEntity<DB>[]
   readonly run: number
 }
 
@@ -18,6 +19,7 @@ export interface TypedTableHooks<DB, T extends TableName<DB>> {
     em: TypedEntityManager<DB>,
     changed: readonly ColumnName<DB, T>[],
   ) => void | Promise<void>
+  readonly beforeUpsert?: (entity: TypedEntity<DB, T>, em: TypedEntityManager<DB>) => void | Promise<void>
 }
 
 /**

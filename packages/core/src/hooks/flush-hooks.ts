@@ -15,6 +15,11 @@ export interface BeforeFlushChanges {
   readonly updated: readonly Entity[]
   /** Managed entities marked for deletion. */
   readonly removed: readonly Entity[]
+  /**
+   * Entities of `em.upsert`, in upsert order (the last upsert of a conflict key only: the one sent).
+   * Whether each inserts or finds its row is known after the flush, not here.
+   */
+  readonly upserted: readonly Entity[]
   /** 1 for the first run of this flush, 2 for the next... */
   readonly run: number
 }
@@ -31,12 +36,18 @@ export interface TableHooks<E = Entity, M = unknown> {
    * columns changed so far; may change it (e.g. `updated_at`) and the unit of work.
    */
   beforeUpdate?(entity: E, em: M, changed: readonly string[]): void | Promise<void>
+  /**
+   * Called once per flush for each upserted entity of the table (`em.upsert`: inserted or found, which
+   * only the flush tells); may change it (what it inserts, and updates where the upsert's `update`
+   * names the column) and the unit of work.
+   */
+  beforeUpsert?(entity: E, em: M): void | Promise<void>
 }
 
 /**
  * Code run as part of every flush, in this order:
- * 1. `beforeFlush(em, changes)`, then `beforeCreate` / `beforeUpdate` for each entity not seen yet by
- *    them in this flush, in creation order: one round. A round that changed the unit of work (created,
+ * 1. `beforeFlush(em, changes)`, then `beforeCreate` / `beforeUpdate` / `beforeUpsert` for each entity
+ *    not seen yet by them in this flush, in creation order: one round. A round that changed the unit of work (created,
  *    assigned, removed, upserted) is followed by another, up to {@link MAX_HOOK_ROUNDS} rounds, then
  *    `HOOK_LOOP`. All of it runs before planning and before a connection is reserved.
  * 2. The flush itself.
@@ -105,9 +116,9 @@ export function flushHooksOption(value: unknown, schema: SchemaModel | undefined
         throw errors.invalidConfig(`hooks.tables.${table} must be an object, not ${describeValue(own)}.`)
       }
       for (const [name, fn] of Object.entries(own)) {
-        if (name !== 'beforeCreate' && name !== 'beforeUpdate') {
+        if (name !== 'beforeCreate' && name !== 'beforeUpdate' && name !== 'beforeUpsert') {
           throw errors.invalidConfig(
-            `hooks.tables.${table}.${name} is not a table hook (beforeCreate, beforeUpdate).`,
+            `hooks.tables.${table}.${name} is not a table hook (beforeCreate, beforeUpdate, beforeUpsert).`,
           )
         }
         checkFunction(fn, `tables.${table}.${name}`)

@@ -28,8 +28,8 @@ function unseen<T>(list: readonly T[], seen: Set<T>): T[] {
 
 /**
  * The hooks that run before a flush plans anything, in rounds (see {@link FlushHooks}): `beforeFlush`
- * with what changed since its previous run, then `beforeCreate` / `beforeUpdate` for each entity they
- * were not called for yet in this flush; another round while a round changed the unit of work, up to
+ * with what changed since its previous run, then `beforeCreate` / `beforeUpsert` / `beforeUpdate` for
+ * each entity they were not called for yet in this flush; another round while a round changed the unit of work, up to
  * {@link MAX_HOOK_ROUNDS}. A hook's error is `HOOK_FAILED`; too many rounds are `HOOK_LOOP`.
  *
  * Hooks may create or change entities that need hooks in turn: rounds until nothing changes.
@@ -39,8 +39,13 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
     created: new Set<EntityState>(),
     updated: new Set<EntityState>(),
     removed: new Set<EntityState>(),
+    upserted: new Set<EntityState>(),
   }
-  const called = { created: new Set<EntityState>(), updated: new Set<EntityState>() }
+  const called = {
+    created: new Set<EntityState>(),
+    updated: new Set<EntityState>(),
+    upserted: new Set<EntityState>(),
+  }
   for (let run = 1; run <= MAX_HOOK_ROUNDS; run++) {
     const edits = uow.edits
     const { beforeFlush } = hooks
@@ -53,6 +58,10 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
           reported.updated,
         ).map((s) => s.entity),
         removed: unseen(p.deletes, reported.removed).map((s) => s.entity),
+        upserted: unseen(
+          p.upserts.map((u) => u.state),
+          reported.upserted,
+        ).map((s) => s.entity),
         run,
       }
       await call('beforeFlush', () => beforeFlush(em, changes))
@@ -63,6 +72,14 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
         const hook = tableHooks(hooks, s.table.key)?.beforeCreate
         if (hook !== undefined && s.status === 'new')
           await call(`${s.table.key}.beforeCreate`, () => hook(s.entity, em), s.table.key)
+      }
+      for (const s of unseen(
+        p.upserts.map((u) => u.state),
+        called.upserted,
+      )) {
+        const hook = tableHooks(hooks, s.table.key)?.beforeUpsert
+        if (hook !== undefined && s.status === 'new')
+          await call(`${s.table.key}.beforeUpsert`, () => hook(s.entity, em), s.table.key)
       }
       const changed = new Map(p.updates.map((u) => [u.state, u.changed]))
       for (const s of unseen([...changed.keys()], called.updated)) {

@@ -18,6 +18,7 @@ create table outbox (
   author_id bigint references author (id),
   book_id bigint references book (id)
 );
+create table tag (id bigserial primary key, name text not null unique, updated_at timestamptz);
 `
 
 beforeAll(async () => {
@@ -82,6 +83,42 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(counter.read().roundTrips).toBe(1)
     expect(await count('outbox', `topic = 'book.created' and book_id = ${book.id}`)).toBe(1)
     expect(await count('book', `updated_at = 'epoch' and id = ${book.id}`)).toBe(1)
+  })
+
+  test("upserts: beforeFlush sees them in upserted, beforeUpsert runs once for each, a hook's own upsert is seen in the next round", async () => {
+    const calls: string[] = []
+    const { root, counter } = await setup(driver, {
+      beforeFlush(em, { created, upserted, run }) {
+        const names = upserted.map((t) => `${em.tableOf(t)}:${t.name}`).join(',')
+        calls.push(`beforeFlush#${run} created=${created.length} upserted=${names}`)
+        if (run === 1) em.upsert('tag', { name: `hooked-${driver}` }, { conflict: ['name'], update: [] })
+      },
+      tables: {
+        tag: {
+          beforeCreate: () => void calls.push('tag.beforeCreate'),
+          beforeUpsert(tag) {
+            calls.push(`tag.beforeUpsert ${tag.name}`)
+            tag.updated_at = new Date(0)
+          },
+        },
+      },
+    })
+    const em = root.fork()
+    const poetry = em.upsert('tag', { name: `poetry-${driver}` }, { conflict: ['name'], update: [] })
+    // A second upsert of the same name replaces the first: the hooks see, and the flush sends, the last.
+    const again = em.upsert('tag', { name: `poetry-${driver}` }, { conflict: ['name'], update: [] })
+    counter.reset()
+    const report = await em.flush()
+    expect(calls).toEqual([
+      `beforeFlush#1 created=0 upserted=tag:poetry-${driver}`,
+      `tag.beforeUpsert poetry-${driver}`,
+      `tag.beforeUpsert hooked-${driver}`,
+      `beforeFlush#2 created=0 upserted=tag:hooked-${driver}`,
+    ])
+    expect(report).toMatchObject({ upserted: 2, roundTrips: 1 })
+    expect(counter.read().roundTrips).toBe(1)
+    expect([em.stateOf(poetry), em.stateOf(again)]).toEqual(['detached', 'managed'])
+    expect(await count('tag', `name like '%-${driver}' and updated_at = 'epoch'`)).toBe(2)
   })
 
   test('a hook that throws: HOOK_FAILED, nothing sent, the unit of work as it was; the retry runs the hooks once', async () => {
@@ -179,6 +216,7 @@ test('bad hooks are INVALID_CONFIG at connect', async () => {
     { after: () => {} },
     { tables: { nope: {} } },
     { tables: { book: { beforeSave() {} } } },
+    { tables: { book: { beforeUpsert: 'x' } } },
     { tables: { book: { beforeCreate: 1 } } },
   ]) {
     const error = await EntityManager.connect(c.client, { hooks } as never).catch((e: unknown) => e)

@@ -141,15 +141,20 @@ describe('find and load', () => {
 describe('hooks', () => {
   test('hooks get typed entities and the typed entity manager; unknown tables and columns do not compile', () => {
     const hooks: TypedFlushHooks<DB> = {
-      beforeFlush(em, { created, run }) {
+      beforeFlush(em, { created, upserted, run }) {
         expectTypeOf(em).toEqualTypeOf<TypedEntityManager<DB>>()
         expectTypeOf(run).toEqualTypeOf<number>()
         for (const e of created) if (em.is(e, 'author')) expectTypeOf(e.name).toEqualTypeOf<string>()
+        for (const e of upserted) if (em.is(e, 'book')) expectTypeOf(e.title).toEqualTypeOf<string>()
       },
       tables: {
         book: {
           beforeCreate(book) {
             expectTypeOf(book).toEqualTypeOf<TypedEntity<DB, 'book'>>()
+          },
+          beforeUpsert(book, em) {
+            expectTypeOf(book).toEqualTypeOf<TypedEntity<DB, 'book'>>()
+            expectTypeOf(em).toEqualTypeOf<TypedEntityManager<DB>>()
           },
           beforeUpdate(_book, _em, changed) {
             expectTypeOf(changed).toEqualTypeOf<
