@@ -41,6 +41,51 @@ export function graphLevels(
   params: readonly Param[],
   tree: With,
 ): GraphLevel[] {
+  const key = treeKey(tree)
+  let shapes = schemaShapes.get(schema)
+  if (shapes === undefined) {
+    shapes = new Map()
+    schemaShapes.set(schema, shapes)
+  }
+  const shapeKey = key === undefined ? undefined : `${table.key}\u0000${where}\u0000${key}`
+  let levels = shapeKey === undefined ? undefined : shapes.get(shapeKey)
+  if (levels === undefined) {
+    levels = buildLevels(schema, table, where, tree)
+    if (shapeKey !== undefined) {
+      if (shapes.size >= MAX_SHAPES) shapes.clear()
+      shapes.set(shapeKey, levels)
+    }
+  }
+  return levels.map((l) => ({ ...l, statement: { ...l.statement, params } }))
+}
+
+/**
+ * The levels of each (root table, condition, tree) met, per schema, their statements' texts made
+ * once: a request's graph loads repeat a few shapes, and the same text objects are then named and
+ * looked up without hashing a new string each time.
+ */
+const schemaShapes = new WeakMap<SchemaModel, Map<string, readonly GraphLevel[]>>()
+const MAX_SHAPES = 1_000
+
+/**
+ * A text that tells `tree` apart from every other tree (its relations in order, `1` for `true`), or
+ * undefined when a value is neither `true` nor an object (left to the walk, which rejects it).
+ */
+function treeKey(tree: With): string | undefined {
+  if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) return undefined
+  let out = '{'
+  for (const name in tree) {
+    if (!Object.hasOwn(tree, name)) continue
+    const below = tree[name]
+    const part = below === true ? '1' : treeKey(below as With)
+    if (part === undefined) return undefined
+    out += `${JSON.stringify(name)}:${part},`
+  }
+  return `${out}}`
+}
+
+function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree: With): GraphLevel[] {
+  const params: readonly Param[] = []
   const levels: GraphLevel[] = []
   let aliases = 0
   const alias = () => `t${aliases++}`
