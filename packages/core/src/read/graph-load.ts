@@ -21,13 +21,27 @@ export function graphLoad(
   done: (roots: Entity[]) => void,
   failed: (error: PipeflushError) => void,
 ): BatchItem {
+  // Each level's row set among the answers: a level whose rows an earlier one selects has none.
+  const answerOf: number[] = []
+  let sent = 0
+  for (const level of levels) answerOf.push(level.rowsOf === undefined ? sent++ : -1)
   return {
     what,
-    statements: (): readonly ReadStatement[] => levels.map((l) => l.statement),
+    statements: (): readonly ReadStatement[] =>
+      levels.filter((l) => l.rowsOf === undefined).map((l) => l.statement),
     settle(rowSets: readonly (readonly Row[])[]) {
-      const states: EntityState[][] = levels.map((level, i) =>
-        (rowSets[i] ?? []).map((raw) => uow.add(level.table, decodeRow(level.table, raw), 'managed')),
-      )
+      const states: EntityState[][] = []
+      for (let i = 0; i < levels.length; i++) {
+        const level = levels[i]!
+        const rowsOf = level.rowsOf
+        states.push(
+          rowsOf !== undefined
+            ? states[rowsOf]!
+            : (rowSets[answerOf[i]!] ?? []).map((raw) =>
+                uow.add(level.table, decodeRow(level.table, raw), 'managed'),
+              ),
+        )
+      }
       for (const level of levels) {
         if (level.role !== 'related' || level.parent === undefined || level.relation === undefined) continue
         const name = level.relation.name

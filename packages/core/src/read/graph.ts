@@ -23,6 +23,12 @@ export interface GraphLevel {
   readonly relation: RelationModel | undefined
   /** `links`: the rows of a many-to-many's link table (the next level holds its targets). */
   readonly role: 'roots' | 'related' | 'links'
+  /**
+   * The earlier level whose select gives these very rows (the same table through the same columns of
+   * the same parent rows: a link table's one-to-many beside a many-to-many through it): this level's
+   * own select is not sent.
+   */
+  readonly rowsOf?: number
 }
 
 /**
@@ -30,9 +36,11 @@ export interface GraphLevel {
  * parameters `params`), then each relation of `tree` selected through its parent's rows by subquery:
  * `... where (child's columns) in (select parent's columns from <the parent's select>)`, so the whole
  * tree is one message whatever its depth, and every select carries the roots' parameters. A
- * many-to-many is two selects: the link rows, and the targets through them. Each select lists every
- * column as text (`c0, c1...`) and orders by primary key. Unknown relations are
- * `UNKNOWN_RELATION`, before anything is sent.
+ * many-to-many is two selects: the link rows, and the targets through them; rows a level selects
+ * that an earlier one selects already (the link rows of a many-to-many beside the link table's
+ * one-to-many) are not selected twice (`rowsOf`). Each select lists every column as text (`c0,
+ * c1...`) and orders by primary key. Unknown relations are `UNKNOWN_RELATION`, before anything is
+ * sent.
  */
 export function graphLevels(
   schema: SchemaModel,
@@ -103,6 +111,14 @@ function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree
     relation: undefined,
     role: 'roots',
   })
+  // The levels selecting (table, its columns) in (parent level's columns), for rows selected twice.
+  const selected = new Map<string, number>()
+  const once = (at: number, of: TableModel, columns: readonly string[], parentColumns: readonly string[]) => {
+    const key = `${at}\u0000${of.key}\u0000${columns.join('\u0000')}\u0000${parentColumns.join('\u0000')}`
+    const earlier = selected.get(key)
+    if (earlier === undefined) selected.set(key, levels.length)
+    return earlier === undefined ? {} : { rowsOf: earlier }
+  }
   const walk = (at: number, t: TableModel, a: string, from: string, subtree: With, path: string) => {
     if (typeof subtree !== 'object' || subtree === null || Array.isArray(subtree))
       throw errors.invalidWith(path, describeValue(subtree))
@@ -129,6 +145,7 @@ function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree
           parent: at,
           relation,
           role: 'links',
+          ...once(at, link, relation.through.columns, relation.columns),
         })
         const la2 = alias()
         const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${quoteIdentifier(c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(la2, relation.through.columns)} in (${parentKeys(relation.columns)})`
@@ -140,6 +157,7 @@ function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree
         parent: at,
         relation,
         role: 'related',
+        ...(relation.through === undefined ? once(at, target, relation.targetColumns, relation.columns) : {}),
       })
       if (below !== true) walk(levels.length - 1, target, ta, targetFrom, below, `${path}.${name}`)
     }

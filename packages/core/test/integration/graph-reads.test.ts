@@ -91,6 +91,31 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await em.load('book_tag', { book_id: 1, tag_id: 1 })).toBeDefined()
   })
 
+  test("the link rows of a many-to-many beside the link table's one-to-many are selected once, and both navigate", async () => {
+    const c = db.client(driver, { max: 1 })
+    const selects: string[][] = []
+    const logger = {
+      debug(fields: object, message?: string) {
+        if (message === 'pipeflush: reads')
+          selects.push((fields as { statements: { table: string }[] }).statements.map((s) => s.table))
+      },
+    }
+    const root = await EntityManager.connect(c.client, { logger })
+    await c.query('select 1')
+    const em = root.fork()
+    c.counter.reset()
+    const ada = await em.load('author', 1, { with: { books: { book_tags: true, tags: true } } })
+    expect(c.counter.read().roundTrips).toBe(1)
+    expect(selects).toEqual([['author', 'book', 'book_tag', 'tag']])
+    const notes = (ada['books'] as Entity[]).find((b) => b['title'] === 'Notes')!
+    expect(names(notes['tags'])).toEqual(['history', 'math'])
+    const links = notes['book_tags'] as Entity[]
+    expect(links.map((l) => Number(l['tag_id'])).sort()).toEqual([1, 2])
+    expect(await em.load('book_tag', { book_id: 1, tag_id: 2 })).toBe(
+      links.find((l) => Number(l['tag_id']) === 2),
+    )
+  })
+
   test('an entity already managed keeps its pending changes; new entities show in relations', async () => {
     const { root } = await setup()
     const em = root.fork()

@@ -14,6 +14,15 @@ const schema = defineSchema({
     primaryKey: ['id'],
     foreignKeys: [{ columns: ['book_id'], references: 'book' }],
   },
+  tag: { columns: { id: 'int4', name: 'text' }, primaryKey: ['id'] },
+  book_tag: {
+    columns: { book_id: 'int8', tag_id: 'int4' },
+    primaryKey: ['book_id', 'tag_id'],
+    foreignKeys: [
+      { columns: ['book_id'], references: 'book' },
+      { columns: ['tag_id'], references: 'tag' },
+    ],
+  },
 })
 const author = schema.tables.get('author')!
 const where = 't0."id" = $1::text::int4'
@@ -54,5 +63,25 @@ describe('graphLevels', () => {
         JSON.stringify(tree),
       ).toBe(true)
     }
+  })
+
+  test("rows selected twice are selected once: a link table's one-to-many beside the many-to-many through it", () => {
+    for (const tree of [
+      { books: { book_tags: true, tags: true } },
+      { books: { tags: true, book_tags: true } },
+    ] as const) {
+      const levels = graphLevels(schema, author, where, ['1'], tree)
+      const shown = levels.map(
+        (l) => `${l.table.key}:${l.role}${l.rowsOf === undefined ? '' : `=${l.rowsOf}`}`,
+      )
+      expect(shown).toEqual(
+        'book_tags' in tree.books && Object.keys(tree.books)[0] === 'book_tags'
+          ? ['author:roots', 'book:related', 'book_tag:related', 'book_tag:links=2', 'tag:related']
+          : ['author:roots', 'book:related', 'book_tag:links', 'tag:related', 'book_tag:related=2'],
+      )
+    }
+    // Another parent level, or other columns, are other rows.
+    const apart = graphLevels(schema, author, where, ['1'], { books: { tags: { book_tags: true } } })
+    expect(apart.every((l) => l.rowsOf === undefined)).toBe(true)
   })
 })
