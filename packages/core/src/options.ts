@@ -23,8 +23,11 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   readonly schema?: SchemaModel
   /**
    * Ids fetched per sequence at least, each time the pool runs short (default 50). A sequence that keeps
-   * running short fetches twice as many each time, up to 16 times this: a process that ends leaves at
-   * most that many of its ids unused (gaps, as a rolled-back `nextval` leaves).
+   * running short fetches twice as many each time, up to 16 times this; the same query tops up every
+   * other sequence of the pool for as long as the fetched ones last (in proportion to its use, up to
+   * 16 times this), so that tables used at different paces do not run short one after the other. A
+   * process that ends leaves at most that many of each sequence's ids unused (gaps, as a rolled-back
+   * `nextval` leaves).
    */
   readonly idBlockSize?: number
   /**
