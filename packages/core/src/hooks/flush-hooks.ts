@@ -46,10 +46,10 @@ export interface TableHooks<E = Entity, M = unknown> {
 
 /**
  * Code run as part of every flush, in this order:
- * 1. `beforeFlush(em, changes)`, then `beforeCreate` / `beforeUpdate` / `beforeUpsert` for each entity
- *    not seen yet by them in this flush, in creation order: one round. A round that changed the unit of work (created,
- *    assigned, removed, upserted) is followed by another, up to {@link MAX_HOOK_ROUNDS} rounds, then
- *    `HOOK_LOOP`. All of it runs before planning and before a connection is reserved.
+ * 1. `beforeFlush(em, changes)`, then `beforeCreate` / `beforeUpsert` / `beforeUpdate` for each entity
+ *    not seen yet by them in this flush, in creation order: one round. A round that changed the unit
+ *    of work (created, assigned, removed, upserted) is followed by another, up to
+ *    {@link MAX_HOOK_ROUNDS} rounds, then `HOOK_LOOP`. All of it runs before planning and before a connection is reserved.
  * 2. The flush itself.
  * 3. After the commit: `afterCommit(report, em)`. Its errors do not undo the commit: the flush resolves
  *    and they are in `report.afterCommitErrors`.

@@ -69,11 +69,11 @@ export const MAX_GROWTH = 16
 /**
  * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
  * flush takes ids from the pool; when a sequence runs short, one query fetches a block for it and tops
- * up every other sequence of the pool to a block, so steady-state flushes spend no round trip on ids
- * and fetches come at the pace of the busiest sequence, not once per sequence; a sequence that keeps
- * running short gets bigger blocks (twice as big each time, up to 16 times the block size). Ids come
- * from `nextval`, so they are unique across processes; a process that ends leaves unused ids as gaps
- * (at most about a block per sequence).
+ * up every other sequence of the pool for as long as that block lasts (see {@link missing}), so
+ * steady-state flushes spend no round trip on ids and fetches come at the pace of the busiest
+ * sequence, not once per sequence; a sequence that keeps running short gets bigger blocks (twice as
+ * big each time, up to 16 times the block size). Ids come from `nextval`, so they are unique across
+ * processes; a process that ends leaves unused ids as gaps (at most 16 blocks per sequence).
  */
 export class IdAllocator {
   /** Per sequence: fetched ids, of which those from `head` on are still free (a queue without shifting). */

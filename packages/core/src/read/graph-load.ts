@@ -23,12 +23,14 @@ export function graphLoad(
 ): BatchItem {
   // Each level's row set among the answers: a level whose rows an earlier one selects has none.
   const answerOf: number[] = []
-  let sent = 0
-  for (const level of levels) answerOf.push(level.rowsOf === undefined ? sent++ : -1)
+  const sent: ReadStatement[] = []
+  for (const level of levels) {
+    answerOf.push(level.rowsOf === undefined ? sent.length : -1)
+    if (level.rowsOf === undefined) sent.push(level.statement)
+  }
   return {
     what,
-    statements: (): readonly ReadStatement[] =>
-      levels.filter((l) => l.rowsOf === undefined).map((l) => l.statement),
+    statements: (): readonly ReadStatement[] => sent,
     settle(rowSets: readonly (readonly Row[])[]) {
       const states: EntityState[][] = []
       for (let i = 0; i < levels.length; i++) {
