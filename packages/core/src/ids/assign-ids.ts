@@ -102,10 +102,10 @@ export function assignIds(
 }
 
 /**
- * Placeholder ids (-1, -2...) for the rows without ids, typed as their real ids will be, for planning
- * before the real ids are fetched (see `toChangeSet`). The rows are left as they are: writing the
- * placeholders into them and deleting them afterwards would turn every row into a slow dictionary-mode
- * object for the rest of its life.
+ * Placeholder ids (-1, -2...) for the rows without ids, typed as their real ids will be, so that
+ * `em.plan()` can show a plan without drawing ids from the pool. The rows are left as they are:
+ * writing the placeholders into them and deleting them afterwards would turn every row into a slow
+ * dictionary-mode object for the rest of its life.
  */
 export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
   const out = new Map<EntityState, unknown>()
@@ -128,12 +128,9 @@ export function provisionalIds(states: readonly EntityState[]): ProvisionalIds {
 export type ProvisionalIds = ReadonlyMap<EntityState, unknown>
 
 /**
- * The placeholder `state` holds in `column` while planning (`provisional`): its placeholder, typed
- * for the column, when `column` is a sequence key column it had no value in; else undefined. A table
- * with one sequence key column (almost every one) answers so after its ids are assigned too, as
- * rebinding needs; with several, a column is asked whether it holds a value still.
- *
- * The plan made before the ids are known refers to new rows' keys by these placeholders.
+ * The placeholder `state` holds in `column` in a plan shown before its ids are drawn: its
+ * placeholder, typed for the column, when `column` is a sequence key column it has no value in; else
+ * undefined (with several sequence key columns, a column is asked whether it holds a value).
  */
 export function placeholderIn(provisional: ProvisionalIds, state: EntityState, column: string): unknown {
   const placeholder = provisional.get(state)
