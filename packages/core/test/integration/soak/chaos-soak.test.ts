@@ -37,6 +37,7 @@ describe.concurrent('chaos soak', () => {
       if (r === undefined) return
       // The soak did what it is for: flushes committed, the chaos broke some, unknowns were resolved.
       expect(r.outcomes['ok'] ?? 0, 'flushes committed').toBeGreaterThan(100)
+      expect(r.reads['ok'] ?? 0, 'reads answered (and checked)').toBeGreaterThan(200)
       const failed = r.flushes - (r.outcomes['ok'] ?? 0) - (r.outcomes['OPTIMISTIC_LOCK'] ?? 0)
       expect(failed, 'flushes the chaos broke').toBeGreaterThan(0)
       expect(Object.values(r.chaos.faults).every((n) => n > 0) || SECONDS < 20, 'every kind of fault').toBe(

@@ -55,7 +55,7 @@ try {
         console.log(
           `  ${res.units} units of work, ${res.flushes} flushes (${JSON.stringify(res.outcomes)}), modes ${JSON.stringify(res.modes)}, ${res.copies} with COPY`,
         )
-        console.log(`  loads: ${JSON.stringify(res.reads)}`)
+        console.log(`  reads: ${JSON.stringify(res.reads)}`)
         console.log(
           `  committed ${res.committed}; unknown outcomes resolved by the flush log: ${res.resolvedDuring} during the chaos, ${res.resolvedAfter} after`,
         )
@@ -64,6 +64,7 @@ try {
         )
         console.log(
           '  checked: no crash, no unhandled rejection; every flush and read settled within flushTimeoutMs + 1 s; ' +
+            'every read answered the rows it asked for (the counter and its notes, the account by tag); ' +
             'every unit reported committed is in the database with all its rows (nothing lost, nothing partial); ' +
             'nothing else is (nothing phantom); every unknown outcome resolved; each counter moved once per committed unit',
         )

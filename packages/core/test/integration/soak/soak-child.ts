@@ -3,13 +3,15 @@
 // thrown from a driver's timer, ends the process with a non-zero exit code and its stack on stderr.
 //
 // Units of work run `concurrency` at a time on one pool for `seconds`, through a toxiproxy proxy that
-// the chaos (`chaos.ts`) keeps breaking. Each unit loads a versioned counter, creates an account with
+// the chaos (`chaos.ts`) keeps breaking. Each unit reads, in one batch, a versioned counter with its
+// notes (a graph load) and the account its worker created last (a find), checking that each answer is
+// the rows asked for (a read answered with another query's rows is a problem); it creates an account with
 // its ledger rows (a few as INSERT, now and then many as COPY) and its owner got or created by upsert
 // (a row of the worker's own, referenced by the account in the same flush), moves the counter and flushes, in a
 // mode drawn at random (mostly `burst`), retrying the same unit of work after a failure that committed
 // nothing. Afterwards, with the network healthy, every outcome is compared with the database.
 // Prints one JSON line: what ran, what it found.
-import { EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import { type Entity, EntityManager, isPipeflushError, type PipelineMode, relationsOf } from '@pipeflush/core'
 import { connectToxiproxy, createRoundTripCounter, type DriverName, openClient } from '@pipeflush/testkit'
 import postgres from 'postgres'
 import { type ChaosLog, seeded, startChaos } from './chaos.ts'
@@ -42,7 +44,7 @@ export interface SoakResult {
   readonly flushes: number
   /** Outcome of every flush attempt: `ok` or the error's code. */
   readonly outcomes: Record<string, number>
-  /** Loads of the counter: `ok` or the error's code. */
+  /** Reads (the counter's graph load and the find of an account, one batch): `ok` or the error's code. */
   readonly reads: Record<string, number>
   /** Unknown outcomes the flush log answered while the chaos went on, and afterwards. */
   readonly resolvedDuring: number
@@ -65,6 +67,8 @@ const FEW_ROWS = 3
 const MANY_ROWS = 60
 const COPY_ROWS = 50
 const COUNTERS = 16
+/** Notes each counter has (rows read with it by the graph load; never written). */
+const NOTES = 3
 const ATTEMPTS = 4
 
 interface Unit {
@@ -95,8 +99,12 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     create table ${q('ledger')} (id bigserial primary key, account_id bigint not null references ${q('account')},
       line int not null, amount numeric(12, 2) not null);
     create table ${q('counter')} (id int primary key, n int not null, version int not null);
+    create table ${q('note')} (id bigserial primary key, counter_id int not null references ${q('counter')},
+      body text not null);
     create table ${q('flush_log')} (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now());
     insert into ${q('counter')} select g, 0, 1 from generate_series(1, ${COUNTERS}) g;
+    insert into ${q('note')} (counter_id, body)
+      select c, 'note ' || c || '-' || k from generate_series(1, ${COUNTERS}) c, generate_series(1, ${NOTES}) k;
   `)
   const toxiproxy = await connectToxiproxy(cfg.toxiproxyUrl)
   const proxy = await toxiproxy.proxy(cfg.name, { host: cfg.postgresHost, port: cfg.postgresPort })
@@ -111,6 +119,8 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     schemas: ['public'],
   }
   const root = await EntityManager.connect(client.client, options)
+  const notes = [...relationsOf(root.schema, t('counter')).values()].find((r) => r.target.endsWith(t('note')))
+  if (notes === undefined) throw new Error(`no relation from ${t('counter')} to ${t('note')}`)
 
   const problems: string[] = []
   const outcomes: Record<string, number> = {}
@@ -150,28 +160,62 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     return settled
   }
 
+  /** Problems with a counter read with its notes: any row that is not what was asked for. */
+  const checkCounter = (counter: Entity, id: number) => {
+    if (Number(counter['id']) !== id)
+      problem(`a load of counter ${id} answered counter ${String(counter['id'])}`)
+    const read = counter[notes.name] as readonly Entity[]
+    const bodies = read.map((n) => `${String(n['counter_id'])}:${String(n['body'])}`).sort()
+    const expected = Array.from({ length: NOTES }, (_, k) => `${id}:note ${id}-${k + 1}`)
+    if (JSON.stringify(bodies) !== JSON.stringify(expected))
+      problem(`counter ${id}'s notes read as ${JSON.stringify(bodies)}`)
+  }
+  /** Problems with a find of the account tagged `tag` (created by the worker `w`, committed or not). */
+  const checkAccounts = (accounts: readonly Entity[], tag: string, w: number) => {
+    if (accounts.length > 1) problem(`a find of account ${tag} answered ${accounts.length} rows`)
+    for (const a of accounts)
+      if (a['tag'] !== tag || a['owner'] !== `owner ${w}`)
+        problem(`a find of account ${tag} answered ${String(a['tag'])} of ${String(a['owner'])}`)
+  }
+  /** Counts a read's outcome; false when it failed (a problem unless the chaos explains it). */
+  const readOk = (settled: { ok: boolean; error?: unknown }, what: string): boolean => {
+    if (settled.ok) {
+      count(reads, 'ok')
+      return true
+    }
+    const code = isPipeflushError(settled.error) ? settled.error.code : 'not a PipeflushError'
+    count(reads, code)
+    // HOST_UNREACHABLE: a new connection was refused while the proxy was disabled.
+    if (!['CONNECTION_LOST', 'QUERY_TIMEOUT', 'HOST_UNREACHABLE'].includes(code))
+      problem(`${what} failed with ${code}: ${String(settled.error)}`)
+    return false
+  }
+
   let serial = 0
   const worker = async (w: number, until: number) => {
+    let lastTag = `w${w}-none`
     while (performance.now() < until) {
       const counterId = 1 + Math.floor(random() * COUNTERS)
       const mode: PipelineMode = random() < 0.7 ? 'burst' : random() < 0.5 ? 'waves' : 'off'
       const em = root.fork({ pipeline: mode })
-      const loaded = await settle(em.load(t('counter'), counterId), 'a load')
-      if (loaded === 'hang') return
-      if (!loaded.ok) {
-        const code = isPipeflushError(loaded.error) ? loaded.error.code : 'not a PipeflushError'
-        count(reads, code)
-        // HOST_UNREACHABLE: a new connection was refused while the proxy was disabled.
-        if (!['CONNECTION_LOST', 'QUERY_TIMEOUT', 'HOST_UNREACHABLE'].includes(code))
-          problem(`a load failed with ${code}: ${String(loaded.error)}`)
+      // Started in one tick: one read batch, one round trip.
+      const [loaded, found] = await Promise.all([
+        settle(em.load(t('counter'), counterId, { with: { [notes.name]: true } }), 'a graph load'),
+        settle(em.find(t('account'), { tag: lastTag }), 'a find'),
+      ])
+      if (loaded === 'hang' || found === 'hang') return
+      const loadOk = readOk(loaded, 'a graph load')
+      if (readOk(found, 'a find') && found.ok) checkAccounts(found.value, lastTag, w)
+      if (!loadOk || !loaded.ok) {
         await new Promise((resolve) => setTimeout(resolve, 5)) // no busy loop while the proxy is down
         continue
       }
-      count(reads, 'ok')
       const counter = loaded.value
+      checkCounter(counter, counterId)
       const rows = random() < 0.05 ? MANY_ROWS : FEW_ROWS
       if (rows >= COPY_ROWS) copies++
       const tag = `w${w}-${++serial}`
+      lastTag = tag
       // Each worker its own owner row (upserts of one row from two flushes at once would wait on each
       // other, and on the counters in another order: a deadlock the soak is not about).
       const owner = em.upsert(t('owner'), { name: `owner ${w}` }, { conflict: ['name'] })
