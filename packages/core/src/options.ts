@@ -54,8 +54,11 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * statement, about a third less client CPU) at the cost of the server parsing and planning every
    * statement of every burst. `true`: named without the check (direct connections, session pooling,
    * PgBouncer >= 1.21 with `max_prepared_statements`), a `burst` included: each of its statements is
-   * parsed once per connection. `false`: never named. Without effect on postgres.js clients, whose
-   * flushes are never prepared.
+   * parsed once per connection. `false`: never named. A tick's reads are pipelined (named) only
+   * where statements are named; else they go as one simple-protocol message, because a transaction
+   * pooler hands the server connection on at each ReadyForQuery outside a transaction, and the
+   * answers to pipelined selects after the first would reach another client. Without effect on
+   * postgres.js clients, whose flushes and reads are never prepared.
    */
   readonly prepare?: boolean
   /**

@@ -22,7 +22,13 @@ import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, repl
 export interface ReadContext {
   readonly driver: Driver
   readonly timeoutMs: number
-  /** Name the statement (prepared once per connection) where the driver pipelines. */
+  /**
+   * Whether statements may be named (prepared once per connection): no transaction pooler in between,
+   * or the application said so (`prepare: true`). A pipelining driver then pipelines a batch's selects
+   * with their own Syncs; else the batch is one simple-protocol message, because a transaction pooler
+   * (PgBouncer, Supavisor) gives the server connection back at the first ReadyForQuery outside a
+   * transaction, and the answers to the selects after it go to another client.
+   */
   readonly named: boolean
   /** Spans and logs (the `tracing` and `logger` options). */
   readonly observe?: Observe | undefined
@@ -65,8 +71,9 @@ export interface BatchItem {
 /**
  * The reads of one unit of work: every read started in the same tick (before the batch is written)
  * goes in one message on one connection, one round trip: one simple-protocol message of selects (the
- * parameters written as literals), or, where the client pipelines, the selects pipelined with their
- * own Syncs (named, prepared once per connection). One batch at a time: a read started while one is
+ * parameters written as literals), or, where the client pipelines and statements may be named (no
+ * transaction pooler in between: see {@link ReadContext.named}), the selects pipelined with their own
+ * Syncs, named, prepared once per connection. One batch at a time: a read started while one is
  * in flight goes with the next. A batch settles like a flush: within the deadline, promptly when its
  * connection dies, every read in it failing with a coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`).
  * When the server rejects a select of a simple-protocol batch (which ends the message there), each
@@ -299,17 +306,12 @@ export class ReadBatch {
       throw redactError(reservationError(driver.toDriverError(e), what, timeoutMs))
     }
     try {
-      if (!gs.session.pipeline) {
+      if (!gs.session.pipeline || !this.#context.named) {
         const text = statements.map((s) => inlineParams(s.text, s.params)).join(';\n')
         return [...(await gs.simple(text, { rowSets: statements.length })).rowSets]
       }
-      const named = this.#context.named
       const results = await gs.pipeline(
-        statements.map((s) => ({
-          text: s.text,
-          params: s.params,
-          name: named ? statementName(s.text) : undefined,
-        })),
+        statements.map((s) => ({ text: s.text, params: s.params, name: statementName(s.text) })),
       )
       return results.map((r) => {
         if (r.status === 'rejected') throw r.reason

@@ -118,10 +118,22 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
         const root = await EntityManager.connect(behind.client, { idBlockSize: 100 })
         await graph(root, `${driver}-warm`).em.flush()
         behind.record()
-        const report = await graph(root, `${driver}-recorded`).em.flush()
+        const recorded = graph(root, `${driver}-recorded`)
+        const report = await recorded.em.flush()
         expect(report).toMatchObject({ inserted: 7, roundTrips: 1 })
         // A burst is one simple-protocol query on both drivers: nothing is named, nothing to lose.
         expect(written(behind)).toEqual({ parseNames: [], queries: 1 })
+        // A tick's reads too: pipelined with a Sync each, the pooler would give the server connection
+        // back at the first ReadyForQuery and pass the answers after it to another client.
+        const reader = root.fork()
+        behind.record()
+        const [children, toys, parent] = await Promise.all([
+          reader.find('child', { parent_id: recorded.p['id'] }),
+          reader.find('toy', { kind: `ball-${driver}-recorded` }),
+          reader.load('parent', recorded.p['id']),
+        ])
+        expect(written(behind)).toEqual({ parseNames: [], queries: 1 })
+        expect([children.length, toys.length, parent['name']]).toEqual([3, 3, `p-${driver}-recorded`])
         if (driver === 'pg') {
           // Waves pipeline their statements: unnamed behind the pooler (BEGIN and COMMIT, without
           // parameters, go as simple queries)...
@@ -137,8 +149,18 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
             pipeline: 'waves',
           })
           direct.record()
-          await graph(directRoot, `${driver}-direct`).em.flush()
+          const made = graph(directRoot, `${driver}-direct`)
+          await made.em.flush()
           expect(written(direct).parseNames.filter((n) => n.startsWith('pf_'))).toHaveLength(3)
+          // Reads on the direct connection: pipelined, named.
+          const directReader = directRoot.fork()
+          direct.record()
+          await Promise.all([
+            directReader.find('child', { parent_id: made.p['id'] }),
+            directReader.find('toy', { kind: `ball-${driver}-direct` }),
+          ])
+          expect(written(direct)).toMatchObject({ queries: 0 })
+          expect(written(direct).parseNames.filter((n) => n.startsWith('pf_'))).toHaveLength(2)
         }
       },
     )
