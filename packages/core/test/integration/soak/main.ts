@@ -1,7 +1,8 @@
-// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1]`: the chaos soak
-// (`soak-child.ts`) for as long as asked, each run in a child process under Node's defaults, on a
-// PostgreSQL and a toxiproxy the test kit starts (or `DATABASE_URL` / `TOXIPROXY_URL`). Prints what
-// each run checked and found; exits 1 when any run crashed or broke a guarantee.
+// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1] [--pgbouncer]`: the
+// chaos soak (`soak-child.ts`) for as long as asked, each run in a child process under Node's defaults,
+// on a PostgreSQL and a toxiproxy the test kit starts (or `DATABASE_URL` / `TOXIPROXY_URL`); with
+// `--pgbouncer`, through a PgBouncer in transaction pooling mode between the proxy and the server.
+// Prints what each run checked and found; exits 1 when any run crashed or broke a guarantee.
 import { parseArgs } from 'node:util'
 import {
   cleanupAll,
@@ -10,6 +11,7 @@ import {
   startPostgres,
   startToxiproxy,
 } from '@pipeflush/testkit'
+import { findPgBouncer, type StartedPgBouncer, startPgBouncer } from '../faults/pgbouncer.ts'
 import { runSoak } from './run-soak.ts'
 
 const { values } = parseArgs({
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     concurrency: { type: 'string', default: '8' },
     pool: { type: 'string', default: '4' },
+    pgbouncer: { type: 'boolean', default: false },
   },
 })
 const drivers = (values.driver ?? ['postgres.js', 'pg']) as DriverName[]
@@ -28,10 +31,25 @@ const runs = Number(values.runs)
 
 const [pg, tp] = await Promise.all([startPostgres(), startToxiproxy()])
 let failed = 0
+let bouncer: StartedPgBouncer | undefined
 try {
   const adminUrl = await createDatabase(pg.url, 'pipeflush_soak')
-  const services = { adminUrl, postgresHost: pg.host, postgresPort: pg.port, toxiproxyUrl: tp.apiUrl }
-  console.log(`PostgreSQL ${pg.version} (${pg.provider}), toxiproxy ${tp.version} (${tp.provider})`)
+  if (values.pgbouncer) {
+    const binary = findPgBouncer()
+    if (binary === undefined)
+      throw new Error('--pgbouncer: no pgbouncer binary (apt-get install pgbouncer, or PGBOUNCER=)')
+    bouncer = await startPgBouncer(binary, adminUrl, 'pipeflush_soak')
+  }
+  const services = {
+    adminUrl,
+    postgresHost: bouncer === undefined ? pg.host : '127.0.0.1',
+    postgresPort: bouncer === undefined ? pg.port : bouncer.port,
+    toxiproxyUrl: tp.apiUrl,
+  }
+  console.log(
+    `PostgreSQL ${pg.version} (${pg.provider}), toxiproxy ${tp.version} (${tp.provider})` +
+      (bouncer === undefined ? '' : `, PgBouncer ${bouncer.version} (transaction pooling) behind the proxy`),
+  )
   for (let run = 1; run <= runs; run++) {
     for (const driver of drivers) {
       const seed =
@@ -74,6 +92,7 @@ try {
     }
   }
 } finally {
+  await bouncer?.stop()
   await tp.stop()
   await pg.stop()
   await cleanupAll()
