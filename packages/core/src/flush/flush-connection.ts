@@ -27,9 +27,9 @@ export interface ConnectionUse<T> {
 /**
  * Runs `work` on one connection of the pool, reserved for the flush `flushId` within its deadline
  * (`settings.timeoutMs`, which `work` shares), then gives the connection back (unless it ended or was
- * terminated: the pool replaces it). Every error leaving is a {@link PipeflushError} with secrets
- * redacted; which code follows the outcome rules (see `outcome.ts`). Kysely's `provideConnection`,
- * for a flush.
+ * terminated, or the server refused a write as read-only: the pool replaces it). Every error leaving
+ * is a {@link PipeflushError} with secrets redacted; which code follows the outcome rules (see
+ * `outcome.ts`). Kysely's `provideConnection`, for a flush.
  *
  * Every mode runs on it, so a connection is reserved, timed out and given back by the same rules.
  */
@@ -67,9 +67,14 @@ export async function withFlushConnection<T>(
     }
     openings = fs.openings() // claimed before the connection goes back, counted once they are over
   } catch (e) {
+    const error = interruptionError(e, fs, flushId, timeoutMs)
+    // A server that refuses writes (a standby, as after a failover to a pool that still holds
+    // connections to the old primary) would refuse every later flush on that connection: it is not
+    // given back, so the pool opens a new one, through the address that follows the primary.
+    if (error.code === 'READ_ONLY_SERVER') fs.session.terminate()
     // A transaction a locking read began ends before its connection goes back, whatever failed.
-    if (fs.continued && fs.usable) await fs.simple('rollback').catch(() => {})
-    throw redactError(interruptionError(e, fs, flushId, timeoutMs))
+    else if (fs.continued && fs.usable) await fs.simple('rollback').catch(() => {})
+    throw redactError(error)
   } finally {
     fs.release()
   }

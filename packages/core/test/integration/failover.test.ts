@@ -303,6 +303,61 @@ describe.each(TEST_DRIVERS)('%s: a flush sent to a standby', (driver) => {
   }, 90_000)
 })
 
+describe.each(TEST_DRIVERS)('%s: a pool whose connection leads to a standby', (driver) => {
+  // A pool of one whose open connection reaches a standby (the old primary come back as one), while
+  // its address now leads to the primary: the refused flush closes that connection, so the retry
+  // opens one to the primary and commits (before, the pool handed the same connection back, refused
+  // again). Both ways a write is refused: at a statement, and at the id fetch (nextval).
+  test.each(['a statement', 'the id fetch'] as const)(
+    'refused at %s: READ_ONLY_SERVER, then the retry commits on the primary',
+    async (where) => {
+      cluster = await startCluster()
+      const admin = openClient('postgres.js', cluster.primary.url, createRoundTripCounter())
+      open.push(admin)
+      await admin.query(`${DDL} create table note (id int primary key, body text not null);`)
+      await cluster.caughtUp()
+      const cut = await startCutProxy({ host: cluster.standby.host, port: cluster.standby.port })
+      open.push({ end: () => cut.stop() })
+      const url = new URL(cluster.primary.url)
+      url.hostname = cut.host
+      url.port = String(cut.port)
+      const pool = openClient(driver, url.toString(), createRoundTripCounter(), { max: 1 })
+      open.push(pool)
+      const root = await EntityManager.connect(pool.client as never, { flushLog: 'flush_log' })
+      await root.fork().find('note', {}) // the pool's one connection is open, to the standby
+
+      let em: EntityManager
+      let expected: { accounts: number; lines: number } | number
+      let n = ''
+      if (where === 'a statement') {
+        em = root.fork()
+        em.create('note', { id: 1, body: 'hello' })
+        em.create('note', { id: 2, body: 'world' })
+        expected = 2
+      } else {
+        const u = unitOfWork(root)
+        em = u.em
+        n = u.name
+        expected = { accounts: 1, lines: 3 }
+      }
+      const refused = await settle(em.flush())
+      expect(refused.code).toBe('READ_ONLY_SERVER')
+      const pending = em.pending.inserts
+      expect(pending, 'the unit of work is as it was').toBeGreaterThan(0)
+
+      cut.retarget({ host: cluster.primary.host, port: cluster.primary.port })
+      const retry = await settle(em.flush())
+      expect(retry.code, 'the retry, on a new connection to the primary').toBe('ok')
+      expect(em.pending.inserts).toBe(0)
+      if (typeof expected === 'number') {
+        const [row] = await admin.query<{ n: number }>('select count(*)::int as n from note')
+        expect(row!.n).toBe(expected)
+      } else expect(await held(admin, n)).toEqual(expected)
+    },
+    90_000,
+  )
+})
+
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const until = performance.now() + timeoutMs
   while (!(await check())) {
