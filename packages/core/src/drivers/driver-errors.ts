@@ -145,6 +145,9 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ])
 
+/** Codes of a connection the network dropped (reset, broken pipe, aborted). */
+const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
  * (SQLSTATE class 28), an unknown database (3D000), TLS refused or failed, an unreachable server.
@@ -163,8 +166,12 @@ export function connectFailure(
     stringField((e.cause as { cause?: unknown })?.cause, 'code'),
   ]
   if (codes.some((c) => c !== undefined && TLS_CODES.test(c))) return 'TLS_FAILED'
+  if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
+  // The network dropped the connection during the TLS handshake ("Client network socket disconnected
+  // before secure TLS connection was established", ECONNRESET): no TLS setting to fix, a connection
+  // lost while it opened, as it would be on plain TCP.
+  if (codes.some((c) => c !== undefined && DROPPED_CODES.has(c))) return undefined
   if (/does not support SSL|SSL (connection|negotiation)|TLS|certificate/i.test(e.message))
     return 'TLS_FAILED'
-  if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
   return undefined
 }

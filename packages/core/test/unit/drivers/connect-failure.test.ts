@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DriverError } from '../../../src/drivers/driver.ts'
+import { connectFailure } from '../../../src/drivers/driver-errors.ts'
+
+/** A driver error of kind `connection` around `cause`, as the adapters make them. */
+function connectionError(cause: Error & { code?: string }): DriverError {
+  return { kind: 'connection', message: cause.message, code: cause.code, cause }
+}
+
+/** The error Node gives a TLS handshake whose connection the peer (here: the network) reset. */
+function resetDuringHandshake(port: number): Promise<Error & { code?: string }> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false })
+    socket.on('error', resolve)
+    socket.on('secureConnect', () => resolve(new Error('the handshake completed')))
+  })
+}
+
+let server: Server
+beforeAll(async () => {
+  // Closes every connection once the ClientHello arrived: what a network fault (a proxy's connection
+  // cut) does to a handshake in flight.
+  server = createServer((socket) => socket.once('data', () => socket.destroy()))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+})
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+describe('connectFailure', () => {
+  it('a TLS handshake the network reset is a connection lost while opening, not TLS_FAILED', async () => {
+    const address = server.address()
+    if (address === null || typeof address === 'string') throw new Error('no port')
+    const e = await resetDuringHandshake(address.port)
+    expect(e.message).toMatch(/TLS/) // the message names TLS, the code is the network's
+    expect(e.code).toBe('ECONNRESET')
+    expect(connectFailure(connectionError(e))).toBeUndefined()
+  })
+
+  it.each([
+    [
+      { code: 'ERR_TLS_CERT_ALTNAME_INVALID', message: "Hostname/IP does not match certificate's altnames" },
+      'TLS_FAILED',
+    ],
+    [{ code: 'DEPTH_ZERO_SELF_SIGNED_CERT', message: 'self-signed certificate' }, 'TLS_FAILED'],
+    [{ code: undefined, message: 'The server does not support SSL connections' }, 'TLS_FAILED'],
+    [{ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' }, 'HOST_UNREACHABLE'],
+    [{ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND db.invalid' }, 'HOST_UNREACHABLE'],
+    [{ code: 'ECONNRESET', message: 'read ECONNRESET' }, undefined],
+  ] as const)('%o is %s', (fields, expected) => {
+    const cause = Object.assign(new Error(fields.message), { code: fields.code })
+    expect(connectFailure(connectionError(cause))).toBe(expected)
+  })
+
+  it('a refused login and an unknown database by their SQLSTATE', () => {
+    const server = (sqlState: string): DriverError => ({
+      kind: 'server',
+      message: 'refused',
+      sqlState,
+      cause: null,
+    })
+    expect(connectFailure(server('28P01'))).toBe('LOGIN_FAILED')
+    expect(connectFailure(server('3D000'))).toBe('DATABASE_NOT_FOUND')
+  })
+})
