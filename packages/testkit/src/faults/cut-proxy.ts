@@ -27,10 +27,14 @@ export interface CutProxy {
   disarm(): void
   /** Connections cut since the proxy started. */
   readonly cuts: number
-  /** Starts recording the bytes that pass, per direction (all connections). */
+  /** Starts recording the bytes that pass, per direction (all connections), and counting round trips. */
   record(): void
-  /** What passed since `record()`. */
-  recorded(): Record<Direction, Buffer>
+  /**
+   * What passed since `record()`, and the round trips the clients made, counted on the wire whatever
+   * it carries (TLS included): each time a client sends after the server sent on its connection since
+   * its previous send (a connection's first send counts as one).
+   */
+  recorded(): Record<Direction, Buffer> & { readonly roundTrips: number }
   /**
    * Sends new connections to `upstream` from now on (open ones keep theirs), as an address that
    * follows the primary does after a failover (a virtual IP, HAProxy with health checks).
@@ -46,6 +50,8 @@ interface Link {
   /** Bytes passed per direction since the cut was armed (or the link opened). */
   passed: Record<Direction, number>
   stalled: Record<Direction, boolean>
+  /** The server sent something since the client's last send (true before its first). */
+  answered: boolean
 }
 
 /**
@@ -64,6 +70,7 @@ export async function startCutProxy(to: { readonly host: string; readonly port: 
   let armed: Cut | undefined
   let cuts = 0
   let recording: Record<Direction, Buffer[]> = { upstream: [], downstream: [] }
+  let roundTrips = 0
 
   const cutLink = (link: Link, cut: Cut) => {
     cuts++
@@ -82,6 +89,11 @@ export async function startCutProxy(to: { readonly host: string; readonly port: 
     from.on('data', (data: Buffer) => {
       if (link.stalled[direction]) return
       recording[direction].push(data)
+      if (direction === 'downstream') link.answered = true
+      else if (link.answered) {
+        roundTrips++
+        link.answered = false
+      }
       const cut = armed
       if (cut === undefined || cut.direction !== direction) {
         link.passed[direction] += data.length
@@ -108,6 +120,7 @@ export async function startCutProxy(to: { readonly host: string; readonly port: 
       server: up,
       passed: { upstream: 0, downstream: 0 },
       stalled: { upstream: false, downstream: false },
+      answered: true,
     }
     links.add(link)
     client.setNoDelay(true)
@@ -153,10 +166,12 @@ export async function startCutProxy(to: { readonly host: string; readonly port: 
     },
     record() {
       recording = { upstream: [], downstream: [] }
+      roundTrips = 0
     },
     recorded: () => ({
       upstream: Buffer.concat(recording.upstream),
       downstream: Buffer.concat(recording.downstream),
+      roundTrips,
     }),
     stop: () =>
       new Promise<void>((resolve) => {

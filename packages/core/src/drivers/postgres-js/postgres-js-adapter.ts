@@ -99,7 +99,8 @@ export class PostgresJsAdapter implements DriverAdapter {
         // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
         // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
         // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
-        metered.meter.onReady(() => setImmediate(() => socket.emit('drain')))
+        // Over TLS that listener is on the TLS socket (the meter reads the messages from it).
+        metered.meter.onReady(() => setImmediate(() => (metered.decrypted ?? socket).emit('drain')))
       },
       () => this.#closesHandled++,
     )

@@ -1,4 +1,6 @@
 import { Socket } from 'node:net'
+import type { TLSSocket } from 'node:tls'
+import { watchTlsUpgrade } from '../socket/tls-upgrade.ts'
 import type { PostgresJsOptions, SocketFactory } from './client-types.ts'
 
 /** What the factory tells about every socket it hands to postgres.js. */
@@ -15,7 +17,8 @@ export type OnSocket = (socket: Socket) => void
  * to the hosts in turn, starting after the last one that answered, each within `connect_timeout`, and
  * sets `host` and `port` on the socket. A factory already in the options (`inner`) is kept: it connects,
  * this one adds the rest. postgres.js handles each socket's close a macrotask late (see
- * `deferCloseListeners`), and `onDriverClosed` is called then.
+ * `deferCloseListeners`; over TLS, on the TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is
+ * called then.
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
@@ -59,6 +62,7 @@ export function socketFactory(
     }
     onSocket(socket)
     deferCloseListeners(socket, onDriverClosed)
+    watchTlsUpgrade(socket, (tls) => deferDriverCloseOn(tls, onDriverClosed))
     return socket
   }
 }
@@ -87,6 +91,24 @@ function deferCloseListeners(socket: Socket, onDriverClosed: () => void): void {
     return on(event, Object.assign(deferred, { listener }))
   }) as Socket['on']
   socket.addListener = socket.on
+}
+
+/**
+ * Over TLS, postgres.js's close handler (`connection.js` `closed`) is on the TLS socket, put there as
+ * `tls.connect` returned: it is put back to run one macrotask late, for the reason
+ * {@link deferCloseListeners} gives.
+ */
+function deferDriverCloseOn(tls: TLSSocket, onDriverClosed: () => void): void {
+  for (const listener of tls.listeners('close')) {
+    if (listener.name !== 'closed') continue
+    tls.removeListener('close', listener as (...args: unknown[]) => void)
+    tls.on('close', (...args: unknown[]) =>
+      setImmediate(() => {
+        ;(listener as (...args: unknown[]) => void)(...args)
+        onDriverClosed()
+      }),
+    )
+  }
 }
 
 /**

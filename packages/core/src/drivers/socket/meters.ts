@@ -1,5 +1,7 @@
+import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { meterSocket, type SocketMeter } from './socket-meter.ts'
+import { watchTlsUpgrade } from './tls-upgrade.ts'
 
 /** A metered socket of a client. */
 export interface MeteredSocket {
@@ -19,6 +21,11 @@ export interface MeteredSocket {
   readonly afterReady: number
   /** Round trips when the server was first ready for queries. */
   readyTrips: number | undefined
+  /**
+   * The TLS socket the driver put over `socket`, once it did: the meter reads the messages from it,
+   * and it finds this metered socket as `socket` does.
+   */
+  decrypted: Duplex | undefined
 }
 
 /**
@@ -119,8 +126,15 @@ export class Meters {
       openingClaimed: false,
       afterReady,
       readyTrips: undefined,
+      decrypted: undefined,
     }
     this.#bySocket.set(socket, metered)
+    if (socket instanceof Socket)
+      watchTlsUpgrade(socket, (tls) => {
+        metered.decrypted = tls
+        this.#bySocket.set(tls, metered)
+        metered.meter.readDecrypted(tls)
+      })
     this.#open.add(metered)
     metered.meter.onReady(() => {
       this.#opened++

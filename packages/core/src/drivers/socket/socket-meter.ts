@@ -9,7 +9,8 @@ import type { Duplex } from 'node:stream'
  * The meter also reads the first messages the server sends (only their type byte and length) to learn
  * the connection's cancel key (BackendKeyData: process id and secret), which identifies the connection
  * to a driver that does not expose its socket, and whether the startup finished (first ReadyForQuery).
- * Behind TLS it sees the handshake and stops reading (the bytes are encrypted).
+ * Behind TLS it sees the handshake and stops reading (the bytes are encrypted), unless it is given the
+ * decrypted stream (`readDecrypted`).
  */
 export interface SocketMeter {
   /** Round trips so far. */
@@ -33,6 +34,12 @@ export interface SocketMeter {
   onClose(listener: () => void): () => void
   /** Calls `listener` once when the server is first ready for queries (at once if it was). */
   onReady(listener: () => void): void
+  /**
+   * Reads the server's first messages (cancel key, readiness) from `decrypted`, the TLS socket over
+   * this one, and ends with it (its first `error` or `close`): a driver that upgrades a socket to TLS
+   * may take every listener off it, the meter's too. Round trips and bytes are still counted here.
+   */
+  readDecrypted(decrypted: Duplex): void
   /**
    * Calls `listener` once the meter can tell no more of the opening: the server is ready for queries,
    * or encryption began (TLS, GSS) and `ready` stays false. At once if so.
@@ -66,6 +73,8 @@ export function meterSocket(socket: Duplex): SocketMeter {
   let firstWrite = true
   /** Reading the server's first messages: 'ssl' awaits the one-byte answer to SSLRequest. */
   let reading: 'ssl' | 'messages' | 'done' = 'messages'
+  /** The messages are read from the decrypted stream (see `readDecrypted`). */
+  let decrypting = false
   let pending: Buffer | undefined
   let key: string | undefined
   let ready = false
@@ -83,7 +92,11 @@ export function meterSocket(socket: Duplex): SocketMeter {
       reading = buffer[0] === 0x53 ? 'done' : 'messages' // 'S': TLS follows; 'N': plain messages
       buffer = buffer.subarray(1)
       if (reading === 'done') {
-        for (const listener of seenListeners.splice(0)) listener()
+        // The driver may hand over the decrypted stream within the microtasks that follow (it starts
+        // TLS as it reads this answer); else the meter can tell no more of the opening.
+        setImmediate(() => {
+          if (!decrypting) for (const listener of seenListeners.splice(0)) listener()
+        })
         return
       }
     }
@@ -104,13 +117,6 @@ export function meterSocket(socket: Duplex): SocketMeter {
     if (buffer.length > 0) pending = Buffer.from(buffer)
   }
 
-  // First among the data listeners: a driver answers some messages from inside its own listener (an
-  // authentication step), and that write must see the data that prompted it.
-  socket.prependListener('data', (data: Buffer) => {
-    receivedSinceWrite = true
-    bytesIn += data.length
-    if (reading !== 'done') readMessages(data)
-  })
   // The socket ends at its first 'error' or 'close'. A driver may reject its queries at the 'error'
   // (postgres.js does) and handle the 'close' only in a later macrotask: a caller that reacts to the
   // rejection must already see the socket as ended, or it would write to (or hand back to its pool) a
@@ -127,23 +133,40 @@ export function meterSocket(socket: Duplex): SocketMeter {
     end()
   })
 
-  const write = socket.write.bind(socket) as Write
-  socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-    bytesOut +=
+  /** Counts a write of `chunk`: a round trip when the server sent something since the last one. */
+  const counted = (chunk: unknown) =>
+    countWrite(
       typeof chunk === 'string'
         ? Buffer.byteLength(chunk)
         : chunk instanceof Uint8Array
           ? chunk.byteLength
-          : 0
-    if (receivedSinceWrite) {
-      roundTrips++
-      receivedSinceWrite = false
-      for (const waiting of tripListeners) {
-        if (roundTrips < waiting.count) continue
-        tripListeners.delete(waiting)
-        waiting.listener()
-      }
+          : 0,
+    )
+  const countWrite = (bytes: number) => {
+    bytesOut += bytes
+    if (!receivedSinceWrite) return
+    roundTrips++
+    receivedSinceWrite = false
+    for (const waiting of tripListeners) {
+      if (roundTrips < waiting.count) continue
+      tripListeners.delete(waiting)
+      waiting.listener()
     }
+  }
+  /** Data from the server: the next write starts a round trip. */
+  const received = (data: Buffer) => {
+    receivedSinceWrite = true
+    bytesIn += data.length
+    if (reading !== 'done') readMessages(data)
+  }
+
+  // First among the data listeners: a driver answers some messages from inside its own listener (an
+  // authentication step), and that write must see the data that prompted it.
+  socket.prependListener('data', received)
+
+  const write = socket.write.bind(socket) as Write
+  socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+    counted(chunk)
     if (firstWrite) {
       firstWrite = false
       const code = startupCode(chunk)
@@ -182,6 +205,37 @@ export function meterSocket(socket: Duplex): SocketMeter {
     onReady(listener) {
       if (ready) listener()
       else readyListeners.push(listener)
+    },
+    readDecrypted(decrypted) {
+      decrypting = true
+      if (!ready) {
+        reading = 'messages'
+        pending = undefined
+      }
+      // The handshake's records are written and read by TLS itself, out of sight: its round trips are
+      // added once it is over (ClientHello and the server's answer; a full TLS 1.2 handshake has a
+      // second), before the driver's first write over it.
+      decrypted.prependOnceListener('secureConnect', () => {
+        const tls = decrypted as Duplex & { getProtocol?(): string | null; isSessionReused?(): boolean }
+        const full12 = tls.getProtocol?.() === 'TLSv1.2' && tls.isSessionReused?.() !== true
+        roundTrips += full12 ? 2 : 1
+        receivedSinceWrite = true
+      })
+      decrypted.prependListener('data', received)
+      // What the driver wrote over TLS before it was handed here (node-postgres writes its startup
+      // message as soon as it made the TLS socket): one write.
+      const early = (decrypted as Duplex & { bytesWritten?: number }).bytesWritten ?? 0
+      if (early > 0) countWrite(early)
+      const writeDecrypted = decrypted.write.bind(decrypted) as Write
+      decrypted.write = ((chunk: unknown, ...rest: unknown[]) => {
+        counted(chunk)
+        return writeDecrypted(chunk, ...rest)
+      }) as Duplex['write']
+      decrypted.once('close', end)
+      decrypted.on('error', (error: Error) => {
+        closeError ??= error
+        end()
+      })
     },
     onOpeningSeen(listener) {
       if (reading === 'done') listener()

@@ -1,13 +1,16 @@
-import { TEST_DRIVERS } from '@pipeflush/testkit'
+import { createDatabase, TEST_DRIVERS } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { describe, expect, test } from 'vitest'
 import { findPgBouncer, startPgBouncer } from '../faults/pgbouncer.ts'
 import { runSoak, type SoakRun } from './run-soak.ts'
+import { startTlsPostgres } from './tls-postgres.ts'
 
 /** Seconds of chaos per driver here (`PIPEFLUSH_SOAK_SECONDS`); `npm run soak` runs longer ones. */
 const SECONDS = Number(process.env['PIPEFLUSH_SOAK_SECONDS'] ?? 20)
 /** Seconds of chaos per driver behind PgBouncer (`npm run soak -- --pgbouncer` runs longer ones). */
 const SECONDS_BEHIND_PGBOUNCER = Math.min(SECONDS, 15)
+/** Seconds of chaos per driver over TLS (`npm run soak -- --tls` runs longer ones). */
+const SECONDS_OVER_TLS = Math.min(SECONDS, 15)
 
 const db = useTestDatabase()
 const pgbouncer = findPgBouncer()
@@ -87,5 +90,33 @@ describe.skipIf(!pgbouncer)('chaos soak behind PgBouncer (transaction pooling)',
       }
     },
     SECONDS_BEHIND_PGBOUNCER * 1000 + 120_000,
+  )
+})
+
+// The same over TLS, on a server of its own: the proxy's faults land inside TLS records, and
+// postgres.js upgrades the socket pipeflush made (its readiness, cancel key and close read from the
+// TLS socket over it).
+describe('chaos soak over TLS', () => {
+  test.each(TEST_DRIVERS)(
+    '%s: no crash, nothing lost, phantom or partial, every read the rows asked for',
+    async (driver) => {
+      const server = await startTlsPostgres()
+      try {
+        const seed = Math.floor(Math.random() * 2 ** 31)
+        const run = await runSoak(
+          {
+            adminUrl: await createDatabase(server.url, 'pipeflush_soak_tls'),
+            postgresHost: server.host,
+            postgresPort: server.port,
+            toxiproxyUrl: db.services.toxiproxyUrl,
+          },
+          { driver, seconds: SECONDS_OVER_TLS, seed, tls: true },
+        )
+        expectPassed(run, seed, SECONDS_OVER_TLS)
+      } finally {
+        await server.stop()
+      }
+    },
+    SECONDS_OVER_TLS * 1000 + 180_000,
   )
 })

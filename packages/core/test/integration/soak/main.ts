@@ -1,7 +1,8 @@
-// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1] [--pgbouncer]`: the
+// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1] [--pgbouncer | --tls]`: the
 // chaos soak (`soak-child.ts`) for as long as asked, each run in a child process under Node's defaults,
 // on a PostgreSQL and a toxiproxy the test kit starts (or `DATABASE_URL` / `TOXIPROXY_URL`); with
-// `--pgbouncer`, through a PgBouncer in transaction pooling mode between the proxy and the server.
+// `--pgbouncer`, through a PgBouncer in transaction pooling mode between the proxy and the server; with
+// `--tls`, on a server of its own that speaks TLS, the pool connecting over TLS (faults inside records).
 // Prints what each run checked and found; exits 1 when any run crashed or broke a guarantee.
 import { parseArgs } from 'node:util'
 import {
@@ -13,6 +14,7 @@ import {
 } from '@pipeflush/testkit'
 import { findPgBouncer, type StartedPgBouncer, startPgBouncer } from '../faults/pgbouncer.ts'
 import { runSoak } from './run-soak.ts'
+import { startTlsPostgres } from './tls-postgres.ts'
 
 const { values } = parseArgs({
   options: {
@@ -23,13 +25,15 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     pool: { type: 'string', default: '4' },
     pgbouncer: { type: 'boolean', default: false },
+    tls: { type: 'boolean', default: false },
   },
 })
 const drivers = (values.driver ?? ['postgres.js', 'pg']) as DriverName[]
 const seconds = Number(values.seconds)
 const runs = Number(values.runs)
 
-const [pg, tp] = await Promise.all([startPostgres(), startToxiproxy()])
+if (values.tls && values.pgbouncer) throw new Error('--tls and --pgbouncer: one at a time')
+const [pg, tp] = await Promise.all([values.tls ? startTlsPostgres() : startPostgres(), startToxiproxy()])
 let failed = 0
 let bouncer: StartedPgBouncer | undefined
 try {
@@ -48,7 +52,8 @@ try {
   }
   console.log(
     `PostgreSQL ${pg.version} (${pg.provider}), toxiproxy ${tp.version} (${tp.provider})` +
-      (bouncer === undefined ? '' : `, PgBouncer ${bouncer.version} (transaction pooling) behind the proxy`),
+      (bouncer === undefined ? '' : `, PgBouncer ${bouncer.version} (transaction pooling) behind the proxy`) +
+      (values.tls ? ', over TLS' : ''),
   )
   for (let run = 1; run <= runs; run++) {
     for (const driver of drivers) {
@@ -60,6 +65,7 @@ try {
         seed,
         concurrency: Number(values.concurrency),
         pool: Number(values.pool),
+        tls: values.tls,
       })
       const res = r.result
       const crashed = r.exitCode !== 0 && res === undefined

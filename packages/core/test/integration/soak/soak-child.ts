@@ -32,6 +32,8 @@ export interface SoakConfig {
   readonly postgresPort: number
   /** Prefix of the tables and name of the proxy. */
   readonly name: string
+  /** The server speaks TLS: the pool connects over TLS (its certificate not verified: a test's own). */
+  readonly tls?: boolean
 }
 
 /** What a soak found. */
@@ -108,8 +110,11 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   `)
   const toxiproxy = await connectToxiproxy(cfg.toxiproxyUrl)
   const proxy = await toxiproxy.proxy(cfg.name, { host: cfg.postgresHost, port: cfg.postgresPort })
+  // Over TLS, the proxy's faults land inside records: the TLS layer sees them before the driver.
+  const ssl = cfg.tls === true ? { rejectUnauthorized: false } : undefined
   const client = openClient(cfg.driver, proxy.rewriteUrl(cfg.adminUrl), createRoundTripCounter(), {
     max: cfg.pool ?? 4,
+    ...(ssl === undefined ? {} : { postgresJs: { ssl }, pg: { ssl } }),
   })
   const options = {
     versionColumn: 'version',
@@ -117,6 +122,12 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     flushTimeoutMs: timeoutMs,
     copyRows: COPY_ROWS,
     schemas: ['public'],
+  }
+  if (cfg.tls === true) {
+    const [row] = await client.query<{ ssl: boolean }>(
+      'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+    )
+    if (row?.ssl !== true) throw new Error('the soak over TLS: the pool connected without TLS')
   }
   const root = await EntityManager.connect(client.client, options)
   const notes = [...relationsOf(root.schema, t('counter')).values()].find((r) => r.target.endsWith(t('note')))

@@ -54,8 +54,14 @@ function urlByName(): string {
 }
 
 /** A client verifying the server against `ca`. */
-function tlsClient(driver: (typeof TEST_DRIVERS)[number], ca: string, url = urlByName()): TestClient {
+function tlsClient(
+  driver: (typeof TEST_DRIVERS)[number],
+  ca: string,
+  url = urlByName(),
+  max = 1,
+): TestClient {
   const c = openClient(driver, url, createRoundTripCounter(), {
+    max,
     postgresJs: { ssl: { ca, rejectUnauthorized: true } },
     pg: { ssl: { ca, rejectUnauthorized: true } },
     connectTimeoutSeconds: 5,
@@ -78,6 +84,57 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     expect(serverNameOf(cut.recorded().upstream)).toBe('localhost')
     const [note] = await em.fork().find('tls_note', { body: `over TLS with ${driver}` })
     expect(note?.['body']).toBe(`over TLS with ${driver}`)
+  })
+
+  test('a flush that opens its connection, then one on it: each report counts the round trips on the wire (TLS handshake and startup included)', async () => {
+    const warm = await EntityManager.connect(tlsClient(driver, certs.ca).client)
+    const fresh = tlsClient(driver, certs.ca)
+    // A declared schema and prepare: true: connecting sends nothing, so the first flush opens the connection.
+    const root = await EntityManager.connect(fresh.client, { schema: warm.schema, prepare: true })
+    const flush = async (round: number) => {
+      // Counted at the proxy, on the wire: a counter on the client's socket loses sight of the bytes
+      // once TLS wraps it.
+      cut.record()
+      const em = root.fork()
+      em.create('tls_note', { body: `counted over TLS ${driver} ${round}` })
+      const report = await em.flush()
+      expect(report.roundTrips, `flush ${round}`).toBe(cut.recorded().roundTrips)
+      return report
+    }
+    const first = await flush(0)
+    expect(first.connected).toBe(true)
+    // SSLRequest, the TLS handshake, the startup: more than the plain connection's one or two.
+    expect(first.connectRoundTrips).toBeGreaterThanOrEqual(3)
+    for (let round = 1; round < 4; round++) {
+      const report = await flush(round)
+      expect(report).toMatchObject({ connected: false, connectRoundTrips: 0 })
+      expect(report.roundTrips - (report.idFetch ? 1 : 0)).toBe(1)
+    }
+  })
+
+  test('after the network drops the connection, the next read and flush open a new one over TLS', async () => {
+    const { client } = tlsClient(driver, certs.ca)
+    const em = await EntityManager.connect(client, { flushTimeoutMs: 3000 })
+    const before = em.fork()
+    before.create('tls_note', { body: `before the drop ${driver}` })
+    await before.flush()
+    // The next bytes the client sends close its connection (a FIN both ways), once.
+    cut.arm({ direction: 'upstream', offset: 0, action: 'close' })
+    const dropped = await em
+      .fork()
+      .find('tls_note', { body: `before the drop ${driver}` })
+      .then(
+        () => 'ok',
+        (e: unknown) => (isPipeflushError(e) ? e.code : String(e)),
+      )
+    expect(dropped).toBe('CONNECTION_LOST')
+    // A reservation now opens a new connection, its array types already known (postgres.js skips
+    // their query): it must be handed that connection, not wait out the deadline (QUERY_TIMEOUT).
+    const [note] = await em.fork().find('tls_note', { body: `before the drop ${driver}` })
+    expect(note?.['body']).toBe(`before the drop ${driver}`)
+    const after = em.fork()
+    after.create('tls_note', { body: `after the drop ${driver}` })
+    expect((await after.flush()).inserted).toBe(1)
   })
 
   test('a large insert as COPY over TLS', async () => {
