@@ -166,12 +166,12 @@ export function connectFailure(
     stringField((e.cause as { cause?: unknown })?.cause, 'code'),
   ]
   if (codes.some((c) => c !== undefined && TLS_CODES.test(c))) return 'TLS_FAILED'
+  if (/does not support SSL/i.test(e.message)) return 'TLS_FAILED'
   if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
   // The network dropped the connection during the TLS handshake ("Client network socket disconnected
   // before secure TLS connection was established", ECONNRESET): no TLS setting to fix, a connection
   // lost while it opened, as it would be on plain TCP.
   if (codes.some((c) => c !== undefined && DROPPED_CODES.has(c))) return undefined
-  if (/does not support SSL|SSL (connection|negotiation)|TLS|certificate/i.test(e.message))
-    return 'TLS_FAILED'
+  if (/SSL (connection|negotiation)|TLS|certificate/i.test(e.message)) return 'TLS_FAILED'
   return undefined
 }

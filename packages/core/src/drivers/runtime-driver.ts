@@ -4,6 +4,8 @@ import { deadlineError } from './driver-errors.ts'
 import { RuntimeSession } from './runtime-session.ts'
 import { Meters } from './socket/meters.ts'
 
+/** Node's message for a TLS handshake whose connection closed before it ended. */
+const TLS_CUT = /before secure TLS connection was established/
 /**
  * The {@link Driver} pipeflush uses, over a driver's adapter: what every driver shares is done here,
  * once. It puts a round-trip meter on every connection the client opens (`socket/meters.ts`), bounds
@@ -85,7 +87,12 @@ export class RuntimeDriver implements Driver {
   }
 
   toDriverError(error: unknown): DriverError {
-    return this.#adapter.toDriverError(error)
+    const e = this.#adapter.toDriverError(error)
+    // Node reports a TLS handshake with a server that has no TLS (postgres.js starts one even after
+    // the server said `N`) as it reports one the network cut: the meter saw which it was.
+    const last = this.meters.lastFailure
+    if (e.kind !== 'connection' || !last?.tlsRefused || !TLS_CUT.test(e.message)) return e
+    return { ...e, message: `${e.message}: ${last.reason}` }
   }
 
   /**

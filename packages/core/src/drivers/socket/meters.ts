@@ -94,6 +94,8 @@ export interface ConnectFailure {
   readonly at: number
   readonly address: string
   readonly reason: string
+  /** The server has no TLS (it answered `N` to the SSLRequest) and the client required it. */
+  readonly tlsRefused: boolean
 }
 
 /**
@@ -150,10 +152,16 @@ export class Meters {
       if (!metered.meter.ready) {
         this.#failures++
         const error = metered.meter.closeError
+        const tlsRefused = metered.meter.tlsRefused
         this.#lastFailure = {
           at: performance.now(),
           address,
-          reason: error ? error.message : 'the connection closed before the server was ready',
+          reason: tlsRefused
+            ? 'the server does not support SSL connections (it answered N to the SSLRequest)'
+            : error
+              ? error.message
+              : 'the connection closed before the server was ready',
+          tlsRefused,
         }
       }
     })

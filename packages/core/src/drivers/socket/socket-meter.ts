@@ -24,6 +24,8 @@ export interface SocketMeter {
   readonly key: string | undefined
   /** The server finished the startup (authentication included) and is ready for queries. */
   readonly ready: boolean
+  /** The server answered `N` to the SSLRequest (it has no TLS) and the driver started TLS anyway. */
+  readonly tlsRefused: boolean
   /** The socket ended: it errored or closed (`closeError` holds its first error, if any). */
   readonly closed: boolean
   readonly closeError: Error | undefined
@@ -75,6 +77,8 @@ export function meterSocket(socket: Duplex): SocketMeter {
   let reading: 'ssl' | 'messages' | 'done' = 'messages'
   /** The messages are read from the decrypted stream (see `readDecrypted`). */
   let decrypting = false
+  /** The server answered the SSLRequest with `N`. */
+  let answeredNo = false
   let pending: Buffer | undefined
   let key: string | undefined
   let ready = false
@@ -90,6 +94,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
     pending = undefined
     if (reading === 'ssl') {
       reading = buffer[0] === 0x53 ? 'done' : 'messages' // 'S': TLS follows; 'N': plain messages
+      answeredNo = buffer[0] === 0x4e
       buffer = buffer.subarray(1)
       if (reading === 'done') {
         // The driver may hand over the decrypted stream within the microtasks that follow (it starts
@@ -195,6 +200,9 @@ export function meterSocket(socket: Duplex): SocketMeter {
     },
     get ready() {
       return ready
+    },
+    get tlsRefused() {
+      return answeredNo && decrypting
     },
     get closed() {
       return closed

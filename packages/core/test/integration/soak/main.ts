@@ -1,18 +1,23 @@
-// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1] [--pgbouncer | --tls]`: the
+// `npm run soak -- --seconds 600 [--runs 10] [--driver pg|postgres.js] [--seed 1] [--pgbouncer | --pgpool | --tls]`: the
 // chaos soak (`soak-child.ts`) for as long as asked, each run in a child process under Node's defaults,
 // on a PostgreSQL and a toxiproxy the test kit starts (or `DATABASE_URL` / `TOXIPROXY_URL`); with
 // `--pgbouncer`, through a PgBouncer in transaction pooling mode between the proxy and the server; with
-// `--tls`, on a server of its own that speaks TLS, the pool connecting over TLS (faults inside records).
+// `--pgpool`, through a Pgpool-II in front of a primary and its standby (load balancing off: a read
+// the standby answered late would be stale, not wrong); with `--tls`, on a server of its own that
+// speaks TLS, the pool connecting over TLS (faults inside records).
 // Prints what each run checked and found; exits 1 when any run crashed or broke a guarantee.
 import { parseArgs } from 'node:util'
 import {
   cleanupAll,
   createDatabase,
   type DriverName,
+  type StartedCluster,
+  startCluster,
   startPostgres,
   startToxiproxy,
 } from '@pipeflush/testkit'
 import { findPgBouncer, type StartedPgBouncer, startPgBouncer } from '../faults/pgbouncer.ts'
+import { findPgpool, type StartedPgpool, startPgpool } from '../pgpool/pgpool.ts'
 import { runSoak } from './run-soak.ts'
 import { startTlsPostgres } from './tls-postgres.ts'
 
@@ -26,14 +31,18 @@ const { values } = parseArgs({
     pool: { type: 'string', default: '4' },
     pgbouncer: { type: 'boolean', default: false },
     tls: { type: 'boolean', default: false },
+    pgpool: { type: 'boolean', default: false },
   },
 })
 const drivers = (values.driver ?? ['postgres.js', 'pg']) as DriverName[]
 const seconds = Number(values.seconds)
 const runs = Number(values.runs)
 
-if (values.tls && values.pgbouncer) throw new Error('--tls and --pgbouncer: one at a time')
+if ([values.tls, values.pgbouncer, values.pgpool].filter(Boolean).length > 1)
+  throw new Error('--tls, --pgbouncer and --pgpool: one at a time')
 const [pg, tp] = await Promise.all([values.tls ? startTlsPostgres() : startPostgres(), startToxiproxy()])
+let cluster: StartedCluster | undefined
+let pgpool: StartedPgpool | undefined
 let failed = 0
 let bouncer: StartedPgBouncer | undefined
 try {
@@ -44,15 +53,31 @@ try {
       throw new Error('--pgbouncer: no pgbouncer binary (apt-get install pgbouncer, or PGBOUNCER=)')
     bouncer = await startPgBouncer(binary, adminUrl, 'pipeflush_soak')
   }
-  const services = {
+  let services = {
     adminUrl,
     postgresHost: bouncer === undefined ? pg.host : '127.0.0.1',
     postgresPort: bouncer === undefined ? pg.port : bouncer.port,
     toxiproxyUrl: tp.apiUrl,
   }
+  if (values.pgpool) {
+    const binary = findPgpool()
+    if (binary === undefined)
+      throw new Error('--pgpool: no pgpool binary (apt-get install pgpool2, or PGPOOL=)')
+    cluster = await startCluster()
+    const primaryDb = await createDatabase(cluster.primary.url, 'pipeflush_soak')
+    await cluster.caughtUp()
+    pgpool = await startPgpool(binary, cluster, { load_balance_mode: 'off' })
+    services = {
+      adminUrl: primaryDb,
+      postgresHost: '127.0.0.1',
+      postgresPort: pgpool.port,
+      toxiproxyUrl: tp.apiUrl,
+    }
+  }
   console.log(
     `PostgreSQL ${pg.version} (${pg.provider}), toxiproxy ${tp.version} (${tp.provider})` +
       (bouncer === undefined ? '' : `, PgBouncer ${bouncer.version} (transaction pooling) behind the proxy`) +
+      (pgpool === undefined ? '' : `, Pgpool-II ${pgpool.version} (primary and standby) behind the proxy`) +
       (values.tls ? ', over TLS' : ''),
   )
   for (let run = 1; run <= runs; run++) {
@@ -98,6 +123,8 @@ try {
     }
   }
 } finally {
+  await pgpool?.stop()
+  await cluster?.stop()
   await bouncer?.stop()
   await tp.stop()
   await pg.stop()

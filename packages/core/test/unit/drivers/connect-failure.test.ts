@@ -47,6 +47,14 @@ describe('connectFailure', () => {
     [{ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:1' }, 'HOST_UNREACHABLE'],
     [{ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND db.invalid' }, 'HOST_UNREACHABLE'],
     [{ code: 'ECONNRESET', message: 'read ECONNRESET' }, undefined],
+    [
+      {
+        code: 'ECONNRESET',
+        message:
+          'Client network socket disconnected before secure TLS connection was established: the server does not support SSL connections (it answered N to the SSLRequest)',
+      },
+      'TLS_FAILED',
+    ],
   ] as const)('%o is %s', (fields, expected) => {
     const cause = Object.assign(new Error(fields.message), { code: fields.code })
     expect(connectFailure(connectionError(cause))).toBe(expected)
