@@ -83,6 +83,7 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void {
     const o = this.sql.options
+    const metered = new WeakMap<Socket, MeteredSocket>()
     o.socket = socketFactory(
       o.socket,
       (socket) => {
@@ -95,14 +96,24 @@ export class PostgresJsAdapter implements DriverAdapter {
         // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
         const typeQuery = o.fetch_types === false ? 0 : 1
         const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
-        const metered = meter(socket, address, typeQuery)
+        const m = meter(socket, address, typeQuery)
+        metered.set(socket, m)
         // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
         // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
         // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
         // Over TLS that listener is on the TLS socket (the meter reads the messages from it).
-        metered.meter.onReady(() => setImmediate(() => (metered.decrypted ?? socket).emit('drain')))
+        m.meter.onReady(() => setImmediate(() => (m.decrypted ?? socket).emit('drain')))
       },
       () => this.#closesHandled++,
+      (socket, tls) => {
+        // Over TLS postgres.js reads fetch_types once the handshake is over, when another connection
+        // may have fetched the types (and fetch_types been turned off): read it again then, just before
+        // postgres.js does (this listener runs before its own).
+        tls.prependOnceListener('secureConnect', () => {
+          const m = metered.get(socket)
+          if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
+        })
+      },
     )
   }
 

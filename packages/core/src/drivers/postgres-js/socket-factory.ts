@@ -6,6 +6,9 @@ import type { PostgresJsOptions, SocketFactory } from './client-types.ts'
 /** What the factory tells about every socket it hands to postgres.js. */
 export type OnSocket = (socket: Socket) => void
 
+/** What the factory tells when postgres.js put a TLS socket over one of its sockets. */
+export type OnTls = (socket: Socket, tls: TLSSocket) => void
+
 /**
  * The socket factory pipeflush gives a postgres.js client: TCP_NODELAY on every connection (postgres.js
  * leaves Nagle's algorithm on, so a pipelined message over one segment can wait for a delayed ACK: a
@@ -18,12 +21,13 @@ export type OnSocket = (socket: Socket) => void
  * sets `host` and `port` on the socket. A factory already in the options (`inner`) is kept: it connects,
  * this one adds the rest. postgres.js handles each socket's close a macrotask late (see
  * `deferCloseListeners`; over TLS, on the TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is
- * called then.
+ * called then. `onTls` is told the TLS socket postgres.js puts over a socket, as it is made.
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
   onSocket: OnSocket,
   onDriverClosed: () => void = () => {},
+  onTls: OnTls = () => {},
 ): SocketFactory {
   let next = 0
   const open = async (options: PostgresJsOptions): Promise<Socket> => {
@@ -62,7 +66,10 @@ export function socketFactory(
     }
     onSocket(socket)
     deferCloseListeners(socket, onDriverClosed)
-    watchTlsUpgrade(socket, (tls) => deferDriverCloseOn(tls, onDriverClosed))
+    watchTlsUpgrade(socket, (tls) => {
+      deferDriverCloseOn(tls, onDriverClosed)
+      onTls(socket, tls)
+    })
     return socket
   }
 }

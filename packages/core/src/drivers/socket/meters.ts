@@ -17,8 +17,9 @@ export interface MeteredSocket {
   /**
    * Round trips the driver makes on the connection after the server is first ready and before the
    * connection serves anyone (postgres.js: its array type query, on a client's first connections).
+   * Set again if the driver decides later (postgres.js over TLS, once the handshake is over).
    */
-  readonly afterReady: number
+  afterReady: number
   /** Round trips when the server was first ready for queries. */
   readyTrips: number | undefined
   /**
