@@ -16,41 +16,41 @@ function strictestOnDelete(actions: readonly string[]): string {
 }
 
 /**
- * The foreign keys a partitioned table has through its leaf partitions only (declared on each
- * partition, not on the table, as before PostgreSQL 12 and in dumps of such schemas): each reference
- * (same columns, target and target columns) that every leaf partition declares and the table itself
- * does not becomes the table's, for ordering inserts, updates and deletes of its rows. Named after
- * the first partition's key; deferred only when deferred on every partition; with ON DELETE the
- * partitions' own, or when they differ the one that orders deletes the most. A key that some
- * partitions lack is left out (rows routed to the others need no order), as is every key of a table
- * without partitions.
+ * The foreign keys a partitioned table has through its leaf partitions only (declared on a
+ * partition, not on the table, as before PostgreSQL 12, in dumps of such schemas, or on some leaves
+ * only): each reference (same columns, target and target columns) that any leaf partition declares
+ * and the table itself does not becomes the table's, for ordering inserts, updates and deletes of
+ * its rows. A row may land in any leaf, so a key one leaf enforces orders every row of the table;
+ * the order costs nothing where no leaf enforces it. Named after the first declaring partition's
+ * key; deferred only when deferred on every partition that declares it; with ON DELETE the
+ * partitions' own, or when they differ the one that orders deletes the most. A table without
+ * partitions gets none.
+ *
+ * @example
+ * // payment_p2022_01 declares payment_p2022_01_rental_id_fkey, payment_p2022_07 declares nothing:
+ * partitionForeignKeys([], payment.partitions) // [{ name: 'payment_p2022_01_rental_id_fkey', ... }]
  */
 export function partitionForeignKeys(
   own: readonly CatalogForeignKey[],
   partitions: readonly CatalogPartition[],
 ): CatalogForeignKey[] {
-  if (partitions.length === 0) return []
   const declared = new Set(own.map(referenceOf))
-  // Per reference, its key on each partition (a partition may list one reference more than once: the
-  // copies PostgreSQL makes for each partition of a partitioned target).
+  // Per reference, its key on each partition that declares it (a partition may list one reference
+  // more than once: the copies PostgreSQL makes for each partition of a partitioned target).
   const byReference = new Map<string, CatalogForeignKey[]>()
-  partitions.forEach((partition, p) => {
+  for (const partition of partitions) {
     const seen = new Set<string>()
     for (const fk of partition.foreignKeys) {
       const reference = referenceOf(fk)
       if (declared.has(reference) || seen.has(reference)) continue
       seen.add(reference)
       const keys = byReference.get(reference)
-      if (keys === undefined) {
-        if (p === 0) byReference.set(reference, [fk])
-        continue
-      }
-      if (keys.length === p) keys.push(fk)
+      if (keys === undefined) byReference.set(reference, [fk])
+      else keys.push(fk)
     }
-  })
+  }
   const out: CatalogForeignKey[] = []
   for (const keys of byReference.values()) {
-    if (keys.length !== partitions.length) continue
     const first = keys[0]!
     out.push({
       ...first,

@@ -43,6 +43,8 @@ function kinds(plan: FlushPlan): string[][] {
 
 const FEB = new Date('2022-02-14T10:00:00.000Z')
 const MAR = new Date('2022-03-01T09:30:00.000Z')
+const MAY = new Date('2022-05-24T22:53:30.000Z')
+const JUL = new Date('2022-07-08T12:00:00.000Z')
 
 describe.each(drivers)('%s', (driver) => {
   test.each(modes)(
@@ -102,6 +104,53 @@ describe.each(drivers)('%s', (driver) => {
       expect(rental['last_update']).toBeInstanceOf(Date)
       expect(em.stateOf(payment)).toBe('managed')
       expect(await em.load('payment', { payment_date: FEB, payment_id: payment['payment_id'] })).toBe(payment)
+    },
+  )
+
+  test.each(modes)(
+    "%s: Pagila's layout, foreign keys on six of twelve partitions: a payment in May (a leaf that enforces them) and one in July (a leaf that does not) after their new customer and rental, one round trip in burst",
+    async (mode) => {
+      const { root, counter, query, schema } = await setup(driver, mode)
+      const em = root.fork()
+      const customer = em.create('customer', {
+        store_id: 1,
+        first_name: 'Jared',
+        last_name: 'Ely',
+        address_id: 1,
+      })
+      const rental = em.create('rental', {
+        rental_date: MAY,
+        inventory_id: 1,
+        customer_id: customer,
+        staff_id: 1,
+      })
+      const may = em.create('payment', {
+        customer_id: customer,
+        staff_id: 1,
+        rental_id: rental,
+        amount: '2.99',
+        payment_date: MAY,
+      })
+      const july = em.create('payment', {
+        customer_id: customer,
+        staff_id: 1,
+        rental_id: rental,
+        amount: '0.99',
+        payment_date: JUL,
+      })
+      expect(kinds(em.plan())).toEqual([['insert customer'], ['insert rental'], ['insert payment']])
+      const report = await counted(counter, () => em.flush())
+      expect(report).toMatchObject({ inserted: 4, statements: 3, waves: 3 })
+      expect(report.roundTrips).toBe(expectedTrips(mode, report))
+      if (mode === 'burst') expect(report.roundTrips).toBe(1)
+      const stored = await query(
+        `select tableoid::regclass::text as part, rental_id from "${schema}".payment
+         where payment_id in (${Number(may['payment_id'])}, ${Number(july['payment_id'])}) order by payment_date`,
+      )
+      expect(stored).toEqual([
+        { part: 'payment_p2022_05', rental_id: rental['rental_id'] },
+        { part: 'payment_p2022_07', rental_id: rental['rental_id'] },
+      ])
     },
   )
 

@@ -28,12 +28,13 @@ describe('partitionForeignKeys', () => {
     expect(keys).toEqual([fk('p1_customer_fkey')])
   })
 
-  it('leaves out a key one partition lacks, a key the table declares itself, and everything without partitions', () => {
+  it('makes a key some partitions lack the table’s too (a row may land in any leaf), named after the first declaring partition’s', () => {
     const staff = fk('p1_staff_fkey', {
       columns: ['staff_id'],
       targetName: 'staff',
       targetColumns: ['staff_id'],
     })
+    // Pagila: the first partitions declare the keys, the later ones none.
     expect(
       partitionForeignKeys(
         [],
@@ -41,9 +42,22 @@ describe('partitionForeignKeys', () => {
           { name: 'p1', foreignKeys: [fk('p1_customer_fkey'), staff] },
           { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
           { name: 'p3', foreignKeys: [{ ...staff, name: 'p3_staff_fkey' }] },
+          { name: 'p4', foreignKeys: [] },
         ],
       ).map((k) => k.name),
-    ).toEqual([])
+    ).toEqual(['p1_customer_fkey', 'p1_staff_fkey'])
+    expect(
+      partitionForeignKeys(
+        [],
+        [
+          { name: 'p1', foreignKeys: [] },
+          { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
+        ],
+      ).map((k) => k.name),
+    ).toEqual(['p2_customer_fkey'])
+  })
+
+  it('leaves out a key the table declares itself, and everything without partitions', () => {
     expect(
       partitionForeignKeys(
         [fk('payment_customer_fkey')],
@@ -65,7 +79,11 @@ describe('partitionForeignKeys', () => {
         { name: 'p2', foreignKeys: [fk('p2_customer_fkey'), { ...byEmail, targetSchema: 'other' }] },
       ],
     )
-    expect(keys.map((k) => k.name)).toEqual(['p1_customer_fkey'])
+    expect(keys.map((k) => `${k.name} -> ${k.targetSchema}.${k.targetName}(${k.targetColumns})`)).toEqual([
+      'p1_customer_fkey -> public.customer(customer_id)',
+      'p1_email_fkey -> public.customer(email)',
+      'p1_email_fkey -> other.customer(email)',
+    ])
   })
 
   it('orders by the strictest declaration: deferred only where every partition defers, the ON DELETE that orders deletes most', () => {
@@ -95,5 +113,17 @@ describe('partitionForeignKeys', () => {
       ],
     )
     expect(same).toMatchObject({ onDelete: 'n', deferrable: false })
+  })
+
+  it('defers a key declared on some partitions when every partition that declares it defers it', () => {
+    const [deferred] = partitionForeignKeys(
+      [],
+      [
+        { name: 'p1', foreignKeys: [fk('a', { deferrable: true, initiallyDeferred: true })] },
+        { name: 'p2', foreignKeys: [] },
+        { name: 'p3', foreignKeys: [fk('c', { deferrable: true, initiallyDeferred: true })] },
+      ],
+    )
+    expect(deferred).toMatchObject({ name: 'a', deferrable: true, initiallyDeferred: true })
   })
 })
