@@ -1,7 +1,8 @@
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import { referencedKey } from '../track/changes.ts'
+import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
@@ -9,12 +10,22 @@ import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
 
-/** The sent entities of the `tables` by canonical key (the keys the flush sent). */
-function statesByKey(sent: SentValues, tables: ReadonlySet<string>): Map<string, Map<string, EntityState>> {
+type Filled = Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>
+
+/**
+ * The sent entities of the `tables` by canonical key: the keys the flush sent, where a key part
+ * references an entity upserted in the same flush taken from that entity's row as stored (`upserted`,
+ * matched before): such a part went as a lookup by the upsert's conflict values, so the server chose it.
+ */
+function statesByKey(
+  sent: SentValues,
+  tables: ReadonlySet<string>,
+  upserted: Filled,
+): Map<string, Map<string, EntityState>> {
   const out = new Map<string, Map<string, EntityState>>()
   for (const [state, values] of sent) {
     if (!tables.has(state.table.key)) continue
-    const key = rowKey(state.table, values)
+    const key = rowKey(state.table, upserted.size === 0 ? values : storedKeyParts(state, values, upserted))
     if (key === null) continue
     let byKey = out.get(state.table.key)
     if (byKey === undefined) {
@@ -24,6 +35,25 @@ function statesByKey(sent: SentValues, tables: ReadonlySet<string>): Map<string,
     byKey.set(key, state)
   }
   return out
+}
+
+/** `values` with each key part that references an upserted entity replaced by that entity's stored value. */
+function storedKeyParts(
+  state: EntityState,
+  values: Record<string, unknown>,
+  upserted: Filled,
+): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined
+  for (const name of state.table.primaryKey) {
+    const ref = stateOf(state.row[name])
+    if (ref?.upserted === undefined) continue
+    const stored = upserted.get(ref.upserted.by ?? ref)
+    if (stored === undefined) continue
+    const column = state.table.columnsByName.get(name)!
+    out ??= { ...values }
+    out[name] = stored.row[referencedKey(ref, column, state.table).column]
+  }
+  return out ?? values
 }
 
 /** `text` decoded for `column`, or undefined when it cannot be (the flush committed: never an error). */
@@ -44,7 +74,8 @@ function decoded(text: unknown, table: TableModel, name: string): { value: unkno
  * order instead, to `inserts` (the change set's new rows, in its order), key included: an insert
  * returns its rows in the order it inserts them, which is the order of the rows it is given (an
  * `unnest`, or one row). When it returns another number of rows (a trigger dropped one), none is
- * matched. An upsert's rows (every column, as stored) are matched to `upserts` by their conflict values.
+ * matched. An upsert's rows (every column, as stored) are matched to `upserts` by their conflict values,
+ * first: a row whose key references an upserted entity is matched by that entity's stored key.
  */
 export function serverFilled(
   schema: SchemaModel,
@@ -54,7 +85,7 @@ export function serverFilled(
   inserts: readonly EntityState[] = [],
   upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[] = [],
 ): ServerFilled {
-  const out = new Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>()
+  const out: Filled = new Map()
   // Most flushes read nothing back: found without building anything.
   let tables: Set<string> | undefined
   for (const wave of plan.waves) {
@@ -66,16 +97,22 @@ export function serverFilled(
   }
   if (tables === undefined) return out
   const statements = plan.waves.flat()
-  const byKey = statesByKey(sent, tables)
+  // Upserts first: the keys of rows referencing an upserted entity are known from what it returned.
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!
+    const rows = returned[i]
+    const table = schema.tables.get(statement.table)
+    if (statement.upsert === undefined || statement.returning === undefined || rows === undefined || !table)
+      continue
+    upserted(out, statement, rows, table, upserts)
+  }
+  const byKey = statesByKey(sent, tables, out)
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!
     const rows = returned[i]
     const table = schema.tables.get(statement.table)
     if (statement.returning === undefined || rows === undefined || table === undefined) continue
-    if (statement.upsert !== undefined) {
-      upserted(out, statement, rows, table, upserts)
-      continue
-    }
+    if (statement.upsert !== undefined) continue
     if (statement.sources !== undefined) {
       if (rows.length !== statement.sources.length) continue
       rows.forEach((raw, r) => {
@@ -100,7 +137,7 @@ export function serverFilled(
 
 /** Matches an upsert's returned rows to the `upserts` of its table by their conflict values. */
 function upserted(
-  out: Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>,
+  out: Filled,
   statement: PlannedStatement,
   rows: readonly Readonly<Record<string, unknown>>[],
   table: TableModel,
@@ -131,7 +168,7 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
 
 /** Adds the returned columns of `raw` from the `from`-th on to what the server filled of `state`. */
 function take(
-  out: Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>,
+  out: Filled,
   state: EntityState,
   returning: readonly string[],
   raw: Readonly<Record<string, unknown>>,

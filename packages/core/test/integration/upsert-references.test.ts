@@ -21,7 +21,7 @@ create table tag (id bigserial primary key, name text not null unique, color tex
 create table book (id bigserial primary key, title text not null check (title <> 'boom'),
   main_tag_id bigint references tag);
 create table book_tag (book_id bigint not null references book, tag_id bigint not null references tag,
-  primary key (book_id, tag_id));
+  added_at timestamptz not null default now(), note text, primary key (book_id, tag_id));
 create table edition (id bigserial primary key, publisher text not null, year int, label text,
   unique (publisher, year));
 create table printing (id bigserial primary key, edition_id bigint not null references edition,
@@ -85,6 +85,37 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect((await em.flush()).statements).toBe(0)
     // Managed now: the upserted entity is the one a load finds.
     expect(await em.load('tag', tags[0]!['id'])).toBe(tags[0])
+  })
+
+  test('a link row behind an upserted entity holds its server-filled values (a DEFAULT, a nullable column left out) as one behind a created entity does', async () => {
+    const { root, counter } = await setup(driver)
+    const em = root.fork()
+    const book = em.create('book', { title: 'Links' })
+    const existing = em.upsert('tag', { name: 'old-a' }, { conflict: ['name'], update: [] })
+    const fresh = em.upsert('tag', { name: `fresh-${driver}` }, { conflict: ['name'], update: [] })
+    const created = em.create('tag', { name: `created-${driver}` })
+    const links = [existing, fresh, created].map((tag) =>
+      em.create('book_tag', { book_id: book, tag_id: tag }),
+    )
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, upserted: 2, inserted: 5 })
+    for (const link of links) {
+      expect(link['added_at']).toBeInstanceOf(Date)
+      expect(link['note']).toBeNull()
+      expect(em.stateOf(link)).toBe('managed')
+    }
+    // Tracked with those values: a load finds the same entity, complete, without a query.
+    counter.reset()
+    const [found] = await em.find('book_tag', { book_id: book['id'], tag_id: existing['id'] })
+    expect(found).toBe(links[0])
+    const again = await em.load('book_tag', { book_id: book['id'], tag_id: fresh['id'] })
+    expect(again).toBe(links[1])
+    expect(again?.['added_at']).toBeInstanceOf(Date)
+    // As stored: another unit of work reads the same values.
+    const other = root.fork()
+    const stored = await other.load('book_tag', { book_id: book['id'], tag_id: existing['id'] })
+    expect((stored?.['added_at'] as Date).getTime()).toBe((links[0]!['added_at'] as Date).getTime())
+    expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
   })
 
   test('an earlier upsert of one key, referenced, is looked up as the last one (which wins)', async () => {
