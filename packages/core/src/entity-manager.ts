@@ -1,12 +1,12 @@
-import { type ClientContext, connectClient } from './client-context.ts'
-import { errors, withValuesShown } from './errors.ts'
-import { wasCommitted } from './flush/flush-log.ts'
+import { connectClient } from './connect-client.ts'
+import { UnitConnections } from './connection/unit-connections.ts'
+import { errors, redactError, withValuesShown } from './errors.ts'
+import { committedIn, wasCommittedStatement } from './flush/flush-log.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { planUnitOfWork } from './flush/flush-unit-of-work.ts'
 import type { PipelineMode } from './flush/pipeline-mode.ts'
-import { redactError } from './flush/redact.ts'
 import { ManagerFlush } from './manager-flush.ts'
-import { forkSettings, type ManagerSettings, managerSettings, shownIf } from './manager-settings.ts'
+import { forkSettings, managerSettings, shownIf } from './manager-settings.ts'
 import { loadTracing } from './observe/tracing.ts'
 import type { EntityManagerOptions, ForkOptions } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
@@ -17,6 +17,7 @@ import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
 import type { SchemaModel } from './schema/model.ts'
+import type { ClientSettings, ManagerSettings, Settings } from './settings.ts'
 import type { Entity } from './track/entity-state.ts'
 import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
@@ -34,19 +35,25 @@ import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
  * const report = await em.flush() // report.roundTrips === 1 once warm
  */
 export class EntityManager {
-  readonly #client: ClientContext
-  readonly #settings: ManagerSettings
+  /** What its client shares with every entity manager of it, and its own options, in one object. */
+  readonly #settings: Settings
+  /** Where its flushes and reads get their connection (the pool, or its locking transaction). */
+  readonly #connections: UnitConnections
   readonly #uow: UnitOfWork
   readonly #reads: UnitOfWorkReads
-  /** Its flushes, and what they leave for its reads (the locking transaction, whether one wrote). */
+  /** Its flushes, one at a time, with their hooks. */
   readonly #flushes: ManagerFlush
 
-  private constructor(client: ClientContext, settings: ManagerSettings) {
-    this.#client = client
+  private constructor(client: ClientSettings, own: ManagerSettings) {
+    const settings: Settings = { ...client, ...own }
     this.#settings = settings
+    this.#connections = new UnitConnections(client.driver, own.timeoutMs)
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
-    this.#flushes = new ManagerFlush(this.#uow, client, settings)
-    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, this.#flushes.readContext())
+    this.#flushes = new ManagerFlush(this.#uow, settings, this.#connections)
+    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, {
+      ...settings,
+      connections: this.#connections,
+    })
   }
 
   /**
@@ -78,7 +85,7 @@ export class EntityManager {
    * const requestEm = rootEm.fork()
    */
   fork(given: ForkOptions = {}): EntityManager {
-    return new EntityManager(this.#client, forkSettings(this.#settings, given))
+    return new EntityManager(this.#settings, forkSettings(this.#settings, given))
   }
 
   /**
@@ -94,14 +101,15 @@ export class EntityManager {
    * }
    */
   async wasCommitted(flushId: string): Promise<boolean> {
-    const { flushLog } = this.#client
+    const { flushLog } = this.#settings
     if (flushLog === undefined) {
       throw errors.invalidConfig(
         'wasCommitted needs a flush log: pass `flushLog: "pipeflush_flush_log"` to EntityManager.connect (and create the table).',
       )
     }
     // Never in a locking transaction: its insert of the id must commit for the answer to hold.
-    return wasCommitted({ ...this.#flushes.readContext(), held: undefined }, flushLog, flushId)
+    const statement = wasCommittedStatement(flushLog, flushId)
+    return committedIn(await this.#reads.onPrimary(statement, 'Asking the flush log'))
   }
 
   /**
@@ -117,7 +125,7 @@ export class EntityManager {
 
   /** The schema model this entity manager writes with. */
   get schema(): SchemaModel {
-    return this.#client.schema
+    return this.#settings.schema
   }
 
   /** The pipeline mode of its flushes. */
@@ -127,7 +135,7 @@ export class EntityManager {
 
   /** The client's driver: `postgres.js` (a `postgres()` client) or `pg` (a `pg.Pool`). */
   get driver(): 'postgres.js' | 'pg' {
-    return this.#client.driver.name
+    return this.#settings.driver.name
   }
 
   /**
@@ -145,7 +153,7 @@ export class EntityManager {
   }
 
   #create(table: string, values: Readonly<Record<string, unknown>>): Entity {
-    const model = writableTable(this.#client.schema, table, 'create')
+    const model = writableTable(this.#settings.schema, table, 'create')
     const row = newRow(model, values)
     return this.#uow.add(model, row, 'new').entity
   }
@@ -227,7 +235,7 @@ export class EntityManager {
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
     return this.#shown(() => {
-      const model = readableTable(this.#client.schema, table)
+      const model = readableTable(this.#settings.schema, table)
       const values = mergedRow(model, row)
       return this.#uow.add(model, values, 'managed').entity
     })
@@ -259,7 +267,7 @@ export class EntityManager {
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
   ): Entity {
     return this.#shown(() => {
-      const model = writableTable(this.#client.schema, table, 'upsert')
+      const model = writableTable(this.#settings.schema, table, 'upsert')
       const { row, spec } = upsertOf(model, values, options)
       return this.#uow.upsert(model, row, spec).entity
     })
@@ -296,7 +304,7 @@ export class EntityManager {
    * console.log(formatPlan(em.plan()))
    */
   plan(): FlushPlan {
-    return this.#shown(() => planUnitOfWork(this.#uow, this.#client))
+    return this.#shown(() => planUnitOfWork(this.#uow, this.#settings))
   }
 
   /**
@@ -330,7 +338,7 @@ export class EntityManager {
    */
   clear(): Promise<void> {
     this.#uow.clear()
-    return this.#flushes.releaseHeld()
+    return this.#connections.release()
   }
 
   /** `new`, `managed`, `removed` or `detached`; undefined for objects that are not entities of this manager. */

@@ -10,6 +10,7 @@ import { schemaErrors } from './errors/schema-errors.ts'
 
 export type { ErrorCode, PipeflushErrorDetails } from './errors/pipeflush-error.ts'
 export { isPipeflushError, PipeflushError, serverMessage, withValuesShown } from './errors/pipeflush-error.ts'
+export { redactError, redactSecrets } from './errors/redact.ts'
 
 /**
  * Named constructors of the errors raised in more than one place, so each condition has one code and

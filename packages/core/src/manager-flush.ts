@@ -1,34 +1,40 @@
-import type { ClientContext } from './client-context.ts'
+import type { UnitConnections } from './connection/unit-connections.ts'
 import { errors, isPipeflushError } from './errors.ts'
 import type { FlushReport } from './flush/flush-report.ts'
 import { flushUnitOfWork } from './flush/flush-unit-of-work.ts'
-import { withAfterCommit, withBeforeHooks } from './hooks/run-hooks.ts'
-import type { ManagerSettings } from './manager-settings.ts'
-import { observeFlush } from './observe/observe-flush.ts'
-import { HeldTransaction } from './read/held-transaction.ts'
-import type { ReadContext } from './read/read-batch.ts'
+import { afterCommitHook, beforeFlushHooks } from './hooks/run-hooks.ts'
+import { FlushObservation } from './observe/observe-flush.ts'
+import type { Settings } from './settings.ts'
 import type { UnitOfWork } from './unit-of-work/unit-of-work.ts'
 
 /**
- * An entity manager's flushes and what they leave for its reads: one flush at a time, with the
- * hooks around it; the transaction a locking read began, until a flush takes it; and whether a
- * flush wrote (its reads go to the primary from then on). Apart from `entity-manager.ts` so that the
- * facade keeps to its public methods.
+ * An entity manager's flushes: one at a time, each as these steps, in the order they run:
+ * 1. the locking transaction checked (one that ended unflushed is told once: `LOCKS_RELEASED`);
+ * 2. a span opened (the flush's observation, around every later step);
+ * 3. the before-flush hooks;
+ * 4. the flush (`flushUnitOfWork`), into the locking transaction if one is open, else on the pool;
+ *    on failure, what the hooks changed is taken back;
+ * 5. what the flush leaves for the reads (`UnitConnections.flushed`: the transaction it took, whether
+ *    it wrote);
+ * 6. the after-commit hook, once the flush is over (so that it may change and flush this unit of work
+ *    again), inside the span;
+ * 7. the span ended.
+ * Apart from `entity-manager.ts` so that the facade keeps to its public methods.
+ *
+ * @example
+ * const flushes = new ManagerFlush(uow, settings, connections)
+ * const report = await flushes.flush(em)
  */
 export class ManagerFlush {
   readonly #uow: UnitOfWork
-  readonly #client: ClientContext
-  readonly #settings: ManagerSettings
+  readonly #settings: Settings
+  readonly #connections: UnitConnections
   #flushing = false
-  /** A flush of this unit of work sent something: its reads go to the primary (read your writes). */
-  #wrote = false
-  /** The transaction the first locking read began, until a flush commits it (see `HeldTransaction`). */
-  #held: HeldTransaction | undefined
 
-  constructor(uow: UnitOfWork, client: ClientContext, settings: ManagerSettings) {
+  constructor(uow: UnitOfWork, settings: Settings, connections: UnitConnections) {
     this.#uow = uow
-    this.#client = client
     this.#settings = settings
+    this.#connections = connections
   }
 
   /**
@@ -36,67 +42,45 @@ export class ManagerFlush {
    * is what the hooks are given.
    */
   async flush(em: unknown): Promise<FlushReport> {
-    if (this.#flushing) {
-      throw errors.flushRunning()
-    }
-    const held = this.#held
-    if (held !== undefined && !held.open && held.ended !== undefined) {
-      // Told once; the unit of work then flushes as one that never locked.
-      this.#held = undefined
-      throw errors.locksReleased(held.ended)
-    }
-    const { hooks } = this.#client
-    const subject = { driver: this.#client.driver, mode: this.#settings.mode }
+    if (this.#flushing) throw errors.flushRunning()
+    const settings = this.#settings
+    const { hooks } = settings
+    const held = this.#connections.checkLocks()
+    const observed = new FlushObservation(settings.observe, settings)
     this.#flushing = true
     let report: FlushReport
     try {
-      report = await observeFlush(this.#settings.observe, subject, (onPlanned) => {
-        const flush = () =>
-          flushUnitOfWork(this.#uow, {
-            ...this.#client,
-            ...this.#settings,
-            onPlanned,
-            held: this.#held?.open ? this.#held : undefined,
+      report = await observed.within(async () => {
+        const undoHooks =
+          hooks === undefined ? undefined : await beforeFlushHooks(this.#uow, hooks, em, observed.traced)
+        try {
+          return await flushUnitOfWork(this.#uow, settings, {
+            onPlanned: observed.onPlanned,
+            connection: this.#connections.forFlush(),
           })
-        const traced = !this.#settings.observe.noSpans
-        return hooks === undefined ? flush() : withBeforeHooks(this.#uow, hooks, em, flush, traced)
+        } catch (e) {
+          undoHooks?.()
+          throw e
+        }
       })
-      if (this.#held === held) this.#held = undefined
     } catch (e) {
-      // A flush that took the locking transaction and failed: its locks are gone, as the next flush is told.
-      if (held !== undefined && held === this.#held && !held.open && held.ended === 'taken by a flush')
-        held.flushFailed(isPipeflushError(e) ? e.code : 'an error')
+      this.#over(held, isPipeflushError(e) ? e.code : 'an error')
+      observed.failed(e)
       throw e
-    } finally {
-      this.#flushing = false
-      // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
-      // primary from now on.
-      if (this.#uow.edits > 0) this.#wrote = true
     }
-    // After the flush is over, so that afterCommit may change and flush this unit of work again.
-    return hooks === undefined ? report : withAfterCommit(hooks, report, em, !this.#settings.observe.noSpans)
+    this.#over(held, undefined)
+    observed.succeeded(report)
+    if (hooks !== undefined)
+      report = await observed.within(() => afterCommitHook(hooks, report, em, observed.traced))
+    observed.end()
+    return report
   }
 
-  /** Rolls back the transaction a locking read began, if any (`EntityManager.clear`). */
-  releaseHeld(): Promise<void> {
-    const held = this.#held
-    this.#held = undefined
-    return held === undefined ? Promise.resolve() : held.release()
-  }
-
-  /** How reads run: on the client, within the flush timeout. */
-  readContext(): ReadContext {
-    return {
-      driver: this.#client.driver,
-      timeoutMs: this.#settings.timeoutMs,
-      named: this.#client.named,
-      observe: this.#settings.observe,
-      replicas: this.#settings.replicas,
-      primaryOnly: () => this.#wrote,
-      held: () => {
-        this.#held ??= new HeldTransaction(this.#client.driver, this.#settings.timeoutMs)
-        return this.#held
-      },
-    }
+  /** The flush is over (failed with `failedWith`, a code): its connections told, the next flush may start. */
+  #over(held: ReturnType<UnitConnections['checkLocks']>, failedWith: string | undefined): void {
+    this.#flushing = false
+    // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
+    // primary from now on.
+    this.#connections.flushed(held, failedWith, this.#uow.edits)
   }
 }

@@ -1,8 +1,6 @@
 import { recordArgument } from './arguments.ts'
 import { driverFor } from './drivers/driver-for.ts'
 import { errors, withValuesShown } from './errors.ts'
-import type { PipelineMode } from './flush/pipeline-mode.ts'
-import type { Observe } from './observe/observe-flush.ts'
 import {
   type EntityManagerOptions,
   type ForkOptions,
@@ -12,18 +10,7 @@ import {
   pipelineOption,
 } from './options.ts'
 import { ReplicaSet } from './read/replicas.ts'
-
-/** The options an entity manager flushes and reads with, besides what its client shares. */
-export interface ManagerSettings {
-  readonly mode: PipelineMode
-  readonly timeoutMs: number
-  /** Put the values errors are about in their messages (see the `errorValues` option). */
-  readonly errorValues: boolean
-  /** Spans and logs (the `tracing` and `logger` options). */
-  readonly observe: Observe
-  /** The read replicas, if any (the `replicas` option). */
-  readonly replicas: ReplicaSet | undefined
-}
+import type { ManagerSettings } from './settings.ts'
 
 /**
  * The settings of an entity manager connected with `options` (`INVALID_CONFIG` for a bad one).

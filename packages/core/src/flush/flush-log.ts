@@ -1,6 +1,5 @@
 import type { Driver } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
-import { type ReadContext, runRead } from '../read/run-read.ts'
 import { quoteIdentifier, quoteStringLiteral } from '../values/index.ts'
 import { describeValue } from '../values/location.ts'
 
@@ -90,23 +89,26 @@ export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string)
 }
 
 /**
- * Whether flush `flushId` committed, answered definitively: the check inserts the id itself
- * (`committed = false`) unless the flush's own row is there. It waits for a flush still in progress
- * (unique-index wait), and once it answers false the flush can never commit later: its own insert of
- * the id would then fail. One statement, autocommit.
+ * The statement that tells whether flush `flushId` committed, answered definitively: it inserts the id
+ * itself (`committed = false`) unless the flush's own row is there. It waits for a flush still in
+ * progress (unique-index wait), and once it answers false the flush can never commit later: its own
+ * insert of the id would then fail. One statement, autocommit, on the primary; read its answer with
+ * {@link committedIn}.
+ *
+ * @example
+ * committedIn(await onPrimary(wasCommittedStatement(flushLog, id))) // true or false
  */
-export async function wasCommitted(
-  context: ReadContext,
-  flushLogName: string,
-  flushId: string,
-): Promise<boolean> {
+export function wasCommittedStatement(flushLogName: string, flushId: string): { text: string; params: [] } {
   checkFlushId(flushId)
-  const [row] = await runRead(
-    context,
-    `insert into ${flushLogName} as l (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, false) ` +
+  return {
+    text:
+      `insert into ${flushLogName} as l (flush_id, committed) values (${quoteStringLiteral(flushId)}::uuid, false) ` +
       'on conflict (flush_id) do update set committed = l.committed returning l.committed::text as committed',
-    [],
-    'Asking the flush log',
-  )
-  return row?.['committed'] === 'true'
+    params: [],
+  }
+}
+
+/** What {@link wasCommittedStatement} answered: whether the flush committed. */
+export function committedIn(rows: readonly Readonly<Record<string, unknown>>[]): boolean {
+  return rows[0]?.['committed'] === 'true'
 }

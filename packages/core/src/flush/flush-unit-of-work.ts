@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { FlushConnection } from '../connection/unit-connections.ts'
 import { assignIds, idNeed, placeholderIn, provisionalIds } from '../ids/assign-ids.ts'
 import { fetchIds } from '../ids/fetch-ids.ts'
 import type { IdQuery } from '../ids/id-allocator.ts'
@@ -8,7 +9,6 @@ import { draftFlush } from '../plan/draft-flush.ts'
 import { pendingInput } from '../plan/pending-input.ts'
 import { planSummary } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
-import type { HeldTransaction } from '../read/held-transaction.ts'
 import type { PendingChanges } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
@@ -22,12 +22,12 @@ import { serverFilled } from './server-filled.ts'
 /** The ids of a flush's rows, once assigned: the value each row holds. */
 const assigned: IdSource = (state, column) => state.row[column]
 
-/** What one flush tells its caller while it runs, beside the settings. */
-export interface FlushObserver {
+/** What one flush is given beside the settings: where its connection comes from, who is told its plan. */
+export interface FlushContext {
+  /** The pool, or the unit of work's open locking transaction, which the flush commits. */
+  readonly connection: FlushConnection
   /** Told the plan the flush sends, once it is known, before it is sent (for logs and spans). */
   readonly onPlanned?: ((plan: FlushPlan) => void) | undefined
-  /** The unit of work's open locking transaction: the flush commits it (see `HeldTransaction`). */
-  readonly held?: HeldTransaction | undefined
 }
 
 /**
@@ -46,7 +46,8 @@ export interface FlushObserver {
  */
 export async function flushUnitOfWork(
   uow: UnitOfWork,
-  settings: FlushSettings & FlushObserver,
+  settings: FlushSettings,
+  context: FlushContext,
 ): Promise<FlushReport> {
   const started = performance.now()
   const flushId = randomUUID()
@@ -61,7 +62,8 @@ export async function flushUnitOfWork(
   const base = { flushId, mode: settings.mode, driver: settings.driver.name, ...counts }
   if (counts.inserted + counts.updated + counts.deleted + counts.upserted === 0) {
     // Nothing to write; a locking transaction still ends (COMMIT), its locks with it.
-    const roundTrips = settings.held === undefined ? 0 : await settings.held.finish(settings.timeoutMs)
+    const { held } = context.connection
+    const roundTrips = held === undefined ? 0 : await held.finish(settings.timeoutMs)
     const nothing = { roundTrips, connectRoundTrips: 0, connected: false, idFetch: false }
     return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }
@@ -77,7 +79,8 @@ export async function flushUnitOfWork(
   let idFetch = false
   const upsertCount = uow.upsertCount
   const used = await withFlushConnection(
-    settings,
+    context.connection.source(flushId),
+    settings.timeoutMs,
     flushId,
     async (fs) => {
       // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
@@ -95,11 +98,10 @@ export async function flushUnitOfWork(
         () => draftFlush(schema, pendingInput(pending, uow)),
         settings,
       )
-      settings.onPlanned?.(plan)
+      context.onPlanned?.(plan)
       const returned = await sendByMode(fs, plan, settings, flushId)
       return { plan: withoutTexts(plan), sent, returned }
     },
-    settings.held,
   )
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)

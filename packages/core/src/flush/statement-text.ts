@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { statementName } from '../connection/statement-name.ts'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
 import { inlineLiterals } from '../drivers/inline-params.ts'
 import { errors } from '../errors.ts'
@@ -48,23 +48,6 @@ function statementLiterals(statement: Pick<PlannedStatement, 'params' | 'rowCoun
     }
   }
   return out
-}
-
-const names = new Map<string, string>()
-const MAX_NAMES = 10_000
-
-/**
- * The prepared-statement name of a statement text: `pf_` and a hash of the text, the same in every
- * process, so a connection prepares each text once under one name.
- */
-export function statementName(text: string): string {
-  let name = names.get(text)
-  if (name === undefined) {
-    if (names.size >= MAX_NAMES) names.clear()
-    name = `pf_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`
-    names.set(text, name)
-  }
-  return name
 }
 
 /** A planned statement for a pipeline: named (prepared once per connection) when `named`. */

@@ -94,33 +94,36 @@ export async function runBeforeHooks<M>(uow: UnitOfWork, hooks: FlushHooks<Entit
 }
 
 /**
- * `flush()` with the before-flush hooks first ({@link runBeforeHooks}); when the hooks or the flush
- * fail, what the hooks changed is taken back (what changed after they ran is kept), so that flushing
- * again runs them again once.
+ * The before-flush hooks ({@link runBeforeHooks}), traced as `pipeflush hooks`: how to take back
+ * what they changed (what changed after they ran is kept), for a flush that then fails, so that
+ * flushing again runs them again once. When the hooks fail, what they changed is taken back at once.
+ *
+ * @example
+ * const undo = await beforeFlushHooks(uow, hooks, em, true)
+ * try { await flush() } catch (e) { undo(); throw e }
  */
-export async function withBeforeHooks<M>(
+export async function beforeFlushHooks<M>(
   uow: UnitOfWork,
   hooks: FlushHooks<Entity, M>,
   em: M,
-  flush: () => Promise<FlushReport>,
-  traced = true,
-): Promise<FlushReport> {
+  traced: boolean,
+): Promise<() => void> {
   const mark = uow.checkpoint()
   try {
     await traceHooks('pipeflush hooks', traced, () => runBeforeHooks(uow, hooks, em))
-    mark.settled()
-    return await flush()
   } catch (e) {
     mark.undo()
     throw e
   }
+  mark.settled()
+  return () => mark.undo()
 }
 
 /**
  * The report of a committed flush after `afterCommit(report, em)` ran, if configured: what it threw
  * is in `afterCommitErrors` as `HOOK_FAILED` (the commit stands), never thrown.
  */
-export async function withAfterCommit<M>(
+export async function afterCommitHook<M>(
   hooks: FlushHooks<Entity, M>,
   report: FlushReport,
   em: M,

@@ -2,9 +2,9 @@ import type { Row } from '../drivers/driver.ts'
 import type { PipeflushError } from '../errors.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { decodeRow } from './decode-row.ts'
 import type { GraphLevel } from './graph.ts'
 import type { BatchItem, ReadStatement } from './read-batch.ts'
-import { decodeRow } from './read-rows.ts'
 
 /**
  * A graph load as an item of the read batch: its selects (see `graph.ts`) in one message, their rows

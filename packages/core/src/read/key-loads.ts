@@ -3,8 +3,8 @@ import type { PipeflushError } from '../errors.ts'
 import type { TableModel } from '../schema/model.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
+import { decodeRow } from './decode-row.ts'
 import type { BatchItem, ReadStatement } from './read-batch.ts'
-import { decodeRow } from './read-rows.ts'
 import { keySetSql, orderBy, selectList, textParams } from './select-sql.ts'
 
 interface Waiter {

@@ -1,3 +1,5 @@
+import type { RowLock } from '../connection/held-transaction.ts'
+import type { Row } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
 import { readableTable } from '../schema/checks.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
@@ -5,14 +7,16 @@ import type { Entity, EntityState } from '../track/entity-state.ts'
 import { keyWhere, rowKey } from '../track/keys.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { describeKeyText, describeValue } from '../values/location.ts'
+import { decodeRow } from './decode-row.ts'
 import { graphLevels, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
-import type { HeldTransaction, RowLock } from './held-transaction.ts'
 import { KeyLoads } from './key-loads.ts'
-import { ReadBatch, type ReadContext, type ReadStatement } from './read-batch.ts'
-import { decodeRow } from './read-rows.ts'
+import { ReadBatch } from './read-batch.ts'
+import type { ReadContext } from './read-router.ts'
+import type { ReadStatement } from './read-statement.ts'
 import { resolveWhere } from './resolve-where.ts'
 import { keySetSql, textParams, type Where, whereSql } from './select-sql.ts'
+import { sendReads } from './send-reads.ts'
 
 /** What a read loads besides its rows, and how it reads them. */
 export interface ReadOptions {
@@ -20,7 +24,7 @@ export interface ReadOptions {
   readonly with?: With
   /**
    * Locks the rows read (`for update` / `for share`, every level of a `with` tree) in a transaction
-   * the unit of work holds until its flush commits it (see {@link HeldTransaction}): BEGIN goes with
+   * the unit of work holds until its flush commits it (see `HeldTransaction`): BEGIN goes with
    * the first locking read, the flush without one.
    */
   readonly lock?: RowLock
@@ -36,11 +40,24 @@ export class UnitOfWorkReads {
   readonly #uow: UnitOfWork
   readonly #schema: SchemaModel
   readonly #batch: ReadBatch
+  readonly #context: ReadContext
 
   constructor(uow: UnitOfWork, schema: SchemaModel, context: ReadContext) {
     this.#uow = uow
     this.#schema = schema
+    this.#context = context
     this.#batch = new ReadBatch(context)
+  }
+
+  /**
+   * One statement on the primary, outside the unit of work's batches and its locking transaction
+   * (the flush log's `wasCommitted`, whose insert must commit): its rows. One round trip.
+   */
+  async onPrimary(statement: ReadStatement, what: string): Promise<readonly Row[]> {
+    const { connections } = this.#context
+    const primary = { source: connections.pool, driver: connections.driver }
+    const [rows] = await sendReads(this.#context, primary, [statement], what, {})
+    return rows ?? []
   }
 
   /** The rows of `table` matching `where` (and their relations in `options.with`), tracked. */

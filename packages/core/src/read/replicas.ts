@@ -1,3 +1,4 @@
+import { type ConnectionSource, poolSource } from '../connection/provide-connection.ts'
 import type { Driver, Param } from '../drivers/driver.ts'
 
 /** How long a replica that failed is left out before it is tried again. */
@@ -61,6 +62,8 @@ export function replicaSafe(text: string): boolean {
 export class ReplicaSet {
   readonly drivers: readonly Driver[]
   readonly maxLagMs: number
+  /** Each replica's pool, as a connection source. */
+  readonly #sources: readonly ConnectionSource[]
   readonly #downUntil: number[]
   readonly #downReason: (string | undefined)[]
   readonly #lag: (number | undefined)[]
@@ -71,6 +74,7 @@ export class ReplicaSet {
   constructor(drivers: readonly Driver[], maxLagMs: number) {
     this.drivers = drivers
     this.maxLagMs = maxLagMs
+    this.#sources = drivers.map(poolSource)
     this.#downUntil = drivers.map(() => 0)
     this.#downReason = drivers.map(() => undefined)
     this.#lag = drivers.map(() => undefined)
@@ -78,14 +82,16 @@ export class ReplicaSet {
   }
 
   /** The next usable replica, or the reasons every one is left out. */
-  pick(): { readonly index: number; readonly driver: Driver } | { readonly skipped: readonly string[] } {
+  pick():
+    | { readonly index: number; readonly driver: Driver; readonly source: ConnectionSource }
+    | { readonly skipped: readonly string[] } {
     const skipped: string[] = []
     for (let k = 0; k < this.drivers.length; k++) {
       const i = (this.#next + k) % this.drivers.length
       const reason = this.#reason(i)
       if (reason === undefined) {
         this.#next = (i + 1) % this.drivers.length
-        return { index: i, driver: this.drivers[i]! }
+        return { index: i, driver: this.drivers[i]!, source: this.#sources[i]! }
       }
       skipped.push(`${this.drivers[i]!.address}: ${reason}`)
     }

@@ -16,20 +16,6 @@ export function selectList(table: TableModel, alias = 't'): string {
   return table.columns.map((c, i) => `${alias}.${quoteIdentifier(c.name)}::text as c${i}`).join(', ')
 }
 
-/**
- * `select ... from table where ...` with one text parameter per condition (`$n::text::type`, or
- * `= any($n::text[]::type[])` for a list; converted by `castText`/`castTextList`), constant text per
- * (table, where shape).
- */
-export function selectSql(
-  table: TableModel,
-  where: Where,
-): { sql: string; params: (string | (string | null)[])[] } {
-  const { sql: conditions, params } = whereSql(table, where, 't')
-  const sql = `select ${selectList(table)} from ${table.sqlName} as t${conditions ? ` where ${conditions}` : ''}${orderBy(table, 't')}`
-  return { sql, params }
-}
-
 /** Parameters as the driver takes them: a list of texts as one `text[]` literal. */
 export function textParams(params: readonly (string | null | readonly (string | null)[])[]): Param[] {
   return params.map((p): Param => (Array.isArray(p) ? arrayLiteral(p) : (p as string | null)))
@@ -43,7 +29,8 @@ export function orderBy(table: TableModel, alias: string): string {
 
 /**
  * The conditions of `where` on `table` aliased `alias`, joined by `and` (empty for none), with one
- * text parameter each from `$1` (see {@link selectSql}).
+ * text parameter each from `$1` (`$n::text::type`, or `= any($n::text[]::type[])` for a list;
+ * converted by `castText`/`castTextList`), constant text per (table, where shape).
  *
  * Shared by finds and the roots of graph loads, so a condition reads the same in both.
  */

@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'vitest'
+import { statementName } from '../../../src/connection/statement-name.ts'
 import { inlineParams } from '../../../src/drivers/inline-params.ts'
-import {
-  pipelined,
-  simpleBatch,
-  statementAt,
-  statementName,
-  statementParams,
-} from '../../../src/flush/statement-text.ts'
+import { pipelined, simpleBatch, statementAt, statementParams } from '../../../src/flush/statement-text.ts'
 import type { PlannedStatement } from '../../../src/plan/types.ts'
 
 const statement = (table: string, sql: string, params: (string | null)[][]): PlannedStatement => ({

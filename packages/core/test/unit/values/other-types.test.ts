@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
 import { keyMatchSql } from '../../../src/plan/sql/sql-text.ts'
-import { selectSql } from '../../../src/read/select-sql.ts'
+import { whereSql } from '../../../src/read/select-sql.ts'
 import { buildColumnModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import type { ColumnModel } from '../../../src/schema/model.ts'
 import {
@@ -87,10 +87,10 @@ describe('casts of other types', () => {
     expect(keyMatchSql('t', ['$1::text'], table.columns)).toBe(
       't."m"::"public"."mood" = $1::text::"public"."mood"',
     )
-    expect(selectSql(table, { m: 'sad' }).sql).toContain(
-      'where t."m"::"public"."mood" = $1::text::"public"."mood"',
+    expect(whereSql(table, { m: 'sad' }, 't').sql).toContain(
+      '"m"::"public"."mood" = $1::text::"public"."mood"',
     )
-    expect(selectSql(table, { m: null }).sql).toContain('where t."m" is null')
+    expect(whereSql(table, { m: null }, 't').sql).toContain('t."m" is null')
   })
 
   it('finds other types with a cast per condition and a list cast, typmods included', () => {
@@ -104,7 +104,7 @@ describe('casts of other types', () => {
       ],
       primaryKey: ['id'],
     })
-    const { sql, params } = selectSql(table, { ip: ['10.0.0.1', '::1'], age: '1' })
+    const { sql, params } = whereSql(table, { ip: ['10.0.0.1', '::1'], age: '1' }, 't')
     expect(sql).toContain('t."ip" = any($1::text[]::inet[])')
     expect(sql).toContain(
       `t."age" = pg_catalog.interval_in($2::text::cstring, 'pg_catalog.interval'::regtype, ${YEAR})`,

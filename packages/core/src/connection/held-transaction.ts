@@ -1,15 +1,8 @@
-import type { Driver, Param, Row, Session } from '../drivers/driver.ts'
+import type { Driver, Session } from '../drivers/driver.ts'
 import { GuardedSession } from '../drivers/guarded-session.ts'
-import { inlineParams } from '../drivers/inline-params.ts'
-import { errors } from '../errors.ts'
-import { redactError } from '../flush/redact.ts'
-import { readError, reservationError } from './read-errors.ts'
-
-/** One select: its text and text parameters (`$1`...), as the read batch has it. */
-interface Statement {
-  readonly text: string
-  readonly params: readonly Param[]
-}
+import { errors, type PipeflushError, redactError } from '../errors.ts'
+import { type Purpose, reservationError } from './connection-errors.ts'
+import type { ConnectionSource, Lease } from './provide-connection.ts'
 
 /** A row lock a read takes (`for update`, `for share`). */
 export type RowLock = 'update' | 'share'
@@ -20,20 +13,27 @@ export type RowLock = 'update' | 'share'
  * later read of the unit of work runs in it, and the flush sends its statements and COMMIT on it
  * (without a BEGIN), so that a request that locks, decides and writes takes two round trips.
  *
+ * As a {@link ConnectionSource} it lends its connection to reads, one at a time, keeping it between
+ * them; {@link taken} lends it to the flush that commits it.
+ *
  * It ends, its connection given back, when the flush takes it; when `clear()` drops the unit of work
  * (ROLLBACK); when a read in it fails; when it is held longer than `holdMs` (`flushTimeoutMs`: the
  * connection is closed, so the server rolls back at once, whatever the application is doing); and
  * when the unit of work is garbage-collected unflushed. A flush after it ended fails with
  * `LOCKS_RELEASED`, sending nothing.
+ *
+ * @example
+ * const held = new HeldTransaction(driver, 30_000)
+ * await provideConnection(held, use, (s, lease) => sendSelects(s, selects, { named, begin: lease.begins }))
  */
-export class HeldTransaction {
+export class HeldTransaction implements ConnectionSource {
   readonly #driver: Driver
   readonly #holdMs: number
   #session: Session | undefined
   #timer: NodeJS.Timeout | undefined
   /** Why it ended; undefined while it has not begun or is open. */
   #ended: string | undefined
-  /** The exchange in progress: the next one (or the flush) waits for it. */
+  /** The piece of work in progress: the next one (or the flush) waits for it. */
   #busy: Promise<unknown> = Promise.resolve()
 
   constructor(driver: Driver, holdMs: number) {
@@ -52,53 +52,59 @@ export class HeldTransaction {
   }
 
   /**
-   * `statements` in the transaction, in one round trip; the first call reserves the connection and
-   * sends BEGIN in front of them. A failure ends the transaction (its locks with it).
+   * Its connection for one read, once the read before it is over; the first reserves the connection
+   * (the read then begins the transaction: `begins`). A read that fails ends the transaction, its
+   * locks with it.
    */
-  read(statements: readonly Statement[], what: string, timeoutMs: number): Promise<(readonly Row[])[]> {
-    const run = this.#busy.then(() => this.#read(statements, what, timeoutMs))
-    this.#busy = run.catch(() => {})
-    return run
+  async lease(deadline: number, purpose: Purpose): Promise<Lease> {
+    const previous = this.#busy
+    let done!: () => void
+    this.#busy = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    await previous
+    try {
+      if (this.#ended !== undefined) throw errors.locksReleased(this.#ended)
+      const begins = this.#session === undefined
+      if (begins) this.#session = await this.#reserve(deadline, purpose)
+      return {
+        session: this.#session!,
+        continued: !begins,
+        begins,
+        end: async (failure) => {
+          if (failure !== undefined) await this.#end(`a read in it failed: ${failure.code}`, 'rollback')
+          done()
+        },
+      }
+    } catch (e) {
+      done()
+      throw e
+    }
   }
 
-  async #read(
-    statements: readonly Statement[],
-    what: string,
-    timeoutMs: number,
-  ): Promise<(readonly Row[])[]> {
-    if (this.#ended !== undefined) throw errors.locksReleased(this.#ended)
-    const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
-    const begin = this.#session === undefined
-    if (begin) {
-      try {
-        this.#session = await this.#driver.reserve({ deadline })
-      } catch (e) {
-        throw redactError(reservationError(this.#driver.toDriverError(e), what, timeoutMs))
-      }
-      const session = this.#session
-      // Its connection lost while held: the server rolled it back; the flush is told, sending nothing.
-      void session.ended.then(() => {
-        if (this.#session === session) void this.#end('its connection was lost', 'close')
-      })
-      this.#startHold()
-    }
-    const gs = new GuardedSession(this.#session!, deadline)
-    try {
-      if (!gs.session.pipeline) {
-        const texts = statements.map((s) => inlineParams(s.text, s.params))
-        const text = (begin ? ['begin', ...texts] : texts).join(';\n')
-        return [...(await gs.simple(text, { rowSets: statements.length })).rowSets]
-      }
-      const sent = statements.map((s) => ({ text: s.text, params: s.params }))
-      const results = await gs.pipeline(begin ? [{ text: 'begin', params: [] }, ...sent] : sent)
-      return results.slice(begin ? 1 : 0).map((r) => {
-        if (r.status === 'rejected') throw r.reason
-        return r.value.rows
-      })
-    } catch (e) {
-      const error = redactError(readError(e, what, timeoutMs))
-      await this.#end(`a read in it failed: ${error.code}`, 'rollback')
-      throw error
+  /**
+   * A source lending the transaction's connection to the flush that commits it (once a read in
+   * progress is over): `LOCKS_RELEASED` when the transaction ended. The transaction is then over for
+   * the unit of work; a flush that fails rolls it back and gives the connection back.
+   */
+  taken(flushId: string): ConnectionSource {
+    return {
+      lease: async () => {
+        const session = await this.take()
+        if (session === undefined) throw errors.locksReleased(this.ended ?? 'it ended', flushId)
+        return {
+          session,
+          continued: true,
+          begins: false,
+          end: async (failure: PipeflushError | undefined, s: GuardedSession) => {
+            // A failed flush ends the transaction before its connection goes back (closed instead when
+            // its server refused the write as read-only).
+            if (failure !== undefined && failure.code !== 'READ_ONLY_SERVER' && s.usable)
+              await s.simple('rollback').catch(() => {})
+            s.release()
+          },
+        }
+      },
     }
   }
 
@@ -145,6 +151,22 @@ export class HeldTransaction {
   async release(): Promise<void> {
     await this.#busy.catch(() => {})
     if (this.open) await this.#end('the unit of work was cleared', 'rollback')
+  }
+
+  async #reserve(deadline: number, purpose: Purpose): Promise<Session> {
+    let session: Session
+    try {
+      session = await this.#driver.reserve({ deadline })
+    } catch (e) {
+      throw redactError(reservationError(this.#driver.toDriverError(e), purpose))
+    }
+    // Its connection lost while held: the server rolled it back; the flush is told, sending nothing.
+    void session.ended.then(() => {
+      if (this.#session === session) void this.#end('its connection was lost', 'close')
+    })
+    this.#session = session
+    this.#startHold()
+    return session
   }
 
   #startHold(): void {

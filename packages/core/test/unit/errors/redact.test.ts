@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { describe, expect, test } from 'vitest'
-import { redactError, redactSecrets } from '../../../src/flush/redact.ts'
+import { redactError, redactSecrets } from '../../../src/errors/redact.ts'
 
 describe('redactSecrets', () => {
   test.each([

@@ -3,7 +3,7 @@ import type { Driver } from './drivers/driver.ts'
 import { driverFor } from './drivers/driver-for.ts'
 import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
-import { type FlushHooks, flushHooksOption } from './hooks/flush-hooks.ts'
+import { flushHooksOption } from './hooks/flush-hooks.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
 import { keyFills } from './ids/key-fill.ts'
 import {
@@ -16,34 +16,11 @@ import {
   readSchemaOption,
   serverValuesOption,
 } from './options.ts'
-import type { ServerValuesPolicy } from './plan/server-values.ts'
 import { isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import type { SchemaModel } from './schema/model.ts'
+import type { ClientSettings } from './settings.ts'
 import { describeValue } from './values/location.ts'
-
-/** What the entity managers of one client share. */
-export interface ClientContext {
-  readonly driver: Driver
-  readonly schema: SchemaModel
-  /** The id pool of the client, shared by all its entity managers. */
-  readonly ids: IdAllocator
-  /** Name pipelined statements (prepared once per connection). */
-  readonly named: boolean
-  /**
-   * Send a `burst` as named pipelined statements (`prepare: true` on a pipelining node-postgres pool)
-   * instead of one simple-protocol message.
-   */
-  readonly preparedBurst: boolean
-  /** The quoted SQL name of the flush log table, when configured. */
-  readonly flushLog: string | undefined
-  /** Which tables read back the values the server fills. */
-  readonly serverValues: ServerValuesPolicy
-  /** Code run as part of every flush, if any. */
-  readonly hooks: FlushHooks | undefined
-  /** Inserts of at least this many rows go as COPY (Infinity: never, or the driver cannot). */
-  readonly copyRows: number
-}
 
 const allocators = new WeakMap<Driver, IdAllocator>()
 
@@ -64,7 +41,7 @@ function sequenceKeys(schema: SchemaModel): string[] {
  *
  * Done once at connect, so that `fork()` costs no query.
  */
-export async function connectClient(client: unknown, given: unknown): Promise<ClientContext> {
+export async function connectClient(client: unknown, given: unknown): Promise<ClientSettings> {
   const options = recordArgument(
     given,
     'EntityManager.connect: the options',

@@ -1,0 +1,89 @@
+import type { UnitConnections } from '../connection/unit-connections.ts'
+import type { Row } from '../drivers/driver.ts'
+import type { PipeflushError } from '../errors.ts'
+import type { Attributes } from '../observe/tracing.ts'
+import type { Settings } from '../settings.ts'
+import type { ReadStatement } from './read-statement.ts'
+import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, replicaSafe } from './replicas.ts'
+import { type ReadTarget, sendReads } from './send-reads.ts'
+
+/** What routing a unit of work's reads needs: its settings and its connections. */
+export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 'replicas'> & {
+  readonly connections: UnitConnections
+}
+
+/**
+ * Where a batch of a unit of work's reads goes, and goes again when a replica cannot answer: each
+ * one's rows.
+ * - into the unit of work's locking transaction, when one is open or a statement locks (it begins it);
+ * - to the primary when the unit of work has written (it reads its own writes, past a middleware that
+ *   balances reads over standbys: see `pinnedToPrimary`), or when a statement locks or writes;
+ * - else to a replica, in turn, its replay lag measured in the same message: beyond `maxReplicaLagMs`,
+ *   or when the replica fails or refuses, the batch goes to the primary (the replica is left out for a
+ *   while when it failed or lagged);
+ * - without replicas, to the primary.
+ * The span of each batch says which server answered and why.
+ *
+ * @example
+ * const rowSets = await routeReads(context, [{ text: 'select 1', params: [] }], 'Reading')
+ */
+export async function routeReads(
+  context: ReadContext,
+  statements: readonly ReadStatement[],
+  what: string,
+): Promise<(readonly Row[])[]> {
+  const { connections, replicas } = context
+  const primary = connections.driver
+  const send = (target: ReadTarget, sent: readonly ReadStatement[], extra: Attributes) =>
+    sendReads(context, target, sent, what, extra)
+  const pool = { source: connections.pool, driver: primary }
+  const held = connections.forRead(statements.some((s) => s.locking === true))
+  if (held !== undefined) {
+    return send({ source: held, driver: primary }, statements, {
+      'pipeflush.server': 'primary (locking transaction)',
+    })
+  }
+  if (connections.wrote) {
+    // Its own writes: on the primary, and past a middleware that balances reads over standbys.
+    const extra = replicas === undefined ? {} : { 'pipeflush.server': 'primary (read your writes)' }
+    return send(pool, statements.map(pinnedToPrimary), extra)
+  }
+  if (replicas === undefined) return send(pool, statements, {})
+  if (!statements.every((s) => replicaSafe(s.text)))
+    return send(pool, statements, { 'pipeflush.server': 'primary (a statement that locks or writes)' })
+  const picked = replicas.pick()
+  if ('skipped' in picked) {
+    const skipped = picked.skipped.join('; ')
+    return send(pool, statements, { 'pipeflush.server': 'primary', 'pipeflush.replicas_skipped': skipped })
+  }
+  const replica = { source: picked.source, driver: picked.driver }
+  let rowSets: (readonly Row[])[]
+  try {
+    // The lag first: what the statements after it read is at least as recent as what it measured.
+    rowSets = await send(replica, [LAG_STATEMENT, ...statements], {
+      'pipeflush.server': `replica ${picked.driver.address}`,
+    })
+  } catch (e) {
+    const error = e as PipeflushError
+    const refused = error.code === 'STATEMENT_FAILED' && REPLICA_REFUSALS.has(error.sqlState ?? '')
+    // A select of the application's that fails fails on the primary too; and a read that timed out
+    // took its time already (reads settle within flushTimeoutMs): both fail as they are.
+    if ((error.code === 'STATEMENT_FAILED' && !refused) || error.code === 'QUERY_TIMEOUT') {
+      if (error.code === 'QUERY_TIMEOUT') replicas.failed(picked.index, error.code)
+      throw error
+    }
+    if (!refused) replicas.failed(picked.index, error.code)
+    return send(pool, statements, {
+      'pipeflush.server': 'primary',
+      'pipeflush.replicas_skipped': `${picked.driver.address}: ${error.message}`,
+    })
+  }
+  const lag = Number((rowSets[0]?.[0] as { lag?: unknown } | undefined)?.lag)
+  const skipped = replicas.answered(picked.index, Number.isFinite(lag) ? lag : undefined)
+  if (skipped === undefined) return rowSets.slice(1)
+  // Lagging beyond the bound: what it read may be older than the application allows.
+  return send(pool, statements, {
+    'pipeflush.server': 'primary',
+    'pipeflush.replicas_skipped': `${picked.driver.address}: ${skipped}`,
+  })
+}

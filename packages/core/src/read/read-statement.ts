@@ -1,0 +1,14 @@
+import type { Param } from '../drivers/driver.ts'
+
+/** One select of a read: its text and text parameters (`$1`...). */
+export interface ReadStatement {
+  readonly text: string
+  readonly params: readonly Param[]
+  /** The table it reads (for spans and logs). */
+  readonly table?: string | undefined
+  /**
+   * Read with the `lock` option: it begins the unit of work's locking transaction when none is open
+   * (a locking clause the application wrote itself runs as it is, in that transaction when one is open).
+   */
+  readonly locking?: boolean | undefined
+}
