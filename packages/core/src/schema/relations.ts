@@ -1,6 +1,7 @@
 import { errors } from '../errors.ts'
 import { describeValue } from '../values/location.ts'
 import type { ForeignKeyModel, SchemaModel, TableModel } from './model.ts'
+import { plural } from './plural.ts'
 
 /**
  * A relation between two tables, derived from a foreign key (see {@link relationsOf}):
@@ -191,40 +192,4 @@ function linkKeys(table: TableModel): readonly [ForeignKeyModel, ForeignKeyModel
   const cols = new Set([...a.columns, ...b.columns])
   if (cols.size !== a.columns.length + b.columns.length || cols.size !== key.size) return undefined
   return [a, b]
-}
-
-/** English nouns a table is often named after whose plural is not regular. */
-const IRREGULAR: Readonly<Record<string, string>> = {
-  child: 'children',
-  person: 'people',
-  man: 'men',
-  woman: 'women',
-  mouse: 'mice',
-  goose: 'geese',
-  foot: 'feet',
-  tooth: 'teeth',
-}
-
-/**
- * A table name in the plural, by English's rules: `book` -> `books`, `category` -> `categories`,
- * `address` -> `addresses`, `box` -> `boxes`, `batch` -> `batches`, and the common irregular nouns as
- * the last word (`child` -> `children`, `order_person` -> `order_people`), keeping their case.
- *
- * @example
- * plural('category') // 'categories'
- */
-export function plural(name: string): string {
-  const last = /(^|[_\W])([a-z]+)$/i.exec(name)
-  const irregular = last && IRREGULAR[last[2]!.toLowerCase()]
-  if (irregular) {
-    const word = last[2]!
-    const cased = word === word.toUpperCase() && word.length > 1 ? irregular.toUpperCase() : irregular
-    return (
-      name.slice(0, name.length - word.length) +
-      (word[0] === word[0]!.toUpperCase() ? cased[0]!.toUpperCase() + cased.slice(1) : cased)
-    )
-  }
-  if (/[^aeiou]y$/i.test(name)) return `${name.slice(0, -1)}ies`
-  if (/(s|x|z|ch|sh)$/i.test(name)) return `${name}es`
-  return `${name}s`
 }
