@@ -104,7 +104,7 @@ function forum(names: (table: string, column: string) => string): CatalogTable[]
 }
 
 /** readSchema on a driver answering `rows` as the catalog. */
-function read(rows: CatalogTable[]): Promise<SchemaModel> {
+function read(rows: CatalogTable[], relationNames?: Record<string, string>): Promise<SchemaModel> {
   const driver = {
     toDriverError: (e: unknown) => e,
     async query(text: string) {
@@ -113,7 +113,7 @@ function read(rows: CatalogTable[]): Promise<SchemaModel> {
       return [{ catalog: JSON.stringify(rows) }]
     },
   }
-  return readSchema(driver)
+  return readSchema(driver, relationNames === undefined ? {} : { relationNames })
 }
 
 describe('relation names from catalog rows', () => {
@@ -152,6 +152,30 @@ describe('relation names from catalog rows', () => {
       columns: ['id'],
       targetColumns: ['reply_to_id'],
     })
+  })
+
+  it('are renamed by relationNames as the README shows, a table of another schema by its key', async () => {
+    const schema = await read(
+      forum((t, c) => `${t}_${c}_fkey`),
+      {
+        'post.posts_by_reply_to': 'replies',
+        'people.followees': 'following',
+        'forum_meta.counter.board': 'forum',
+      },
+    )
+    expect(describeRelations(schema)).toMatchObject({
+      post: { replies: 'one-to-many post' },
+      people: { following: 'many-to-many people through follow.followee_id' },
+      'forum_meta.counter': { forum: 'many-to-one board' },
+    })
+    expect([...relationsOf(schema, 'people').keys()]).toEqual([
+      'board',
+      'followers',
+      'following',
+      'follows_by_followee',
+      'follows_by_follower',
+      'posts',
+    ])
   })
 })
 
