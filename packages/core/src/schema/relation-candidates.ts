@@ -49,7 +49,8 @@ export function manyToOneNames(fk: ForeignKeyModel, target: TableModel, several:
  * schema and the key's name.
  *
  * @example
- * inverseNames(post, replyTo, post, false, 'reply_to') // ['posts_by_reply_to', 'public_posts_by_reply_to', ...]
+ * inverseNames(post, replyTo, post, false, false, 'reply_to')
+ * // ['posts_by_reply_to', 'public_posts_by_reply_to', 'public_post_reply_to_id_fkey']
  */
 export function inverseNames(
   table: TableModel,
