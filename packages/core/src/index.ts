@@ -59,9 +59,10 @@ export type {
   TableModel,
   UniqueModel,
 } from './schema/model.ts'
+export { plural } from './schema/plural.ts'
 export { readSchema } from './schema/read-schema.ts'
 export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
-export { plural, type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
+export { type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type { Entity } from './track/entity-state.ts'
 export { decodeValue } from './values/decode.ts'
 export { encodeValue } from './values/encode.ts'

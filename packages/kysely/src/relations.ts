@@ -1,7 +1,10 @@
 import { type ReadOptions, relationsOf, type SchemaModel, type With } from '@pipeflush/core'
 import type { TableName, TypedEntity } from './types.ts'
 
-/** One relation of a {@link Relations} type: the table it reaches, and whether it gives many rows. */
+/**
+ * One relation of a {@link Relations} type: the table it reaches, and whether it gives many rows
+ * (one-to-many, many-to-many) or one or null (many-to-one, one-to-one).
+ */
 export interface RelationType<DB> {
   readonly table: TableName<DB>
   readonly many: boolean
@@ -82,7 +85,8 @@ export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): st
     if (relations.length === 0) continue
     lines.push(`  ${quote(table)}: {`)
     for (const r of relations) {
-      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${r.kind !== 'many-to-one'} }`)
+      const many = r.kind === 'one-to-many' || r.kind === 'many-to-many'
+      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${many} }`)
     }
     lines.push('  }')
   }

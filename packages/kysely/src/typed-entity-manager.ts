@@ -128,7 +128,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
   /**
    * Relation `name` of `entity`, loaded (`with`, `populate`): its related entities. Typed by `R` when
    * the factory has it (`relationsTypeSource`); else say which table the relation reaches (`target`,
-   * and `'one'` for a many-to-one). `NOT_LOADED` when it was not loaded, never a query.
+   * and `'one'` for a many-to-one or a one-to-one). `NOT_LOADED` when it was not loaded, never a query.
    *
    * @example
    * const books = em.related(author, 'books') // with R: TypedEntity<DB, 'book'>[]

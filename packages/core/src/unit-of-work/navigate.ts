@@ -12,7 +12,8 @@ import type { UnitOfWork } from './unit-of-work.ts'
  * - many-to-one: the related entity (null for a null foreign key), when this unit of work manages
  *   it; else `NOT_LOADED`;
  * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
- *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included.
+ *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included;
+ * - one-to-one: as a one-to-many, the one entity referencing it, or null.
  * Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
  */
 export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityState, name: string): unknown {
@@ -24,10 +25,9 @@ export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityStat
   if (!state.loaded?.has(name)) throw errors.notLoaded(state.table.key, name, state.key)
   if (relation.through === undefined) {
     const mine = identity(state, relation.columns)
-    return uow
-      .statesOf(target.key)
-      .filter((s) => refersTo(s, relation.targetColumns, state, mine))
-      .map((s) => s.entity)
+    const referring = uow.statesOf(target.key).filter((s) => refersTo(s, relation.targetColumns, state, mine))
+    if (relation.kind === 'one-to-one') return referring[0]?.entity ?? null
+    return referring.map((s) => s.entity)
   }
   const link = schema.tables.get(relation.through.table)!
   const mine = identity(state, relation.columns)

@@ -9,6 +9,8 @@ import type {
   Where,
 } from '../../src/index.ts'
 import type { DB } from '../fixtures/db.ts'
+import type { ForumDB } from '../fixtures/forum-db.ts'
+import type { ForumRelations } from '../fixtures/forum-relations.ts'
 import type { Relations } from '../fixtures/relations.ts'
 
 // Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
@@ -16,6 +18,7 @@ import type { Relations } from '../fixtures/relations.ts'
 declare const em: TypedEntityManager<DB>
 declare const db: Kysely<DB>
 declare const rem: TypedEntityManager<DB, Relations>
+declare const fem: TypedEntityManager<ForumDB, ForumRelations>
 const noRun = false
 
 describe('create', () => {
@@ -201,6 +204,42 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       expectTypeOf(em.related(ada, 'books', 'book')).toEqualTypeOf<TypedEntity<DB, 'book'>[]>()
       // @ts-expect-error: without R the target table must be given
       em.related(ada, 'books')
+    }
+  })
+
+  test('the forum: names from the columns, a one-to-one is one entity or null', () => {
+    if (noRun) {
+      void fem.find(
+        'thread',
+        {},
+        {
+          with: {
+            thread_stat: { thread: true },
+            board: { people: true, counters: true },
+            posts: { reply_to: true, posts_by_reply_to: true, author: { followers: true, followees: true } },
+          },
+        },
+      )
+      // @ts-expect-error: a table keyed by its foreign key is one-to-one: thread_stat, not thread_stats
+      void fem.find('thread', {}, { with: { thread_stats: true } })
+      // @ts-expect-error: a plural stays as it is: people, not peoples
+      void fem.find('board', {}, { with: { peoples: true } })
+      // @ts-expect-error: the replies are posts_by_reply_to
+      void fem.find('post', {}, { with: { posts: true } })
+      const thread = fem.create('thread', { board_id: 1, title: 'Hello' })
+      expectTypeOf(fem.related(thread, 'thread_stat')).toEqualTypeOf<TypedEntity<
+        ForumDB,
+        'thread_stat'
+      > | null>()
+      expectTypeOf(fem.related(thread, 'posts')).toEqualTypeOf<TypedEntity<ForumDB, 'post'>[]>()
+      const post = fem.create('post', { threadId: thread, author_id: 1, body: 'first' })
+      expectTypeOf(fem.related(post, 'reply_to')).toEqualTypeOf<TypedEntity<ForumDB, 'post'> | null>()
+      expectTypeOf(fem.related(post, 'posts_by_reply_to')).toEqualTypeOf<TypedEntity<ForumDB, 'post'>[]>()
+      const ada = fem.create('people', { name: 'Ada' })
+      expectTypeOf(fem.related(ada, 'followers')).toEqualTypeOf<TypedEntity<ForumDB, 'people'>[]>()
+      expectTypeOf(fem.related(ada, 'followees')).toEqualTypeOf<TypedEntity<ForumDB, 'people'>[]>()
+      const counter = fem.create('forum_meta.counter', { board_id: 1, visits: 0 })
+      expectTypeOf(fem.related(counter, 'board')).toEqualTypeOf<TypedEntity<ForumDB, 'board'> | null>()
     }
   })
 })

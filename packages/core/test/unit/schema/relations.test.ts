@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import { plural, relationsOf } from '../../../src/schema/relations.ts'
+import { relationsOf } from '../../../src/schema/relations.ts'
 
 const spec = {
   author: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] },
@@ -127,27 +127,5 @@ describe('relations from foreign keys', () => {
     expect(() => defineSchema(spec as never, { relationNames: { 'book.author': 'reviews' } })).toThrow(
       /must be a new name/,
     )
-  })
-
-  it('pluralizes by the regular English rules', () => {
-    expect(['book', 'category', 'address', 'box', 'batch', 'day'].map(plural)).toEqual([
-      'books',
-      'categories',
-      'addresses',
-      'boxes',
-      'batches',
-      'days',
-    ])
-  })
-
-  it('pluralizes common irregular nouns as the last word, keeping their case', () => {
-    expect(['child', 'order_person', 'Child', 'MAN', 'woman', 'grandchild'].map(plural)).toEqual([
-      'children',
-      'order_people',
-      'Children',
-      'MEN',
-      'women',
-      'grandchilds',
-    ])
   })
 })
