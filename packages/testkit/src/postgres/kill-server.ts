@@ -13,7 +13,8 @@ import { readdirSync, readFileSync } from 'node:fs'
  */
 export async function killServer(server: ChildProcess): Promise<void> {
   const pid = server.pid
-  const children = pid === undefined ? [] : (signal(pid, 'SIGSTOP'), childrenOf(pid))
+  if (pid !== undefined) signal(pid, 'SIGSTOP')
+  const children = pid === undefined ? [] : childrenOf(pid)
   for (const child of children) signal(child, 'SIGKILL')
   server.kill('SIGKILL')
   const until = performance.now() + 5000
