@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream'
 import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from './driver.ts'
 import type { MeteredSocket, Meters } from './socket/meters.ts'
+import type { Admission } from './socket/socket-meter.ts'
 
 /**
  * What a driver's adapter does: send on the client's connections, and tell what its pool and sockets
@@ -29,9 +30,12 @@ export interface DriverAdapter {
   /**
    * Puts `meter` on every socket the client opens from now on, before the driver writes to it (or on
    * connect, for a socket the driver connects itself). `afterReady`: round trips the driver makes on
-   * the connection after the server is first ready and before it serves anyone.
+   * the connection after the server is first ready and before it serves anyone; `admit` judges the
+   * connection at the end of its startup (see `Admission`).
    */
-  meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void
+  meterSockets(
+    meter: (socket: Duplex, address: string, afterReady: number, admit?: Admission) => MeteredSocket,
+  ): void
   /**
    * A connection of the pool, once one is free: no deadline of its own (the caller's, who gives up
    * through `giveUp` when it passes). Rejects when none can be opened (after the driver's connect

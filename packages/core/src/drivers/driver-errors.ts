@@ -29,6 +29,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
+  'SERVER_NOT_WRITABLE',
 ])
 
 /** Is `code` a connection failure code (see {@link CONNECTION_CODES})? */
@@ -123,6 +124,19 @@ export function closedError(address: string, reason: string, cause?: unknown): D
     message: `the connection to ${address} ended: ${reason}`,
     cause: cause ?? new Error(reason),
   }
+}
+
+/**
+ * The server at `address` reported at its startup that it does not take writes (`why`), and the
+ * client's `target_session_attrs` (`attrs`) asks for one that does: the connection is closed before
+ * it serves anything (code `SERVER_NOT_WRITABLE`, a connection failure). A real `Error`, since it is
+ * what the socket is destroyed with.
+ */
+export function notWritableError(address: string, attrs: string, why: string): Error & { code: string } {
+  return Object.assign(
+    new Error(`the server at ${address} ${why}, and target_session_attrs=${attrs} asks for a primary`),
+    { code: 'SERVER_NOT_WRITABLE' },
+  )
 }
 
 /** No connection was free before a reservation's deadline (code `DEADLINE`). */

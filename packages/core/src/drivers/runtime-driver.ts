@@ -21,7 +21,9 @@ export class RuntimeDriver implements Driver {
 
   constructor(adapter: DriverAdapter) {
     this.#adapter = adapter
-    adapter.meterSockets((socket, address, afterReady) => this.meters.add(socket, address, true, afterReady))
+    adapter.meterSockets((socket, address, afterReady, admit) =>
+      this.meters.add(socket, address, true, afterReady, admit),
+    )
   }
 
   get name(): 'postgres.js' | 'pg' {

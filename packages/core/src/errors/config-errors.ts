@@ -16,6 +16,17 @@ export const configErrors = {
     return new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${shown}.`)
   },
 
+  /**
+   * A `pg.Pool` given several hosts (`hosts`, as its options name them, without credentials):
+   * node-postgres connects to one host, and takes a multi-host list for one host name.
+   */
+  pgMultiHost(hosts: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `node-postgres connects to one host, and this pg.Pool names several (${hosts}): pg would take them for one host name (or the URL for an invalid one), and every connection would fail. Give the pool one address that follows the primary (a virtual IP, HAProxy or Pgpool-II with health checks, a DNS name your failover updates), or use a postgres.js client with the multi-host URL and target_session_attrs=read-write.`,
+    )
+  },
+
   /** The flush log table is missing or not as pipeflush needs it (`ddl`: how to create it). */
   flushLogTable(sqlName: string, problem: string, ddl: string): PipeflushError {
     return new PipeflushError(

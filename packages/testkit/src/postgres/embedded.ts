@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../support/free-port.ts'
 import { type EmbeddedBinaries, embeddedBinaries } from './embedded-binaries.ts'
+import { killServer } from './kill-server.ts'
 
 /** The pieces of an embedded server the caller needs. */
 export interface EmbeddedServer {
@@ -14,7 +15,11 @@ export interface EmbeddedServer {
   readonly dataDir: string
   /** Stops it (fast shutdown) and removes its folder. */
   stop(): Promise<void>
-  /** Kills it at once (SIGKILL: as a crash or a power cut would), its folder kept until `stop`. */
+  /**
+   * Kills the whole server at once, the postmaster and every backend (SIGKILL, as a host failure or a
+   * power cut would: see `killServer`), its folder kept until `stop`. Resolves once the postmaster is
+   * gone, its backends gone with it.
+   */
   kill(): Promise<void>
 }
 
@@ -111,7 +116,7 @@ export async function serveDataDir(
       await cleanDir()
     },
     async kill() {
-      if (running()) server.kill('SIGKILL')
+      if (running()) await killServer(server)
       await exited
     },
   }

@@ -1,6 +1,7 @@
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
-import type postgres from 'postgres'
+import postgres from 'postgres'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { createRoundTripCounter, freePort } from '../../src/index.ts'
 
 const db = useTestDatabase()
 
@@ -100,6 +101,33 @@ describe('round-trip counter (counted at the socket)', () => {
       expect(five.ms).toBeLessThan(5 * 20 + 4 * 20) // well under 9 round trips' worth
     } finally {
       await db.proxy.setLatency(0)
+    }
+  })
+})
+
+describe('round-trip counter with a multi-host URL', () => {
+  test('a first host that refuses connections: each connection goes on to the next host, as postgres.js does', async () => {
+    const url = new URL(db.url)
+    const closed = await freePort()
+    const hosts = `127.0.0.1:${closed},${url.hostname}:${url.port}`
+    const counter = createRoundTripCounter()
+    const sql = postgres(`postgres://${url.username}:${url.password}@${hosts}${url.pathname}`, {
+      max: 2,
+      connect_timeout: 2,
+      onnotice: () => {},
+      socket: counter.socket,
+    } as postgres.Options<Record<string, postgres.PostgresType>>)
+    try {
+      const answered = await Promise.race([
+        Promise.all([sql`select 1 as one`, sql`select 1 as one`]),
+        new Promise((resolve) => setTimeout(() => resolve('no answer within 5 s'), 5000)),
+      ])
+      expect(answered).toEqual([[{ one: 1 }], [{ one: 1 }]])
+      counter.reset()
+      await sql`select 1`
+      expect(counter.read().roundTrips).toBe(1)
+    } finally {
+      await sql.end({ timeout: 1 })
     }
   })
 })

@@ -1,5 +1,6 @@
 import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { errors } from '../../errors.ts'
 import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
 import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from '../driver.ts'
 import { closedError, toDriverError } from '../driver-errors.ts'
@@ -46,7 +47,10 @@ export class PgAdapter implements DriverAdapter {
   /** pg-pool hands a client it opened to the request it opened it for. */
   readonly sharesOpenings = false
 
+  /** Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}). */
   constructor(pool: PgPool) {
+    const hosts = hostsOf(pool)
+    if (hosts?.includes(',')) throw errors.pgMultiHost(hosts)
     this.pool = pool
     this.address = addressOf(pool)
   }
@@ -205,6 +209,22 @@ class PgConnection implements AdapterConnection {
     return answered
   }
 }
+/**
+ * The hosts the pool's options name, as written (`host`, else the connection string's authority
+ * without credentials, or its `host` parameter), or undefined. Read from the text: a URL with a port
+ * per host is no valid URL.
+ */
+export function hostsOf(pool: PgPool): string | undefined {
+  const o = pool.options
+  if (typeof o.host === 'string') return o.host
+  const url = o.connectionString
+  if (url === undefined) return undefined
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(url)?.[1]
+  if (authority) return authority
+  const param = /[?&]host=([^&#]*)/.exec(url)?.[1]
+  return param === undefined ? undefined : decodeURIComponent(param)
+}
+
 /** `host:port` of the pool's server, from its options or connection string (never credentials). */
 function addressOf(pool: PgPool): string {
   const o = pool.options

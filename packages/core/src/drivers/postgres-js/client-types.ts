@@ -27,6 +27,11 @@ export interface PostgresJsOptions {
    * parsers, which every connection of the client shares).
    */
   fetch_types?: boolean
+  /**
+   * The option, the URL's parameter or `PGTARGETSESSIONATTRS` (`index.js` line 504), or null. Each
+   * connection checks it at its first ReadyForQuery (`connection.js` line 555, `tryNext` line 790).
+   */
+  target_session_attrs?: string | null | undefined
   readonly shared?: { readonly typeArrayMap?: Readonly<Record<string, unknown>> }
 }
 

@@ -5,7 +5,7 @@ import type { DriverError, Param, Row, SimpleResult } from '../driver.ts'
 import { toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
-import { cancelKeyOf } from '../socket/socket-meter.ts'
+import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
   PostgresJsConnection,
   PostgresJsQuery,
@@ -81,12 +81,14 @@ export class PostgresJsAdapter implements DriverAdapter {
     return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Number.POSITIVE_INFINITY
   }
 
-  meterSockets(meter: (socket: Duplex, address: string, afterReady: number) => MeteredSocket): void {
+  meterSockets(
+    meter: (socket: Duplex, address: string, afterReady: number, admit?: Admission) => MeteredSocket,
+  ): void {
     const o = this.sql.options
     const metered = new WeakMap<Socket, MeteredSocket>()
     o.socket = socketFactory(
       o.socket,
-      (socket) => {
+      (socket, admit) => {
         // The array types a connection fetches are the client's, shared by all its connections: once
         // one connection fetched them, later ones skip the query (a round trip each), whose failure
         // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
@@ -96,7 +98,7 @@ export class PostgresJsAdapter implements DriverAdapter {
         // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
         const typeQuery = o.fetch_types === false ? 0 : 1
         const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
-        const m = meter(socket, address, typeQuery)
+        const m = meter(socket, address, typeQuery, admit)
         metered.set(socket, m)
         // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
         // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.

@@ -1,10 +1,17 @@
 import { Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
+import { notWritableError } from '../driver-errors.ts'
+import type { Admission } from '../socket/socket-meter.ts'
+import { refusalOf, targetSessionAttrs, wantsPrimary } from '../socket/target-session.ts'
 import { watchTlsUpgrade } from '../socket/tls-upgrade.ts'
 import type { PostgresJsOptions, SocketFactory } from './client-types.ts'
+import { HostOrder } from './host-order.ts'
 
-/** What the factory tells about every socket it hands to postgres.js. */
-export type OnSocket = (socket: Socket) => void
+/**
+ * What the factory tells about every socket it hands to postgres.js, with how to judge its connection
+ * at the end of the startup (`admit`, when the client has `target_session_attrs`).
+ */
+export type OnSocket = (socket: Socket, admit: Admission | undefined) => void
 
 /** What the factory tells when postgres.js put a TLS socket over one of its sockets. */
 export type OnTls = (socket: Socket, tls: TLSSocket) => void
@@ -16,12 +23,23 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  *
  * postgres.js connects a socket of its own, but skips that step for a factory's socket (`connection.js`
  * `connect`): it then neither sets `socket.host` (which its TLS upgrade reads for SNI and host name
- * verification) nor rotates through the hosts of a multi-host URL. This factory does both: it connects
- * to the hosts in turn, starting after the last one that answered, each within `connect_timeout`, and
- * sets `host` and `port` on the socket. A factory already in the options (`inner`) is kept: it connects,
- * this one adds the rest. postgres.js handles each socket's close a macrotask late (see
- * `deferCloseListeners`; over TLS, on the TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is
- * called then. `onTls` is told the TLS socket postgres.js puts over a socket, as it is made.
+ * verification) nor tries the hosts of a multi-host URL. This factory does both: it tries the hosts in
+ * the order {@link HostOrder} gives (the URL's, hosts refused for `target_session_attrs` last), each
+ * within `connect_timeout`, and sets `host` and `port` on the socket. A factory already in the options
+ * (`inner`) is kept: it connects (given one host at a time when the URL has several), this one adds the
+ * rest.
+ *
+ * With `target_session_attrs` `read-write` or `primary`, each connection is judged at the end of its
+ * startup by what the server reported then (`in_hot_standby`, `default_transaction_read_only`: no
+ * round trip), and one to a standby is refused (`admit`, applied by the meter): its socket is destroyed
+ * with a `SERVER_NOT_WRITABLE` error before postgres.js sees the server ready, which postgres.js takes
+ * as a failed attempt and opens the connection again, through this factory, at the next host.
+ * postgres.js 3.4.9 decides `read-write` by `default_transaction_read_only` alone, which a hot standby
+ * reports off: on its own it would keep the connection.
+ *
+ * postgres.js handles each socket's close a macrotask late (see `deferCloseListeners`; over TLS, on the
+ * TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is called then. `onTls` is told the TLS
+ * socket postgres.js puts over a socket, as it is made.
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
@@ -29,49 +47,102 @@ export function socketFactory(
   onDriverClosed: () => void = () => {},
   onTls: OnTls = () => {},
 ): SocketFactory {
-  let next = 0
-  const open = async (options: PostgresJsOptions): Promise<Socket> => {
-    if (inner) {
-      const socket = await inner(options)
-      const named = socket as Socket & { host?: unknown; port?: unknown }
-      named.host ??= options.path ? undefined : options.host[0]
-      named.port ??= options.path ? undefined : options.port[0]
-      return socket
-    }
-    if (options.path) return connect(options, { path: options.path })
-    const hosts = options.host.length
+  let hostOrder: HostOrder | undefined
+  const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
+    const hosts = options.path ? 1 : options.host.length
+    if (inner && hosts <= 1) return { socket: named(await inner(options), options, 0), index: 0 }
+    if (options.path) return { socket: await connect(options, { path: options.path }), index: 0 }
+    hostOrder ??= new HostOrder(hosts)
     let last: unknown
-    for (let i = 0; i < hosts; i++) {
-      const index = (next + i) % hosts
+    for (const index of hostOrder.order()) {
       const host = options.host[index] ?? 'localhost'
       const port = options.port[index] ?? options.port[0] ?? 5432
       try {
-        const socket = await connect(options, { host, port })
-        next = (index + 1) % hosts
-        return Object.assign(socket, { host, port })
+        const socket = inner
+          ? named(await inner({ ...options, host: [host], port: [port] }), options, index)
+          : Object.assign(await connect(options, { host, port }), { host, port })
+        return { socket, index }
       } catch (e) {
         last = e
       }
     }
-    next = (next + 1) % hosts
     throw last
   }
   return async (options) => {
     let socket: Socket
+    let admit: Admission | undefined
     try {
-      socket = await open(options)
+      const opened = await open(options)
+      socket = opened.socket
       socket.setNoDelay(true)
+      admit = admission(options, socket, opened.index, hostOrder)
     } catch (e) {
       socket = failedSocket(e as Error, options)
     }
-    onSocket(socket)
+    onSocket(socket, admit)
     deferCloseListeners(socket, onDriverClosed)
+    holdDataOnceDestroyed(socket)
     watchTlsUpgrade(socket, (tls) => {
       deferDriverCloseOn(tls, onDriverClosed)
+      holdDataOnceDestroyed(tls)
       onTls(socket, tls)
     })
     return socket
   }
+}
+
+/** `socket` with `host` and `port` set (to host `index` of `options`) where its factory did not. */
+function named(socket: Socket, options: PostgresJsOptions, index: number): Socket {
+  const s = socket as Socket & { host?: unknown; port?: unknown }
+  s.host ??= options.path ? undefined : options.host[index]
+  s.port ??= options.path ? undefined : (options.port[index] ?? options.port[0])
+  return socket
+}
+
+/**
+ * How the connection on `socket` (to host `index`) is judged at the end of its startup, for the
+ * client's `target_session_attrs`: none without them. Tells `order` what it learnt of the host.
+ * `read-write` and `primary` refuse a server that reported itself in recovery (or, for `read-write`,
+ * read-only); the other values, and a server that did not report `in_hot_standby` (before
+ * PostgreSQL 14), are left to postgres.js's own check.
+ */
+function admission(
+  options: PostgresJsOptions,
+  socket: Socket,
+  index: number,
+  order: HostOrder | undefined,
+): Admission | undefined {
+  const attrs = targetSessionAttrs(options.target_session_attrs)
+  if (attrs === 'any') return undefined
+  const named = socket as Socket & { host?: unknown; port?: unknown }
+  const address = options.path ? String(options.path) : `${String(named.host)}:${String(named.port)}`
+  return (parameters) => {
+    const refusal = wantsPrimary(attrs) ? refusalOf(attrs, parameters) : 'unknown'
+    order?.judged(index, refusal === 'unknown' ? undefined : refusal === undefined)
+    return refusal === undefined || refusal === 'unknown'
+      ? undefined
+      : notWritableError(address, attrs, refusal)
+  }
+}
+
+/**
+ * Hands the `data` listeners added from now on (postgres.js's) nothing once `socket` is destroyed:
+ * the meter, which reads each chunk first, destroys the socket of a connection it refuses at the end
+ * of the startup (see `Admission`), and the rest of that chunk (the server's ReadyForQuery) must not
+ * reach postgres.js, which would take the connection as ready and hand it out.
+ */
+function holdDataOnceDestroyed(socket: Socket): void {
+  type Listener = (...args: unknown[]) => void
+  const on = socket.on.bind(socket) as (event: string | symbol, listener: Listener) => Socket
+  socket.on = ((event: string | symbol, listener: Listener) => {
+    if (event !== 'data') return on(event, listener)
+    const held = (...args: unknown[]) => {
+      if (!socket.destroyed) listener(...args)
+    }
+    // EventEmitter's removeListener also matches a wrapper by its `listener`.
+    return on(event, Object.assign(held, { listener }))
+  }) as Socket['on']
+  socket.addListener = socket.on
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { meterSocket, type SocketMeter } from './socket-meter.ts'
+import { type Admission, meterSocket, type SocketMeter } from './socket-meter.ts'
 import { watchTlsUpgrade } from './tls-upgrade.ts'
 
 /** A metered socket of a client. */
@@ -117,14 +117,15 @@ export class Meters {
 
   /**
    * Meters `socket` (once) and returns it; `fromStart` when no byte went through it yet; `afterReady`:
-   * see {@link MeteredSocket.afterReady}.
+   * see {@link MeteredSocket.afterReady}; `admit` judges the connection at the end of its startup (a
+   * refused one is a failed attempt, its reason the refusal's).
    */
-  add(socket: Duplex, address: string, fromStart = true, afterReady = 0): MeteredSocket {
+  add(socket: Duplex, address: string, fromStart = true, afterReady = 0, admit?: Admission): MeteredSocket {
     const known = this.#bySocket.get(socket)
     if (known) return known
     const metered: MeteredSocket = {
       socket,
-      meter: meterSocket(socket),
+      meter: meterSocket(socket, admit),
       fromStart,
       openingClaimed: false,
       afterReady,

@@ -8,8 +8,9 @@ import type { Duplex } from 'node:stream'
  *
  * The meter also reads the first messages the server sends (only their type byte and length) to learn
  * the connection's cancel key (BackendKeyData: process id and secret), which identifies the connection
- * to a driver that does not expose its socket, and whether the startup finished (first ReadyForQuery).
- * Behind TLS it sees the handshake and stops reading (the bytes are encrypted), unless it is given the
+ * to a driver that does not expose its socket, whether the startup finished (first ReadyForQuery), and
+ * the parameters the server reported during the startup (ParameterStatus), which an {@link Admission}
+ * may judge the connection by. Behind TLS it sees the handshake and stops reading (the bytes are encrypted), unless it is given the
  * decrypted stream (`readDecrypted`).
  */
 export interface SocketMeter {
@@ -24,6 +25,8 @@ export interface SocketMeter {
   readonly key: string | undefined
   /** The server finished the startup (authentication included) and is ready for queries. */
   readonly ready: boolean
+  /** The parameters the server reported during the startup (ParameterStatus), by name. */
+  readonly parameters: ReadonlyMap<string, string>
   /** The server answered `N` to the SSLRequest (it has no TLS) and the driver started TLS anyway. */
   readonly tlsRefused: boolean
   /** The socket ended: it errored or closed (`closeError` holds its first error, if any). */
@@ -62,12 +65,21 @@ const GSS_REQUEST_CODE = 80877104
 type Write = (chunk: unknown, ...rest: unknown[]) => boolean
 
 /**
+ * Judges a connection when its startup is over (the server's first ReadyForQuery), by the parameters
+ * the server reported: an error refuses it. The meter then destroys the socket with that error (the
+ * decrypted one too) before any other data listener sees the ReadyForQuery, and the connection never
+ * counts as ready: its attempt failed, for that reason.
+ */
+export type Admission = (parameters: ReadonlyMap<string, string>) => Error | undefined
+
+/**
  * Puts a meter on `socket`: wraps its `write` and listens to its data. Call it before the driver writes
- * anything to count the connection's opening; later, to count from then on.
+ * anything to count the connection's opening; later, to count from then on. `admit` judges the
+ * connection at the end of its startup (see {@link Admission}).
  *
  * The socket sees every message whatever the driver: the one source of `report.roundTrips`.
  */
-export function meterSocket(socket: Duplex): SocketMeter {
+export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
   let receivedSinceWrite = true
   let roundTrips = 0
   let bytesOut = 0
@@ -81,7 +93,9 @@ export function meterSocket(socket: Duplex): SocketMeter {
   let answeredNo = false
   let pending: Buffer | undefined
   let key: string | undefined
+  const parameters = new Map<string, string>()
   let ready = false
+  let decryptedStream: Duplex | undefined
   let closed = false
   let closeError: Error | undefined
   const listeners = new Set<() => void>()
@@ -110,7 +124,10 @@ export function meterSocket(socket: Duplex): SocketMeter {
       const length = buffer.readUInt32BE(1)
       if (buffer.length < length + 1) break
       if (type === 0x4b && length >= 12) key = cancelKey(buffer, length)
+      if (type === 0x53) readParameter(buffer, length, parameters)
       if (type === 0x5a) {
+        const refusal = admit?.(parameters)
+        if (refusal !== undefined) return refuse(refusal)
         ready = true
         reading = 'done'
         for (const listener of readyListeners.splice(0)) listener()
@@ -137,6 +154,16 @@ export function meterSocket(socket: Duplex): SocketMeter {
     closeError ??= error
     end()
   })
+
+  /** The startup is over and `admit` refused the connection: it ends, for that reason. */
+  const refuse = (error: Error) => {
+    reading = 'done'
+    closeError ??= error
+    for (const listener of seenListeners.splice(0)) listener()
+    decryptedStream?.destroy(error)
+    socket.destroy(error)
+    end()
+  }
 
   /** Counts a write of `chunk`: a round trip when the server sent something since the last one. */
   const counted = (chunk: unknown) =>
@@ -201,6 +228,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
     get ready() {
       return ready
     },
+    parameters,
     get tlsRefused() {
       return answeredNo && decrypting
     },
@@ -216,6 +244,7 @@ export function meterSocket(socket: Duplex): SocketMeter {
     },
     readDecrypted(decrypted) {
       decrypting = true
+      decryptedStream = decrypted
       if (!ready) {
         reading = 'messages'
         pending = undefined
@@ -286,6 +315,15 @@ function cancelKey(message: Buffer, length: number): string {
  */
 export function cancelKeyOf(pid: number, secret: number): string {
   return `${pid >>> 0}:${secret >>> 0}`
+}
+
+/** Notes the name and value of a ParameterStatus message (`name\0value\0`) in `into`. */
+function readParameter(message: Buffer, length: number, into: Map<string, string>): void {
+  const body = message.subarray(5, length + 1)
+  const nul = body.indexOf(0)
+  if (nul < 0) return
+  const end = body.indexOf(0, nul + 1)
+  into.set(body.toString('utf8', 0, nul), body.toString('utf8', nul + 1, end < 0 ? body.length : end))
 }
 
 /** The request code of a startup-phase message (bytes 4..8), or undefined. */
