@@ -289,7 +289,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       )
     })
 
-    test('property: the same through the columnar way (one column set, ids from a sequence, COPY)', async () => {
+    test('property: the same for plain inserts of one column set, ids from a sequence, sent as COPY', async () => {
       // Rows of one column set into a table whose key a sequence fills, nothing read back, COPY from
       // two rows: the flush encodes them column by column, and a value that does not encode sends it
       // back to the full planner, which names it. Rejected exactly when planning the flush fails, with

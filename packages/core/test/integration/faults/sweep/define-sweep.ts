@@ -21,7 +21,7 @@ const OFFSETS = 40
 export function defineSweep(
   driver: DriverName,
   kind: 'flush' | 'reads' = 'flush',
-  extra: { readonly copyRows?: number; readonly unit?: 'mixed' | 'columnar' } = {},
+  extra: { readonly copyRows?: number; readonly unit?: 'mixed' | 'plain-inserts' } = {},
 ): void {
   const db = useTestDatabase()
   beforeAll(async () => {
@@ -40,7 +40,7 @@ export function defineSweep(
   const what =
     kind === 'reads'
       ? 'a read (find, load, wasCommitted, a batch of reads of one tick, a graph load)'
-      : extra.unit === 'columnar'
+      : extra.unit === 'plain-inserts'
         ? `a flush of ${extra.copyRows ?? 'many'} plain inserts (planned column by column, sent as COPY)`
         : extra.copyRows === undefined
           ? 'a flush'

@@ -50,9 +50,9 @@ export interface SweepConfig {
   readonly copyRows?: number
   /**
    * The unit of work: `mixed` (the default: an update, a delete, a parent, 40 children, an audit row)
-   * or `columnar` (40 audit rows only: plain inserts, planned column by column when they go as COPY).
+   * or `plain-inserts` (40 audit rows only: plain inserts, sent as COPY).
    */
-  readonly unit?: 'mixed' | 'columnar'
+  readonly unit?: 'mixed' | 'plain-inserts'
   readonly adminUrl: string
   readonly toxiproxyUrl: string
   readonly postgresHost: string
@@ -183,7 +183,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     )
     const n = counter?.n ?? 0
     const em = root.fork({ flushTimeoutMs })
-    if (cfg.unit === 'columnar') {
+    if (cfg.unit === 'plain-inserts') {
       for (let i = 0; i < CHILDREN; i++)
         // Every column given (label_id too): nothing to read back, so the rows may go as COPY.
         em.create(`${cfg.name}_audit`, { tag, note: `case ${caseNo} row ${i}`, label_id: null })
@@ -217,7 +217,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
         (select count(*)::int from ${t('audit')} where tag = '${tag}') as a,
         (select count(*)::int from ${t('doomed')} where id = ${id}) as d,
         (select n from ${t('counter')} where id = 1) as n`)
-    if (cfg.unit === 'columnar')
+    if (cfg.unit === 'plain-inserts')
       return row?.a === CHILDREN ? 'all' : row?.a === 0 ? 'none' : JSON.stringify(row)
     const all =
       row?.p === 1 &&
@@ -240,7 +240,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
     .waves.flat()
     .filter((s) => s.copy)
     .map((s) => s.table)
-  const copied = cfg.unit === 'columnar' ? `${cfg.name}_audit` : `${cfg.name}_child`
+  const copied = cfg.unit === 'plain-inserts' ? `${cfg.name}_audit` : `${cfg.name}_child`
   const expected = cfg.copyRows !== undefined && cfg.copyRows <= CHILDREN ? [copied] : []
   if (JSON.stringify(copies) !== JSON.stringify(expected))
     throw new Error(

@@ -3,9 +3,10 @@ import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testk
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
 
-// A flush of new rows that needs more ids than the pool holds plans once with placeholders (so bad
-// input fails before the id fetch), fetches the ids, then rebinds that plan to them. What lands must
-// be what the entities say: every id, every reference between new rows, in every mode and driver.
+// A flush of new rows that needs more ids than the pool holds drafts its plan before the ids are
+// known (so bad input fails before the id fetch), fetches the ids on its connection, then completes
+// the plan with them. What lands must be what the entities say: every id, every reference between
+// new rows, in every mode and driver.
 const db = useTestDatabase()
 const modes: PipelineMode[] = ['off', 'waves', 'burst']
 const drivers: DriverName[] = [...TEST_DRIVERS, 'pg-simple']

@@ -3,9 +3,9 @@ import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testk
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
 
-// Flushes of plain inserts into tables whose keys a sequence fills, large enough for COPY: planned
-// column by column (the first phase of the planner, `plan/draft-flush.ts`) instead of row by row. What the database holds, what the
-// entities hold afterwards, the round trips and the failures must be those of the full planner.
+// Flushes of plain inserts into tables whose keys a sequence fills, large enough for COPY: what the
+// database holds, what the entities hold afterwards, the round trips and the failures, when the ids
+// are fetched in the flush and when they come from the pool.
 const db = useTestDatabase()
 const modes: PipelineMode[] = ['off', 'waves', 'burst']
 const copying = (['pg', 'pg-simple', 'postgres.js'] as const).filter((d) =>
