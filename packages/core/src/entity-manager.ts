@@ -12,7 +12,7 @@ import type { EntityManagerOptions, ForkOptions } from './options.ts'
 import type { FlushPlan } from './plan/types.ts'
 import type { With } from './read/graph.ts'
 import type { ReadStatement } from './read/read-batch.ts'
-import { type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
+import { type FindOptions, type ReadOptions, UnitOfWorkReads } from './read/reads.ts'
 import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
@@ -21,6 +21,7 @@ import type { ClientSettings, ManagerSettings, Settings } from './settings.ts'
 import type { Entity } from './track/entity-state.ts'
 import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
+import { countOf } from './unit-of-work/relation-reads.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
 
 /**
@@ -160,10 +161,11 @@ export class EntityManager {
 
   /**
    * Rows of `table` matching `where` (column = value; an array means any of; null means IS NULL; an
-   * entity stands for its key), ordered by primary key, tracked in the identity map: a row already
-   * managed is returned as the same object, with its unflushed changes. Removed entities are left out.
-   * `options.with` loads relations of the rows too, to any depth, in the same message (see
-   * {@link populate}). Every read started in the same tick (`find`, `load`, `populate`...) goes in one
+   * entity stands for its key), ordered by primary key or `options.orderBy` (then `limit` and
+   * `offset`), tracked in the identity map: a row already managed is returned as the same object,
+   * with its unflushed changes. Removed entities are left out. `options.with` loads relations of the
+   * rows too, to any depth, each filtered, ordered, limited or counted as it says, in the same message
+   * (see {@link populate}). Every read started in the same tick (`find`, `load`, `populate`...) goes in one
    * round trip on one connection. `table` may be a view or materialized view: its rows are read-only
    * (an assignment is an error at once, a change made in place one at the flush), in the view's
    * order, each read a new object unless the view was declared with a key (`defineSchema`).
@@ -171,13 +173,17 @@ export class EntityManager {
    * @example
    * const drafts = await em.find('book', { title: 'Draft' }, { with: { author: true, reviews: true } })
    * const listed = await em.find('customer_list', { country: 'France' }) // a view
+   * const latest = await em.find('article', {}, {
+   *   orderBy: { created_at: 'desc' }, limit: 20,
+   *   with: { comments: { $orderBy: { created_at: 'desc' } }, favorites: { $where: { user_id: 7 } }, $count: ['favorites'] },
+   * })
    */
-  find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
+  find(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity[]> {
     return this.#shown(() => this.#reads.find(table, where, options))
   }
 
   /** The first row of {@link find}, or undefined. */
-  async findOne(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity | undefined> {
+  async findOne(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity | undefined> {
     return (await this.find(table, where, options))[0]
   }
 
@@ -216,14 +222,50 @@ export class EntityManager {
 
   /**
    * Rows of `table` selected by the application's own SQL (`statement.text` selecting every column of
-   * the table as text, aliased `c0, c1...` in table order; `params` as texts), tracked like
-   * {@link find}'s, in the batch of this tick. `@pipeflush/kysely`'s `load(query)` goes through it.
+   * the table as text, aliased `c0, c1...` in table order, with its WHERE, ORDER BY, LIMIT...; `params`
+   * as texts), tracked like {@link find}'s, in the statement's order, in the batch of this tick.
+   * `options.with` loads their relations in the same message, each level selected through the
+   * statement's rows (the statement runs once per level). `@pipeflush/kysely`'s `load(query)` goes
+   * through it.
    *
    * @example
-   * await em.loadRows('book', { text: 'select t.id::text as c0, ... from book t where ...', params: [] })
+   * await em.loadRows('book', { text: 'select t.id::text as c0, ... from book t where ... order by ... limit 10', params: [] }, {
+   *   with: { author: true, $count: ['reviews'] },
+   * })
    */
-  loadRows(table: string, statement: ReadStatement): Promise<Entity[]> {
-    return this.#shown(() => this.#reads.rows(table, statement))
+  loadRows(table: string, statement: ReadStatement, options: ReadOptions = {}): Promise<Entity[]> {
+    return this.#shown(() => this.#reads.rows(table, statement, options))
+  }
+
+  /**
+   * The rows of the application's own SQL, untracked, as the driver gives them (its type parsers: an
+   * int8 count is a string), in the batch of this tick: an aggregate or a scalar read in the same round
+   * trip as the entities a request reads.
+   *
+   * @example
+   * const [[{ n }], articles] = await Promise.all([
+   *   em.select({ text: 'select count(*)::int as n from article', params: [] }),
+   *   em.find('article', {}, { limit: 20 }),
+   * ]) // one round trip
+   */
+  select(statement: ReadStatement): Promise<readonly Record<string, unknown>[]> {
+    return this.#shown(() => this.#reads.select(statement))
+  }
+
+  /**
+   * How many rows `relation` relates to `entity`, as the graph load that counted them (`$count` in a
+   * `with` tree) saw it: a count is read, not kept up to date with the unit of work's changes.
+   * `NOT_LOADED` when no read counted it. An int8 count read as a number, exact up to 2^53 - 1.
+   *
+   * @example
+   * const [article] = await em.find('article', { slug }, { with: { $count: ['favorites'] } })
+   * em.countOf(article, 'favorites') // 3
+   */
+  countOf(entity: Entity, relation: string): number {
+    const state = this.#uow.own(entity)
+    const n = countOf(state, relation)
+    if (n === undefined) throw errors.notCounted(state.table.key, relation, state.key)
+    return n
   }
 
   /**

@@ -44,9 +44,9 @@ export type {
   UpdateChange,
   UpsertSpec,
 } from './plan/types.ts'
-export type { With } from './read/graph.ts'
+export type { Direction, OrderBy, With, WithOptions } from './read/graph.ts'
 export type { ReadStatement } from './read/read-batch.ts'
-export type { ReadOptions } from './read/reads.ts'
+export type { FindOptions, ReadOptions } from './read/reads.ts'
 export type { Where } from './read/select-sql.ts'
 export { defineSchema } from './schema/define-schema.ts'
 export type {

@@ -30,6 +30,15 @@ export const entityErrors = {
     )
   },
 
+  /** `countOf` of a relation no read counted for this entity. */
+  notCounted(table: string, relation: string, key: string | null): PipeflushError {
+    return new PipeflushError(
+      'NOT_LOADED',
+      `${table}${key === null ? '' : ` ${key}`}.${relation} was not counted: count it with { with: { $count: ['${relation}'] } }.`,
+      { table },
+    )
+  },
+
   /**
    * `load` found no row of `table` with key `key` (`shown`: how the message shows it; `removed`: this
    * unit of work removed it).

@@ -104,6 +104,14 @@ export const inputErrors = {
     )
   },
 
+  /**
+   * A `with` option (`$where`, `$orderBy`, `$limit`, `$count`) that cannot be read at `path`: `why`
+   * says what it must be. Nothing was sent.
+   */
+  invalidWithOption(path: string, why: string): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `${path}: ${why}. Nothing was sent.`)
+  },
+
   /** An argument that must be an object of named values (`shown`: the value as messages show it). */
   notAnObject(
     code: ErrorCode,

@@ -1,7 +1,10 @@
 import type { Row } from '../drivers/driver.ts'
-import type { PipeflushError } from '../errors.ts'
+import { errors, type PipeflushError } from '../errors.ts'
+import type { TableModel } from '../schema/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
+import { recordCount, recordOrder } from '../unit-of-work/relation-reads.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { decodeValue, normalizeKeyValue } from '../values/index.ts'
 import { decodeRow } from './decode-row.ts'
 import type { GraphLevel } from './graph.ts'
 import type { BatchItem, ReadStatement } from './read-batch.ts'
@@ -9,10 +12,14 @@ import type { BatchItem, ReadStatement } from './read-batch.ts'
 /**
  * A graph load as an item of the read batch: its selects (see `graph.ts`) in one message, their rows
  * tracked in `uow`'s identity map (an entity already managed keeps its pending changes), each
- * relation marked loaded on the entities of the level it was read through, the roots given to
- * `done`: the managed ones, in the select's order.
+ * relation marked loaded on the entities of the level it was read through (in the order read, when
+ * one was asked for), each count recorded on the entities it counts for, the roots given to `done`:
+ * the managed ones, in the select's order.
  *
  * A graph load goes in the batch like any read, in the round trip of the other reads of its tick.
+ *
+ * @example
+ * batch.add(graphLoad(uow, graphLevels(schema, author, root, { books: true }), 'Reading author', resolve, reject))
  */
 export function graphLoad(
   uow: UnitOfWork,
@@ -36,24 +43,73 @@ export function graphLoad(
       for (let i = 0; i < levels.length; i++) {
         const level = levels[i]!
         const rowsOf = level.rowsOf
-        states.push(
-          rowsOf !== undefined
-            ? states[rowsOf]!
-            : (rowSets[answerOf[i]!] ?? []).map((raw) =>
-                uow.add(level.table, decodeRow(level.table, raw), 'managed'),
-              ),
-        )
+        const rows = rowSets[answerOf[i]!] ?? []
+        if (level.role === 'counts') {
+          counted(level, rows, states[level.parent!]!)
+          states.push([])
+        } else if (rowsOf !== undefined) {
+          states.push(states[rowsOf]!)
+        } else {
+          states.push(rows.map((raw) => uow.add(level.table, decodeRow(level.table, raw), 'managed')))
+        }
       }
-      for (const level of levels) {
+      for (let i = 0; i < levels.length; i++) {
+        const level = levels[i]!
         if (level.role !== 'related' || level.parent === undefined || level.relation === undefined) continue
         const name = level.relation.name
+        const ranks = level.ordered ? new Map(states[i]!.map((s, r) => [s, r])) : undefined
         for (const parent of states[level.parent]!) {
           parent.loaded ??= new Set()
           parent.loaded.add(name)
+          if (ranks !== undefined) recordOrder(parent, name, ranks)
         }
       }
       done(states[0]!.filter((s) => s.status === 'managed' || s.status === 'new').map((s) => s.entity))
     },
     fail: failed,
   }
+}
+
+/**
+ * Records the counts of a `counts` level on the `parents` they count for (0 for a parent no row
+ * names): each row gives the counted rows' columns that reference a parent (`k0...`, as text) and
+ * how many there are (`n`, an int8 as text, read as a number: exact up to 2^53 - 1, beyond which the
+ * count is `INVALID_VALUE`).
+ */
+function counted(level: GraphLevel, rows: readonly Row[], parents: readonly EntityState[]): void {
+  const relation = level.relation!
+  const parentTable = parents[0]?.table
+  if (parentTable === undefined) return
+  const byKey = new Map<string, number>()
+  for (const row of rows) {
+    const values = relation.columns.map((c, i) => {
+      const column = parentTable.columnsByName.get(c)!
+      const text = row[`k${i}`]
+      return decodeValue(typeof text === 'string' ? text : null, column, { table: parentTable.key })
+    })
+    const n = Number(row['n'])
+    if (!Number.isSafeInteger(n))
+      throw errors.invalidWithOption(
+        `$count of ${relation.name}`,
+        `a count of ${String(row['n'])} is beyond a number's exact integers`,
+      )
+    byKey.set(keyText(parentTable, relation.columns, values), n)
+  }
+  for (const parent of parents) {
+    const key = keyText(
+      parentTable,
+      relation.columns,
+      relation.columns.map((c) => parent.row[c]),
+    )
+    recordCount(parent, relation.name, byKey.get(key) ?? 0)
+  }
+}
+
+/** The canonical text of `values` of `table`'s `columns`, to match a counted row to its parent. */
+function keyText(table: TableModel, columns: readonly string[], values: readonly unknown[]): string {
+  return values
+    .map((v, i) =>
+      v === null || v === undefined ? '\u0001' : normalizeKeyValue(v, table.columnsByName.get(columns[i]!)!),
+    )
+    .join('\u0000')
 }

@@ -3,17 +3,14 @@ import { errors } from '../errors.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
-import { describeValue } from '../values/location.ts'
-import type { ReadStatement } from './read-batch.ts'
-import { orderBy, selectList } from './select-sql.ts'
+import { castText } from '../values/index.ts'
+import type { ReadStatement } from './read-statement.ts'
+import { selectList, textParams, type Where, whereSql } from './select-sql.ts'
+import { type Direction, parseWith, shapeKey, type WithNode } from './with-tree.ts'
 
-/**
- * Which relations to load with some rows, and theirs, to any depth:
- * `{ books: { reviews: true, tags: true, publisher: true } }`.
- */
-export type With = { readonly [relation: string]: true | With }
+export type { Direction, OrderBy, With, WithOptions } from './with-tree.ts'
 
-/** One select of a graph load: the rows of `table` at one level of the tree. */
+/** One select of a graph load: the rows of `table` at one level of the tree, or counts per row. */
 export interface GraphLevel {
   readonly table: TableModel
   readonly statement: ReadStatement
@@ -21,96 +18,177 @@ export interface GraphLevel {
   readonly parent: number | undefined
   /** The relation from the parent level; undefined for the roots. */
   readonly relation: RelationModel | undefined
-  /** `links`: the rows of a many-to-many's link table (the next level holds its targets). */
-  readonly role: 'roots' | 'related' | 'links'
+  /**
+   * `links`: the rows of a many-to-many's link table (the next level holds its targets); `counts`:
+   * per row of the parent level, how many rows `relation` relates to it (`k0...`: the counted rows'
+   * columns that reference it, `n`: the count).
+   */
+  readonly role: 'roots' | 'related' | 'links' | 'counts'
   /**
    * The earlier level whose select gives these very rows (the same table through the same columns of
    * the same parent rows: a link table's one-to-many beside a many-to-many through it): this level's
    * own select is not sent.
    */
   readonly rowsOf?: number
+  /** Its rows come in the order the application asked for (`$orderBy`): navigation follows it. */
+  readonly ordered?: boolean
 }
 
 /**
- * The selects of a graph load: the roots (`table` where `where`, a condition on alias `t0` with
- * parameters `params`), then each relation of `tree` selected through its parent's rows by subquery:
- * `... where (child's columns) in (select parent's columns from <the parent's select>)`, so the whole
- * tree is one message whatever its depth, and every select carries the roots' parameters. A
- * many-to-many is two selects: the link rows, and the targets through them; rows a level selects
- * that an earlier one selects already (the link rows of a many-to-many beside the link table's
- * one-to-many) are not selected twice (`rowsOf`). Each select lists every column as text (`c0,
- * c1...`) and orders by primary key. Unknown relations are `UNKNOWN_RELATION`, before anything is
- * sent.
+ * Where a graph load's roots come from:
+ * - a condition on the table aliased `t0` (`where`, with its `params` `$1`...), optionally ordered
+ *   (`orderBy`, an `order by` list on `t0`), limited and offset: `find`, `load`, `populate`;
+ * - the application's own select (`statement`: every column of the table as text, aliased `c0, c1...`
+ *   in table order, with its WHERE, ORDER BY, LIMIT...): `loadRows`, and Kysely queries.
+ */
+export type GraphRoot =
+  | {
+      readonly where: string
+      readonly params: readonly Param[]
+      readonly orderBy?: string | undefined
+      readonly limit?: number | undefined
+      readonly offset?: number | undefined
+    }
+  | { readonly statement: ReadStatement }
+
+/** Resolves the values of a `$where` on `table` (entities given as values, to their keys). */
+export type ResolveWhere = (table: TableModel, where: Where) => Where
+
+/**
+ * The selects of a graph load: the roots (see {@link GraphRoot}), then each relation of `tree`
+ * selected through its parent's rows by subquery: `... where (child's columns) in (select parent's
+ * columns from <the parent's select>)`, so the whole tree is one message whatever its depth, and
+ * every select carries the roots' parameters (then its own `$where`'s). A many-to-many is two selects:
+ * the link rows, and the targets through them; rows a level selects that an earlier one selects
+ * already (the link rows of a many-to-many beside the link table's one-to-many) are not selected
+ * twice (`rowsOf`). A level may be filtered (`$where`), ordered (`$orderBy`; else by primary key) and
+ * limited per parent row (`$limit`, by `row_number()` over the parent's rows), and count relations of
+ * its rows (`$count`: one `group by` select per relation, no rows read). Each select lists every
+ * column as text (`c0, c1...`). Unknown relations are `UNKNOWN_RELATION`, bad options
+ * `INVALID_VALUE`, before anything is sent.
+ *
+ * @example
+ * graphLevels(schema, article, { where: 't0."slug" = $1::text', params: ['hello'] }, {
+ *   comments: { $orderBy: { created_at: 'desc' }, author: true },
+ *   $count: ['favorites'],
+ * }) // article, comment, app_user (through the comments), the favorites count per article
  */
 export function graphLevels(
   schema: SchemaModel,
   table: TableModel,
-  where: string,
-  params: readonly Param[],
-  tree: With,
+  root: GraphRoot,
+  tree: unknown,
+  resolveWhere: ResolveWhere = (_table, where) => where,
 ): GraphLevel[] {
-  const key = treeKey(tree)
+  const node = parseWith(tree, 'with')
+  const rootParams = 'statement' in root ? root.statement.params : root.params
   let shapes = schemaShapes.get(schema)
   if (shapes === undefined) {
     shapes = new Map()
     schemaShapes.set(schema, shapes)
   }
-  const shapeKey = key === undefined ? undefined : `${table.key}\u0000${where}\u0000${key}`
-  let levels = shapeKey === undefined ? undefined : shapes.get(shapeKey)
-  if (levels === undefined) {
-    levels = buildLevels(schema, table, where, tree)
-    if (shapeKey !== undefined) {
-      if (shapes.size >= MAX_SHAPES) shapes.clear()
-      shapes.set(shapeKey, levels)
-    }
+  const key = `${table.key}\u0000${rootKey(root)}\u0000${shapeKey(node)}`
+  let shape = shapes.get(key)
+  if (shape === undefined) {
+    shape = buildShape(schema, table, root, node, rootParams.length)
+    if (shapes.size >= MAX_SHAPES) shapes.clear()
+    shapes.set(key, shape)
   }
-  return levels.map((l) => ({ ...l, statement: { ...l.statement, params } }))
+  const values = whereValues(node, shape.whereTables, resolveWhere)
+  return shape.levels.map(({ level, uses }) => ({
+    ...level,
+    statement: {
+      ...level.statement,
+      params: uses.length === 0 ? rootParams : [...rootParams, ...uses.map((i) => values[i] ?? null)],
+    },
+  }))
+}
+
+/** A level as a shape has it: its text numbered for the roots' parameters, then `uses` (global indexes of `$where` values). */
+interface ShapeLevel {
+  readonly level: GraphLevel
+  readonly uses: readonly number[]
+}
+
+interface Shape {
+  readonly levels: readonly ShapeLevel[]
+  /** The target table of each `$where`, in the order of the tree's walk (see {@link whereValues}). */
+  readonly whereTables: readonly TableModel[]
 }
 
 /**
- * The levels of each (root table, condition, tree) met, per schema, their statements' texts made
+ * The levels of each (root table, root, tree shape) met, per schema, their statements' texts made
  * once: a request's graph loads repeat a few shapes, and the same text objects are then named and
  * looked up without hashing a new string each time.
  */
-const schemaShapes = new WeakMap<SchemaModel, Map<string, readonly GraphLevel[]>>()
+const schemaShapes = new WeakMap<SchemaModel, Map<string, Shape>>()
 const MAX_SHAPES = 1_000
 
-/**
- * A text that tells `tree` apart from every other tree (its relations in order, `1` for `true`), or
- * undefined when a value is neither `true` nor an object (left to the walk, which rejects it).
- */
-function treeKey(tree: With): string | undefined {
-  if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) return undefined
-  let out = '{'
-  for (const name in tree) {
-    if (!Object.hasOwn(tree, name)) continue
-    const below = tree[name]
-    const part = below === true ? '1' : treeKey(below as With)
-    if (part === undefined) return undefined
-    out += `${JSON.stringify(name)}:${part},`
-  }
-  return `${out}}`
+function rootKey(root: GraphRoot): string {
+  if ('statement' in root) return `s\u0000${root.statement.text}`
+  return `w\u0000${root.where}\u0000${root.orderBy ?? ''}\u0000${root.limit ?? ''}\u0000${root.offset ?? ''}`
 }
 
-function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree: With): GraphLevel[] {
-  const params: readonly Param[] = []
+/** A `$where` value's place in a level's text until the level is numbered: NUL never occurs in SQL text. */
+const MARK = String.fromCharCode(0)
+const token = (i: number) => `${MARK}${i}${MARK}`
+const TOKEN = new RegExp(`${MARK}(\\d+)${MARK}`, 'g')
+
+/** The alias of the column `pf_rank` a `$limit` numbers its rows in. */
+const RANK = '"pf_rank"'
+
+function buildShape(
+  schema: SchemaModel,
+  table: TableModel,
+  root: GraphRoot,
+  node: WithNode,
+  rootParams: number,
+): Shape {
   const levels: GraphLevel[] = []
+  const whereTables: TableModel[] = []
   let aliases = 0
   const alias = () => `t${aliases++}`
-  const select = (t: TableModel, a: string, from: string): ReadStatement => ({
-    text: `select ${selectList(t, a)} from ${from}${orderBy(t, a)}`,
-    params,
+  const select = (t: TableModel, a: string, from: string, order: string): ReadStatement => ({
+    text: `select ${selectList(t, a)} from ${from}${order}`,
+    params: [],
     table: t.key,
   })
   const rootAlias = alias()
-  const rootFrom = `${table.sqlName} as ${rootAlias}${where ? ` where ${where}` : ''}`
-  levels.push({
-    table,
-    statement: select(table, rootAlias, rootFrom),
-    parent: undefined,
-    relation: undefined,
-    role: 'roots',
-  })
+  if (node.where !== undefined || node.orderBy.length > 0 || node.limit !== undefined)
+    throw errors.invalidWithOption(
+      'with',
+      '$where, $orderBy and $limit apply to relations; the roots are chosen by the read itself',
+    )
+  // The select of the parent keys of a level's rows: `(select columns from <the level's rows>)`.
+  let rootKeys: (columns: readonly string[]) => string
+  if ('statement' in root) {
+    const text = root.statement.text
+    levels.push({
+      table,
+      statement: { text, params: [], table: table.key },
+      parent: undefined,
+      relation: undefined,
+      role: 'roots',
+    })
+    // The application's select gives every column as text `cN`: cast back to compare with keys.
+    rootKeys = (columns) =>
+      `select ${columns.map((c) => castText(`r.c${table.columns.findIndex((m) => m.name === c)}`, table.columnsByName.get(c)!)).join(', ')} from (${text}) as r`
+  } else {
+    const from = `${table.sqlName} as ${rootAlias}${root.where ? ` where ${root.where}` : ''}`
+    const order = root.orderBy === undefined ? pkOrder(table, rootAlias) : ` order by ${root.orderBy}`
+    const window = `${root.limit === undefined ? '' : ` limit ${root.limit}`}${root.offset === undefined ? '' : ` offset ${root.offset}`}`
+    levels.push({
+      table,
+      statement: select(table, rootAlias, `${from}`, `${order}${window}`),
+      parent: undefined,
+      relation: undefined,
+      role: 'roots',
+    })
+    rootKeys = (columns) => {
+      const list = columns.map((c) => `${rootAlias}.${quoteIdentifier(c)}`).join(', ')
+      return window === '' ? `select ${list} from ${from}` : `select ${list} from ${from}${order}${window}`
+    }
+  }
   // The levels selecting (table, its columns) in (parent level's columns), for rows selected twice.
   const selected = new Map<string, number>()
   const once = (at: number, of: TableModel, columns: readonly string[], parentColumns: readonly string[]) => {
@@ -119,51 +197,206 @@ function buildLevels(schema: SchemaModel, table: TableModel, where: string, tree
     if (earlier === undefined) selected.set(key, levels.length)
     return earlier === undefined ? {} : { rowsOf: earlier }
   }
-  const walk = (at: number, t: TableModel, a: string, from: string, subtree: With, path: string) => {
-    if (typeof subtree !== 'object' || subtree === null || Array.isArray(subtree))
-      throw errors.invalidWith(path, describeValue(subtree))
+  // `$where` values are numbered in the order of this walk, as `whereValues` collects them.
+  let values = 0
+  const conditionOn = (target: TableModel, where: Where | undefined) => {
+    if (where === undefined) return undefined
+    const first = values
+    values += Object.values(where).filter((v) => v !== null).length
+    whereTables.push(target)
+    return (a: string) => whereSql(target, where, a, (n) => token(first + n - 1)).sql
+  }
+  const counts = (
+    at: number,
+    t: TableModel,
+    keysOf: (columns: readonly string[]) => string,
+    count: readonly string[],
+    path: string,
+  ) => {
     const relations = relationsOf(schema, t.key)
-    for (const [name, below] of Object.entries(subtree)) {
+    for (const name of count) {
       const relation = relations.get(name)
       if (relation === undefined) throw errors.unknownRelation(t.key, name, [...relations.keys()])
-      if (below !== true && (typeof below !== 'object' || below === null))
-        throw errors.invalidWith(`${path}.${name}`, describeValue(below))
-      const parentKeys = (cols: readonly string[]) =>
-        `select ${cols.map((c) => `${a}.${quoteIdentifier(c)}`).join(', ')} from ${from}`
+      if (relation.kind === 'many-to-one')
+        throw errors.invalidWithOption(
+          `${path}.$count`,
+          `${name} is a many-to-one: one row or none, nothing to count`,
+        )
+      const counted = schema.tables.get(relation.through?.table ?? relation.target)!
+      const columns = relation.through?.columns ?? relation.targetColumns
+      const x = alias()
+      const keys = columns.map((c, i) => `${x}.${quoteIdentifier(c)}::text as k${i}`).join(', ')
+      const group = columns.map((c) => `${x}.${quoteIdentifier(c)}`).join(', ')
+      levels.push({
+        table: counted,
+        statement: {
+          text: `select ${keys}, count(*)::text as n from ${counted.sqlName} as ${x} where ${tuple(x, columns)} in (${keysOf(relation.columns)}) group by ${group}`,
+          params: [],
+          table: counted.key,
+        },
+        parent: at,
+        relation,
+        role: 'counts',
+      })
+    }
+  }
+  const walk = (
+    at: number,
+    t: TableModel,
+    keysOf: (columns: readonly string[]) => string,
+    subtree: WithNode,
+    path: string,
+  ) => {
+    const relations = relationsOf(schema, t.key)
+    counts(at, t, keysOf, subtree.count, path)
+    for (const [name, below] of subtree.relations) {
+      const relation = relations.get(name)
+      if (relation === undefined) throw errors.unknownRelation(t.key, name, [...relations.keys()])
+      const at2 = `${path}.${name}`
       const target = schema.tables.get(relation.target)!
+      const condition = conditionOn(target, below.where)
+      const filtered = condition !== undefined || below.limit !== undefined
       const ta = alias()
+      const order = below.orderBy.length > 0 ? orderList(target, ta, below.orderBy, at2) : pkOrder(target, ta)
       let targetFrom: string
       if (relation.through === undefined) {
-        targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${parentKeys(relation.columns)})`
+        const parents = keysOf(relation.columns)
+        if (below.limit === undefined) {
+          targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ta)}`}`
+        } else {
+          if (relation.kind === 'many-to-one')
+            throw errors.invalidWithOption(`${at2}.$limit`, `${name} is a many-to-one: one row or none`)
+          const ia = alias()
+          const rank = `row_number() over (partition by ${relation.targetColumns.map((c) => `${ia}.${quoteIdentifier(c)}`).join(', ')}${rankOrder(target, ia, below.orderBy, at2)}) as ${RANK}`
+          targetFrom = `(select ${ia}.*, ${rank} from ${target.sqlName} as ${ia} where ${tuple(ia, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ia)}`}) as ${ta} where ${ta}.${RANK} <= ${below.limit}`
+        }
       } else {
+        if (below.limit !== undefined)
+          throw errors.invalidWithOption(
+            `${at2}.$limit`,
+            `${name} is a many-to-many: limit its link table's one-to-many instead`,
+          )
         const link = schema.tables.get(relation.through.table)!
         const la = alias()
-        const linkFrom = `${link.sqlName} as ${la} where ${tuple(la, relation.through.columns)} in (${parentKeys(relation.columns)})`
+        // A link row counts only when its target is one the level reads.
+        const matching = (a: string) => {
+          if (condition === undefined) return ''
+          const x = alias()
+          return ` and ${tuple(a, relation.through!.targetColumns)} in (select ${relation.targetColumns.map((c) => `${x}.${quoteIdentifier(c)}`).join(', ')} from ${target.sqlName} as ${x} where ${condition(x)})`
+        }
+        const linkFrom = `${link.sqlName} as ${la} where ${tuple(la, relation.through.columns)} in (${keysOf(relation.columns)})${matching(la)}`
         levels.push({
           table: link,
-          statement: select(link, la, linkFrom),
+          statement: select(link, la, linkFrom, pkOrder(link, la)),
           parent: at,
           relation,
           role: 'links',
-          ...once(at, link, relation.through.columns, relation.columns),
+          ...(filtered ? {} : once(at, link, relation.through.columns, relation.columns)),
         })
         const la2 = alias()
-        const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${quoteIdentifier(c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(la2, relation.through.columns)} in (${parentKeys(relation.columns)})`
-        targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${linked})`
+        const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${quoteIdentifier(c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(la2, relation.through.columns)} in (${keysOf(relation.columns)})`
+        targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${linked})${condition === undefined ? '' : ` and ${condition(ta)}`}`
       }
       levels.push({
         table: target,
-        statement: select(target, ta, targetFrom),
+        statement: select(target, ta, targetFrom, order),
         parent: at,
         relation,
         role: 'related',
-        ...(relation.through === undefined ? once(at, target, relation.targetColumns, relation.columns) : {}),
+        ...(below.orderBy.length > 0 ? { ordered: true } : {}),
+        ...(relation.through === undefined && !filtered
+          ? once(at, target, relation.targetColumns, relation.columns)
+          : {}),
       })
-      if (below !== true) walk(levels.length - 1, target, ta, targetFrom, below, `${path}.${name}`)
+      const from = targetFrom
+      walk(
+        levels.length - 1,
+        target,
+        (columns) => `select ${columns.map((c) => `${ta}.${quoteIdentifier(c)}`).join(', ')} from ${from}`,
+        below,
+        at2,
+      )
     }
   }
-  walk(0, table, rootAlias, rootFrom, tree, 'with')
-  return levels
+  walk(0, table, rootKeys, node, 'with')
+  return { levels: levels.map((level) => numbered(level, rootParams)), whereTables }
+}
+
+/** `level` with its `$where` tokens numbered after the roots' `rootParams` parameters, in order of first use. */
+function numbered(level: GraphLevel, rootParams: number): ShapeLevel {
+  const uses: number[] = []
+  const text = level.statement.text.replace(TOKEN, (_, i: string) => {
+    const global = Number(i)
+    let local = uses.indexOf(global)
+    if (local < 0) local = uses.push(global) - 1
+    return `$${rootParams + local + 1}`
+  })
+  return { level: { ...level, statement: { ...level.statement, text } }, uses }
+}
+
+/**
+ * The values of every `$where` of `node`, as text parameters, in the order `buildShape` numbered
+ * them (the walk's: each relation's `$where`, then its relations', depth first), each encoded for
+ * its column of `tables` (the targets, in the same order).
+ */
+function whereValues(node: WithNode, tables: readonly TableModel[], resolve: ResolveWhere): Param[] {
+  if (tables.length === 0) return []
+  const out: Param[] = []
+  let next = 0
+  const visit = (n: WithNode) => {
+    for (const [, below] of n.relations) {
+      if (below.where !== undefined) {
+        const table = tables[next++]!
+        out.push(...textParams(whereSql(table, resolve(table, below.where), 'x').params))
+      }
+      visit(below)
+    }
+  }
+  visit(node)
+  return out
+}
+
+/** ` order by` the table's primary key (nothing for a table without one). */
+function pkOrder(table: TableModel, alias: string): string {
+  const order = table.primaryKey.map((k) => `${alias}.${quoteIdentifier(k)}`).join(', ')
+  return order ? ` order by ${order}` : ''
+}
+
+/** ` order by` the asked columns, then the primary key's not among them (ties broken the same every time). */
+function orderList(
+  table: TableModel,
+  alias: string,
+  orderBy: readonly (readonly [string, Direction])[],
+  path: string,
+): string {
+  return ` order by ${orderTerms(table, alias, orderBy, path).join(', ')}`
+}
+
+function rankOrder(
+  table: TableModel,
+  alias: string,
+  orderBy: readonly (readonly [string, Direction])[],
+  path: string,
+): string {
+  const terms = orderTerms(table, alias, orderBy, path)
+  return terms.length === 0 ? '' : ` order by ${terms.join(', ')}`
+}
+
+function orderTerms(
+  table: TableModel,
+  alias: string,
+  orderBy: readonly (readonly [string, Direction])[],
+  path: string,
+): string[] {
+  const terms: string[] = []
+  for (const [column, direction] of orderBy) {
+    if (!table.columnsByName.has(column))
+      throw errors.invalidWithOption(`${path}.$orderBy.${column}`, `${table.key} has no column ${column}`)
+    terms.push(`${alias}.${quoteIdentifier(column)}${direction === 'desc' ? ' desc' : ''}`)
+  }
+  for (const k of table.primaryKey)
+    if (!orderBy.some(([c]) => c === k)) terms.push(`${alias}.${quoteIdentifier(k)}`)
+  return terms
 }
 
 /** `(a."x", a."y")`: the columns of alias `a` as a row, to compare with `in (select ...)`. */

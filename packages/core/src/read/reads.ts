@@ -1,14 +1,15 @@
 import type { RowLock } from '../connection/held-transaction.ts'
 import type { Row } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
-import { readableTable } from '../schema/checks.ts'
+import { columnOf, readableTable } from '../schema/checks.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import { keyWhere, rowKey } from '../track/keys.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
 import { describeKeyText, describeValue } from '../values/location.ts'
 import { decodeRow } from './decode-row.ts'
-import { graphLevels, type With } from './graph.ts'
+import { type GraphRoot, graphLevels, type OrderBy, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
 import { KeyLoads } from './key-loads.ts'
 import { ReadBatch } from './read-batch.ts'
@@ -20,7 +21,10 @@ import { sendReads } from './send-reads.ts'
 
 /** What a read loads besides its rows, and how it reads them. */
 export interface ReadOptions {
-  /** Relations of the rows, to any depth (see {@link With}), in the same round trip. */
+  /**
+   * Relations of the rows, to any depth, each filtered, ordered, limited or counted as it says (see
+   * {@link With}), in the same round trip.
+   */
   readonly with?: With
   /**
    * Locks the rows read (`for update` / `for share`, every level of a `with` tree) in a transaction
@@ -28,6 +32,16 @@ export interface ReadOptions {
    * the first locking read, the flush without one.
    */
   readonly lock?: RowLock
+}
+
+/** A find's options: a read's, and which rows of those matching (ordered, then a window of them). */
+export interface FindOptions extends ReadOptions {
+  /** The rows in this order (their primary key breaks ties; else by primary key). */
+  readonly orderBy?: OrderBy
+  /** At most this many rows. */
+  readonly limit?: number
+  /** After skipping this many. */
+  readonly offset?: number
 }
 
 /**
@@ -60,11 +74,21 @@ export class UnitOfWorkReads {
     return rows ?? []
   }
 
-  /** The rows of `table` matching `where` (and their relations in `options.with`), tracked. */
-  async find(table: string, where: Where = {}, options: ReadOptions = {}): Promise<Entity[]> {
+  /**
+   * The rows of `table` matching `where` (and their relations in `options.with`), tracked; ordered,
+   * limited and offset as `options` say.
+   */
+  async find(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
     const { sql, params } = whereSql(model, resolveWhere(model, where, this.#uow), 't0')
-    return this.#graph(model, sql, textParams(params), withOf(options), lockOf(options))
+    const root: GraphRoot = {
+      where: sql,
+      params: textParams(params),
+      orderBy: rootOrder(model, options.orderBy),
+      limit: windowOption(options.limit, 'limit'),
+      offset: windowOption(options.offset, 'offset'),
+    }
+    return this.#graph(model, root, withOf(options), lockOf(options))
   }
 
   /**
@@ -86,7 +110,7 @@ export class UnitOfWorkReads {
     if (Object.keys(tree).length > 0 || lock !== undefined) {
       // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
       const { sql, params } = whereSql(model, where, 't0')
-      const [found] = await this.#graph(model, sql, textParams(params), tree, lock)
+      const [found] = await this.#graph(model, { where: sql, params: textParams(params) }, tree, lock)
       if (found) return found
     } else {
       if (known?.status === 'managed') return known.entity
@@ -127,36 +151,51 @@ export class UnitOfWorkReads {
           't0',
           1,
         )
-        return this.#graph(table, sql, textParams(params), t)
+        return this.#graph(table, { where: sql, params: textParams(params) }, t)
       }),
     )
   }
 
   /**
    * The rows of `table` selected by `statement` (every column as text, aliased `c0, c1...` in table
-   * order, as `find` selects them), tracked, with the other reads of this tick.
+   * order, as `find` selects them), tracked, in the statement's order, with their relations in
+   * `options.with` (each level selected through the statement's rows), with the other reads of this tick.
    */
-  async rows(table: string, statement: ReadStatement): Promise<Entity[]> {
+  async rows(table: string, statement: ReadStatement, options: ReadOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
+    const tree = withOf(options)
+    const lock = lockOf(options)
+    if (Object.keys(tree).length > 0 || lock !== undefined)
+      return this.#graph(model, { statement: { ...statement, table: model.key } }, tree, lock)
     const [rows] = await this.#batch.read([{ ...statement, table: model.key }], `Reading ${model.key}`)
     return this.#track(model, rows ?? [])
   }
 
-  #graph(
-    model: TableModel,
-    where: string,
-    params: ReadStatement['params'],
-    tree: With,
-    lock?: RowLock,
-  ): Promise<Entity[]> {
-    const all = graphLevels(this.#schema, model, where, params, tree)
+  /**
+   * The rows `statement` (the application's own SQL) selects, untracked, as the driver gives them
+   * (its type parsers), with the other reads of this tick: aggregates, scalars, anything beside the
+   * entities.
+   */
+  async select(statement: ReadStatement): Promise<readonly Row[]> {
+    const [rows] = await this.#batch.read([statement], 'A select')
+    return rows ?? []
+  }
+
+  #graph(model: TableModel, root: GraphRoot, tree: With, lock?: RowLock): Promise<Entity[]> {
+    const resolve = (table: TableModel, where: Where) => resolveWhere(table, where, this.#uow)
+    const all = graphLevels(this.#schema, model, root, tree, resolve)
+    // A count locks nothing (and `for update` is refused beside `group by`).
     const levels =
       lock === undefined
         ? all
-        : all.map((l) => ({
-            ...l,
-            statement: { ...l.statement, text: `${l.statement.text} for ${lock}`, locking: true },
-          }))
+        : all.map((l) =>
+            l.role === 'counts'
+              ? l
+              : {
+                  ...l,
+                  statement: { ...l.statement, text: `${l.statement.text} for ${lock}`, locking: true },
+                },
+          )
     return new Promise((resolve, reject) => {
       this.#batch.add(graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject))
     })
@@ -179,6 +218,41 @@ function withOf(options: ReadOptions): With {
   if (typeof tree !== 'object' || tree === null || Array.isArray(tree))
     throw errors.invalidWith('with', describeValue(tree))
   return tree as With
+}
+
+/** The `orderBy` of find options as an `order by` list on the roots (alias `t0`), checked. */
+function rootOrder(table: TableModel, orderBy: unknown): string | undefined {
+  if (orderBy === undefined) return undefined
+  const parts = Array.isArray(orderBy) ? orderBy : [orderBy]
+  const terms: string[] = []
+  const named = new Set<string>()
+  for (const part of parts) {
+    if (typeof part !== 'object' || part === null || Array.isArray(part))
+      throw errors.invalidWithOption(
+        'orderBy',
+        `must be { column: 'asc' | 'desc' } or an array of such, not ${describeValue(part)}`,
+      )
+    for (const [column, direction] of Object.entries(part)) {
+      columnOf(table, column)
+      if (direction !== 'asc' && direction !== 'desc')
+        throw errors.invalidWithOption(
+          `orderBy.${column}`,
+          `must be 'asc' or 'desc', not ${describeValue(direction)}`,
+        )
+      named.add(column)
+      terms.push(`t0.${quoteIdentifier(column)}${direction === 'desc' ? ' desc' : ''}`)
+    }
+  }
+  for (const k of table.primaryKey) if (!named.has(k)) terms.push(`t0.${quoteIdentifier(k)}`)
+  return terms.join(', ')
+}
+
+/** A find's `limit` or `offset`, checked: a whole number of rows. */
+function windowOption(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw errors.invalidWithOption(name, `must be a whole number of rows, not ${describeValue(value)}`)
+  return value
 }
 
 /** The `lock` of read options, checked. */

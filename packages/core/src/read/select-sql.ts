@@ -30,7 +30,8 @@ export function orderBy(table: TableModel, alias: string): string {
 /**
  * The conditions of `where` on `table` aliased `alias`, joined by `and` (empty for none), with one
  * text parameter each from `$1` (`$n::text::type`, or `= any($n::text[]::type[])` for a list;
- * converted by `castText`/`castTextList`), constant text per (table, where shape).
+ * converted by `castText`/`castTextList`), constant text per (table, where shape). `placeholder`
+ * writes the n-th parameter (`$n` unless said otherwise).
  *
  * Shared by finds and the roots of graph loads, so a condition reads the same in both.
  */
@@ -38,6 +39,7 @@ export function whereSql(
   table: TableModel,
   where: Where,
   alias: string,
+  placeholder: (n: number) => string = (n) => `$${n}`,
 ): { sql: string; params: (string | (string | null)[])[] } {
   const conditions: string[] = []
   const params: (string | (string | null)[])[] = []
@@ -51,11 +53,11 @@ export function whereSql(
       conditions.push(`${alias}.${quoteIdentifier(name)} is null`)
     } else if (Array.isArray(value) && !column.isArray) {
       params.push(value.map((v) => encode(v, column, table)))
-      conditions.push(`${col} = any(${castTextList(`$${params.length}::text[]`, column)})`)
+      conditions.push(`${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`)
     } else {
       const text = encode(value, column, table)
       params.push(text ?? '')
-      conditions.push(`${col} = ${castText(`$${params.length}::text`, column)}`)
+      conditions.push(`${col} = ${castText(`${placeholder(params.length)}::text`, column)}`)
     }
   }
   return { sql: conditions.join(' and '), params }

@@ -2,8 +2,9 @@ import { errors } from '../errors.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { NOT_A_RELATION } from '../track/entity-proxy.ts'
-import { type Entity, type EntityState, stateOf } from '../track/entity-state.ts'
+import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { normalizeKeyValue } from '../values/index.ts'
+import { inReadOrder } from './relation-reads.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 
 /**
@@ -14,7 +15,7 @@ import type { UnitOfWork } from './unit-of-work.ts'
  * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
  *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included;
  * - one-to-one: as a one-to-many, the one entity referencing it, or null.
- * Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
+ * Related rows a graph load read in an asked order (`$orderBy`) come in that order. Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
  */
 export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityState, name: string): unknown {
   const relation = relationsOf(schema, state.table.key).get(name)
@@ -27,17 +28,17 @@ export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityStat
     const mine = identity(state, relation.columns)
     const referring = uow.statesOf(target.key).filter((s) => refersTo(s, relation.targetColumns, state, mine))
     if (relation.kind === 'one-to-one') return referring[0]?.entity ?? null
-    return referring.map((s) => s.entity)
+    return inReadOrder(state, name, referring).map((s) => s.entity)
   }
   const link = schema.tables.get(relation.through.table)!
   const mine = identity(state, relation.columns)
-  const out: Entity[] = []
+  const out: EntityState[] = []
   for (const l of uow.statesOf(link.key)) {
     if (!refersTo(l, relation.through.columns, state, mine)) continue
     const related = find(uow, target, relation.targetColumns, l, relation.through.targetColumns)
-    if (related !== undefined) out.push(related.entity)
+    if (related !== undefined) out.push(related)
   }
-  return out
+  return inReadOrder(state, name, out).map((s) => s.entity)
 }
 
 /** The entity a many-to-one refers to, or null; `NOT_LOADED` when this unit of work does not hold it. */

@@ -29,8 +29,8 @@ const where = 't0."id" = $1::text::int4'
 
 describe('graphLevels', () => {
   test('a shape met again reuses its texts (the same string objects) with the new parameters', () => {
-    const first = graphLevels(schema, author, where, ['1'], { books: { reviews: true } })
-    const again = graphLevels(schema, author, where, ['2'], { books: { reviews: true } })
+    const first = graphLevels(schema, author, { where: where, params: ['1'] }, { books: { reviews: true } })
+    const again = graphLevels(schema, author, { where: where, params: ['2'] }, { books: { reviews: true } })
     expect(again.map((l) => l.table.key)).toEqual(['author', 'book', 'review'])
     expect(again.map((l) => l.statement.params)).toEqual([['2'], ['2'], ['2']])
     expect(first.map((l) => l.statement.params)).toEqual([['1'], ['1'], ['1']])
@@ -42,19 +42,24 @@ describe('graphLevels', () => {
   })
 
   test('another tree, condition or root is another shape', () => {
-    const books = graphLevels(schema, author, where, ['1'], { books: true })
+    const books = graphLevels(schema, author, { where: where, params: ['1'] }, { books: true })
     expect(books.map((l) => l.table.key)).toEqual(['author', 'book'])
-    const byName = graphLevels(schema, author, 't0."name" = $1::text', ['Ada'], { books: true })
+    const byName = graphLevels(
+      schema,
+      author,
+      { where: 't0."name" = $1::text', params: ['Ada'] },
+      { books: true },
+    )
     expect(byName[0]!.statement.text).toContain('t0."name" = $1::text')
     expect(byName[1]!.statement.text).not.toBe(books[1]!.statement.text)
   })
 
   test('a tree with a bad value is rejected every time, however close to a shape met before', () => {
-    graphLevels(schema, author, where, ['1'], { books: true })
+    graphLevels(schema, author, { where: where, params: ['1'] }, { books: true })
     for (const tree of [{ books: 5 }, { books: undefined }, { books: { reviews: 'yes' } }, { nope: true }]) {
       let error: unknown
       try {
-        graphLevels(schema, author, where, ['1'], tree as never)
+        graphLevels(schema, author, { where: where, params: ['1'] }, tree as never)
       } catch (e) {
         error = e
       }
@@ -70,7 +75,7 @@ describe('graphLevels', () => {
       { books: { book_tags: true, tags: true } },
       { books: { tags: true, book_tags: true } },
     ] as const) {
-      const levels = graphLevels(schema, author, where, ['1'], tree)
+      const levels = graphLevels(schema, author, { where: where, params: ['1'] }, tree)
       const shown = levels.map(
         (l) => `${l.table.key}:${l.role}${l.rowsOf === undefined ? '' : `=${l.rowsOf}`}`,
       )
@@ -81,7 +86,12 @@ describe('graphLevels', () => {
       )
     }
     // Another parent level, or other columns, are other rows.
-    const apart = graphLevels(schema, author, where, ['1'], { books: { tags: { book_tags: true } } })
+    const apart = graphLevels(
+      schema,
+      author,
+      { where: where, params: ['1'] },
+      { books: { tags: { book_tags: true } } },
+    )
     expect(apart.every((l) => l.rowsOf === undefined)).toBe(true)
   })
 })
