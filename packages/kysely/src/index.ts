@@ -40,8 +40,11 @@ export {
   type Related,
   type RelationName,
   type Relations,
+  type RelationTree,
   type RelationType,
   relationsTypeSource,
+  type TypedFindOptions,
+  type TypedOrderBy,
   type TypedReadOptions,
   type WithTree,
 } from './relations.ts'

@@ -1,5 +1,5 @@
-import { type ReadOptions, relationsOf, type SchemaModel, type With } from '@pipeflush/core'
-import type { TableName, TypedEntity } from './types.ts'
+import { type Direction, type ReadOptions, relationsOf, type SchemaModel, type With } from '@pipeflush/core'
+import type { ColumnName, TableName, TypedEntity, Where } from './types.ts'
 
 /**
  * One relation of a {@link Relations} type: the table it reaches, and whether it gives many rows
@@ -32,11 +32,12 @@ export type NoRelations = Record<never, never>
 export type RelationName<R, T> = T extends keyof R ? keyof R[T] & string : never
 
 /**
- * A `with` tree from table `T`: each relation of `T` in `R`, `true` or the tree of its table. Any
- * tree (core's `With`) when `R` knows nothing of `T`.
+ * A `with` tree from table `T`: each relation of `T` in `R`, `true` or the tree of its table (with
+ * what to read of it: {@link RelationTree}), and `$count`: relations of `T` to count per row
+ * (`em.countOf`). Any tree (core's `With`) when `R` knows nothing of `T`.
  *
  * @example
- * const tree: WithTree<DB, R, 'author'> = { books: { reviews: true } }
+ * const tree: WithTree<DB, R, 'author'> = { books: { reviews: true }, $count: ['books'] }
  */
 export type WithTree<DB, R, T> = [T] extends [never]
   ? With
@@ -44,12 +45,40 @@ export type WithTree<DB, R, T> = [T] extends [never]
     ? {
         readonly [K in keyof R[T]]?:
           | true
-          | (R[T][K] extends { readonly table: infer U } ? WithTree<DB, R, U> : never)
-      }
+          | (R[T][K] extends { readonly table: infer U extends TableName<DB> }
+              ? RelationTree<DB, R, U>
+              : never)
+      } & { readonly $count?: readonly (keyof R[T] & string)[] }
     : With
+
+/** An ordering of table `T`'s rows: `{ created_at: 'desc' }`, or several as an array of such. */
+export type TypedOrderBy<DB, T extends TableName<DB>> =
+  | { readonly [C in ColumnName<DB, T>]?: Direction }
+  | readonly { readonly [C in ColumnName<DB, T>]?: Direction }[]
+
+/**
+ * The tree of a relation reaching table `U`: its own relations (a {@link WithTree}), and which of its
+ * rows to read: `$where` (conditions on `U`'s columns), `$orderBy` (navigation follows it), `$limit`
+ * (per parent row; one-to-many and one-to-one).
+ *
+ * @example
+ * const comments: RelationTree<DB, R, 'comment'> = { $orderBy: { created_at: 'desc' }, $limit: 10, author: true }
+ */
+export type RelationTree<DB, R, U extends TableName<DB>> = WithTree<DB, R, U> & {
+  readonly $where?: Where<DB, U>
+  readonly $orderBy?: TypedOrderBy<DB, U>
+  readonly $limit?: number
+}
 
 /** Read options (`with`) typed from table `T`. */
 export type TypedReadOptions<DB, R, T> = Omit<ReadOptions, 'with'> & { readonly with?: WithTree<DB, R, T> }
+
+/** Find options typed from table `T`: a read's, and the roots' order, limit and offset. */
+export type TypedFindOptions<DB, R, T extends TableName<DB>> = TypedReadOptions<DB, R, T> & {
+  readonly orderBy?: TypedOrderBy<DB, T>
+  readonly limit?: number
+  readonly offset?: number
+}
 
 /** What relation `K` of table `T` gives: the related entities, or the one (or null). */
 export type Related<DB, R, T, K> = T extends keyof R

@@ -1,7 +1,14 @@
 import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
-import type { Kysely } from 'kysely'
-import { loadQuery } from './load/load-query.ts'
-import type { NoRelations, Related, RelationName, TypedReadOptions, WithTree } from './relations.ts'
+import type { Compilable, InferResult, Kysely } from 'kysely'
+import { loadQuery, selectQuery } from './load/load-query.ts'
+import type {
+  NoRelations,
+  Related,
+  RelationName,
+  TypedFindOptions,
+  TypedReadOptions,
+  WithTree,
+} from './relations.ts'
 import type {
   AnyEntity,
   AssignValues,
@@ -87,15 +94,17 @@ export class TypedEntityManager<DB, R = NoRelations> {
 
   /**
    * Rows of `table` matching `where` (an array means any of, null means IS NULL), ordered by primary
-   * key, tracked in the identity map.
+   * key or `options.orderBy` (then `limit`, `offset`), tracked in the identity map, with the relations
+   * of `options.with`.
    *
    * @example
    * const books = await em.find('book', { author_id: [1, 2] })
+   * const latest = await em.find('book', {}, { orderBy: { published_on: 'desc' }, limit: 10, with: { $count: ['reviews'] } })
    */
   async find<T extends TableName<DB>>(
     table: T,
     where: Where<DB, T> = {},
-    options: TypedReadOptions<DB, R, T> = {},
+    options: TypedFindOptions<DB, R, T> = {},
   ): Promise<TypedEntity<DB, T>[]> {
     return (await this.core.find(table, where, options as never)) as unknown as TypedEntity<DB, T>[]
   }
@@ -104,7 +113,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
   async findOne<T extends TableName<DB>>(
     table: T,
     where: Where<DB, T> = {},
-    options: TypedReadOptions<DB, R, T> = {},
+    options: TypedFindOptions<DB, R, T> = {},
   ): Promise<TypedEntity<DB, T> | undefined> {
     return (await this.core.findOne(table, where, options as never)) as unknown as
       | TypedEntity<DB, T>
@@ -153,13 +162,18 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * `load(table, key)`: the row with that primary key, from the identity map when managed (no query),
    * else from the database; throws `NOT_FOUND`.
    *
-   * `load(query)`: the rows of a Kysely select over one table with `selectAll()`, tracked in the
-   * identity map (managed rows come back as the same objects). The query's WHERE, ORDER BY, LIMIT and
-   * locking clauses are kept; it runs through the Kysely instance (one query, on the same pool).
+   * `load(query, options?)`: the rows of a Kysely select over one table with `selectAll()`, tracked
+   * in the identity map (managed rows come back as the same objects), in the query's order. The
+   * query's WHERE (joins, `exists`...), ORDER BY, LIMIT, OFFSET and locking clauses are kept.
+   * `options.with` loads their relations in the same message, each level selected through the query's
+   * rows; it goes with the other reads of this tick, in one round trip.
    *
    * @example
    * const book = await em.load('book', 7)
    * const cheap = await em.load(em.db.selectFrom('book').selectAll().where('price', '<', '10').orderBy('id'))
+   * const page = await em.load(em.db.selectFrom('book').selectAll().orderBy('id', 'desc').limit(20), {
+   *   with: { author: true, $count: ['reviews'] },
+   * })
    */
   load<T extends TableName<DB>>(
     table: T,
@@ -168,10 +182,43 @@ export class TypedEntityManager<DB, R = NoRelations> {
   ): Promise<TypedEntity<DB, T>>
   load<T extends TableName<DB>, O extends Row<DB, T>>(
     query: EntityQuery<DB, T, O>,
+    options?: TypedReadOptions<DB, R, T>,
   ): Promise<TypedEntity<DB, T>[]>
   async load(tableOrQuery: unknown, key?: unknown, options?: object): Promise<unknown> {
     if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key, options as never)
-    return loadQuery(this.core, this.db, tableOrQuery)
+    return loadQuery(this.core, tableOrQuery, key as never)
+  }
+
+  /**
+   * The rows of any Kysely select, untracked, typed as Kysely types its result, with the other reads
+   * of this tick (one round trip): an aggregate or a scalar beside the entities a request reads. The
+   * values are the driver's (its type parsers: an int8 `count(*)` is a string; cast it, e.g.
+   * `sql<number>\`count(*)::int\``).
+   *
+   * @example
+   * const [[{ n }], books] = await Promise.all([
+   *   em.select(em.db.selectFrom('book').select(sql<number>`count(*)::int`.as('n'))),
+   *   em.load(em.db.selectFrom('book').selectAll().limit(20)),
+   * ])
+   */
+  select<Q extends Compilable>(query: Q): Promise<InferResult<Q>> {
+    return selectQuery(this.core, query) as Promise<InferResult<Q>>
+  }
+
+  /**
+   * How many rows relation `name` relates to `entity`, as counted by a graph load (`$count` in a
+   * `with` tree): a number, read when loaded (not kept up to date with this unit of work's changes).
+   * `NOT_LOADED` when no read counted it.
+   *
+   * @example
+   * const [book] = await em.find('book', { id: 7 }, { with: { $count: ['reviews'] } })
+   * em.countOf(book, 'reviews') // 3
+   */
+  countOf<T extends TableName<DB>>(
+    entity: TypedEntity<DB, T>,
+    name: RelationName<R, T> | ([keyof R] extends [never] ? string : never),
+  ): number {
+    return this.core.countOf(entity as unknown as Entity, name)
   }
 
   /**

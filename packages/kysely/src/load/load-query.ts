@@ -1,5 +1,5 @@
-import type { Entity, EntityManager } from '@pipeflush/core'
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { Entity, EntityManager, ReadOptions } from '@pipeflush/core'
+import type { Compilable, SelectQueryBuilder } from 'kysely'
 import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
@@ -11,15 +11,31 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
  * managed come back as the same objects, with their unflushed changes; removed ones are left out).
  * The query keeps its WHERE, ORDER BY, LIMIT, locking...; its select list is replaced by every column
  * as text (decoded as `em.find` does), so the result does not depend on the client's type parsers.
- * `db` compiles it; it runs with `em`'s other reads of this tick, in one round trip on one connection
+ * Its relations in `options.with` are read in the same message. It runs with `em`'s other reads of this tick, in one round trip on one connection
  * of `em`'s client (its parameters sent as text: see `queryParams`).
  */
-export async function loadQuery<DB>(em: EntityManager, db: Kysely<DB>, query: unknown): Promise<Entity[]> {
+export async function loadQuery(
+  em: EntityManager,
+  query: unknown,
+  options: ReadOptions = {},
+): Promise<Entity[]> {
   const builder = query as AnySelect
   const { model, qualifier } = queryTable(builder.toOperationNode(), em.schema)
   const compiled = builder
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .compile()
-  return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) })
+  return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) }, options)
+}
+
+/**
+ * Runs any Kysely select (compiled, its parameters sent as text: see `queryParams`) with `em`'s other
+ * reads of this tick: its rows, untracked, as the driver gives them.
+ */
+export async function selectQuery(
+  em: EntityManager,
+  query: unknown,
+): Promise<readonly Record<string, unknown>[]> {
+  const compiled = (query as Compilable).compile()
+  return em.select({ text: compiled.sql, params: queryParams(compiled.parameters) })
 }

@@ -1,9 +1,10 @@
 import { isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
-import type { ColumnType, Generated } from 'kysely'
+import { type ColumnType, type Generated, sql } from 'kysely'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory } from '../../src/index.ts'
 import { type DB, DDL } from '../fixtures/db.ts'
+import type { Relations } from '../fixtures/relations.ts'
 
 const db = useTestDatabase()
 
@@ -163,6 +164,50 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     expect(counter.read().roundTrips).toBe(1)
     expect([one?.[0]?.title, two?.[0]?.title, author.name]).toEqual(['Book 1', 'Book 4', 'Ada'])
     expect(cheap.length).toBeGreaterThan(0)
+  })
+
+  test('a page chosen by the query (order, limit, offset, a subquery), its graph and counts per row, and a total from select(): one round trip', async () => {
+    const { client, counter, query: sqlQuery } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB, Relations>({ client })
+    const em = factory.em()
+    const ids = (await sqlQuery('select id::int as id from book order by id')).map((r) => Number(r['id']))
+    await sqlQuery(
+      `insert into review (book_id, stars) values (${ids[0]}, 5), (${ids[0]}, 3), (${ids[2]}, 4)`,
+    )
+    await em.load('author', 1) // a warm connection
+    counter.reset()
+    const page = em.db
+      .selectFrom('book')
+      .selectAll()
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('author')
+            .select('author.id')
+            .whereRef('author.id', '=', 'book.author_id')
+            .where('author.name', '=', 'Ada'),
+        ),
+      )
+      .orderBy('price', 'desc')
+      .limit(2)
+      .offset(1)
+    const [books, [total]] = await Promise.all([
+      em.load(page, {
+        with: { author: true, reviews: { $orderBy: { stars: 'desc' } }, $count: ['reviews'] },
+      }),
+      em.select(em.db.selectFrom('book').select(sql<number>`count(*)::int`.as('n'))),
+    ])
+    expect(counter.read().roundTrips).toBe(1)
+    expect(books.map((b) => b.title)).toEqual(['Book 4', 'Changed, not flushed'])
+    expect(total).toEqual({ n: 4 })
+    const [b4, b2] = books as [(typeof books)[0], (typeof books)[0]]
+    expect(em.related(b4, 'author')?.name).toBe('Ada')
+    expect([em.countOf(b4, 'reviews'), em.countOf(b2, 'reviews')]).toEqual([1, 0])
+    expect(em.related(b4, 'reviews').map((r) => r.stars)).toEqual([4])
+    const [first] = await em.load(em.db.selectFrom('book').selectAll().where('id', '=', String(ids[0])), {
+      with: { reviews: { $orderBy: { stars: 'desc' } }, $count: ['reviews'] },
+    })
+    expect(em.related(first!, 'reviews').map((r) => r.stars)).toEqual([5, 3])
+    expect(em.countOf(first!, 'reviews')).toBe(2)
   })
 
   test('reads a view: its rows are read-only entities (an assignment is UNSUPPORTED_TABLE at once)', async () => {

@@ -197,6 +197,54 @@ describe('relations (the R type relationsTypeSource writes)', () => {
     }
   })
 
+  test('with trees take $where, $orderBy and $limit on relations and $count, typed by the target table', () => {
+    if (noRun) {
+      void rem.find(
+        'author',
+        {},
+        {
+          orderBy: { name: 'asc' },
+          limit: 10,
+          offset: 20,
+          with: {
+            books: { $where: { price: '10' }, $orderBy: { published_at: 'desc' }, $limit: 3, reviews: true },
+            $count: ['books'],
+          },
+        },
+      )
+      void rem.load(db.selectFrom('book').selectAll().orderBy('id', 'desc').limit(5), {
+        with: {
+          author: true,
+          reviews: { $orderBy: [{ stars: 'desc' }, { id: 'asc' }] },
+          $count: ['reviews'],
+        },
+      })
+      // @ts-expect-error: the books have no column stars to filter on
+      void rem.find('author', {}, { with: { books: { $where: { stars: 5 } } } })
+      // @ts-expect-error: reviews are ordered by their own columns
+      void rem.find('book', {}, { with: { reviews: { $orderBy: { title: 'asc' } } } })
+      // @ts-expect-error: a direction is asc or desc
+      void rem.find('book', {}, { with: { reviews: { $orderBy: { stars: 'up' } } } })
+      // @ts-expect-error: $count names relations of the level's table
+      void rem.find('book', {}, { with: { $count: ['tags'] } })
+      // @ts-expect-error: find orders its roots by their own columns
+      void rem.find('book', {}, { orderBy: { stars: 'desc' } })
+      const ada = rem.create('author', { name: 'Ada' })
+      expectTypeOf(rem.countOf(ada, 'books')).toEqualTypeOf<number>()
+      // @ts-expect-error: author has no relation reviews to count
+      rem.countOf(ada, 'reviews')
+    }
+  })
+
+  test('select(query) is typed as Kysely types the query', () => {
+    if (noRun) {
+      void (async () => {
+        const rows = await em.select(db.selectFrom('book').select(['id', 'title']).where('author_id', '=', 1))
+        expectTypeOf(rows).toEqualTypeOf<{ id: string; title: string }[]>()
+      })()
+    }
+  })
+
   test('without R, any tree compiles and related() needs the target table', () => {
     if (noRun) {
       void em.find('author', {}, { with: { books: { reviews: true } } })
