@@ -1,5 +1,5 @@
 import { forbidden, notFound } from '../http/api-error.ts'
-import type { ArticleView } from '../repositories/types.ts'
+import type { ArticlePage, ArticleView } from '../repositories/types.ts'
 import type { Reply, RequestContext } from './context.ts'
 import { articleUpdate, newArticle, pageOf } from './inputs.ts'
 import { currentUser, signedIn } from './signed-in.ts'
@@ -9,8 +9,14 @@ function optionalParam(query: URLSearchParams, name: string): string | undefined
   return query.get(name) ?? undefined
 }
 
+/** The spec's `SingleArticleResponse`. */
 function single(view: ArticleView): { article: ReturnType<typeof articleJson> } {
   return { article: articleJson(view) }
+}
+
+/** The spec's `MultipleArticlesResponse` (its items without `body`). */
+function multiple(page: ArticlePage) {
+  return { articles: page.articles.map((a) => articleJson(a, false)), articlesCount: page.articlesCount }
 }
 
 /** `GET /articles?tag=&author=&favorited=&limit=&offset=` (auth optional): newest first. */
@@ -22,13 +28,7 @@ export async function listArticles(ctx: RequestContext): Promise<Reply> {
     favoritedBy: optionalParam(ctx.query, 'favorited'),
   }
   const result = await ctx.run(({ articles }) => articles.list(filter, page, ctx.auth?.userId))
-  return {
-    status: 200,
-    body: {
-      articles: result.articles.map((a) => articleJson(a, false)),
-      articlesCount: result.articlesCount,
-    },
-  }
+  return { status: 200, body: multiple(result) }
 }
 
 /** `GET /articles/feed?limit=&offset=`: the followed users' articles, newest first. */
@@ -36,13 +36,7 @@ export async function feed(ctx: RequestContext): Promise<Reply> {
   const auth = signedIn(ctx)
   const page = pageOf(ctx.query)
   const result = await ctx.run(({ articles }) => articles.list({ feedOf: auth.userId }, page, auth.userId))
-  return {
-    status: 200,
-    body: {
-      articles: result.articles.map((a) => articleJson(a, false)),
-      articlesCount: result.articlesCount,
-    },
-  }
+  return { status: 200, body: multiple(result) }
 }
 
 /** `GET /articles/:slug` (auth optional). */

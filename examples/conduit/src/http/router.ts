@@ -18,7 +18,7 @@ export interface Match<H> {
 /**
  * Finds the route for a request: the first whose method and pattern match, in the order given (so
  * `/api/articles/feed` goes before `/api/articles/:slug`). A small table of regular expressions:
- * twenty routes need no framework.
+ * nineteen routes need no framework.
  *
  * @example
  * const router = new Router([{ method: 'GET', pattern: '/api/articles/:slug', handler: getArticle }])

@@ -39,11 +39,14 @@ export interface RequestTrace extends RequestObserver {
  */
 export class RequestLog {
   readonly #counter: RoundTripCounter | undefined
+  readonly #limit: number
   readonly #records: RequestRecord[] = []
   readonly #active = new Set<{ overlapped: boolean }>()
 
-  constructor(counter?: RoundTripCounter) {
+  /** `limit`: the records kept, the oldest dropped first (a server that runs for long keeps a bounded log). */
+  constructor(counter?: RoundTripCounter, limit = 10_000) {
     this.#counter = counter
+    this.#limit = limit
   }
 
   /** The requests answered since the last `clear()`, in the order they arrived. */
@@ -67,6 +70,7 @@ export class RequestLog {
       flushes: [],
     }
     this.#records.push(record)
+    if (this.#records.length > this.#limit) this.#records.shift()
     const state = { overlapped: this.#active.size > 0 }
     for (const other of this.#active) other.overlapped = true
     this.#active.add(state)
