@@ -2,7 +2,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The monorepo's root: the nearest folder above this package whose package.json has workspaces. */
+/**
+ * The monorepo's root: the nearest folder above this package whose package.json has workspaces (the
+ * current directory when there is none).
+ *
+ * @example
+ * const shared = join(repoRoot(), '..', 'shared') // a folder beside the checkout
+ */
 export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   for (;;) {

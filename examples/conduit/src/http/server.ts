@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Handler, Reply, RequestContext } from '../api/context.ts'
+import { ROUTES } from '../api/routes.ts'
+import type { Passwords } from '../auth/passwords.ts'
+import type { Auth, Tokens } from '../auth/tokens.ts'
+import type { RequestLog } from '../measure/request-log.ts'
+import type { Store } from '../repositories/store.ts'
+import { UniqueViolation } from '../repositories/unique-violation.ts'
+import { ApiError, notFound, unauthorized, unprocessable } from './api-error.ts'
+import { Router } from './router.ts'
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  readonly store: Store
+  readonly tokens: Tokens
+  readonly passwords: Passwords
+  /** Records each request's round trips (see `RequestLog`). */
+  readonly log?: RequestLog | undefined
+  /** Default: a free port. */
+  readonly port?: number | undefined
+}
+
+/** A running Conduit API. */
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:41234` (the API is under `/api`). */
+  readonly url: string
+  close(): Promise<void>
+}
+
+const router = new Router<Handler>(ROUTES)
+
+/** The field a unique constraint guards, for the 422's body. */
+const UNIQUE_FIELDS: Readonly<Record<string, string>> = {
+  app_user_username_key: 'username',
+  app_user_email_key: 'email',
+  article_slug_key: 'slug',
+}
+
+/**
+ * Serves the Conduit API with `node:http` on 127.0.0.1. Each request: its route found, its JSON body
+ * read, its token checked (`Authorization: Token <jwt>`; an invalid token is a 401 on every route, a
+ * missing one where the route requires it), then its handler, which runs one unit of work of `store`.
+ *
+ * @example
+ * const server = await startServer({ store, tokens: new Tokens(), passwords: new Passwords() })
+ * await fetch(`${server.url}/api/tags`)
+ * await server.close()
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const server: Server = createServer((req, res) => {
+    void handle(options, req, res)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', resolve)
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((e) => (e ? reject(e) : resolve()))
+        server.closeAllConnections()
+      }),
+  }
+}
+
+async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? 'GET'
+  const trace = options.log?.begin(method, req.url ?? '/')
+  let reply: Reply
+  try {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const match = router.match(method, url.pathname)
+    if (!match) throw notFound('route')
+    trace?.routed(`${method} ${match.route.pattern}`)
+    const body = await readJson(req)
+    const ctx: RequestContext = {
+      auth: await authOf(req, options.tokens),
+      params: match.params,
+      query: url.searchParams,
+      body,
+      tokens: options.tokens,
+      passwords: options.passwords,
+      run: (work) => options.store.run(work, trace),
+    }
+    reply = await match.route.handler(ctx)
+  } catch (e) {
+    reply = errorReply(e)
+  }
+  const text = reply.body === undefined ? '' : JSON.stringify(reply.body)
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  })
+  res.end(text, () => trace?.end(reply.status))
+}
+
+/** The token's auth; undefined without an Authorization header; a 401 for an invalid one. */
+async function authOf(req: IncomingMessage, tokens: Tokens): Promise<Auth | undefined> {
+  const header = req.headers.authorization
+  if (header === undefined) return undefined
+  const [scheme, token] = header.trim().split(/\s+/)
+  if ((scheme !== 'Token' && scheme !== 'Bearer') || !token) {
+    throw unauthorized('must be sent as "Authorization: Token <jwt>"')
+  }
+  const auth = await tokens.verify(token)
+  if (!auth) throw unauthorized('is invalid or expired')
+  return auth
+}
+
+function errorReply(e: unknown): Reply {
+  if (e instanceof ApiError) return { status: e.status, body: { errors: e.errors } }
+  if (e instanceof UniqueViolation) {
+    const field = UNIQUE_FIELDS[e.constraint] ?? 'body'
+    const { errors } = unprocessable({ [field]: ['has already been taken'] })
+    return { status: 422, body: { errors } }
+  }
+  if (e instanceof URIError) return { status: 404, body: { errors: { route: ['not found'] } } }
+  console.error(e)
+  return { status: 500, body: { errors: { server: ['internal error'] } } }
+}
+
+/** The request's JSON body; undefined when empty; a 422 when it is not JSON. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw unprocessable({ body: ['must be JSON'] })
+  }
+}

@@ -1,0 +1,41 @@
+// Written by relationsTypeSource() of @pipeflush/kysely from the database's foreign keys.
+export interface Relations {
+  app_user: {
+    app_users: { table: 'app_user'; many: true }
+    app_users_by_follow: { table: 'app_user'; many: true }
+    articles: { table: 'article'; many: true }
+    articles_by_favorite: { table: 'article'; many: true }
+    comments: { table: 'comment'; many: true }
+    favorites: { table: 'favorite'; many: true }
+    follows_by_followee: { table: 'follow'; many: true }
+    follows_by_follower: { table: 'follow'; many: true }
+  }
+  article: {
+    app_users: { table: 'app_user'; many: true }
+    article_tags: { table: 'article_tag'; many: true }
+    author: { table: 'app_user'; many: false }
+    comments: { table: 'comment'; many: true }
+    favorites: { table: 'favorite'; many: true }
+    tags: { table: 'tag'; many: true }
+  }
+  article_tag: {
+    article: { table: 'article'; many: false }
+    tag: { table: 'tag'; many: false }
+  }
+  comment: {
+    article: { table: 'article'; many: false }
+    author: { table: 'app_user'; many: false }
+  }
+  favorite: {
+    article: { table: 'article'; many: false }
+    user: { table: 'app_user'; many: false }
+  }
+  follow: {
+    followee: { table: 'app_user'; many: false }
+    follower: { table: 'app_user'; many: false }
+  }
+  tag: {
+    article_tags: { table: 'article_tag'; many: true }
+    articles: { table: 'article'; many: true }
+  }
+}

@@ -1,0 +1,179 @@
+import { slugOf } from '../../domain/slug.ts'
+import { matchingArticles } from '../article-filter.ts'
+import type {
+  ArticleChanges,
+  ArticleFilter,
+  ArticlePage,
+  ArticleRecord,
+  ArticleRepository,
+  ArticleView,
+  NewArticle,
+  Page,
+  Reader,
+  UserRecord,
+} from '../types.ts'
+import { ownEntity } from './own-entity.ts'
+import { articlesCount, favoritesCounts, populateArticles } from './read-gaps.ts'
+import { favoritedAmong, followedAmong } from './reader-flags.ts'
+import type { PipeflushTagRepository } from './tag-repository.ts'
+import type { Article, ConduitEm } from './types.ts'
+
+/** Articles with their tag links and favorites, on the request's unit of work. */
+export class PipeflushArticleRepository implements ArticleRepository {
+  readonly #em: ConduitEm
+  readonly #tags: PipeflushTagRepository
+
+  constructor(em: ConduitEm, tags: PipeflushTagRepository) {
+    this.#em = em
+    this.#tags = tags
+  }
+
+  /**
+   * One batch: the article with its author and tags (a graph load), and the reader's favorite and
+   * follow rows (selected through the slug); beside it the favorites count (read-API gap 1: one more
+   * round trip).
+   */
+  async view(slug: string, reader: Reader): Promise<ArticleView | undefined> {
+    const em = this.#em
+    const bySlug = em.db.selectFrom('article').where('slug', '=', slug)
+    const [article, favorited, followed, counts] = await Promise.all([
+      em.findOne('article', { slug }, { with: { author: true, tags: true } }),
+      favoritedAmong(em, reader, bySlug.select('id')),
+      followedAmong(em, reader, bySlug.select('author_id')),
+      favoritesCounts(em.db, bySlug.select('id')),
+    ])
+    return article && this.#viewOf(article, favorited, followed, counts)
+  }
+
+  /**
+   * The page's articles by a Kysely query (`load(query)`), and the number matching (read-API gap 2);
+   * then their authors and tags (read-API gap 3) with the reader's favorite and follow rows in one
+   * batch, and their favorites counts (gap 1).
+   */
+  async list(filter: ArticleFilter, page: Page, reader: Reader): Promise<ArticlePage> {
+    const em = this.#em
+    const [articles, total] = await Promise.all([
+      em.load(
+        matchingArticles(em.db, filter)
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(page.limit)
+          .offset(page.offset),
+      ),
+      articlesCount(em.db, filter),
+    ])
+    const ids = articles.map((a) => a.id)
+    const [, favorited, followed, counts] = await Promise.all([
+      populateArticles(em, articles),
+      favoritedAmong(em, reader, ids),
+      followedAmong(em, reader, [...new Set(articles.map((a) => a.author_id))]),
+      favoritesCounts(em.db, ids),
+    ])
+    return {
+      articles: articles.map((a) => this.#viewOf(a, favorited, followed, counts)),
+      articlesCount: total,
+    }
+  }
+
+  bySlug(slug: string): Promise<Article | undefined> {
+    return this.#em.findOne('article', { slug })
+  }
+
+  /**
+   * Inserted by the flush with its tag links; the tags are got or created by the same flush (upserts
+   * by name), without a read.
+   */
+  async create(author: UserRecord, input: NewArticle): Promise<ArticleView> {
+    const em = this.#em
+    const tags = this.#tags.getOrCreate(input.tagList)
+    const article = em.create('article', {
+      slug: slugOf(input.title),
+      title: input.title,
+      description: input.description,
+      body: input.body,
+      author_id: author.id,
+    })
+    for (const tag of tags.values()) em.create('article_tag', { article_id: article, tag_id: tag })
+    return {
+      article,
+      author: { user: author, following: false },
+      tags: [...tags.keys()].sort(),
+      favorited: false,
+      favoritesCount: 0,
+    }
+  }
+
+  /** Assigned on the tracked article: the flush writes the changed columns. */
+  async update(view: ArticleView, changes: ArticleChanges): Promise<ArticleView> {
+    const article = ownEntity(this.#em, 'article', view.article)
+    const { title, description, body } = changes
+    if (title !== undefined && title !== article.title) {
+      article.title = title
+      article.slug = slugOf(title)
+    }
+    if (description !== undefined) article.description = description
+    if (body !== undefined) article.body = body
+    article.updated_at = new Date()
+    return view
+  }
+
+  /** One graph load: the article with every row that references it. */
+  forRemoval(slug: string): Promise<Article | undefined> {
+    return this.#em.findOne(
+      'article',
+      { slug },
+      { with: { comments: true, favorites: true, article_tags: true } },
+    )
+  }
+
+  /** Removed with its comments, favorites and tag links (read by `forRemoval`); the flush orders the deletes. */
+  async remove(record: ArticleRecord): Promise<void> {
+    const em = this.#em
+    const article = ownEntity(em, 'article', record)
+    for (const comment of em.related(article, 'comments')) em.remove(comment)
+    for (const favorite of em.related(article, 'favorites')) em.remove(favorite)
+    for (const link of em.related(article, 'article_tags')) em.remove(link)
+    em.remove(article)
+  }
+
+  /** An upsert that changes nothing when the favorite exists: two requests at once make one row. */
+  async favorite(reader: number, view: ArticleView): Promise<ArticleView> {
+    if (view.favorited) return view
+    this.#em.upsert(
+      'favorite',
+      { user_id: reader, article_id: view.article.id },
+      { conflict: ['user_id', 'article_id'], update: [] },
+    )
+    return { ...view, favorited: true, favoritesCount: view.favoritesCount + 1 }
+  }
+
+  /** The favorite row was read with the view: a load by key from the identity map, no query. */
+  async unfavorite(reader: number, view: ArticleView): Promise<ArticleView> {
+    if (!view.favorited) return view
+    this.#em.remove(await this.#em.load('favorite', { user_id: reader, article_id: view.article.id }))
+    return { ...view, favorited: false, favoritesCount: view.favoritesCount - 1 }
+  }
+
+  /** `article` (its author and tags loaded) as the reader sees it. */
+  #viewOf(
+    article: Article,
+    favorited: ReadonlySet<number>,
+    followed: ReadonlySet<number>,
+    counts: ReadonlyMap<number, number>,
+  ): ArticleView {
+    const em = this.#em
+    const author = em.related(article, 'author')
+    if (!author) throw new Error(`article ${article.id} has no author`)
+    return {
+      article,
+      author: { user: author, following: followed.has(author.id) },
+      tags: em
+        .related(article, 'tags')
+        .map((t) => t.name)
+        .sort(),
+      favorited: favorited.has(article.id),
+      favoritesCount: counts.get(article.id) ?? 0,
+    }
+  }
+}

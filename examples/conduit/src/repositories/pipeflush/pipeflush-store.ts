@@ -1,0 +1,59 @@
+import type { PipelineMode } from '@pipeflush/core'
+import type { EntityManagerFactory } from '@pipeflush/kysely'
+import type { RoundTripCounter } from '@pipeflush/testkit'
+import type { Relations } from '../../relations.ts'
+import type { DB } from '../../schema.ts'
+import type { RequestObserver, Store } from '../store.ts'
+import type { Repositories } from '../types.ts'
+import { uniqueViolationOf } from '../unique-violation.ts'
+import { pipeflushRepositories } from './repositories.ts'
+
+/** Options of {@link PipeflushStore}. */
+export interface PipeflushStoreOptions {
+  /** The flushes' pipeline mode (default: the factory's). */
+  readonly pipeline?: PipelineMode
+  /**
+   * The pool's round-trip counter: each flush is then counted at the socket too, beside its report
+   * (meaningful while requests run one at a time).
+   */
+  readonly counter?: RoundTripCounter
+}
+
+/**
+ * Conduit on pipeflush: each request's work gets the repositories of a new unit of work
+ * (`factory.em()`), reads, decides, and its writes go in one flush when the work returns: read,
+ * decide, flush.
+ *
+ * @example
+ * const store = new PipeflushStore(factory, { pipeline: 'burst' })
+ * const user = await store.run(({ users }) => users.byId(1))
+ */
+export class PipeflushStore implements Store {
+  readonly name: string
+  readonly #factory: EntityManagerFactory<DB, Relations>
+  readonly #options: PipeflushStoreOptions
+
+  constructor(factory: EntityManagerFactory<DB, Relations>, options: PipeflushStoreOptions = {}) {
+    this.#factory = factory
+    this.#options = options
+    this.name = `pipeflush (${options.pipeline ?? 'burst'})`
+  }
+
+  async run<T>(work: (repositories: Repositories) => Promise<T>, observer?: RequestObserver): Promise<T> {
+    const { pipeline, counter } = this.#options
+    const em = this.#factory.em(pipeline === undefined ? {} : { pipeline })
+    const result = await work(pipeflushRepositories(em))
+    const before = counter?.read().roundTrips
+    try {
+      const report = await em.flush()
+      const after = counter?.read().roundTrips
+      observer?.flushed({
+        report,
+        socketRoundTrips: before === undefined || after === undefined ? undefined : after - before,
+      })
+    } catch (e) {
+      throw uniqueViolationOf(e) ?? e
+    }
+    return result
+  }
+}

@@ -1,0 +1,120 @@
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { createSchema } from '../src/schema.ts'
+import { type Client, createArticle, register, send, uniqueName } from './support/api-client.ts'
+import { conduitOn, configurations } from './support/conduit-under-test.ts'
+
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await createSchema((text) => db.sql.unsafe(text))
+  // A few ms per answer: the requests' reads and flushes interleave, as they do over a network.
+  await db.proxy.setLatency(3)
+})
+
+const CLIENTS = 8
+const FANS = 12
+
+describe.each(configurations(TEST_DRIVERS))(
+  '$driver, $implementation: clients at once',
+  ({ driver, implementation }) => {
+    test(`${CLIENTS} clients at once each read back exactly their own writes`, async () => {
+      const conduit = await conduitOn(db, driver, implementation)
+      const api = conduit.apiUrl
+      const shared = uniqueName('shared')
+      try {
+        const results = await Promise.all(
+          Array.from({ length: CLIENTS }, async (_, i) => {
+            const me = await register(api, `client${i}`)
+            const own = `own-${i}-${shared}`
+            const slug = await createArticle(me, `Article of client ${i}`, [shared, own])
+            const favorite = await me.send('POST', `/articles/${slug}/favorite`)
+            const comment = await me.send('POST', `/articles/${slug}/comments`, {
+              comment: { body: `From ${i}.` },
+            })
+            const article = await me.send('GET', `/articles/${slug}`)
+            const comments = await send(api, 'GET', `/articles/${slug}/comments`)
+            const mine = await send(api, 'GET', `/articles?author=${me.username}`)
+            const favorited = await send(api, 'GET', `/articles?favorited=${me.username}`)
+            const user = await me.send('GET', '/user')
+            return { i, me, own, slug, favorite, comment, article, comments, mine, favorited, user }
+          }),
+        )
+        for (const r of results) {
+          const { i, me, own, slug } = r
+          expect(r.favorite.body.article).toMatchObject({ slug, favorited: true, favoritesCount: 1 })
+          expect(r.comment.status).toBe(200)
+          expect(r.article.body.article).toMatchObject({
+            slug,
+            title: `Article of client ${i}`,
+            tagList: [own, shared].sort(),
+            favorited: true,
+            favoritesCount: 1,
+            author: { username: me.username, following: false },
+          })
+          expect(r.comments.body.comments).toEqual([r.comment.body.comment])
+          expect(r.comments.body.comments[0]).toMatchObject({
+            body: `From ${i}.`,
+            author: { username: me.username },
+          })
+          expect(r.mine.body.articlesCount).toBe(1)
+          expect(r.mine.body.articles.map((a: { slug: string }) => a.slug)).toEqual([slug])
+          expect(r.favorited.body.articles.map((a: { slug: string }) => a.slug)).toEqual([slug])
+          expect(r.user.body.user).toMatchObject({ username: me.username, email: me.email })
+        }
+        // The shared tag was got or created by eight requests at once: one row, eight links.
+        const [tag] = await db.sql`select count(*)::int as n, min(id) as id from tag where name = ${shared}`
+        expect(tag!['n']).toBe(1)
+        const [links] = await db.sql`select count(*)::int as n from article_tag where tag_id = ${tag!['id']}`
+        expect(links!['n']).toBe(CLIENTS)
+        const tags = (await send(api, 'GET', '/tags')).body.tags as string[]
+        expect(tags).toEqual(expect.arrayContaining([shared, ...results.map((r) => r.own)]))
+      } finally {
+        await conduit.close()
+      }
+    })
+
+    test(`${FANS} users favoriting one article at once leave an exact favoritesCount`, async () => {
+      const conduit = await conduitOn(db, driver, implementation)
+      const api = conduit.apiUrl
+      try {
+        const author = await register(api, 'author')
+        const slug = await createArticle(author, 'Popular')
+        const fans: Client[] = await Promise.all(
+          Array.from({ length: FANS }, (_, i) => register(api, `fan${i}`)),
+        )
+        const count = async () =>
+          (await send(api, 'GET', `/articles/${slug}`)).body.article.favoritesCount as number
+
+        const favorites = await Promise.all(fans.map((f) => f.send('POST', `/articles/${slug}/favorite`)))
+        for (const f of favorites) {
+          expect(f.status).toBe(200)
+          expect(f.body.article.favorited).toBe(true)
+          expect(f.body.article.favoritesCount).toBeGreaterThanOrEqual(1)
+          expect(f.body.article.favoritesCount).toBeLessThanOrEqual(FANS)
+        }
+        expect(await count()).toBe(FANS)
+        // Favoriting again, all at once, changes nothing.
+        const again = await Promise.all(fans.map((f) => f.send('POST', `/articles/${slug}/favorite`)))
+        expect(again.map((a) => a.body.article.favoritesCount)).toEqual(fans.map(() => FANS))
+        expect(await count()).toBe(FANS)
+        // Half of them unfavorite at once, while the others read it.
+        const leaving = fans.slice(0, FANS / 2)
+        await Promise.all([
+          ...leaving.map((f) => f.send('DELETE', `/articles/${slug}/favorite`)),
+          ...fans.slice(FANS / 2).map((f) => f.send('GET', `/articles/${slug}`)),
+        ])
+        expect(await count()).toBe(FANS / 2)
+        const [row] = await db.sql`
+        select count(*)::int as n from favorite where article_id = (select id from article where slug = ${slug})`
+        expect(row!['n']).toBe(FANS / 2)
+        for (const f of fans) {
+          const seen = (await f.send('GET', `/articles/${slug}`)).body.article
+          expect(seen.favorited).toBe(!leaving.includes(f))
+        }
+      } finally {
+        await conduit.close()
+      }
+    })
+  },
+)
