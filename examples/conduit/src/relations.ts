@@ -1,12 +1,12 @@
 // Written by relationsTypeSource() of @pipeflush/kysely from the database's foreign keys.
 export interface Relations {
   app_user: {
-    app_users: { table: 'app_user'; many: true }
-    app_users_by_follow: { table: 'app_user'; many: true }
-    articles: { table: 'article'; many: true }
+    articles_by_author: { table: 'article'; many: true }
     articles_by_favorite: { table: 'article'; many: true }
     comments: { table: 'comment'; many: true }
     favorites: { table: 'favorite'; many: true }
+    followees: { table: 'app_user'; many: true }
+    followers: { table: 'app_user'; many: true }
     follows_by_followee: { table: 'follow'; many: true }
     follows_by_follower: { table: 'follow'; many: true }
   }

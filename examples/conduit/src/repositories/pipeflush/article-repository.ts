@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { slugOf } from '../../domain/slug.ts'
 import { matchingArticles } from '../article-filter.ts'
 import type {
@@ -13,8 +14,7 @@ import type {
   UserRecord,
 } from '../types.ts'
 import { ownEntity } from './own-entity.ts'
-import { articlesCount, favoritesCounts, populateArticles } from './read-gaps.ts'
-import { favoritedAmong, followedAmong } from './reader-flags.ts'
+import { articleTree, favorited, follows } from './reader-graph.ts'
 import type { PipeflushTagRepository } from './tag-repository.ts'
 import type { Article, ConduitEm } from './types.ts'
 
@@ -29,30 +29,21 @@ export class PipeflushArticleRepository implements ArticleRepository {
   }
 
   /**
-   * One batch: the article with its author and tags (a graph load), and the reader's favorite and
-   * follow rows (selected through the slug); beside it the favorites count (read-API gap 1: one more
-   * round trip).
+   * One graph load, one round trip: the article with its author (and the reader's follow row of
+   * them), its tags, the reader's favorite row and its favorites counted.
    */
   async view(slug: string, reader: Reader): Promise<ArticleView | undefined> {
-    const em = this.#em
-    const bySlug = em.db.selectFrom('article').where('slug', '=', slug)
-    const [article, favorited, followed, counts] = await Promise.all([
-      em.findOne('article', { slug }, { with: { author: true, tags: true } }),
-      favoritedAmong(em, reader, bySlug.select('id')),
-      followedAmong(em, reader, bySlug.select('author_id')),
-      favoritesCounts(em.db, bySlug.select('id')),
-    ])
-    return article && this.#viewOf(article, favorited, followed, counts)
+    const article = await this.#em.findOne('article', { slug }, { with: articleTree(reader) })
+    return article && this.#viewOf(article, reader)
   }
 
   /**
-   * The page's articles by a Kysely query (`load(query)`), and the number matching (read-API gap 2);
-   * then their authors and tags (read-API gap 3) with the reader's favorite and follow rows in one
-   * batch, and their favorites counts (gap 1).
+   * One round trip: the page's articles by a Kysely query (filter, newest first, limit, offset) with
+   * their graph (see {@link view}), and how many articles match in all, in the same message.
    */
   async list(filter: ArticleFilter, page: Page, reader: Reader): Promise<ArticlePage> {
     const em = this.#em
-    const [articles, total] = await Promise.all([
+    const [articles, [total]] = await Promise.all([
       em.load(
         matchingArticles(em.db, filter)
           .selectAll()
@@ -60,19 +51,13 @@ export class PipeflushArticleRepository implements ArticleRepository {
           .orderBy('id', 'desc')
           .limit(page.limit)
           .offset(page.offset),
+        { with: articleTree(reader) },
       ),
-      articlesCount(em.db, filter),
-    ])
-    const ids = articles.map((a) => a.id)
-    const [, favorited, followed, counts] = await Promise.all([
-      populateArticles(em, articles),
-      favoritedAmong(em, reader, ids),
-      followedAmong(em, reader, [...new Set(articles.map((a) => a.author_id))]),
-      favoritesCounts(em.db, ids),
+      em.select(matchingArticles(em.db, filter).select(sql<number>`count(*)::int`.as('n'))),
     ])
     return {
-      articles: articles.map((a) => this.#viewOf(a, favorited, followed, counts)),
-      articlesCount: total,
+      articles: articles.map((a) => this.#viewOf(a, reader)),
+      articlesCount: total?.n ?? 0,
     }
   }
 
@@ -155,25 +140,20 @@ export class PipeflushArticleRepository implements ArticleRepository {
     return { ...view, favorited: false, favoritesCount: view.favoritesCount - 1 }
   }
 
-  /** `article` (its author and tags loaded) as the reader sees it. */
-  #viewOf(
-    article: Article,
-    favorited: ReadonlySet<number>,
-    followed: ReadonlySet<number>,
-    counts: ReadonlyMap<number, number>,
-  ): ArticleView {
+  /** `article` (read with `articleTree`) as the reader sees it. */
+  #viewOf(article: Article, reader: Reader): ArticleView {
     const em = this.#em
     const author = em.related(article, 'author')
     if (!author) throw new Error(`article ${article.id} has no author`)
     return {
       article,
-      author: { user: author, following: followed.has(author.id) },
+      author: { user: author, following: follows(em, author, reader) },
       tags: em
         .related(article, 'tags')
         .map((t) => t.name)
         .sort(),
-      favorited: favorited.has(article.id),
-      favoritesCount: counts.get(article.id) ?? 0,
+      favorited: favorited(em, article, reader),
+      favoritesCount: em.countOf(article, 'favorites'),
     }
   }
 }

@@ -7,7 +7,7 @@ import type {
   UserRecord,
 } from '../types.ts'
 import { ownEntity } from './own-entity.ts'
-import { followedAmong } from './reader-flags.ts'
+import { follows, profileTree } from './reader-graph.ts'
 import type { Article, Comment, ConduitEm } from './types.ts'
 
 /** Comments, on the request's unit of work. */
@@ -19,29 +19,22 @@ export class PipeflushCommentRepository implements CommentRepository {
   }
 
   /**
-   * One batch: the article with its comments and their authors (a graph load), and the reader's
-   * follow rows of those authors (selected through the slug).
+   * One graph load, one round trip: the article with its comments in the order written, their
+   * authors, and the reader's follow rows of those authors.
    */
   async list(slug: string, reader: Reader): Promise<CommentView[] | undefined> {
     const em = this.#em
-    const db = em.db
-    const authorIds = db
-      .selectFrom('comment')
-      .select('author_id')
-      .where('article_id', 'in', db.selectFrom('article').select('id').where('slug', '=', slug))
-    const [article, followed] = await Promise.all([
-      em.findOne('article', { slug }, { with: { comments: { author: true } } }),
-      followedAmong(em, reader, authorIds),
-    ])
+    const article = await em.findOne(
+      'article',
+      { slug },
+      { with: { comments: { $orderBy: { id: 'asc' }, author: profileTree(reader) } } },
+    )
     if (!article) return undefined
-    return em
-      .related(article, 'comments')
-      .sort((a, b) => a.id - b.id)
-      .map((comment) => {
-        const author = em.related(comment, 'author')
-        if (!author) throw new Error(`comment ${comment.id} has no author`)
-        return { comment, author: { user: author, following: followed.has(author.id) } }
-      })
+    return em.related(article, 'comments').map((comment) => {
+      const author = em.related(comment, 'author')
+      if (!author) throw new Error(`comment ${comment.id} has no author`)
+      return { comment, author: { user: author, following: follows(em, author, reader) } }
+    })
   }
 
   /** Inserted by the flush: its id and timestamps are there once it committed. */

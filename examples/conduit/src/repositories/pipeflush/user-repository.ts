@@ -1,7 +1,7 @@
 import { isPipeflushError } from '@pipeflush/core'
 import type { NewUser, ProfileView, Reader, UserChanges, UserRecord, UserRepository } from '../types.ts'
 import { ownEntity } from './own-entity.ts'
-import { followedAmong } from './reader-flags.ts'
+import { follows, profileTree } from './reader-graph.ts'
 import type { ConduitEm, User } from './types.ts'
 
 /** Users and their follows, on the request's unit of work. */
@@ -46,14 +46,11 @@ export class PipeflushUserRepository implements UserRepository {
     return entity
   }
 
-  /** One round trip: the user, and the reader's follow row of them (selected through the username). */
+  /** One graph load, one round trip: the user, and the reader's follow row of them. */
   async profile(username: string, reader: Reader): Promise<ProfileView | undefined> {
     const em = this.#em
-    const [user, followed] = await Promise.all([
-      em.findOne('app_user', { username }),
-      followedAmong(em, reader, em.db.selectFrom('app_user').select('id').where('username', '=', username)),
-    ])
-    return user && { user, following: followed.has(user.id) }
+    const user = await em.findOne('app_user', { username }, { with: profileTree(reader) })
+    return user && { user, following: follows(em, user, reader) }
   }
 
   /** An upsert that changes nothing when the follow exists: two requests at once make one row. */
