@@ -31,7 +31,10 @@ export interface ErrorFields {
   readonly severity?: 'ERROR' | 'FATAL' | 'PANIC'
   readonly detail?: string
   readonly hint?: string
-  /** 1-based character position in the statement's text. */
+  /**
+   * 1-based character position in the statement's text; in a Query of several statements the server
+   * reports it in the whole text of the message, as PostgreSQL does.
+   */
   readonly position?: number
   readonly where?: string
   readonly schema?: string

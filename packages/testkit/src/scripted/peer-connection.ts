@@ -13,7 +13,7 @@ import type { ArmedFault } from './faults.ts'
 import { type FramedMessage, FrameReader } from './frame-reader.ts'
 import { answerOf, type HandlerList } from './handlers.ts'
 import { serverMessages } from './server-messages.ts'
-import { normalizeSql, splitStatements } from './split-statements.ts'
+import { locateStatements, normalizeSql, splitStatements } from './split-statements.ts'
 import { statementKind, TransactionState, writes } from './transaction-state.ts'
 
 /** What a connection shares with the server. */
@@ -452,10 +452,10 @@ export class PeerConnection {
   }
 
   async #query(text: string): Promise<void> {
-    const statements = splitStatements(text)
+    const statements = locateStatements(text)
     if (statements.length === 0) this.#out(serverMessages.emptyQueryResponse())
     for (const s of statements) {
-      const ok = await this.#run1(s, [], 'simple', undefined, 0)
+      const ok = await this.#run1(s.text, [], 'simple', undefined, 0, codePoints(text.slice(0, s.start)))
       if (!ok || this.#state === 'ended') break
     }
     if (this.#state === 'ended') return
@@ -581,6 +581,7 @@ export class PeerConnection {
     protocol: 'simple' | 'extended',
     portal: Portal | undefined,
     maxRows: number,
+    offset = 0,
   ): Promise<boolean> {
     const normalized = normalizeSql(text)
     const kind = statementKind(normalized)
@@ -616,7 +617,13 @@ export class PeerConnection {
       )
     }
     const resolved = resolveAnswer(answer)
-    if (resolved.kind === 'error') return this.#refuse(resolved.error, kind, log)
+    if (resolved.kind === 'error') {
+      const { position } = resolved.error
+      // PostgreSQL counts an error's position in the whole text of the Query message.
+      const error =
+        position === undefined ? resolved.error : { ...resolved.error, position: position + offset }
+      return this.#refuse(error, kind, log)
+    }
     this.#control(kind, resolved.kind === 'tag' ? resolved.tag : '')
     log(resolved.tag)
     if (portal !== undefined) {
@@ -758,4 +765,11 @@ function textMatches(match: string | RegExp, text: string): boolean {
   if (typeof match === 'string') return normalizeSql(match).toLowerCase() === normalized.toLowerCase()
   match.lastIndex = 0
   return match.test(normalized)
+}
+
+/** Characters (code points, as PostgreSQL counts positions) of `s`. */
+function codePoints(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
 }

@@ -7,7 +7,24 @@
  * splitStatements("begin; insert into t values ('a;b'); commit") // ['begin', "insert into t values ('a;b')", 'commit']
  */
 export function splitStatements(text: string): string[] {
-  const out: string[] = []
+  return locateStatements(text).map((s) => s.text)
+}
+
+/** A statement of a Query text and the index of its first character in that text. */
+export interface LocatedStatement {
+  readonly text: string
+  readonly start: number
+}
+
+/**
+ * The statements of a Query text as {@link splitStatements} gives them, each with where it starts in
+ * the text (to give an error's position in the whole text, as PostgreSQL does).
+ *
+ * @example
+ * locateStatements('begin; select 1') // [{ text: 'begin', start: 0 }, { text: 'select 1', start: 7 }]
+ */
+export function locateStatements(text: string): LocatedStatement[] {
+  const out: LocatedStatement[] = []
   let start = 0
   let i = 0
   const n = text.length
@@ -15,7 +32,7 @@ export function splitStatements(text: string): string[] {
     const c = text[i]!
     const next = text[i + 1]
     if (c === ';') {
-      push(out, text.slice(start, i))
+      push(out, text.slice(start, i), start)
       start = ++i
     } else if (c === "'") {
       const escapes = i > 0 && /[eE]/.test(text[i - 1]!) && !/[\w$]/.test(text[i - 2] ?? ' ')
@@ -33,7 +50,7 @@ export function splitStatements(text: string): string[] {
       i++
     }
   }
-  push(out, text.slice(start))
+  push(out, text.slice(start), start)
   return out
 }
 
@@ -84,8 +101,9 @@ export function normalizeSql(text: string): string {
   return out
 }
 
-function push(out: string[], statement: string): void {
-  if (normalizeSql(statement) !== '') out.push(statement.trim())
+function push(out: LocatedStatement[], text: string, start: number): void {
+  if (normalizeSql(text) === '') return
+  out.push({ text: text.trim(), start: start + (text.length - text.trimStart().length) })
 }
 
 /** Past the closing `quote` of a literal or identifier whose content starts at `i`. */

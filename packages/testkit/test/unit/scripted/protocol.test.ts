@@ -325,3 +325,16 @@ describe('handlers', () => {
     expect(server.log.connection(1)?.ended).toBe('by the server')
   })
 })
+
+describe('error positions', () => {
+  test('a position given for a statement is reported in the whole text of the Query, in characters', async () => {
+    const c = await open({
+      handlers: [
+        { match: /^select 'ü', x$/, answer: { error: { code: '42703', message: 'no x', position: 13 } } },
+      ],
+    })
+    c.send(client.query("select 1;\n  select 'ü', x"))
+    const answer = await c.untilReady()
+    expect(answer.find((m) => m.type === 'E')?.fields?.['P']).toBe(String(12 + 13))
+  })
+})
