@@ -40,6 +40,34 @@ describe.concurrent.each(FLUSH_SETUPS.map((s) => ({ ...s, name: name(s) })))('$n
     for (const c of results) expect(c.ms).toBeLessThan(1000)
   }, 30_000)
 
+  test('the connection closed after the answer to each message: lost before the COMMIT was answered, a success once it was', async () => {
+    const { labels, commitAt } = await messagesOf(setup)
+    const cases = labels.map((label, i) => {
+      const n = i + 1
+      return {
+        label: `message ${n} (${label})`,
+        expected:
+          n >= commitAt
+            ? 'ok committed'
+            : commitsWithStatements(setup)
+              ? 'COMMIT_OUTCOME_UNKNOWN not committed'
+              : n === commitAt - 1
+                ? // The end of the connection arrives with the last answer; the COMMIT is written before
+                  // the client has read that end (both drivers): the flush says unknown, the flush log no.
+                  'COMMIT_OUTCOME_UNKNOWN not committed'
+                : 'CONNECTION_LOST not committed',
+        run: () => flushWith(setup, { fault: { at: { message: n }, when: 'after-answer', action: 'close' } }),
+      }
+    })
+    const results = await inParallel(cases)
+    expect(
+      results.map(
+        (c, i) => `${cases[i]!.label}: ${c.error?.code ?? 'ok'} ${c.committed ? '' : 'not '}committed`,
+      ),
+    ).toEqual(cases.map((c) => `${c.label}: ${c.expected}`))
+    for (const c of results) if (c.error !== undefined) expect(c.wasCommitted).toBe(false)
+  }, 30_000)
+
   test('the COMMIT: its answer lost is COMMIT_OUTCOME_UNKNOWN (committed, the flush log says so), partly written too; once answered, a success', async () => {
     const lost = await flushWith(setup, { fault: { at: 'commit', action: 'close' } })
     expect([lost.error?.code, lost.committed, lost.wasCommitted]).toEqual([
