@@ -6,6 +6,7 @@ import {
   type RoundTripCounter,
   type ScriptedHandler,
   type ScriptedServer,
+  type ScriptedStatement,
   startScriptedServer,
 } from '@pipeflush/testkit'
 
@@ -34,20 +35,29 @@ export const ROWS = {
   },
 } as const
 
+/** Whether a statement names `value` (in its text, where a simple-protocol statement has its values, or in its parameters). */
+function names(s: ScriptedStatement, value: string): boolean {
+  return s.text.includes(value) || s.params.some((p) => typeof p === 'string' && p.includes(value))
+}
+
 /**
  * Answers to what a flush and the reads here send: each insert `INSERT 0 1`, each update and delete
- * its row count (one row: what pipeflush checks), a select of authors the rows `rows` gives (by the
- * statement), of books none.
+ * its row count (one row: what pipeflush checks), a select of authors the rows of {@link ROWS} it
+ * names (by id or name), of books none.
  */
-export function flushAnswers(
-  rows: () => readonly (typeof ROWS)['bo'][] = () => [ROWS.bo],
-): ScriptedHandler[] {
+export function flushAnswers(): ScriptedHandler[] {
+  const authors = [ROWS.bo, ROWS.cy]
   return [
     { match: /^insert into "public"\."(author|book|tally)"/, answer: { tag: 'INSERT 0 1' } },
     { match: /^with w as \((update|delete from) "public"\./, answer: { rows: [{ pipeflush_rows: 1 }] } },
     {
       match: /^select t0\."id"::text as c0, t0\."name"::text as c1 from "public"\."author"/,
-      answer: () => ({ columns: ['c0', 'c1'], rows: rows().map((r) => [r.id, r.name]) }),
+      answer: (s) => ({
+        columns: ['c0', 'c1'],
+        rows: authors
+          .filter((a) => names(s, a.id) || names(s, `'${a.name}'`) || s.params.includes(a.name))
+          .map((a) => [a.id, a.name]),
+      }),
     },
     {
       match:
