@@ -99,6 +99,38 @@ describe('startup', () => {
   })
 })
 
+describe('options and other messages', () => {
+  test('`parameters` override those reported; `defaults: false` leaves only transaction control answered', async () => {
+    server = await startScriptedServer({
+      parameters: { server_version: '17.2', TimeZone: 'Europe/Paris' },
+      defaults: false,
+    })
+    const c = await RawClient.open(server.port, false)
+    clients.push(c)
+    c.send(client.startup({ user: 'u' }))
+    const startup = await c.untilReady()
+    expect(startup.filter((m) => m.type === 'S').map((m) => m.text)).toEqual(
+      expect.arrayContaining(['server_version=17.2', 'TimeZone=Europe/Paris']),
+    )
+    c.send(client.query('begin; select 1'))
+    expect(brief(await c.untilReady())).toEqual(['C BEGIN', 'E XX000', 'Z E'])
+  })
+
+  test('a CancelRequest is logged and its connection closed', async () => {
+    await open()
+    const cancel = await RawClient.open(server.port, false)
+    clients.push(cancel)
+    const body = Buffer.alloc(16)
+    body.writeUInt32BE(16, 0)
+    body.writeUInt32BE(80877102, 4)
+    body.writeUInt32BE(40001, 8)
+    body.writeUInt32BE(7, 12)
+    cancel.send(body)
+    expect(await cancel.closed).toBe('closed')
+    expect(server.log.cancels).toEqual([{ processId: 40001, secret: 7 }])
+  })
+})
+
 describe('simple protocol', () => {
   test('one answer per statement of a message, then ReadyForQuery; the statements run as one implicit transaction', async () => {
     const c = await open()
