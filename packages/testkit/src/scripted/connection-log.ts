@@ -145,6 +145,8 @@ export interface ScriptedLog {
   readonly unanswered: readonly string[]
   /** CancelRequests received (each on a connection of its own, closed at once). */
   readonly cancels: readonly { readonly processId: number; readonly secret: number }[]
+  /** Errors of the server itself: handlers that threw (their statements answered XX000); kept by {@link reset}. */
+  readonly failures: readonly unknown[]
   /** Round trips of every connection. */
   readonly roundTrips: number
   /** The transactions that committed, in the order they did. */
@@ -167,6 +169,7 @@ export class ServerLog implements ScriptedLog {
   #unanswered: string[] = []
   #cancels: { readonly processId: number; readonly secret: number }[] = []
   #committed: TransactionRecord[] = []
+  #failures: unknown[] = []
   #onCommit: ((transaction: TransactionRecord) => void) | undefined
 
   get connections(): readonly ConnectionLog[] {
@@ -191,6 +194,10 @@ export class ServerLog implements ScriptedLog {
 
   get cancels(): readonly { readonly processId: number; readonly secret: number }[] {
     return this.#cancels
+  }
+
+  get failures(): readonly unknown[] {
+    return this.#failures
   }
 
   get roundTrips(): number {
@@ -229,6 +236,10 @@ export class ServerLog implements ScriptedLog {
 
   addUnanswered(text: string): void {
     this.#unanswered.push(text)
+  }
+
+  addFailure(error: unknown): void {
+    this.#failures.push(error)
   }
 
   addCancel(processId: number, secret: number): void {

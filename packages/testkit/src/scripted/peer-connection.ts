@@ -92,7 +92,6 @@ export class PeerConnection {
   #skipToSync = false
   readonly #statements = new Map<string, PreparedStatement>()
   readonly #portals = new Map<string, Portal>()
-  #settings: Record<string, string> = {}
   /** Bytes received since the connection opened. */
   #bytes = 0
   /** Resolves when the connection ended and its loop stopped. */
@@ -117,11 +116,6 @@ export class PeerConnection {
   /** Messages and bytes received so far (where a fault armed now starts counting). */
   get position(): { id: number; messages: number; bytes: number } {
     return { id: this.record.id, messages: this.record.messageCount, bytes: this.#bytes }
-  }
-
-  /** The settings of this connection (for `SHOW`), lowercase names. */
-  get settings(): Readonly<Record<string, string>> {
-    return this.#settings
   }
 
   /** Ends the connection with a FIN, as a server whose backend exits. */
@@ -179,6 +173,10 @@ export class PeerConnection {
         await this.#settle(taken)
         if (this.#state === 'ended') break
       }
+    } catch (e) {
+      // A fault of the server itself: the connection ends, and the log says why.
+      this.#context.log.addFailure(e)
+      this.destroy()
     } finally {
       this.#tx.lost()
       this.#state = 'ended'
@@ -202,7 +200,7 @@ export class PeerConnection {
         continue
       }
       if (item.kind === 'cut') {
-        if (this.#state === 'running') await this.#act(item.fault)
+        if (this.#state === 'running') await this.#act(item.fault) // fired as the bytes arrived
         continue
       }
       const received = this.#log(item)
@@ -258,8 +256,14 @@ export class PeerConnection {
     return received
   }
 
-  /** The first live fault `received` sets off. */
+  /** The first live fault `received` sets off, fired (its action comes at its timing). */
   #faultFor(received: ReceivedMessage): ArmedFault | undefined {
+    const f = this.#matchingFault(received)
+    f?.fire()
+    return f
+  }
+
+  #matchingFault(received: ReceivedMessage): ArmedFault | undefined {
     for (const f of this.#context.faults()) {
       if (!f.live(this.record.id)) continue
       const at = f.fault.at
@@ -310,8 +314,8 @@ export class PeerConnection {
     return m.type === 'Sync' && !this.#skipToSync && this.#tx.implicitWrite
   }
 
+  /** The action of fault `f` (fired when it was set off). */
   async #act(f: ArmedFault): Promise<void> {
-    f.fire()
     const action = f.fault.action
     if (action === 'close') {
       this.#pending = []
@@ -421,8 +425,7 @@ export class PeerConnection {
       })
       return
     }
-    const { reported, settings } = this.#context.parameters(parameters)
-    this.#settings = settings
+    const { reported } = this.#context.parameters(parameters)
     this.#out(serverMessages.authenticationOk())
     for (const [name, value] of Object.entries(reported))
       this.#out(serverMessages.parameterStatus(name, value))
@@ -562,11 +565,20 @@ export class PeerConnection {
     }
   }
 
-  /** The script's answer to `statement`, else the defaults'; undefined when none answers. */
+  /**
+   * The script's answer to `statement`, else the defaults'; undefined when none answers. A handler
+   * that throws is answered with an ErrorResponse (XX000) and listed in the log's `failures`.
+   */
   async #answerFor(statement: ScriptedStatement): Promise<Answer | undefined> {
     for (const list of this.#context.handlers) {
       const handler = list.find(statement)
-      if (handler !== undefined) return answerOf(handler, statement)
+      if (handler === undefined) continue
+      try {
+        return await answerOf(handler, statement)
+      } catch (e) {
+        this.#context.log.addFailure(e)
+        return { error: { code: 'XX000', message: `scripted server: the handler threw: ${String(e)}` } }
+      }
     }
     return undefined
   }

@@ -342,7 +342,7 @@ describe('COPY FROM STDIN', () => {
 })
 
 describe('handlers', () => {
-  test('`times` lets later handlers answer; handlers added later come first; FATAL ends the connection', async () => {
+  test('`times` lets later handlers answer; handlers added later come first; one that throws is answered XX000; FATAL ends the connection', async () => {
     const c = await open()
     server.handle(
       { match: 'insert into t values (9)', answer: { error: { code: '40001', message: 'retry' } }, times: 1 },
@@ -352,6 +352,15 @@ describe('handlers', () => {
     expect(brief(await c.untilReady())).toEqual(['E 40001', 'Z I'])
     c.send(client.query('insert into t values (9)'))
     expect(brief(await c.untilReady())).toEqual(['C INSERT 0 1', 'Z I'])
+    server.handle({
+      match: 'select 6',
+      answer: () => {
+        throw new Error('a bug in the test')
+      },
+    })
+    c.send(client.query('select 6'))
+    expect(brief(await c.untilReady())).toEqual(['E XX000', 'Z I'])
+    expect(server.log.failures).toEqual([new Error('a bug in the test')])
     c.send(client.query('select 5'))
     expect(brief(await c.untilClosed())).toEqual(['E 57P01'])
     expect(server.log.connection(1)?.ended).toBe('by the server')
