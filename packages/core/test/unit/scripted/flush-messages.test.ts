@@ -131,3 +131,47 @@ describe.each(['postgres.js', 'pg'] as const)('%s: ids from a sequence', (driver
     },
   )
 })
+
+describe.each(['postgres.js', 'pg'] as const)('%s: inserts sent as COPY', (driver) => {
+  test.each(MODES)(
+    '%s: the data goes behind the message on pg, when the server asks on postgres.js; data the server refuses fails the flush, nothing committed',
+    async (mode) => {
+      const s = await scripted(driver, { pipeline: mode, copyRows: 2, serverValues: false })
+      try {
+        await s.warm()
+        const em = s.root.fork()
+        for (const name of ['A', 'B', 'C']) em.create('author', { name })
+        const report = await em.flush()
+        const copy =
+          driver === 'pg'
+            ? [['Q copy author', 'CopyData', 'CopyDone']]
+            : [['Q copy author'], ['CopyData', 'CopyDone']]
+        const expected = mode === 'burst' ? copy : [['Q begin'], ...copy, ['Q commit']]
+        expect(byRoundTrip(s.server.log.messages)).toEqual(expected)
+        expect(report.roundTrips).toBe(expected.length)
+        expect(s.server.log.executed.map((e) => e.result)).toEqual(
+          mode === 'burst' ? ['COPY 3'] : ['BEGIN', 'COPY 3', 'COMMIT'],
+        )
+        // The server refuses the data (a unique violation found in its last rows).
+        s.server.handle({
+          match: /^copy /,
+          answer: { error: { code: '23505', message: 'duplicate key value', constraint: 'author_name_key' } },
+          times: 1,
+        })
+        s.server.log.reset()
+        const refused = s.root.fork()
+        for (const name of ['D', 'E', 'F']) refused.create('author', { name })
+        await expect(refused.flush()).rejects.toMatchObject({
+          code: 'CONSTRAINT_VIOLATION',
+          constraint: 'author_name_key',
+        })
+        expect(s.server.log.committed()).toEqual([])
+        expect(refused.pending.inserts).toBe(3)
+        await refused.flush()
+        expect(s.server.log.committed().map(statementLabel)).toEqual(['copy author'])
+      } finally {
+        await s.close()
+      }
+    },
+  )
+})

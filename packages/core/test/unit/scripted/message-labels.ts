@@ -3,7 +3,8 @@ import { normalizeSql, type ReceivedMessage } from '@pipeflush/testkit'
 
 /**
  * A short name for a statement of the tests' schema: `begin`, `insert author`, `update author`,
- * `delete book`, `select author`, `select author for update`, `insert pipeflush_flush_log`, `fetch ids`;
+ * `delete book`, `select author`, `select author for update`, `insert pipeflush_flush_log`, `fetch ids`,
+ * `copy author`;
  * else its first 40 characters.
  *
  * @example
@@ -13,6 +14,8 @@ export function statementLabel(text: string): string {
   const t = normalizeSql(text).toLowerCase()
   if (/^(begin|commit|rollback)$/.test(t)) return t
   if (/nextval\(s\.r\)/.test(t)) return 'fetch ids'
+  const copy = /^copy "public"\."(\w+)" .* from stdin$/.exec(t)
+  if (copy) return `copy ${copy[1]}`
   const write = /^(?:with w as \()?(insert into|update|delete from) (?:"public"\.)?"(\w+)"/.exec(t)
   if (write) return `${write[1]!.split(' ')[0]} ${write[2]}`
   const read = /^select .* from "public"\."(\w+)" as t0 .*?( for update| for share)?$/.exec(t)
