@@ -14,6 +14,34 @@ export type {
 } from './round-trips/round-trip-counter.ts'
 export { createRoundTripCounter } from './round-trips/round-trip-counter.ts'
 export { withSocket } from './round-trips/with-socket.ts'
+export type {
+  Answer,
+  CellValue,
+  ColumnSpec,
+  ErrorAnswer,
+  ErrorFields,
+  RowsAnswer,
+  ScriptedStatement,
+  TagAnswer,
+} from './scripted/answers.ts'
+export type { BoundValue, ClientMessage, ClientMessageType } from './scripted/client-messages.ts'
+export type {
+  ConnectionLog,
+  ExecutedStatement,
+  ReceivedMessage,
+  ScriptedLog,
+  TransactionOutcome,
+  TransactionRecord,
+} from './scripted/connection-log.ts'
+export type { FaultAction, FaultTiming, FaultTrigger, ScriptedFault } from './scripted/faults.ts'
+export type { ScriptedHandler, StatementMatch } from './scripted/handlers.ts'
+export {
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  startScriptedServer,
+} from './scripted/scripted-server.ts'
+export { POSTGRES_18_PARAMETERS } from './scripted/server-parameters.ts'
+export { normalizeSql, splitStatements } from './scripted/split-statements.ts'
 export { cleanupAll, registerCleanup } from './support/cleanup.ts'
 export { TestkitUnavailableError } from './support/errors.ts'
 export { freePort } from './support/free-port.ts'
