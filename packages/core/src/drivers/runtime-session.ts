@@ -133,7 +133,20 @@ export class RuntimeSession implements Session {
       const reason = this.#gone()
       return Promise.resolve(statements.map(() => ({ status: 'rejected', reason })))
     }
-    return this.#life.track(pipeline.call(this.#connection, statements), this.#toError)
+    return this.#life.track(pipeline.call(this.#connection, statements), this.#toError).then((results) => {
+      // A statement answered with an error that ends the session (a FATAL such as 57P01) ends the
+      // connection, although the pipeline settled: it must not go back to the pool, whose next user
+      // would find it dead.
+      for (const r of results) {
+        if (r.status !== 'rejected') continue
+        const e = this.#toError(r.reason)
+        if (e.kind === 'connection') {
+          this.#life.end(e)
+          break
+        }
+      }
+      return results
+    })
   }
 
   /**
