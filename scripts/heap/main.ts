@@ -9,10 +9,10 @@
 // planning a million rows, lets no timer run), minus the heap used after a full collection at the
 // start. Each figure is the median of `--runs` processes (default 3).
 //
-// On the 2-core machine of the README (at 044fcbf; 5248821: +72 to +84 / +74 to +83 in the same
-// conditions): 100,000 rows +49 to +51 MiB on postgres.js and +50 to +51 on pg against +27 for the raw
-// COPY (1.8-1.9x; the goal is 2x); 1,000,000 rows complete under 512 MiB on both drivers (peak +444,
-// 3.9-4.9 s), the raw COPY under 384 (+179 MiB, 1.8-2.8 s).
+// On the project's 2-core machine (docs/benchmark.md, Heap of a large flush): 100,000 rows +49 to
+// +51 MiB on postgres.js and +50 to +51 on pg against +27 for the raw COPY (1.8-1.9x; the goal is
+// 2x); 1,000,000 rows complete under 512 MiB on both drivers (peak +444, 3.9-4.9 s), the raw COPY
+// under 384 (+179 MiB, 1.8-2.8 s).
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'

@@ -206,7 +206,7 @@ export class EntityManager {
    * Loads relations of managed entities, to any depth, in one round trip whatever the depth: each
    * level is selected through its parent's keys. A relation of the schema's foreign keys: a
    * many-to-one (`book.author`), its inverse one-to-many (`author.books`), or a many-to-many through
-   * a link table (`book.tags`); see the README's "Relations" for their names. Every row is tracked
+   * a link table (`book.tags`); docs/reads.md (Relation names) gives the rules that name them. Every row is tracked
    * (an entity already managed keeps its pending changes). Reading a loaded relation gives the
    * entities this unit of work holds for it; reading one that was not loaded is `NOT_LOADED`, never
    * a query.

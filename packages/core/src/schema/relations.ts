@@ -17,7 +17,7 @@ const cache = new WeakMap<SchemaModel, ReadonlyMap<string, ReadonlyMap<string, R
 /**
  * The relations of `table` by name (in the order of their names), derived from the schema's foreign
  * keys once per schema, the same whatever order the tables and keys come in (see `derive-relations.ts`
- * for the rules and the root README's Reads for each with its example):
+ * for the rules and docs/reads.md, Relation names, for each with its example):
  * - a foreign key gives its table a many-to-one named after its column without `_id`/`Id`
  *   (`reply_to_id`: `reply_to`, `"threadId"`: `thread`);
  * - and the table it references a one-to-many named after the referencing table in the plural

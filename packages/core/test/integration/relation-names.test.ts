@@ -6,7 +6,7 @@ import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { describeRelations, FORUM_RELATIONS } from '../fixtures/forum-relations.ts'
 
-// Relation names on a real catalog: the root README's forum (a plural table, a self-reference, a
+// Relation names on a real catalog: the forum of docs/reads.md (a plural table, a self-reference, a
 // self many-to-many, a table keyed by its foreign key, camelCase columns, a table of another schema),
 // created in two databases in two orders, its foreign keys named so that the catalog lists them in
 // two orders. Both give the documented names; a graph load with the one-to-one gives one or null.

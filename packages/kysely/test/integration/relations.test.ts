@@ -5,7 +5,7 @@ import { createEntityManagerFactory, relationsTypeSource } from '../../src/index
 import { FORUM_DDL, type ForumDB } from '../fixtures/forum-db.ts'
 import type { ForumRelations } from '../fixtures/forum-relations.ts'
 
-// The relations relationsTypeSource writes for the root README's forum, and a graph load typed by
+// The relations relationsTypeSource writes for the forum of docs/reads.md, and a graph load typed by
 // them: the one-to-one thread.thread_stat is one entity or null.
 const db = useTestDatabase()
 

@@ -5,9 +5,9 @@ import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { expectPoolFree, settleWithin, watchProcess } from './support.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
-// The README: "when no connection can be opened, it fails naming host and port after the driver's
-// connect timeout at the latest: HOST_UNREACHABLE when nothing answers at that address, else
-// CONNECTION_LOST (every new connection cut)".
+// docs/guarantees.md: when no connection can be opened, a flush fails naming host and port, after the
+// driver's connect timeout at the latest: HOST_UNREACHABLE when nothing answers at that address, else
+// CONNECTION_LOST (every new connection cut).
 // Fails on postgres.js when every new connection is reset: "could not get a connection (read
 // ECONNRESET)", without the address.
 

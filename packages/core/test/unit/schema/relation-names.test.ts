@@ -154,7 +154,7 @@ describe('relation names from catalog rows', () => {
     })
   })
 
-  it('are renamed by relationNames as the README shows, a table of another schema by its key', async () => {
+  it('are renamed by relationNames as docs/reads.md shows, a table of another schema by its key', async () => {
     const schema = await read(
       forum((t, c) => `${t}_${c}_fkey`),
       {
