@@ -243,10 +243,11 @@ export class EntityManager {
    * trip as the entities a request reads.
    *
    * @example
-   * const [[{ n }], articles] = await Promise.all([
+   * const [counted, articles] = await Promise.all([
    *   em.select({ text: 'select count(*)::int as n from article', params: [] }),
    *   em.find('article', {}, { limit: 20 }),
    * ]) // one round trip
+   * const total = counted[0]?.['n'] // a number: the select casts the count to int
    */
   select(statement: ReadStatement): Promise<readonly Record<string, unknown>[]> {
     return this.#shown(() => this.#reads.select(statement))
@@ -258,8 +259,8 @@ export class EntityManager {
    * `NOT_LOADED` when no read counted it. An int8 count read as a number, exact up to 2^53 - 1.
    *
    * @example
-   * const [article] = await em.find('article', { slug }, { with: { $count: ['favorites'] } })
-   * em.countOf(article, 'favorites') // 3
+   * const [article] = await em.find('article', { slug: 'hello' }, { with: { $count: ['favorites'] } })
+   * if (article) em.countOf(article, 'favorites') // 3
    */
   countOf(entity: Entity, relation: string): number {
     const state = this.#uow.own(entity)

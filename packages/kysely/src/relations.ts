@@ -62,7 +62,7 @@ export type TypedOrderBy<DB, T extends TableName<DB>> =
  * (per parent row; one-to-many and one-to-one).
  *
  * @example
- * const comments: RelationTree<DB, R, 'comment'> = { $orderBy: { created_at: 'desc' }, $limit: 10, author: true }
+ * const reviews: RelationTree<DB, R, 'review'> = { $orderBy: { stars: 'desc' }, $limit: 10, book: true }
  */
 export type RelationTree<DB, R, U extends TableName<DB>> = WithTree<DB, R, U> & {
   readonly $where?: Where<DB, U>

@@ -196,10 +196,11 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * `sql<number>\`count(*)::int\``).
    *
    * @example
-   * const [[{ n }], books] = await Promise.all([
-   *   em.select(em.db.selectFrom('book').select(sql<number>`count(*)::int`.as('n'))),
+   * const [counted, books] = await Promise.all([
+   *   em.select(em.db.selectFrom('book').select((eb) => eb.fn.countAll<string>().as('n'))),
    *   em.load(em.db.selectFrom('book').selectAll().limit(20)),
-   * ])
+   * ]) // one round trip
+   * const total = Number(counted[0]?.n) // an int8 count comes as a string
    */
   select<Q extends Compilable>(query: Q): Promise<InferResult<Q>> {
     return selectQuery(this.core, query) as Promise<InferResult<Q>>
@@ -212,7 +213,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
    *
    * @example
    * const [book] = await em.find('book', { id: 7 }, { with: { $count: ['reviews'] } })
-   * em.countOf(book, 'reviews') // 3
+   * if (book) em.countOf(book, 'reviews') // 3
    */
   countOf<T extends TableName<DB>>(
     entity: TypedEntity<DB, T>,
