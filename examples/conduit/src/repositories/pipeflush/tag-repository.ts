@@ -25,8 +25,7 @@ export class PipeflushTagRepository implements TagRepository {
   /**
    * The tags of these names, by name, got or created by the flush without a read: each an upsert on
    * the unique name that updates nothing. Links created in the same flush may reference them: the flush
-   * looks their ids up by name, in the same round trip (see the root README, "Get or create without a
-   * read").
+   * looks their ids up by name, in the same round trip (see docs/upserts.md).
    *
    * @example
    * const byName = tags.getOrCreate(['dragons', 'training'])
