@@ -164,14 +164,14 @@ async function sendTogether(
 }
 
 /**
- * BEGIN (with the flush log's insert) awaited, `body`, then COMMIT awaited and checked. After a
+ * The preamble (BEGIN, and the flush log's insert) awaited, `body`, then COMMIT awaited and checked. After a
  * statement failed, a ROLLBACK ends the transaction before the connection goes back to the pool.
  */
 async function inTransaction(fs: FlushSession, input: Sending, body: () => Promise<void>): Promise<void> {
   try {
-    const opening = input.inTransaction ? input.logged : ['begin', ...input.logged]
+    const preamble = input.inTransaction ? input.logged : ['begin', ...input.logged]
     try {
-      if (opening.length > 0) await fs.simple(opening.join(SEPARATOR), { rowSets: 0 })
+      if (preamble.length > 0) await fs.simple(preamble.join(SEPARATOR), { rowSets: 0 })
     } catch (e) {
       throw serverError(fs, e, (d) => statementError(d, undefined, input.flushId))
     }
