@@ -17,6 +17,7 @@ import type { FlushReport } from './flush-report.ts'
 import type { FlushSession } from './flush-session.ts'
 import type { FlushSettings } from './flush-settings.ts'
 import { sendByMode } from './modes.ts'
+import { columnNamedByApi } from './outcome.ts'
 import { serverFilled } from './server-filled.ts'
 
 /** The ids of a flush's rows, once assigned: the value each row holds. */
@@ -99,7 +100,9 @@ export async function flushUnitOfWork(
         settings,
       )
       context.onPlanned?.(plan)
-      const returned = await sendByMode(fs, plan, settings, flushId)
+      const returned = await sendByMode(fs, plan, settings, flushId).catch((e: unknown) => {
+        throw columnNamedByApi(e, schema)
+      })
       return { plan: withoutTexts(plan), sent, returned }
     },
   )

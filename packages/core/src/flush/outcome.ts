@@ -3,6 +3,7 @@ import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import { parseStaleError } from '../plan/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
+import type { SchemaModel } from '../schema/model.ts'
 import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
 
@@ -60,6 +61,20 @@ export function statementError(
     detail: e.detail,
     cause: e.cause,
   })
+}
+
+/**
+ * `e` with the column the server named (by its database name) given as the schema names it, when its
+ * table calls it otherwise (see `ColumnModel.dbName`): `authorId` for the server's `author_id`. Mutates
+ * and returns `e`; anything else is returned as it is.
+ *
+ * An error names columns as entities, `where` and the other errors do.
+ */
+export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
+  if (!(e instanceof PipeflushError) || e.column === undefined || e.table === undefined) return e
+  const column = schema.tables.get(e.table)?.columns.find((c) => c.dbName === e.column)
+  if (column !== undefined) (e as { column: string | undefined }).column = column.name
+  return e
 }
 
 /**

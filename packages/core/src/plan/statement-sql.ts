@@ -103,7 +103,8 @@ function buildSql(
   upsert: UpsertSpec | undefined,
   form: RowsForm,
 ): string {
-  if (kind === 'insert') return insertSql(table, columns, [], form) + (upsert ? onConflictSql(upsert) : '')
+  if (kind === 'insert')
+    return insertSql(table, columns, [], form) + (upsert ? onConflictSql(upsert, false, table) : '')
   if (kind === 'update') return updateSql(table, columns, fixup, [], form)
   return deleteSql(table, form)
 }

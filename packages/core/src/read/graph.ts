@@ -1,8 +1,8 @@
 import type { Param } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import { columnSql } from '../schema/column-sql.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
 import { castText } from '../values/index.ts'
 import type { ReadStatement } from './read-statement.ts'
 import { selectList, textParams, type Where, whereSql } from './select-sql.ts'
@@ -185,7 +185,7 @@ function buildShape(
       role: 'roots',
     })
     rootKeys = (columns) => {
-      const list = columns.map((c) => `${rootAlias}.${quoteIdentifier(c)}`).join(', ')
+      const list = columns.map((c) => `${rootAlias}.${columnSql(table, c)}`).join(', ')
       return window === '' ? `select ${list} from ${from}` : `select ${list} from ${from}${order}${window}`
     }
   }
@@ -225,12 +225,12 @@ function buildShape(
       const counted = schema.tables.get(relation.through?.table ?? relation.target)!
       const columns = relation.through?.columns ?? relation.targetColumns
       const x = alias()
-      const keys = columns.map((c, i) => `${x}.${quoteIdentifier(c)}::text as k${i}`).join(', ')
-      const group = columns.map((c) => `${x}.${quoteIdentifier(c)}`).join(', ')
+      const keys = columns.map((c, i) => `${x}.${columnSql(counted, c)}::text as k${i}`).join(', ')
+      const group = columns.map((c) => `${x}.${columnSql(counted, c)}`).join(', ')
       levels.push({
         table: counted,
         statement: {
-          text: `select ${keys}, count(*)::text as n from ${counted.sqlName} as ${x} where ${tuple(x, columns)} in (${keysOf(relation.columns)}) group by ${group}`,
+          text: `select ${keys}, count(*)::text as n from ${counted.sqlName} as ${x} where ${tuple(counted, x, columns)} in (${keysOf(relation.columns)}) group by ${group}`,
           params: [],
           table: counted.key,
         },
@@ -262,13 +262,13 @@ function buildShape(
       if (relation.through === undefined) {
         const parents = keysOf(relation.columns)
         if (below.limit === undefined) {
-          targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ta)}`}`
+          targetFrom = `${target.sqlName} as ${ta} where ${tuple(target, ta, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ta)}`}`
         } else {
           if (relation.kind === 'many-to-one')
             throw errors.invalidWithOption(`${at2}.$limit`, `${name} is a many-to-one: one row or none`)
           const ia = alias()
-          const rank = `row_number() over (partition by ${relation.targetColumns.map((c) => `${ia}.${quoteIdentifier(c)}`).join(', ')}${rankOrder(target, ia, below.orderBy, at2)}) as ${RANK}`
-          targetFrom = `(select ${ia}.*, ${rank} from ${target.sqlName} as ${ia} where ${tuple(ia, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ia)}`}) as ${ta} where ${ta}.${RANK} <= ${below.limit}`
+          const rank = `row_number() over (partition by ${relation.targetColumns.map((c) => `${ia}.${columnSql(target, c)}`).join(', ')}${rankOrder(target, ia, below.orderBy, at2)}) as ${RANK}`
+          targetFrom = `(select ${ia}.*, ${rank} from ${target.sqlName} as ${ia} where ${tuple(target, ia, relation.targetColumns)} in (${parents})${condition === undefined ? '' : ` and ${condition(ia)}`}) as ${ta} where ${ta}.${RANK} <= ${below.limit}`
         }
       } else {
         if (below.limit !== undefined)
@@ -282,9 +282,9 @@ function buildShape(
         const matching = (a: string) => {
           if (condition === undefined) return ''
           const x = alias()
-          return ` and ${tuple(a, relation.through!.targetColumns)} in (select ${relation.targetColumns.map((c) => `${x}.${quoteIdentifier(c)}`).join(', ')} from ${target.sqlName} as ${x} where ${condition(x)})`
+          return ` and ${tuple(link, a, relation.through!.targetColumns)} in (select ${relation.targetColumns.map((c) => `${x}.${columnSql(target, c)}`).join(', ')} from ${target.sqlName} as ${x} where ${condition(x)})`
         }
-        const linkFrom = `${link.sqlName} as ${la} where ${tuple(la, relation.through.columns)} in (${keysOf(relation.columns)})${matching(la)}`
+        const linkFrom = `${link.sqlName} as ${la} where ${tuple(link, la, relation.through.columns)} in (${keysOf(relation.columns)})${matching(la)}`
         levels.push({
           table: link,
           statement: select(link, la, linkFrom, pkOrder(link, la)),
@@ -294,8 +294,8 @@ function buildShape(
           ...(filtered ? {} : once(at, link, relation.through.columns, relation.columns)),
         })
         const la2 = alias()
-        const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${quoteIdentifier(c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(la2, relation.through.columns)} in (${keysOf(relation.columns)})`
-        targetFrom = `${target.sqlName} as ${ta} where ${tuple(ta, relation.targetColumns)} in (${linked})${condition === undefined ? '' : ` and ${condition(ta)}`}`
+        const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${columnSql(link, c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(link, la2, relation.through.columns)} in (${keysOf(relation.columns)})`
+        targetFrom = `${target.sqlName} as ${ta} where ${tuple(target, ta, relation.targetColumns)} in (${linked})${condition === undefined ? '' : ` and ${condition(ta)}`}`
       }
       levels.push({
         table: target,
@@ -312,7 +312,7 @@ function buildShape(
       walk(
         levels.length - 1,
         target,
-        (columns) => `select ${columns.map((c) => `${ta}.${quoteIdentifier(c)}`).join(', ')} from ${from}`,
+        (columns) => `select ${columns.map((c) => `${ta}.${columnSql(target, c)}`).join(', ')} from ${from}`,
         below,
         at2,
       )
@@ -358,7 +358,7 @@ function whereValues(node: WithNode, tables: readonly TableModel[], resolve: Res
 
 /** ` order by` the table's primary key (nothing for a table without one). */
 function pkOrder(table: TableModel, alias: string): string {
-  const order = table.primaryKey.map((k) => `${alias}.${quoteIdentifier(k)}`).join(', ')
+  const order = table.primaryKey.map((k) => `${alias}.${columnSql(table, k)}`).join(', ')
   return order ? ` order by ${order}` : ''
 }
 
@@ -392,14 +392,14 @@ function orderTerms(
   for (const [column, direction] of orderBy) {
     if (!table.columnsByName.has(column))
       throw errors.invalidWithOption(`${path}.$orderBy.${column}`, `${table.key} has no column ${column}`)
-    terms.push(`${alias}.${quoteIdentifier(column)}${direction === 'desc' ? ' desc' : ''}`)
+    terms.push(`${alias}.${columnSql(table, column)}${direction === 'desc' ? ' desc' : ''}`)
   }
   for (const k of table.primaryKey)
-    if (!orderBy.some(([c]) => c === k)) terms.push(`${alias}.${quoteIdentifier(k)}`)
+    if (!orderBy.some(([c]) => c === k)) terms.push(`${alias}.${columnSql(table, k)}`)
   return terms
 }
 
-/** `(a."x", a."y")`: the columns of alias `a` as a row, to compare with `in (select ...)`. */
-function tuple(a: string, columns: readonly string[]): string {
-  return `(${columns.map((c) => `${a}.${quoteIdentifier(c)}`).join(', ')})`
+/** `(a."x", a."y")`: the columns of `table` aliased `a` as a row, to compare with `in (select ...)`. */
+function tuple(table: TableModel, a: string, columns: readonly string[]): string {
+  return `(${columns.map((c) => `${a}.${columnSql(table, c)}`).join(', ')})`
 }

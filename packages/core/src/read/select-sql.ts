@@ -1,8 +1,8 @@
 import type { Param } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import { columnSql } from '../schema/column-sql.ts'
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
 import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
 
 /** A where clause: column = value, column = any(values) for arrays of values, `is null` for null. */
@@ -13,7 +13,7 @@ export type Where = Readonly<Record<string, unknown>>
  * the client's type parsers or column-name transforms.
  */
 export function selectList(table: TableModel, alias = 't'): string {
-  return table.columns.map((c, i) => `${alias}.${quoteIdentifier(c.name)}::text as c${i}`).join(', ')
+  return table.columns.map((c, i) => `${alias}.${columnSql(table, c.name)}::text as c${i}`).join(', ')
 }
 
 /** Parameters as the driver takes them: a list of texts as one `text[]` literal. */
@@ -23,7 +23,7 @@ export function textParams(params: readonly (string | null | readonly (string | 
 
 /** ` order by` the table's primary key (nothing for a table without one). */
 export function orderBy(table: TableModel, alias: string): string {
-  const order = table.primaryKey.map((k) => `${alias}.${quoteIdentifier(k)}`).join(', ')
+  const order = table.primaryKey.map((k) => `${alias}.${columnSql(table, k)}`).join(', ')
   return order ? ` order by ${order}` : ''
 }
 
@@ -48,9 +48,9 @@ export function whereSql(
     if (!column) {
       throw errors.unknownFindColumn(table.key, name)
     }
-    const col = comparedColumn(`${alias}.${quoteIdentifier(name)}`, column)
+    const col = comparedColumn(`${alias}.${columnSql(table, name)}`, column)
     if (value === null) {
-      conditions.push(`${alias}.${quoteIdentifier(name)} is null`)
+      conditions.push(`${alias}.${columnSql(table, name)} is null`)
     } else if (Array.isArray(value) && !column.isArray) {
       params.push(value.map((v) => encode(v, column, table)))
       conditions.push(`${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`)
@@ -80,10 +80,10 @@ export function keySetSql(
   const params = columns.map((c) => keys.map((k) => encode(k[c.name], c, table)))
   if (columns.length === 1) {
     const c = columns[0]!
-    const col = comparedColumn(`${alias}.${quoteIdentifier(c.name)}`, c)
+    const col = comparedColumn(`${alias}.${columnSql(table, c.name)}`, c)
     return { sql: `${col} = any(${castTextList(`$${first}::text[]`, c)})`, params }
   }
-  const cols = columns.map((c) => comparedColumn(`${alias}.${quoteIdentifier(c.name)}`, c)).join(', ')
+  const cols = columns.map((c) => comparedColumn(`${alias}.${columnSql(table, c.name)}`, c)).join(', ')
   const arrays = columns.map((c, i) => castTextList(`$${first + i}::text[]`, c)).join(', ')
   return { sql: `(${cols}) in (select * from unnest(${arrays}))`, params }
 }

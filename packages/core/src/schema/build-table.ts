@@ -14,6 +14,8 @@ import { relationsOf } from './relations.ts'
 /** Everything a {@link ColumnModel} holds; the flags default to a plain NOT NULL column without default. */
 export interface ColumnModelInput {
   readonly name: string
+  /** See {@link ColumnModel.dbName}; left out when it is `name`. */
+  readonly dbName?: string | undefined
   readonly type: ScalarType
   /** Defaults to the type name (plus `[]` for arrays), for `other` columns to `castType`. Required for enums. */
   readonly sqlType?: string | undefined
@@ -73,6 +75,7 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
   const typeName = input.type === 'other' ? (input.castType as string) : input.type
   const column: ColumnModel = {
     name: input.name,
+    ...(input.dbName === undefined || input.dbName === input.name ? {} : { dbName: input.dbName }),
     type: input.type,
     sqlType: input.sqlType ?? (isArray ? `${typeName}[]` : typeName),
     isArray,
@@ -121,9 +124,13 @@ export function buildTableModel(input: TableModelInput): TableModel {
   const key = input.key ?? input.name
   const columns = input.columns.map((c) => (isColumnModel(c) ? c : buildColumnModel(c)))
   const columnsByName = new Map<string, ColumnModel>()
+  const dbNames = new Set<string>()
   for (const column of columns) {
     if (columnsByName.has(column.name)) throw configError(key, `column "${column.name}" is declared twice.`)
+    const dbName = column.dbName ?? column.name
+    if (dbNames.has(dbName)) throw configError(key, `two columns are named "${dbName}" in the database.`)
     columnsByName.set(column.name, column)
+    dbNames.add(dbName)
   }
   const requireColumns = (names: readonly string[], what: string): void => {
     for (const name of names) {

@@ -155,20 +155,33 @@ function columnOptions(
   if (spec.identity !== undefined && spec.generated === true) {
     throw configError(table, `column "${name}" cannot be both identity and generated.`, name)
   }
+  if (spec.name !== undefined && (typeof spec.name !== 'string' || spec.name === '')) {
+    throw configError(table, `column "${name}": its name in the database must be a non-empty string.`, name)
+  }
+  const dbName = spec.name ?? name
   const identity = spec.identity ?? null
   const sequence =
     spec.sequence !== undefined
       ? quoteQualified(spec.sequence, schema)
       : identity !== null
-        ? quoteQualified(`${schema}.${makeObjectName(tableName, name, 'seq')}`, schema)
+        ? quoteQualified(`${schema}.${makeObjectName(tableName, dbName, 'seq')}`, schema)
         : null
   return {
+    dbName,
     nullable: spec.nullable ?? false,
     hasDefault: spec.default === true || identity !== null || sequence !== null || spec.generated === true,
     identity,
     sequence,
     generated: spec.generated ?? false,
   }
+}
+
+/** The database names of `columns` of a table spec (a column's `name`, else its key), for default constraint names. */
+function dbNames(spec: TableSpec, columns: readonly string[]): string[] {
+  return columns.map((column) => {
+    const input = (spec.columns as Readonly<Record<string, ColumnSpecInput | undefined>>)[column]
+    return typeof input === 'object' && typeof input.name === 'string' ? input.name : column
+  })
 }
 
 interface TablePlace {
@@ -206,7 +219,7 @@ function buildForeignKey(
       `foreign key on (${fk.columns.join(', ')}) cannot be initially deferred but not deferrable.`,
     )
   }
-  const name = fk.name ?? defaultConstraintName(place.name, fk.columns, 'fkey', used)
+  const name = fk.name ?? defaultConstraintName(place.name, dbNames(place.spec, fk.columns), 'fkey', used)
   used.add(name)
   return {
     name,
@@ -238,7 +251,8 @@ function buildTable(
   const uniques: UniqueModel[] = (spec.uniques ?? []).map((unique) => {
     const columns: readonly string[] = 'columns' in unique ? unique.columns : unique
     const name =
-      ('name' in unique ? unique.name : undefined) ?? defaultConstraintName(place.name, columns, 'key', used)
+      ('name' in unique ? unique.name : undefined) ??
+      defaultConstraintName(place.name, dbNames(spec, columns), 'key', used)
     used.add(name)
     return { name, columns: [...columns] }
   })

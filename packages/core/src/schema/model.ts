@@ -52,7 +52,16 @@ export const BUILTIN_SCALAR_TYPES: ReadonlySet<string> = new Set<ScalarType>([
 ])
 
 export interface ColumnModel {
+  /**
+   * The name entities, `where` conditions, errors and every other part of the API use for the column:
+   * its name in the database unless {@link dbName} says otherwise.
+   */
   readonly name: string
+  /**
+   * The column's name in the database when the API calls it otherwise (a property name: `authorId`
+   * for `author_id`, declared with `defineSchema`'s column `name`). SQL uses it; nothing else does.
+   */
+  readonly dbName?: string
   /** How values travel (for arrays, the element's); a domain column takes the type its domain is over. */
   readonly type: ScalarType
   /** SQL spelling of the column type, e.g. `int8`, `public.mood`, `text[]`, `inet`, `public.email`. */

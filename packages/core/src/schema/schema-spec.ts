@@ -25,6 +25,12 @@ export interface ColumnOptions {
   readonly sequence?: string
   /** A generated (stored) column: never written. */
   readonly generated?: boolean
+  /**
+   * The column's name in the database, when entities call it otherwise: the spec's key is then the
+   * name entities, `where`, conflict lists, foreign keys, errors and hooks use (`authorId`), this one
+   * the name SQL uses (`author_id`). Defaults to the key.
+   */
+  readonly name?: string
 }
 
 /** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */

@@ -1,5 +1,5 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
-import { quoteIdentifier } from '../../values/identifier.ts'
 
 /**
  * The COPY that takes rows supplying `columns` (in table order) from the client in COPY's text format.
@@ -9,5 +9,5 @@ import { quoteIdentifier } from '../../values/identifier.ts'
  * Large inserts go as COPY, which the server stores faster than an unnest (see `copiesRows`).
  */
 export function copySql(table: TableModel, columns: readonly string[]): string {
-  return `copy ${table.sqlName} (${columns.map(quoteIdentifier).join(', ')}) from stdin`
+  return `copy ${table.sqlName} (${columns.map((name) => columnSql(table, name)).join(', ')}) from stdin`
 }

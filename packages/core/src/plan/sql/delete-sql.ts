@@ -1,5 +1,5 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
-import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
 import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
 import { expectedVersionName, keyMatchSql, type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
@@ -27,7 +27,7 @@ export function deleteSql(table: TableModel, form: RowsForm = 'rows'): string {
   if (table.versionColumn !== null) {
     const version = table.columnsByName.get(table.versionColumn)!
     const expected = texts[texts.length - 1]!
-    where += ` and (${expected} is null or t.${quoteIdentifier(version.name)} = ${castText(expected, version)})`
+    where += ` and (${expected} is null or t.${columnSql(table, version.name)} = ${castText(expected, version)})`
   }
   const using = form === 'rows' ? ` using ${unnestSql(names, 'd')}` : ''
   const written = form === 'rows' ? sentKeyReturning(table) : '1'

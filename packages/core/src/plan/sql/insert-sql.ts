@@ -1,5 +1,5 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
-import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
 import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'
@@ -24,13 +24,13 @@ export function insertSql(
 ): string {
   const models = columns.map((name) => table.columnsByName.get(name)!)
   const overriding = models.some((c) => c.identity === 'always') ? ' overriding system value' : ''
-  const list = columns.map(quoteIdentifier).join(', ')
+  const list = columns.map((name) => columnSql(table, name)).join(', ')
   const names = lookups.length === 0 ? columns : [...columns, ...lookupNames(table, lookups)]
   const texts = sourceTexts(names, form)
   let cast = models.map((c, i) => castText(texts[i]!, c))
   if (lookups.length > 0) cast = withLookups(cast, columns, lookups, texts.slice(columns.length))
   const values = cast.join(', ')
-  const returned = returning.length > 0 ? ` returning ${returnedList(returning)}` : ''
+  const returned = returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''
   const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(names, 'd')}`
   return `insert into ${table.sqlName} (${list})${overriding} ${rows}${returned}`
 }

@@ -1,5 +1,5 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
-import { quoteIdentifier } from '../../values/identifier.ts'
 import { keyMatchSql } from './sql-text.ts'
 
 /**
@@ -55,7 +55,7 @@ function lookupSql(lookup: LookupSql, texts: readonly string[]): string {
   const { target } = lookup
   const columns = lookup.conflict.map((name) => target.columnsByName.get(name)!)
   const where = keyMatchSql('x', texts, columns)
-  return `(select x.${quoteIdentifier(lookup.targetColumn)} from ${target.sqlName} as x where ${where})`
+  return `(select x.${columnSql(target, lookup.targetColumn)} from ${target.sqlName} as x where ${where})`
 }
 
 /** A text naming the lookups (part of a statement shape's cache id). */

@@ -1,4 +1,5 @@
-import { quoteIdentifier } from '../../values/identifier.ts'
+import { columnSql } from '../../schema/column-sql.ts'
+import type { TableModel } from '../../schema/model.ts'
 
 /**
  * The alias of the `i`-th returned column: `r0, r1...`, so that returned rows do not depend on the
@@ -9,11 +10,14 @@ export function returnedAlias(i: number): string {
 }
 
 /**
- * A returning list of `columns` as text (see `decodeValue`), each qualified by `alias` when given.
+ * A returning list of `table`'s `columns` as text (see `decodeValue`), each qualified by `alias` when
+ * given (an alias whose columns are named as the table's).
  *
  * Read as text, every value decodes the same, whatever the driver's own parsers.
  */
-export function returnedList(columns: readonly string[], alias?: string): string {
+export function returnedList(table: TableModel, columns: readonly string[], alias?: string): string {
   const prefix = alias === undefined ? '' : `${alias}.`
-  return columns.map((name, i) => `${prefix}${quoteIdentifier(name)}::text as ${returnedAlias(i)}`).join(', ')
+  return columns
+    .map((name, i) => `${prefix}${columnSql(table, name)}::text as ${returnedAlias(i)}`)
+    .join(', ')
 }

@@ -1,3 +1,4 @@
+import { dbNameOf } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { quoteStringLiteral } from '../../values/sql-literal.ts'
@@ -13,7 +14,7 @@ export const ROW_COUNT_COLUMN = 'pipeflush_rows'
  * never clash with the table's columns `w` also returns. Constant per table.
  */
 export function sentKeyNames(table: TableModel): string[] {
-  const taken = new Set(table.columns.map((c) => c.name))
+  const taken = new Set(table.columns.map(dbNameOf))
   const names: string[] = []
   for (let i = 1; names.length < table.primaryKey.length; i++) {
     const name = `$k${i}`

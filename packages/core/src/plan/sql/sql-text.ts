@@ -1,3 +1,4 @@
+import { dbNameOf } from '../../schema/column-sql.ts'
 import type { ColumnModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText, comparedColumn } from '../../values/index.ts'
@@ -38,7 +39,7 @@ export function keyMatchSql(
   return columns
     .map(
       (column, i) =>
-        `${comparedColumn(`${target}.${quoteIdentifier(column.name)}`, column)} = ${castText(texts[i]!, column)}`,
+        `${comparedColumn(`${target}.${quoteIdentifier(dbNameOf(column))}`, column)} = ${castText(texts[i]!, column)}`,
     )
     .join(' and ')
 }

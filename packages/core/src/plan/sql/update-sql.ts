@@ -1,5 +1,5 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
-import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
 import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'
@@ -54,16 +54,16 @@ export function updateSql(
     castText(texts[keyColumns.length + i]!, table.columnsByName.get(name)!),
   )
   if (lookups.length > 0) values = withLookups(values, setColumns, lookups, texts.slice(own.length))
-  const sets = setColumns.map((name, i) => `${quoteIdentifier(name)} = ${values[i]}`)
+  const sets = setColumns.map((name, i) => `${columnSql(table, name)} = ${values[i]}`)
   let where = keyMatchSql('t', texts, keyColumns)
   if (updateIsVersioned(table, fixup)) {
     const version = table.columnsByName.get(table.versionColumn!)!
-    const quoted = quoteIdentifier(version.name)
+    const quoted = columnSql(table, version.name)
     const expected = texts[own.length - 1]!
     sets.push(`${quoted} = t.${quoted} + 1`)
     where += ` and (${expected} is null or t.${quoted} = ${castText(expected, version)})`
   }
-  const written = returning.map((name) => `t.${quoteIdentifier(name)}`)
+  const written = returning.map((name) => `t.${columnSql(table, name)}`)
   if (form === 'rows') written.push(sentKeyReturning(table))
   else if (written.length === 0) written.push('1')
   const from = form === 'rows' ? ` from ${unnestSql(names, 'd')}` : ''
@@ -72,5 +72,5 @@ export function updateSql(
     `where ${where} returning ${written.join(', ')}) `
   const check = rowCheckSql(table, form)
   if (returning.length === 0) return head + check
-  return `${head}select ${returnedList(returning, 'w')}, c.* from (${check}) as c left join w on true`
+  return `${head}select ${returnedList(table, returning, 'w')}, c.* from (${check}) as c left join w on true`
 }

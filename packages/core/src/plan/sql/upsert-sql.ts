@@ -1,3 +1,4 @@
+import { columnSql } from '../../schema/column-sql.ts'
 import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import type { UpsertSpec } from '../types.ts'
@@ -11,14 +12,15 @@ import type { RowsForm } from './sql-text.ts'
  * conflict column to the value it has. That writes a new row version and fires update triggers, the
  * cost of getting the existing row's key without reading it first.
  */
-export function onConflictSql(spec: UpsertSpec, returning = false): string {
-  const target = spec.conflict.map(quoteIdentifier).join(', ')
+export function onConflictSql(spec: UpsertSpec, returning = false, table?: TableModel): string {
+  const quoted = (name: string) => (table === undefined ? quoteIdentifier(name) : columnSql(table, name))
+  const target = spec.conflict.map(quoted).join(', ')
   if (spec.update.length === 0 && returning) {
-    const first = quoteIdentifier(spec.conflict[0]!)
+    const first = quoted(spec.conflict[0]!)
     return ` on conflict (${target}) do update set ${first} = excluded.${first}`
   }
   if (spec.update.length === 0) return ` on conflict (${target}) do nothing`
-  const set = spec.update.map((c) => `${quoteIdentifier(c)} = excluded.${quoteIdentifier(c)}`).join(', ')
+  const set = spec.update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')
   return ` on conflict (${target}) do update set ${set}`
 }
 
@@ -34,6 +36,6 @@ export function upsertReturningSql(
   form: RowsForm,
 ): { readonly returning: readonly string[]; readonly sql: string } {
   const returning = table.columns.map((c) => c.name)
-  const sql = `${insertSql(table, columns, [], form)}${onConflictSql(spec, true)} returning ${returnedList(returning)}`
+  const sql = `${insertSql(table, columns, [], form)}${onConflictSql(spec, true, table)} returning ${returnedList(table, returning)}`
   return { returning, sql }
 }
