@@ -1,6 +1,7 @@
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import { applicationValue } from '../values/mapping.ts'
 import type { IdAllocator } from './id-allocator.ts'
 import { IdCursor } from './id-runs.ts'
 import { keyFills } from './key-fill.ts'
@@ -28,6 +29,8 @@ interface SequenceKey {
   readonly sequence: string
   /** Whether the column holds ids as decimal text (int8, numeric) rather than numbers. */
   readonly asText: boolean
+  /** The column's own value of an id, when it has a `mapping` (see `ColumnModel.mapping`). */
+  readonly read: ((id: string | number) => unknown) | undefined
 }
 
 /** The key columns of `table` that a sequence fills, with their sequences: most often one, or none. */
@@ -36,6 +39,7 @@ const sequenceKeys: (table: TableModel) => readonly SequenceKey[] = perTable((ta
     name: column.name,
     sequence: column.sequence!,
     asText: holdsText(column),
+    read: column.mapping === undefined ? undefined : (id: string | number) => applicationValue(id, column),
   })),
 )
 
@@ -96,7 +100,8 @@ export function assignIds(
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!
       if (!unfilled(s, key)) continue
-      s.row[key.name] = runCursors[k]!.next(key.asText) ?? null
+      const id = runCursors[k]!.next(key.asText)
+      s.row[key.name] = id === undefined ? null : key.read === undefined ? id : key.read(id)
     }
   }
 }

@@ -8,6 +8,7 @@ import type {
   SchemaModel,
   TableModel,
   UniqueModel,
+  ValueMapping,
 } from './model.ts'
 import { relationsOf } from './relations.ts'
 
@@ -35,6 +36,7 @@ export interface ColumnModelInput {
   readonly generated?: boolean | undefined
   readonly enumLabels?: readonly string[] | undefined
   readonly maxLength?: number | undefined
+  readonly mapping?: ValueMapping | undefined
 }
 
 /** What {@link buildTableModel} needs; `sqlName` and `columnsByName` are derived. */
@@ -93,6 +95,7 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
       ? {}
       : { arrayDelimiter: input.arrayDelimiter }),
     ...(input.isDomain === true ? { isDomain: true } : {}),
+    ...(input.mapping === undefined ? {} : { mapping: input.mapping }),
   }
   return column
 }

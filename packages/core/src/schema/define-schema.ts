@@ -1,4 +1,5 @@
 import { errors, type PipeflushError } from '../errors.ts'
+import { typeSqlName } from '../values/cast.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import type {
@@ -127,14 +128,16 @@ function buildSqlColumn(
   }
   const integer = parsed.kind === 'known' && INTEGER_TYPES.has(parsed.type) && !parsed.isArray
   const options = columnOptions(table, schema, tableName, name, spec, integer)
-  if (parsed.kind === 'known') return buildColumnModel({ name, ...parsed, ...options })
+  if (parsed.kind === 'known' && spec.text !== true) return buildColumnModel({ name, ...parsed, ...options })
+  const other: { castType: string; inputTypmod?: number | undefined; arrayDelimiter?: string | undefined } =
+    parsed.kind === 'known' ? { castType: typeSqlName('pg_catalog', parsed.type) } : parsed
   return buildColumnModel({
     name,
     type: 'other',
     sqlType: spec.sql.trim(),
-    castType: parsed.castType,
-    inputTypmod: parsed.inputTypmod,
-    arrayDelimiter: parsed.arrayDelimiter,
+    castType: other.castType,
+    inputTypmod: other.inputTypmod,
+    arrayDelimiter: other.arrayDelimiter,
     isArray: parsed.isArray,
     ...options,
   })
@@ -173,6 +176,7 @@ function columnOptions(
     identity,
     sequence,
     generated: spec.generated ?? false,
+    mapping: spec.mapping,
   }
 }
 

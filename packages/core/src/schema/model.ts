@@ -112,6 +112,32 @@ export interface ColumnModel {
   readonly enumLabels?: readonly string[]
   /** varchar(n)/bpchar(n) length limit, if any. */
   readonly maxLength?: number
+  /**
+   * How the application's values of the column differ from pipeflush's own (its type's, see the
+   * README's values table), when they do: entities hold, and every part of the API takes and gives,
+   * the application's values; pipeflush validates, encodes, compares and keys what `write` makes of
+   * them, and hands each value it decoded to `read`. A column with a mapping is compared in place at
+   * every flush (its values may be objects changed without an assignment).
+   */
+  readonly mapping?: ValueMapping
+}
+
+/**
+ * A column's own value representation over pipeflush's (see {@link ColumnModel.mapping}): a pair of
+ * functions, pure, each the inverse of the other for the values they are given.
+ *
+ * @example
+ * // a bigint column the application holds as numbers (pipeflush reads int8 as decimal strings)
+ * const asNumber: ValueMapping = { read: (v) => Number(v), write: (v) => v }
+ */
+export interface ValueMapping {
+  /** The application's value for a (non-null) value pipeflush decoded from the column. */
+  readonly read: (value: unknown) => unknown
+  /**
+   * A value of pipeflush's for a (non-null, defined) application value: what is validated and
+   * encoded. Throws for a value it cannot map (reported as `INVALID_VALUE`); null writes SQL NULL.
+   */
+  readonly write: (value: unknown) => unknown
 }
 
 export type OnDeleteAction = 'no action' | 'restrict' | 'cascade' | 'set null' | 'set default'

@@ -1,4 +1,4 @@
-import type { OnDeleteAction, RelationKind, ScalarType } from './model.ts'
+import type { OnDeleteAction, RelationKind, ScalarType, ValueMapping } from './model.ts'
 
 type SizedType = `varchar(${number})` | `bpchar(${number})`
 
@@ -31,6 +31,11 @@ export interface ColumnOptions {
    * the name SQL uses (`author_id`). Defaults to the key.
    */
   readonly name?: string
+  /**
+   * The application's own representation of the column's values, over pipeflush's (see
+   * `ColumnModel.mapping`): a bigint held as a number, a timestamp held as the text the server prints...
+   */
+  readonly mapping?: ValueMapping
 }
 
 /** A column declared in full. A bare {@link ColumnTypeName} is shorthand for `{ type }`: NOT NULL, no default. */
@@ -59,6 +64,12 @@ export interface TypedColumnSpec extends ColumnOptions {
 export interface SqlColumnSpec extends ColumnOptions {
   readonly sql: string
   readonly type?: never
+  /**
+   * Values are the type's text form, as for a type pipeflush has no codec for, even when it has one
+   * (`{ sql: 'timestamptz', text: true }`: strings, written as given, read as the server prints them,
+   * microseconds and time zone included); a 1-D array is an array of its elements' texts.
+   */
+  readonly text?: boolean
 }
 
 export type ColumnSpec = TypedColumnSpec | SqlColumnSpec

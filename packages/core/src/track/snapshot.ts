@@ -36,7 +36,7 @@ function copied(table: TableModel, column: string, value: object): unknown {
 
 /**
  * Whether values of `table` can change in place (json objects, arrays, Buffers, Dates of date and
- * timestamp columns), without an
+ * timestamp columns, and any value of a column with a `mapping`), without an
  * assignment the entity's Proxy would see: such entities are compared at every flush.
  */
 export const hasMutableColumns: (table: TableModel) => boolean = perTable(mutableColumns)
@@ -44,6 +44,7 @@ export const hasMutableColumns: (table: TableModel) => boolean = perTable(mutabl
 function mutableColumns(table: TableModel): boolean {
   return table.columns.some(
     (c) =>
+      c.mapping !== undefined ||
       c.isArray ||
       c.type === 'json' ||
       c.type === 'jsonb' ||

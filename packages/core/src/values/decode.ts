@@ -3,10 +3,11 @@ import { parseArrayLiteral } from './array-literal.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
 import { describeWritten, problem, withLocation } from './location.ts'
+import { applicationValue } from './mapping.ts'
 
 /**
  * The JS value of the server's text output for `column` (`select col::text`), or null for SQL NULL:
- * the inverse of {@link encodeValue}. Results do not depend on how the postgres.js client was
+ * the inverse of {@link encodeValue} (the column's `mapping`, if any, reads it last). Results do not depend on how the postgres.js client was
  * configured. Needs the session defaults `DateStyle = ISO` and `extra_float_digits >= 1` (PostgreSQL
  * 12+). `at` only improves the error message when the text cannot be decoded.
  *
@@ -18,10 +19,13 @@ export function decodeValue(text: string | null, column: ColumnModel, at?: Value
   if (text === null) return null
   return withLocation(column, at, () => {
     const codec = codecFor(column.type)
-    if (!column.isArray) return codec.decode(text, column)
+    if (!column.isArray) return applicationValue(codec.decode(text, column), column)
     const elements = parseArrayLiteral(text, column.arrayDelimiter)
     if (typeof elements === 'string')
       problem(`cannot decode ${describeWritten(text)} as an array: ${elements}`, text)
-    return elements.map((e) => (e === null ? null : codec.decode(e, column)))
+    return applicationValue(
+      elements.map((e) => (e === null ? null : codec.decode(e, column))),
+      column,
+    )
   })
 }

@@ -3,11 +3,12 @@ import { delimitedArrayLiteral } from './array-literal.ts'
 import { codecFor, elementsMayBeArrays } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
 import { describeWritten, locatedError, problem, ValueProblem } from './location.ts'
+import { storedValue } from './mapping.ts'
 
 /**
  * Validates a JS value for `column` and returns its PostgreSQL text input form (what the server casts
  * from `text`), or null for SQL NULL. NOT NULL is not checked here: the server reports it with its
- * constraint, and a column default may apply. Throws a `PipeflushError` with code `INVALID_VALUE`
+ * constraint, and a column default may apply. The column's `mapping`, if any, writes the value first. Throws a `PipeflushError` with code `INVALID_VALUE`
  * naming table, column and row for anything that cannot be stored exactly (undefined, NaN, wrong JS
  * type, out of range, NUL characters, unknown enum labels, nested arrays...).
  *
@@ -20,7 +21,10 @@ import { describeWritten, locatedError, problem, ValueProblem } from './location
 export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocation): string | null {
   if (value === null) return null
   try {
-    return encodeNonNull(value, column)
+    if (column.mapping === undefined) return encodeNonNull(value, column)
+    if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
+    const stored = storedValue(value, column)
+    return stored === null ? null : encodeNonNull(stored, column)
   } catch (e) {
     throw locatedError(e, column, at)
   }

@@ -2,6 +2,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
 import { describeWritten, locatedError, problem } from './location.ts'
+import { storedValue } from './mapping.ts'
 import { compareCodeUnits } from './text.ts'
 
 /**
@@ -9,7 +10,8 @@ import { compareCodeUnits } from './text.ts'
  * for values PostgreSQL considers equal (int8 `5`, `'5'`, `5n` give `'5'`; numeric `'1.50'` gives
  * `'1.5'`; uuids are lowercased; `char(n)` drops trailing spaces; Dates give their timestamp text;
  * arrays the JSON list of their elements' keys). Throws `INVALID_VALUE` for null, undefined, `json`
- * values (json has no equality) and anything {@link encodeValue} would reject.
+ * values (json has no equality) and anything {@link encodeValue} would reject. A column's `mapping`
+ * writes the value first.
  */
 export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: ValueLocation): string {
   try {
@@ -20,7 +22,9 @@ export function normalizeKeyValue(value: unknown, column: ColumnModel, at?: Valu
 }
 
 /** {@link normalizeKeyValue}, throwing {@link ValueProblem}s as they come. */
-function keyOf(value: unknown, column: ColumnModel): string {
+function keyOf(given: unknown, column: ColumnModel): string {
+  if (given === null || given === undefined) problem(`${String(given)} cannot be a key`)
+  const value = storedValue(given, column)
   if (value === null || value === undefined) problem(`${String(value)} cannot be a key`)
   const codec = codecFor(column.type)
   if (!column.isArray) return codec.key(value, column)

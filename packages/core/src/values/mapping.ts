@@ -1,0 +1,39 @@
+import type { ColumnModel } from '../schema/model.ts'
+import { describeWritten, problem, ValueProblem } from './location.ts'
+
+/**
+ * The value pipeflush validates and encodes for `value` of `column`: what the column's mapping (see
+ * `ColumnModel.mapping`) writes for it, or `value` itself. What the mapping throws is a value problem
+ * (`INVALID_VALUE` once located).
+ *
+ * Every value the application gives passes here before its type's codec sees it.
+ */
+export function storedValue(value: unknown, column: ColumnModel): unknown {
+  const mapping = column.mapping
+  if (mapping === undefined) return value
+  try {
+    return mapping.write(value)
+  } catch (e) {
+    if (e instanceof ValueProblem) throw e
+    return problem(`${describeWritten(value)} cannot be written to the column: ${reason(e)}`, value)
+  }
+}
+
+/**
+ * The application's value of a (non-null) value pipeflush decoded from `column`: what the column's
+ * mapping reads of it, or `value` itself. What the mapping throws is a value problem.
+ */
+export function applicationValue(value: unknown, column: ColumnModel): unknown {
+  const mapping = column.mapping
+  if (mapping === undefined) return value
+  try {
+    return mapping.read(value)
+  } catch (e) {
+    if (e instanceof ValueProblem) throw e
+    return problem(`${describeWritten(value)} cannot be read from the column: ${reason(e)}`, value)
+  }
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
