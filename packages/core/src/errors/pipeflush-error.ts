@@ -67,6 +67,12 @@ export type ErrorCode =
   | 'INVALID_CONFIG'
   /** Reading the schema from the database failed. */
   | 'SCHEMA_READ_FAILED'
+  /**
+   * A schema declared in code (tables an integration such as `@pipeflush/drizzle` reads from the
+   * application's definitions) disagrees with the database's catalog: a table or column missing,
+   * another type, nullability or primary key. Found at start, before any write.
+   */
+  | 'SCHEMA_MISMATCH'
   /** A flush hook threw (its error is the `cause`): nothing was sent, or, for `afterCommit`, the commit stands. */
   | 'HOOK_FAILED'
   /** The flush hooks kept changing the unit of work past the round limit: nothing was sent. */
