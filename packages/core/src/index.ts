@@ -58,9 +58,19 @@ export type {
   SchemaModel,
   TableModel,
   UniqueModel,
+  ValueMapping,
 } from './schema/model.ts'
 export { plural } from './schema/plural.ts'
 export { readSchema } from './schema/read-schema.ts'
+export type {
+  ColumnSpec,
+  ColumnSpecInput,
+  DefineSchemaOptions,
+  ForeignKeySpec,
+  SchemaSpec,
+  TableSpec,
+  UniqueSpec,
+} from './schema/schema-spec.ts'
 export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
 export { type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type { Entity } from './track/entity-state.ts'
