@@ -1,0 +1,252 @@
+import type {
+  Entity as CoreEntity,
+  EntityManager,
+  FlushPlan,
+  FlushReport,
+  PipelineMode,
+} from '@pipeflush/core'
+import type { PgTable } from 'drizzle-orm/pg-core'
+import type { ClientDefaults } from './defaults.ts'
+import { errors } from './errors.ts'
+import { loadSelect } from './load/load-select.ts'
+import type { Found, Related, RelationName, TypedReadOptions, WithTree } from './relation-types.ts'
+import type { SchemaTables } from './schema/tables.ts'
+import type { SelectOf } from './select-types.ts'
+import type {
+  AnyEntity,
+  AssignValues,
+  ColumnKey,
+  CreateValues,
+  Entity,
+  KeyOf,
+  KeyOfTable,
+  Where,
+} from './types.ts'
+
+/** What every entity manager of one factory shares: the schema's tables and their client-side defaults. */
+export interface ManagerContext {
+  readonly tables: SchemaTables
+  readonly defaults: ClientDefaults
+  /** Tables of the schema pipeflush does not track, and why. */
+  readonly untracked: ReadonlyMap<string, string>
+}
+
+/**
+ * A unit of work over the application's Drizzle tables: tables are given as the table objects
+ * (`em.create(books, ...)`), values and entities are typed by them (`$inferInsert`, `$inferSelect`)
+ * and use their property names (`authorId`) and Drizzle's values for each column as declared.
+ * Flushes are pipeflush's (one pipelined transaction); a Drizzle select is loaded into the same
+ * identity map with {@link DrizzleEntityManager.load}. One per request: get it from `factory.fork()`
+ * or `factory.run()`, never share it between concurrent requests.
+ *
+ * @example
+ * const em = factory.fork()
+ * const ada = em.create(authors, { name: 'Ada' })
+ * em.create(books, { title: 'Notes', authorId: ada })
+ * const [draft] = await em.load(db.select().from(books).where(eq(books.title, 'Draft')))
+ * if (draft) em.remove(draft)
+ * const report = await em.flush() // one round trip once warm
+ */
+export class DrizzleEntityManager<S> {
+  /** The untyped `@pipeflush/core` entity manager underneath (table keys: the schema object's keys). */
+  readonly core: EntityManager
+  readonly #context: ManagerContext
+
+  /** @internal Use `createEntityManagerFactory(...).fork()`. */
+  constructor(core: EntityManager, context: ManagerContext) {
+    this.core = core
+    this.#context = context
+  }
+
+  /**
+   * Whether `entity` is an entity of `table` in this unit of work (narrows its type).
+   *
+   * @example
+   * for (const e of created) if (em.is(e, books)) console.log(e.title)
+   */
+  is<T extends PgTable>(entity: unknown, table: T): entity is Entity<T> {
+    return (
+      this.core.stateOf(entity) !== undefined && this.core.tableOf(entity as CoreEntity) === this.#key(table)
+    )
+  }
+
+  /** The pipeline mode of this unit of work's flushes. */
+  get pipeline(): PipelineMode {
+    return this.core.pipeline
+  }
+
+  /**
+   * A new entity of `table`, inserted by the next flush. Columns with a default, a `$defaultFn`
+   * (run now), generated or nullable columns may be left out; an entity given as a key value stands
+   * for its key.
+   *
+   * @example
+   * const book = em.create(books, { title: 'Notes', authorId: ada })
+   */
+  create<T extends PgTable>(table: T, values: CreateValues<T>): Entity<T> {
+    const key = this.#key(table)
+    const filled = this.#context.defaults.filled(key, values as Record<string, unknown>)
+    return this.core.create(key, filled) as unknown as Entity<T>
+  }
+
+  /**
+   * Assigns several properties of `entity` at once; an entity is accepted for a key column. Plain
+   * assignment (`book.title = 'x'`) works too.
+   *
+   * @example
+   * em.assign(book, { title: 'Final', publisherId: newPublisher })
+   */
+  assign<T extends PgTable>(entity: Entity<T>, values: AssignValues<T>): Entity<T> {
+    const target = entity as unknown as Record<string, unknown>
+    for (const [property, value] of Object.entries(values)) if (value !== undefined) target[property] = value
+    return entity
+  }
+
+  /**
+   * Rows of `table` matching `where` (property = value, an array means any of, null means IS NULL),
+   * ordered by primary key, tracked in the identity map; `with` loads relations in the same round
+   * trip.
+   *
+   * @example
+   * const found = await em.find(books, { authorId: [1, 2] }, { with: { author: true } })
+   */
+  async find<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+    table: T,
+    where: Where<T> = {},
+    options: TypedReadOptions<S, KeyOfTable<S, T>, W> = {},
+  ): Promise<Found<S, T, W>[]> {
+    return (await this.core.find(this.#key(table), where, options as never)) as unknown as Found<S, T, W>[]
+  }
+
+  /** The first row of {@link find}, or undefined. */
+  async findOne<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+    table: T,
+    where: Where<T> = {},
+    options: TypedReadOptions<S, KeyOfTable<S, T>, W> = {},
+  ): Promise<Found<S, T, W> | undefined> {
+    return (await this.find(table, where, options))[0]
+  }
+
+  /**
+   * Loads relations of managed entities (see core's `EntityManager.populate`), in one round trip
+   * with the other reads of this tick.
+   *
+   * @example
+   * await em.populate(found, { reviews: true })
+   */
+  populate<T extends PgTable>(
+    entities: Entity<T> | readonly Entity<T>[],
+    tree: WithTree<S, KeyOfTable<S, T>>,
+  ): Promise<void> {
+    return this.core.populate(entities as never, tree as never)
+  }
+
+  /**
+   * Relation `name` of `entity` as loaded (`with`, `populate`): its entities, or its entity (or null),
+   * typed by the table's `relations()`. `NOT_LOADED` when it was not loaded, never a query.
+   *
+   * @example
+   * const written = em.related(author, 'books') // Entity<typeof books>[]
+   */
+  related<T extends PgTable, R extends RelationName<S, T>>(entity: Entity<T>, name: R): Related<S, T, R> {
+    return (entity as unknown as Record<string, unknown>)[name] as Related<S, T, R>
+  }
+
+  /**
+   * `load(table, key)`: the row with that primary key, from the identity map when managed (no
+   * query), else from the database; throws `NOT_FOUND`.
+   *
+   * `load(query)`: the rows of a Drizzle select from one table of the schema, tracked in the identity
+   * map (managed rows come back as the same objects): its WHERE, ORDER BY, LIMIT, OFFSET and locking
+   * clauses are kept, its select list is every column. It joins this tick's other reads: one round
+   * trip for all of them.
+   *
+   * @example
+   * const book = await em.load(books, 7)
+   * const cheap = await em.load(db.select().from(books).where(lt(books.price, '10')).orderBy(books.id))
+   */
+  load<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+    table: T,
+    key: KeyOf<T>,
+    options?: TypedReadOptions<S, KeyOfTable<S, T>, W>,
+  ): Promise<Found<S, T, W>>
+  load<Q extends { readonly _: { readonly tableName: string | undefined } }>(
+    query: Q,
+  ): Promise<SelectOf<S, Q>[]>
+  async load(tableOrQuery: unknown, key?: unknown, options?: object): Promise<unknown> {
+    if (key !== undefined || this.#context.tables.find(tableOrQuery) !== undefined) {
+      return this.core.load(this.#key(tableOrQuery), key, options as never)
+    }
+    return loadSelect(this.core, this.#context.tables, tableOrQuery)
+  }
+
+  /**
+   * Inserts `values` into `table`, or, when a row with the same `conflict` properties exists (a
+   * unique constraint or index, or the primary key), updates the `update` ones (default: every
+   * supplied property but the conflict and key ones; `[]`: none). Batched per table in the next
+   * flush. Returns the row's entity, which rows created in the same flush may reference: the flush
+   * looks its key up by the conflict values, in the same round trip (see core's `upsert`).
+   *
+   * @example
+   * const ace = em.upsert(publishers, { name: 'Ace' }, { conflict: ['name'], update: [] })
+   * em.create(books, { title: 'Dune', authorId: 1, publisherId: ace })
+   */
+  upsert<T extends PgTable>(
+    table: T,
+    values: CreateValues<T>,
+    options: { readonly conflict: readonly ColumnKey<T>[]; readonly update?: readonly ColumnKey<T>[] },
+  ): Entity<T> {
+    const key = this.#key(table)
+    const filled = this.#context.defaults.filled(key, values as Record<string, unknown>)
+    return this.core.upsert(key, filled, options) as unknown as Entity<T>
+  }
+
+  /**
+   * Deletes `entity` at the next flush (a new entity is simply forgotten).
+   *
+   * @example
+   * em.remove(review)
+   */
+  remove(entity: AnyEntity): void {
+    this.core.remove(entity as unknown as CoreEntity)
+  }
+
+  /**
+   * Writes every pending change in one transaction, pipelined (see `FlushReport`). On failure nothing
+   * is committed; the error is a `PipeflushError` (e.g. `OPTIMISTIC_LOCK`), naming columns by their
+   * properties.
+   *
+   * @example
+   * const { roundTrips, statements } = await em.flush()
+   */
+  flush(): Promise<FlushReport> {
+    return this.core.flush()
+  }
+
+  /** What the next flush would send, without sending it (print it with `formatPlan`). */
+  plan(): FlushPlan {
+    return this.core.plan()
+  }
+
+  /** What the next flush would write, counted. */
+  get pending(): EntityManager['pending'] {
+    return this.core.pending
+  }
+
+  /** `new`, `managed`, `removed` or `detached`; undefined for anything not an entity of this manager. */
+  stateOf(entity: unknown): 'new' | 'managed' | 'removed' | 'detached' | undefined {
+    return this.core.stateOf(entity)
+  }
+
+  /** Forgets every entity and pending change; a locking read's transaction is rolled back. */
+  clear(): Promise<void> {
+    return this.core.clear()
+  }
+
+  #key(table: unknown): string {
+    const { key } = this.#context.tables.of(table)
+    const why = this.#context.untracked.get(key)
+    if (why !== undefined) throw errors.untrackedTable(key, why)
+    return key
+  }
+}

@@ -1,0 +1,44 @@
+import { PipeflushError } from '@pipeflush/core'
+
+/**
+ * Named constructors of the errors this package raises, on core's `PipeflushError` with its stable
+ * codes: each condition has one code and one wording, made here and nowhere else.
+ */
+export const errors = {
+  /** An option or argument of the factory that cannot work (`message`: what is wrong, unpunctuated). */
+  invalidConfig(message: string, table?: string, column?: string): PipeflushError {
+    return new PipeflushError('INVALID_CONFIG', `${message}.`, { table, column })
+  },
+
+  /** A Drizzle table given to an entity manager that is not in the factory's schema. */
+  unknownTable(name: string): PipeflushError {
+    return new PipeflushError(
+      'UNKNOWN_TABLE',
+      `The table "${name}" is not in the factory's schema: give it in the schema object (the one given to drizzle(), or the factory's \`schema\` option).`,
+      { table: name },
+    )
+  },
+
+  /** A table of the schema that pipeflush cannot track (`why`: what its definition lacks). */
+  untrackedTable(table: string, why: string): PipeflushError {
+    return new PipeflushError('UNSUPPORTED_TABLE', `${table}: ${why}.`, { table })
+  },
+
+  /** A `load(query)` whose query pipeflush cannot track rows of (`why`: what is wrong with it). */
+  unsupportedQuery(why: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
+  },
+
+  /** A `load(query)` parameter that is a Date whose time is NaN. */
+  invalidDateParam(): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')
+  },
+
+  /**
+   * The table definitions disagree with the database's catalog (`checkDatabase`): `what` says how,
+   * naming the table (its key, and its name in the database) and the column (its property).
+   */
+  schemaMismatch(table: string, what: string, column?: string): PipeflushError {
+    return new PipeflushError('SCHEMA_MISMATCH', `${table}: ${what}.`, { table, column })
+  },
+} as const

@@ -1,0 +1,64 @@
+/**
+ * `@pipeflush/drizzle`: pipeflush's unit of work over the application's Drizzle table definitions.
+ * Entities are typed by the tables (`$inferSelect`, `$inferInsert`), use their property names and
+ * hold the values Drizzle gives; every change of a request is written by one pipelined flush; Drizzle
+ * selects are loaded into the identity map and join the tick's other reads in one round trip; both
+ * use the database's own pool (a `pg.Pool` or a postgres.js client).
+ *
+ * @example
+ * import { drizzle } from 'drizzle-orm/node-postgres'
+ * import { eq } from 'drizzle-orm'
+ * import { integer, pgTable, serial, text } from 'drizzle-orm/pg-core'
+ * import pg from 'pg'
+ *
+ * const authors = pgTable('author', { id: serial().primaryKey(), name: text().notNull() })
+ * const books = pgTable('book', {
+ *   id: serial().primaryKey(),
+ *   title: text().notNull(),
+ *   authorId: integer('author_id').notNull().references(() => authors.id),
+ * })
+ * const db = drizzle(new pg.Pool({ connectionString: url, pipeline: true }), { schema: { authors, books } })
+ * const factory = await createEntityManagerFactory({ db })
+ * const { result, report } = await factory.run(async (em) => {
+ *   const ada = em.create(authors, { name: 'Ada' })
+ *   em.create(books, { title: 'Notes', authorId: ada })
+ *   const drafts = await em.load(db.select().from(books).where(eq(books.title, 'Draft')))
+ *   for (const d of drafts) em.remove(d)
+ *   return ada
+ * })
+ * console.log(result.id, report.roundTrips) // 1 round trip once warm
+ */
+
+export { DrizzleEntityManager } from './entity-manager.ts'
+export {
+  createEntityManagerFactory,
+  EntityManagerFactory,
+  type EntityManagerFactoryOptions,
+  type RunOptions,
+  type RunResult,
+  type SchemaOf,
+} from './factory.ts'
+export type {
+  DeclaredRelations,
+  Found,
+  Loaded,
+  Related,
+  RelationName,
+  TypedReadOptions,
+  WithTree,
+} from './relation-types.ts'
+export type { SelectOf } from './select-types.ts'
+export type { TypedBeforeFlushChanges, TypedFlushHooks, TypedTableHooks } from './typed-hooks.ts'
+export type {
+  AnyEntity,
+  AssignValues,
+  ColumnKey,
+  Condition,
+  CreateValues,
+  Entity,
+  KeyOf,
+  KeyOfTable,
+  RefOr,
+  TableKey,
+  Where,
+} from './types.ts'

@@ -1,0 +1,112 @@
+import type { ColumnSpec } from '@pipeflush/core'
+
+type ColumnOptions = Omit<Extract<ColumnSpec, { sql: string }>, 'sql' | 'type' | 'text'>
+
+import type { PgColumn } from 'drizzle-orm/pg-core'
+import { errors } from '../errors.ts'
+import { valueMapping } from './column-values.ts'
+import { makeObjectName, quoteIdentifier } from './names.ts'
+import type { SchemaTable } from './tables.ts'
+
+/**
+ * Serial columns: the integer type they are (`serial` is a shorthand of CREATE TABLE, not a type),
+ * their sequence PostgreSQL's `<table>_<column>_seq`.
+ */
+const SERIALS: ReadonlyMap<string, string> = new Map([
+  ['PgSmallSerial', 'smallint'],
+  ['PgSerial', 'integer'],
+  ['PgBigSerial53', 'bigint'],
+  ['PgBigSerial64', 'bigint'],
+])
+
+/** Enum columns: declared to pipeflush with their labels, which it checks before sending. */
+const ENUMS: ReadonlySet<string> = new Set(['PgEnumColumn', 'PgEnumObjectColumn'])
+
+/**
+ * Types whose values Drizzle's drivers hand to the column as the server's text (timestamps), where
+ * pipeflush's codec would decode a Date: such columns are declared `text: true`, so that the column's
+ * own mapping gets the text (microseconds, offset) as Drizzle's select does.
+ */
+const RAW_TEXT_TYPE = /^\s*timestamp\b/i
+
+/**
+ * The `defineSchema` column of Drizzle column `column` (property `property` of `table`, named
+ * `dbName` in the database): its SQL type as Drizzle writes it (`getSQLType()`), nullability, default,
+ * identity, serial sequence, generated, and the mapping between Drizzle's values and pipeflush's
+ * (`column-values.ts`).
+ *
+ * The schema comes from the definitions: no catalog read is needed.
+ */
+export function columnSpec(
+  table: SchemaTable,
+  property: string,
+  column: PgColumn,
+  dbName: string,
+): ColumnSpec {
+  const sqlType = SERIALS.get(column.columnType) ?? column.getSQLType()
+  const base = column.columnType === 'PgArray' ? baseColumn(table, property, column) : column
+  const isArray = base !== column
+  const identity = column.generatedIdentity
+  const options: ColumnOptions = {
+    name: dbName,
+    nullable: !column.notNull,
+    ...(identity === undefined
+      ? {}
+      : { identity: identity.type === 'always' ? 'always' : ('by default' as const) }),
+    ...(identity?.sequenceName === undefined ? {} : { sequence: qualified(table, identity.sequenceName) }),
+    ...(SERIALS.has(column.columnType)
+      ? { sequence: qualified(table, makeObjectName(table.name, dbName, 'seq')) }
+      : {}),
+    ...(column.generated === undefined ? {} : { generated: true }),
+    ...(hasServerDefault(column) ? { default: true } : {}),
+  }
+  const mapping = valueMapping(column, RAW_TEXT_TYPE.test(sqlType) ? '' : sqlType)
+  if (ENUMS.has(base.columnType)) {
+    const labels = (base as unknown as { enumValues: readonly string[] }).enumValues
+    const { enumName, schema } = (base as unknown as { enum: { enumName: string; schema?: string } }).enum
+    const name =
+      schema === undefined
+        ? quoteIdentifier(enumName)
+        : `${quoteIdentifier(schema)}.${quoteIdentifier(enumName)}`
+    return {
+      type: isArray ? 'enum[]' : 'enum',
+      enumLabels: labels,
+      sqlType: name,
+      ...options,
+      ...(mapping === undefined ? {} : { mapping }),
+    }
+  }
+  return {
+    sql: sqlType,
+    ...(RAW_TEXT_TYPE.test(sqlType) ? { text: true } : {}),
+    ...options,
+    ...(mapping === undefined ? {} : { mapping }),
+  }
+}
+
+/**
+ * Whether the database fills the column when a row leaves it out: a `default()`, `defaultNow()`,
+ * `defaultRandom()`... (a `$defaultFn` or `$onUpdate` runs in the application, at `create`).
+ */
+function hasServerDefault(column: PgColumn): boolean {
+  if (column.default !== undefined) return true
+  return column.hasDefault && column.defaultFn === undefined && column.onUpdateFn === undefined
+}
+
+/** The element column of a one-dimensional array column; arrays of arrays are refused. */
+function baseColumn(table: SchemaTable, property: string, column: PgColumn): PgColumn {
+  const base = (column as unknown as { baseColumn: PgColumn }).baseColumn
+  if (base.columnType === 'PgArray') {
+    throw errors.invalidConfig(
+      `${table.key}.${property}: arrays of arrays are not supported by pipeflush (one-dimensional arrays are)`,
+      table.key,
+      property,
+    )
+  }
+  return base
+}
+
+/** A sequence of `table`'s schema, qualified and quoted. */
+function qualified(table: SchemaTable, sequence: string): string {
+  return `${quoteIdentifier(table.schema)}.${quoteIdentifier(sequence)}`
+}

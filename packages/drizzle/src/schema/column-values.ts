@@ -1,0 +1,104 @@
+import type { ValueMapping } from '@pipeflush/core'
+import { is, SQL } from 'drizzle-orm'
+import type { PgColumn } from 'drizzle-orm/pg-core'
+
+/**
+ * Column classes whose values Drizzle gives as pipeflush decodes them (numbers, strings, booleans,
+ * the server's text for dates, times, intervals, network and bit types...): no mapping, no cost.
+ * Every other class, custom types and classes this list does not know included, goes through its
+ * own `mapFromDriverValue` / `mapToDriverValue`.
+ */
+const AS_CORE: ReadonlySet<string> = new Set([
+  'PgBoolean',
+  'PgSmallInt',
+  'PgInteger',
+  'PgSerial',
+  'PgSmallSerial',
+  'PgReal',
+  'PgDoublePrecision',
+  'PgNumeric',
+  'PgText',
+  'PgVarchar',
+  'PgUUID',
+  'PgEnumColumn',
+  'PgEnumObjectColumn',
+  'PgDateString',
+  'PgTimestampString',
+  'PgTime',
+  'PgInterval',
+  'PgInet',
+  'PgCidr',
+  'PgMacaddr',
+  'PgMacaddr8',
+  'PgBinaryVector',
+  'PgSparseVector',
+])
+
+/**
+ * Classes whose values pipeflush's own codec validates and encodes as Drizzle gives them (a number or
+ * a bigint for int8, a number or a bigint for numeric, a Date for date, any JSON value for json),
+ * read through the column's `mapFromDriverValue`: Drizzle's `mapToDriverValue` of them (a JSON text,
+ * an ISO timestamp for a date) is not what pipeflush's codec takes.
+ */
+const READ_ONLY_MAPPED: ReadonlySet<string> = new Set([
+  'PgBigInt53',
+  'PgBigInt64',
+  'PgBigSerial53',
+  'PgBigSerial64',
+  'PgNumericNumber',
+  'PgNumericBigInt',
+  'PgDate',
+  'PgJson',
+  'PgJsonb',
+])
+
+/**
+ * The mapping (see `ValueMapping` of `@pipeflush/core`) between what Drizzle gives for `column` and
+ * what pipeflush decodes for its SQL type, or undefined when they are the same values. `sqlType` is
+ * the column's SQL type (a custom type's `dataType`). What pipeflush decodes is what Drizzle's
+ * drivers hand to `mapFromDriverValue` (see `column-spec.ts` for timestamps, held as text), so an
+ * entity equals the row Drizzle's own select gives. Arrays map element by element, nulls kept.
+ *
+ * One object per row: the entity holds Drizzle's values themselves.
+ */
+export function valueMapping(column: PgColumn, sqlType: string): ValueMapping | undefined {
+  if (column.columnType === 'PgArray') {
+    const base = valueMapping((column as unknown as { baseColumn: PgColumn }).baseColumn, sqlType)
+    return base === undefined ? undefined : elementwise(base)
+  }
+  if (AS_CORE.has(column.columnType)) return undefined
+  const read = (value: unknown) => column.mapFromDriverValue(value)
+  if (column.columnType === 'PgChar') return { read: padded(column), write: same }
+  if (READ_ONLY_MAPPED.has(column.columnType)) return { read, write: same }
+  const json = /^\s*jsonb?\s*$/i.test(sqlType)
+  return {
+    read,
+    write(value) {
+      const driven = column.mapToDriverValue(value)
+      if (is(driven, SQL))
+        throw new Error('the column writes an SQL expression, which pipeflush does not send')
+      // A JSON text given to the driver is parsed by the server: pipeflush takes the value it stands for.
+      return json && typeof driven === 'string' ? (JSON.parse(driven) as unknown) : driven
+    },
+  }
+}
+
+function same(value: unknown): unknown {
+  return value
+}
+
+/**
+ * `char(n)`: the server pads its values to `n` characters and Drizzle gives them padded, where
+ * pipeflush reads them as `text` (without the padding).
+ */
+function padded(column: PgColumn): (value: unknown) => unknown {
+  const length = (column as unknown as { length?: number }).length ?? 1
+  return (value) => (typeof value === 'string' ? value.padEnd(length, ' ') : value)
+}
+
+function elementwise(base: ValueMapping): ValueMapping {
+  return {
+    read: (value) => (Array.isArray(value) ? value.map((e) => (e === null ? null : base.read(e))) : value),
+    write: (value) => (Array.isArray(value) ? value.map((e) => (e === null ? null : base.write(e))) : value),
+  }
+}

@@ -1,0 +1,72 @@
+import type { PgTable } from 'drizzle-orm/pg-core'
+
+/** The keys of the schema object `S` that hold tables (`'books' | 'authors'`). */
+export type TableKey<S> = { [K in keyof S]: S[K] extends PgTable ? K : never }[keyof S] & string
+
+/** The tables of the schema object `S`. */
+export type SchemaTable<S> = S[TableKey<S>] & PgTable
+
+/** The key of table `T` in the schema object `S`. */
+export type KeyOfTable<S, T> = {
+  [K in TableKey<S>]: S[K] extends T ? (T extends S[K] ? K : never) : never
+}[TableKey<S>]
+
+/** The property names of table `T`'s columns (`'id' | 'authorId'`). */
+export type ColumnKey<T extends PgTable> = keyof T['$inferSelect'] & string
+
+declare const entityOf: unique symbol
+
+/**
+ * A tracked row of table `T`: Drizzle's `$inferSelect` of the table (its property names, the values
+ * Drizzle gives for each column as declared), and assigning a property is a change the next flush
+ * writes. The `entityOf` brand exists only in the types: entities of different tables, and plain
+ * objects, are not interchangeable.
+ *
+ * @example
+ * const book: Entity<typeof books> = em.create(books, { title: 'Notes', authorId: ada })
+ * book.title = 'Final notes'
+ */
+export type Entity<T extends PgTable> = T['$inferSelect'] & { readonly [entityOf]: T['_']['name'] }
+
+/** An entity of any table. */
+export type AnyEntity = { readonly [entityOf]: string }
+
+/**
+ * The value a column accepts on create and assign: its own type, or, when the column takes numbers or
+ * bigints (serial, identity and bigint keys), an entity standing for its primary key, resolved at
+ * flush once a new entity's id is assigned. (uuid keys are assigned at create: pass `entity.id`.)
+ */
+export type RefOr<V> = [Extract<V, number | bigint>] extends [never] ? V : V | AnyEntity
+
+/**
+ * What `create(table, values)` takes: Drizzle's `$inferInsert` (columns with defaults, `$defaultFn`,
+ * generated or nullable columns optional), a key-like value also accepting an entity.
+ *
+ * @example
+ * const values: CreateValues<typeof books> = { title: 'Notes', authorId: ada }
+ */
+export type CreateValues<T extends PgTable> = {
+  [K in keyof T['$inferInsert']]: RefOr<T['$inferInsert'][K]>
+}
+
+/** What `assign(entity, values)` takes: any columns of the table, refs accepted. */
+export type AssignValues<T extends PgTable> = {
+  [K in keyof T['$inferSelect']]?: RefOr<T['$inferSelect'][K]>
+}
+
+/** One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. */
+export type Condition<V> = V extends readonly unknown[] ? V : V | readonly V[]
+
+/**
+ * What `find(table, where)` takes: property = value (an array means any of, null means IS NULL),
+ * conditions joined with AND.
+ *
+ * @example
+ * const where: Where<typeof books> = { authorId: [1, 2], publishedOn: null }
+ */
+export type Where<T extends PgTable> = {
+  readonly [K in keyof T['$inferSelect']]?: Condition<T['$inferSelect'][K]>
+}
+
+/** A primary key: one value, or an object of the key's properties for composite keys. */
+export type KeyOf<T extends PgTable> = string | number | bigint | Partial<T['$inferSelect']>
