@@ -64,15 +64,23 @@ export function statementError(
 }
 
 /**
- * `e` with the column the server named (by its database name) given as the schema names it, when its
- * table calls it otherwise (see `ColumnModel.dbName`): `authorId` for the server's `author_id`. Mutates
- * and returns `e`; anything else is returned as it is.
+ * `e` with the table and column the server named (by their database names, when the flush could not
+ * tell which statement failed: one message holds them all) given as the schema names them: the
+ * table's key, and the column's name when its table calls it otherwise (see `ColumnModel.dbName`):
+ * `authorId` for the server's `author_id`. Mutates and returns `e`; anything else is returned as it is.
  *
- * An error names columns as entities, `where` and the other errors do.
+ * An error names tables and columns as entities, `where` and the other errors do.
  */
 export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
-  if (!(e instanceof PipeflushError) || e.column === undefined || e.table === undefined) return e
-  const column = schema.tables.get(e.table)?.columns.find((c) => c.dbName === e.column)
+  if (!(e instanceof PipeflushError) || e.table === undefined) return e
+  let table = schema.tables.get(e.table)
+  if (table === undefined) {
+    const named = [...schema.tables.values()].filter((t) => t.name === e.table)
+    if (named.length !== 1) return e
+    table = named[0]!
+    ;(e as { table: string | undefined }).table = table.key
+  }
+  const column = e.column === undefined ? undefined : table.columns.find((c) => c.dbName === e.column)
   if (column !== undefined) (e as { column: string | undefined }).column = column.name
   return e
 }

@@ -100,5 +100,11 @@ describe('columns named otherwise in the database', () => {
     expect(isPipeflushError(e) && e.column).toBe('authorId')
     const other = new PipeflushError('CONSTRAINT_VIOLATION', 'x', { table: 'book', column: 'title' })
     expect((columnNamedByApi(other, schema) as PipeflushError).column).toBe('title')
+    // A table the server names (burst: the statement is not known) is given by its key.
+    const keyed = defineSchema({
+      books: { name: 'book', columns: { bookId: { type: 'int8', name: 'id' } }, primaryKey: ['bookId'] },
+    })
+    const served = new PipeflushError('CONSTRAINT_VIOLATION', 'x', { table: 'book', column: 'id' })
+    expect(columnNamedByApi(served, keyed)).toMatchObject({ table: 'books', column: 'bookId' })
   })
 })
