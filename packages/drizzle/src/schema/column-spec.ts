@@ -49,7 +49,8 @@ export function columnSpec(
   const identity = column.generatedIdentity
   const options: ColumnOptions = {
     name: dbName,
-    nullable: !column.notNull,
+    // A serial column is NOT NULL whatever its definition says (Drizzle's bigint-mode bigserial says nullable).
+    nullable: !column.notNull && !SERIALS.has(column.columnType),
     ...(identity === undefined
       ? {}
       : { identity: identity.type === 'always' ? 'always' : ('by default' as const) }),

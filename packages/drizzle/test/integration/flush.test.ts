@@ -88,9 +88,7 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
     expect(result.found.id).toBe(existing!.id)
     expect(result.made.id).toEqual(expect.any(Number))
     const linked = await drizzle.select().from(bookTags).where(eq(bookTags.bookId, book!.id))
-    expect(linked.map((l) => l.tagId).sort()).toEqual(
-      expect.arrayContaining([existing!.id, result.made.id]),
-    )
+    expect(linked.map((l) => l.tagId).sort()).toEqual(expect.arrayContaining([existing!.id, result.made.id]))
   })
 
   test('a version conflict is OPTIMISTIC_LOCK; run() retries it on a fresh unit of work', async () => {
@@ -139,6 +137,8 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
     await em.clear()
     const unknown = await rejection(em.find(books, { writer: 1 } as never))
     expect(unknown).toMatchObject({ code: 'UNKNOWN_COLUMN', table: 'books' })
-    expect(() => em.create({} as typeof books, { authorId: 1, title: 'x' })).toThrow(/not in the factory's schema/)
+    expect(() => em.create({} as typeof books, { authorId: 1, title: 'x' })).toThrow(
+      /not in the factory's schema/,
+    )
   })
 })
