@@ -20,6 +20,7 @@ import type {
   Entity,
   KeyOf,
   KeyOfTable,
+  TableOfEntity,
   Where,
 } from './types.ts'
 
@@ -96,7 +97,7 @@ export class DrizzleEntityManager<S> {
    * @example
    * em.assign(book, { title: 'Final', publisherId: newPublisher })
    */
-  assign<T extends PgTable>(entity: Entity<T>, values: AssignValues<T>): Entity<T> {
+  assign<E extends AnyEntity>(entity: E, values: AssignValues<TableOfEntity<S, E>>): E {
     const target = entity as unknown as Record<string, unknown>
     for (const [property, value] of Object.entries(values)) if (value !== undefined) target[property] = value
     return entity
@@ -134,9 +135,9 @@ export class DrizzleEntityManager<S> {
    * @example
    * await em.populate(found, { reviews: true })
    */
-  populate<T extends PgTable>(
-    entities: Entity<T> | readonly Entity<T>[],
-    tree: WithTree<S, KeyOfTable<S, T>>,
+  populate<E extends AnyEntity>(
+    entities: E | readonly E[],
+    tree: WithTree<S, KeyOfTable<S, TableOfEntity<S, E>>>,
   ): Promise<void> {
     return this.core.populate(entities as never, tree as never)
   }
@@ -148,8 +149,8 @@ export class DrizzleEntityManager<S> {
    * @example
    * const written = em.related(author, 'books') // Entity<typeof books>[]
    */
-  related<T extends PgTable, R extends RelationName<S, T>>(entity: Entity<T>, name: R): Related<S, T, R> {
-    return (entity as unknown as Record<string, unknown>)[name] as Related<S, T, R>
+  related<E extends AnyEntity, R extends RelationName<S, E>>(entity: E, name: R): Related<S, E, R> {
+    return (entity as unknown as Record<string, unknown>)[name] as Related<S, E, R>
   }
 
   /**

@@ -6,7 +6,7 @@ import {
   type PipelineMode,
   type SchemaModel,
 } from '@pipeflush/core'
-import type { PgColumn, PgDatabase, PgTable } from 'drizzle-orm/pg-core'
+import type { PgColumn, PgDatabase } from 'drizzle-orm/pg-core'
 import { ClientDefaults } from './defaults.ts'
 import { DrizzleEntityManager, type ManagerContext } from './entity-manager.ts'
 import { errors } from './errors.ts'
@@ -14,7 +14,7 @@ import { buildSchema } from './schema/build-schema.ts'
 import { checkCatalog } from './schema/check-catalog.ts'
 import { type SchemaTable, SchemaTables } from './schema/tables.ts'
 import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
-import type { ColumnKey, TableKey } from './types.ts'
+import type { ColumnKey, TableAt, TableKey } from './types.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: any Drizzle database of pg-core, whatever its driver
 type AnyDatabase = PgDatabase<any, any>
@@ -50,7 +50,7 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
    * or by table key (`{ books: 'version' }`). An integer, NOT NULL; incremented by every flush that
    * updates the row, checked in the same statement (`OPTIMISTIC_LOCK`).
    */
-  readonly version?: string | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<NoInfer<S>[K] & PgTable> }
+  readonly version?: string | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<TableAt<NoInfer<S>, K>> }
   /**
    * Read the catalog once at start and compare it with the definitions: a table or column missing,
    * another type, nullability or primary key is `SCHEMA_MISMATCH` naming table and column. Default

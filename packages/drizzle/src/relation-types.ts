@@ -1,7 +1,7 @@
 import type { ReadOptions, With } from '@pipeflush/core'
 import type { Equal, ExtractTablesWithRelations, FindTableByDBName, Many } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
-import type { Entity, KeyOfTable, TableKey } from './types.ts'
+import type { Entity, KeyOfTable, TableAt, TableKey, TableOfEntity } from './types.ts'
 
 type Config<S> = ExtractTablesWithRelations<S & Record<string, unknown>>
 
@@ -67,20 +67,20 @@ type RelatedOf<S, Rel, Sub> =
     : never
 
 /** Table `K` of `S` as a table type. */
-export type TableOf<S, K> = K extends keyof S ? (S[K] extends PgTable ? S[K] : never) : never
+export type TableOf<S, K> = TableAt<S, K>
 
 /** The entities `find(table, where, { with })` gives for table `T` of `S`. */
 export type Found<S, T extends PgTable, W> = Loaded<S, KeyOfTable<S, T>, W>
 
-/** The relation names table `T` of `S` declares. */
-export type RelationName<S, T extends PgTable> = keyof DeclaredRelations<S, KeyOfTable<S, T>> & string
+/** The relation names the table of entity `E` declares. */
+export type RelationName<S, E> = keyof DeclaredRelations<S, KeyOfTable<S, TableOfEntity<S, E>>> & string
 
-/** What relation `R` of table `T` gives once loaded: its entities, or its entity (or null). */
-export type Related<S, T extends PgTable, R extends string> = R extends keyof DeclaredRelations<
+/** What relation `R` of the table of entity `E` gives once loaded: its entities, or its entity (or null). */
+export type Related<S, E, R extends string> = R extends keyof DeclaredRelations<
   S,
-  KeyOfTable<S, T>
+  KeyOfTable<S, TableOfEntity<S, E>>
 >
-  ? RelatedOf<S, DeclaredRelations<S, KeyOfTable<S, T>>[R], unknown>
+  ? RelatedOf<S, DeclaredRelations<S, KeyOfTable<S, TableOfEntity<S, E>>>[R], unknown>
   : never
 
 export type { TableKey }

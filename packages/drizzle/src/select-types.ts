@@ -1,5 +1,4 @@
-import type { PgTable } from 'drizzle-orm/pg-core'
-import type { Entity, TableKey } from './types.ts'
+import type { Entity, TableAt, TableKey } from './types.ts'
 
 /** The tables of `S` named `N` in the database. */
 type Named<S, N> = {
@@ -17,8 +16,8 @@ export type SelectOf<S, Q> = Q extends {
   ? IsUnion<keyof M> extends true
     ? { readonly 'load(query) takes a select from one table': never }
     : [Named<S, N>] extends [never]
-      ? { [K in TableKey<S>]: Entity<S[K] & PgTable> }[TableKey<S>]
-      : Entity<Named<S, N> & PgTable>
+      ? { [K in TableKey<S>]: Entity<TableAt<S, K>> }[TableKey<S>]
+      : Entity<Named<S, N>>
   : never
 
 type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never

@@ -2,7 +2,7 @@ import type { Entity as CoreEntity, EntityManager, FlushHooks, FlushReport } fro
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { OnUpdate } from './defaults.ts'
 import type { DrizzleEntityManager } from './entity-manager.ts'
-import type { ColumnKey, Entity, TableKey } from './types.ts'
+import type { ColumnKey, Entity, TableAt, TableKey } from './types.ts'
 
 /** What changed since the previous `beforeFlush` run of this flush (see `BeforeFlushChanges`). */
 export interface TypedBeforeFlushChanges {
@@ -44,7 +44,7 @@ export interface TypedFlushHooks<S> {
     changes: TypedBeforeFlushChanges,
   ) => void | Promise<void>
   readonly tables?: {
-    readonly [K in TableKey<S>]?: TypedTableHooks<S, S[K] & PgTable>
+    readonly [K in TableKey<S>]?: TypedTableHooks<S, TableAt<S, K>>
   }
   readonly afterCommit?: (report: FlushReport, em: DrizzleEntityManager<S>) => void | Promise<void>
 }

@@ -3,8 +3,15 @@ import type { PgTable } from 'drizzle-orm/pg-core'
 /** The keys of the schema object `S` that hold tables (`'books' | 'authors'`). */
 export type TableKey<S> = { [K in keyof S]: S[K] extends PgTable ? K : never }[keyof S] & string
 
-/** The tables of the schema object `S`. */
-export type SchemaTable<S> = S[TableKey<S>] & PgTable
+/** Table `K` of the schema object `S`. */
+export type TableAt<S, K> = K extends keyof S ? (S[K] extends PgTable ? S[K] : never) : never
+
+/** The table of `S` an entity `E` is of (by the table name its type carries). */
+export type TableOfEntity<S, E> = E extends { readonly [entityOf]: infer N }
+  ? {
+      [K in TableKey<S>]: S[K] extends { readonly _: { readonly name: N } } ? TableAt<S, K> : never
+    }[TableKey<S>]
+  : never
 
 /** The key of table `T` in the schema object `S`. */
 export type KeyOfTable<S, T> = {
@@ -12,7 +19,7 @@ export type KeyOfTable<S, T> = {
 }[TableKey<S>]
 
 /** The property names of table `T`'s columns (`'id' | 'authorId'`). */
-export type ColumnKey<T extends PgTable> = keyof T['$inferSelect'] & string
+export type ColumnKey<T> = T extends { readonly $inferSelect: infer R } ? keyof R & string : never
 
 declare const entityOf: unique symbol
 
@@ -26,7 +33,9 @@ declare const entityOf: unique symbol
  * const book: Entity<typeof books> = em.create(books, { title: 'Notes', authorId: ada })
  * book.title = 'Final notes'
  */
-export type Entity<T extends PgTable> = T['$inferSelect'] & { readonly [entityOf]: T['_']['name'] }
+export type Entity<T> = T extends { readonly $inferSelect: infer R; readonly _: { readonly name: infer N } }
+  ? R & { readonly [entityOf]: N }
+  : never
 
 /** An entity of any table. */
 export type AnyEntity = { readonly [entityOf]: string }
@@ -50,9 +59,9 @@ export type CreateValues<T extends PgTable> = {
 }
 
 /** What `assign(entity, values)` takes: any columns of the table, refs accepted. */
-export type AssignValues<T extends PgTable> = {
-  [K in keyof T['$inferSelect']]?: RefOr<T['$inferSelect'][K]>
-}
+export type AssignValues<T> = T extends { readonly $inferSelect: infer R }
+  ? { [K in keyof R]?: RefOr<R[K]> }
+  : never
 
 /** One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. */
 export type Condition<V> = V extends readonly unknown[] ? V : V | readonly V[]

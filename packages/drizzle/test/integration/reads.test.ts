@@ -78,7 +78,8 @@ describe.each(TEST_DRIVERS)('%s: reads', (driver) => {
     expect(counter.read().roundTrips).toBe(1)
     expect(selected.map((x) => x.title)).toEqual(['Sketches', 'Changed, not flushed'])
     expect(selected[1]).toBe(notes)
-    expect(aliased.map((x) => x.title)).toEqual(['Compilers'])
+    // An alias names no table of the schema in its type: narrow its rows.
+    expect(aliased.filter((x) => em.is(x, books)).map((x) => x.title)).toEqual(['Compilers'])
     expect(reviewed).toHaveLength(1)
     // Values as Drizzle's own select gives them.
     const [row] = await drizzle.select().from(books).where(eq(books.id, 2))

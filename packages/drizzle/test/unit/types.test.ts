@@ -1,0 +1,183 @@
+import { eq } from 'drizzle-orm'
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { describe, expectTypeOf, test } from 'vitest'
+import type {
+  CreateValues,
+  DrizzleEntityManager,
+  Entity,
+  EntityManagerFactory,
+  TypedFlushHooks,
+  Where,
+} from '../../src/index.ts'
+import { createEntityManagerFactory } from '../../src/index.ts'
+import { authors, books, kinds, reviews, type schema, tags } from '../fixtures/schema.ts'
+
+// Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
+// not compile; if it ever compiles, `npm run typecheck` fails ("unused @ts-expect-error").
+type S = typeof schema
+declare const em: DrizzleEntityManager<S>
+declare const db: NodePgDatabase<S>
+const noRun = false
+
+describe('the factory', () => {
+  test('takes its schema type from the database, or from `schema`', () => {
+    if (noRun) {
+      expectTypeOf(createEntityManagerFactory({ db })).resolves.toEqualTypeOf<EntityManagerFactory<S>>()
+      void createEntityManagerFactory({ db, version: { books: 'version', authors: 'version' } })
+      void createEntityManagerFactory({ db, version: 'version' })
+      // @ts-expect-error: no such table key
+      void createEntityManagerFactory({ db, version: { book: 'version' } })
+      // @ts-expect-error: no such property of books
+      void createEntityManagerFactory({ db, version: { books: 'revision' } })
+    }
+  })
+})
+
+describe('create', () => {
+  test('returns a typed entity; defaulted, generated and nullable properties are optional', () => {
+    if (noRun) {
+      const ada = em.create(authors, { fullName: 'Ada' })
+      expectTypeOf(ada).toEqualTypeOf<Entity<typeof authors>>()
+      expectTypeOf(ada.id).toEqualTypeOf<number>()
+      const book = em.create(books, { title: 'Notes', authorId: ada })
+      expectTypeOf(book.id).toEqualTypeOf<number>()
+      expectTypeOf(book.isbn).toEqualTypeOf<string | null>()
+      expectTypeOf(book.createdAt).toEqualTypeOf<Date>()
+      em.create(reviews, { bookId: book, stars: 5 })
+      const row = em.create(kinds, {
+        id: 1,
+        int8Bigint: 5n,
+        stampString: '2024-01-01 00:00:00',
+        spot: [1, 2],
+      })
+      expectTypeOf(row.int8Bigint).toEqualTypeOf<bigint | null>()
+      expectTypeOf(row.int8Number).toEqualTypeOf<number | null>()
+      expectTypeOf(row.decBigint).toEqualTypeOf<bigint | null>()
+      expectTypeOf(row.stamp).toEqualTypeOf<Date | null>()
+      expectTypeOf(row.stampString).toEqualTypeOf<string | null>()
+      expectTypeOf(row.dayDate).toEqualTypeOf<Date | null>()
+      expectTypeOf(row.spotXy).toEqualTypeOf<{ x: number; y: number } | null>()
+      expectTypeOf(row.feeling).toEqualTypeOf<'sad' | 'ok' | 'happy' | null>()
+      expectTypeOf(row.doc).toEqualTypeOf<{ a: number[] } | null>()
+      expectTypeOf(row.bytes).toEqualTypeOf<Buffer | null>()
+    }
+    expectTypeOf<CreateValues<typeof authors>>().toHaveProperty('fullName')
+  })
+
+  test('wrong properties and value types do not compile', () => {
+    if (noRun) {
+      // @ts-expect-error: a column name is not a property (author_id is authorId)
+      em.create(books, { title: 'T', author_id: 1 })
+      // @ts-expect-error: no such property
+      em.create(authors, { fullName: 'Ada', nickname: 'A' })
+      // @ts-expect-error: fullName is text, not a number
+      em.create(authors, { fullName: 42 })
+      // @ts-expect-error: fullName is required
+      em.create(authors, {})
+      // @ts-expect-error: int8Bigint is a bigint (mode bigint), not a number
+      em.create(kinds, { id: 1, int8Bigint: 5 })
+      // @ts-expect-error: stamp is a Date (mode date), not a string
+      em.create(kinds, { id: 1, stamp: '2024-01-01' })
+      // @ts-expect-error: feeling is an enum
+      em.create(kinds, { id: 1, feeling: 'angry' })
+      // @ts-expect-error: an entity stands for a numeric key, not for text
+      em.create(books, { title: em.create(authors, { fullName: 'A' }), authorId: 1 })
+    }
+  })
+})
+
+describe('entities, assign, find', () => {
+  test('properties are typed and assignable with the right types only', () => {
+    if (noRun) {
+      const book = em.create(books, { title: 'Notes', authorId: 1 })
+      book.title = 'Final'
+      book.isbn = null
+      // @ts-expect-error: title is a string
+      book.title = 3
+      // @ts-expect-error: no such property
+      book.subtitle = 'x'
+      em.assign(book, { title: 'T', authorId: em.create(authors, { fullName: 'B' }) })
+      // @ts-expect-error: no such property
+      em.assign(book, { pages: 3 })
+    }
+  })
+
+  test('where is by property, with values of the property type', async () => {
+    if (noRun) {
+      const found = await em.find(books, { authorId: [1, 2], isbn: null })
+      expectTypeOf(found).toExtend<Entity<typeof books>[]>()
+      expectTypeOf<Entity<typeof books>[]>().toExtend<typeof found>()
+      // @ts-expect-error: a column name is not a property
+      await em.find(books, { author_id: 1 })
+      // @ts-expect-error: authorId is a number
+      await em.find(books, { authorId: 'one' })
+      const where: Where<typeof tags> = { name: 'poetry' }
+      await em.find(tags, where)
+    }
+  })
+
+  test('upsert conflict lists are properties of the table', () => {
+    if (noRun) {
+      em.upsert(tags, { name: 'poetry' }, { conflict: ['name'], update: [] })
+      // @ts-expect-error: no such property
+      em.upsert(tags, { name: 'poetry' }, { conflict: ['label'] })
+    }
+  })
+})
+
+describe('relations and load(query)', () => {
+  test('with trees name the relations relations() declares; loaded relations are typed', async () => {
+    if (noRun) {
+      const [ada] = await em.find(authors, {}, { with: { works: { reviews: true, writer: true } } })
+      expectTypeOf(ada!.works[0]!.title).toEqualTypeOf<string>()
+      expectTypeOf(ada!.works[0]!.reviews[0]!.stars).toEqualTypeOf<number>()
+      expectTypeOf(ada!.works[0]!.writer.fullName).toEqualTypeOf<string>()
+      // @ts-expect-error: relations not in the tree are not on the entities
+      void ada!.works[0]!.events
+      const book = await em.load(books, 1, { with: { writer: true } })
+      expectTypeOf(book.writer.fullName).toEqualTypeOf<string>()
+      // @ts-expect-error: books declares no relation "author" (it is "writer")
+      await em.find(books, {}, { with: { author: true } })
+      // @ts-expect-error: reviews declares no relation "stars"
+      await em.find(authors, {}, { with: { works: { reviews: { stars: true } } } })
+      expectTypeOf(em.related(book, 'reviews')).toExtend<Entity<typeof reviews>[]>()
+      expectTypeOf(em.related(book, 'writer').fullName).toEqualTypeOf<string>()
+      // @ts-expect-error: no such relation
+      em.related(book, 'tags')
+    }
+  })
+
+  test('load(query) gives the entities of the table a select reads', async () => {
+    if (noRun) {
+      const loaded = await em.load(db.select().from(books).where(eq(books.id, 1)))
+      expectTypeOf(loaded).toEqualTypeOf<Entity<typeof books>[]>()
+      expectTypeOf(loaded[0]!.authorId).toEqualTypeOf<number>()
+      // @ts-expect-error: a select joining tables is not rows of one table
+      const joined: Entity<typeof books>[] = await em.load(
+        db.select().from(books).innerJoin(authors, eq(books.authorId, authors.id)),
+      )
+      void joined
+    }
+  })
+})
+
+describe('hooks', () => {
+  test('table hooks are keyed by schema key and typed by the table', () => {
+    const hooks: TypedFlushHooks<S> = {
+      tables: {
+        books: {
+          beforeUpdate(book, _em, changed) {
+            expectTypeOf(book.title).toEqualTypeOf<string>()
+            expectTypeOf(changed).toEqualTypeOf<
+              readonly ('id' | 'authorId' | 'title' | 'isbn' | 'createdAt' | 'updatedAt' | 'version')[]
+            >()
+          },
+        },
+      },
+    }
+    void hooks
+    // @ts-expect-error: hooks are keyed by the schema's keys (books), not table names (book)
+    const wrong: TypedFlushHooks<S> = { tables: { book: {} } }
+    void wrong
+  })
+})
