@@ -1,7 +1,8 @@
-// Type-checks the `@example`s of the public API: every declaration the three packages export (and a
+// Type-checks the `@example`s of the public API: every declaration the public packages export (and a
 // class's public members). Each example is compiled as the body of an async function in a module
 // that imports everything its package exports and declares what examples commonly use (`em`, `root`,
-// `sql`, `pool`, `url`; for @pipeflush/kysely a `DB` with the tables the examples name). A name the
+// `sql`, `pool`, `url`; for @pipeflush/kysely a `DB` with the tables the examples name, for
+// @pipeflush/drizzle Drizzle tables of those names in a schema object and a database on it). A name the
 // example uses without defining it is declared `any` (so `ada`, `book`, `rows` stand for values the
 // reader has); calls, options and results of pipeflush's own API are checked. Run by `npm run
 // typecheck`; prints each example that does not compile with where it is, and exits 1.
@@ -61,6 +62,48 @@ declare const pool: pg.Pool
 declare const url: string
 declare const factory: EntityManagerFactory<DB, R>
 declare const em: TypedEntityManager<DB, R>
+declare const id: number
+declare const title: string`,
+  },
+  {
+    name: '@pipeflush/drizzle',
+    entry: 'packages/drizzle/src/index.ts',
+    context: `import pg from 'pg'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { eq } from 'drizzle-orm'
+import { lt } from 'drizzle-orm'
+import { relations } from 'drizzle-orm'
+import { integer } from 'drizzle-orm/pg-core'
+import { numeric } from 'drizzle-orm/pg-core'
+import { pgTable } from 'drizzle-orm/pg-core'
+import { serial } from 'drizzle-orm/pg-core'
+import { text } from 'drizzle-orm/pg-core'
+import { timestamp } from 'drizzle-orm/pg-core'
+const authors = pgTable('author', { id: serial().primaryKey(), name: text().notNull(), version: integer().notNull().default(1) })
+const publishers = pgTable('publisher', { id: serial().primaryKey(), name: text().notNull().unique() })
+const books = pgTable('book', {
+  id: serial().primaryKey(),
+  title: text().notNull(),
+  authorId: integer('author_id').notNull().references(() => authors.id),
+  publisherId: integer('publisher_id').references(() => publishers.id),
+  price: numeric().notNull().default('0'),
+  updatedAt: timestamp('updated_at').notNull().defaultNow(),
+  version: integer().notNull().default(1),
+})
+const reviews = pgTable('review', { id: serial().primaryKey(), bookId: integer('book_id').notNull().references(() => books.id), stars: integer().notNull() })
+const orders = pgTable('orders', { id: serial().primaryKey(), total: numeric().notNull() })
+const outbox = pgTable('outbox', { id: serial().primaryKey(), topic: text().notNull(), orderId: integer('order_id') })
+const authorsRelations = relations(authors, ({ many }) => ({ books: many(books) }))
+const booksRelations = relations(books, ({ one, many }) => ({
+  author: one(authors, { fields: [books.authorId], references: [authors.id] }),
+  reviews: many(reviews),
+}))
+const reviewsRelations = relations(reviews, ({ one }) => ({ book: one(books, { fields: [reviews.bookId], references: [books.id] }) }))
+const schema = { authors, publishers, books, reviews, orders, outbox, authorsRelations, booksRelations, reviewsRelations }
+declare const db: ReturnType<typeof drizzle<typeof schema, pg.Pool>>
+declare const url: string
+declare const factory: EntityManagerFactory<typeof schema>
+declare const em: DrizzleEntityManager<typeof schema>
 declare const id: number
 declare const title: string`,
   },

@@ -9,8 +9,9 @@
  *   TypeScript as the workspace has it, `@types/node` of the lowest Node major;
  * - `newest`: every peer dependency at the newest version in its range, the latest TypeScript and
  *   `@types/node`;
- * - `no-driver`: `@pipeflush/core` and `@pipeflush/kysely` with `kysely` but neither `pg` nor
- *   `postgres` (they are optional peers): both load, type-check and `require()` works.
+ * - `no-driver`: `@pipeflush/core`, `@pipeflush/kysely` and `@pipeflush/drizzle` with `kysely` and
+ *   `drizzle-orm` but neither `pg` nor `postgres` (they are optional peers): all load, type-check and
+ *   `require()` works.
  *
  * Each README example (a block marked `<!-- consumer-test: <file> -->`, read from the README inside the
  * tarball) is compiled by the app's own TypeScript and run on a fresh database holding the README's
@@ -44,6 +45,8 @@ const DATA_CHECKS: Readonly<Record<string, string>> = {
   'core-errors.ts': `select not exists (select from book) as ok`,
   'kysely-pg.ts': `select array_agg(title order by title) = array['Notes', 'Sketches'] as ok from book`,
   'kysely-postgres-js.ts': `select array_agg(title) = array['Compilers'] as ok from book`,
+  'drizzle-pg.ts': `select array_agg(title order by title) = array['Notes', 'Sketches'] as ok from book`,
+  'drizzle-postgres-js.ts': `select array_agg(b.title || '/' || a.name) = array['Compilers/Grace'] as ok from book b join author a on a.id = b.author_id`,
 }
 
 interface NodeBinary {
@@ -162,6 +165,7 @@ async function main(): Promise<void> {
         'pg',
         'postgres',
         'kysely',
+        'drizzle-orm',
         'vitest',
         'typescript',
         '@types/node',
@@ -245,18 +249,23 @@ function defineApps(
     {
       name: 'no-driver',
       dir: join(tmp, 'app-no-driver'),
-      tarballs: [tarball('core'), tarball('kysely')],
-      specs: [`kysely@${peers['kysely']}`, `typescript@${workspaceTs}`, `@types/node@${lowestNodeMajor}`],
+      tarballs: [tarball('core'), tarball('kysely'), tarball('drizzle')],
+      specs: [
+        `kysely@${peers['kysely']}`,
+        `drizzle-orm@${peers['drizzle-orm']}`,
+        `typescript@${workspaceTs}`,
+        `@types/node@${lowestNodeMajor}`,
+      ],
       runs: [
         {
           file: 'dist/no-driver.js',
-          packages: ['core', 'kysely'],
+          packages: ['core', 'kysely', 'drizzle'],
           expected: expectedOutput(readFileSync(join(HERE, 'consumer-app', 'no-driver.ts'), 'utf8')),
           database: false,
         },
         {
           file: 'require-check.cjs',
-          packages: ['core', 'kysely'],
+          packages: ['core', 'kysely', 'drizzle'],
           expected: [/^require ok$/],
           database: false,
         },

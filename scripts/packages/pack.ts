@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ROOT, run } from './run.ts'
 
 /** The published packages, by folder under `packages/`. */
-export const PUBLIC_PACKAGES = ['core', 'kysely', 'testkit'] as const
+export const PUBLIC_PACKAGES = ['core', 'kysely', 'drizzle', 'testkit'] as const
 
 /** The parts of a package.json these scripts read. */
 export interface Manifest {
@@ -17,7 +17,7 @@ export interface Manifest {
 
 /** One packed package. */
 export interface Packed {
-  /** `core`, `kysely`, `testkit` */
+  /** `core`, `kysely`, `drizzle`, `testkit` */
   readonly folder: string
   readonly manifest: Manifest
   /** Absolute path of the .tgz. */

@@ -147,6 +147,7 @@ export class DrizzleEntityManager<S> {
    * typed by the table's `relations()`. `NOT_LOADED` when it was not loaded, never a query.
    *
    * @example
+   * const author = await em.load(authors, 1, { with: { books: true } })
    * const written = em.related(author, 'books') // Entity<typeof books>[]
    */
   related<E extends AnyEntity, R extends RelationName<S, E>>(entity: E, name: R): Related<S, E, R> {

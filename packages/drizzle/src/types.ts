@@ -71,7 +71,7 @@ export type Condition<V> = V extends readonly unknown[] ? V : V | readonly V[]
  * conditions joined with AND.
  *
  * @example
- * const where: Where<typeof books> = { authorId: [1, 2], publishedOn: null }
+ * const where: Where<typeof books> = { authorId: [1, 2], publisherId: null }
  */
 export type Where<T extends PgTable> = {
   readonly [K in keyof T['$inferSelect']]?: Condition<T['$inferSelect'][K]>
