@@ -62,6 +62,8 @@ export type {
 } from './schema/model.ts'
 export { plural } from './schema/plural.ts'
 export { readSchema } from './schema/read-schema.ts'
+export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
+export { type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type {
   ColumnSpec,
   ColumnSpecInput,
@@ -71,8 +73,6 @@ export type {
   TableSpec,
   UniqueSpec,
 } from './schema/schema-spec.ts'
-export type { ReadSchemaOptions } from './schema/read-schema-options.ts'
-export { type RelationModel, type RelationNames, relationsOf } from './schema/relations.ts'
 export type { Entity } from './track/entity-state.ts'
 export { decodeValue } from './values/decode.ts'
 export { encodeValue } from './values/encode.ts'
