@@ -118,6 +118,41 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
     expect(stored).toMatchObject({ title: 'Third 2', version: 100 })
   })
 
+  test('hooks get the Drizzle entity manager and typed entities; $onUpdate runs before beforeUpdate', async () => {
+    const { db: drizzle } = drizzleOn(db, driver, 1)
+    const seen: string[] = []
+    const factory = await createEntityManagerFactory({
+      db: drizzle,
+      hooks: {
+        beforeFlush(em, { created }) {
+          for (const e of created) if (em.is(e, books)) em.create(events, { bookId: e, what: `created ${e.title}` })
+        },
+        tables: {
+          books: {
+            beforeUpdate(book, _em, changed) {
+              seen.push(`${book.title}: ${changed.join(', ')}`)
+              if (book.title === 'Pinned') book.updatedAt = new Date(1000)
+            },
+          },
+        },
+        afterCommit(report, em) {
+          seen.push(`committed ${report.inserted} ${typeof em.create}`)
+        },
+      },
+    })
+    const [author] = await drizzle.select().from(authors)
+    const { result: book } = await factory.run((em) => em.create(books, { authorId: author!.id, title: 'Hooked' }))
+    const [event] = await drizzle.select().from(events).where(eq(events.bookId, book.id))
+    expect(event?.what).toBe('created Hooked')
+    await factory.run(async (em) => {
+      const again = await em.load(books, book.id)
+      again.title = 'Pinned'
+    })
+    const [stored] = await drizzle.select().from(books).where(eq(books.id, book.id))
+    expect(stored?.updatedAt).toEqual(new Date(1000)) // the application's hook wins over $onUpdate
+    expect(seen).toEqual(['committed 2 function', 'Pinned: title', 'committed 0 function'])
+  })
+
   test('errors name tables by their schema keys and columns by their properties', async () => {
     const { db: drizzle } = drizzleOn(db, driver, 1)
     const factory = await createEntityManagerFactory({ db: drizzle })
