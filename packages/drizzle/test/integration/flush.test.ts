@@ -125,7 +125,8 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
       db: drizzle,
       hooks: {
         beforeFlush(em, { created }) {
-          for (const e of created) if (em.is(e, books)) em.create(events, { bookId: e, what: `created ${e.title}` })
+          for (const e of created)
+            if (em.is(e, books)) em.create(events, { bookId: e, what: `created ${e.title}` })
         },
         tables: {
           books: {
@@ -141,7 +142,9 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
       },
     })
     const [author] = await drizzle.select().from(authors)
-    const { result: book } = await factory.run((em) => em.create(books, { authorId: author!.id, title: 'Hooked' }))
+    const { result: book } = await factory.run((em) =>
+      em.create(books, { authorId: author!.id, title: 'Hooked' }),
+    )
     const [event] = await drizzle.select().from(events).where(eq(events.bookId, book.id))
     expect(event?.what).toBe('created Hooked')
     await factory.run(async (em) => {
