@@ -49,7 +49,9 @@ export function declaredRelations(
       if (!many && !(is(relation, One) && (relation as One).config !== undefined)) continue
       const target = tables.find(relation.referencedTable)
       if (target === undefined) continue
-      const { fields, references } = normalizeRelation(config, tableNamesMap, relation)
+      const normalized = pairedColumns(config, tableNamesMap, relation)
+      if (normalized === undefined) continue
+      const { fields, references } = normalized
       const props = (of: typeof source, columns: readonly { name: string }[]) =>
         columns.map((c) => of.propertyOf.get(c.name) ?? c.name)
       out.push({
@@ -63,6 +65,21 @@ export function declaredRelations(
     }
   }
   return out
+}
+
+/**
+ * The columns a relation joins on, as Drizzle's relational queries pair them; undefined for a
+ * `many()` without the `one()` that pairs with it (Drizzle refuses it when it is queried, and so
+ * pipeflush knows no relation by its name: `UNKNOWN_RELATION` when a read names it).
+ */
+function pairedColumns(
+  ...args: Parameters<typeof normalizeRelation>
+): ReturnType<typeof normalizeRelation> | undefined {
+  try {
+    return normalizeRelation(...args)
+  } catch {
+    return undefined
+  }
 }
 
 /**

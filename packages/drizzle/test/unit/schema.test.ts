@@ -100,6 +100,15 @@ describe('the schema from the definitions', () => {
     expect(Object.values(names).sort()).toEqual(['works', 'writer'])
   })
 
+  it('leaves out a many() without the one() that pairs with it, as Drizzle cannot query it either', () => {
+    const people = pgTable('person', { id: serial('id').primaryKey() })
+    const pets = pgTable('pet', { id: serial('id').primaryKey(), ownerId: integer('owner_id') })
+    const peopleRelations = relations(people, ({ many }) => ({ pets: many(pets) }))
+    const { model: m } = modelOf({ people, pets, peopleRelations })
+    expect(m.tables.get('people')?.foreignKeys).toEqual([])
+    expect(m.relationNames ?? {}).toEqual({})
+  })
+
   it('leaves a table without a primary key untracked, saying why', () => {
     const logs = pgTable('log', { line: text('line') })
     expect(modelOf({ logs }).untracked.get('logs')).toMatch(/no primary key/)
