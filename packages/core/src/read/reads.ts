@@ -2,11 +2,11 @@ import type { RowLock } from '../connection/held-transaction.ts'
 import type { Row } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
 import { columnOf, readableTable } from '../schema/checks.ts'
+import { columnSql } from '../schema/column-sql.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import { keyWhere, rowKey } from '../track/keys.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
 import { describeKeyText, describeValue } from '../values/location.ts'
 import { decodeRow } from './decode-row.ts'
 import { type GraphRoot, graphLevels, type OrderBy, type With } from './graph.ts'
@@ -240,10 +240,10 @@ function rootOrder(table: TableModel, orderBy: unknown): string | undefined {
           `must be 'asc' or 'desc', not ${describeValue(direction)}`,
         )
       named.add(column)
-      terms.push(`t0.${quoteIdentifier(column)}${direction === 'desc' ? ' desc' : ''}`)
+      terms.push(`t0.${columnSql(table, column)}${direction === 'desc' ? ' desc' : ''}`)
     }
   }
-  for (const k of table.primaryKey) if (!named.has(k)) terms.push(`t0.${quoteIdentifier(k)}`)
+  for (const k of table.primaryKey) if (!named.has(k)) terms.push(`t0.${columnSql(table, k)}`)
   return terms.join(', ')
 }
 

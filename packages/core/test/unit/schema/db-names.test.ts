@@ -88,6 +88,25 @@ describe('columns named otherwise in the database', () => {
     expect(levels[1]?.statement.text).toContain('where (t1."author_id") in (select t0."id" from')
   })
 
+  it("name a list read's options by the API and its SQL by the database (orderBy, $where, $orderBy, $limit, $count)", () => {
+    const levels = graphLevels(
+      schema,
+      author,
+      { where: '', params: [], orderBy: 't0."full_name" desc, t0."id"', limit: 10 },
+      { books: { $where: { title: 'x' }, $orderBy: { authorId: 'desc' }, $limit: 2 }, $count: ['books'] },
+    )
+    const texts = levels.map((l) => l.statement.text).join('\n')
+    expect(texts).not.toMatch(/"(authorId|bookId|fullName|rowVersion)"/)
+    expect(texts).toContain('partition by t3."author_id" order by t3."author_id" desc, t3."book_id"')
+    expect(texts).toContain(
+      'select t1."author_id"::text as k0, count(*)::text as n from "public"."book" as t1',
+    )
+    expect(texts).toContain('group by t1."author_id"')
+    expect(() =>
+      graphLevels(schema, author, { where: '', params: [] }, { books: { $orderBy: { author_id: 'asc' } } }),
+    ).toThrow(/book has no column author_id/)
+  })
+
   it('reject two columns of one database name', () => {
     expect(() =>
       defineSchema({ t: { columns: { a: 'int4', b: { type: 'int4', name: 'a' } }, primaryKey: ['a'] } }),
