@@ -4,14 +4,25 @@ import type {
   FlushPlan,
   FlushReport,
   PipelineMode,
+  ReadOptions,
 } from '@pipeflush/core'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { ClientDefaults } from './defaults.ts'
 import { errors } from './errors.ts'
 import { loadSelect } from './load/load-select.ts'
-import type { Found, Related, RelationName, TypedReadOptions, WithTree } from './relation-types.ts'
+import { selectRows } from './load/select-rows.ts'
+import type {
+  Found,
+  Loaded,
+  ManyName,
+  Related,
+  RelationName,
+  TypedFindOptions,
+  TypedReadOptions,
+  WithTree,
+} from './relation-types.ts'
 import type { SchemaTables } from './schema/tables.ts'
-import type { SelectOf } from './select-types.ts'
+import type { AnySelect, SelectKey, SelectOf, SelectResult } from './select-types.ts'
 import type {
   AnyEntity,
   AssignValues,
@@ -105,16 +116,23 @@ export class DrizzleEntityManager<S> {
 
   /**
    * Rows of `table` matching `where` (property = value, an array means any of, null means IS NULL),
-   * ordered by primary key, tracked in the identity map; `with` loads relations in the same round
-   * trip.
+   * tracked in the identity map, ordered by `orderBy` (properties; the primary key breaks ties, and
+   * orders them without one), then `limit` and `offset`; `with` loads relations in the same round
+   * trip, each filtered (`$where`), ordered (`$orderBy`), limited per row (`$limit`) or counted
+   * (`$count`, read with {@link countOf}) as it says.
    *
    * @example
    * const found = await em.find(books, { authorId: [1, 2] }, { with: { author: true } })
+   * const page = await em.find(books, {}, {
+   *   orderBy: { updatedAt: 'desc' },
+   *   limit: 20,
+   *   with: { reviews: { $orderBy: { stars: 'desc' }, $limit: 3 }, $count: ['reviews'] },
+   * })
    */
   async find<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     where: Where<T> = {},
-    options: TypedReadOptions<S, KeyOfTable<S, T>, W> = {},
+    options: TypedFindOptions<S, KeyOfTable<S, T>, W> = {},
   ): Promise<Found<S, T, W>[]> {
     return (await this.core.find(this.#key(table), where, options as never)) as unknown as Found<S, T, W>[]
   }
@@ -123,17 +141,18 @@ export class DrizzleEntityManager<S> {
   async findOne<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     where: Where<T> = {},
-    options: TypedReadOptions<S, KeyOfTable<S, T>, W> = {},
+    options: TypedFindOptions<S, KeyOfTable<S, T>, W> = {},
   ): Promise<Found<S, T, W> | undefined> {
     return (await this.find(table, where, options))[0]
   }
 
   /**
    * Loads relations of managed entities (see core's `EntityManager.populate`), in one round trip
-   * with the other reads of this tick.
+   * with the other reads of this tick; the tree says what to read of each relation, as `find`'s does.
    *
    * @example
-   * await em.populate(found, { reviews: true })
+   * const found = await em.find(books, { authorId: 1 })
+   * await em.populate(found, { reviews: { $orderBy: { stars: 'desc' }, $limit: 3 }, $count: ['reviews'] })
    */
   populate<E extends AnyEntity>(
     entities: E | readonly E[],
@@ -158,28 +177,65 @@ export class DrizzleEntityManager<S> {
    * `load(table, key)`: the row with that primary key, from the identity map when managed (no
    * query), else from the database; throws `NOT_FOUND`.
    *
-   * `load(query)`: the rows of a Drizzle select from one table of the schema, tracked in the identity
-   * map (managed rows come back as the same objects): its WHERE, ORDER BY, LIMIT, OFFSET and locking
-   * clauses are kept, its select list is every column. It joins this tick's other reads: one round
-   * trip for all of them.
+   * `load(query, options?)`: the rows of a Drizzle select from one table of the schema, tracked in the
+   * identity map (managed rows come back as the same objects), in the select's order: its WHERE,
+   * ORDER BY, LIMIT, OFFSET and locking clauses are kept, its select list is every column.
+   * `options.with` loads their relations in the same message, each level selected through the
+   * select's rows. It joins this tick's other reads: one round trip for all of them.
    *
    * @example
    * const book = await em.load(books, 7)
    * const cheap = await em.load(db.select().from(books).where(lt(books.price, '10')).orderBy(books.id))
+   * const page = await em.load(db.select().from(books).orderBy(desc(books.updatedAt)).limit(20), {
+   *   with: { author: true, $count: ['reviews'] },
+   * })
    */
   load<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     key: KeyOf<T>,
     options?: TypedReadOptions<S, KeyOfTable<S, T>, W>,
   ): Promise<Found<S, T, W>>
-  load<Q extends { readonly _: { readonly tableName: string | undefined } }>(
+  load<Q extends AnySelect, W extends WithTree<S, SelectKey<S, Q>> = Record<never, never>>(
     query: Q,
-  ): Promise<SelectOf<S, Q>[]>
-  async load(tableOrQuery: unknown, key?: unknown, options?: object): Promise<unknown> {
-    if (key !== undefined || this.#context.tables.find(tableOrQuery) !== undefined) {
-      return this.core.load(this.#key(tableOrQuery), key, options as never)
+    options?: TypedReadOptions<S, SelectKey<S, Q>, W>,
+  ): Promise<([SelectKey<S, Q>] extends [never] ? SelectOf<S, Q> : Loaded<S, SelectKey<S, Q>, W>)[]>
+  async load(tableOrQuery: unknown, keyOrOptions?: unknown, options?: object): Promise<unknown> {
+    if (this.#context.tables.find(tableOrQuery) !== undefined) {
+      return this.core.load(this.#key(tableOrQuery), keyOrOptions, options as never)
     }
-    return loadSelect(this.core, this.#context.tables, tableOrQuery)
+    return loadSelect(this.core, this.#context.tables, tableOrQuery, keyOrOptions as ReadOptions | undefined)
+  }
+
+  /**
+   * The rows of any Drizzle select (joins, `groupBy`, aggregates...), untracked, with this tick's
+   * other reads (one round trip): typed and valued as Drizzle's own select gives them (each field
+   * mapped by its column or `mapWith`), so a total or a count goes in the round trip of the entities
+   * it is about.
+   *
+   * @example
+   * const [[total], page] = await Promise.all([
+   *   em.select(db.select({ n: count() }).from(books)), // [{ n: number }]
+   *   em.find(books, {}, { orderBy: { id: 'desc' }, limit: 20 }),
+   * ]) // one round trip
+   */
+  select<Q extends AnySelect>(query: Q): Promise<SelectResult<Q>> {
+    return selectRows(this.core, query) as Promise<SelectResult<Q>>
+  }
+
+  /**
+   * How many rows relation `name` (a `many()`) relates to `entity`, as a read counted them (`$count`
+   * in a `with` tree): what the read saw, not kept up to date with this unit of work's changes.
+   * `NOT_LOADED` when no read counted it.
+   *
+   * @example
+   * const [ada] = await em.find(authors, { id: 1 }, { with: { $count: ['books'] } })
+   * if (ada) em.countOf(ada, 'books') // 2
+   */
+  countOf<E extends AnyEntity>(
+    entity: E,
+    name: [RelationName<S, E>] extends [never] ? string : ManyName<S, KeyOfTable<S, TableOfEntity<S, E>>>,
+  ): number {
+    return this.core.countOf(entity as unknown as CoreEntity, name)
   }
 
   /**

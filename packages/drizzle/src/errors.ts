@@ -24,14 +24,17 @@ export const errors = {
     return new PipeflushError('UNSUPPORTED_TABLE', `${table}: ${why}.`, { table })
   },
 
-  /** A `load(query)` whose query pipeflush cannot track rows of (`why`: what is wrong with it). */
-  unsupportedQuery(why: string): PipeflushError {
-    return new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
+  /**
+   * A query `method` (`load(query)`, `select(query)`) cannot run (`why`: what is wrong with it), found
+   * before anything is sent.
+   */
+  unsupportedQuery(method: string, why: string): PipeflushError {
+    return new PipeflushError('INVALID_STATE', `${method}: ${why}.`)
   },
 
-  /** A `load(query)` parameter that is a Date whose time is NaN. */
+  /** A query's parameter that is a Date whose time is NaN. */
   invalidDateParam(): PipeflushError {
-    return new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')
+    return new PipeflushError('INVALID_VALUE', 'A query parameter is an invalid Date.')
   },
 
   /**

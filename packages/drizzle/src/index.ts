@@ -1,9 +1,10 @@
 /**
  * `@pipeflush/drizzle`: pipeflush's unit of work over the application's Drizzle table definitions.
  * Entities are typed by the tables (`$inferSelect`, `$inferInsert`), use their property names and
- * hold the values Drizzle gives; every change of a request is written by one pipelined flush; Drizzle
- * selects are loaded into the identity map and join the tick's other reads in one round trip; both
- * use the database's own pool (a `pg.Pool` or a postgres.js client).
+ * hold the values Drizzle gives; every change of a request is written by one pipelined flush; the
+ * reads a request starts together (finds with their relations, Drizzle selects as the roots of a
+ * graph, Drizzle selects of totals) go in one round trip; both use the database's own pool (a
+ * `pg.Pool` or a postgres.js client).
  *
  * @example
  * import { drizzle } from 'drizzle-orm/node-postgres'
@@ -29,6 +30,7 @@
  * console.log(result.id, report.roundTrips) // 1 round trip once warm
  */
 
+export type { CheckedTree } from './checked-tree.ts'
 export { DrizzleEntityManager } from './entity-manager.ts'
 export {
   createEntityManagerFactory,
@@ -42,12 +44,16 @@ export type {
   DeclaredRelations,
   Found,
   Loaded,
+  ManyName,
   Related,
   RelationName,
+  RelationTree,
+  TypedFindOptions,
+  TypedOrderBy,
   TypedReadOptions,
   WithTree,
 } from './relation-types.ts'
-export type { SelectOf } from './select-types.ts'
+export type { AnySelect, SelectKey, SelectOf, SelectResult } from './select-types.ts'
 export type { TypedBeforeFlushChanges, TypedFlushHooks, TypedTableHooks } from './typed-hooks.ts'
 export type {
   AnyEntity,

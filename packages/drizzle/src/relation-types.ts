@@ -1,57 +1,75 @@
-import type { ReadOptions, With } from '@pipeflush/core'
-import type { Equal, ExtractTablesWithRelations, FindTableByDBName, Many } from 'drizzle-orm'
+import type { Direction, ReadOptions, With } from '@pipeflush/core'
+import type { Equal, Many } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
-import type { Entity, KeyOfTable, TableAt, TableKey, TableOfEntity } from './types.ts'
-
-type Config<S> = ExtractTablesWithRelations<S & Record<string, unknown>>
-
-/**
- * The relations table `K` of schema `S` declares with Drizzle's `relations()`, by name (`One` or
- * `Many`); `never` when it declares none.
- */
-export type DeclaredRelations<S, K> = K extends keyof Config<S> ? Config<S>[K]['relations'] : never
-
-/** The key of the table relation `R` reaches. */
-type TargetKey<S, R> = R extends { readonly referencedTableName: infer N extends string }
-  ? FindTableByDBName<Config<S>, N> extends { tsName: infer U }
-    ? U
-    : never
-  : never
+import type { CheckedTree } from './checked-tree.ts'
+import type { DeclaredRelations, ManyName, TargetKey } from './declared-relations.ts'
+import type { ColumnKey, Entity, KeyOfTable, TableAt, TableKey, TableOfEntity, Where } from './types.ts'
 
 /**
  * A `with` tree from table `K` of schema `S`: each relation the table declares with `relations()`,
- * `true` or the tree of its table; a relation it does not declare does not compile. A table that
- * declares none takes any tree (the relations pipeflush derives from its foreign keys, checked when
- * the read starts: `UNKNOWN_RELATION`).
+ * `true` or the tree of its table (with which of its rows to read: {@link RelationTree}), and
+ * `$count`: its `many()` relations to count per row (`em.countOf`). A relation the table does not
+ * declare does not compile. A table that declares none takes any tree (the relations pipeflush
+ * derives from its foreign keys, checked when the read starts: `UNKNOWN_RELATION`).
  *
  * @example
- * const tree: WithTree<typeof schema, 'authors'> = { books: { reviews: true } }
+ * const tree: WithTree<typeof schema, 'authors'> = { books: { reviews: true }, $count: ['books'] }
  */
 export type WithTree<S, K> = [DeclaredRelations<S, K>] extends [never]
   ? With
   : {
       readonly [R in keyof DeclaredRelations<S, K>]?:
         | true
-        | WithTree<S, TargetKey<S, DeclaredRelations<S, K>[R]>>
-    }
+        | RelationTree<S, TargetKey<S, DeclaredRelations<S, K>[R]>, DeclaredRelations<S, K>[R]>
+    } & { readonly $count?: readonly ManyName<S, K>[] }
+
+/** An ordering of table `T`'s rows by property: `{ updatedAt: 'desc' }`, or several as an array of such. */
+export type TypedOrderBy<T> =
+  | { readonly [P in ColumnKey<T>]?: Direction }
+  | readonly { readonly [P in ColumnKey<T>]?: Direction }[]
+
+/**
+ * The tree of relation `Rel` reaching table `U`: its own relations (a {@link WithTree}), and which of
+ * its rows to read: `$where` (conditions on `U`'s properties, as `find`'s), and for a `many()`
+ * `$orderBy` (by `U`'s properties; navigation follows it) and `$limit` (at most this many per parent
+ * row).
+ *
+ * @example
+ * const reviews: RelationTree<typeof schema, 'reviews'> = { $where: { stars: [4, 5] }, $orderBy: { id: 'desc' }, $limit: 3 }
+ */
+export type RelationTree<S, U, Rel = Many<string>> = WithTree<S, U> & {
+  readonly $where?: Where<Extract<TableAt<S, U>, PgTable>>
+} & (Rel extends Many<string>
+    ? { readonly $orderBy?: TypedOrderBy<TableAt<S, U>>; readonly $limit?: number }
+    : unknown)
 
 /** Read options (`with`, `lock`) from table `K`. */
-export type TypedReadOptions<S, K, W = WithTree<S, K>> = Omit<ReadOptions, 'with'> & { readonly with?: W }
+export type TypedReadOptions<S, K, W = WithTree<S, K>> = Omit<ReadOptions, 'with'> & {
+  readonly with?: W & NoInfer<CheckedTree<W, S, K>>
+}
+
+/**
+ * Find options from table `K`: a read's, and the roots' order (by property; the primary key breaks
+ * ties), limit and offset.
+ *
+ * @example
+ * const page: TypedFindOptions<typeof schema, 'books'> = { orderBy: { updatedAt: 'desc' }, limit: 20, offset: 40 }
+ */
+export type TypedFindOptions<S, K, W = WithTree<S, K>> = TypedReadOptions<S, K, W> & {
+  readonly orderBy?: TypedOrderBy<TableAt<S, K>>
+  readonly limit?: number
+  readonly offset?: number
+}
 
 /**
  * An entity of table `K` with the relations of `with` tree `W` loaded: a `one()` as the entity (or
  * null where Drizzle's relational queries say so), a `many()` as a list, each with its own subtree.
  */
-export type Loaded<S, K, W> = Entity<TableOf<S, K>> &
-  ([DeclaredRelations<S, K>] extends [never]
-    ? unknown
-    : {
-        readonly [R in keyof W & keyof DeclaredRelations<S, K>]: RelatedOf<
-          S,
-          DeclaredRelations<S, K>[R],
-          W[R]
-        >
-      })
+export type Loaded<S, K, W> = [keyof W & keyof DeclaredRelations<S, K>] extends [never]
+  ? Entity<TableOf<S, K>>
+  : Entity<TableOf<S, K>> & {
+      readonly [R in keyof W & keyof DeclaredRelations<S, K>]: RelatedOf<S, DeclaredRelations<S, K>[R], W[R]>
+    }
 
 type RelatedOf<S, Rel, Sub> =
   Loaded<S, TargetKey<S, Rel>, Sub extends object ? Sub : unknown> extends infer E
@@ -83,4 +101,4 @@ export type Related<S, E, R extends string> = R extends keyof DeclaredRelations<
   ? RelatedOf<S, DeclaredRelations<S, KeyOfTable<S, TableOfEntity<S, E>>>[R], unknown>
   : never
 
-export type { TableKey }
+export type { DeclaredRelations, ManyName, TableKey }

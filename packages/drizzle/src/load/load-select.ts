@@ -1,4 +1,4 @@
-import type { Entity as CoreEntity, EntityManager } from '@pipeflush/core'
+import type { Entity as CoreEntity, EntityManager, ReadOptions } from '@pipeflush/core'
 import { is, type SQL, sql } from 'drizzle-orm'
 import { type PgDialect, PgTable } from 'drizzle-orm/pg-core'
 import { errors } from '../errors.ts'
@@ -28,9 +28,16 @@ interface SelectBuilder {
  * DISTINCT and locking clauses; its select list is replaced by every column of the table as text
  * (decoded, then mapped to Drizzle's values, as `em.find` does). Its own dialect compiles it; it runs
  * with `em`'s other reads of this tick, in one round trip on one connection of `em`'s client, its
- * parameters sent as text (see `queryParams`).
+ * parameters sent as text (see `queryParams`). `options.with` reads the rows' relations in the same
+ * message, each level selected through the select (it is the root of a graph load: see core's
+ * `loadRows`).
  */
-export function loadSelect(em: EntityManager, tables: SchemaTables, query: unknown): Promise<CoreEntity[]> {
+export function loadSelect(
+  em: EntityManager,
+  tables: SchemaTables,
+  query: unknown,
+  options: ReadOptions = {},
+): Promise<CoreEntity[]> {
   const builder = query as SelectBuilder | null
   const config = builder?.config
   const dialect = builder?.dialect
@@ -54,12 +61,12 @@ export function loadSelect(em: EntityManager, tables: SchemaTables, query: unkno
   const compiled = dialect.sqlToQuery(
     dialect.buildSelectQuery({ ...config, fields, fieldsFlat: undefined } as never),
   )
-  return em.loadRows(entry.key, { text: compiled.sql, params: queryParams(compiled.params) })
+  return em.loadRows(entry.key, { text: compiled.sql, params: queryParams(compiled.params) }, options)
 }
 
 /** Drizzle's columns symbol (registered: `Symbol.for`): an alias answers it with its own columns. */
 const COLUMNS = Symbol.for('drizzle:Columns')
 
 function fail(why: string): never {
-  throw errors.unsupportedQuery(why)
+  throw errors.unsupportedQuery('load(query)', why)
 }

@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
 
 /**
- * A Kysely query's parameters as text, the way pipeflush sends every value: strings as they are,
+ * A Drizzle query's parameters as text, the way pipeflush sends every value: strings as they are,
  * numbers and bigints in decimal, booleans as `true`/`false`, Dates as ISO timestamps, bytes as
  * `\x` hex, null as null, arrays as PostgreSQL array literals, other objects as JSON. The server
  * converts each text to the type the query compares it with.

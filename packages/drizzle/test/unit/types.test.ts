@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { count, desc, eq, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
@@ -157,6 +157,105 @@ describe('relations and load(query)', () => {
         db.select().from(books).innerJoin(authors, eq(books.authorId, authors.id)),
       )
       void joined
+    }
+  })
+})
+
+describe('list reads', () => {
+  test("find's orderBy is by property, limit and offset are numbers", async () => {
+    if (noRun) {
+      await em.find(books, {}, { orderBy: { createdAt: 'desc' }, limit: 20, offset: 40 })
+      await em.find(books, {}, { orderBy: [{ title: 'asc' }, { id: 'desc' }] })
+      // @ts-expect-error: a column name is not a property
+      await em.find(books, {}, { orderBy: { created_at: 'desc' } })
+      // @ts-expect-error: a direction is asc or desc
+      await em.find(books, {}, { orderBy: { title: 'up' } })
+      // @ts-expect-error: limit is a number
+      await em.find(books, {}, { limit: '20' })
+    }
+  })
+
+  test('with trees filter, order and limit a many() by property, and count many() relations', async () => {
+    if (noRun) {
+      const [ada] = await em.find(
+        authors,
+        {},
+        {
+          with: {
+            works: {
+              $where: { title: ['Notes', 'Sketches'], isbn: null },
+              $orderBy: { createdAt: 'desc' },
+              $limit: 3,
+              reviews: { $where: { stars: [4, 5] }, $orderBy: [{ stars: 'desc' }, { id: 'asc' }] },
+              writer: { $where: { fullName: 'Ada' } },
+              $count: ['reviews'],
+            },
+            $count: ['works'],
+          },
+        },
+      )
+      expectTypeOf(ada!.works[0]!.reviews[0]!.stars).toEqualTypeOf<number>()
+      expectTypeOf(ada!.works[0]!.writer.fullName).toEqualTypeOf<string>()
+      expectTypeOf(em.countOf(ada!, 'works')).toEqualTypeOf<number>()
+      em.countOf(ada!.works[0]!, 'reviews')
+      await em.populate(ada!.works, { reviews: { $limit: 1 }, $count: ['events'] })
+    }
+  })
+
+  test('a wrong relation, property or option in a with tree does not compile', async () => {
+    if (noRun) {
+      // @ts-expect-error: $where is by property, not column name
+      await em.find(authors, {}, { with: { works: { $where: { author_id: 1 } } } })
+      // @ts-expect-error: title is a string
+      await em.find(authors, {}, { with: { works: { $where: { title: 3 } } } })
+      // @ts-expect-error: book has no property pages (beside one it has)
+      await em.find(authors, {}, { with: { works: { $orderBy: { title: 'asc', pages: 'desc' } } } })
+      // @ts-expect-error: book declares no relation nope (beside one it declares)
+      await em.find(authors, {}, { with: { works: { reviews: true, nope: true } } })
+      // @ts-expect-error: $limit applies to a many(): a one() is one row or none
+      await em.find(books, {}, { with: { writer: { $where: { fullName: 'Ada' }, $limit: 1 } } })
+      // @ts-expect-error: $count counts a many(), not a one()
+      await em.find(books, {}, { with: { $count: ['writer'] } })
+      // @ts-expect-error: $where applies to relations: the read chooses the roots
+      await em.find(books, {}, { with: { $where: { title: 'Notes' }, writer: true } })
+      // @ts-expect-error: $limit is a number
+      await em.load(authors, 1, { with: { works: { $limit: 'all' } } })
+      // @ts-expect-error: populate's tree too
+      await em.populate([] as Entity<typeof books>[], { reviews: { $orderBy: { rating: 'desc' } } })
+      const book = await em.load(books, 1)
+      // @ts-expect-error: countOf a one()
+      em.countOf(book, 'writer')
+      // @ts-expect-error: countOf a relation the table does not declare
+      em.countOf(book, 'tags')
+    }
+  })
+
+  test('load(query, { with }): a select as the roots of a typed graph', async () => {
+    if (noRun) {
+      const page = await em.load(db.select().from(books).orderBy(desc(books.createdAt)).limit(20), {
+        with: { writer: true, reviews: { $orderBy: { stars: 'desc' }, $limit: 2 }, $count: ['reviews'] },
+      })
+      expectTypeOf(page[0]!.writer.fullName).toEqualTypeOf<string>()
+      expectTypeOf(page[0]!.reviews[0]!.stars).toEqualTypeOf<number>()
+      // @ts-expect-error: books declares no relation author
+      await em.load(db.select().from(books), { with: { author: true } })
+    }
+  })
+
+  test('select(query) gives what Drizzle types the select to give', async () => {
+    if (noRun) {
+      const totals = await em.select(
+        db.select({ writer: books.authorId, n: count() }).from(books).groupBy(books.authorId),
+      )
+      expectTypeOf(totals).toEqualTypeOf<{ writer: number; n: number }[]>()
+      const joined = await em.select(
+        db.select().from(books).leftJoin(authors, eq(books.authorId, authors.id)).limit(1),
+      )
+      expectTypeOf(joined[0]!.author).toEqualTypeOf<typeof authors.$inferSelect | null>()
+      const [raw] = await em.select(db.select({ n: sql<string>`count(*)` }).from(tags))
+      expectTypeOf(raw!.n).toEqualTypeOf<string>()
+      // @ts-expect-error: a table is not a select
+      await em.select(books)
     }
   })
 })

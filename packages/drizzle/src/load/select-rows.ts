@@ -1,0 +1,103 @@
+import type { EntityManager } from '@pipeflush/core'
+import * as drizzle from 'drizzle-orm'
+import { Column, is, SQL, Subquery, sql } from 'drizzle-orm'
+import type { PgDialect } from 'drizzle-orm/pg-core'
+import { errors } from '../errors.ts'
+import { queryParams } from './query-params.ts'
+
+/** What `select(query)` reads of a Drizzle select builder: its config, as its dialect builds it. */
+interface SelectBuilder {
+  readonly config?: { readonly fields: Record<string, unknown>; readonly setOperators?: readonly unknown[] }
+  readonly dialect?: PgDialect
+  readonly joinsNotNullableMap?: Record<string, boolean>
+}
+
+/** A selected field, as Drizzle's select list holds it. */
+type Field = Column | SQL | SQL.Aliased | Subquery
+
+/** A field of a selection at its path (`['author', 'name']` for a nested object). */
+interface SelectedField {
+  readonly path: readonly string[]
+  readonly field: Field
+}
+
+/**
+ * Drizzle's own functions that flatten a selection and make its result rows, which its driver
+ * sessions run on every select (exported by drizzle-orm's index; its declarations mark them internal).
+ */
+interface SelectInternals {
+  orderSelectedFields(fields: Record<string, unknown>): SelectedField[]
+  mapResultRow(
+    fields: readonly SelectedField[],
+    row: readonly unknown[],
+    joinsNotNullableMap: Record<string, boolean> | undefined,
+  ): unknown
+}
+const internals = drizzle as unknown as Partial<SelectInternals>
+
+/**
+ * Runs any Drizzle select of pg-core (joins, `groupBy`, aggregates...) with `em`'s other reads of this
+ * tick, and gives its rows as Drizzle's own select would: each field named `c0, c1...` in the select
+ * list (so that two fields of one name, a join's `id`s, stay apart), each value mapped by its field
+ * (a column's `mapFromDriverValue`, a `mapWith`), nested as the selection is and a left join's
+ * missing row null, by Drizzle's own `mapResultRow`. Untracked.
+ *
+ * The driver gives what it gives Drizzle but for the date, timestamp and interval types, which
+ * Drizzle reads as the server's text and pipeflush's pool parses: a field of those (a column, or SQL
+ * mapped with one) is selected as text. Set operations (union...) are `INVALID_STATE`.
+ */
+export async function selectRows(em: EntityManager, query: unknown): Promise<unknown[]> {
+  const builder = query as SelectBuilder | null
+  const config = builder?.config
+  const dialect = builder?.dialect
+  if (config === undefined || dialect === undefined || typeof dialect.buildSelectQuery !== 'function') {
+    fail('expected a select of drizzle-orm/pg-core (db.select()...)')
+  }
+  if ((config.setOperators?.length ?? 0) > 0)
+    fail('a select combining selects (union, intersect, except) is not read here: run it with Drizzle')
+  const { orderSelectedFields, mapResultRow } = internals
+  if (typeof orderSelectedFields !== 'function' || typeof mapResultRow !== 'function')
+    fail(
+      'this drizzle-orm has no orderSelectedFields or mapResultRow: it is not a version pipeflush reads selects of',
+    )
+  const fields = orderSelectedFields(config.fields)
+  const aliased = fields.map(({ path, field }, i) => ({ path, field: aliasedField(field, i) }))
+  const compiled = dialect.sqlToQuery(dialect.buildSelectQuery({ ...config, fieldsFlat: aliased } as never))
+  const rows = await em.select({ text: compiled.sql, params: queryParams(compiled.params) })
+  return rows.map((row) =>
+    mapResultRow(
+      fields,
+      fields.map((_, i) => row[`c${i}`]),
+      builder!.joinsNotNullableMap,
+    ),
+  )
+}
+
+/** `field` selected as `c<i>` (as text when Drizzle reads its type as text: see {@link selectRows}). */
+function aliasedField(field: Field, i: number): SQL.Aliased {
+  if (is(field, Subquery))
+    fail('a subquery among the selected fields is not read here: select it as sql`(...)`')
+  // Inside SQL, an aliased field is its expression (or, for a subquery's field, its name).
+  const inner = field as SQL | SQL.Aliased | Column
+  return (readAsText(field) ? sql`${inner}::text` : sql`${inner}`).as(`c${i}`)
+}
+
+/** Whether the field's values are dates, timestamps or intervals (or arrays of them), by its column. */
+function readAsText(field: Field): boolean {
+  // An SQL's `decoder` (what `mapWith` set) is internal to Drizzle's declarations.
+  const decoderOf = (s: SQL) => (s as unknown as { readonly decoder?: unknown }).decoder
+  const decoder = is(field, Column)
+    ? field
+    : is(field, SQL)
+      ? decoderOf(field as SQL)
+      : is(field, SQL.Aliased)
+        ? decoderOf((field as SQL.Aliased).sql)
+        : undefined
+  return is(decoder, Column) && TEXT_TYPES.test((decoder as Column).getSQLType())
+}
+
+const TEXT_TYPES = /^(timestamp|date|interval)\b/
+
+function fail(why: string): never {
+  throw errors.unsupportedQuery('select(query)', why)
+}
