@@ -3,6 +3,7 @@ import { asc } from 'drizzle-orm'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory } from '../../src/index.ts'
 import { drizzleOn, EMPTY_TABLES } from '../fixtures/databases.ts'
+import { FULL, NULLS } from '../fixtures/kinds-rows.ts'
 import { DDL, kinds } from '../fixtures/schema.ts'
 
 const db = useTestDatabase()
@@ -10,62 +11,6 @@ const db = useTestDatabase()
 beforeAll(async () => {
   await db.sql.unsafe(DDL)
 })
-
-/** A row with a value in every column kind, each as Drizzle gives it back (its canonical form). */
-const FULL: typeof kinds.$inferInsert = {
-  id: 1,
-  int2: -32768,
-  int4: 1_000_000_000,
-  int8Number: Number.MAX_SAFE_INTEGER,
-  int8Bigint: -9223372036854775808n,
-  serial2: 7,
-  serial8: 8n,
-  flag: true,
-  txt: `it's "text" \\ ü 😀`,
-  txtEnum: 'b',
-  vchar: 'ten chars!',
-  fixed: 'ab   ',
-  dec: '12345.678',
-  decNumber: 1.5,
-  decBigint: 12345678901234567890n,
-  float4: 1.5,
-  float8: -0.1,
-  day: '2024-02-29',
-  dayDate: new Date('2024-02-29T00:00:00Z'),
-  stamp: new Date('2024-03-31T02:30:00.123Z'),
-  stampString: '2024-03-31 02:30:00.123456',
-  stampTz: new Date('1969-12-31T23:59:59.999Z'),
-  stampTzString: '2024-01-02 03:04:05.123456+00',
-  clock: '12:34:56.789',
-  clockTz: '12:34:56+02',
-  span: '1 day 02:03:04',
-  spanFields: '3 days 04:05:06',
-  doc: { a: [1, 2] },
-  docb: { b: 'c', n: null },
-  ident: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
-  host: '10.0.0.1',
-  net: '10.0.0.0/8',
-  mac: '08:00:2b:01:02:03',
-  mac8: '08:00:2b:01:02:03:04:05',
-  spot: [1.5, -2],
-  spotXy: { x: 3, y: 4 },
-  path: [1, -1, 0],
-  pathAbc: { a: 1, b: 2, c: 3 },
-  feeling: 'happy',
-  fit: 'L',
-  bits: '1010',
-  bytes: Buffer.from([0, 1, 254, 255]),
-  ci: 'MiXeD',
-  tagged: { tags: ['x', 'y'] },
-  ints: [1, -2, 3],
-  texts: ['a', 'b,c', '"q"', 'NULL', ''],
-  bigs: [1n, -9223372036854775808n],
-  stamps: [new Date(0), new Date('2024-01-02T03:04:05.678Z')],
-  days: [new Date('2024-01-01T00:00:00Z')],
-  moods: ['sad', 'ok'],
-  fixeds: ['x  ', 'abc'],
-  docs: [{ a: 1 }, [1, 2]],
-}
 
 /**
  * NULL elements of arrays. Drizzle's select reads an unquoted NULL of an array the driver hands
@@ -85,11 +30,6 @@ const NULL_ELEMENTS = {
   fixeds: [null],
   docs: [null],
 } as unknown as typeof kinds.$inferInsert
-
-/** Every column null (the key aside). */
-const NULLS = Object.fromEntries(
-  Object.keys(FULL).map((k) => [k, k === 'id' ? 2 : k === 'serial2' ? 1 : k === 'serial8' ? 1n : null]),
-) as typeof kinds.$inferInsert
 
 const plain = (rows: readonly object[]) => rows.map((r) => ({ ...r }))
 
