@@ -15,9 +15,10 @@ TOXIPROXY_URL are set.
   --full                     every row count at every latency (slow)
   --series a,b               only these series (raw-sequential, raw-string-array, raw-promise-all,
                              pipeflush-off, pipeflush-waves, pipeflush-burst, pipeflush-burst-traced,
-                             pipeflush-burst-tracing-false, mikroorm, pg-pipeline, raw-pg, raw-pipeline,
-                             raw-simple, copy)
-  --drivers postgres.js,pg   drivers of the series that run on both (pipeflush-*, raw-pipeline, raw-simple)
+                             pipeflush-burst-tracing-false, pipeflush-drizzle, mikroorm, drizzle,
+                             pg-pipeline, raw-pg, raw-pipeline, raw-simple, copy; pipeflush-drizzle and
+                             drizzle run in the realistic workload only)
+  --drivers postgres.js,pg   drivers of the series that run on both (pipeflush-*, drizzle, raw-pipeline, raw-simple)
   --out bench/results        output folder (default: the results folder next to src/)
   --samples 10               minimum timed flushes per measurement
   --time 250                 time budget per measurement, ms

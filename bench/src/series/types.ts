@@ -11,7 +11,9 @@ export const SERIES_NAMES = [
   'pipeflush-burst',
   'pipeflush-burst-traced',
   'pipeflush-burst-tracing-false',
+  'pipeflush-drizzle',
   'mikroorm',
+  'drizzle',
   'pg-pipeline',
   'raw-pg',
   'raw-pipeline',
@@ -98,6 +100,8 @@ export const ALL_SCENARIOS: readonly Scenario[] = ['matrix', 'large', 'concurren
 
 /** Series names that exist on both drivers (their id carries the driver). */
 const ON_BOTH: ReadonlySet<SeriesName> = new Set([
+  'pipeflush-drizzle',
+  'drizzle',
   'pipeflush-off',
   'pipeflush-waves',
   'pipeflush-burst',

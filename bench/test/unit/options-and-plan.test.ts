@@ -25,6 +25,7 @@ const ON_BOTH = [
 
 function scenarios(name: SeriesName): Scenario[] {
   if (name === 'raw-pg') return [] // the request scenario only
+  if (name === 'pipeflush-drizzle' || name === 'drizzle') return [] // the realistic workload only
   if (name === 'copy') return ['large']
   if (
     name === 'raw-pipeline' ||
