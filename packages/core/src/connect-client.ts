@@ -12,6 +12,7 @@ import {
   flushTimeoutOption,
   idBlockSizeOption,
   pipelineOption,
+  prefetchIdsOption,
   prepareOption,
   readSchemaOption,
   serverValuesOption,
@@ -51,6 +52,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   flushTimeoutOption(options.flushTimeoutMs)
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
+  const prefetchIds = prefetchIdsOption(options.prefetchIds)
   const copyRows = copyRowsOption(options.copyRows)
   readSchemaOption(options)
   serverValuesOption(options.serverValues, undefined)
@@ -74,7 +76,8 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   const named = prepare ?? (driver.pipelines ? !(await driver.detectPooler()) : false)
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
-  if (!options.schema) await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
+  if (prefetchIds ?? !options.schema)
+    await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
   const preparedBurst = prepare === true && driver.pipelines
   return {
     driver,

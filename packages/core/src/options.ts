@@ -31,6 +31,12 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    */
   readonly idBlockSize?: number
   /**
+   * Fill the id pool at connect for every sequence key of the schema (one query), so that the first
+   * flushes fetch no ids. Default: when the schema is read from the catalog (connect queries anyway);
+   * not for a schema declared in code, which connects without any query unless this is `true`.
+   */
+  readonly prefetchIds?: boolean
+  /**
    * A flush settles within this many milliseconds, reserving a connection included (default 30000;
    * `Infinity` for no limit). Past it the flush's connection is terminated (the server rolls back what
    * did not reach its COMMIT; the pool opens a new connection) and the flush fails with
@@ -190,6 +196,12 @@ export function copyRowsOption(rows: unknown): number {
 export function prepareOption(prepare: unknown): boolean | undefined {
   if (prepare === undefined || prepare === true || prepare === false) return prepare
   throw errors.invalidConfig(`prepare must be true, false or left out, not ${describeValue(prepare)}.`)
+}
+
+/** The `prefetchIds` option, checked: a boolean or left out. */
+export function prefetchIdsOption(prefetch: unknown): boolean | undefined {
+  if (prefetch === undefined || prefetch === true || prefetch === false) return prefetch
+  throw errors.invalidConfig(`prefetchIds must be true, false or left out, not ${describeValue(prefetch)}.`)
 }
 
 /**

@@ -226,6 +226,9 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
   const typed = (em: EntityManager) => factory!.typedOf(em)
   const core = coreHooks(hooks, defaults.onUpdate, typed)
   const root = await EntityManager.connect(client, {
+    // The schema comes from the definitions, without a query: the ids are fetched at start all the
+    // same (one query), so that the first flushes fetch none.
+    prefetchIds: true,
     ...rest,
     schema: built.model,
     ...(core === undefined ? {} : { hooks: core }),
