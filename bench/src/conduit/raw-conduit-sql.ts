@@ -112,7 +112,12 @@ export function articleOf(row: Row): ArticleJson {
   }
 }
 
-/** The spec's `Comment` from a row of {@link ARTICLE_COMMENTS}. */
+/**
+ * The spec's `Comment` from a row of {@link ARTICLE_COMMENTS}.
+ *
+ * @example
+ * (await client.query(withValues(ARTICLE_COMMENTS, [slug, reader]))).rows.map(commentOf)
+ */
 export function commentOf(row: Row): CommentJson {
   return {
     id: row['id'] as number,
@@ -123,7 +128,12 @@ export function commentOf(row: Row): CommentJson {
   }
 }
 
-/** The spec's `Profile` from a row's `username`, `bio`, `image` and `following`. */
+/**
+ * The spec's `Profile` from a row's `username`, `bio`, `image` and `following` (false when the row has none).
+ *
+ * @example
+ * profileOf({ username: 'user7', bio: '', image: '' }) // { username: 'user7', bio: '', image: '', following: false }
+ */
 export function profileOf(row: Row): ArticleJson['author'] {
   return {
     username: row['username'] as string,

@@ -12,7 +12,12 @@ export async function createConduitSchema(sql: postgres.Sql): Promise<void> {
   await createSchema((text) => sql.unsafe(text))
 }
 
-/** Empties the Conduit tables and seeds them again (the same rows every time; see `conduit-seed.ts`). */
+/**
+ * Empties the Conduit tables and seeds them again (the same rows every time; see `conduit-seed.ts`).
+ *
+ * @example
+ * await resetConduit(admin)
+ */
 export async function resetConduit(sql: postgres.Sql): Promise<void> {
   await sql.unsafe(CONDUIT_RESET)
 }

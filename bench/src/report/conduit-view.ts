@@ -120,6 +120,9 @@ function exactTrips(r: ResultRow): boolean {
  * (feed, article page) and 2.3 RTT per write (create article, favorite); and at the socket exactly 1
  * round trip per GET and 2 per write, every request (a flush that fetched an id block first: one more,
  * as its report says; every report equal to the socket).
+ *
+ * @example
+ * checkConduitTargets(report).filter((c) => c.ok === false).map((c) => c.text)
  */
 export function checkConduitTargets(report: BenchReport): Claim[] {
   const claims: Claim[] = []
