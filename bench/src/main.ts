@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { cleanupAll } from '@pipeflush/testkit'
+import { CONDUIT_SERIES } from './conduit/series.ts'
 import { startBenchEnv } from './env/services.ts'
 import { buildPlan, countSteps, cpuWorks } from './matrix.ts'
 import { serverCpu } from './measure/cpu.ts'
@@ -44,19 +45,22 @@ async function main(argv: readonly string[]): Promise<number> {
   const request = REQUEST_SERIES.filter(
     (s) => (!options.series || options.series.includes(s.name)) && options.drivers.includes(s.driver),
   )
+  const conduit = CONDUIT_SERIES.filter(
+    (s) => (!options.series || options.series.includes(s.name)) && options.drivers.includes(s.driver),
+  )
   const started = performance.now()
   const date = new Date().toISOString()
   const progress = createProgress()
 
   const unavailable = new Map<string, string>()
-  for (const s of [...series, ...realistic, ...request]) {
+  for (const s of [...series, ...realistic, ...request, ...conduit]) {
     const reason = await s.unavailableReason()
     if (reason && !unavailable.has(s.id)) {
       unavailable.set(s.id, reason)
       progress.log(`${s.id}: ${reason}`)
     }
   }
-  const plan = buildPlan(options, series, realistic, request)
+  const plan = buildPlan(options, series, realistic, request, conduit)
   progress.log(
     `pipeflush bench${options.quick ? ' --quick' : ''}: ${countSteps(plan)} measurements, ${series.length} series, latencies ${plan.map((g) => g.latencyMs).join('/')} ms`,
   )

@@ -1,3 +1,4 @@
+import type { ConduitSeries } from './conduit/conduit-requests.ts'
 import type { BenchOptions } from './options.ts'
 import type { RealisticSeries } from './realistic/runner.ts'
 import type { RequestSeries } from './request/request.ts'
@@ -29,14 +30,23 @@ export interface RealisticStep {
   readonly concurrency: number
 }
 
-/** The request scenario on one library: a read-modify-write request, timed request by request. */
+/** The request scenario's shop cell on one library: a read-modify-write request, timed request by request. */
 export interface RequestStep {
   readonly scenario: 'request'
+  readonly cell: 'shop'
   readonly series: RequestSeries
   readonly latencyMs: number
 }
 
-export type Step = FlushStep | CpuStep | RealisticStep | RequestStep
+/** The request scenario's Conduit cell on one library: rounds of four Conduit requests, each timed. */
+export interface ConduitStep {
+  readonly scenario: 'request'
+  readonly cell: 'conduit'
+  readonly series: ConduitSeries
+  readonly latencyMs: number
+}
+
+export type Step = FlushStep | CpuStep | RealisticStep | RequestStep | ConduitStep
 
 /** The steps at one injected latency (the latency toxic is set once, then the RTT is measured). */
 export interface LatencyGroup {
@@ -57,17 +67,19 @@ export const REALISTIC_CONCURRENCY: readonly number[] = [1, 4]
  * The plan of a run, grouped by latency: at each latency, every (tables, rows) cell with every series
  * in turn (series interleaved per cell, so a drift of the machine hits them alike), then the large
  * flush, the concurrency run, the side-by-side CPU measurement, the realistic workload and the request
- * scenario if they are at that latency. Only the scenarios of `options.scenarios` (all when undefined);
- * latencies left without a step are dropped.
+ * scenario's cells (`options.requestCells`: the shop's request, then the Conduit cell) if they are at
+ * that latency. Only the scenarios of `options.scenarios` (all when undefined); latencies left without a
+ * step are dropped.
  *
  * @example
- * buildPlan(parseOptions(['--quick']), selectSeries(undefined), REALISTIC_SERIES, REQUEST_SERIES)
+ * buildPlan(parseOptions(['--quick']), selectSeries(undefined), REALISTIC_SERIES, REQUEST_SERIES, CONDUIT_SERIES)
  */
 export function buildPlan(
   options: BenchOptions,
   series: readonly Series[],
   realistic: readonly RealisticSeries[] = [],
   request: readonly RequestSeries[] = [],
+  conduit: readonly ConduitSeries[] = [],
 ): LatencyGroup[] {
   const latencies = new Set(options.latencies)
   if (options.large.length > 0) latencies.add(options.largeLatency)
@@ -76,7 +88,10 @@ export function buildPlan(
   const cpu = options.cpuFlushes > 0 && cpuSeries.length > 0
   if (cpu) latencies.add(options.cpuLatency)
   if (realistic.length > 0) for (const l of options.realisticLatencies) latencies.add(l)
-  if (request.length > 0) for (const l of options.requestLatencies) latencies.add(l)
+  const shopRequest = options.requestCells.includes('shop') ? request : []
+  const conduitRequest = options.requestCells.includes('conduit') ? conduit : []
+  if (shopRequest.length + conduitRequest.length > 0)
+    for (const l of options.requestLatencies) latencies.add(l)
   const wanted = (s: Step) => !options.scenarios || options.scenarios.includes(s.scenario)
   const smallestRows = options.rows[0] ?? 1
   const for_ = (scenario: FlushStep['scenario']) => series.filter((s) => s.scenarios.includes(scenario))
@@ -115,8 +130,11 @@ export function buildPlan(
       if (options.realisticLatencies.includes(latencyMs))
         for (const concurrency of REALISTIC_CONCURRENCY)
           for (const s of realistic) steps.push({ scenario: 'realistic', series: s, latencyMs, concurrency })
-      if (options.requestLatencies.includes(latencyMs))
-        for (const s of request) steps.push({ scenario: 'request', series: s, latencyMs })
+      if (options.requestLatencies.includes(latencyMs)) {
+        for (const s of shopRequest) steps.push({ scenario: 'request', cell: 'shop', series: s, latencyMs })
+        for (const s of conduitRequest)
+          steps.push({ scenario: 'request', cell: 'conduit', series: s, latencyMs })
+      }
       return { latencyMs, steps: steps.filter(wanted) }
     })
     .filter((g) => g.steps.length > 0)

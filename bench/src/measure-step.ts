@@ -1,6 +1,9 @@
+import { CONDUIT_REQUESTS } from './conduit/conduit-requests.ts'
+import { conduitRows } from './conduit-row.ts'
 import type { BenchEnv } from './env/services.ts'
-import type { CpuStep, FlushStep, RealisticStep, RequestStep, Step } from './matrix.ts'
+import type { ConduitStep, CpuStep, FlushStep, RealisticStep, RequestStep, Step } from './matrix.ts'
 import { measureConcurrency } from './measure/concurrency.ts'
+import { measureConduit } from './measure/conduit-run.ts'
 import { measureCpuSideBySide } from './measure/cpu-cell.ts'
 import { measureFlushCell } from './measure/flush-cell.ts'
 import { measureRealistic, type RealisticOptions } from './measure/realistic-run.ts'
@@ -31,7 +34,9 @@ function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number)
     speedupVsRawSequential: null,
     ratioVsRtt: null,
     ...(step.scenario === 'realistic' ? { concurrency: step.concurrency } : {}),
-    ...(step.scenario === 'request' && step.series.variant ? { variant: step.series.variant } : {}),
+    ...(step.scenario === 'request' && step.cell === 'shop' && step.series.variant
+      ? { variant: step.series.variant }
+      : {}),
     ...(step.scenario === 'cpu' && step.work.shop ? { cpuCell: step.work.shop } : {}),
   } as const
 }
@@ -58,10 +63,17 @@ export function missingRows(
   only?: ReadonlySet<string>,
 ): ResultRow[] {
   const series = step.scenario === 'cpu' ? step.series : [step.series]
+  // The Conduit cell has a row per request.
+  const requests =
+    step.scenario === 'request' && step.cell === 'conduit'
+      ? CONDUIT_REQUESTS.map((conduitRequest) => ({ scenario: 'conduit' as const, conduitRequest }))
+      : [{}]
   return series
     .filter((s) => !only || only.has(s.id))
-    .map((s) => ({
+    .flatMap((s) => requests.map((request) => ({ s, request })))
+    .map(({ s, request }) => ({
       ...cell(step, s.name, s.driver, rttMs),
+      ...request,
       status,
       reason,
       medianMs: null,
@@ -182,8 +194,15 @@ async function requestStep(
   return requestRow(step, m, options, rttMs)
 }
 
+async function conduitStep(step: ConduitStep, env: BenchEnv, o: BenchOptions, rttMs: number) {
+  const options = { samples: o.requestSamples, warmup: o.requestWarmup, pool: o.requestPool }
+  const samples = await measureConduit(step.series, env.conduit, () => env.resetConduit(), options)
+  return conduitRows(step, samples, options, rttMs)
+}
+
 /**
- * Measures one step and returns its rows (one per series; the CPU step has one per series it compares).
+ * Measures one step and returns its rows (one per series; the CPU step has one per series it compares,
+ * the Conduit cell one per request).
  *
  * @example
  * const rows = await measureStep(step, env, options, rtt.medianMs, unavailable)
@@ -197,6 +216,9 @@ export async function measureStep(
 ): Promise<ResultRow[]> {
   if (step.scenario === 'cpu') return cpuStep(step, env, o, rttMs, unavailable)
   if (step.scenario === 'realistic') return [await realisticStep(step, env, o, rttMs)]
-  if (step.scenario === 'request') return [await requestStep(step, env, o, rttMs)]
+  if (step.scenario === 'request')
+    return step.cell === 'conduit'
+      ? conduitStep(step, env, o, rttMs)
+      : [await requestStep(step, env, o, rttMs)]
   return [await flushStep(step, env, o, rttMs)]
 }

@@ -1,10 +1,15 @@
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { MAX_CONDUIT_ROUNDS } from './conduit/conduit-requests.ts'
 import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
 /** The CPU scenario's cells: plain inserts (tables x rows) and the shop cells (see `series/shop-cells.ts`). */
 export const CPU_CELLS: readonly string[] = ['10x1', '5x10', 'graph', 'update', 'delete', 'mix']
+
+/** The cells of the request scenario: the shop's read-modify-write request, the four Conduit requests. */
+export const REQUEST_CELLS = ['shop', 'conduit'] as const
+export type RequestCell = (typeof REQUEST_CELLS)[number]
 
 /** The parts of a run `--scenario` can select (a step's `scenario`). */
 export const STEP_SCENARIOS = ['matrix', 'large', 'concurrency', 'cpu', 'realistic', 'request'] as const
@@ -57,6 +62,8 @@ export interface BenchOptions {
   readonly requestSamples: number
   readonly requestWarmup: number
   readonly requestPool: number
+  /** The cells of the request scenario: `shop` (load a graph, change it, flush), `conduit` (four Conduit requests). */
+  readonly requestCells: readonly RequestCell[]
   /** Parts of the run to measure (all when undefined). */
   readonly scenarios: readonly StepScenario[] | undefined
   /** Timed flushes per series of the side-by-side CPU measurement (0: skipped). */
@@ -100,6 +107,7 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series' | 'scenarios'> = 
   requestSamples: 30,
   requestWarmup: 2,
   requestPool: 4,
+  requestCells: REQUEST_CELLS,
   cpuFlushes: 1_500,
   cpuLatency: 0,
   cpuCells: CPU_CELLS,
@@ -167,6 +175,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'request-samples': { type: 'string' },
       'request-warmup': { type: 'string' },
       'request-pool': { type: 'string' },
+      'request-cells': { type: 'string' },
       scenario: { type: 'string' },
       request: { type: 'boolean', default: false },
       'cpu-flushes': { type: 'string' },
@@ -209,10 +218,22 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const badCells = cpuCells.filter((c) => !CPU_CELLS.includes(c))
   if (badCells.length > 0 || cpuCells.length === 0)
     throw new Error(`--cpu-cells: expected some of ${CPU_CELLS.join(', ')}, got "${values['cpu-cells']}"`)
+  const requestCells = values['request-cells']?.split(',').map((c) => c.trim()) ?? base.requestCells
+  const badRequestCells = requestCells.filter((c) => !REQUEST_CELLS.includes(c as RequestCell))
+  if (badRequestCells.length > 0 || requestCells.length === 0)
+    throw new Error(
+      `--request-cells: expected some of ${REQUEST_CELLS.join(', ')}, got "${values['request-cells']}"`,
+    )
   const drivers = values.drivers?.split(',').map((d) => d.trim()) ?? base.drivers
   const badDrivers = drivers.filter((d) => !DRIVERS.includes(d as DriverName))
   if (badDrivers.length > 0 || drivers.length === 0)
     throw new Error(`--drivers: expected some of ${DRIVERS.join(', ')}, got "${values.drivers}"`)
+  const requestSamples = int(values['request-samples'], 'request-samples', 1) ?? base.requestSamples
+  const requestWarmup = int(values['request-warmup'], 'request-warmup', 0) ?? base.requestWarmup
+  if (requestCells.includes('conduit') && requestSamples + requestWarmup > MAX_CONDUIT_ROUNDS)
+    throw new Error(
+      `--request-samples + --request-warmup: at most ${MAX_CONDUIT_ROUNDS} with the conduit cell (each round favorites an article not favorited before)`,
+    )
   return {
     quick: values.quick,
     help: values.help,
@@ -242,9 +263,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     realisticPool: int(values['realistic-pool'], 'realistic-pool', 4) ?? base.realisticPool,
     realisticSeed: int(values['realistic-seed'], 'realistic-seed', 0) ?? base.realisticSeed,
     requestLatencies: sortedUnique(request),
-    requestSamples: int(values['request-samples'], 'request-samples', 1) ?? base.requestSamples,
-    requestWarmup: int(values['request-warmup'], 'request-warmup', 0) ?? base.requestWarmup,
+    requestSamples,
+    requestWarmup,
     requestPool: int(values['request-pool'], 'request-pool', 1) ?? base.requestPool,
+    requestCells: REQUEST_CELLS.filter((c) => requestCells.includes(c)),
     scenarios: scenarioNames.length > 0 ? STEP_SCENARIOS.filter((s) => scenarioNames.includes(s)) : undefined,
     cpuFlushes: int(values['cpu-flushes'], 'cpu-flushes', 0) ?? base.cpuFlushes,
     cpuLatency: int(values['cpu-latency'], 'cpu-latency', 0) ?? base.cpuLatency,

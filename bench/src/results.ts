@@ -1,8 +1,9 @@
+import type { ConduitRequest } from './conduit/conduit-requests.ts'
 import { bySeries, type DriverName, type Scenario, type SeriesName, seriesId } from './series/types.ts'
 import { round } from './stats.ts'
 
-/** The part of a run a row belongs to. */
-export type RowScenario = Scenario | 'realistic' | 'request'
+/** The part of a run a row belongs to (`conduit`: the request scenario's Conduit cell). */
+export type RowScenario = Scenario | 'realistic' | 'request' | 'conduit'
 
 /** One measured (or not measurable) cell. Field names up to `roundTrips` are the results file's stable format. */
 export interface ResultRow {
@@ -101,6 +102,12 @@ export interface ResultRow {
   readonly flushRoundTrips?: number | null
   /** Request: the load's median wall time, ms. */
   readonly loadMedianMs?: number | null
+  /** Conduit cell: which of its requests (`feed`, `article`, `create`, `favorite`). */
+  readonly conduitRequest?: ConduitRequest
+  /** Conduit cell: round trips the request should take (1 for a read, 2 for a write). */
+  readonly targetRoundTrips?: number
+  /** Conduit cell: round trips at the socket of opening connections during the timed requests (0 on a warm pool). */
+  readonly openingRoundTrips?: number | null
 }
 
 /** The measured RTT at one latency. */
@@ -154,7 +161,8 @@ export function sameCell(a: ResultRow, b: ResultRow): boolean {
     a.rowsPerTable === b.rowsPerTable &&
     a.concurrency === b.concurrency &&
     a.cpuCell === b.cpuCell &&
-    a.variant === b.variant
+    a.variant === b.variant &&
+    a.conduitRequest === b.conduitRequest
   )
 }
 

@@ -36,9 +36,12 @@ TOXIPROXY_URL are set.
   --realistic-units 40       units of work each of them replays (in sequence, then four at a time)
   --realistic-pool 10        connections of each realistic client
   --realistic-seed 1         seed of the generated units of work (run r uses seed + r)
-  --request-latency 20       latencies of the request scenario (load a customer's graph, change it, flush); none skips
-  --request-samples 30       timed requests per library (after the warm-up)
-  --request-warmup 2         untimed requests first
+  --request-latency 20       latencies of the request scenario (its cells below); none skips
+  --request-cells shop,conduit  the request scenario's cells: shop (load a customer's graph, change it,
+                             flush), conduit (four Conduit requests: feed, article page, create article,
+                             favorite); default both
+  --request-samples 30       timed requests per library (after the warm-up); Conduit: rounds of its four
+  --request-warmup 2         untimed requests (Conduit: rounds) first
   --request-pool 4           connections of each library's client in the request scenario
   --scenario a,b             only these parts of the run (matrix, large, concurrency, cpu, realistic, request)
   --request                  only the request scenario (same as --scenario request)

@@ -1,5 +1,6 @@
 import type { BenchReport } from '../results.ts'
 import { type Claim, checkHeadlineTargets, claimMark } from './claims.ts'
+import { checkConduitTargets, conduitViews } from './conduit-view.ts'
 import { cpuViews } from './cpu-view.ts'
 import { duration, markdownTable } from './format.ts'
 import { realisticViews } from './realistic-view.ts'
@@ -34,9 +35,10 @@ function claimsSection(title: string, claims: readonly Claim[]): string[] {
 }
 
 /**
- * summary.md: the headline table, the targets (realistic mix, request, CPU, concurrency and large
- * flush, headline) as PASS/FAIL tables, the realistic workload, the request scenario, CPU side by side
- * (with tracing), every grid (time and client CPU), the charts and how it was measured.
+ * summary.md: the headline table, the targets (realistic mix, request, Conduit, CPU, concurrency and
+ * large flush, headline) as PASS/FAIL tables, the realistic workload, the request scenario (its shop
+ * and Conduit cells), CPU side by side (with tracing), every grid (time and client CPU), the charts and
+ * how it was measured.
  */
 export function renderMarkdown(report: BenchReport, charts: readonly string[]): string {
   const m = report.meta
@@ -54,10 +56,15 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     ...section(headlineView(report)),
     ...claimsSection('Realistic-mix targets (20 ms, cold pools)', checkRealisticTargets(report)),
     ...claimsSection('Request targets (20 ms, load a graph, change it, flush)', checkRequestTargets(report)),
+    ...claimsSection(
+      'Conduit targets (20 ms, four requests of the Conduit example)',
+      checkConduitTargets(report),
+    ),
     ...claimsSection('CPU, concurrency and large-flush targets', checkCpuConcurrencyLargeTargets(report)),
     ...claimsSection('Headline targets (2 ms, 10 tables x 1 row)', checkHeadlineTargets(report)),
     ...realisticViews(report).flatMap((v) => section(v)),
     ...requestViews(report).flatMap((v) => section(v)),
+    ...conduitViews(report).flatMap((v) => section(v)),
     ...cpuViews(report).flatMap((v) => section(v)),
     ...charts.flatMap((c) => [`![${c}](${c})`, '']),
     ...section(rttView(report)),
@@ -83,6 +90,9 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
     '- Request: a read-modify-write request (load a customer with its purchases, lines and products; change',
     '  rows; create rows; flush) one after another on a warm client; the whole request by the clock, round',
     '  trips at the socket (the load and the flush apart).',
+    '- Conduit: four requests of the Conduit example (feed, article page, create article, favorite), each a',
+    '  unit of work on its seeded tables, one after the other on a warm client; each request by the clock,',
+    '  round trips at the sockets of all its connections.',
     '- Ratios: `vs raw-sequential` = raw-sequential median / series median (higher is faster);',
     '  `vs RTT` = series median / RTT (1.0x = the time of one round trip).',
     `- Options: \`${JSON.stringify(m.options)}\``,

@@ -12,7 +12,8 @@ export interface Progress {
 function label(step: Step): string {
   if (step.scenario === 'realistic')
     return `${step.latencyMs} ms · realistic · ${step.concurrency === 1 ? 'in sequence' : `${step.concurrency} at a time`} · ${step.series.id}`
-  if (step.scenario === 'request') return `${step.latencyMs} ms · request · ${step.series.id}`
+  if (step.scenario === 'request')
+    return `${step.latencyMs} ms · request · ${step.cell === 'conduit' ? 'conduit · ' : ''}${step.series.id}`
   const tables = step.work.tables.length
   const series =
     step.scenario === 'cpu' ? `${stepSeriesIds(step).length} series side by side` : step.series.id

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import type { ConduitSeries } from '../../src/conduit/conduit-requests.ts'
 import { buildPlan, type CpuStep, countSteps, type FlushStep, stepSeriesIds } from '../../src/matrix.ts'
 import { parseOptions } from '../../src/options.ts'
 import type { RealisticSeries } from '../../src/realistic/runner.ts'
@@ -77,6 +78,17 @@ const request: RequestSeries[] = (['pipeflush-burst', 'mikroorm', 'raw-pg'] as c
   },
 }))
 
+const conduit: ConduitSeries[] = (['pipeflush-burst', 'mikroorm', 'pg-pipeline'] as const).map((name) => ({
+  name,
+  driver: 'pg',
+  id: name,
+  description: name,
+  unavailableReason: async () => undefined,
+  open: async () => {
+    throw new Error('not in unit tests')
+  },
+}))
+
 describe('parseOptions', () => {
   test('defaults: the latency x tables x rows matrix, both drivers, the realistic workload at 2 and 20 ms, CPU side by side', () => {
     const o = parseOptions([])
@@ -122,6 +134,16 @@ describe('parseOptions', () => {
     expect(parseOptions(['--scenario', 'request,matrix']).scenarios).toEqual(['matrix', 'request'])
     expect(parseOptions(['--request-latency', 'none']).requestLatencies).toEqual([])
     expect(() => parseOptions(['--scenario', 'requests'])).toThrow(/--scenario/)
+  })
+
+  test("the request scenario's cells: shop and conduit by default, --request-cells picks them", () => {
+    expect(parseOptions([]).requestCells).toEqual(['shop', 'conduit'])
+    expect(parseOptions(['--request-cells', 'conduit']).requestCells).toEqual(['conduit'])
+    expect(parseOptions(['--request-cells', 'conduit,shop']).requestCells).toEqual(['shop', 'conduit'])
+    expect(() => parseOptions(['--request-cells', 'nope'])).toThrow(/--request-cells/)
+    // Each Conduit round favorites an article not favorited before: 1,000 rounds at most.
+    expect(() => parseOptions(['--request-samples', '999', '--request-warmup', '2'])).toThrow(/1000/)
+    expect(parseOptions(['--request-samples', '999', '--request-cells', 'shop']).requestSamples).toBe(999)
   })
 
   test('bad input is a readable error', () => {
@@ -197,5 +219,28 @@ describe('buildPlan', () => {
     ])
     const quick = buildPlan(parseOptions(['--quick']), series, realistic, request)
     expect(quick.flatMap((g) => g.steps).filter((s) => s.scenario === 'request')).toHaveLength(3)
+  })
+
+  test("--request runs the Conduit cell after the shop's request; --request-cells conduit alone", () => {
+    const cells = (args: string[]) =>
+      buildPlan(parseOptions(args), series, realistic, request, conduit)
+        .flatMap((g) => g.steps)
+        .flatMap((s) => (s.scenario === 'request' ? [`${s.latencyMs} ${s.cell} ${s.series.id}`] : []))
+    expect(cells(['--request'])).toEqual([
+      '20 shop pipeflush-burst',
+      '20 shop mikroorm',
+      '20 shop raw-pg',
+      '20 conduit pipeflush-burst',
+      '20 conduit mikroorm',
+      '20 conduit pg-pipeline',
+    ])
+    expect(cells([])).toEqual(cells(['--request']))
+    expect(cells(['--request', '--request-cells', 'conduit'])).toEqual([
+      '20 conduit pipeflush-burst',
+      '20 conduit mikroorm',
+      '20 conduit pg-pipeline',
+    ])
+    const plan = buildPlan(parseOptions(['--request', '--request-cells', 'conduit']), series, [], [], conduit)
+    expect(plan.map((g) => g.latencyMs)).toEqual([20])
   })
 })
