@@ -84,7 +84,7 @@ export interface ResultRow {
   /** Realistic: rounds whose reports' sum differs from the sockets'. */
   readonly mismatchedRounds?: number | null
   /**
-   * Realistic: round trips of connections the pool opened while flushes ran that no report claims (opened
+   * Realistic: round trips of connections the pool opened while flushes ran that no report checks (opened
    * for a reservation that another connection served first; no flush waited for them).
    */
   readonly unclaimedOpenings?: number | null

@@ -115,9 +115,9 @@ describe('CPU scenario: shop cells', () => {
     const report = { meta: {} as never, rtt: [], results }
     const titles = cpuViews(report).map((v) => v.title)
     for (const cell of SHOP_CELLS) expect(titles.some((t) => t.includes(`shop ${cell}:`))).toBe(true)
-    const claims = checkCpuConcurrencyLargeTargets(report).filter((c) => c.text.includes('raw-simple'))
-    expect(claims).toHaveLength(SHOP_CELLS.length * DRIVERS.length)
-    for (const c of claims) expect(c.ok).not.toBeNull()
+    const checks = checkCpuConcurrencyLargeTargets(report).filter((c) => c.text.includes('raw-simple'))
+    expect(checks).toHaveLength(SHOP_CELLS.length * DRIVERS.length)
+    for (const c of checks) expect(c.ok).not.toBeNull()
   })
 
   for (const driver of DRIVERS)

@@ -40,7 +40,7 @@ export interface RealisticMeasurement {
   /** Every round trip counted at the sockets while flushes ran. */
   readonly socketTotal: number
   /**
-   * Round trips of connections the pool opened while flushes ran that no report claims: opened for a
+   * Round trips of connections the pool opened while flushes ran that no report checks: opened for a
    * reservation another connection served first (pipeflush series only; 0 in sequence).
    */
   readonly unclaimedOpenings: number
@@ -71,7 +71,7 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0)
 export interface RoundCheck {
   /** Flushes whose report differs (every flush of a round of several whose sums differ). */
   readonly mismatches: number
-  /** Round trips of connections opened meanwhile that no report claims. */
+  /** Round trips of connections opened meanwhile that no report checks. */
   readonly unclaimedOpenings: number
 }
 

@@ -1,8 +1,8 @@
 import { CONDUIT_REQUESTS, type ConduitRequest, isWrite } from '../conduit/conduit-requests.ts'
 import { type BenchReport, type ResultRow, rowId } from '../results.ts'
 import { bySeries, DRIVERS, seriesId } from '../series/types.ts'
-import type { Claim } from './claims.ts'
 import { ms, num, times } from './format.ts'
+import type { TargetCheck } from './headline-targets.ts'
 import { missingLines, type View } from './views.ts'
 
 /** The latency of the Conduit targets. */
@@ -124,8 +124,8 @@ function exactTrips(r: ResultRow): boolean {
  * @example
  * checkConduitTargets(report).filter((c) => c.ok === false).map((c) => c.text)
  */
-export function checkConduitTargets(report: BenchReport): Claim[] {
-  const claims: Claim[] = []
+export function checkConduitTargets(report: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = []
   for (const driver of DRIVERS) {
     const name = seriesId('pipeflush-burst', driver)
     const rows = CONDUIT_REQUESTS.map((request) =>
@@ -148,23 +148,23 @@ export function checkConduitTargets(report: BenchReport): Claim[] {
       const text = `${name}, Conduit at ${CONDUIT_LATENCY} ms: p50 <= ${limit} RTT per ${kind}`
       const mine = measured.filter((r) => isWrite(r.conduitRequest ?? 'feed') === write)
       if (mine.length < 2) {
-        claims.push({ text, ok: null, detail })
+        checks.push({ text, ok: null, detail })
         continue
       }
-      claims.push({
+      checks.push({
         text,
         ok: mine.every((r) => (r.p50Rtt ?? Number.POSITIVE_INFINITY) <= limit),
         detail: `${perRequest(mine, (r) => rtt(r.p50Rtt))} RTT (RTT ${ms(mine[0]?.rttMs)} ms, ${mine[0]?.samples} requests each)`,
       })
     }
     const text = `${name}, Conduit at ${CONDUIT_LATENCY} ms: 1 round trip per GET, 2 per write at the socket, every request (an id fetch +1, as reported)`
-    if (measured.length < CONDUIT_REQUESTS.length) claims.push({ text, ok: null, detail })
+    if (measured.length < CONDUIT_REQUESTS.length) checks.push({ text, ok: null, detail })
     else
-      claims.push({
+      checks.push({
         text,
         ok: measured.every(exactTrips),
         detail: `${perRequest(measured, (r) => `${num(r.roundTripsMin)}-${num(r.roundTripsMax)}${r.idFetches ? ` (${r.idFetches} id fetch${r.idFetches > 1 ? 'es' : ''})` : ''}`)}; reports != socket: ${measured.reduce((n, r) => n + (r.reportMismatches ?? 0), 0)}`,
       })
   }
-  return claims
+  return checks
 }

@@ -1,8 +1,8 @@
 import type { BenchReport } from '../results.ts'
-import { type Claim, checkHeadlineTargets, claimMark } from './claims.ts'
 import { checkConduitTargets, conduitViews } from './conduit-view.ts'
 import { cpuViews } from './cpu-view.ts'
 import { textTable } from './format.ts'
+import { checkHeadlineTargets, type TargetCheck, targetMark } from './headline-targets.ts'
 import { realisticViews } from './realistic-view.ts'
 import { checkRequestTargets, requestViews } from './request-view.ts'
 import { checkCpuConcurrencyLargeTargets, checkRealisticTargets, mismatchBanner } from './targets.ts'
@@ -18,12 +18,12 @@ function block(view: View | undefined): string[] {
   ]
 }
 
-function claimsBlock(title: string, claims: readonly Claim[]): string[] {
+function targetsBlock(title: string, checks: readonly TargetCheck[]): string[] {
   return [
     title,
     textTable(
-      ['result', 'claim', 'numbers'],
-      claims.map((c) => [claimMark(c), c.text, c.detail]),
+      ['result', 'target', 'numbers'],
+      checks.map((c) => [targetMark(c), c.text, c.detail]),
     ),
     '',
   ]
@@ -48,14 +48,14 @@ export function renderConsoleSummary(report: BenchReport): string {
     ...requestViews(report).flatMap(block),
     ...conduitViews(report).flatMap(block),
     ...block(headlineView(report)),
-    ...claimsBlock('Headline targets (2 ms, 10 tables x 1 row)', checkHeadlineTargets(report)),
-    ...claimsBlock('Realistic-mix targets (20 ms, cold pools)', checkRealisticTargets(report)),
-    ...claimsBlock('Request targets (20 ms, load a graph, change it, flush)', checkRequestTargets(report)),
-    ...claimsBlock(
+    ...targetsBlock('Headline targets (2 ms, 10 tables x 1 row)', checkHeadlineTargets(report)),
+    ...targetsBlock('Realistic-mix targets (20 ms, cold pools)', checkRealisticTargets(report)),
+    ...targetsBlock('Request targets (20 ms, load a graph, change it, flush)', checkRequestTargets(report)),
+    ...targetsBlock(
       'Conduit targets (20 ms, four requests of the Conduit example)',
       checkConduitTargets(report),
     ),
-    ...claimsBlock('CPU, concurrency and large-flush targets', checkCpuConcurrencyLargeTargets(report)),
+    ...targetsBlock('CPU, concurrency and large-flush targets', checkCpuConcurrencyLargeTargets(report)),
     ...(banner ? [banner, ''] : []),
   ].join('\n')
 }

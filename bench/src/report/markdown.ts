@@ -1,8 +1,8 @@
 import type { BenchReport } from '../results.ts'
-import { type Claim, checkHeadlineTargets, claimMark } from './claims.ts'
 import { checkConduitTargets, conduitViews } from './conduit-view.ts'
 import { cpuViews } from './cpu-view.ts'
 import { duration, markdownTable } from './format.ts'
+import { checkHeadlineTargets, type TargetCheck, targetMark } from './headline-targets.ts'
 import { realisticViews } from './realistic-view.ts'
 import { checkRequestTargets, requestViews } from './request-view.ts'
 import { seedView } from './seed.ts'
@@ -22,13 +22,13 @@ function section(view: View | undefined, level = '##'): string[] {
   ]
 }
 
-function claimsSection(title: string, claims: readonly Claim[]): string[] {
+function targetsSection(title: string, checks: readonly TargetCheck[]): string[] {
   return [
     `## ${title}`,
     '',
     markdownTable(
-      ['claim', 'result', 'numbers'],
-      claims.map((c) => [c.text, c.ok === false ? '**FAIL**' : claimMark(c), c.detail]),
+      ['target', 'result', 'numbers'],
+      checks.map((c) => [c.text, c.ok === false ? '**FAIL**' : targetMark(c), c.detail]),
     ),
     '',
   ]
@@ -54,14 +54,14 @@ export function renderMarkdown(report: BenchReport, charts: readonly string[]): 
       : []),
     ...(banner ? [`**${banner}**`, ''] : []),
     ...section(headlineView(report)),
-    ...claimsSection('Realistic-mix targets (20 ms, cold pools)', checkRealisticTargets(report)),
-    ...claimsSection('Request targets (20 ms, load a graph, change it, flush)', checkRequestTargets(report)),
-    ...claimsSection(
+    ...targetsSection('Realistic-mix targets (20 ms, cold pools)', checkRealisticTargets(report)),
+    ...targetsSection('Request targets (20 ms, load a graph, change it, flush)', checkRequestTargets(report)),
+    ...targetsSection(
       'Conduit targets (20 ms, four requests of the Conduit example)',
       checkConduitTargets(report),
     ),
-    ...claimsSection('CPU, concurrency and large-flush targets', checkCpuConcurrencyLargeTargets(report)),
-    ...claimsSection('Headline targets (2 ms, 10 tables x 1 row)', checkHeadlineTargets(report)),
+    ...targetsSection('CPU, concurrency and large-flush targets', checkCpuConcurrencyLargeTargets(report)),
+    ...targetsSection('Headline targets (2 ms, 10 tables x 1 row)', checkHeadlineTargets(report)),
     ...realisticViews(report).flatMap((v) => section(v)),
     ...requestViews(report).flatMap((v) => section(v)),
     ...conduitViews(report).flatMap((v) => section(v)),

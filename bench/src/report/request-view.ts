@@ -1,7 +1,7 @@
 import { type BenchReport, type ResultRow, rowId } from '../results.ts'
 import { bySeries, DRIVERS, seriesId } from '../series/types.ts'
-import type { Claim } from './claims.ts'
 import { ms, num } from './format.ts'
+import type { TargetCheck } from './headline-targets.ts'
 import { missingLines, type View } from './views.ts'
 
 /** The latency of the request target. */
@@ -90,8 +90,8 @@ export function requestViews(report: BenchReport): View[] {
  * The request target, per driver: pipeflush-burst serves the request at 20 ms with a median within
  * 2.2 RTT; and in 2 round trips at the socket (median).
  */
-export function checkRequestTargets(report: BenchReport): Claim[] {
-  const claims: Claim[] = []
+export function checkRequestTargets(report: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = []
   for (const driver of DRIVERS) {
     const name = seriesId('pipeflush-burst', driver)
     const row = report.results.find(
@@ -106,19 +106,19 @@ export function checkRequestTargets(report: BenchReport): Claim[] {
     const trips = `${name}, request at ${REQUEST_LATENCY} ms: 2 round trips at the socket (median)`
     if (!row || row.p50Rtt === null || row.p50Rtt === undefined) {
       const detail = `not measured in this run (${name} request at ${REQUEST_LATENCY} ms)`
-      claims.push({ text: p50, ok: null, detail }, { text: trips, ok: null, detail })
+      checks.push({ text: p50, ok: null, detail }, { text: trips, ok: null, detail })
       continue
     }
-    claims.push({
+    checks.push({
       text: p50,
       ok: row.p50Rtt <= REQUEST_P50_RTT,
       detail: `${num(row.p50Rtt, 2)} RTT (${ms(row.medianMs)} ms / RTT ${ms(row.rttMs)} ms, ${row.samples} requests)`,
     })
-    claims.push({
+    checks.push({
       text: trips,
       ok: row.roundTripsP50 === 2,
       detail: `${num(row.roundTripsP50)} (load ${num(row.loadRoundTrips)} + flush ${num(row.flushRoundTrips)}; max ${num(row.roundTripsMax)}, ${num(row.idFetches)} id fetches)`,
     })
   }
-  return claims
+  return checks
 }

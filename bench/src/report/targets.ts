@@ -1,8 +1,8 @@
 import type { BenchReport, ResultRow } from '../results.ts'
 import { SHOP_CELLS } from '../series/shop-cells.ts'
 import { DRIVERS, type DriverName, seriesId } from '../series/types.ts'
-import type { Claim } from './claims.ts'
 import { ms, num, ratio } from './format.ts'
+import type { TargetCheck } from './headline-targets.ts'
 
 /** Microseconds, whole, from ms. */
 const us = (v: number | null | undefined) =>
@@ -11,8 +11,8 @@ const us = (v: number | null | undefined) =>
 const REALISTIC_LATENCY = 20
 const REALISTIC_POOL = 10
 
-/** A claim that cannot be checked: the run lacks the numbers. */
-const notMeasured = (text: string, what: string): Claim => ({
+/** A target that cannot be checked: the run lacks the numbers. */
+const notMeasured = (text: string, what: string): TargetCheck => ({
   text,
   ok: null,
   detail: `not measured in this run (${what})`,
@@ -56,8 +56,8 @@ export function reportCheck(
  * pipeflush-burst in sequence p50 <= 1.1 RTT and p95 <= 1.5; four at a time p50 <= 1.2 and p95 <= 2.0;
  * and the report equals the socket count for every flush.
  */
-export function checkRealisticTargets(report: BenchReport): Claim[] {
-  const claims: Claim[] = []
+export function checkRealisticTargets(report: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = []
   for (const driver of DRIVERS) {
     const name = seriesId('pipeflush-burst', driver)
     for (const [concurrency, p50, p95] of [
@@ -78,12 +78,12 @@ export function checkRealisticTargets(report: BenchReport): Claim[] {
         const text = `${name}, realistic mix ${how} at ${REALISTIC_LATENCY} ms from cold pools of ${REALISTIC_POOL}: ${which} <= ${limit} RTT`
         const value = which === 'p50' ? row?.p50Rtt : row?.p95Rtt
         if (!row || value === null || value === undefined) {
-          claims.push(notMeasured(text, `${name} realistic ${how} at ${REALISTIC_LATENCY} ms`))
+          checks.push(notMeasured(text, `${name} realistic ${how} at ${REALISTIC_LATENCY} ms`))
           continue
         }
         const ms_ = which === 'p50' ? row.medianMs : row.p95Ms
         const pool = row.pool === REALISTIC_POOL ? '' : ` (pool of ${row.pool}, not ${REALISTIC_POOL})`
-        claims.push({
+        checks.push({
           text,
           ok: row.pool === REALISTIC_POOL ? value <= limit : null,
           detail: `${num(value, 2)} RTT (${ms(ms_)} ms / RTT ${ms(row.rttMs)} ms, ${row.samples} flushes)${pool}`,
@@ -92,7 +92,7 @@ export function checkRealisticTargets(report: BenchReport): Claim[] {
     }
     const { checked, mismatches } = reportCheck(report, driver)
     const text = `${name}: report.roundTrips equals the socket count for every flush (fresh pools included)`
-    claims.push(
+    checks.push(
       checked === 0
         ? notMeasured(text, `no ${name} flush`)
         : {
@@ -102,7 +102,7 @@ export function checkRealisticTargets(report: BenchReport): Claim[] {
           },
     )
   }
-  return claims
+  return checks
 }
 
 /**
@@ -111,8 +111,8 @@ export function checkRealisticTargets(report: BenchReport): Claim[] {
  * same statements in one simple-protocol message (raw-simple); 50 concurrent units on a pool of 10 at 2 ms: flushes per
  * second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert <= 2x COPY.
  */
-export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
-  const claims: Claim[] = []
+export function checkCpuConcurrencyLargeTargets(report: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = []
   const other = (series: string, where: (r: ResultRow) => boolean) =>
     report.results.find((r) => r.series === series && r.status === 'ok' && where(r))
   for (const driver of DRIVERS) {
@@ -126,9 +126,9 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
       const row = burstRow(report, driver, at)
       const raw = other('raw-pipeline', (r) => r.driver === driver && at(r))
       if (!row?.cpuVsRawPipeline || !raw)
-        claims.push(notMeasured(text, `${name} and raw-pipeline side by side`))
+        checks.push(notMeasured(text, `${name} and raw-pipeline side by side`))
       else
-        claims.push({
+        checks.push({
           text,
           ok: row.cpuVsRawPipeline <= 1.3,
           detail: `${ms(row.cpuMs)} ms / ${ms(raw.cpuMs)} ms = ${ratio(row.cpuVsRawPipeline)}`,
@@ -140,11 +140,11 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
       const row = burstRow(report, driver, at)
       const raw = other('raw-simple', (r) => r.driver === driver && at(r))
       if (!row?.cpuP50VsRawSimple || !raw) {
-        if (report.results.some(at)) claims.push(notMeasured(text, `${name} and raw-simple side by side`))
+        if (report.results.some(at)) checks.push(notMeasured(text, `${name} and raw-simple side by side`))
         continue
       }
       const pipelined = other('raw-pipeline', (r) => r.driver === driver && at(r))
-      claims.push({
+      checks.push({
         text,
         ok: row.cpuP50VsRawSimple <= 1.3,
         detail: `${us(row.cpuP50Ms)} µs / ${us(raw.cpuP50Ms)} µs = ${ratio(row.cpuP50VsRawSimple)}; p95 ${us(row.cpuP95Ms)} / ${us(raw.cpuP95Ms)} µs; vs raw-pipeline p50 ${ratio(row.cpuP50VsRawPipeline)} (${us(pipelined?.cpuP50Ms)} µs)`,
@@ -158,10 +158,10 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
       const text = `${name}: flushes/s >= ${factor}x ${series}, ${conc?.workers ?? 50} concurrent units on a pool of ${conc?.pool ?? 10} at ${conc?.latencyMs ?? 2} ms`
       const base = other(series, (r) => r.scenario === 'concurrency')
       if (!conc?.flushesPerSecond || !base?.flushesPerSecond)
-        claims.push(notMeasured(text, `${name} or ${series}`))
+        checks.push(notMeasured(text, `${name} or ${series}`))
       else {
         const r = conc.flushesPerSecond / base.flushesPerSecond
-        claims.push({
+        checks.push({
           text,
           ok: r >= factor,
           detail: `${num(conc.flushesPerSecond, 0)} / ${num(base.flushesPerSecond, 0)} flushes/s = ${ratio(r)}`,
@@ -172,17 +172,17 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): Claim[] {
     const big = burstRow(report, driver, large)
     const copy = other('copy', large)
     const text = `${name}: a 100,000-row insert flush <= 2x COPY of the same rows`
-    if (!big?.medianMs || !copy?.medianMs) claims.push(notMeasured(text, `${name} or copy at 100,000 rows`))
+    if (!big?.medianMs || !copy?.medianMs) checks.push(notMeasured(text, `${name} or copy at 100,000 rows`))
     else {
       const r = big.medianMs / copy.medianMs
-      claims.push({
+      checks.push({
         text,
         ok: r <= 2,
         detail: `${ms(big.medianMs)} ms / ${ms(copy.medianMs)} ms = ${ratio(r)}`,
       })
     }
   }
-  return claims
+  return checks
 }
 
 /** A loud line when some pipeflush report differed from the socket, else undefined. */

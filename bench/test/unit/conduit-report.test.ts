@@ -100,9 +100,9 @@ describe('Conduit cell', () => {
       ['favorite', 2.2, 2, 2, 0],
     ])
     expect(rows.every((r) => r.scenario === 'conduit' && r.reportMismatches === 0)).toBe(true)
-    const claims = checkConduitTargets(report(rows))
-    expect(claims.map((c) => c.ok)).toEqual([null, null, null, true, true, true])
-    expect(claims[5]?.detail).toContain('create article 2-3 (1 id fetch)')
+    const checks = checkConduitTargets(report(rows))
+    expect(checks.map((c) => c.ok)).toEqual([null, null, null, true, true, true])
+    expect(checks[5]?.detail).toContain('create article 2-3 (1 id fetch)')
   })
 
   test('a GET over 1.15 RTT, or a round trip more than the target without an id fetch, FAILs', () => {
@@ -121,9 +121,9 @@ describe('Conduit cell', () => {
       { pool: 4 },
       20,
     )
-    const claims = checkConduitTargets(report(slow))
-    expect(claims.slice(0, 3).map((c) => c.ok)).toEqual([false, true, false])
-    expect(claims[0]?.detail).toContain('feed 1.5')
+    const checks = checkConduitTargets(report(slow))
+    expect(checks.slice(0, 3).map((c) => c.ok)).toEqual([false, true, false])
+    expect(checks[0]?.detail).toContain('feed 1.5')
   })
 
   test('the table: a row per request and library, against pg-pipeline, libraries without reports shown as -', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { checkRound } from '../../src/measure/realistic-run.ts'
-import { checkHeadlineTargets } from '../../src/report/claims.ts'
 import { markdownTable, ms, textTable } from '../../src/report/format.ts'
+import { checkHeadlineTargets } from '../../src/report/headline-targets.ts'
 import { realisticViews } from '../../src/report/realistic-view.ts'
 import {
   checkCpuConcurrencyLargeTargets,
@@ -74,7 +74,7 @@ describe('stats', () => {
   })
 })
 
-describe('ratios and claims', () => {
+describe('ratios and checks', () => {
   const rows = [
     row('raw-sequential', 30),
     row('raw-promise-all', 8),
@@ -127,9 +127,9 @@ describe('ratios and claims', () => {
     ])
     const burst = r.results.find((x) => x.series === 'pipeflush-burst')
     expect([burst?.cpuVsRawPipeline, burst?.cpuVsRawSimple]).toEqual([1.3, 2.6])
-    const claims = checkCpuConcurrencyLargeTargets(r)
+    const checks = checkCpuConcurrencyLargeTargets(r)
     expect(
-      claims.find(
+      checks.find(
         (c) => c.text.startsWith('pipeflush-burst (pg): client CPU') && c.text.includes('10 tables'),
       )?.ok,
     ).toBe(true)

@@ -3,7 +3,7 @@ import { DRIVERS, type DriverName, type SeriesName, seriesId } from '../series/t
 import { ms, times } from './format.ts'
 
 /** One target of the benchmark (a condition on a run's numbers), checked against a run. */
-export interface Claim {
+export interface TargetCheck {
   readonly text: string
   /** null when the run does not have the numbers (series missing, cell not measured). */
   readonly ok: boolean | null
@@ -27,7 +27,7 @@ export function burstDrivers(report: BenchReport): DriverName[] {
  * one RTT, at least 6x faster than raw-sequential and than mikroorm, at least 2x faster than
  * raw-promise-all.
  */
-export function checkHeadlineTargets(report: BenchReport): Claim[] {
+export function checkHeadlineTargets(report: BenchReport): TargetCheck[] {
   const at = (series: SeriesName, driver?: DriverName): ResultRow | undefined =>
     report.results.find(
       (r) =>
@@ -40,21 +40,21 @@ export function checkHeadlineTargets(report: BenchReport): Claim[] {
         r.status === 'ok',
     )
   const rtt = report.rtt.find((r) => r.latencyMs === LATENCY)?.medianMs
-  const claims: Claim[] = []
+  const checks: TargetCheck[] = []
   const where = `at ${LATENCY} ms, ${TABLES} tables x ${ROWS} row`
   const missing = (what: string) => `not measured in this run (${what})`
   for (const driver of burstDrivers(report)) {
     const name = seriesId('pipeflush-burst', driver)
     const burst = at('pipeflush-burst', driver)
     if (!burst?.medianMs || !rtt)
-      claims.push({
+      checks.push({
         text: `${name} within 1.5x of one RTT ${where}`,
         ok: null,
         detail: missing(`${name} or the RTT`),
       })
     else {
       const ratio = burst.medianMs / rtt
-      claims.push({
+      checks.push({
         text: `${name} within 1.5x of one RTT ${where}`,
         ok: ratio <= 1.5,
         detail: `${ms(burst.medianMs)} ms vs RTT ${ms(rtt)} ms = ${times(ratio)}`,
@@ -68,10 +68,10 @@ export function checkHeadlineTargets(report: BenchReport): Claim[] {
       const o = at(other)
       const text = `${name} at least ${factor}x faster than ${other} ${where}`
       if (!burst?.medianMs || !o?.medianMs)
-        claims.push({ text, ok: null, detail: missing(`${name} or ${other}`) })
+        checks.push({ text, ok: null, detail: missing(`${name} or ${other}`) })
       else {
         const speedup = o.medianMs / burst.medianMs
-        claims.push({
+        checks.push({
           text,
           ok: speedup >= factor,
           detail: `${ms(o.medianMs)} ms / ${ms(burst.medianMs)} ms = ${times(speedup)}`,
@@ -79,10 +79,10 @@ export function checkHeadlineTargets(report: BenchReport): Claim[] {
       }
     }
   }
-  return claims
+  return checks
 }
 
 /** `PASS` / `FAIL` / `n/a`. */
-export function claimMark(claim: Claim): string {
-  return claim.ok === null ? 'n/a' : claim.ok ? 'PASS' : 'FAIL'
+export function targetMark(check: TargetCheck): string {
+  return check.ok === null ? 'n/a' : check.ok ? 'PASS' : 'FAIL'
 }
