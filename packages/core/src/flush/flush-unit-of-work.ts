@@ -68,7 +68,7 @@ export async function flushUnitOfWork(
   const { schema, ids } = settings
   // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
   // while the plan is sent and the unit of work settles.
-  let draft: FlushDraft | undefined = draftFlush(schema, pendingInput(pending, uow))
+  let draft: FlushDraft | undefined = draftFlush(schema, pendingInput(pending, uow), settings)
   const rows = newRows(pending)
   const need = idNeed(rows)
   // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
@@ -90,13 +90,13 @@ export async function flushUnitOfWork(
       // Taken once: a second call (none today) would find no draft and plan again.
       const drafted = draft
       draft = undefined
-      const { plan, sent } = completeWithIds(
+      const { plan, sent, copies } = completeWithIds(
         replan ? undefined : drafted,
-        () => draftFlush(schema, pendingInput(pending, uow)),
+        () => draftFlush(schema, pendingInput(pending, uow), settings),
         settings,
       )
       settings.onPlanned?.(plan)
-      const returned = await sendByMode(fs, plan, settings, flushId)
+      const returned = await sendByMode(fs, plan, settings, flushId, copies)
       return { plan: withoutTexts(plan), sent, returned }
     },
     settings.held,

@@ -2,9 +2,11 @@ import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/index.ts'
+import { copyRows } from './copy-rows.ts'
 import { copiesRows } from './copy-statements.ts'
 import { valueAt } from './dependency-graph.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
+import { makeCells } from './encode-cells.ts'
 import { lookupStatement } from './lookup-statement.ts'
 import { rowLocation } from './row-key.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
@@ -122,7 +124,9 @@ function repeatedKey(keyIds: readonly KeyId[], order: Int32Array | null): number
  * one row or several) only, the rows' texts of each parameter column in the SQL's order (sent as one
  * `text[]` each, or for one row as the texts themselves), what it reads back (`serverValues`) and
  * whether it goes as COPY (`copyRows`; never one whose rows reference upserted rows: see
- * `lookup-statement.ts`). Writes into the draft: a draft is built once.
+ * `lookup-statement.ts`). Writes into the draft: a draft is built once. A draft whose values were only
+ * checked (`StatementDraft.deferred`) that goes as COPY is written from its rows into `copies` (when
+ * given), its `params` empty; any other gets its cells made first.
  *
  * The text depending on the shape only, a connection prepares it once, whatever the number of rows.
  */
@@ -130,34 +134,46 @@ export function buildStatement(
   draft: StatementDraft,
   ids: IdSource,
   options: BuildOptions,
+  copies?: Map<PlannedStatement, readonly Buffer[]>,
 ): PlannedStatement {
   const { table, kind, fixup, upsert } = draft
-  fillSlots(draft, ids)
-  const order = rowOrder(draft, ids)
   const rowCount = draft.rows.length
   const keyless = serverKeyed(draft)
-  const base = {
+  const shape = {
     kind,
     table: table.key,
     rowCount,
-    keys: inOrder(draft.keys, order),
     fixup,
     columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
     sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount })),
     ...(upsert ? { upsert } : {}),
     ...(keyless && !upsert ? { sources: draft.sources } : {}),
-    params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
   }
-  if (draft.lookups !== undefined) return lookupStatement(draft, base, options.serverValues)
-  const reading = kind === 'delete' ? undefined : statementReading(table, base, options.serverValues)
-  if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
-  if (
+  const lookups = draft.lookups !== undefined
+  const reading =
+    kind === 'delete' || lookups ? undefined : statementReading(table, shape, options.serverValues)
+  const copy =
+    !lookups &&
+    reading === undefined &&
     kind === 'insert' &&
     !upsert &&
     copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
-  )
-    return { ...base, sql: copySql(table, draft.columns), copy: true }
-  return base
+  // A deferred insert sent as COPY is written from its rows; any other statement sends its cells.
+  const fromRows = copy && draft.deferred !== undefined && copies !== undefined
+  if (!fromRows) makeCells(draft)
+  fillSlots(draft, ids)
+  const order = rowOrder(draft, ids)
+  const base = {
+    ...shape,
+    keys: inOrder(draft.keys, order),
+    params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
+  }
+  if (lookups) return lookupStatement(draft, base, options.serverValues)
+  if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
+  if (!copy) return base
+  const statement: PlannedStatement = { ...base, sql: copySql(table, draft.columns), copy: true }
+  if (fromRows) copies.set(statement, copyRows(draft, order, ids))
+  return statement
 }
 
 /** The columns a delete matches: the key, and the version when the table has one. */

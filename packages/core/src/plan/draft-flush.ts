@@ -2,8 +2,8 @@ import type { SchemaModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { resolveByConflict } from './conflict-ref.ts'
 import { checkDistinctRows } from './distinct-rows.ts'
-import type { FlushDraft, InsertInput, PlanInput, StatementDraft, StoredInput } from './draft.ts'
-import { encodeDrafts } from './encode-cells.ts'
+import type { FlushDraft, InsertInput, PlanInput, SentParts, StatementDraft, StoredInput } from './draft.ts'
+import { encodeDrafts, makeCells } from './encode-cells.ts'
 import { groupInserts, groupStored } from './group-rows.ts'
 import { orderStatements } from './order-statements.ts'
 
@@ -17,19 +17,32 @@ type Snapshot = Record<string, unknown>
  * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
  * row (one upserted by the flush: a lookup by its conflict key, see `conflict-ref.ts`); `completePlan`
  * fills them once the ids are known. Bad input fails here, naming the first bad row in the input's order. Pure: no I/O; the entities are only read.
+ * `options.copyRows`: from how many rows an insert's values are checked without being encoded yet.
  */
-export function draftFlush(schema: SchemaModel, input: PlanInput): FlushDraft {
+export function draftFlush(schema: SchemaModel, input: PlanInput, options: DraftOptions = {}): FlushDraft {
   const inserts = groupInserts(schema, input.inserts)
-  encodeDrafts(schema, inserts, input.inserts, 'insert')
+  encodeDrafts(schema, inserts, input.inserts, 'insert', options.copyRows)
   const updates = groupStored(schema, input.updates, 'update')
   encodeDrafts(schema, updates, input.updates, 'update')
   const deletes = groupStored(schema, input.deletes, 'delete')
   encodeDrafts(schema, deletes, input.deletes, 'delete')
   checkDistinctRows([...inserts, ...updates, ...deletes])
-  const sent = sentValues(input, inserts, updates)
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
+  // A reference to an upsert becomes a lookup, made of the cells.
+  for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
   resolveByConflict(statements)
+  // Taken once the statements are built: a large insert's sent values are made as it is written.
+  const sent = () => sentValues(input, inserts, updates)
   return { statements, waves, slots: statements.some(holdsSlots), sent }
+}
+
+/** What the first phase of planning takes besides the rows. */
+export interface DraftOptions {
+  /**
+   * Inserts of at least this many rows may go as COPY (see `copiesRows`): their values are checked
+   * now and encoded when written (see `checkInsert`). Default: never.
+   */
+  readonly copyRows?: number | undefined
 }
 
 function holdsSlots(draft: StatementDraft): boolean {
@@ -45,7 +58,7 @@ function sentValues(
   input: PlanInput,
   inserts: readonly StatementDraft[],
   updates: readonly StatementDraft[],
-): FlushDraft['sent'] {
+): SentParts | undefined {
   const parts = [
     ...inOrder(
       input.inserts,

@@ -103,8 +103,18 @@ export interface StatementDraft {
   readonly keys: unknown[]
   /** Each row's key as canonical forms (see `RowKey.id`); undefined while a part is a slot. */
   readonly keyIds: (string | readonly string[] | undefined)[]
-  /** Per parameter, in the SQL's order (see `PlannedStatement.params`), the rows' cells. */
+  /**
+   * Per parameter, in the SQL's order (see `PlannedStatement.params`), the rows' cells; none while
+   * they are {@link deferred}.
+   */
   params: Cell[][]
+  /**
+   * Set on a large plain insert whose values were checked but not encoded (see `check-insert.ts`):
+   * its cells are not made unless something needs them (`makeCells`); sent as COPY, its rows are
+   * encoded as they are written (see `copy-rows.ts`). `conflictRefs`: a row references an upsert of
+   * the flush (its cells are then made, for the lookups).
+   */
+  deferred?: { readonly conflictRefs: boolean } | undefined
   /** The column each parameter writes or matches (`''` for an expected version). */
   readonly paramColumns: readonly string[]
   /** Per parameter, whether a cell of it may be a slot. */
@@ -138,13 +148,18 @@ export interface FlushDraft {
   /** Whether a cell or a key holds a slot: the ids must be known before completing. */
   readonly slots: boolean
   /**
-   * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
-   * parts (inserts, then updates, each in the input's order); slot columns filled by `completePlan`.
+   * What a flush sends of each entity it inserts or updates (see {@link SentParts}), once
+   * `completePlan` built the statements: slot columns filled, a large insert's values taken as it is
+   * written.
    */
-  readonly sent:
-    | readonly (readonly [readonly EntityState[], readonly Record<string, unknown>[]])[]
-    | undefined
+  readonly sent: () => SentParts | undefined
 }
+
+/**
+ * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
+ * parts (inserts, then updates, each in the input's order).
+ */
+export type SentParts = readonly (readonly [readonly EntityState[], readonly Record<string, unknown>[]])[]
 
 /**
  * Whether the rows of `draft` leave part of their key to the server: an insert that does not write
