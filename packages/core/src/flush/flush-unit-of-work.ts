@@ -76,30 +76,32 @@ export async function flushUnitOfWork(
   const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
-  const used = await withFlushConnection(
-    settings,
-    flushId,
-    async (fs) => {
-      // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
-      if (ids.short(need)) {
-        idFetch = true
-        await fetchIds(queryOn(fs), ids, need)
-      }
-      assignIds(rows, need, ids)
-      const replan = shortAtCall && uow.edits !== edits
-      // Taken once: a second call (none today) would find no draft and plan again.
-      const drafted = draft
-      draft = undefined
-      const { plan, sent, copies } = completeWithIds(
-        replan ? undefined : drafted,
-        () => draftFlush(schema, pendingInput(pending, uow), settings),
-        settings,
-      )
-      settings.onPlanned?.(plan)
-      const returned = await sendByMode(fs, plan, settings, flushId, copies)
-      return { plan: withoutTexts(plan), sent, returned }
-    },
-    settings.held,
+  const used = await forgetSentOnFailure(pending.inserts, () =>
+    withFlushConnection(
+      settings,
+      flushId,
+      async (fs) => {
+        // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
+        if (ids.short(need)) {
+          idFetch = true
+          await fetchIds(queryOn(fs), ids, need)
+        }
+        assignIds(rows, need, ids)
+        const replan = shortAtCall && uow.edits !== edits
+        // Taken once: a second call (none today) would find no draft and plan again.
+        const drafted = draft
+        draft = undefined
+        const { plan, sent, copies } = completeWithIds(
+          replan ? undefined : drafted,
+          () => draftFlush(schema, pendingInput(pending, uow), settings),
+          settings,
+        )
+        settings.onPlanned?.(plan)
+        const returned = await sendByMode(fs, plan, settings, flushId, copies)
+        return { plan: withoutTexts(plan), sent, returned }
+      },
+      settings.held,
+    ),
   )
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
@@ -116,6 +118,23 @@ export async function flushUnitOfWork(
     bytesSent: used.bytes?.sent,
     bytesReceived: used.bytes?.received,
     summary: planSummary(plan),
+  }
+}
+
+/**
+ * `flush`, after which the new entities of a flush that failed hold no snapshot again: a large insert
+ * gives them what it sends of them as it is written (see `copyRows`), and a failed flush leaves the
+ * unit of work as it was.
+ */
+async function forgetSentOnFailure<T>(inserts: readonly EntityState[], flush: () => Promise<T>): Promise<T> {
+  try {
+    return await flush()
+  } catch (e) {
+    for (let i = 0; i < inserts.length; i++) {
+      const s = inserts[i]!
+      if (s.status === 'new' && s.heldSnapshot !== null) s.snapshot = null
+    }
+    throw e
   }
 }
 

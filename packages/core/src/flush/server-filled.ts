@@ -4,6 +4,7 @@ import type { SchemaModel, TableModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
+import { SentSnapshot, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue } from '../values/index.ts'
@@ -14,7 +15,7 @@ function statesByKey(sent: SentValues, tables: ReadonlySet<string>): Map<string,
   const out = new Map<string, Map<string, EntityState>>()
   for (const [state, values] of sent) {
     if (!tables.has(state.table.key)) continue
-    const key = rowKey(state.table, values)
+    const key = rowKey(state.table, values instanceof SentSnapshot ? wholeSnapshot(values, state) : values)
     if (key === null) continue
     let byKey = out.get(state.table.key)
     if (byKey === undefined) {

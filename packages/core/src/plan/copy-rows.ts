@@ -1,7 +1,7 @@
 import { columnOf } from '../schema/checks.ts'
-import type { ColumnModel, TableModel } from '../schema/model.ts'
-import { emptyRowOf } from '../track/row.ts'
-import { snapshotValue } from '../track/snapshot.ts'
+import type { ColumnModel } from '../schema/model.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { SentSnapshots } from '../track/sent-snapshot.ts'
 import { encodeValue, type ValueLocation } from '../values/index.ts'
 import { insertCell } from './cells.ts'
 import { CopyChunks } from './copy-chunks.ts'
@@ -23,6 +23,10 @@ const NOTHING = Symbol('nothing')
  * (`draft.snapshots`) is taken in the same pass. A value changed since it was checked that does not
  * encode is `INVALID_VALUE` naming its row, before anything is sent.
  *
+ * What is sent of an entity is mostly its row as it is: it is kept as sent (see `SentSnapshots`), and
+ * held by the entity at once (a new entity being written holds its snapshot), so that an assignment
+ * before the flush ends makes it whole first.
+ *
  * The rows are read twice (checked when planned, written here): their texts never all exist at once.
  */
 export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: IdSource): Buffer[] {
@@ -33,13 +37,13 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
   const last = columns.length - 1
   const previous: unknown[] = new Array(columns.length).fill(NOTHING)
   const texts: (string | null)[] = new Array(columns.length).fill(null)
-  const copies: unknown[] = new Array(columns.length).fill(undefined)
   const snapshots = draft.snapshots
+  const sent = snapshots === undefined ? undefined : new SentSnapshots(table, columns)
   const out = new CopyChunks()
   for (let i = 0; i < rows.length; i++) {
     const r = order === null ? i : order[i]!
     const row = rows[r] as InsertInput
-    const snapshot = snapshots === undefined ? undefined : emptySnapshot(table)
+    sent?.start(row.row)
     for (let c = 0; c <= last; c++) {
       const column = columns[c]!
       const held = captured[c]
@@ -47,24 +51,20 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
       if (value instanceof Slot) value = ids(slotEntity(value, row), value.column)
       if (value !== previous[c]) {
         texts[c] = encodeAt(value, column, draft, r)
-        if (snapshot !== undefined) copies[c] = snapshotValue(table, column.name, value)
         previous[c] = value
       }
       out.field(texts[c]!, c === last)
-      if (snapshot !== undefined) snapshot[column.name] = copies[c]
+      sent?.value(c, value)
     }
     out.endRow(columns.length)
-    if (snapshots !== undefined) snapshots[r] = snapshot
+    if (sent !== undefined) {
+      // The entity holds what is sent of it from now on: an assignment in flight keeps it whole.
+      const snapshot = sent.finish()
+      snapshots![r] = snapshot
+      ;(row as EntityState).snapshot = snapshot
+    }
   }
   return out.finish()
-}
-
-/** A snapshot of `table` holding every column (undefined), in table order (see `emptyRowOf`). */
-function emptySnapshot(table: TableModel): Record<string, unknown> {
-  const row = emptyRowOf(table, 'snapshot')
-  const columns = table.columns
-  for (let c = 0; c < columns.length; c++) row[columns[c]!.name] = undefined
-  return row
 }
 
 /** The text of `value` of row `r`; a value that does not encode is reported with the row's key. */

@@ -3,6 +3,7 @@ import { writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
+import { SentSnapshot, wholeSnapshot } from './sent-snapshot.ts'
 
 /** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
 export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
@@ -28,13 +29,14 @@ export interface Tracker {
  * entity beside its row and the Proxy, and the handler answers {@link STATE} with itself, so finding
  * the state of an entity needs no map. Every field is set in the constructor: one shape for all. What
  * few entities have (relations loaded, an upsert) is kept in one object made when first set, and the
- * owner is the tracker's: 88 bytes per entity.
+ * owner is the tracker's: 88 bytes per entity. Its snapshot may be kept as sent (see `SentSnapshot`):
+ * reading `snapshot`, or an assignment, makes it whole.
  */
 class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>> {
   readonly table: TableModel
   status: EntityStatus
   readonly row: Record<string, unknown>
-  snapshot: Record<string, unknown> | null
+  #snapshot: Record<string, unknown> | null
   key: string | null = null
   entity: Entity
   readonly tracker: Tracker
@@ -50,13 +52,30 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     this.table = table
     this.status = status
     this.row = row
-    this.snapshot = snapshot
+    this.#snapshot = snapshot
     this.tracker = tracker
     this.entity = row
   }
 
   get owner(): object {
     return this.tracker.owner
+  }
+
+  /** The snapshot, a snapshot kept as sent made whole first (see `SentSnapshot`). */
+  get snapshot(): Record<string, unknown> | null {
+    const held = this.#snapshot
+    if (!(held instanceof SentSnapshot)) return held
+    const whole = wholeSnapshot(held, this)
+    this.#snapshot = whole
+    return whole
+  }
+
+  set snapshot(snapshot: Record<string, unknown> | null) {
+    this.#snapshot = snapshot
+  }
+
+  get heldSnapshot(): Record<string, unknown> | null {
+    return this.#snapshot
   }
 
   get loaded(): Set<string> | undefined {
@@ -121,6 +140,8 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     if (prop === table.versionColumn && this.status === 'managed') {
       throw errors.versionAssigned(table.key, prop)
     }
+    // The row stops standing for what was sent: the snapshot is made whole before it changes.
+    if (this.#snapshot instanceof SentSnapshot) this.#snapshot = wholeSnapshot(this.#snapshot, this)
     target[prop] = value
     this.tracker.onTouch(this)
     return true

@@ -12,8 +12,14 @@ export interface EntityState {
   status: EntityStatus
   /** The values the application sees and assigns. */
   readonly row: Record<string, unknown>
-  /** The values the database holds (decoded), for dirty checking; null for new entities. */
+  /**
+   * The values the database holds (decoded), for dirty checking; null for new entities (a new entity
+   * a flush is writing holds what it sends). A snapshot kept as sent (see `SentSnapshot`) is made
+   * whole when read here.
+   */
   snapshot: Record<string, unknown> | null
+  /** The snapshot as held: possibly kept as sent (see `SentSnapshot`), not made whole. */
+  readonly heldSnapshot: Record<string, unknown> | null
   /** Identity-map key (canonical primary key), once known. */
   key: string | null
   /** The unit of work that tracks it. */

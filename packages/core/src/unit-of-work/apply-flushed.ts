@@ -3,6 +3,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
+import { keptValue, SentSnapshot, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { hasMutableColumns } from '../track/snapshot.ts'
 import { sameValue } from '../values/index.ts'
 import { settleUpserts } from './settle-upserts.ts'
@@ -91,11 +92,21 @@ export function applyFlushed(
 /**
  * The sent values become the snapshot; references the flush resolved become the ids they stood for;
  * values the server filled go to the snapshot, and to the row unless assigned while the flush was in
- * flight (a generated column always).
+ * flight (a generated column always). A snapshot kept as sent stays so (see {@link settleKept}).
  */
-function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, filled: ServerFilled): void {
-  if (snapshot === undefined) return
+function settle(s: EntityState, sent: Record<string, unknown> | undefined, filled: ServerFilled): void {
+  if (sent === undefined) return
   const server = filled.get(s)
+  let snapshot = sent
+  if (sent instanceof SentSnapshot) {
+    // Held by the entity since it was written: kept as sent, or made whole by an assignment meanwhile.
+    const held = s.heldSnapshot
+    if (held === sent && server === undefined) {
+      settleKept(s, sent)
+      return
+    }
+    snapshot = held !== null && !(held instanceof SentSnapshot) ? held : wholeSnapshot(sent, s)
+  }
   if (server !== undefined) {
     for (const name of Object.keys(server.snapshot)) {
       snapshot[name] = server.snapshot[name]
@@ -119,6 +130,22 @@ function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, f
   const version = s.table.versionColumn
   if (version) s.row[version] = snapshot[version]
   s.snapshot = snapshot
+}
+
+/**
+ * {@link settle} of an entity whose snapshot is kept as sent (see `SentSnapshot`), which it holds
+ * already: references the flush resolved become the ids they stood for (kept by the snapshot), unless
+ * reassigned meanwhile (which made the snapshot whole). Its other values are the ones sent.
+ */
+function settleKept(s: EntityState, sent: SentSnapshot): void {
+  const columns = s.table.columns
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!
+    const now = s.row[c.name]
+    if (typeof now !== 'object' || now === null || !stateOf(now)) continue
+    const kept = keptValue(sent, s, c)
+    if (kept !== undefined && sameValue(resolvedOrSelf(now, c, s), kept, c)) s.row[c.name] = kept
+  }
 }
 
 /**

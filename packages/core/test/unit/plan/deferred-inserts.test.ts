@@ -9,6 +9,7 @@ import type { PlannedStatement } from '../../../src/plan/types.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import type { EntityState } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'
+import { SentSnapshot, wholeSnapshot } from '../../../src/track/sent-snapshot.ts'
 import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
 
 // Large plain inserts of a flush (`copyRows` rows or more) are checked when drafted and written from
@@ -95,10 +96,14 @@ function sending(completed: CompletedPlan) {
   }))
 }
 
-/** The entities' sent values by creation index, as plain objects. */
+/** The entities' sent values by creation index, as plain objects (a snapshot kept as sent made whole). */
 function sentOf(uow: UnitOfWork, completed: CompletedPlan) {
   const states = uow.pending().inserts
-  return states.map((s) => ({ ...completed.sent.get(s) }))
+  return states.map((s) => ({ ...whole(s, completed.sent.get(s)) }))
+}
+
+function whole(state: EntityState, sent: Record<string, unknown> | undefined) {
+  return sent instanceof SentSnapshot ? wholeSnapshot(sent, state) : sent
 }
 
 /** `n` readings, each with its own values, one in four notes null, a json value on some. */
@@ -183,9 +188,9 @@ describe('a large insert checked when drafted, written from its rows when comple
     const lines = copy!.data!.split('\n')
     expect(lines[2]!.split('\t')[1]).toBe('renamed')
     expect(lines[3]!.split('\t')[2]).toBe('1970-01-01 00:00:00.000+00')
-    expect(completed.sent.get(states[2]!)?.name).toBe('renamed')
-    expect((completed.sent.get(states[3]!)!.at as Date).getTime()).toBe(0)
-    expect(completed.sent.get(states[3]!)?.at).not.toBe(states[3]!.row.at)
+    expect(whole(states[2]!, completed.sent.get(states[2]!))?.name).toBe('renamed')
+    expect((whole(states[3]!, completed.sent.get(states[3]!))!.at as Date).getTime()).toBe(0)
+    expect(whole(states[3]!, completed.sent.get(states[3]!))?.at).not.toBe(states[3]!.row.at)
   })
 
   it('refuses a value made bad after it was checked, naming its row, before anything is written', () => {
