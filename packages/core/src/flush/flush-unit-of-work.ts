@@ -154,15 +154,15 @@ function completeWithIds(
 }
 
 /**
- * A sent plan without its rows' texts (`params`, emptied) when it has many rows: what the flush
- * reads after sending (returned rows, keys, the summary) without keeping the texts of every row while
- * the unit of work settles.
+ * A sent plan without its rows' texts and keys (`params`, `keys`, emptied) when it has many rows:
+ * what the flush reads after sending (what statements return, the summary) without keeping the texts
+ * and keys of every row while the unit of work settles.
  */
 function withoutTexts(plan: FlushPlan): FlushPlan {
   let rows = 0
   for (const wave of plan.waves) for (const s of wave) rows += s.rowCount
   if (rows < 1_000) return plan // a small plan's texts cost less than copying its statements
-  return { waves: plan.waves.map((wave) => wave.map((s) => ({ ...s, params: [] }))) }
+  return { waves: plan.waves.map((wave) => wave.map((s) => ({ ...s, params: [], keys: [] }))) }
 }
 
 /**

@@ -30,7 +30,8 @@ function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unkn
 
 /**
  * Writes the ids into the draft's slots: each cell's text (the id encoded for the cell's column),
- * each sent value, each key. Returns the rows' keys as canonical forms when a key held a slot.
+ * each sent value, each key, and the keys' canonical forms (the keys themselves when they are their
+ * own: one array of a million keys, not two).
  */
 function fillSlots(draft: StatementDraft, ids: IdSource): void {
   const { table, params, paramColumns, snapshots, keys, keyIds } = draft
@@ -50,21 +51,26 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     }
   }
   const parts = table.primaryKey.length
+  // Single keys that are their own canonical forms (ids as given) need no second array.
+  let own = parts === 1
   for (let r = 0; r < keys.length; r++) {
-    if (keyIds[r] !== undefined) continue
-    const key = keys[r]
-    if (key instanceof Slot) {
-      const id = idOf(draft, r, key, ids)
-      keys[r] = id
-      keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
-    } else if (parts > 1 && Array.isArray(key)) {
-      const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
-      keys[r] = filled
-      keyIds[r] = filled.map((part, i) =>
-        part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
-      )
+    if (keyIds[r] === undefined) {
+      const key = keys[r]
+      if (key instanceof Slot) {
+        const id = idOf(draft, r, key, ids)
+        keys[r] = id
+        keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
+      } else if (parts > 1 && Array.isArray(key)) {
+        const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
+        keys[r] = filled
+        keyIds[r] = filled.map((part, i) =>
+          part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
+        )
+      }
     }
+    own = own && keyIds[r] === keys[r]
   }
+  if (own && keys.length > 0) draft.keyIds = keys as string[]
 }
 
 /** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */

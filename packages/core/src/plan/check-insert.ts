@@ -17,8 +17,8 @@ const NOTHING = Symbol('nothing')
 /**
  * Checks every value of a large plain insert draft, column by column, as encoding it would (see
  * `checkValue`), without keeping a text or a copy of any: the draft is left {@link
- * StatementDraft.deferred}, its cells not made, what it sends of its entities (`snapshots`) taken when
- * it is written. Reads what encoding reads besides: the values the planner reads again
+ * StatementDraft.deferred}, its cells not made, what it sends of its entities taken when it is
+ * written (held by the entities, see `copyRows`). Reads what encoding reads besides: the values the planner reads again
  * (`StatementDraft.values`) and the parameters holding slots (`slotted`).
  *
  * Every value is checked before anything is sent; the texts of a million rows are not all held at once.
@@ -34,9 +34,8 @@ export function checkInsert(draft: StatementDraft): void {
     }
   }
   draft.params = []
-  draft.deferred = { conflictRefs }
   const first = draft.rows[0] as InsertInput | undefined
-  draft.snapshots = first?.owner !== undefined ? new Array(draft.rows.length) : undefined
+  draft.deferred = { conflictRefs, held: first?.owner !== undefined }
 }
 
 /** Checks `column` (parameter `p`) of every row; answers whether a row references an upsert. */

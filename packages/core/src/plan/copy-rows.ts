@@ -19,8 +19,8 @@ const NOTHING = Symbol('nothing')
  * `StatementDraft.deferred`), written from its rows in `order` once their ids are assigned (`ids`
  * fills the slots of the values the planner kept: references resolved when checked): each value
  * encoded as it is written into its chunk (see `CopyChunks`), no text kept per value; a value
- * repeating the previous row's is encoded once. For entities, what the flush sends of each
- * (`draft.snapshots`) is taken in the same pass. A value changed since it was checked that does not
+ * repeating the previous row's is encoded once. For entities, what the flush sends of each is taken
+ * in the same pass. A value changed since it was checked that does not
  * encode is `INVALID_VALUE` naming its row, before anything is sent.
  *
  * What is sent of an entity is mostly its row as it is: it is kept as sent (see `SentSnapshots`), and
@@ -37,8 +37,7 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
   const last = columns.length - 1
   const previous: unknown[] = new Array(columns.length).fill(NOTHING)
   const texts: (string | null)[] = new Array(columns.length).fill(null)
-  const snapshots = draft.snapshots
-  const sent = snapshots === undefined ? undefined : new SentSnapshots(table, columns)
+  const sent = draft.deferred?.held ? new SentSnapshots(table, columns) : undefined
   const out = new CopyChunks()
   for (let i = 0; i < rows.length; i++) {
     const r = order === null ? i : order[i]!
@@ -57,12 +56,8 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
       sent?.value(c, value)
     }
     out.endRow(columns.length)
-    if (sent !== undefined) {
-      // The entity holds what is sent of it from now on: an assignment in flight keeps it whole.
-      const snapshot = sent.finish()
-      snapshots![r] = snapshot
-      ;(row as EntityState).snapshot = snapshot
-    }
+    // The entity holds what is sent of it from now on: an assignment in flight makes it whole first.
+    if (sent !== undefined) (row as EntityState).heldSnapshot = sent.finish()
   }
   return out.finish()
 }

@@ -70,31 +70,34 @@ function sentValues(
   return parts.length === 0 ? undefined : parts
 }
 
-/** The entities of `rows` (`entityOf`) and their snapshots, aligned, in the order of `rows`. */
+/**
+ * The entities of `rows` (`entityOf`) and their snapshots, aligned, in the order of `rows`; none
+ * (undefined) where the entity holds what is sent of it (a large insert's: see `StatementDraft.deferred`).
+ */
 function inOrder<R extends InsertInput | StoredInput>(
   rows: readonly R[],
   entityOf: (row: R) => InsertInput | EntityState | undefined,
   drafts: readonly StatementDraft[],
-): (readonly [EntityState[], Snapshot[]])[] {
-  const holding = drafts.filter((d) => d.snapshots !== undefined)
+): SentParts[number][] {
+  const holding = drafts.filter((d) => d.snapshots !== undefined || d.deferred?.held === true)
   if (holding.length === 0) return []
   let count = 0
   for (let r = 0; r < rows.length; r++) if (entityOf(rows[r]!) !== undefined) count++
   const only = holding[0]!
   if (holding.length === 1 && only.rows.length === count) {
     const states = only.kind === 'insert' ? only.rows : only.rows.map((row) => entityOf(row as R))
-    return [[states as EntityState[], only.snapshots as Snapshot[]]]
+    return [[states as EntityState[], only.snapshots as Snapshot[] | undefined]]
   }
-  const byRow = new Map<unknown, Snapshot>()
+  const byRow = new Map<unknown, Snapshot | undefined>()
   for (const draft of holding)
-    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots![r]!)
+    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots?.[r])
   const states: EntityState[] = []
-  const snapshots: Snapshot[] = []
+  const snapshots: (Snapshot | undefined)[] = []
   for (const row of rows) {
     const state = entityOf(row)
     if (state === undefined) continue
     states.push(state as EntityState)
-    snapshots.push(byRow.get(row)!)
+    snapshots.push(byRow.get(row))
   }
   return [[states, snapshots]]
 }

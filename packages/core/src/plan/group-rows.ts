@@ -197,7 +197,17 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
     firstBadValue(schema, inputs, encoded)
     throw e
   }
-  return groups.sorted()
+  const drafts = groups.sorted()
+  // One draft of every row in order (a bulk insert): it holds the inputs, not a copy of them.
+  const only = drafts.length === 1 ? drafts[0]! : undefined
+  if (only !== undefined && only.rows.length === inputs.length && sameItems(only.rows, inputs))
+    only.rows = inputs as InsertInput[]
+  return drafts
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** The run a row starts, or undefined when a later row's columns cannot be told from its properties. */

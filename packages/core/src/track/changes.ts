@@ -6,7 +6,7 @@ import { perTable } from '../schema/per-table.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
-import { heldValue, isKeptTime, keptColumns, SentSnapshot } from './sent-snapshot.ts'
+import { heldValue, isKept, isKeptTime, type Kept, keptColumns } from './sent-snapshot.ts'
 
 /** What a flush will write, entity by entity. */
 export interface PendingChanges {
@@ -27,7 +27,7 @@ export function changedColumns(state: EntityState, owner: object, inPlace = fals
   const out: string[] = []
   const snapshot = state.heldSnapshot
   if (!snapshot) return out
-  if (snapshot instanceof SentSnapshot) return changedSinceSent(state, snapshot, owner)
+  if (isKept(snapshot)) return changedSinceSent(state, snapshot, owner)
   const row = state.row
   for (const column of state.table.columns) {
     if (column.generated || column.name === state.table.versionColumn) continue
@@ -49,7 +49,7 @@ export function changedColumns(state: EntityState, owner: object, inPlace = fals
  *
  * A flush after a large insert compares its entities without making their snapshots whole.
  */
-function changedSinceSent(state: EntityState, sent: SentSnapshot, owner: object): string[] {
+function changedSinceSent(state: EntityState, sent: Kept, owner: object): string[] {
   const out: string[] = []
   const { table, row } = state
   const columns = keptColumns(table)

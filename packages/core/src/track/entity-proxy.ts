@@ -3,7 +3,7 @@ import { writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
-import { SentSnapshot, wholeSnapshot } from './sent-snapshot.ts'
+import { isKept, wholeSnapshot } from './sent-snapshot.ts'
 
 /** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
 export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
@@ -36,7 +36,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   readonly table: TableModel
   status: EntityStatus
   readonly row: Record<string, unknown>
-  #snapshot: Record<string, unknown> | null
+  #snapshot: Record<string, unknown> | number | null
   key: string | null = null
   entity: Entity
   readonly tracker: Tracker
@@ -64,7 +64,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   /** The snapshot, a snapshot kept as sent made whole first (see `SentSnapshot`). */
   get snapshot(): Record<string, unknown> | null {
     const held = this.#snapshot
-    if (!(held instanceof SentSnapshot)) return held
+    if (!isKept(held)) return held
     const whole = wholeSnapshot(held, this)
     this.#snapshot = whole
     return whole
@@ -74,8 +74,12 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     this.#snapshot = snapshot
   }
 
-  get heldSnapshot(): Record<string, unknown> | null {
+  get heldSnapshot(): Record<string, unknown> | number | null {
     return this.#snapshot
+  }
+
+  set heldSnapshot(held: Record<string, unknown> | number | null) {
+    this.#snapshot = held
   }
 
   get loaded(): Set<string> | undefined {
@@ -141,7 +145,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
       throw errors.versionAssigned(table.key, prop)
     }
     // The row stops standing for what was sent: the snapshot is made whole before it changes.
-    if (this.#snapshot instanceof SentSnapshot) this.#snapshot = wholeSnapshot(this.#snapshot, this)
+    if (isKept(this.#snapshot)) this.#snapshot = wholeSnapshot(this.#snapshot, this)
     target[prop] = value
     this.tracker.onTouch(this)
     return true

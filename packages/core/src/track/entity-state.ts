@@ -18,8 +18,11 @@ export interface EntityState {
    * whole when read here.
    */
   snapshot: Record<string, unknown> | null
-  /** The snapshot as held: possibly kept as sent (see `SentSnapshot`), not made whole. */
-  readonly heldSnapshot: Record<string, unknown> | null
+  /**
+   * The snapshot as held, not made whole: possibly kept as sent (see `Kept` in `sent-snapshot.ts`: a
+   * `SentSnapshot`, or a Date's time), as a large insert's entity holds it once its row is written.
+   */
+  heldSnapshot: Record<string, unknown> | number | null
   /** Identity-map key (canonical primary key), once known. */
   key: string | null
   /** The unit of work that tracks it. */

@@ -12,11 +12,21 @@ import { snapshotValue } from './snapshot.ts'
  * first (see `entity-proxy.ts`); dirty checking compares the kept values only (see
  * `changedColumns`); reading `EntityState.snapshot` makes it whole ({@link wholeSnapshot}).
  *
+ * Held as a {@link SentSnapshot}, or, for a table whose one kept column holds Dates, as that Date's
+ * time alone (a number: 16 bytes a row, where a copy of the row cost a few hundred).
+ *
  * A copy of every row of a million-row insert held more than the rows themselves.
  */
+export type Kept = SentSnapshot | number
+
+/** A snapshot kept as sent, as an object: the kept values by their layout's names (see {@link Kept}). */
 export class SentSnapshot {
-  /** The kept values, under the names of their layout (see {@link keptValue}). */
   [kept: string]: unknown
+}
+
+/** Whether a snapshot as an entity holds it (`EntityState.heldSnapshot`) is kept as sent. */
+export function isKept(held: unknown): held is Kept {
+  return typeof held === 'number' || held instanceof SentSnapshot
 }
 
 /**
@@ -30,8 +40,10 @@ interface Layout {
   /** Each column's place among the kept ones, by name. */
   readonly at: ReadonlyMap<string, number>
   readonly make: new () => SentSnapshot
-  /** When a table keeps nothing (every value is the row's own): its one snapshot, shared. */
-  readonly empty: SentSnapshot | undefined
+  /** One snapshot keeping nothing (every value the row's own), shared. */
+  readonly none: SentSnapshot
+  /** The table keeps one column, of Dates: its snapshots are the Dates' times (see {@link Kept}). */
+  readonly time: boolean
 }
 
 const layoutOf = perTable((table): Layout => {
@@ -41,14 +53,15 @@ const layoutOf = perTable((table): Layout => {
   const Make = function SentRow() {} as unknown as new () => SentSnapshot
   Make.prototype = SentSnapshot.prototype
   // V8 sizes a constructor's objects by the properties its first objects hold: one holding them all.
-  const whole = new Make()
-  for (const name of names) whole[name] = undefined
+  const none = new Make()
+  for (const name of names) none[name] = undefined
   return {
     kept,
     names,
     at: new Map(kept.map((c, i) => [c.name, i])),
     make: Make,
-    empty: kept.length === 0 ? whole : undefined,
+    none,
+    time: kept.length === 1 && timeOf(kept[0]!),
   }
 })
 
@@ -74,44 +87,44 @@ function timeOf(column: ColumnModel): boolean {
   )
 }
 
-/**
- * The value `column` of `state` was sent with as `sent` keeps it, restored (a Date of a kept time), or
- * undefined when the row's own value is the one sent.
- */
-export function keptValue(sent: SentSnapshot, state: EntityState, column: ColumnModel): unknown {
-  const layout = layoutOf(state.table)
-  const i = layout.at.get(column.name)
-  if (i === undefined) return undefined
-  const kept = sent[layout.names[i]!]
-  return typeof kept === 'number' && timeOf(column) ? new Date(kept) : kept
-}
-
 /** The columns whose values a snapshot kept as sent of `table` may keep, in table order. */
 export function keptColumns(table: TableModel): readonly ColumnModel[] {
   return layoutOf(table).kept
 }
 
 /**
- * The value `sent` keeps for the `i`-th of {@link keptColumns}, as held (a Date as its time: see
+ * The value `kept` keeps for the `i`-th of {@link keptColumns}, as held (a Date as its time: see
  * {@link isKeptTime}), or undefined when the row's own value is the one sent.
  */
-export function heldValue(sent: SentSnapshot, table: TableModel, i: number): unknown {
-  return sent[layoutOf(table).names[i]!]
+export function heldValue(kept: Kept, table: TableModel, i: number): unknown {
+  if (typeof kept === 'number') return i === 0 ? kept : undefined
+  return kept[layoutOf(table).names[i]!]
 }
 
 /** Whether a kept value of `column` is a Date's time (see {@link heldValue}). */
-export function isKeptTime(kept: unknown, column: ColumnModel): kept is number {
-  return typeof kept === 'number' && timeOf(column)
+export function isKeptTime(value: unknown, column: ColumnModel): value is number {
+  return typeof value === 'number' && timeOf(column)
 }
 
-/** The whole snapshot `sent` stands for: every column of the table, the row's own values where kept none. */
-export function wholeSnapshot(sent: SentSnapshot, state: EntityState): Record<string, unknown> {
+/**
+ * The value `column` of `state` was sent with as `kept` keeps it, restored (a Date of a kept time), or
+ * undefined when the row's own value is the one sent.
+ */
+export function keptValue(kept: Kept, state: EntityState, column: ColumnModel): unknown {
+  const i = layoutOf(state.table).at.get(column.name)
+  if (i === undefined) return undefined
+  const value = heldValue(kept, state.table, i)
+  return isKeptTime(value, column) ? new Date(value) : value
+}
+
+/** The whole snapshot `kept` stands for: every column of the table, the row's own values where kept none. */
+export function wholeSnapshot(kept: Kept, state: EntityState): Record<string, unknown> {
   const { table, row } = state
   const out = emptyRowOf(table, 'snapshot')
   for (const column of table.columns) {
-    const kept = keptValue(sent, state, column)
+    const value = keptValue(kept, state, column)
     out[column.name] =
-      kept !== undefined ? kept : Object.hasOwn(row, column.name) ? row[column.name] : undefined
+      value !== undefined ? value : Object.hasOwn(row, column.name) ? row[column.name] : undefined
   }
   return out
 }
@@ -120,7 +133,7 @@ export function wholeSnapshot(sent: SentSnapshot, state: EntityState): Record<st
  * Makes, row after row, what a flush sends of the entities of an insert into `table` writing
  * `columns`: for each row, the value sent in each column ({@link value}), then {@link finish}. A row
  * holding exactly those columns, whose values sent are its own but where a column keeps them, is
- * kept as sent ({@link SentSnapshot}); any other gets a whole snapshot, as a smaller insert does.
+ * kept as sent ({@link Kept}); any other gets a whole snapshot, as a smaller insert does.
  */
 export class SentSnapshots {
   readonly #table: TableModel
@@ -158,30 +171,35 @@ export class SentSnapshots {
   }
 
   /** What the flush sends of the row: kept as sent, or a whole snapshot (copies of its objects). */
-  finish(): Record<string, unknown> {
-    const table = this.#table
-    const columns = this.#columns
-    if (!this.#fits) {
-      const out = emptyRowOf(table, 'snapshot')
-      for (const column of table.columns) out[column.name] = undefined
-      for (let c = 0; c < columns.length; c++)
-        out[columns[c]!.name] = snapshotValue(table, columns[c]!.name, this.#sent[c])
-      return out
-    }
+  finish(): Record<string, unknown> | Kept {
+    if (!this.#fits) return this.#whole()
     const layout = this.#layout
-    if (layout.empty !== undefined) return layout.empty
-    const out = new layout.make()
-    for (let i = 0; i < layout.names.length; i++) out[layout.names[i]!] = undefined
+    const columns = this.#columns
+    let out: SentSnapshot | undefined
     for (let c = 0; c < columns.length; c++) {
       const i = this.#keptAt[c]!
       if (i < 0) continue
       const sent = this.#sent[c]
       if (sent === this.#row[this.#names[c]!] && (typeof sent !== 'object' || sent === null)) continue
-      out[layout.names[i]!] =
-        sent instanceof Date && timeOf(columns[c]!)
-          ? sent.getTime()
-          : snapshotValue(table, columns[c]!.name, sent)
+      const time = sent instanceof Date && timeOf(columns[c]!)
+      if (time && layout.time) return sent.getTime()
+      if (out === undefined) {
+        out = new layout.make()
+        for (let k = 0; k < layout.names.length; k++) out[layout.names[k]!] = undefined
+      }
+      out[layout.names[i]!] = time ? sent.getTime() : snapshotValue(this.#table, columns[c]!.name, sent)
     }
+    return out ?? layout.none
+  }
+
+  /** A whole snapshot of the row's values sent, as a smaller insert takes it. */
+  #whole(): Record<string, unknown> {
+    const table = this.#table
+    const columns = this.#columns
+    const out = emptyRowOf(table, 'snapshot')
+    for (const column of table.columns) out[column.name] = undefined
+    for (let c = 0; c < columns.length; c++)
+      out[columns[c]!.name] = snapshotValue(table, columns[c]!.name, this.#sent[c])
     return out
   }
 }

@@ -30,6 +30,10 @@ const schema = defineSchema({
     columns: { id: { type: 'int8', identity: 'by default' }, text: 'text', n: 'int4' },
     primaryKey: ['id'],
   },
+  stamp: {
+    columns: { id: { type: 'int8', identity: 'by default' }, at: 'timestamptz', v: 'text' },
+    primaryKey: ['id'],
+  },
   parent: {
     columns: { id: { type: 'int8', identity: 'by default' }, name: 'text' },
     primaryKey: ['id'],
@@ -119,6 +123,17 @@ describe('entities of a large insert, their snapshot kept as sent', () => {
     expect(changes(uow)).toEqual([['n']])
     expect(states[1]!.snapshot).toEqual(expect.objectContaining({ id: '101', text: 'w1', n: 1 }))
     expect(states[2]!.snapshot).toEqual(expect.objectContaining({ id: '102', text: 'w2', n: 2 }))
+  })
+
+  it("of a table whose one kept column holds Dates hold the Dates' times alone", () => {
+    const uow = new UnitOfWork()
+    for (let i = 0; i < 4; i++) uow.add(table('stamp'), rowOf({ at: new Date(1_000 * i), v: `v${i}` }), 'new')
+    const states = flushed(uow)
+    expect(states.map((s) => s.heldSnapshot)).toEqual([0, 1_000, 2_000, 3_000])
+    ;(states[2]!.row.at as Date).setTime(7)
+    expect(changes(uow)).toEqual([['at']])
+    expect(states[3]!.snapshot).toEqual(expect.objectContaining({ id: '103', at: new Date(3_000), v: 'v3' }))
+    expect(states[3]!.snapshot!.at).not.toBe(states[3]!.row.at)
   })
 
   it('assigned while the flush is in flight: the snapshot is what was sent, the assignment pending', () => {
