@@ -68,7 +68,9 @@ export async function flushUnitOfWork(
   const { schema, ids } = settings
   // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
   // while the plan is sent and the unit of work settles.
-  let draft: FlushDraft | undefined = draftFlush(schema, pendingInput(pending, uow), settings)
+  let draft: FlushDraft | undefined = forgetSentOnFailure(pending.inserts, () =>
+    draftFlush(schema, pendingInput(pending, uow), settings),
+  )
   const rows = newRows(pending)
   const need = idNeed(rows)
   // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
@@ -76,7 +78,7 @@ export async function flushUnitOfWork(
   const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
-  const used = await forgetSentOnFailure(pending.inserts, () =>
+  const used = await forgetSentOnFailure(pending.inserts, async () =>
     withFlushConnection(
       settings,
       flushId,
@@ -122,20 +124,25 @@ export async function flushUnitOfWork(
 }
 
 /**
- * `flush`, after which the new entities of a flush that failed hold no snapshot again: a large insert
- * gives them what it sends of them as it is written (see `copyRows`), and a failed flush leaves the
+ * `step` of a flush, after whose failure its new entities hold no snapshot again: a large insert gives
+ * them what it sends of them when it is checked (see `checkInsert`), and a failed flush leaves the
  * unit of work as it was.
  */
-async function forgetSentOnFailure<T>(inserts: readonly EntityState[], flush: () => Promise<T>): Promise<T> {
+function forgetSentOnFailure<T>(inserts: readonly EntityState[], step: () => T): T {
   try {
-    return await flush()
+    const result = step()
+    return result instanceof Promise ? (result.catch((e: unknown) => forget(inserts, e)) as T) : result
   } catch (e) {
-    for (let i = 0; i < inserts.length; i++) {
-      const s = inserts[i]!
-      if (s.status === 'new' && s.heldSnapshot !== null) s.snapshot = null
-    }
-    throw e
+    return forget(inserts, e)
   }
+}
+
+function forget(inserts: readonly EntityState[], e: unknown): never {
+  for (let i = 0; i < inserts.length; i++) {
+    const s = inserts[i]!
+    if (s.status === 'new' && s.heldSnapshot !== null) s.heldSnapshot = null
+  }
+  throw e
 }
 
 /**

@@ -1,27 +1,19 @@
 import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
-import type { TableModel } from '../schema/model.ts'
 import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/index.ts'
 import { copyRows } from './copy-rows.ts'
-import { copiesRows } from './copy-statements.ts'
 import { valueAt } from './dependency-graph.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
 import { makeCells } from './encode-cells.ts'
 import { lookupStatement } from './lookup-statement.ts'
 import { rowLocation } from './row-key.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
-import { type ServerValuesPolicy, statementReading } from './server-values.ts'
 import { copySql } from './sql/copy-sql.ts'
-import { statementForm, statementSql } from './statement-sql.ts'
+import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
 import type { PlannedStatement } from './types.ts'
 
-/** What turns drafts into the statements a flush sends. */
-export interface BuildOptions {
-  /** Which tables read back the values the server fills; undefined: nothing is read back. */
-  readonly serverValues?: ServerValuesPolicy | undefined
-  /** Inserts of at least this many rows go as COPY (Infinity, the default: never). */
-  readonly copyRows?: number | undefined
-}
+/** What turns drafts into the statements a flush sends (see `FormOptions`). */
+export type BuildOptions = FormOptions
 
 /** The id a slot of row `r` stands for. */
 function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unknown {
@@ -142,28 +134,9 @@ export function buildStatement(
   options: BuildOptions,
   copies?: Map<PlannedStatement, readonly Buffer[]>,
 ): PlannedStatement {
-  const { table, kind, fixup, upsert } = draft
-  const rowCount = draft.rows.length
-  const keyless = serverKeyed(draft)
-  const shape = {
-    kind,
-    table: table.key,
-    rowCount,
-    fixup,
-    columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
-    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount })),
-    ...(upsert ? { upsert } : {}),
-    ...(keyless && !upsert ? { sources: draft.sources } : {}),
-  }
+  const shape = statementShape(draft)
+  const { reading, copy } = statementForms(draft, shape, options)
   const lookups = draft.lookups !== undefined
-  const reading =
-    kind === 'delete' || lookups ? undefined : statementReading(table, shape, options.serverValues)
-  const copy =
-    !lookups &&
-    reading === undefined &&
-    kind === 'insert' &&
-    !upsert &&
-    copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
   // A deferred insert sent as COPY is written from its rows; any other statement sends its cells.
   const fromRows = copy && draft.deferred !== undefined && copies !== undefined
   if (!fromRows) makeCells(draft)
@@ -177,12 +150,7 @@ export function buildStatement(
   if (lookups) return lookupStatement(draft, base, options.serverValues)
   if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
   if (!copy) return base
-  const statement: PlannedStatement = { ...base, sql: copySql(table, draft.columns), copy: true }
+  const statement: PlannedStatement = { ...base, sql: copySql(draft.table, draft.columns), copy: true }
   if (fromRows) copies.set(statement, copyRows(draft, order, ids))
   return statement
-}
-
-/** The columns a delete matches: the key, and the version when the table has one. */
-function deleteColumns(table: TableModel): string[] {
-  return table.versionColumn !== null ? [...table.primaryKey, table.versionColumn] : [...table.primaryKey]
 }

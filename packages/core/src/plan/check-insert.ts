@@ -1,4 +1,6 @@
-import type { ColumnModel } from '../schema/model.ts'
+import { columnOf } from '../schema/checks.ts'
+import type { EntityState } from '../track/entity-state.ts'
+import { SentSnapshots } from '../track/sent-snapshot.ts'
 import { checkValue, type ValueLocation } from '../values/index.ts'
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell } from './cells.ts'
@@ -6,7 +8,7 @@ import { ConflictRef } from './conflict-ref.ts'
 import { type InsertInput, Slot, type StatementDraft } from './draft.ts'
 
 /**
- * Where values are checked column by column: a failure there is found again row by row (see
+ * Where values are checked before their row is known: a failure there is found again row by row (see
  * `firstBadValue`), which names the row.
  */
 const UNLOCATED: ValueLocation = { table: '' }
@@ -14,51 +16,56 @@ const UNLOCATED: ValueLocation = { table: '' }
 /** What no value is: the first row of a column is never "the same as the previous one". */
 const NOTHING = Symbol('nothing')
 
+/** Whether a sent value stands for an id not assigned yet (the planner fills it). */
+const standsIn = (value: unknown): boolean => value instanceof Slot
+
 /**
- * Checks every value of a large plain insert draft, column by column, as encoding it would (see
- * `checkValue`), without keeping a text or a copy of any: the draft is left {@link
- * StatementDraft.deferred}, its cells not made, what it sends of its entities taken when it is
- * written (held by the entities, see `copyRows`). Reads what encoding reads besides: the values the planner reads again
- * (`StatementDraft.values`) and the parameters holding slots (`slotted`).
+ * Checks every value of a large plain insert draft, row by row, as encoding it would (see
+ * `checkValue`; a value repeating the previous row's is checked once), without keeping a text of any:
+ * the draft is left {@link StatementDraft.deferred}, its cells not made, its rows written as COPY
+ * data when the plan is completed (see `copyRows`). Reads what encoding reads besides: the values the
+ * planner reads again (`StatementDraft.values`) and the parameters holding slots (`slotted`).
+ *
+ * What the flush sends of each entity is taken here, as the flush is called, and the entity holds it
+ * at once (`heldSnapshot`, mostly kept as sent: see `SentSnapshots`): an assignment before the rows
+ * are written makes it whole first, so the rows are written with the values checked, and the change
+ * stays pending, as with a smaller insert.
  *
  * Every value is checked before anything is sent; the texts of a million rows are not all held at once.
  */
 export function checkInsert(draft: StatementDraft): void {
-  const { table, columns } = draft
+  const { table, rows } = draft
+  const columns = draft.columns.map((name) => columnOf(table, name))
+  const capture = capturedColumns(table, draft.upsert)
+  const captured = columns.map((column) => {
+    if (!capture.has(column.name)) return undefined
+    const values = new Array<unknown>(rows.length)
+    draft.values.set(column.name, values)
+    return values
+  })
+  const previous: unknown[] = new Array(columns.length).fill(NOTHING)
+  const held = (rows[0] as InsertInput | undefined)?.owner !== undefined
+  const sent = held ? new SentSnapshots(table, columns, standsIn) : undefined
   let conflictRefs = false
-  let p = 0
-  for (const column of table.columns) {
-    if (p < columns.length && columns[p] === column.name) {
-      conflictRefs = checkColumn(draft, p, column) || conflictRefs
-      p++
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as InsertInput
+    sent?.start(row.row)
+    for (let c = 0; c < columns.length; c++) {
+      const column = columns[c]!
+      const value = insertCell(row, column, table)
+      const values = captured[c]
+      if (values !== undefined) values[r] = value
+      if (value instanceof Slot) {
+        draft.slotted[c] = true
+        if (value instanceof ConflictRef) conflictRefs = true
+      } else if (value !== previous[c]) {
+        checkValue(value, column, UNLOCATED)
+        previous[c] = value
+      }
+      sent?.value(c, value)
     }
+    if (sent !== undefined) (row as EntityState).heldSnapshot = sent.finish()
   }
   draft.params = []
-  const first = draft.rows[0] as InsertInput | undefined
-  draft.deferred = { conflictRefs, held: first?.owner !== undefined }
-}
-
-/** Checks `column` (parameter `p`) of every row; answers whether a row references an upsert. */
-function checkColumn(draft: StatementDraft, p: number, column: ColumnModel): boolean {
-  const { table, rows } = draft
-  const captured = capturedColumns(table, draft.upsert).has(column.name)
-    ? new Array<unknown>(rows.length)
-    : undefined
-  if (captured !== undefined) draft.values.set(column.name, captured)
-  let conflictRefs = false
-  let previous: unknown = NOTHING
-  for (let r = 0; r < rows.length; r++) {
-    const value = insertCell(rows[r] as InsertInput, column, table)
-    if (captured !== undefined) captured[r] = value
-    if (value instanceof Slot) {
-      draft.slotted[p] = true
-      if (value instanceof ConflictRef) conflictRefs = true
-      continue
-    }
-    if (value !== previous) {
-      checkValue(value, column, UNLOCATED)
-      previous = value
-    }
-  }
-  return conflictRefs
+  draft.deferred = { conflictRefs, held }
 }

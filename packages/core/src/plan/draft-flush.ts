@@ -6,6 +6,7 @@ import type { FlushDraft, InsertInput, PlanInput, SentParts, StatementDraft, Sto
 import { encodeDrafts, makeCells } from './encode-cells.ts'
 import { groupInserts, groupStored } from './group-rows.ts'
 import { orderStatements } from './order-statements.ts'
+import type { FormOptions } from './statement-shape.ts'
 
 type Snapshot = Record<string, unknown>
 
@@ -17,11 +18,12 @@ type Snapshot = Record<string, unknown>
  * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
  * row (one upserted by the flush: a lookup by its conflict key, see `conflict-ref.ts`); `completePlan`
  * fills them once the ids are known. Bad input fails here, naming the first bad row in the input's order. Pure: no I/O; the entities are only read.
- * `options.copyRows`: from how many rows an insert's values are checked without being encoded yet.
+ * `options`: the forms of the statements (`copyRows`, `serverValues`): an insert sent as COPY is only
+ * checked here (see `checkInsert`).
  */
-export function draftFlush(schema: SchemaModel, input: PlanInput, options: DraftOptions = {}): FlushDraft {
+export function draftFlush(schema: SchemaModel, input: PlanInput, options?: DraftOptions): FlushDraft {
   const inserts = groupInserts(schema, input.inserts)
-  encodeDrafts(schema, inserts, input.inserts, 'insert', options.copyRows)
+  encodeDrafts(schema, inserts, input.inserts, 'insert', options)
   const updates = groupStored(schema, input.updates, 'update')
   encodeDrafts(schema, updates, input.updates, 'update')
   const deletes = groupStored(schema, input.deletes, 'delete')
@@ -36,14 +38,12 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options: Draft
   return { statements, waves, slots: statements.some(holdsSlots), sent }
 }
 
-/** What the first phase of planning takes besides the rows. */
-export interface DraftOptions {
-  /**
-   * Inserts of at least this many rows may go as COPY (see `copiesRows`): their values are checked
-   * now and encoded when written (see `checkInsert`). Default: never.
-   */
-  readonly copyRows?: number | undefined
-}
+/**
+ * What the first phase of planning takes besides the rows: with them, an insert that goes as COPY
+ * (see `statementForms`) has its values checked now and encoded when written (see `checkInsert`).
+ * Without: every value is encoded now.
+ */
+export type DraftOptions = FormOptions
 
 function holdsSlots(draft: StatementDraft): boolean {
   return draft.slotted.includes(true) || draft.keyIds.includes(undefined)

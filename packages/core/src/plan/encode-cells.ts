@@ -8,9 +8,9 @@ import { encodeValue, type ValueLocation } from '../values/index.ts'
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
 import { checkInsert } from './check-insert.ts'
-import { copiesRows } from './copy-statements.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from './draft.ts'
 import { keyPart, RowLocation } from './row-key.ts'
+import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
 
 /**
  * Where values are encoded column by column: a failure there is found again row by row (see
@@ -28,8 +28,8 @@ const NOTHING = Symbol('nothing')
  * order. A value that does not encode is reported as the rows in `inputs` order find it first (see
  * {@link firstBadValue}). Cells holding a slot stay slots.
  *
- * An insert that may go as COPY (at least `copyRows` rows, see `copiesRows`) is only checked, its
- * cells made when needed (see `checkInsert`).
+ * With `options`, an insert that goes as COPY (see `statementForms`) is only checked, its cells made
+ * when needed (see `checkInsert`).
  *
  * Values go to the server as text: each is encoded, and checked, before anything is sent.
  */
@@ -38,12 +38,12 @@ export function encodeDrafts(
   drafts: readonly StatementDraft[],
   inputs: readonly (InsertInput | StoredInput)[],
   kind: 'insert' | 'update' | 'delete',
-  copyRows = Number.POSITIVE_INFINITY,
+  options?: FormOptions,
 ): void {
   try {
     for (const draft of drafts) {
       if (draft.kind !== 'insert') encodeStored(draft)
-      else if (draft.upsert === undefined && copiesRows(draft.table, draft.rows.length, copyRows))
+      else if (options !== undefined && statementForms(draft, statementShape(draft), options).copy)
         checkInsert(draft)
       else encodeInsert(draft)
     }
@@ -61,7 +61,8 @@ export function encodeDrafts(
  * naming its row. Nothing to do for a draft whose cells are made.
  */
 export function makeCells(draft: StatementDraft): void {
-  if (draft.deferred === undefined) return
+  const deferred = draft.deferred
+  if (deferred === undefined) return
   try {
     encodeInsert(draft)
   } catch (e) {
@@ -69,6 +70,8 @@ export function makeCells(draft: StatementDraft): void {
     throw e
   }
   draft.deferred = undefined
+  // What its entities held as sent is in its snapshots now.
+  if (deferred.held) for (const row of draft.rows) (row as EntityState).heldSnapshot = null
 }
 
 function encodeInsert(draft: StatementDraft): void {

@@ -1,7 +1,7 @@
 import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from './entity-state.ts'
-import { emptyRowOf, sameShape } from './row.ts'
+import { emptyRowOf } from './row.ts'
 import { snapshotValue } from './snapshot.ts'
 
 /**
@@ -129,29 +129,46 @@ export function wholeSnapshot(kept: Kept, state: EntityState): Record<string, un
   return out
 }
 
+/** The place of `column` among the columns `table`'s snapshots kept as sent keep, or -1. */
+export function keptIndex(table: TableModel, column: string): number {
+  return layoutOf(table).at.get(column) ?? -1
+}
+
+/** Replaces the value `kept` keeps for the `i`-th of {@link keptColumns} (an id once known). */
+export function keepValue(kept: SentSnapshot, table: TableModel, i: number, value: unknown): void {
+  kept[layoutOf(table).names[i]!] = value
+}
+
 /**
  * Makes, row after row, what a flush sends of the entities of an insert into `table` writing
  * `columns`: for each row, the value sent in each column ({@link value}), then {@link finish}. A row
- * holding exactly those columns, whose values sent are its own but where a column keeps them, is
- * kept as sent ({@link Kept}); any other gets a whole snapshot, as a smaller insert does.
+ * holding exactly those columns (a key to be given an id aside), whose values sent are its own but
+ * where a column keeps them, is kept as sent ({@link Kept}); any other gets a whole snapshot, as a
+ * smaller insert does. A value that stands for an id not known yet (`standsIn`) is kept as it is, for
+ * the planner to replace.
  */
 export class SentSnapshots {
   readonly #table: TableModel
   readonly #columns: readonly ColumnModel[]
   readonly #names: readonly string[]
   readonly #layout: Layout
+  readonly #standsIn: (value: unknown) => boolean
   /** Each written column's place among the kept ones, or -1. */
   readonly #keptAt: Int32Array
   /** The values sent of the current row, by written column. */
   readonly #sent: unknown[]
   #row: Readonly<Record<string, unknown>> = {}
+  /** The row's own properties, and how many of them the written columns met. */
+  #own = 0
+  #met = 0
   #fits = false
 
-  constructor(table: TableModel, columns: readonly ColumnModel[]) {
+  constructor(table: TableModel, columns: readonly ColumnModel[], standsIn: (value: unknown) => boolean) {
     this.#table = table
     this.#columns = columns
     this.#names = columns.map((c) => c.name)
     this.#layout = layoutOf(table)
+    this.#standsIn = standsIn
     this.#keptAt = Int32Array.from(columns, (c) => this.#layout.at.get(c.name) ?? -1)
     this.#sent = new Array(columns.length).fill(undefined)
   }
@@ -159,20 +176,30 @@ export class SentSnapshots {
   /** Starts a row (an entity's). */
   start(row: Readonly<Record<string, unknown>>): void {
     this.#row = row
-    this.#fits = sameShape(row, this.#names)
+    let own = 0
+    for (const name in row) if (Object.hasOwn(row, name)) own++
+    this.#own = own
+    this.#met = 0
+    this.#fits = true
   }
 
   /** The value sent in the `c`-th written column of the row. */
   value(c: number, sent: unknown): void {
     this.#sent[c] = sent
+    const name = this.#names[c]!
+    const now = this.#row[name]
+    if (Object.hasOwn(this.#row, name)) this.#met++
     if (!this.#fits || this.#keptAt[c]! >= 0) return
-    // Not kept: the row's own value must be the one sent, and not one it may change in place.
-    if (sent !== this.#row[this.#names[c]!] || (typeof sent === 'object' && sent !== null)) this.#fits = false
+    // Not kept: the row's own value must be the one sent (its key once it is given an id), and not
+    // one it may change in place.
+    if (this.#standsIn(sent)) {
+      if (now !== undefined && now !== null) this.#fits = false
+    } else if (sent !== now || (typeof sent === 'object' && sent !== null)) this.#fits = false
   }
 
   /** What the flush sends of the row: kept as sent, or a whole snapshot (copies of its objects). */
   finish(): Record<string, unknown> | Kept {
-    if (!this.#fits) return this.#whole()
+    if (!this.#fits || this.#met !== this.#own) return this.#whole()
     const layout = this.#layout
     const columns = this.#columns
     let out: SentSnapshot | undefined
@@ -187,7 +214,7 @@ export class SentSnapshots {
         out = new layout.make()
         for (let k = 0; k < layout.names.length; k++) out[layout.names[k]!] = undefined
       }
-      out[layout.names[i]!] = time ? sent.getTime() : snapshotValue(this.#table, columns[c]!.name, sent)
+      out[layout.names[i]!] = time ? sent.getTime() : this.#copy(c, sent)
     }
     return out ?? layout.none
   }
@@ -198,8 +225,12 @@ export class SentSnapshots {
     const columns = this.#columns
     const out = emptyRowOf(table, 'snapshot')
     for (const column of table.columns) out[column.name] = undefined
-    for (let c = 0; c < columns.length; c++)
-      out[columns[c]!.name] = snapshotValue(table, columns[c]!.name, this.#sent[c])
+    for (let c = 0; c < columns.length; c++) out[columns[c]!.name] = this.#copy(c, this.#sent[c])
     return out
+  }
+
+  /** A value sent as a snapshot holds it: a copy of an object, a stand-in as it is. */
+  #copy(c: number, sent: unknown): unknown {
+    return this.#standsIn(sent) ? sent : snapshotValue(this.#table, this.#names[c]!, sent)
   }
 }

@@ -177,31 +177,33 @@ describe('a large insert checked when drafted, written from its rows when comple
     expect(last.row.id).toBeUndefined()
   })
 
-  it('sends the values its rows hold when completed, and takes them as sent', () => {
+  it('sends the values its rows held when drafted: a change meanwhile is not sent, its entity made whole first', () => {
     const uow = readings(10)
     const states = uow.pending().inserts
     const completed = flushPlan(uow, 3, () => {
-      states[2]!.row.name = 'renamed'
+      states[2]!.entity.name = 'renamed'
       ;(states[3]!.row.at as Date).setTime(0)
     })
     const [copy] = sending(completed)
     const lines = copy!.data!.split('\n')
-    expect(lines[2]!.split('\t')[1]).toBe('renamed')
-    expect(lines[3]!.split('\t')[2]).toBe('1970-01-01 00:00:00.000+00')
-    expect(whole(states[2]!, completed.sent.get(states[2]!))?.name).toBe('renamed')
-    expect((whole(states[3]!, completed.sent.get(states[3]!))!.at as Date).getTime()).toBe(0)
-    expect(whole(states[3]!, completed.sent.get(states[3]!))?.at).not.toBe(states[3]!.row.at)
+    expect(lines[2]!.split('\t')[1]).toBe('row 2')
+    expect(lines[3]!.split('\t')[2]).toBe('2026-01-01 00:00:03.000+00')
+    expect(states[2]!.heldSnapshot).not.toBeInstanceOf(SentSnapshot) // made whole by the assignment
+    expect(whole(states[2]!, completed.sent.get(states[2]!))?.name).toBe('row 2')
+    expect((whole(states[3]!, completed.sent.get(states[3]!))!.at as Date).getTime()).toBe(
+      Date.UTC(2026, 0, 1) + 3_000,
+    )
   })
 
-  it('refuses a value made bad after it was checked, naming its row, before anything is written', () => {
+  it('sends the value it checked, not one made bad since: the bad one is left for the next flush', () => {
     const uow = readings(10)
     const states = uow.pending().inserts
-    const later = () => {
-      states[7]!.row.at = 'soon'
-    }
-    expect(() => flushPlan(uow, 3, later)).toThrow(
-      expect.objectContaining({ code: 'INVALID_VALUE', column: 'at', keys: [{ id: '107' }] }),
-    )
+    const completed = flushPlan(uow, 3, () => {
+      states[7]!.entity.at = 'soon'
+    })
+    const [copy] = sending(completed)
+    expect(copy!.data!.split('\n')[7]!.split('\t')[2]).toBe('2026-01-01 00:00:07.000+00')
+    expect(states[7]!.snapshot!.at).toEqual(new Date(Date.UTC(2026, 0, 1) + 7_000))
   })
 
   it('makes its cells when a fix-up or a reference to an upsert needs them: the same plan', () => {

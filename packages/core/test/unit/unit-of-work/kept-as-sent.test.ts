@@ -49,13 +49,20 @@ const table = (key: string) => schema.tables.get(key)!
 const assigned: IdSource = (state, column) => state.row[column]
 
 /**
- * Flushes `uow` as a flush does (large inserts from 3 rows: `copyRows`), `meanwhile` running once the
- * plan is complete (the flush in flight), then settles it as committed. Returns the flushed entities.
+ * Flushes `uow` as a flush does (large inserts from 3 rows: `copyRows`), `beforeWritten` running once
+ * it is drafted (the connection awaited), `meanwhile` once the plan is complete (the flush in flight),
+ * then settles it as committed. Returns the flushed entities.
  */
-function flushed(uow: UnitOfWork, copyRows: number | undefined = 3, meanwhile = () => {}): EntityState[] {
+function flushed(
+  uow: UnitOfWork,
+  copyRows: number | undefined = 3,
+  meanwhile = () => {},
+  beforeWritten = () => {},
+): EntityState[] {
   const edits = uow.edits
   const pending = uow.pending()
   const draft = draftFlush(schema, pendingInput(pending, uow), { copyRows })
+  beforeWritten()
   let next = 100
   for (const s of pending.inserts) s.row.id = String(next++)
   const { sent } = completePlan(draft, assigned, { copyRows: 3, serverValues: () => false })
@@ -145,6 +152,18 @@ describe('entities of a large insert, their snapshot kept as sent', () => {
     })
     expect(states[1]!.snapshot!.name).toBe('row 1')
     expect(changes(uow)).toEqual([['name'], ['at']])
+  })
+
+  it('assigned after the flush was called, before its rows are written: the values at the call are sent', () => {
+    const uow = readings()
+    const before = uow.pending().inserts
+    const states = flushed(uow, 3, undefined, () => {
+      before[4]!.entity.note = 'before written'
+      ;(before[5]!.row.meta as { i: number }).i = -1
+    })
+    expect(states[4]!.snapshot!.note).toBe(null)
+    expect(states[5]!.snapshot!.meta).toEqual({ i: 5 })
+    expect(changes(uow)).toEqual([['note'], ['meta']])
   })
 
   it('referencing new entities: the rows hold the ids they were sent with, no change pending', () => {
