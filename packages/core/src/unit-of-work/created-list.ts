@@ -12,10 +12,12 @@ export class CreatedList implements Iterable<EntityState> {
   #states: EntityState[] = []
   /** Entities deleted (their status changed) and not dropped from the list yet. */
   #gone = 0
+  /** `#states` was handed out (see {@link toArray}): it is copied before it changes. */
+  #shared = false
 
   /** Adds an entity just created (never in the list yet). */
   add(state: EntityState): void {
-    this.#states.push(state)
+    this.#own().push(state)
   }
 
   /**
@@ -23,7 +25,7 @@ export class CreatedList implements Iterable<EntityState> {
    * it comes last, as in a Set.
    */
   restore(state: EntityState): void {
-    const states = this.#states
+    const states = this.#own()
     const at = states.indexOf(state)
     if (at >= 0) {
       states.splice(at, 1)
@@ -40,11 +42,17 @@ export class CreatedList implements Iterable<EntityState> {
   clear(): void {
     this.#states = []
     this.#gone = 0
+    this.#shared = false
   }
 
-  /** The new entities, in creation order (a copy). */
-  toArray(): EntityState[] {
-    return this.#kept().slice()
+  /**
+   * The new entities, in creation order: the list's own array, not to be changed (the list copies it
+   * before it next changes). A flush takes its new entities without a second array of a million.
+   */
+  toArray(): readonly EntityState[] {
+    const states = this.#kept()
+    this.#shared = true
+    return states
   }
 
   [Symbol.iterator](): Iterator<EntityState> {
@@ -54,11 +62,20 @@ export class CreatedList implements Iterable<EntityState> {
   /** The list, the entities no longer new dropped first. */
   #kept(): EntityState[] {
     if (this.#gone === 0) return this.#states
-    const states = this.#states
+    const states = this.#own()
     let kept = 0
     for (let i = 0; i < states.length; i++) if (states[i]!.status === 'new') states[kept++] = states[i]!
     states.length = kept
     this.#gone = 0
     return states
+  }
+
+  /** The list's array, to change: a copy of it first if it was handed out. */
+  #own(): EntityState[] {
+    if (this.#shared) {
+      this.#states = this.#states.slice()
+      this.#shared = false
+    }
+    return this.#states
   }
 }
