@@ -26,7 +26,7 @@ const { values } = parseArgs({
     big: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '3' },
     'big-limit': { type: 'string', default: '512' },
-    'raw-big-limit': { type: 'string', default: '384' },
+    'raw-big-limit': { type: 'string', default: '512' },
   },
 })
 const child = fileURLToPath(new URL('./flush-child.ts', import.meta.url))
