@@ -8,6 +8,7 @@ import { encodeValue, type ValueLocation } from '../values/index.ts'
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
 import { checkInsert } from './check-insert.ts'
+import { copiesRows } from './copy-statements.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from './draft.ts'
 import { keyPart, RowLocation } from './row-key.ts'
 import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
@@ -43,8 +44,7 @@ export function encodeDrafts(
   try {
     for (const draft of drafts) {
       if (draft.kind !== 'insert') encodeStored(draft)
-      else if (options !== undefined && statementForms(draft, statementShape(draft), options).copy)
-        checkInsert(draft)
+      else if (options !== undefined && sentAsCopy(draft, options)) checkInsert(draft)
       else encodeInsert(draft)
     }
   } catch (e) {
@@ -52,6 +52,12 @@ export function encodeDrafts(
     else firstBadValue(schema, inputs as readonly StoredInput[], inputs.length, kind)
     throw e
   }
+}
+
+/** Whether an insert draft goes as COPY (see `statementForms`): its size first, the cheapest to tell. */
+function sentAsCopy(draft: StatementDraft, options: FormOptions): boolean {
+  if (!copiesRows(draft.table, draft.rows.length, options.copyRows ?? Number.POSITIVE_INFINITY)) return false
+  return statementForms(draft, statementShape(draft), options).copy
 }
 
 /**
