@@ -1,3 +1,5 @@
+import { TIMESTAMP_TEXT_BYTES, writeTimestampText } from '../values/timestamp-bytes.ts'
+
 /** About how many bytes each chunk of COPY data holds (a chunk ends with a whole row). */
 export const COPY_CHUNK_BYTES = 64 * 1024
 
@@ -38,6 +40,16 @@ export class CopyChunks {
       this.#at = 0
     }
     this.#at += writeText(this.#chunk, field, this.#at)
+    this.#chunk[this.#at++] = last ? NEWLINE : TAB
+  }
+
+  /**
+   * Writes the text of a timestamp (`timestamptz` when `withZone`) of time `ms` (see `writableTime`)
+   * straight into the chunk, then a tab, or a newline when `last`: no string made.
+   */
+  timestampField(ms: number, withZone: boolean, last: boolean): void {
+    if (this.#at + TIMESTAMP_TEXT_BYTES + 1 > this.#chunk.length) this.#close()
+    this.#at = writeTimestampText(this.#chunk, this.#at, ms, withZone)
     this.#chunk[this.#at++] = last ? NEWLINE : TAB
   }
 

@@ -5,6 +5,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { heldValue, isKept, isKeptTime, keepValue, keptIndex } from '../track/sent-snapshot.ts'
 import { encodeValue, type ValueLocation } from '../values/index.ts'
+import { writableTime } from '../values/timestamp-bytes.ts'
 import { insertCell } from './cells.ts'
 import { CopyChunks } from './copy-chunks.ts'
 import { type IdSource, type InsertInput, Slot, type StatementDraft, slotEntity } from './draft.ts'
@@ -19,8 +20,8 @@ const NOTHING = Symbol('nothing')
 /**
  * The COPY data of an insert whose values were checked but not encoded (see
  * `StatementDraft.deferred`), written from its rows in `order` once their ids are assigned: each value
- * encoded as it is written into its chunk (see `CopyChunks`), no text kept per value; a value
- * repeating the previous row's is encoded once. An entity's values are what it holds as sent (taken
+ * encoded as it is written into its chunk (see `CopyChunks`), no text kept per value (a timestamp's
+ * written as bytes, no text made); a value repeating the previous row's is encoded once. An entity's values are what it holds as sent (taken
  * when the insert was checked, see `checkInsert`): its row's own where they stand for them, a kept
  * Date's time, the whole snapshot an assignment made meanwhile; the ids replace what stood for them
  * (`ids`), there and in the COPY data. A change set's rows are written as they are, references as
@@ -35,6 +36,10 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
   // Foreign-key and unique columns as they were checked (a reference resolved then, a slot filled now).
   const captured = columns.map((column) => draft.values.get(column.name))
   const last = columns.length - 1
+  // Timestamp columns: their Dates' texts written straight into the data (with a zone or not).
+  const stamps = columns.map((c) =>
+    c.isArray ? undefined : c.type === 'timestamptz' ? true : c.type === 'timestamp' ? false : undefined,
+  )
   const previous: unknown[] = new Array(columns.length).fill(NOTHING)
   const texts: (string | null)[] = new Array(columns.length).fill(null)
   const out = new CopyChunks()
@@ -54,6 +59,11 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
         value = held === undefined ? insertCell(row, column, table) : held[r]
         if (value instanceof Slot) value = ids(slotEntity(value, row), value.column)
         same = value
+      }
+      const zone = stamps[c]
+      if (zone !== undefined && value instanceof Date && writableTime(value.getTime())) {
+        out.timestampField(value.getTime(), zone, c === last)
+        continue
       }
       if (same !== previous[c]) {
         texts[c] = encodeAt(value, column, draft, r)
