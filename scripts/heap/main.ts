@@ -1,6 +1,8 @@
 // Peak heap of a large insert flush: pipeflush on each driver beside postgres.js sending the same
-// rows from plain objects (as COPY lines, and as one insert of arrays), each in a process of its own, at 100,000 rows with plenty of heap and at
-// 1,000,000 rows under a heap limit (pass or fail). Run from the repository's root:
+// rows from plain objects (as COPY lines, and as one insert of arrays), each in a process of its own,
+// at 100,000 rows with plenty of heap and at 1,000,000 rows under a heap limit (pass or fail). The rows
+// are made as an application makes them, each its own text, new Date, float and nullable text
+// (`app-rows.ts`). Run from the repository's root:
 //
 //   npx node --conditions=@pipeflush/source scripts/heap/main.ts [--rows 100000] [--big 1000000]
 //
@@ -9,10 +11,12 @@
 // planning a million rows, lets no timer run), minus the heap used after a full collection at the
 // start. Each figure is the median of `--runs` processes (default 3).
 //
-// On the 2-core machine of the README (at 044fcbf; 5248821: +72 to +84 / +74 to +83 in the same
-// conditions): 100,000 rows +49 to +51 MiB on postgres.js and +50 to +51 on pg against +27 for the raw
-// COPY (1.8-1.9x; the goal is 2x); 1,000,000 rows complete under 512 MiB on both drivers (peak +444,
-// 3.9-4.9 s), the raw COPY under 384 (+179 MiB, 1.8-2.8 s).
+// On the 2-core machine of the README, shared with other work (at 3056b52 in the same conditions:
+// +112 to +114 MiB, and out of heap at 1,000,000 rows): 100,000 rows +57 to +58 MiB on each driver
+// against +65 for the raw COPY and +90 to +93 for the raw insert of arrays (0.9x the COPY; the goal
+// is 2x); 1,000,000 rows complete under 512 MiB on both drivers (peak +444 to +458 MiB, 24-37 s), the
+// raw COPY too (+343 to +361), the raw insert of arrays not (+580 to +657 MiB under 1024: `--raw-big-limit
+// 1024`).
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
