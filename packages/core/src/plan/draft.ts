@@ -119,7 +119,7 @@ export interface StatementDraft {
    * its cells are not made unless something needs them (`makeCells`); sent as COPY, its rows are
    * encoded as they are written (see `copy-rows.ts`). `conflictRefs`: a row references an upsert of
    * the flush (its cells are then made, for the lookups). `held`: its rows are entities, which hold
-   * what is sent of them once written (no `snapshots`).
+   * what is sent of them once checked (no `snapshots`).
    */
   deferred?: { readonly conflictRefs: boolean; readonly held: boolean } | undefined
   /** The column each parameter writes or matches (`''` for an expected version). */
@@ -166,7 +166,7 @@ export interface FlushDraft {
  * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
  * parts (inserts, then updates, each in the input's order). A part without values, or without a value
  * for an entity: the entity holds what was sent of it (`EntityState.heldSnapshot`: a large insert's,
- * see `copyRows`).
+ * see `checkInsert`).
  */
 export type SentParts = readonly (readonly [
   readonly EntityState[],

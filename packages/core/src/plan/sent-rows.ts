@@ -12,7 +12,7 @@ export type HeldSent = Snapshot | number
  * unit of work reads it: a read-only map from entity to sent values, kept as arrays of entities and of
  * their values, in the order the flush took them (a map of a million entries cost about 40 MB more
  * than the two arrays). An entity without a value holds what was sent of it (a large insert's, kept
- * as sent: see `copyRows`): the map answers their whole snapshots, made for the
+ * as sent: see `checkInsert`): the map answers their whole snapshots, made for the
  * asking, and {@link inOrder} the values as held. Looking an entity up builds a map the first time.
  */
 export class SentRows implements ReadonlyMap<EntityState, Snapshot> {

@@ -20,7 +20,7 @@ export interface EntityState {
   snapshot: Record<string, unknown> | null
   /**
    * The snapshot as held, not made whole: possibly kept as sent (see `Kept` in `sent-snapshot.ts`: a
-   * `SentSnapshot`, or a Date's time), as a large insert's entity holds it once its row is written.
+   * `SentSnapshot`, or a Date's time), as a large insert's entity holds it once its values are checked.
    */
   heldSnapshot: Record<string, unknown> | number | null
   /** Identity-map key (canonical primary key), once known. */

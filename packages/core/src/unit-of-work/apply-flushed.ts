@@ -103,7 +103,7 @@ function settle(
   if (sent === undefined) return
   const server = filled.get(s)
   if (isKept(sent)) {
-    // Held by the entity since it was written: kept as sent, or made whole by an assignment meanwhile.
+    // Held by the entity since its values were checked: kept as sent, or made whole by an assignment meanwhile.
     const held = s.heldSnapshot
     if (held === sent && server === undefined) {
       settleKept(s, sent)
