@@ -71,7 +71,9 @@ export async function flushUnitOfWork(
   const { schema, ids } = settings
   // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
   // while the plan is sent and the unit of work settles.
-  let draft: FlushDraft | undefined = draftFlush(schema, pendingInput(pending, uow))
+  let draft: FlushDraft | undefined = forgetSentOnFailure(pending.inserts, () =>
+    draftFlush(schema, pendingInput(pending, uow), settings),
+  )
   const rows = newRows(pending)
   const need = idNeed(rows)
   // Short of ids from the start: they are fetched on the connection, and an edit made meanwhile is
@@ -79,11 +81,8 @@ export async function flushUnitOfWork(
   const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
-  const used = await withFlushConnection(
-    context.connection.source(flushId),
-    settings.timeoutMs,
-    flushId,
-    async (fs) => {
+  const used = await forgetSentOnFailure(pending.inserts, async () =>
+    withFlushConnection(context.connection.source(flushId), settings.timeoutMs, flushId, async (fs) => {
       // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
       if (ids.short(need)) {
         idFetch = true
@@ -94,17 +93,17 @@ export async function flushUnitOfWork(
       // Taken once: a second call (none today) would find no draft and plan again.
       const drafted = draft
       draft = undefined
-      const { plan, sent } = completeWithIds(
+      const { plan, sent, copies } = completeWithIds(
         replan ? undefined : drafted,
-        () => draftFlush(schema, pendingInput(pending, uow)),
+        () => draftFlush(schema, pendingInput(pending, uow), settings),
         settings,
       )
       context.onPlanned?.(plan)
-      const returned = await sendByMode(fs, plan, settings, flushId).catch((e: unknown) => {
+      const returned = await sendByMode(fs, plan, settings, flushId, copies).catch((e: unknown) => {
         throw columnNamedByApi(e, schema)
       })
       return { plan: withoutTexts(plan), sent, returned }
-    },
+    }),
   )
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
@@ -125,6 +124,28 @@ export async function flushUnitOfWork(
 }
 
 /**
+ * `step` of a flush, after whose failure its new entities hold no snapshot again: a large insert gives
+ * them what it sends of them when it is checked (see `checkInsert`), and a failed flush leaves the
+ * unit of work as it was.
+ */
+function forgetSentOnFailure<T>(inserts: readonly EntityState[], step: () => T): T {
+  try {
+    const result = step()
+    return result instanceof Promise ? (result.catch((e: unknown) => forget(inserts, e)) as T) : result
+  } catch (e) {
+    return forget(inserts, e)
+  }
+}
+
+function forget(inserts: readonly EntityState[], e: unknown): never {
+  for (let i = 0; i < inserts.length; i++) {
+    const s = inserts[i]!
+    if (s.status === 'new' && s.heldSnapshot !== null) s.heldSnapshot = null
+  }
+  throw e
+}
+
+/**
  * The plan completed with the assigned ids: from `drafted`, or from a new draft (`redraft`) when there
  * is none (an edit made while the ids were fetched) or when a value the application gave is one of
  * the ids. Apart, so that no draft outlives the call.
@@ -140,15 +161,15 @@ function completeWithIds(
 }
 
 /**
- * A sent plan without its rows' texts (`params`, emptied) when it has many rows: what the flush
- * reads after sending (returned rows, keys, the summary) without keeping the texts of every row while
- * the unit of work settles.
+ * A sent plan without its rows' texts and keys (`params`, `keys`, emptied) when it has many rows:
+ * what the flush reads after sending (what statements return, the summary) without keeping the texts
+ * and keys of every row while the unit of work settles.
  */
 function withoutTexts(plan: FlushPlan): FlushPlan {
   let rows = 0
   for (const wave of plan.waves) for (const s of wave) rows += s.rowCount
   if (rows < 1_000) return plan // a small plan's texts cost less than copying its statements
-  return { waves: plan.waves.map((wave) => wave.map((s) => ({ ...s, params: [] }))) }
+  return { waves: plan.waves.map((wave) => wave.map((s) => ({ ...s, params: [], keys: [] }))) }
 }
 
 /**

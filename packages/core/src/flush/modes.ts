@@ -25,6 +25,8 @@ type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'>
 /** What a mode sends: the plan of the flush `flushId`, and the flush log's insert first (see `flushLogInsert`). */
 interface Sending {
   readonly plan: FlushPlan
+  /** The data of the COPY statements written from their rows (see `CompletedPlan.copies`). */
+  readonly copies: ReadonlyMap<PlannedStatement, readonly Buffer[]>
   readonly flushId: string
   /** The flush log's insert, sent first inside the transaction (none without a flush log). */
   readonly logged: readonly string[]
@@ -38,7 +40,8 @@ interface Sending {
 
 /**
  * Sends the plan of the flush `flushId` on `fs` in `settings.mode`, the flush log's insert first
- * inside its transaction: the rows each statement returned (see {@link ReturnedRows}).
+ * inside its transaction: the rows each statement returned (see {@link ReturnedRows}). `copies`: the
+ * data of the COPY statements written from their rows.
  *
  * The flush is the same whatever the mode: only how its statements are split into messages differs.
  */
@@ -47,9 +50,10 @@ export function sendByMode(
   plan: FlushPlan,
   settings: ModeSettings & Pick<FlushSettings, 'mode'>,
   flushId: string,
+  copies: ReadonlyMap<PlannedStatement, readonly Buffer[]> = new Map(),
 ): Promise<ReturnedRows> {
   const logged = flushLogInsert(settings.flushLog, flushId)
-  const sending: Sending = { plan, flushId, logged, settings, inTransaction: fs.continued }
+  const sending: Sending = { plan, copies, flushId, logged, settings, inTransaction: fs.continued }
   return settings.mode === 'burst'
     ? sendBurst(fs, sending)
     : settings.mode === 'waves'
@@ -89,7 +93,7 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
     settlePipelined(fs, results, planned, input.flushId)
     return pipelinedRows(statements, results.slice(begin.length + input.logged.length))
   }
-  const batch = simpleBatch([...input.logged, ...statements])
+  const batch = simpleBatch([...input.logged, ...statements], input.copies)
   const rowSets = rowSetCount(statements)
   try {
     if (!input.inTransaction) {
@@ -154,7 +158,7 @@ async function sendTogether(
     if (lost?.status === 'rejected') throw lost.reason
     return pipelinedRows(statements, results)
   }
-  const batch = simpleBatch(statements)
+  const batch = simpleBatch(statements, input.copies)
   try {
     const rowSets = rowSetCount(statements)
     return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies, rowSets }))

@@ -1,3 +1,4 @@
+import { SentRows } from '../plan/sent-rows.ts'
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
 import type { SchemaModel, TableModel } from '../schema/model.ts'
@@ -5,6 +6,7 @@ import { referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
+import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue } from '../values/index.ts'
@@ -23,9 +25,12 @@ function statesByKey(
   upserted: Filled,
 ): Map<string, Map<string, EntityState>> {
   const out = new Map<string, Map<string, EntityState>>()
-  for (const [state, values] of sent) {
+  // What was sent as held: an entity kept as sent is made whole only if its table is read back.
+  const entries = sent instanceof SentRows ? sent.held() : sent.entries()
+  for (const [state, values] of entries) {
     if (!tables.has(state.table.key)) continue
-    const key = rowKey(state.table, upserted.size === 0 ? values : storedKeyParts(state, values, upserted))
+    const whole = isKept(values) ? wholeSnapshot(values, state) : values
+    const key = rowKey(state.table, upserted.size === 0 ? whole : storedKeyParts(state, whole, upserted))
     if (key === null) continue
     let byKey = out.get(state.table.key)
     if (byKey === undefined) {

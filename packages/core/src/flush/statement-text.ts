@@ -76,15 +76,21 @@ export function hasCopy(statements: readonly PlannedStatement[]): boolean {
   return statements.some((s) => s.copy === true)
 }
 
+const NONE_WRITTEN: ReadonlyMap<PlannedStatement, readonly Buffer[]> = new Map()
+
 /**
- * One message of `parts`: planned statements (their parameters inlined) and plain texts.
+ * One message of `parts`: planned statements (their parameters inlined) and plain texts. The data of
+ * a COPY statement is made of its parameters, unless `written` holds it (see `CompletedPlan.copies`).
  *
  * One Query message is one round trip, however many statements it holds.
  */
-export function simpleBatch(parts: readonly (PlannedStatement | string)[]): SimpleBatch {
+export function simpleBatch(
+  parts: readonly (PlannedStatement | string)[],
+  written: ReadonlyMap<PlannedStatement, readonly Buffer[]> = NONE_WRITTEN,
+): SimpleBatch {
   const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))
-  const copies: Buffer[][] = []
-  for (const p of parts) if (typeof p !== 'string' && p.copy) copies.push(copyData(p))
+  const copies: (readonly Buffer[])[] = []
+  for (const p of parts) if (typeof p !== 'string' && p.copy) copies.push(written.get(p) ?? copyData(p))
   return {
     text: texts.join(SEPARATOR),
     texts,

@@ -1,25 +1,19 @@
 import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
-import type { TableModel } from '../schema/model.ts'
 import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/index.ts'
-import { copiesRows } from './copy-statements.ts'
+import { copyRows } from './copy-rows.ts'
 import { valueAt } from './dependency-graph.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
+import { makeCells } from './encode-cells.ts'
 import { lookupStatement } from './lookup-statement.ts'
 import { rowLocation } from './row-key.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
-import { type ServerValuesPolicy, statementReading } from './server-values.ts'
 import { copySql } from './sql/copy-sql.ts'
-import { statementForm, statementSql } from './statement-sql.ts'
+import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
 import type { PlannedStatement } from './types.ts'
 
-/** What turns drafts into the statements a flush sends. */
-export interface BuildOptions {
-  /** Which tables read back the values the server fills; undefined: nothing is read back. */
-  readonly serverValues?: ServerValuesPolicy | undefined
-  /** Inserts of at least this many rows go as COPY (Infinity, the default: never). */
-  readonly copyRows?: number | undefined
-}
+/** What turns drafts into the statements a flush sends (see `FormOptions`). */
+export type BuildOptions = FormOptions
 
 /** The id a slot of row `r` stands for. */
 function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unknown {
@@ -28,7 +22,8 @@ function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unkn
 
 /**
  * Writes the ids into the draft's slots: each cell's text (the id encoded for the cell's column),
- * each sent value, each key. Returns the rows' keys as canonical forms when a key held a slot.
+ * each sent value, each key, and the keys' canonical forms (the keys themselves when they are their
+ * own: one array of a million keys, not two).
  */
 function fillSlots(draft: StatementDraft, ids: IdSource): void {
   const { table, params, paramColumns, snapshots, keys, keyIds } = draft
@@ -48,21 +43,26 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     }
   }
   const parts = table.primaryKey.length
+  // Single keys that are their own canonical forms (ids as given) need no second array.
+  let own = parts === 1
   for (let r = 0; r < keys.length; r++) {
-    if (keyIds[r] !== undefined) continue
-    const key = keys[r]
-    if (key instanceof Slot) {
-      const id = idOf(draft, r, key, ids)
-      keys[r] = id
-      keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
-    } else if (parts > 1 && Array.isArray(key)) {
-      const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
-      keys[r] = filled
-      keyIds[r] = filled.map((part, i) =>
-        part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
-      )
+    if (keyIds[r] === undefined) {
+      const key = keys[r]
+      if (key instanceof Slot) {
+        const id = idOf(draft, r, key, ids)
+        keys[r] = id
+        keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
+      } else if (parts > 1 && Array.isArray(key)) {
+        const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
+        keys[r] = filled
+        keyIds[r] = filled.map((part, i) =>
+          part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
+        )
+      }
     }
+    own = own && keyIds[r] === keys[r]
   }
+  if (own && keys.length > 0) draft.keyIds = keys as string[]
 }
 
 /** Orders upsert rows by their conflict columns: concurrent upserts lock the same rows in one order. */
@@ -122,7 +122,9 @@ function repeatedKey(keyIds: readonly KeyId[], order: Int32Array | null): number
  * one row or several) only, the rows' texts of each parameter column in the SQL's order (sent as one
  * `text[]` each, or for one row as the texts themselves), what it reads back (`serverValues`) and
  * whether it goes as COPY (`copyRows`; never one whose rows reference upserted rows: see
- * `lookup-statement.ts`). Writes into the draft: a draft is built once.
+ * `lookup-statement.ts`). Writes into the draft: a draft is built once. A draft whose values were only
+ * checked (`StatementDraft.deferred`) that goes as COPY is written from its rows into `copies` (when
+ * given), its `params` empty; any other gets its cells made first.
  *
  * The text depending on the shape only, a connection prepares it once, whatever the number of rows.
  */
@@ -130,37 +132,25 @@ export function buildStatement(
   draft: StatementDraft,
   ids: IdSource,
   options: BuildOptions,
+  copies?: Map<PlannedStatement, readonly Buffer[]>,
 ): PlannedStatement {
-  const { table, kind, fixup, upsert } = draft
+  const shape = statementShape(draft)
+  const { reading, copy } = statementForms(draft, shape, options)
+  const lookups = draft.lookups !== undefined
+  // A deferred insert sent as COPY is written from its rows; any other statement sends its cells.
+  const fromRows = copy && draft.deferred !== undefined && copies !== undefined
+  if (!fromRows) makeCells(draft)
   fillSlots(draft, ids)
   const order = rowOrder(draft, ids)
-  const rowCount = draft.rows.length
-  const keyless = serverKeyed(draft)
   const base = {
-    kind,
-    table: table.key,
-    rowCount,
+    ...shape,
     keys: inOrder(draft.keys, order),
-    fixup,
-    columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
-    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount })),
-    ...(upsert ? { upsert } : {}),
-    ...(keyless && !upsert ? { sources: draft.sources } : {}),
     params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
   }
-  if (draft.lookups !== undefined) return lookupStatement(draft, base, options.serverValues)
-  const reading = kind === 'delete' ? undefined : statementReading(table, base, options.serverValues)
+  if (lookups) return lookupStatement(draft, base, options.serverValues)
   if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
-  if (
-    kind === 'insert' &&
-    !upsert &&
-    copiesRows(table, rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
-  )
-    return { ...base, sql: copySql(table, draft.columns), copy: true }
-  return base
-}
-
-/** The columns a delete matches: the key, and the version when the table has one. */
-function deleteColumns(table: TableModel): string[] {
-  return table.versionColumn !== null ? [...table.primaryKey, table.versionColumn] : [...table.primaryKey]
+  if (!copy) return base
+  const statement: PlannedStatement = { ...base, sql: copySql(draft.table, draft.columns), copy: true }
+  if (fromRows) copies.set(statement, copyRows(draft, order, ids))
+  return statement
 }

@@ -113,18 +113,3 @@ export function setColumns(table: TableModel, names: readonly string[]): readonl
   for (const name of names.length === columns.length ? columns : names) writableColumn(table, name, 'update')
   return columns
 }
-
-/**
- * Whether `row` holds exactly the own properties `names` (in any order): then it writes what the row
- * that had `names` writes. Allocates nothing.
- */
-export function sameShape(row: RowValues, names: readonly string[]): boolean {
-  let count = 0
-  for (const name in row) {
-    if (!Object.hasOwn(row, name)) return false
-    count++
-  }
-  if (count !== names.length) return false
-  for (let i = 0; i < names.length; i++) if (!Object.hasOwn(row, names[i]!)) return false
-  return true
-}

@@ -5,12 +5,17 @@ import { type BuildOptions, buildStatement } from './build-statement.ts'
 import { valueAt } from './dependency-graph.ts'
 import { type FlushDraft, type IdSource, Slot, type StatementDraft, slotEntity } from './draft.ts'
 import { SentRows } from './sent-rows.ts'
-import type { FlushPlan } from './types.ts'
+import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** A plan and what it sends of each entity (their snapshots once it committed). */
 export interface CompletedPlan {
   readonly plan: FlushPlan
   readonly sent: SentValues
+  /**
+   * The data of the COPY statements written from their rows (see `copyRows`), whose `params` are
+   * empty; any other COPY statement's data is made of its `params`.
+   */
+  readonly copies: ReadonlyMap<PlannedStatement, readonly Buffer[]>
 }
 
 /**
@@ -18,13 +23,17 @@ export interface CompletedPlan {
  * entity's key column: the row's own value after `assignIds`): fills every slot, orders each
  * statement's rows, builds its SQL, what it reads back and whether it goes as COPY (`options`), and
  * completes what the flush sends of each entity. Consumes the draft (its cells are filled in place).
+ * The data of a large insert whose values were only checked is written here, before anything is sent.
  *
  * Only what needs the ids waits for them: the rest was checked before a connection was reserved.
  */
 export function completePlan(draft: FlushDraft, ids: IdSource, options: BuildOptions): CompletedPlan {
   const { statements } = draft
-  const waves = draft.waves.map((wave) => wave.map((i) => buildStatement(statements[i]!, ids, options)))
-  return { plan: { waves }, sent: new SentRows(draft.sent ?? []) }
+  const copies = new Map<PlannedStatement, readonly Buffer[]>()
+  const waves = draft.waves.map((wave) =>
+    wave.map((i) => buildStatement(statements[i]!, ids, options, copies)),
+  )
+  return { plan: { waves }, sent: new SentRows(draft.sent() ?? []), copies }
 }
 
 /** The id a slot of row `r` of `draft` stands for, normalized for `column` of `table`. */

@@ -48,6 +48,7 @@ export function conflictRefFor(ref: EntityState, column: string): ConflictRef | 
  */
 export function resolveByConflict(drafts: readonly StatementDraft[]): void {
   for (const draft of drafts) {
+    if (draft.deferred !== undefined) continue // none of its rows references an upsert (see draftFlush)
     for (let p = 0; p < draft.slotted.length; p++) {
       if (draft.slotted[p]) resolveParam(draft, p)
     }

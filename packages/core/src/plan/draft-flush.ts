@@ -2,10 +2,11 @@ import type { SchemaModel } from '../schema/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { resolveByConflict } from './conflict-ref.ts'
 import { checkDistinctRows } from './distinct-rows.ts'
-import type { FlushDraft, InsertInput, PlanInput, StatementDraft, StoredInput } from './draft.ts'
-import { encodeDrafts } from './encode-cells.ts'
+import type { FlushDraft, InsertInput, PlanInput, SentParts, StatementDraft, StoredInput } from './draft.ts'
+import { encodeDrafts, makeCells } from './encode-cells.ts'
 import { groupInserts, groupStored } from './group-rows.ts'
 import { orderStatements } from './order-statements.ts'
+import type { FormOptions } from './statement-shape.ts'
 
 type Snapshot = Record<string, unknown>
 
@@ -17,20 +18,32 @@ type Snapshot = Record<string, unknown>
  * `orderStatements`). A cell whose value is a new row's id not assigned yet is a slot pointing at that
  * row (one upserted by the flush: a lookup by its conflict key, see `conflict-ref.ts`); `completePlan`
  * fills them once the ids are known. Bad input fails here, naming the first bad row in the input's order. Pure: no I/O; the entities are only read.
+ * `options`: the forms of the statements (`copyRows`, `serverValues`): an insert sent as COPY is only
+ * checked here (see `checkInsert`).
  */
-export function draftFlush(schema: SchemaModel, input: PlanInput): FlushDraft {
+export function draftFlush(schema: SchemaModel, input: PlanInput, options?: DraftOptions): FlushDraft {
   const inserts = groupInserts(schema, input.inserts)
-  encodeDrafts(schema, inserts, input.inserts, 'insert')
+  encodeDrafts(schema, inserts, input.inserts, 'insert', options)
   const updates = groupStored(schema, input.updates, 'update')
   encodeDrafts(schema, updates, input.updates, 'update')
   const deletes = groupStored(schema, input.deletes, 'delete')
   encodeDrafts(schema, deletes, input.deletes, 'delete')
   checkDistinctRows([...inserts, ...updates, ...deletes])
-  const sent = sentValues(input, inserts, updates)
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
+  // A reference to an upsert becomes a lookup, made of the cells.
+  for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
   resolveByConflict(statements)
+  // Taken once the statements are built: a large insert's sent values are made as it is written.
+  const sent = () => sentValues(input, inserts, updates)
   return { statements, waves, slots: statements.some(holdsSlots), sent }
 }
+
+/**
+ * What the first phase of planning takes besides the rows: with them, an insert that goes as COPY
+ * (see `statementForms`) has its values checked now and encoded when written (see `checkInsert`).
+ * Without: every value is encoded now.
+ */
+export type DraftOptions = FormOptions
 
 function holdsSlots(draft: StatementDraft): boolean {
   return draft.slotted.includes(true) || draft.keyIds.includes(undefined)
@@ -45,7 +58,7 @@ function sentValues(
   input: PlanInput,
   inserts: readonly StatementDraft[],
   updates: readonly StatementDraft[],
-): FlushDraft['sent'] {
+): SentParts | undefined {
   const parts = [
     ...inOrder(
       input.inserts,
@@ -57,31 +70,34 @@ function sentValues(
   return parts.length === 0 ? undefined : parts
 }
 
-/** The entities of `rows` (`entityOf`) and their snapshots, aligned, in the order of `rows`. */
+/**
+ * The entities of `rows` (`entityOf`) and their snapshots, aligned, in the order of `rows`; none
+ * (undefined) where the entity holds what is sent of it (a large insert's: see `StatementDraft.deferred`).
+ */
 function inOrder<R extends InsertInput | StoredInput>(
   rows: readonly R[],
   entityOf: (row: R) => InsertInput | EntityState | undefined,
   drafts: readonly StatementDraft[],
-): (readonly [EntityState[], Snapshot[]])[] {
-  const holding = drafts.filter((d) => d.snapshots !== undefined)
+): SentParts[number][] {
+  const holding = drafts.filter((d) => d.snapshots !== undefined || d.deferred?.held === true)
   if (holding.length === 0) return []
   let count = 0
   for (let r = 0; r < rows.length; r++) if (entityOf(rows[r]!) !== undefined) count++
   const only = holding[0]!
   if (holding.length === 1 && only.rows.length === count) {
     const states = only.kind === 'insert' ? only.rows : only.rows.map((row) => entityOf(row as R))
-    return [[states as EntityState[], only.snapshots as Snapshot[]]]
+    return [[states as EntityState[], only.snapshots as Snapshot[] | undefined]]
   }
-  const byRow = new Map<unknown, Snapshot>()
+  const byRow = new Map<unknown, Snapshot | undefined>()
   for (const draft of holding)
-    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots![r]!)
+    for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots?.[r])
   const states: EntityState[] = []
-  const snapshots: Snapshot[] = []
+  const snapshots: (Snapshot | undefined)[] = []
   for (const row of rows) {
     const state = entityOf(row)
     if (state === undefined) continue
     states.push(state as EntityState)
-    snapshots.push(byRow.get(row)!)
+    snapshots.push(byRow.get(row))
   }
   return [[states, snapshots]]
 }

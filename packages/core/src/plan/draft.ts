@@ -94,17 +94,34 @@ export interface StatementDraft {
   readonly columns: readonly string[]
   readonly fixup: boolean
   readonly upsert?: UpsertSpec | undefined
-  /** Each row's input, in the order met (a fix-up's: its insert's). */
-  readonly rows: (InsertInput | StoredInput)[]
+  /**
+   * Each row's input, in the order met (a fix-up's: its insert's); the inputs themselves when a draft
+   * holds them all in order (not changed afterwards).
+   */
+  rows: (InsertInput | StoredInput)[]
   /**
    * Each row's primary key: the value (a {@link Slot} until its id is known), the values of a
    * composite key, or null for a key the server fills.
    */
   readonly keys: unknown[]
-  /** Each row's key as canonical forms (see `RowKey.id`); undefined while a part is a slot. */
-  readonly keyIds: (string | readonly string[] | undefined)[]
-  /** Per parameter, in the SQL's order (see `PlannedStatement.params`), the rows' cells. */
+  /**
+   * Each row's key as canonical forms (see `RowKey.id`); undefined while a part is a slot. The keys
+   * themselves once every key is its own canonical form (see `fillSlots`).
+   */
+  keyIds: (string | readonly string[] | undefined)[]
+  /**
+   * Per parameter, in the SQL's order (see `PlannedStatement.params`), the rows' cells; none while
+   * they are {@link deferred}.
+   */
   params: Cell[][]
+  /**
+   * Set on a large plain insert whose values were checked but not encoded (see `check-insert.ts`):
+   * its cells are not made unless something needs them (`makeCells`); sent as COPY, its rows are
+   * encoded as they are written (see `copy-rows.ts`). `conflictRefs`: a row references an upsert of
+   * the flush (its cells are then made, for the lookups). `held`: its rows are entities, which hold
+   * what is sent of them once checked (no `snapshots`).
+   */
+  deferred?: { readonly conflictRefs: boolean; readonly held: boolean } | undefined
   /** The column each parameter writes or matches (`''` for an expected version). */
   readonly paramColumns: readonly string[]
   /** Per parameter, whether a cell of it may be a slot. */
@@ -138,13 +155,23 @@ export interface FlushDraft {
   /** Whether a cell or a key holds a slot: the ids must be known before completing. */
   readonly slots: boolean
   /**
-   * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
-   * parts (inserts, then updates, each in the input's order); slot columns filled by `completePlan`.
+   * What a flush sends of each entity it inserts or updates (see {@link SentParts}), once
+   * `completePlan` built the statements: slot columns filled, a large insert's values taken as it is
+   * written.
    */
-  readonly sent:
-    | readonly (readonly [readonly EntityState[], readonly Record<string, unknown>[]])[]
-    | undefined
+  readonly sent: () => SentParts | undefined
 }
+
+/**
+ * What a flush sends of each entity it inserts or updates: entities and their values, aligned, in
+ * parts (inserts, then updates, each in the input's order). A part without values, or without a value
+ * for an entity: the entity holds what was sent of it (`EntityState.heldSnapshot`: a large insert's,
+ * see `checkInsert`).
+ */
+export type SentParts = readonly (readonly [
+  readonly EntityState[],
+  readonly (Record<string, unknown> | undefined)[] | undefined,
+])[]
 
 /**
  * Whether the rows of `draft` leave part of their key to the server: an insert that does not write

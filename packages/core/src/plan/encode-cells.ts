@@ -1,15 +1,17 @@
 import { errors } from '../errors.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { emptyRowOf } from '../track/row.ts'
 import { snapshotOf, snapshotValue } from '../track/snapshot.ts'
 import { encodeValue, type ValueLocation } from '../values/index.ts'
+import { capturedColumns } from './captured-columns.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
+import { checkInsert } from './check-insert.ts'
+import { copiesRows } from './copy-statements.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from './draft.ts'
 import { keyPart, RowLocation } from './row-key.ts'
-import type { UpsertSpec } from './types.ts'
+import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
 
 /**
  * Where values are encoded column by column: a failure there is found again row by row (see
@@ -27,6 +29,9 @@ const NOTHING = Symbol('nothing')
  * order. A value that does not encode is reported as the rows in `inputs` order find it first (see
  * {@link firstBadValue}). Cells holding a slot stay slots.
  *
+ * With `options`, an insert that goes as COPY (see `statementForms`) is only checked, its cells made
+ * when needed (see `checkInsert`).
+ *
  * Values go to the server as text: each is encoded, and checked, before anything is sent.
  */
 export function encodeDrafts(
@@ -34,17 +39,45 @@ export function encodeDrafts(
   drafts: readonly StatementDraft[],
   inputs: readonly (InsertInput | StoredInput)[],
   kind: 'insert' | 'update' | 'delete',
+  options?: FormOptions,
 ): void {
   try {
     for (const draft of drafts) {
-      if (draft.kind === 'insert') encodeInsert(draft)
-      else encodeStored(draft)
+      if (draft.kind !== 'insert') encodeStored(draft)
+      else if (options !== undefined && sentAsCopy(draft, options)) checkInsert(draft)
+      else encodeInsert(draft)
     }
   } catch (e) {
     if (kind === 'insert') firstBadValue(schema, inputs as readonly InsertInput[], inputs.length)
     else firstBadValue(schema, inputs as readonly StoredInput[], inputs.length, kind)
     throw e
   }
+}
+
+/** Whether an insert draft goes as COPY (see `statementForms`): its size first, the cheapest to tell. */
+function sentAsCopy(draft: StatementDraft, options: FormOptions): boolean {
+  if (!copiesRows(draft.table, draft.rows.length, options.copyRows ?? Number.POSITIVE_INFINITY)) return false
+  return statementForms(draft, statementShape(draft), options).copy
+}
+
+/**
+ * Makes the cells (and what it sends of its entities) of a draft whose values were only checked (see
+ * {@link StatementDraft.deferred}), from its rows as they are now: slots where an id is not assigned
+ * yet, ids where it is. A value changed since it was checked that does not encode is `INVALID_VALUE`
+ * naming its row. Nothing to do for a draft whose cells are made.
+ */
+export function makeCells(draft: StatementDraft): void {
+  const deferred = draft.deferred
+  if (deferred === undefined) return
+  try {
+    encodeInsert(draft)
+  } catch (e) {
+    firstBadRow(draft)
+    throw e
+  }
+  draft.deferred = undefined
+  // What its entities held as sent is in its snapshots now.
+  if (deferred.held) for (const row of draft.rows) (row as EntityState).heldSnapshot = null
 }
 
 function encodeInsert(draft: StatementDraft): void {
@@ -78,24 +111,6 @@ function emptyRows(table: TableModel, n: number): Record<string, unknown>[] {
   }
   return out
 }
-
-/**
- * The columns of `table` whose values the planner reads again (see `StatementDraft.values`): its
- * foreign-key and unique columns, but its key (read from the draft's keys); an upsert's conflict
- * columns besides.
- */
-function capturedColumns(table: TableModel, upsert: UpsertSpec | undefined): ReadonlySet<string> {
-  const columns = foreignKeyAndUniqueColumns(table)
-  return upsert === undefined ? columns : new Set([...columns, ...upsert.conflict])
-}
-
-const foreignKeyAndUniqueColumns = perTable(
-  (table): ReadonlySet<string> =>
-    new Set([
-      ...table.foreignKeys.flatMap((fk) => fk.columns),
-      ...table.uniques.flatMap((unique) => unique.columns),
-    ]),
-)
 
 /** The cells of `column` (parameter `p`) for every row of an insert draft, and its values in `snapshots`. */
 function encodeColumn(
@@ -220,6 +235,20 @@ function locationOf<R>(
     table,
     table.primaryKey.map((name) => read(row, columnOf(table, name), table) ?? undefined),
   )
+}
+
+/** Encodes the rows of an insert draft one after the other, naming each: throws the first bad value. */
+function firstBadRow(draft: StatementDraft): void {
+  const { table, rows, columns } = draft
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as InsertInput
+    const at = locationOf(table, row, insertCell)
+    for (const name of columns) {
+      const column = columnOf(table, name)
+      const value = insertCell(row, column, table)
+      if (!(value instanceof Slot)) encodeValue(value, column, at)
+    }
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TableModel } from '../schema/model.ts'
 import type { Edge, InsertEdge } from './dependency-graph.ts'
 import { type Cell, compareDrafts, Slot, type StatementDraft } from './draft.ts'
+import { makeCells } from './encode-cells.ts'
 
 /** Fix-up statements and the inserts each must follow. */
 export interface Fixups {
@@ -58,6 +59,7 @@ export function breakInsertEdges(inserts: readonly StatementDraft[], broken: rea
   const pending = new Map<string, PendingFixup>()
   for (const edge of broken) {
     const insert = inserts[edge.to]!
+    makeCells(insert) // its cells move to the fix-up
     for (const { row, fk } of edge.references) {
       const id = `${edge.to}:${row}`
       let fixup = pending.get(id)

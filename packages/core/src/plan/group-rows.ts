@@ -2,7 +2,8 @@ import { errors } from '../errors.ts'
 import { keyFills } from '../ids/key-fill.ts'
 import { columnOf } from '../schema/checks.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
-import { insertCell, insertColumns, sameShape, setColumns, tableOf } from './cells.ts'
+import { sameShape } from '../track/row.ts'
+import { insertCell, insertColumns, setColumns, tableOf } from './cells.ts'
 import { compareDrafts, type InsertInput, type StatementDraft, type StoredInput, upsertId } from './draft.ts'
 import { firstBadValue } from './encode-cells.ts'
 import { type RowKey, rowKeyOf } from './row-key.ts'
@@ -196,7 +197,17 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
     firstBadValue(schema, inputs, encoded)
     throw e
   }
-  return groups.sorted()
+  const drafts = groups.sorted()
+  // One draft of every row in order (a bulk insert): it holds the inputs, not a copy of them.
+  const only = drafts.length === 1 ? drafts[0]! : undefined
+  if (only !== undefined && only.rows.length === inputs.length && sameItems(only.rows, inputs))
+    only.rows = inputs as InsertInput[]
+  return drafts
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** The run a row starts, or undefined when a later row's columns cannot be told from its properties. */

@@ -1,20 +1,27 @@
 import type { EntityState } from '../track/entity-state.ts'
+import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
+import type { SentParts } from './draft.ts'
 
 type Snapshot = Record<string, unknown>
+
+/** What was sent of an entity as held: a snapshot, or one kept as sent (see `Kept`). */
+export type HeldSent = Snapshot | number
 
 /**
  * What a flush sends of each entity it inserts or updates (their snapshots once it committed), as the
  * unit of work reads it: a read-only map from entity to sent values, kept as arrays of entities and of
  * their values, in the order the flush took them (a map of a million entries cost about 40 MB more
- * than the two arrays). Looking an entity up builds a map the first time.
+ * than the two arrays). An entity without a value holds what was sent of it (a large insert's, kept
+ * as sent: see `checkInsert`): the map answers their whole snapshots, made for the
+ * asking, and {@link inOrder} the values as held. Looking an entity up builds a map the first time.
  */
 export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
-  readonly #parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]
+  readonly #parts: SentParts
   readonly size: number
-  #byState: Map<EntityState, Snapshot> | undefined
+  #byState: Map<EntityState, HeldSent> | undefined
 
   /** `parts`: entities and their values, aligned, one part after the other. */
-  constructor(parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]) {
+  constructor(parts: SentParts) {
     this.#parts = parts
     let size = 0
     for (const [states] of parts) size += states.length
@@ -22,16 +29,16 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
   }
 
   get(state: EntityState): Snapshot | undefined {
-    if (this.#byState === undefined) this.#byState = new Map(this.entries())
-    return this.#byState.get(state)
+    const held = this.#held(state)
+    return held === undefined ? undefined : whole(state, held)
   }
 
   /**
-   * A lookup for entities asked in the order the rows are held: each answer is the next entry when
-   * it is the entity asked, found by walking the arrays (no object per entry); the first entity out
-   * of that order turns it into {@link get}.
+   * A lookup for entities asked in the order the rows are held, answering what was sent as held:
+   * each answer is the next entry when it is the entity asked, found by walking the arrays (no object
+   * per entry); the first entity out of that order turns it into lookups in a map.
    */
-  inOrder(): (state: EntityState) => Snapshot | undefined {
+  inOrder(): (state: EntityState) => HeldSent | undefined {
     const parts = this.#parts
     let part = 0
     let i = 0
@@ -42,15 +49,25 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
           part++
           i = 0
         }
-        if (part < parts.length && parts[part]![0][i] === state) return parts[part]![1][i++]
+        if (part < parts.length && parts[part]![0][i] === state) {
+          const values = parts[part]![1]
+          i++
+          return values?.[i - 1] ?? heldBy(state)
+        }
         ordered = false
       }
-      return this.get(state)
+      return this.#held(state)
     }
   }
 
+  /** The entities and what was sent of them as held (not made whole), in order. */
+  *held(): Generator<[EntityState, HeldSent]> {
+    for (const [states, values] of this.#parts)
+      for (let i = 0; i < states.length; i++) yield [states[i]!, values?.[i] ?? heldBy(states[i]!) ?? {}]
+  }
+
   has(state: EntityState): boolean {
-    return this.get(state) !== undefined
+    return this.#held(state) !== undefined
   }
 
   /**
@@ -62,7 +79,7 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
   }
 
   *keys(): MapIterator<EntityState> {
-    for (const [state] of this.entries()) yield state
+    for (const [states] of this.#parts) yield* states
   }
 
   *values(): MapIterator<Snapshot> {
@@ -78,25 +95,49 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
   [Symbol.iterator](): MapIterator<[EntityState, Snapshot]> {
     return this.entries()
   }
+
+  /** What was sent of `state` as held, found in a map built the first time. */
+  #held(state: EntityState): HeldSent | undefined {
+    if (this.#byState === undefined) {
+      const byState = new Map<EntityState, HeldSent>()
+      for (const [states, values] of this.#parts)
+        for (let i = 0; i < states.length; i++)
+          byState.set(states[i]!, values?.[i] ?? heldBy(states[i]!) ?? {})
+      this.#byState = byState
+    }
+    return this.#byState.get(state)
+  }
 }
 
-/** The entries of the parts of a {@link SentRows}, in order. */
+/** What `state` holds of what was sent of it (a part without values: see {@link SentRows}). */
+function heldBy(state: EntityState): HeldSent | undefined {
+  return state.heldSnapshot ?? undefined
+}
+
+/** The whole snapshot of what was sent as held. */
+function whole(state: EntityState, held: HeldSent): Snapshot {
+  return isKept(held) ? wholeSnapshot(held, state) : held
+}
+
+/** The entries of the parts of a {@link SentRows}, in order, whole. */
 class Entries implements MapIterator<[EntityState, Snapshot]> {
-  readonly #parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]
+  readonly #parts: SentParts
   #part = 0
   #i = 0
 
-  constructor(parts: readonly (readonly [readonly EntityState[], readonly Snapshot[]])[]) {
+  constructor(parts: SentParts) {
     this.#parts = parts
   }
 
   next(): IteratorResult<[EntityState, Snapshot], undefined> {
     while (this.#part < this.#parts.length) {
-      const [states, snapshots] = this.#parts[this.#part]!
+      const [states, values] = this.#parts[this.#part]!
       const i = this.#i
       if (i < states.length) {
         this.#i = i + 1
-        return { done: false, value: [states[i]!, snapshots[i]!] }
+        const state = states[i]!
+        const held = values?.[i] ?? heldBy(state) ?? {}
+        return { done: false, value: [state, whole(state, held)] }
       }
       this.#part++
       this.#i = 0

@@ -6,6 +6,7 @@ import { perTable } from '../schema/per-table.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
+import { heldValue, isKept, isKeptTime, type Kept, keptColumns } from './sent-snapshot.ts'
 
 /** What a flush will write, entity by entity. */
 export interface PendingChanges {
@@ -24,8 +25,9 @@ export interface PendingChanges {
  */
 export function changedColumns(state: EntityState, owner: object, inPlace = false): string[] {
   const out: string[] = []
-  const snapshot = state.snapshot
+  const snapshot = state.heldSnapshot
   if (!snapshot) return out
+  if (isKept(snapshot)) return changedSinceSent(state, snapshot, owner)
   const row = state.row
   for (const column of state.table.columns) {
     if (column.generated || column.name === state.table.versionColumn) continue
@@ -35,6 +37,31 @@ export function changedColumns(state: EntityState, owner: object, inPlace = fals
     if (value === undefined && !Object.hasOwn(row, column.name)) continue
     const now = resolveReference(value, column, state.table, owner)
     if (!sameValue(now, snapshot[column.name], column)) out.push(column.name)
+  }
+  return out
+}
+
+/**
+ * The columns of `state` whose value differs from what a flush sent, its snapshot kept as sent
+ * (see `SentSnapshot`): only the values it keeps are compared (the row's other values are the ones
+ * sent: an assignment would have made the snapshot whole). A kept Date's time is compared as a
+ * number first, without a Date.
+ *
+ * A flush after a large insert compares its entities without making their snapshots whole.
+ */
+function changedSinceSent(state: EntityState, sent: Kept, owner: object): string[] {
+  const out: string[] = []
+  const { table, row } = state
+  const columns = keptColumns(table)
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i]!
+    if (column.generated || column.name === table.versionColumn) continue
+    const kept = heldValue(sent, table, i)
+    if (kept === undefined) continue
+    const value = row[column.name]
+    if (isKeptTime(kept, column) && value instanceof Date && Object.is(value.getTime(), kept)) continue
+    const was = isKeptTime(kept, column) ? new Date(kept) : kept
+    if (!sameValue(resolveReference(value, column, table, owner), was, column)) out.push(column.name)
   }
   return out
 }

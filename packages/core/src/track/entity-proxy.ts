@@ -3,6 +3,7 @@ import { writableColumn } from '../schema/checks.ts'
 import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
+import { isKept, wholeSnapshot } from './sent-snapshot.ts'
 
 /** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
 export const NOT_A_RELATION: unique symbol = Symbol('pipeflush.notARelation')
@@ -28,35 +29,64 @@ export interface Tracker {
  * entity beside its row and the Proxy, and the handler answers {@link STATE} with itself, so finding
  * the state of an entity needs no map. Every field is set in the constructor: one shape for all. What
  * few entities have (relations loaded, an upsert) is kept in one object made when first set, and the
- * owner is the tracker's: 88 bytes per entity.
+ * table and the tracker (whose owner is the entity's) in one shared by the entities of the table in
+ * the unit of work: 80 bytes per entity. Its snapshot may be kept as sent (see `SentSnapshot`):
+ * reading `snapshot`, or an assignment, makes it whole.
  */
 class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>> {
-  readonly table: TableModel
+  /** Its table and tracker, shared with the other entities of its table in its unit of work. */
+  readonly #scope: Scope
   status: EntityStatus
   readonly row: Record<string, unknown>
-  snapshot: Record<string, unknown> | null
+  #snapshot: Record<string, unknown> | number | null
   key: string | null = null
   entity: Entity
-  readonly tracker: Tracker
   #rare: { loaded?: Set<string> | undefined; upserted?: EntityState['upserted'] } | undefined = undefined
 
   constructor(
-    table: TableModel,
+    scope: Scope,
     row: Record<string, unknown>,
     status: EntityStatus,
     snapshot: Record<string, unknown> | null,
-    tracker: Tracker,
   ) {
-    this.table = table
+    this.#scope = scope
     this.status = status
     this.row = row
-    this.snapshot = snapshot
-    this.tracker = tracker
+    this.#snapshot = snapshot
     this.entity = row
   }
 
+  get table(): TableModel {
+    return this.#scope.table
+  }
+
+  get tracker(): Tracker {
+    return this.#scope.tracker
+  }
+
   get owner(): object {
-    return this.tracker.owner
+    return this.#scope.tracker.owner
+  }
+
+  /** The snapshot, a snapshot kept as sent made whole first (see `SentSnapshot`). */
+  get snapshot(): Record<string, unknown> | null {
+    const held = this.#snapshot
+    if (!isKept(held)) return held
+    const whole = wholeSnapshot(held, this)
+    this.#snapshot = whole
+    return whole
+  }
+
+  set snapshot(snapshot: Record<string, unknown> | null) {
+    this.#snapshot = snapshot
+  }
+
+  get heldSnapshot(): Record<string, unknown> | number | null {
+    return this.#snapshot
+  }
+
+  set heldSnapshot(held: Record<string, unknown> | number | null) {
+    this.#snapshot = held
   }
 
   get loaded(): Set<string> | undefined {
@@ -121,6 +151,8 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     if (prop === table.versionColumn && this.status === 'managed') {
       throw errors.versionAssigned(table.key, prop)
     }
+    // The row stops standing for what was sent: the snapshot is made whole before it changes.
+    if (isKept(this.#snapshot)) this.#snapshot = wholeSnapshot(this.#snapshot, this)
     target[prop] = value
     this.tracker.onTouch(this)
     return true
@@ -151,7 +183,30 @@ export function trackEntity(
   snapshot: Record<string, unknown> | null,
   tracker: Tracker,
 ): EntityState {
-  const state = new TrackedState(table, row, status, snapshot, tracker)
+  const state = new TrackedState(scopeOf(table, tracker), row, status, snapshot)
   state.entity = new Proxy(row, state)
   return state
+}
+
+/** A table and a tracker: what the entities of a table share in a unit of work. */
+interface Scope {
+  readonly table: TableModel
+  readonly tracker: Tracker
+}
+
+/** The scopes of each tracker, by table, made when first asked (a unit of work has few tables). */
+const scopes = new WeakMap<Tracker, Map<TableModel, Scope>>()
+
+function scopeOf(table: TableModel, tracker: Tracker): Scope {
+  let byTable = scopes.get(tracker)
+  if (byTable === undefined) {
+    byTable = new Map()
+    scopes.set(tracker, byTable)
+  }
+  let scope = byTable.get(table)
+  if (scope === undefined) {
+    scope = { table, tracker }
+    byTable.set(table, scope)
+  }
+  return scope
 }

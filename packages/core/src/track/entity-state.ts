@@ -12,8 +12,17 @@ export interface EntityState {
   status: EntityStatus
   /** The values the application sees and assigns. */
   readonly row: Record<string, unknown>
-  /** The values the database holds (decoded), for dirty checking; null for new entities. */
+  /**
+   * The values the database holds (decoded), for dirty checking; null for new entities (a new entity
+   * a flush is writing holds what it sends). A snapshot kept as sent (see `SentSnapshot`) is made
+   * whole when read here.
+   */
   snapshot: Record<string, unknown> | null
+  /**
+   * The snapshot as held, not made whole: possibly kept as sent (see `Kept` in `sent-snapshot.ts`: a
+   * `SentSnapshot`, or a Date's time), as a large insert's entity holds it once its values are checked.
+   */
+  heldSnapshot: Record<string, unknown> | number | null
   /** Identity-map key (canonical primary key), once known. */
   key: string | null
   /** The unit of work that tracks it. */

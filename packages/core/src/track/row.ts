@@ -57,3 +57,18 @@ export function rowOf(values: Readonly<Record<string, unknown>>): Record<string,
   for (const name of Object.keys(values)) row[name] = values[name]
   return row
 }
+
+/**
+ * Whether `row` holds exactly the own properties `names` (in any order): then it writes what the row
+ * that had `names` writes. Allocates nothing.
+ */
+export function sameShape(row: Readonly<Record<string, unknown>>, names: readonly string[]): boolean {
+  let count = 0
+  for (const name in row) {
+    if (!Object.hasOwn(row, name)) return false
+    count++
+  }
+  if (count !== names.length) return false
+  for (let i = 0; i < names.length; i++) if (!Object.hasOwn(row, names[i]!)) return false
+  return true
+}

@@ -3,6 +3,7 @@ import type { ColumnModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
+import { isKept, type Kept, keptValue, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { hasMutableColumns } from '../track/snapshot.ts'
 import { sameValue } from '../values/index.ts'
 import { settleUpserts } from './settle-upserts.ts'
@@ -31,6 +32,9 @@ export function applyFlushed(
   settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, (s) => {
     if (hasMutableColumns(s.table)) uow.watch.add(s)
   })
+  // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts
+  // (let go of before the identity map and the watch list take them).
+  if (quiet) uow.created.clear()
   // Indexed loops: a flush's loops over its rows run once, mostly unoptimized, where `for...of` cost
   // an iterator result per row (a flush of 100,000 rows settled with megabytes of them).
   const inserts = pending.inserts
@@ -66,8 +70,6 @@ export function applyFlushed(
       if (!allWatched && hasMutableColumns(s.table)) uow.watch.add(s)
     }
   }
-  // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts.
-  if (quiet) uow.created.clear()
   const updates = pending.updates
   for (let i = 0; i < updates.length; i++) {
     const state = updates[i]!.state
@@ -91,11 +93,25 @@ export function applyFlushed(
 /**
  * The sent values become the snapshot; references the flush resolved become the ids they stood for;
  * values the server filled go to the snapshot, and to the row unless assigned while the flush was in
- * flight (a generated column always).
+ * flight (a generated column always). A snapshot kept as sent stays so (see {@link settleKept}).
  */
-function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, filled: ServerFilled): void {
-  if (snapshot === undefined) return
+function settle(
+  s: EntityState,
+  sent: Record<string, unknown> | number | undefined,
+  filled: ServerFilled,
+): void {
+  if (sent === undefined) return
   const server = filled.get(s)
+  if (isKept(sent)) {
+    // Held by the entity since its values were checked: kept as sent, or made whole by an assignment meanwhile.
+    const held = s.heldSnapshot
+    if (held === sent && server === undefined) {
+      settleKept(s, sent)
+      return
+    }
+    sent = held !== null && !isKept(held) ? held : wholeSnapshot(sent, s)
+  }
+  const snapshot = sent
   if (server !== undefined) {
     for (const name of Object.keys(server.snapshot)) {
       snapshot[name] = server.snapshot[name]
@@ -119,6 +135,22 @@ function settle(s: EntityState, snapshot: Record<string, unknown> | undefined, f
   const version = s.table.versionColumn
   if (version) s.row[version] = snapshot[version]
   s.snapshot = snapshot
+}
+
+/**
+ * {@link settle} of an entity whose snapshot is kept as sent (see `SentSnapshot`), which it holds
+ * already: references the flush resolved become the ids they stood for (kept by the snapshot), unless
+ * reassigned meanwhile (which made the snapshot whole). Its other values are the ones sent.
+ */
+function settleKept(s: EntityState, sent: Kept): void {
+  const columns = s.table.columns
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!
+    const now = s.row[c.name]
+    if (typeof now !== 'object' || now === null || !stateOf(now)) continue
+    const kept = keptValue(sent, s, c)
+    if (kept !== undefined && sameValue(resolvedOrSelf(now, c, s), kept, c)) s.row[c.name] = kept
+  }
 }
 
 /**
@@ -153,7 +185,7 @@ function hasChanges(s: EntityState, owner: object): boolean {
  * lookups); the first entity out of that order turns it into plain lookups. A {@link SentRows} walks
  * its arrays without an object per entry.
  */
-function inOrder(sent: SentValues): (state: EntityState) => Record<string, unknown> | undefined {
+function inOrder(sent: SentValues): (state: EntityState) => Record<string, unknown> | number | undefined {
   if (sent instanceof SentRows) return sent.inOrder()
   let entries: Iterator<[EntityState, Record<string, unknown>]> | undefined = sent.entries()
   return (state) => {

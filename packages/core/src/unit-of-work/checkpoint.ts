@@ -76,7 +76,7 @@ function undoHooks(
     }
     if (s.status !== then.status || was.status === then.status) continue
     if (then.status === 'removed') uow.removed.delete(s)
-    if (was.status === 'new') uow.created.add(s)
+    if (was.status === 'new') uow.created.restore(s)
     s.status = was.status
   }
   for (const s of hookCreated) {

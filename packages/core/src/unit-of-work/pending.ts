@@ -22,7 +22,7 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
     if (!uow.touched.has(s)) updateOf(s, true)
   }
   return {
-    inserts: [...uow.created],
+    inserts: uow.created.toArray(),
     updates,
     deletes: [...uow.removed],
     upserts: dedupedUpserts(uow),

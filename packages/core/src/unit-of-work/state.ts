@@ -1,5 +1,6 @@
 import type { UpsertSpec } from '../plan/types.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import { CreatedList } from './created-list.ts'
 import { IdentityMap } from './identity-map.ts'
 import { WatchList } from './watch-list.ts'
 
@@ -27,7 +28,7 @@ export interface UnitOfWorkState {
   readonly owner: object
   readonly map: IdentityMap
   /** New entities in creation order. */
-  readonly created: Set<EntityState>
+  readonly created: CreatedList
   readonly removed: Set<EntityState>
   /** Managed entities assigned since the last flush. */
   readonly touched: Set<EntityState>
@@ -43,7 +44,7 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
   return {
     owner,
     map: new IdentityMap(),
-    created: new Set(),
+    created: new CreatedList(),
     removed: new Set(),
     touched: new Set(),
     watch: new WatchList(),

@@ -7,6 +7,11 @@ import type { ColumnModel } from '../schema/model.ts'
 export interface ScalarCodec {
   /** Validates a JS value and returns the PostgreSQL text input form. */
   encode(value: unknown, column: ColumnModel): string
+  /**
+   * Validates a JS value as `encode` does, throwing the same problems, without writing its text: for
+   * types whose text costs more to write than the value to check (dates, numbers). Absent: `encode`.
+   */
+  check?(value: unknown, column: ColumnModel): void
   /** Decodes the server's text output (`select col::text`). */
   decode(text: string, column: ColumnModel): unknown
   /** Equality for dirty checking, on decoded or user-assigned values. */

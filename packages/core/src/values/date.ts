@@ -31,6 +31,15 @@ export function parseDateText(text: string): number | undefined {
   return daysFromCivil(astronomical, month, day)
 }
 
+/** The UTC day of a Date written as a `date` (days since 1970-01-01), or the problem it meets. */
+function dayOfDate(value: Date): number {
+  const ms = value.getTime()
+  if (Number.isNaN(ms)) problem('an invalid Date is not a valid date')
+  const days = Math.floor(ms / MS_PER_DAY)
+  if (days < MIN_DAY) problem(`${describeWritten(value)} is before 4714-11-24 BC, the earliest date`, value)
+  return days
+}
+
 function dayText(days: number): string {
   const { text, bc } = formatCivil(civilFromDays(days))
   return bc ? `${text} BC` : text
@@ -44,13 +53,7 @@ function dayText(days: number): string {
  * Values go as text; the Date's UTC date is taken, so the process's time zone changes nothing.
  */
 export function dateText(value: unknown): string {
-  if (value instanceof Date) {
-    const ms = value.getTime()
-    if (Number.isNaN(ms)) problem('an invalid Date is not a valid date')
-    const days = Math.floor(ms / MS_PER_DAY)
-    if (days < MIN_DAY) problem(`${describeWritten(value)} is before 4714-11-24 BC, the earliest date`, value)
-    return dayText(days)
-  }
+  if (value instanceof Date) return dayText(dayOfDate(value))
   if (typeof value !== 'string')
     problem(`expected a 'YYYY-MM-DD' string or a Date for date, got ${describeWritten(value)}`, value)
   if (value === 'infinity' || value === '-infinity') return value
@@ -75,6 +78,10 @@ function dayOf(text: string): number {
  */
 export const dateCodec: ScalarCodec = {
   encode: dateText,
+  check: (value) => {
+    if (value instanceof Date) dayOfDate(value)
+    else dateText(value)
+  },
   decode(text) {
     if (text !== 'infinity' && text !== '-infinity' && parseDateText(text) === undefined) {
       problem(

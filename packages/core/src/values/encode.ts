@@ -30,6 +30,28 @@ export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocati
   }
 }
 
+/**
+ * Validates a JS value for `column` as {@link encodeValue} does, throwing the same `INVALID_VALUE`,
+ * without keeping its text: a Date or a number is checked without being written (see
+ * `ScalarCodec.check`), any other value is encoded and its text dropped.
+ *
+ * A large insert is checked when it is planned and written when it is sent: no text per value in between.
+ */
+export function checkValue(value: unknown, column: ColumnModel, at: ValueLocation): void {
+  if (value === null) return
+  // A mapped column's value is checked as the mapping writes it: encoded, as `encodeValue` does.
+  const check = column.isArray || column.mapping !== undefined ? undefined : codecFor(column.type).check
+  if (check === undefined || value === undefined) {
+    encodeValue(value, column, at)
+    return
+  }
+  try {
+    check(value, column)
+  } catch (e) {
+    throw locatedError(e, column, at)
+  }
+}
+
 /** {@link encodeValue} of a value that is not null, throwing {@link ValueProblem}s as they come. */
 function encodeNonNull(value: unknown, column: ColumnModel): string {
   if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')

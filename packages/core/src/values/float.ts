@@ -44,10 +44,22 @@ function readKey(value: unknown, type: string): number {
  */
 export const float8Codec: ScalarCodec = {
   encode: (value) => floatText(finite(value, 'float8')),
+  check: (value) => {
+    finite(value, 'float8')
+  },
   decode: (text) => decodeFloat(text, 'float8'),
   same: (a, b) => typeof a === 'number' && typeof b === 'number' && Object.is(a, b),
   key: (value) => floatKey(readKey(value, 'float8')),
   compareKeys: compareFloatKeys,
+}
+
+/** A float4's value: a finite number rounded to single precision, in range (else a problem). */
+function single(value: unknown): number {
+  const n = finite(value, 'float4')
+  const rounded = Math.fround(n)
+  if (!Number.isFinite(rounded) || (rounded === 0 && n !== 0))
+    problem(`${describeWritten(n)} is out of range for float4`, n)
+  return rounded
 }
 
 /**
@@ -57,12 +69,9 @@ export const float8Codec: ScalarCodec = {
  * `Math.fround`. Numbers that round to infinity or underflow to zero are rejected, like the server does.
  */
 export const float4Codec: ScalarCodec = {
-  encode(value) {
-    const n = finite(value, 'float4')
-    const single = Math.fround(n)
-    if (!Number.isFinite(single) || (single === 0 && n !== 0))
-      problem(`${describeWritten(n)} is out of range for float4`, n)
-    return floatText(single)
+  encode: (value) => floatText(single(value)),
+  check: (value) => {
+    single(value)
   },
   decode: (text) => decodeFloat(text, 'float4'),
   same: (a, b) => typeof a === 'number' && typeof b === 'number' && Object.is(Math.fround(a), Math.fround(b)),

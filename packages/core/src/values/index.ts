@@ -6,7 +6,7 @@
 export { arrayLiteral, delimitedArrayLiteral, parseArrayLiteral } from './array-literal.ts'
 export { castSql, castText, castTextList, comparedColumn, typeSqlName } from './cast.ts'
 export { decodeValue } from './decode.ts'
-export { encodeValue } from './encode.ts'
+export { checkValue, encodeValue } from './encode.ts'
 export { quoteIdentifier } from './identifier.ts'
 export type { JsonValue } from './json.ts'
 export { compareKeyValues, compareNormalizedKeys, normalizeKeyValue } from './key.ts'

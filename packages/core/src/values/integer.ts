@@ -22,6 +22,9 @@ function smallIntegerCodec(type: 'int2' | 'int4', bits: 16 | 32): ScalarCodec {
   const canonical = (value: unknown): string => String(check(value))
   return {
     encode: canonical,
+    check: (value) => {
+      check(value)
+    },
     decode(text) {
       if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeWritten(text)} as ${type}`, text)
       return Number(text)
@@ -102,6 +105,10 @@ export function compareInt8Texts(a: string, b: string): number {
 /** `int8`: written from a safe-integer number, a bigint or a decimal string; read as a string. */
 export const int8Codec: ScalarCodec = {
   encode: int8Text,
+  check: (value) => {
+    // A safe integer is within int8; anything else is checked by writing it.
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) int8Text(value)
+  },
   decode(text) {
     if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeWritten(text)} as int8`, text)
     return text

@@ -23,17 +23,23 @@ const TIMESTAMP_TEXT =
  * Timestamps go as text, written exactly, so a Date reads back equal to what was written.
  */
 export function timestampText(value: unknown, withZone: boolean): string {
+  const ms = timestampMs(value, withZone)
+  if (ms === DATE_LIMIT_MS) return 'infinity'
+  if (ms === -DATE_LIMIT_MS) return '-infinity'
+  const days = Math.floor(ms / MS_PER_DAY)
+  const { text, bc } = formatCivil(civilFromDays(days))
+  return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
+}
+
+/** The time of a Date {@link timestampText} writes, or the problem it meets (nothing written). */
+function timestampMs(value: unknown, withZone: boolean): number {
   const type = withZone ? 'timestamptz' : 'timestamp'
   if (!(value instanceof Date)) problem(`expected a Date for ${type}, got ${describeWritten(value)}`, value)
   const ms = value.getTime()
   if (Number.isNaN(ms)) problem(`an invalid Date is not a valid ${type}`)
-  if (ms === DATE_LIMIT_MS) return 'infinity'
-  if (ms === -DATE_LIMIT_MS) return '-infinity'
-  if (ms < MIN_TIMESTAMP_MS)
+  if (ms < MIN_TIMESTAMP_MS && ms !== -DATE_LIMIT_MS)
     problem(`${describeWritten(value)} is before 4714-11-24 BC, the earliest ${type}`, value)
-  const days = Math.floor(ms / MS_PER_DAY)
-  const { text, bc } = formatCivil(civilFromDays(days))
-  return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
+  return ms
 }
 
 /**
@@ -92,6 +98,9 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
 function makeTimestampCodec(withZone: boolean): ScalarCodec {
   return {
     encode: (value) => timestampText(value, withZone),
+    check: (value) => {
+      timestampMs(value, withZone)
+    },
     decode: (text) => parseTimestampText(text, withZone),
     same: (a, b) => a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime()),
     key: (value) => timestampText(value, withZone),
