@@ -1,4 +1,4 @@
-// What resolving references to upserted rows costs (see `packages/core/src/plan/conflict-ref.ts`): a
+// What resolving references to upserted rows costs (see `packages/core/src/plan/rows/conflict-ref.ts`): a
 // flush linking 10 books to 100 tags (1,000 `book_tag` rows) where the tags are upserts by name
 // (`tag_id` looked up by name in the insert, a subselect per row) and where they are entities with
 // known ids (the same insert without lookups). Each insert is run 30 times under EXPLAIN (ANALYZE) in

@@ -5,7 +5,7 @@ import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
 import { flushHooksOption } from './hooks/flush-hooks.ts'
 import { IdAllocator } from './ids/id-allocator.ts'
-import { keyFills } from './ids/key-fill.ts'
+import type { SchemaModel } from './model/model.ts'
 import {
   copyRowsOption,
   type EntityManagerOptions,
@@ -19,7 +19,7 @@ import {
 } from './options.ts'
 import { isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
-import type { SchemaModel } from './schema/model.ts'
+import { keyFills } from './schema/key-fill.ts'
 import type { ClientSettings } from './settings.ts'
 import { describeValue } from './values/location.ts'
 

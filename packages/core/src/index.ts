@@ -32,6 +32,17 @@ export type FlushHooks<E = Entity, M = EntityManager, R = FlushReport> = FlushHo
 export type TableHooks<E = Entity, M = EntityManager> = TableHooksOf<E, M>
 /** Options of `EntityManager.connect` (see `options.ts`), its hooks given this package's entity manager. */
 export type EntityManagerOptions = ConnectOptions<EntityManager>
+export type {
+  ColumnModel,
+  ForeignKeyModel,
+  OnDeleteAction,
+  RelationKind,
+  ScalarType,
+  SchemaModel,
+  TableModel,
+  UniqueModel,
+  ValueMapping,
+} from './model/model.ts'
 export { formatPlan } from './plan/format-plan.ts'
 export { planFlush } from './plan/plan-flush.ts'
 export type {
@@ -49,17 +60,6 @@ export type { ReadStatement } from './read/read-batch.ts'
 export type { FindOptions, ReadOptions } from './read/reads.ts'
 export type { Where } from './read/select-sql.ts'
 export { defineSchema } from './schema/define-schema.ts'
-export type {
-  ColumnModel,
-  ForeignKeyModel,
-  OnDeleteAction,
-  RelationKind,
-  ScalarType,
-  SchemaModel,
-  TableModel,
-  UniqueModel,
-  ValueMapping,
-} from './schema/model.ts'
 export { plural } from './schema/plural.ts'
 export { readSchema } from './schema/read-schema.ts'
 export type { ReadSchemaOptions } from './schema/read-schema-options.ts'

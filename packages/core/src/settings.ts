@@ -2,10 +2,10 @@ import type { Driver } from './drivers/driver.ts'
 import type { PipelineMode } from './flush/pipeline-mode.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
 import type { IdAllocator } from './ids/id-allocator.ts'
+import type { SchemaModel } from './model/model.ts'
 import type { Observe } from './observe/observe-flush.ts'
-import type { ServerValuesPolicy } from './plan/server-values.ts'
+import type { ServerValuesPolicy } from './plan/statements/returning.ts'
 import type { ReplicaSet } from './read/replicas.ts'
-import type { SchemaModel } from './schema/model.ts'
 
 /**
  * Everything an entity manager runs with, each setting declared here only: what its client's entity

@@ -1,13 +1,13 @@
-import { CopyChunks } from '../plan/copy-chunks.ts'
+import { CopyChunks } from '../plan/statements/copy-chunks.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 
-export { COPY_CHUNK_BYTES, copyField } from '../plan/copy-chunks.ts'
+export { COPY_CHUNK_BYTES, copyField } from '../plan/statements/copy-chunks.ts'
 
 /**
  * The data of a COPY statement (`statement.copy`) from its parameters: its rows in COPY's text format
  * (fields separated by tabs, one line per row, in the statement's row order), UTF-8 encoded, in chunks
  * (see `CopyChunks`): what the drivers write as they are. A flush's large inserts are written from
- * their rows instead (see `plan/copy-rows.ts`).
+ * their rows instead (see `plan/statements/copy-rows.ts`).
  */
 export function copyData(statement: Pick<PlannedStatement, 'params' | 'rowCount'>): Buffer[] {
   const columns = statement.params

@@ -1,9 +1,9 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
-import { parseStaleError } from '../plan/stale-check.ts'
+import type { SchemaModel } from '../model/model.ts'
+import { parseStaleError } from '../plan/statements/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
-import type { SchemaModel } from '../schema/model.ts'
 import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
 

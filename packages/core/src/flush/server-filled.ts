@@ -1,7 +1,7 @@
+import type { SchemaModel, TableModel } from '../model/model.ts'
 import { SentRows } from '../plan/sent-rows.ts'
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
-import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'

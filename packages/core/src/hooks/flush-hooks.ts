@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
 import type { FlushReport } from '../flush/flush-report.ts'
-import type { SchemaModel } from '../schema/model.ts'
+import type { SchemaModel } from '../model/model.ts'
 import type { Entity } from '../track/entity-state.ts'
 import { describeValue } from '../values/location.ts'
 

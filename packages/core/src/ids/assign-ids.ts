@@ -1,21 +1,10 @@
-import type { ColumnModel, TableModel } from '../schema/model.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
+import { keyFills } from '../schema/key-fill.ts'
 import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { applicationValue } from '../values/mapping.ts'
 import type { IdAllocator } from './id-allocator.ts'
 import { IdCursor } from './id-runs.ts'
-import { keyFills } from './key-fill.ts'
-
-/**
- * The sequence that must give `state` its key: a new row with a primary key column that a sequence
- * fills (identity, serial, or a DEFAULT `nextval`: see `keyFillOf`), alone or as part of a composite
- * key, and no value in it yet (the first such column's). Null otherwise (uuid keys, keys given or
- * filled by the server).
- */
-export function sequenceToFill(state: EntityState): string | null {
-  for (const key of sequenceKeys(state.table)) if (unfilled(state, key)) return key.sequence
-  return null
-}
 
 /** Whether `state`'s row holds no value for its sequence key column (undefined or null). */
 function unfilled(state: EntityState, key: SequenceKey): boolean {

@@ -1,11 +1,10 @@
-import type { TableModel } from '../schema/model.ts'
-import type { SentValues } from '../unit-of-work/unit-of-work.ts'
+import type { TableModel } from '../model/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
-import { type BuildOptions, buildStatement } from './build-statement.ts'
-import { valueAt } from './dependency-graph.ts'
 import { type FlushDraft, type IdSource, Slot, type StatementDraft, slotEntity } from './draft.ts'
+import { valueAt } from './order/dependency-graph.ts'
 import { SentRows } from './sent-rows.ts'
-import type { FlushPlan, PlannedStatement } from './types.ts'
+import { type BuildOptions, buildStatement } from './statements/build-statement.ts'
+import type { FlushPlan, PlannedStatement, SentValues } from './types.ts'
 
 /** A plan and what it sends of each entity (their snapshots once it committed). */
 export interface CompletedPlan {

@@ -1,12 +1,12 @@
-import type { SchemaModel } from '../schema/model.ts'
+import type { SchemaModel } from '../model/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
-import { resolveByConflict } from './conflict-ref.ts'
-import { checkDistinctRows } from './distinct-rows.ts'
 import type { FlushDraft, InsertInput, PlanInput, SentParts, StatementDraft, StoredInput } from './draft.ts'
-import { encodeDrafts, makeCells } from './encode-cells.ts'
-import { groupInserts, groupStored } from './group-rows.ts'
-import { orderStatements } from './order-statements.ts'
-import type { FormOptions } from './statement-shape.ts'
+import { orderStatements } from './order/order-statements.ts'
+import { resolveByConflict } from './rows/conflict-ref.ts'
+import { checkDistinctRows } from './rows/distinct-rows.ts'
+import { encodeDrafts, makeCells } from './rows/encode-cells.ts'
+import { groupInserts, groupStored } from './rows/group-rows.ts'
+import type { FormOptions } from './statements/statement-shape.ts'
 
 type Snapshot = Record<string, unknown>
 

@@ -4,7 +4,7 @@
  * foreign-key cell whose value is a new row's id not assigned yet holds a {@link Slot} that points at
  * that row; the second phase (`completePlan`) fills the slots, orders the rows and builds the SQL.
  */
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { LookupSql } from './sql/lookup-sql.ts'
 import type { RowValues, StatementKind, UpsertSpec } from './types.ts'

@@ -1,4 +1,4 @@
-import { statementForm } from './statement-sql.ts'
+import { statementForm } from './statements/statement-sql.ts'
 import type { FlushPlan, PlannedStatement } from './types.ts'
 
 /** How many elements of each parameter {@link formatPlan} shows. */

@@ -1,9 +1,9 @@
 import { errors } from '../errors.ts'
-import type { SchemaModel } from '../schema/model.ts'
-import type { BuildOptions } from './build-statement.ts'
+import type { SchemaModel } from '../model/model.ts'
 import { completePlan } from './complete-plan.ts'
 import type { PlanInput } from './draft.ts'
 import { draftFlush } from './draft-flush.ts'
+import type { BuildOptions } from './statements/build-statement.ts'
 import type { ChangeSet, FlushPlan } from './types.ts'
 
 /** A change set as the planner takes it: its rows as they are (they hold no entity, no slot). */

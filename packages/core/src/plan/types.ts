@@ -1,3 +1,8 @@
+import type { EntityState } from '../track/entity-state.ts'
+import type { UpsertSpec } from '../track/upsert-spec.ts'
+
+export type { UpsertSpec }
+
 /**
  * The plan: what a flush will send, as plain data. Built from a {@link ChangeSet} by `planFlush`,
  * with no I/O, so it can be printed, asserted in tests and executed by any executor.
@@ -6,13 +11,8 @@
 /** A row's values by column name, already validated and normalized (see `values/`). FK values are concrete keys. */
 export type RowValues = Readonly<Record<string, unknown>>
 
-/** How an insert becomes an upsert: `on conflict (conflict) do update set <update> = excluded.<update>`. */
-export interface UpsertSpec {
-  /** Columns of a unique constraint or primary key. */
-  readonly conflict: readonly string[]
-  /** Columns to overwrite on conflict; empty means `do nothing`. */
-  readonly update: readonly string[]
-}
+/** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
+export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
 
 /** A new row to insert. `values` holds every column the row supplies, its primary key included. */
 export interface InsertChange {

@@ -1,5 +1,5 @@
 import type { Row } from '../drivers/driver.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import { emptyRowOf } from '../track/row.ts'
 import { decodeValue } from '../values/index.ts'
 

@@ -1,6 +1,6 @@
 import type { Row } from '../drivers/driver.ts'
 import { errors, type PipeflushError } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import { recordCount, recordOrder } from '../unit-of-work/relation-reads.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'

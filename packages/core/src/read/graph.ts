@@ -1,7 +1,7 @@
 import type { Param } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import type { SchemaModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
-import type { SchemaModel, TableModel } from '../schema/model.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { castText } from '../values/index.ts'
 import type { ReadStatement } from './read-statement.ts'

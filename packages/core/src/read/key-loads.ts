@@ -1,6 +1,6 @@
 import type { Row } from '../drivers/driver.ts'
 import type { PipeflushError } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { decodeRow } from './decode-row.ts'

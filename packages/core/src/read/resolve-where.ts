@@ -1,6 +1,6 @@
 import { recordArgument } from '../arguments.ts'
+import type { TableModel } from '../model/model.ts'
 import { columnOf } from '../schema/checks.ts'
-import type { TableModel } from '../schema/model.ts'
 import { resolveReference } from '../track/changes.ts'
 import { emptyRow } from '../track/row.ts'
 import type { Where } from './select-sql.ts'

@@ -1,7 +1,7 @@
 import type { Param } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
-import type { ColumnModel, TableModel } from '../schema/model.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
 

@@ -1,5 +1,4 @@
 import { errors, type PipeflushError } from '../errors.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
@@ -9,7 +8,8 @@ import type {
   TableModel,
   UniqueModel,
   ValueMapping,
-} from './model.ts'
+} from '../model/model.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
 import { relationsOf } from './relations.ts'
 
 /** Everything a {@link ColumnModel} holds; the flags default to a plain NOT NULL column without default. */

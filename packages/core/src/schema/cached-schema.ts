@@ -1,5 +1,5 @@
 import type { Driver } from '../drivers/driver.ts'
-import type { SchemaModel } from './model.ts'
+import type { SchemaModel } from '../model/model.ts'
 import { readSchema } from './read-schema.ts'
 import type { ReadSchemaOptions } from './read-schema-options.ts'
 

@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../model/model.ts'
 import { describeValue } from '../values/location.ts'
-import type { ColumnModel, SchemaModel, TableModel } from './model.ts'
 
 /**
  * The table, view or materialized view `key` of `schema`, if pipeflush can read its rows; else

@@ -1,5 +1,5 @@
+import type { ColumnModel, TableModel } from '../model/model.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
-import type { ColumnModel, TableModel } from './model.ts'
 import { perTable } from './per-table.ts'
 
 /** The column's name in the database: its `dbName`, else its name. */

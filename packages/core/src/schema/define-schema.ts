@@ -1,7 +1,4 @@
 import { errors, type PipeflushError } from '../errors.ts'
-import { typeSqlName } from '../values/cast.ts'
-import { quoteIdentifier } from '../values/identifier.ts'
-import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
@@ -10,8 +7,11 @@ import type {
   SchemaModel,
   TableModel,
   UniqueModel,
-} from './model.ts'
-import { BUILTIN_SCALAR_TYPES } from './model.ts'
+} from '../model/model.ts'
+import { BUILTIN_SCALAR_TYPES } from '../model/model.ts'
+import { typeSqlName } from '../values/cast.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
+import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import type {
   CheckedSchemaSpec,
   ColumnOptions,

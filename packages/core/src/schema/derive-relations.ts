@@ -1,5 +1,5 @@
+import type { SchemaModel, TableModel } from '../model/model.ts'
 import { isOneToOne, linkKeys } from './key-shapes.ts'
-import type { SchemaModel, TableModel } from './model.ts'
 import { type NameWish, pickNames } from './pick-names.ts'
 import { inverseNames, manyToManyNames, manyToOneNames, roleOf } from './relation-candidates.ts'
 import type { RelationModel } from './relation-model.ts'

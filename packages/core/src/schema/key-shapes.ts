@@ -1,4 +1,4 @@
-import type { ForeignKeyModel, TableModel } from './model.ts'
+import type { ForeignKeyModel, TableModel } from '../model/model.ts'
 
 /**
  * The two foreign keys of a link table: its primary key is exactly their columns (two distinct keys,

@@ -1,4 +1,4 @@
-import type { TableModel } from './model.ts'
+import type { TableModel } from '../model/model.ts'
 
 /**
  * `derive` memoized per table model: the fact is computed the first time a model asks, then read

@@ -3,11 +3,6 @@ import type { Driver } from '../drivers/driver.ts'
 import { connectFailure, isDriverError } from '../drivers/driver-errors.ts'
 import { driverFor } from '../drivers/driver-for.ts'
 import { errors, PipeflushError } from '../errors.ts'
-import { arrayLiteral } from '../values/array-literal.ts'
-import { typeSqlName } from '../values/cast.ts'
-import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
-import { CATALOG_QUERY } from './catalog-query.ts'
-import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog-rows.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
@@ -16,8 +11,13 @@ import type {
   ScalarType,
   SchemaModel,
   TableModel,
-} from './model.ts'
-import { BUILTIN_SCALAR_TYPES } from './model.ts'
+} from '../model/model.ts'
+import { BUILTIN_SCALAR_TYPES } from '../model/model.ts'
+import { arrayLiteral } from '../values/array-literal.ts'
+import { typeSqlName } from '../values/cast.ts'
+import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
+import { CATALOG_QUERY } from './catalog-query.ts'
+import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog-rows.ts'
 import { partitionForeignKeys } from './partition-keys.ts'
 import { type ReadSchemaOptions, readSchemaOption } from './read-schema-options.ts'
 

@@ -1,4 +1,4 @@
-import type { ForeignKeyModel, TableModel } from './model.ts'
+import type { ForeignKeyModel, TableModel } from '../model/model.ts'
 import { plural } from './plural.ts'
 
 /**

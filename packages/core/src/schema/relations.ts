@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
+import type { SchemaModel } from '../model/model.ts'
 import { describeValue } from '../values/location.ts'
 import { byName, deriveRelations } from './derive-relations.ts'
-import type { SchemaModel } from './model.ts'
 import type { RelationModel } from './relation-model.ts'
 
 export type { RelationModel } from './relation-model.ts'

@@ -1,4 +1,4 @@
-import type { OnDeleteAction, RelationKind, ScalarType, ValueMapping } from './model.ts'
+import type { OnDeleteAction, RelationKind, ScalarType, ValueMapping } from '../model/model.ts'
 
 type SizedType = `varchar(${number})` | `bpchar(${number})`
 

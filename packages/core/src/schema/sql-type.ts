@@ -1,5 +1,5 @@
+import type { ScalarType } from '../model/model.ts'
 import { typeSqlName } from '../values/cast.ts'
-import type { ScalarType } from './model.ts'
 
 /** What a column type written in SQL (`bigint`, `varchar(40)[]`, `interval year`, `public.citext`) means for pipeflush. */
 export type ParsedSqlType =

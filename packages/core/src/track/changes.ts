@@ -1,12 +1,12 @@
 import { errors } from '../errors.ts'
-import { keyFillOf, keyFills } from '../ids/key-fill.ts'
-import type { ChangeSet, DeleteChange, InsertChange, UpdateChange, UpsertSpec } from '../plan/types.ts'
-import type { ColumnModel, ForeignKeyModel, TableModel } from '../schema/model.ts'
+import type { ColumnModel, ForeignKeyModel, TableModel } from '../model/model.ts'
+import { keyFillOf, keyFills } from '../schema/key-fill.ts'
 import { perTable } from '../schema/per-table.ts'
 import { sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
 import { heldValue, isKept, isKeptTime, type Kept, keptColumns } from './sent-snapshot.ts'
+import type { UpsertSpec } from './upsert-spec.ts'
 
 /** What a flush will write, entity by entity. */
 export interface PendingChanges {
@@ -178,33 +178,6 @@ export function resolvedValues(
     out[name] = resolveReference(state.row[name], column, state.table, owner)
   }
   return out
-}
-
-/** The plain-data change set of `pending`, every reference resolved (ids must be assigned). */
-export function toChangeSet(pending: PendingChanges, owner: object): ChangeSet {
-  const inserts: InsertChange[] = [
-    ...pending.inserts.map((s) => ({
-      table: s.table.key,
-      values: resolvedValues(s, owner),
-    })),
-    ...pending.upserts.map(({ state, spec }) => ({
-      table: state.table.key,
-      values: resolvedValues(state, owner),
-      upsert: spec,
-    })),
-  ]
-  const updates: UpdateChange[] = pending.updates.map(({ state, changed }) => ({
-    table: state.table.key,
-    key: keyValues(state),
-    set: resolvedValues(state, owner, changed),
-    expectedVersion: versionOf(state),
-  }))
-  const deletes: DeleteChange[] = pending.deletes.map((s) => ({
-    table: s.table.key,
-    key: keyValues(s),
-    expectedVersion: versionOf(s),
-  }))
-  return { inserts, updates, deletes }
 }
 
 /** The primary key of a stored row, as the database holds it (its snapshot's). */

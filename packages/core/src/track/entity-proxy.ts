@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
+import type { TableModel } from '../model/model.ts'
 import { writableColumn } from '../schema/checks.ts'
-import type { TableModel } from '../schema/model.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
 import { isKept, wholeSnapshot } from './sent-snapshot.ts'

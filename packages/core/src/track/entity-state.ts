@@ -1,4 +1,4 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 
 /** Where an entity is in its life. */
 export type EntityStatus = 'new' | 'managed' | 'removed' | 'detached'
@@ -33,7 +33,7 @@ export interface EntityState {
   loaded?: Set<string> | undefined
   /**
    * Set while the entity is an upsert not flushed yet: its conflict columns and their values when
-   * upserted. A reference to it is resolved in SQL by these (see `plan/conflict-ref.ts`).
+   * upserted. A reference to it is resolved in SQL by these (see `plan/rows/conflict-ref.ts`).
    */
   upserted?:
     | {

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { emptyRow } from './row.ts'
 

@@ -1,4 +1,4 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 
 /**
  * Rows are instances of a class whose prototype is an empty object without prototype: nothing is

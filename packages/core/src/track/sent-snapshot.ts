@@ -1,4 +1,4 @@
-import type { ColumnModel, TableModel } from '../schema/model.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from './entity-state.ts'
 import { emptyRowOf } from './row.ts'

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import { cloneValue } from './clone.ts'
 import { emptyRowOf } from './row.ts'

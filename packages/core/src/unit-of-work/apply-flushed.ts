@@ -1,5 +1,5 @@
+import type { ColumnModel } from '../model/model.ts'
 import { SentRows } from '../plan/sent-rows.ts'
-import type { ColumnModel } from '../schema/model.ts'
 import { changedColumns, type PendingChanges, referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { SchemaModel, TableModel } from '../schema/model.ts'
+import type { SchemaModel, TableModel } from '../model/model.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { NOT_A_RELATION } from '../track/entity-proxy.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'

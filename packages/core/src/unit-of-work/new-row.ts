@@ -1,10 +1,10 @@
 import { v7 as uuidv7 } from 'uuid'
 import { isRecord, recordArgument, stringsArgument } from '../arguments.ts'
 import { errors } from '../errors.ts'
-import { keyFills } from '../ids/key-fill.ts'
+import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, writableColumn } from '../schema/checks.ts'
-import type { TableModel } from '../schema/model.ts'
+import { keyFills } from '../schema/key-fill.ts'
 import { emptyRowOf } from '../track/row.ts'
 
 /**

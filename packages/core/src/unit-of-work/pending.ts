@@ -1,10 +1,8 @@
 import { errors } from '../errors.ts'
-import type { ChangeSet } from '../plan/types.ts'
 import { changedColumns, type PendingChanges, resolvedValues } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
-import { snapshotOf } from '../track/snapshot.ts'
 import { encodeValue } from '../values/index.ts'
-import type { RecordedUpsert, SentValues, UnitOfWorkState } from './state.ts'
+import type { RecordedUpsert, UnitOfWorkState } from './state.ts'
 
 /**
  * What the next flush would write, entity by entity (references not resolved yet). A row of a view
@@ -43,29 +41,6 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
     }
     updates.push({ state: s, changed })
   }
-}
-
-/**
- * The row of every inserted or updated entity as the flush sends it, references resolved. `changes`,
- * the change set made of `pending` (`toChangeSet`), spares resolving the references again.
- */
-export function sentValues(uow: UnitOfWorkState, pending: PendingChanges, changes?: ChangeSet): SentValues {
-  const out = new Map<EntityState, Record<string, unknown>>()
-  pending.inserts.forEach((s, i) => {
-    // The resolved values hold every column the row holds: the snapshot of either is the same.
-    out.set(
-      s,
-      snapshotOf(s.table, changes?.inserts[i]?.values ?? { ...s.row, ...resolvedValues(s, uow.owner) }),
-    )
-  })
-  for (const [i, { state, changed }] of pending.updates.entries()) {
-    const set = changes?.updates[i]?.set ?? resolvedValues(state, uow.owner, changed)
-    const values = { ...state.snapshot, ...set }
-    const version = state.table.versionColumn
-    if (version) values[version] = Number(state.snapshot?.[version]) + 1
-    out.set(state, snapshotOf(state.table, values))
-  }
-  return out
 }
 
 /** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */

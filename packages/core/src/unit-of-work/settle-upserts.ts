@@ -1,5 +1,5 @@
+import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
-import type { TableModel } from '../schema/model.ts'
 import { resolvedValues } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'

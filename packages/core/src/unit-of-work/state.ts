@@ -1,5 +1,5 @@
-import type { UpsertSpec } from '../plan/types.ts'
 import type { EntityState } from '../track/entity-state.ts'
+import type { UpsertSpec } from '../track/upsert-spec.ts'
 import { CreatedList } from './created-list.ts'
 import { IdentityMap } from './identity-map.ts'
 import { WatchList } from './watch-list.ts'
@@ -12,8 +12,7 @@ export type ServerFilled = ReadonlyMap<
   EntityState,
   { readonly row: Record<string, unknown>; readonly snapshot: Record<string, unknown> }
 >
-/** What a flush sent for each entity it inserted or updated: their snapshots once it committed. */
-export type SentValues = ReadonlyMap<EntityState, Record<string, unknown>>
+export type { SentValues } from '../plan/types.ts'
 
 /** An upsert recorded by `UnitOfWork.upsert`: its row (not tracked) and how it meets a conflict. */
 export type RecordedUpsert = { state: EntityState; spec: UpsertSpec }

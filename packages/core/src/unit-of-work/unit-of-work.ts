@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
-import type { ChangeSet, UpsertSpec } from '../plan/types.ts'
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../model/model.ts'
+import type { UpsertSpec } from '../plan/types.ts'
 import type { PendingChanges } from '../track/changes.ts'
 import { type Navigate, type Tracker, trackEntity } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
@@ -9,7 +9,7 @@ import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { describeKeyText } from '../values/location.ts'
 import { applyFlushed } from './apply-flushed.ts'
 import { type Checkpoint, checkpoint } from './checkpoint.ts'
-import { pendingChanges, sentValues } from './pending.ts'
+import { pendingChanges } from './pending.ts'
 import { removeEntity, type SentValues, type ServerFilled, unitOfWorkState } from './state.ts'
 
 /**
@@ -130,11 +130,6 @@ export class UnitOfWork {
   /** How many upserts are recorded (the ones a flush sends are dropped after it commits). */
   get upsertCount(): number {
     return this.#uow.upserts.length
-  }
-
-  /** The row of every inserted or updated entity as the flush sends it (`pending.ts`). */
-  sentValues(pending: PendingChanges, changes?: ChangeSet): SentValues {
-    return sentValues(this.#uow, pending, changes)
   }
 
   /** After a commit, what was sent becomes what the entities hold (`apply-flushed.ts`). */

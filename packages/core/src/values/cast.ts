@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { ColumnModel, ScalarType } from '../schema/model.ts'
+import type { ColumnModel, ScalarType } from '../model/model.ts'
 import { quoteIdentifier } from './identifier.ts'
 
 const BASE_TYPES: Readonly<Record<Exclude<ScalarType, 'enum' | 'other'>, string>> = {

@@ -1,4 +1,4 @@
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 
 /**
  * How one scalar type travels as text. Every function may throw a `ValueProblem` (see

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { ScalarType } from '../schema/model.ts'
+import type { ScalarType } from '../model/model.ts'
 import { byteaCodec } from './bytea.ts'
 import type { ScalarCodec } from './codec.ts'
 import { dateCodec } from './date.ts'

@@ -1,4 +1,4 @@
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 import { delimitedArrayLiteral } from './array-literal.ts'
 import { codecFor, elementsMayBeArrays } from './codecs.ts'
 import type { ValueLocation } from './location.ts'

@@ -1,5 +1,5 @@
 import { errors, type PipeflushError } from '../errors.ts'
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 
 /**
  * Where a value belongs, for error messages: the table key and, when known, the row's primary key.

@@ -1,4 +1,4 @@
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 import { describeWritten, problem, ValueProblem } from './location.ts'
 
 /**

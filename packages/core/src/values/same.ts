@@ -1,4 +1,4 @@
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 import { codecFor } from './codecs.ts'
 import { storedValue } from './mapping.ts'
 

@@ -1,4 +1,4 @@
-import type { ColumnModel } from '../schema/model.ts'
+import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 import { checkText, codePointLength, compareCodeUnits, trimPadding } from './text.ts'

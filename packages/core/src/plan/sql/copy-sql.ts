@@ -1,5 +1,5 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 
 /**
  * The COPY that takes rows supplying `columns` (in table order) from the client in COPY's text format.

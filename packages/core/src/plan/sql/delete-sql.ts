@@ -1,5 +1,5 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 import { castText } from '../../values/index.ts'
 import { rowCheckSql, sentKeyReturning } from './row-check-sql.ts'
 import { expectedVersionName, keyMatchSql, type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'

@@ -1,10 +1,10 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 import { keyMatchSql } from './sql-text.ts'
 
 /**
  * A column whose rows may take their value by a lookup on an upserted table's conflict columns (see
- * `plan/conflict-ref.ts`): `column` of the statement's table takes `targetColumn` of the `target` row
+ * `plan/rows/conflict-ref.ts`): `column` of the statement's table takes `targetColumn` of the `target` row
  * whose `conflict` columns hold the values of extra parameter columns.
  */
 export interface LookupSql {

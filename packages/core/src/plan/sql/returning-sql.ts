@@ -1,5 +1,5 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 
 /**
  * The alias of the `i`-th returned column: `r0, r1...`, so that returned rows do not depend on the

@@ -1,8 +1,8 @@
+import type { TableModel } from '../../model/model.ts'
 import { dbNameOf } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { quoteStringLiteral } from '../../values/sql-literal.ts'
-import { STALE_MARKER } from '../stale-marker.ts'
+import { STALE_MARKER } from '../statements/stale-marker.ts'
 import type { RowsForm } from './sql-text.ts'
 
 /** Name of the single column the update and delete statements return: the number of rows matched. */

@@ -1,5 +1,5 @@
+import type { ColumnModel } from '../../model/model.ts'
 import { dbNameOf } from '../../schema/column-sql.ts'
-import type { ColumnModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText, comparedColumn } from '../../values/index.ts'
 

@@ -1,5 +1,5 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 import { castText } from '../../values/index.ts'
 import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'

@@ -1,5 +1,5 @@
+import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
-import type { TableModel } from '../../schema/model.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import type { UpsertSpec } from '../types.ts'
 import { insertSql } from './insert-sql.ts'

@@ -1,4 +1,4 @@
-import type { ColumnModel, ScalarType } from '../../../src/schema/model.ts'
+import type { ColumnModel, ScalarType } from '../../../src/model/model.ts'
 import { MIN_TIMESTAMP_MS } from '../../../src/values/calendar.ts'
 import { quoteIdentifier } from '../../../src/values/index.ts'
 

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  assignIds,
-  idNeed,
-  placeholderIn,
-  provisionalIds,
-  sequenceToFill,
-} from '../../../src/ids/assign-ids.ts'
+import { assignIds, idNeed, placeholderIn, provisionalIds } from '../../../src/ids/assign-ids.ts'
 import { IdAllocator } from '../../../src/ids/id-allocator.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { BOOK_1, table, tracked } from '../track/fixtures.ts'
@@ -35,7 +29,10 @@ async function poolOf(counts: Readonly<Record<string, number>>): Promise<IdAlloc
   return ids
 }
 
-describe('sequenceToFill', () => {
+/** The sequence whose id a new row `state` needs (a key column a sequence fills, no value in it), or null. */
+const sequenceToFill = (state: ReturnType<typeof fresh>) => [...idNeed([state]).keys()][0] ?? null
+
+describe('the sequence a new row draws its key from', () => {
   it("is the key column's sequence for a new row without a key", () => {
     expect(sequenceToFill(fresh('author', { name: 'Ada' }))).toBe(AUTHOR_SEQ)
     expect(sequenceToFill(fresh('author', { id: null }))).toBe(AUTHOR_SEQ)

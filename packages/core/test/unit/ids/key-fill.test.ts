@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { keyFillOf, keyFills } from '../../../src/ids/key-fill.ts'
 import { buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
+import { keyFillOf, keyFills } from '../../../src/schema/key-fill.ts'
 
 const schema = defineSchema({
   serial_key: { columns: { id: { type: 'int4', sequence: 'customer_customer_id_seq' } }, primaryKey: ['id'] },

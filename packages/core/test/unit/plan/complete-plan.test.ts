@@ -5,10 +5,11 @@ import { draftFlush } from '../../../src/plan/draft-flush.ts'
 import { pendingInput } from '../../../src/plan/pending-input.ts'
 import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { FlushPlan } from '../../../src/plan/types.ts'
-import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
+import type { PendingChanges } from '../../../src/track/changes.ts'
 import type { Entity, EntityState } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'
 import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
+import { sentValues, toChangeSet } from '../../support/change-set.ts'
 import { BOOK_1, BOOK_2, shop, table } from '../track/fixtures.ts'
 
 // A flush of new rows is drafted before its ids are known (their key cells, and the cells referring
@@ -51,7 +52,7 @@ function both(uow: UnitOfWork, idFor: (i: number, state: EntityState) => unknown
   const completed = completePlan(draft, assigned, {})
   const expected = () => {
     const changes = toChangeSet(pending, uow)
-    return { plan: planFlush(shop, changes), sent: uow.sentValues(pending, changes) }
+    return { plan: planFlush(shop, changes), sent: sentValues(uow, pending, changes) }
   }
   return { completed: { plan: completed.plan, sent: new Map(completed.sent) }, expected, waves, again }
 }

@@ -5,8 +5,8 @@ import {
   findCycle,
   stronglyConnectedComponents,
   type WeightedEdge,
-} from '../../../src/plan/cycles.ts'
-import { assignWaves, groupByWave, orderInWaves } from '../../../src/plan/waves.ts'
+} from '../../../src/plan/order/cycles.ts'
+import { assignWaves, groupByWave, orderInWaves } from '../../../src/plan/order/waves.ts'
 
 const edge = (from: number, to: number, cost = 1, removable = true): WeightedEdge => ({
   from,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatPlan, planFlush } from '../../../src/plan/index.ts'
+import { formatPlan } from '../../../src/plan/format-plan.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import { changes, library } from './fixtures.ts'
 
 describe('formatPlan', () => {

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import type { BuildOptions } from '../../../src/plan/build-statement.ts'
+import type { SchemaModel } from '../../../src/model/model.ts'
 import { type CompletedPlan, completePlan, givesAssignedId } from '../../../src/plan/complete-plan.ts'
 import type { IdSource } from '../../../src/plan/draft.ts'
 import { draftFlush } from '../../../src/plan/draft-flush.ts'
 import { pendingInput } from '../../../src/plan/pending-input.ts'
 import { planFlush } from '../../../src/plan/plan-flush.ts'
+import type { BuildOptions } from '../../../src/plan/statements/build-statement.ts'
 import type { FlushPlan } from '../../../src/plan/types.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import type { SchemaModel } from '../../../src/schema/model.ts'
-import { toChangeSet } from '../../../src/track/changes.ts'
 import type { EntityState } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'
 import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
+import { sentValues, toChangeSet } from '../../support/change-set.ts'
 
 // Flushes of plain inserts into tables whose keys a sequence fills, planned the way a flush plans
 // them: validated and encoded column by column before any id is known (each key a slot), completed
@@ -195,7 +195,7 @@ describe('a flush of plain inserts, planned before its ids', () => {
         .filter((s) => s.copy)
         .map((s) => s.table)
       expect(copies.sort()).toEqual([...copied].sort())
-      const sent = uow.sentValues(pending)
+      const sent = sentValues(uow, pending)
       expect(prepared.sent.size).toBe(sent.size)
       for (const [state, values] of sent) expect({ ...prepared.sent.get(state) }).toEqual({ ...values })
     }
@@ -339,7 +339,7 @@ describe('a flush of plain inserts, planned before its ids', () => {
     const states = pending.inserts
     const draft = draftFlush(schema, pendingInput(pending, uow))
     assign(states)
-    const expected = new Map([...uow.sentValues(uow.pending())].map(([s, v]) => [s, { ...v }]))
+    const expected = new Map([...sentValues(uow, uow.pending())].map(([s, v]) => [s, { ...v }]))
     // Changed after planning, before and while the ids are fetched (the flush is in flight).
     states[0]!.row.label = 'later'
     ;(states[1]!.row.meta as { n: number }).n = 99

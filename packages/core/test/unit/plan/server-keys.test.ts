@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { planFlush } from '../../../src/plan/index.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { ChangeSet, FlushPlan } from '../../../src/plan/types.ts'
 import { buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'

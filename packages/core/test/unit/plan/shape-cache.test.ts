@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ShapeCache } from '../../../src/plan/shape-cache.ts'
-import { statementSql } from '../../../src/plan/statement-sql.ts'
+import { ShapeCache } from '../../../src/plan/statements/shape-cache.ts'
+import { statementSql } from '../../../src/plan/statements/statement-sql.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 
 const spec = (nameType: 'text' | 'varchar') =>

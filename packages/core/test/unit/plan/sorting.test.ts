@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { planFlush, planStatements } from '../../../src/plan/index.ts'
+import { planStatements } from '../../../src/plan/format-plan.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import { A, B, C, changes, library } from './fixtures.ts'
 
 describe('rows inside a statement', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
-import { planFlush, planStatements } from '../../../src/plan/index.ts'
+import { planStatements } from '../../../src/plan/format-plan.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import { deleteSql } from '../../../src/plan/sql/delete-sql.ts'
 import { insertSql } from '../../../src/plan/sql/insert-sql.ts'
 import { updateSql } from '../../../src/plan/sql/update-sql.ts'

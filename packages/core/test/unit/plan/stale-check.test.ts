@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
-import { parseStaleError, planFlush, planStatements, staleStatementKeys } from '../../../src/plan/index.ts'
+import { planStatements } from '../../../src/plan/format-plan.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
+import { parseStaleError, staleStatementKeys } from '../../../src/plan/statements/stale-check.ts'
 import { A, B, changes, library } from './fixtures.ts'
 
 /** What PostgreSQL 18 answered to a stale update of rows 3, 5 and 7 (copied from a run against a real server). */

@@ -3,7 +3,7 @@ import { deleteSql } from '../../../src/plan/sql/delete-sql.ts'
 import { insertSql } from '../../../src/plan/sql/insert-sql.ts'
 import { updateSql } from '../../../src/plan/sql/update-sql.ts'
 import { onConflictSql } from '../../../src/plan/sql/upsert-sql.ts'
-import { statementSql } from '../../../src/plan/statement-sql.ts'
+import { statementSql } from '../../../src/plan/statements/statement-sql.ts'
 import { library } from './fixtures.ts'
 
 describe('statementSql', () => {

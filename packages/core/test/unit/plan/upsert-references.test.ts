@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { planUnitOfWork } from '../../../src/flush/flush-unit-of-work.ts'
-import { planStatements } from '../../../src/plan/index.ts'
+import { planStatements } from '../../../src/plan/format-plan.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { rowOf } from '../../../src/track/row.ts'
 import { UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'

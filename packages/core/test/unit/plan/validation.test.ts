@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { planFlush } from '../../../src/plan/index.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { ChangeSet } from '../../../src/plan/types.ts'
 import { buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { A, changes, library } from './fixtures.ts'

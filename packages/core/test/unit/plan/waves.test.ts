@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
-import { planFlush, planStatements } from '../../../src/plan/index.ts'
+import { planStatements } from '../../../src/plan/format-plan.ts'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import type { ChangeSet } from '../../../src/plan/types.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { A, B, C, changes, library, outline, shapes } from './fixtures.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { SchemaModel } from '../../../src/model/model.ts'
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from '../../../src/schema/catalog-rows.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import type { SchemaModel } from '../../../src/schema/model.ts'
 import { pickNames } from '../../../src/schema/pick-names.ts'
 import { readSchema } from '../../../src/schema/read-schema.ts'
 import { columnStem } from '../../../src/schema/relation-candidates.ts'

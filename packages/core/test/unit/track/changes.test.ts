@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import type { ColumnModel, TableModel } from '../../../src/schema/model.ts'
+import type { ColumnModel, TableModel } from '../../../src/model/model.ts'
 import {
   changedColumns,
   type PendingChanges,
   resolvedValues,
   resolveReference,
-  toChangeSet,
 } from '../../../src/track/changes.ts'
+import { toChangeSet } from '../../support/change-set.ts'
 import { inheritsNothing } from '../inherits-nothing.ts'
 import { BOOK_1, BOOK_2, table, thrown, tracked } from './fixtures.ts'
 

@@ -1,6 +1,6 @@
+import type { TableModel } from '../../../src/model/model.ts'
 import { buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import type { TableModel } from '../../../src/schema/model.ts'
 import { trackEntity } from '../../../src/track/entity-proxy.ts'
 import type { Entity, EntityState, EntityStatus } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import type { ScalarType } from '../../../src/model/model.ts'
 import { buildTableModel } from '../../../src/schema/build-table.ts'
-import type { ScalarType } from '../../../src/schema/model.ts'
 import { cloneValue } from '../../../src/track/clone.ts'
 import { hasMutableColumns, snapshotOf } from '../../../src/track/snapshot.ts'
 import { inheritsNothing } from '../inherits-nothing.ts'

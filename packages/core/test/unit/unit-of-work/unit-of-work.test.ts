@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import { type PendingChanges, toChangeSet } from '../../../src/track/changes.ts'
+import type { PendingChanges } from '../../../src/track/changes.ts'
 import { type EntityState, stateOf } from '../../../src/track/entity-state.ts'
 import { rowOf } from '../../../src/track/row.ts'
 import { type SentValues, UnitOfWork } from '../../../src/unit-of-work/unit-of-work.ts'
+import { sentValues, toChangeSet } from '../../support/change-set.ts'
 import { inheritsNothing } from '../inherits-nothing.ts'
 import { BOOK_1, BOOK_2, table, thrown } from '../track/fixtures.ts'
 
@@ -36,7 +37,7 @@ function tag(uow: UnitOfWork, id: number, name: string, status: 'new' | 'managed
 /** What a flush does to the unit of work, without sending anything: pending, sent, applied. */
 function flushed(uow: UnitOfWork): { pending: PendingChanges; sent: SentValues } {
   const pending = uow.pending()
-  const sent = uow.sentValues(pending)
+  const sent = sentValues(uow, pending)
   uow.applyFlushed(pending, sent, uow.upsertCount)
   return { pending, sent }
 }
@@ -342,7 +343,7 @@ describe('UnitOfWork: upserts', () => {
       [poetry, { row: { id: 3, name: 'poetry' }, snapshot: { id: 3, name: 'poetry' } }],
       [old, { row: { id: 9, name: 'old' }, snapshot: { id: 9, name: 'old' } }],
     ])
-    uow.applyFlushed(pending, uow.sentValues(pending), uow.upsertCount, filled)
+    uow.applyFlushed(pending, sentValues(uow, pending), uow.upsertCount, filled)
     expect([sf.status, sf.row.id, uow.get('tag', '7')]).toEqual(['managed', 7, sf])
     expect([poetry.status, first.status, first.row.id]).toEqual(['managed', 'detached', 3])
     expect([old.status, old.row.id, uow.get('tag', '9')]).toEqual(['detached', 9, known])
@@ -356,7 +357,7 @@ describe('UnitOfWork.sentValues', () => {
     const ada = author(uow, '4')
     const b = book(uow, { author_id: ada.entity, tags: undefined, meta: { pages: 2 } }, 'new')
     delete b.row.tags // left to its DEFAULT
-    const sent = uow.sentValues(uow.pending()).get(b)!
+    const sent = sentValues(uow, uow.pending()).get(b)!
     expect(inheritsNothing(sent)).toBe(true)
     expect({ ...sent }).toEqual({
       id: BOOK_1,
@@ -376,7 +377,7 @@ describe('UnitOfWork.sentValues', () => {
     const uow = new UnitOfWork()
     const a = uow.add(table('author'), rowOf({ id: '1', name: 'Ada', bio: null, version: 6 }), 'managed')
     a.entity.bio = 'Countess'
-    const sent = uow.sentValues(uow.pending())
+    const sent = sentValues(uow, uow.pending())
     expect([...sent.keys()]).toEqual([a])
     expect({ ...sent.get(a) }).toEqual({ id: '1', name: 'Ada', bio: 'Countess', version: 7 })
     expect(a.row.version).toBe(6)
@@ -392,8 +393,8 @@ describe('UnitOfWork.sentValues', () => {
     uow.upsert(table('tag'), rowOf({ id: 2, name: 'b' }), { conflict: ['id'], update: [] })
     const pending = uow.pending()
     const changes = toChangeSet(pending, uow)
-    const again = uow.sentValues(pending, changes)
-    const plain = uow.sentValues(pending)
+    const again = sentValues(uow, pending, changes)
+    const plain = sentValues(uow, pending)
     expect([...again.keys()]).toEqual([b, c])
     for (const s of [b, c]) expect({ ...again.get(s) }).toEqual({ ...plain.get(s) })
     expect(again.get(c)?.author_id).toBe('4')
@@ -404,7 +405,7 @@ describe('UnitOfWork.sentValues', () => {
     const uow = new UnitOfWork()
     uow.remove(tag(uow, 1, 'a'))
     uow.upsert(table('tag'), rowOf({ id: 2, name: 'b' }), { conflict: ['id'], update: [] })
-    expect(uow.sentValues(uow.pending()).size).toBe(0)
+    expect(sentValues(uow, uow.pending()).size).toBe(0)
   })
 })
 
@@ -433,7 +434,7 @@ describe('UnitOfWork.applyFlushed', () => {
     expect(a.entity.version).toBe(2)
     expect(outline(uow)).toEqual(NOTHING)
     a.entity.name = 'Ada'
-    expect(uow.sentValues(uow.pending()).get(a)?.version).toBe(3)
+    expect(sentValues(uow, uow.pending()).get(a)?.version).toBe(3)
   })
 
   it('given the edit count of its pending changes, settles them without comparing when nothing was edited since', () => {
@@ -444,7 +445,7 @@ describe('UnitOfWork.applyFlushed', () => {
     a.entity.name = 'Sent'
     const pending = uow.pending()
     const edits = uow.edits
-    uow.applyFlushed(pending, uow.sentValues(pending), 0, new Map(), edits)
+    uow.applyFlushed(pending, sentValues(uow, pending), 0, new Map(), edits)
     expect(outline(uow)).toEqual(NOTHING)
     expect(b.row.author_id).toBe('2')
     // what is assigned afterwards is a change again
@@ -460,7 +461,7 @@ describe('UnitOfWork.applyFlushed', () => {
     a.entity.name = 'Sent'
     const pending = uow.pending()
     const edits = uow.edits
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     t.entity.name = 'In flight'
     uow.applyFlushed(pending, sent, 0, new Map(), edits)
     expect(outline(uow).updates).toEqual(['tag 1: name'])
@@ -474,14 +475,14 @@ describe('UnitOfWork.applyFlushed', () => {
     const t = tag(uow, 1, 'new one', 'new')
     a.entity.name = 'Sent'
     const pending = uow.pending()
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     a.entity.name = 'In flight'
     t.entity.name = 'In flight too'
     uow.applyFlushed(pending, sent, 0)
     expect(a.snapshot?.name).toBe('Sent')
     expect(t.snapshot?.name).toBe('new one')
     expect(outline(uow).updates).toEqual(['author 1: name', 'tag 1: name'])
-    expect({ ...uow.sentValues(uow.pending()).get(a) }).toEqual({
+    expect({ ...sentValues(uow, uow.pending()).get(a) }).toEqual({
       id: '1',
       name: 'In flight',
       bio: null,
@@ -495,7 +496,7 @@ describe('UnitOfWork.applyFlushed', () => {
     const grace = author(uow, '2')
     const b = book(uow, { author_id: ada.entity }, 'new')
     const pending = uow.pending()
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     b.entity.author_id = grace.entity
     uow.applyFlushed(pending, sent, 0)
     expect(b.row.author_id).toBe(grace.entity)
@@ -527,7 +528,7 @@ describe('UnitOfWork.applyFlushed', () => {
     const pending = uow.pending()
     const count = uow.upsertCount
     uow.upsert(table('tag'), rowOf({ id: 3, name: 'b' }), spec)
-    uow.applyFlushed(pending, uow.sentValues(pending), count)
+    uow.applyFlushed(pending, sentValues(uow, pending), count)
     expect(uow.upsertCount).toBe(1)
     expect(outline(uow).upserts).toEqual(['tag {"id":3,"name":"b"} on (name)'])
   })
@@ -560,7 +561,7 @@ describe('UnitOfWork.applyFlushed', () => {
     const ada = author(uow, '1')
     const b = book(uow, { author_id: ada.entity }, 'new')
     const pending = uow.pending()
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     uow.remove(ada)
     expect(() => uow.applyFlushed(pending, sent, 0)).not.toThrow()
     expect(b.status).toBe('managed')
@@ -574,7 +575,7 @@ describe('UnitOfWork.applyFlushed', () => {
     const uow = new UnitOfWork()
     const t = tag(uow, 1, 'a', 'new')
     const pending = uow.pending()
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     uow.remove(t)
     uow.applyFlushed(pending, sent, 0)
     expect(t.status).toBe('removed')
@@ -699,7 +700,7 @@ describe('UnitOfWork.own and statusOf', () => {
     const uow = new UnitOfWork()
     const foreign = author(new UnitOfWork(), '1')
     book(uow, { author_id: foreign.entity }, 'new')
-    expect(thrown(() => uow.sentValues(uow.pending())).message).toBe(
+    expect(thrown(() => sentValues(uow, uow.pending())).message).toBe(
       'book.author_id refers to a author entity of another entity manager.',
     )
   })
@@ -778,7 +779,7 @@ describe('UnitOfWork.applyFlushed: keys the server filled', () => {
     const a = uow.add(ticket, rowOf({ note: 'a' }), 'new')
     const b = uow.add(ticket, rowOf({ code: null, note: 'b' }), 'new')
     const pending = uow.pending()
-    const sent = uow.sentValues(pending)
+    const sent = sentValues(uow, pending)
     const filled = new Map([
       [a, { row: rowOf({ code: 'T-1' }), snapshot: rowOf({ code: 'T-1' }) }],
       [b, { row: rowOf({ code: 'T-2' }), snapshot: rowOf({ code: 'T-2' }) }],

@@ -1,4 +1,4 @@
-import type { ColumnModel, ScalarType } from '../../../src/schema/model.ts'
+import type { ColumnModel, ScalarType } from '../../../src/model/model.ts'
 
 /** A column model for tests: `column('int8')`, `column('text', { isArray: true })`. */
 export function column(type: ScalarType, extra: Partial<ColumnModel> = {}): ColumnModel {

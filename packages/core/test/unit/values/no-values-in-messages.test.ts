@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PipeflushError } from '../../../src/errors.ts'
-import type { ColumnModel } from '../../../src/schema/model.ts'
+import type { ColumnModel } from '../../../src/model/model.ts'
 import { decodeValue, encodeValue } from '../../../src/values/index.ts'
 import { describeKey, describeWritten } from '../../../src/values/location.ts'
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
+import type { ColumnModel } from '../../../src/model/model.ts'
 import { keyMatchSql } from '../../../src/plan/sql/sql-text.ts'
 import { whereSql } from '../../../src/read/select-sql.ts'
 import { buildColumnModel, buildTableModel } from '../../../src/schema/build-table.ts'
-import type { ColumnModel } from '../../../src/schema/model.ts'
 import {
   castSql,
   castText,

@@ -1,9 +1,9 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
+import { type StatementDraft, serverKeyed } from '../draft.ts'
+import type { PlannedStatement } from '../types.ts'
 import { copiesRows } from './copy-statements.ts'
-import { type StatementDraft, serverKeyed } from './draft.ts'
-import { type Reading, type ServerValuesPolicy, statementReading } from './server-values.ts'
+import { type Returning, type ServerValuesPolicy, statementReturning } from './returning.ts'
 import { statementForm, statementSql } from './statement-sql.ts'
-import type { PlannedStatement } from './types.ts'
 
 /** What decides the form of a plan's statements besides their rows. */
 export interface FormOptions {
@@ -40,7 +40,7 @@ export function statementShape(draft: StatementDraft): StatementShape {
 }
 
 /**
- * What the statement of `draft` reads back (see `statementReading`), and whether it goes as COPY: a
+ * What the statement of `draft` reads back (see `statementReturning`), and whether it goes as COPY: a
  * plain insert of at least `copyRows` rows into a table COPY treats like INSERT, that reads nothing
  * back and references no upserted row (see `lookup-statement.ts`).
  *
@@ -50,18 +50,18 @@ export function statementForms(
   draft: StatementDraft,
   shape: StatementShape,
   options: FormOptions,
-): { readonly reading: Reading | undefined; readonly copy: boolean } {
+): { readonly returning: Returning | undefined; readonly copy: boolean } {
   const { table, kind } = draft
   const lookups = draft.lookups !== undefined
-  const reading =
-    kind === 'delete' || lookups ? undefined : statementReading(table, shape, options.serverValues)
+  const returning =
+    kind === 'delete' || lookups ? undefined : statementReturning(table, shape, options.serverValues)
   const copy =
     !lookups &&
-    reading === undefined &&
+    returning === undefined &&
     kind === 'insert' &&
     draft.upsert === undefined &&
     copiesRows(table, shape.rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
-  return { reading, copy }
+  return { returning, copy }
 }
 
 /** The columns a delete matches: the key, and the version when the table has one. */

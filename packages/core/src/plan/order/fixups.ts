@@ -1,7 +1,7 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
+import { type Cell, compareDrafts, Slot, type StatementDraft } from '../draft.ts'
+import { makeCells } from '../rows/encode-cells.ts'
 import type { Edge, InsertEdge } from './dependency-graph.ts'
-import { type Cell, compareDrafts, Slot, type StatementDraft } from './draft.ts'
-import { makeCells } from './encode-cells.ts'
 
 /** Fix-up statements and the inserts each must follow. */
 export interface Fixups {

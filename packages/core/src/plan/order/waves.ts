@@ -1,4 +1,4 @@
-import { errors } from '../errors.ts'
+import { errors } from '../../errors.ts'
 import type { Edge } from './dependency-graph.ts'
 
 /**

@@ -1,10 +1,10 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
+import { insertSql } from '../sql/insert-sql.ts'
+import { updateSql } from '../sql/update-sql.ts'
+import { upsertReturningSql } from '../sql/upsert-sql.ts'
+import type { PlannedStatement } from '../types.ts'
 import { ShapeCache } from './shape-cache.ts'
-import { insertSql } from './sql/insert-sql.ts'
-import { updateSql } from './sql/update-sql.ts'
-import { upsertReturningSql } from './sql/upsert-sql.ts'
 import { statementForm } from './statement-sql.ts'
-import type { PlannedStatement } from './types.ts'
 
 /** Which tables read back the values the server fills (see `EntityManagerOptions.serverValues`). */
 export type ServerValuesPolicy = (table: TableModel) => boolean
@@ -15,7 +15,7 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  *   serial columns, generated columns, and the NULL a nullable column without default gets);
  * - an update (fix-ups included): its primary key, then the table's generated columns, which the
  *   server recomputes from the columns it sets.
- * Deletes return nothing; upserts return every column (see {@link statementReading}).
+ * Deletes return nothing; upserts return every column (see {@link statementReturning}).
  */
 export function returnedColumns(
   table: TableModel,
@@ -55,59 +55,59 @@ export type StatementShape = Pick<
  * the flush: bulk upserts spare returning and matching every row, half their time at 100,000 rows). Undefined when it returns nothing, or without a policy (a plan that
  * reads nothing back).
  */
-export function statementReading(
+export function statementReturning(
   table: TableModel,
   shape: StatementShape,
   policy: ServerValuesPolicy | undefined,
-): Reading | undefined {
+): Returning | undefined {
   if (policy === undefined) return undefined
-  if (shape.upsert !== undefined) return policy(table) ? upsertReading(table, shape) : undefined
-  const reading = policy(table)
-    ? readingOf(table, shape)
+  if (shape.upsert !== undefined) return policy(table) ? upsertReturning(table, shape) : undefined
+  const returning = policy(table)
+    ? returningOf(table, shape)
     : shape.sources !== undefined
-      ? keyReadingOf(table, shape)
+      ? keyReturningOf(table, shape)
       : NOTHING_RETURNED
-  return reading === NOTHING_RETURNED ? undefined : reading
+  return returning === NOTHING_RETURNED ? undefined : returning
 }
 
 /** A statement shape's returned columns and the SQL text that returns them. */
-export interface Reading {
+export interface Returning {
   readonly returning: readonly string[]
   readonly sql: string
 }
 
-const NOTHING_RETURNED: Reading = { returning: [], sql: '' }
+const NOTHING_RETURNED: Returning = { returning: [], sql: '' }
 
 /**
- * Per table, the reading of each statement shape seen, keyed by the shape's SQL text without
+ * Per table, the returning of each statement shape seen, keyed by the shape's SQL text without
  * `returning` (one text per shape: see `statementSql`), so that a flush looks its statements up instead
  * of building their texts again.
  */
-const readings = new ShapeCache<Reading>()
+const returnings = new ShapeCache<Returning>()
 
-/** The same for inserts that return their key only (see {@link keyReadingOf}). */
-const keyReadings = new ShapeCache<Reading>()
+/** The same for inserts that return their key only (see {@link keyReturningOf}). */
+const keyReturnings = new ShapeCache<Returning>()
 
-/** The same for upserts (see {@link upsertReading}). */
-const upsertReadings = new ShapeCache<Reading>()
+/** The same for upserts (see {@link upsertReturning}). */
+const upsertReturnings = new ShapeCache<Returning>()
 
 /** What an upsert returns: each row as stored, every column. */
-function upsertReading(table: TableModel, statement: StatementShape): Reading {
-  return upsertReadings.get(table, statement.sql, () =>
+function upsertReturning(table: TableModel, statement: StatementShape): Returning {
+  return upsertReturnings.get(table, statement.sql, () =>
     upsertReturningSql(table, statement.columns, statement.upsert!, statementForm(statement)),
   )
 }
 
 /** What an insert of rows whose key the server fills returns when its table reads nothing else back. */
-function keyReadingOf(table: TableModel, statement: StatementShape): Reading {
-  return keyReadings.get(table, statement.sql, () => ({
+function keyReturningOf(table: TableModel, statement: StatementShape): Returning {
+  return keyReturnings.get(table, statement.sql, () => ({
     returning: [...table.primaryKey],
     sql: insertSql(table, statement.columns, table.primaryKey, statementForm(statement)),
   }))
 }
 
-function readingOf(table: TableModel, statement: StatementShape): Reading {
-  return readings.get(table, statement.sql, () => {
+function returningOf(table: TableModel, statement: StatementShape): Returning {
+  return returnings.get(table, statement.sql, () => {
     const returning = returnedColumns(table, statement)
     if (returning.length === 0) return NOTHING_RETURNED
     const form = statementForm(statement)

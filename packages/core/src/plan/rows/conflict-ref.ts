@@ -11,13 +11,13 @@
  * upserted row sends NULL there (the lookup then finds nothing and is not evaluated: `coalesce` stops
  * at its first non-null argument).
  */
-import { errors } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
-import { resolveReference } from '../track/changes.ts'
-import type { EntityState } from '../track/entity-state.ts'
-import { encodeValue, sameValue } from '../values/index.ts'
-import { type Cell, Slot, type StatementDraft } from './draft.ts'
-import type { LookupSql } from './sql/lookup-sql.ts'
+import { errors } from '../../errors.ts'
+import type { TableModel } from '../../model/model.ts'
+import { resolveReference } from '../../track/changes.ts'
+import type { EntityState } from '../../track/entity-state.ts'
+import { encodeValue, sameValue } from '../../values/index.ts'
+import { type Cell, Slot, type StatementDraft } from '../draft.ts'
+import type { LookupSql } from '../sql/lookup-sql.ts'
 
 /**
  * A foreign-key cell standing for `column` of an entity upserted in the same flush (`state`): a slot

@@ -1,6 +1,6 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
+import type { PlannedStatement } from '../types.ts'
 import { STALE_MARKER } from './stale-marker.ts'
-import type { PlannedStatement } from './types.ts'
 
 /** What a failed row-count check of an update or delete reports. */
 export interface StaleRows {

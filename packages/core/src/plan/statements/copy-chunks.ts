@@ -1,4 +1,4 @@
-import { TIMESTAMP_TEXT_BYTES, writeTimestampText } from '../values/timestamp-bytes.ts'
+import { TIMESTAMP_TEXT_BYTES, writeTimestampText } from '../../values/timestamp-bytes.ts'
 
 /** About how many bytes each chunk of COPY data holds (a chunk ends with a whole row). */
 export const COPY_CHUNK_BYTES = 64 * 1024

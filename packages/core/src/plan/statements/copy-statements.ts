@@ -1,4 +1,4 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
 
 /**
  * Whether a plain insert of `rows` rows into `table` that returns nothing goes as COPY: at least

@@ -1,11 +1,11 @@
-import type { TableModel } from '../schema/model.ts'
+import type { TableModel } from '../../model/model.ts'
+import { deleteSql } from '../sql/delete-sql.ts'
+import { insertSql } from '../sql/insert-sql.ts'
+import type { RowsForm } from '../sql/sql-text.ts'
+import { updateSql } from '../sql/update-sql.ts'
+import { onConflictSql } from '../sql/upsert-sql.ts'
+import type { PlannedStatement, StatementKind, UpsertSpec } from '../types.ts'
 import { ShapeCache } from './shape-cache.ts'
-import { deleteSql } from './sql/delete-sql.ts'
-import { insertSql } from './sql/insert-sql.ts'
-import type { RowsForm } from './sql/sql-text.ts'
-import { updateSql } from './sql/update-sql.ts'
-import { onConflictSql } from './sql/upsert-sql.ts'
-import type { PlannedStatement, StatementKind, UpsertSpec } from './types.ts'
 
 /** The texts of the statement shapes seen, per table (shared by the models of one table definition). */
 const texts = new ShapeCache<string>()

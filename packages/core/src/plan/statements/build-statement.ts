@@ -1,16 +1,16 @@
-import { errors } from '../errors.ts'
-import { columnOf } from '../schema/checks.ts'
-import { compareKeyValues, encodeValue, normalizeKeyValue } from '../values/index.ts'
+import { errors } from '../../errors.ts'
+import { columnOf } from '../../schema/checks.ts'
+import { compareKeyValues, encodeValue, normalizeKeyValue } from '../../values/index.ts'
+import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from '../draft.ts'
+import { valueAt } from '../order/dependency-graph.ts'
+import { inOrder, type KeyId, keyOrder, sameKey } from '../order/row-order.ts'
+import { makeCells } from '../rows/encode-cells.ts'
+import { rowLocation } from '../rows/row-key.ts'
+import { copySql } from '../sql/copy-sql.ts'
+import type { PlannedStatement } from '../types.ts'
 import { copyRows } from './copy-rows.ts'
-import { valueAt } from './dependency-graph.ts'
-import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from './draft.ts'
-import { makeCells } from './encode-cells.ts'
 import { lookupStatement } from './lookup-statement.ts'
-import { rowLocation } from './row-key.ts'
-import { inOrder, type KeyId, keyOrder, sameKey } from './row-order.ts'
-import { copySql } from './sql/copy-sql.ts'
 import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
-import type { PlannedStatement } from './types.ts'
 
 /** What turns drafts into the statements a flush sends (see `FormOptions`). */
 export type BuildOptions = FormOptions
@@ -135,7 +135,7 @@ export function buildStatement(
   copies?: Map<PlannedStatement, readonly Buffer[]>,
 ): PlannedStatement {
   const shape = statementShape(draft)
-  const { reading, copy } = statementForms(draft, shape, options)
+  const { returning, copy } = statementForms(draft, shape, options)
   const lookups = draft.lookups !== undefined
   // A deferred insert sent as COPY is written from its rows; any other statement sends its cells.
   const fromRows = copy && draft.deferred !== undefined && copies !== undefined
@@ -148,7 +148,7 @@ export function buildStatement(
     params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
   }
   if (lookups) return lookupStatement(draft, base, options.serverValues)
-  if (reading !== undefined) return { ...base, sql: reading.sql, returning: reading.returning }
+  if (returning !== undefined) return { ...base, sql: returning.sql, returning: returning.returning }
   if (!copy) return base
   const statement: PlannedStatement = { ...base, sql: copySql(draft.table, draft.columns), copy: true }
   if (fromRows) copies.set(statement, copyRows(draft, order, ids))

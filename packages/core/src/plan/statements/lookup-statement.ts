@@ -1,12 +1,12 @@
-import { errors } from '../errors.ts'
-import type { StatementDraft } from './draft.ts'
-import { type ServerValuesPolicy, statementReading } from './server-values.ts'
+import { errors } from '../../errors.ts'
+import type { StatementDraft } from '../draft.ts'
+import { insertSql } from '../sql/insert-sql.ts'
+import { lookupsId } from '../sql/lookup-sql.ts'
+import { updateSql } from '../sql/update-sql.ts'
+import type { PlannedStatement } from '../types.ts'
+import { type ServerValuesPolicy, statementReturning } from './returning.ts'
 import { ShapeCache } from './shape-cache.ts'
-import { insertSql } from './sql/insert-sql.ts'
-import { lookupsId } from './sql/lookup-sql.ts'
-import { updateSql } from './sql/update-sql.ts'
 import { statementForm } from './statement-sql.ts'
-import type { PlannedStatement } from './types.ts'
 
 /** The texts of statements with lookups, per table, by their text without them and the lookups. */
 const texts = new ShapeCache<string>()
@@ -37,7 +37,7 @@ export function lookupStatement(
         `serverValues is off for "${lookup.target.key}", so its upserts return nothing; turn it on for that table.`,
       )
   }
-  const returning = statementReading(table, base, policy)?.returning ?? []
+  const returning = statementReturning(table, base, policy)?.returning ?? []
   const form = statementForm(base)
   const id = `${base.sql}\u0001${returning.join('\u0000')}\u0001${lookupsId(lookups)}`
   const sql = texts.get(table, id, () =>

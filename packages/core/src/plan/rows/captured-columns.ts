@@ -1,6 +1,6 @@
-import type { TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
-import type { UpsertSpec } from './types.ts'
+import type { TableModel } from '../../model/model.ts'
+import { perTable } from '../../schema/per-table.ts'
+import type { UpsertSpec } from '../types.ts'
 
 /**
  * The columns of `table` whose values the planner reads again (see `StatementDraft.values`): its

@@ -1,6 +1,6 @@
-import type { TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
-import { compareNormalizedKeys } from '../values/index.ts'
+import type { TableModel } from '../../model/model.ts'
+import { perTable } from '../../schema/per-table.ts'
+import { compareNormalizedKeys } from '../../values/index.ts'
 
 /** A row's key as canonical forms: a string for a single-column key, one per column otherwise. */
 export type KeyId = string | readonly string[]

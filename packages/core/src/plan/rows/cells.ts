@@ -1,11 +1,11 @@
-import { keyFills } from '../ids/key-fill.ts'
-import { writableColumn, writableTable } from '../schema/checks.ts'
-import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
-import { resolveReference } from '../track/changes.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
+import { writableColumn, writableTable } from '../../schema/checks.ts'
+import { keyFills } from '../../schema/key-fill.ts'
+import { resolveReference } from '../../track/changes.ts'
+import type { EntityState } from '../../track/entity-state.ts'
+import { type InsertInput, ownSlot, Slot, type StoredInput } from '../draft.ts'
+import type { RowValues } from '../types.ts'
 import { conflictRefFor } from './conflict-ref.ts'
-import { type InsertInput, ownSlot, Slot, type StoredInput } from './draft.ts'
-import type { RowValues } from './types.ts'
 
 /** The table a row names: a change set's by its key (checked here, in row order), an entity's model. */
 export function tableOf(schema: SchemaModel, table: TableModel | string): TableModel {

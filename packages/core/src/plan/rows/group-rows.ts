@@ -1,13 +1,13 @@
-import { errors } from '../errors.ts'
-import { keyFills } from '../ids/key-fill.ts'
-import { columnOf } from '../schema/checks.ts'
-import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts'
-import { sameShape } from '../track/row.ts'
+import { errors } from '../../errors.ts'
+import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
+import { columnOf } from '../../schema/checks.ts'
+import { keyFills } from '../../schema/key-fill.ts'
+import { sameShape } from '../../track/row.ts'
+import { compareDrafts, type InsertInput, type StatementDraft, type StoredInput, upsertId } from '../draft.ts'
+import type { RowValues, StatementKind, UpsertSpec } from '../types.ts'
 import { insertCell, insertColumns, setColumns, tableOf } from './cells.ts'
-import { compareDrafts, type InsertInput, type StatementDraft, type StoredInput, upsertId } from './draft.ts'
 import { firstBadValue } from './encode-cells.ts'
 import { type RowKey, rowKeyOf } from './row-key.ts'
-import type { RowValues, StatementKind, UpsertSpec } from './types.ts'
 
 /** An upsert's conflict columns must be supplied by the row; update columns must be supplied and not keys. */
 function checkUpsert(table: TableModel, columns: readonly string[], spec: UpsertSpec): void {

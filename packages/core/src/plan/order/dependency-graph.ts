@@ -1,6 +1,6 @@
-import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
-import { normalizeKeyValue } from '../values/index.ts'
+import type { ForeignKeyModel, SchemaModel, TableModel } from '../../model/model.ts'
+import { perTable } from '../../schema/per-table.ts'
+import { normalizeKeyValue } from '../../values/index.ts'
 import {
   type InsertInput,
   ownSlot,
@@ -8,8 +8,8 @@ import {
   type StatementDraft,
   type StoredInput,
   slotEntity,
-} from './draft.ts'
-import { keyPart } from './row-key.ts'
+} from '../draft.ts'
+import { keyPart } from '../rows/row-key.ts'
 
 /** A statement must run after another: `from` before `to`, both indexes into one list of drafts. */
 export interface Edge {

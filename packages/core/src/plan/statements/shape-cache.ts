@@ -1,5 +1,5 @@
-import type { TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
+import type { TableModel } from '../../model/model.ts'
+import { perTable } from '../../schema/per-table.ts'
 
 /** Tables whose shapes a cache keeps at most; past this many it starts afresh. */
 const MAX_TABLES = 1_024

@@ -1,8 +1,8 @@
-import { errors } from '../errors.ts'
-import type { TableModel } from '../schema/model.ts'
-import { type StatementDraft, serverKeyed } from './draft.ts'
-import { type KeyId, keyComparator, keyOrder, keyText, sameKey } from './row-order.ts'
-import type { StatementKind } from './types.ts'
+import { errors } from '../../errors.ts'
+import type { TableModel } from '../../model/model.ts'
+import { type StatementDraft, serverKeyed } from '../draft.ts'
+import { type KeyId, keyComparator, keyOrder, keyText, sameKey } from '../order/row-order.ts'
+import type { StatementKind } from '../types.ts'
 
 /** The key as messages show it: the JSON list of its canonical forms (`["7"]`). */
 function shownKey(id: KeyId): string {

@@ -1,9 +1,9 @@
-import { errors } from '../errors.ts'
-import { keyFillOf } from '../ids/key-fill.ts'
-import { columnOf } from '../schema/checks.ts'
-import type { ColumnModel, TableModel } from '../schema/model.ts'
-import { normalizeKeyValue, type ValueLocation } from '../values/index.ts'
-import { Slot } from './draft.ts'
+import { errors } from '../../errors.ts'
+import type { ColumnModel, TableModel } from '../../model/model.ts'
+import { columnOf } from '../../schema/checks.ts'
+import { keyFillOf } from '../../schema/key-fill.ts'
+import { normalizeKeyValue, type ValueLocation } from '../../values/index.ts'
+import { Slot } from '../draft.ts'
 
 /** A row's primary key, read while grouping its row. */
 export interface RowKey {

@@ -1,5 +1,6 @@
-import { errors } from '../errors.ts'
-import type { SchemaModel } from '../schema/model.ts'
+import { errors } from '../../errors.ts'
+import type { SchemaModel } from '../../model/model.ts'
+import { compareDrafts, type StatementDraft, serverKeyed } from '../draft.ts'
 import { acyclic, breakCycles } from './cycles.ts'
 import {
   type Edge,
@@ -9,7 +10,6 @@ import {
   findUpdateEdges,
   type InsertEdge,
 } from './dependency-graph.ts'
-import { compareDrafts, type StatementDraft, serverKeyed } from './draft.ts'
 import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
 import { orderInWaves } from './waves.ts'
 

@@ -1,11 +1,11 @@
-import { columnOf } from '../schema/checks.ts'
-import type { EntityState } from '../track/entity-state.ts'
-import { SentSnapshots } from '../track/sent-snapshot.ts'
-import { checkValue, type ValueLocation } from '../values/index.ts'
+import { columnOf } from '../../schema/checks.ts'
+import type { EntityState } from '../../track/entity-state.ts'
+import { SentSnapshots } from '../../track/sent-snapshot.ts'
+import { checkValue, type ValueLocation } from '../../values/index.ts'
+import { type InsertInput, Slot, type StatementDraft } from '../draft.ts'
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell } from './cells.ts'
 import { ConflictRef } from './conflict-ref.ts'
-import { type InsertInput, Slot, type StatementDraft } from './draft.ts'
 
 /**
  * Where values are checked before their row is known: a failure there is found again row by row (see

@@ -1,5 +1,5 @@
-import type { ColumnModel, TableModel } from '../schema/model.ts'
-import { perTable } from '../schema/per-table.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
+import { perTable } from './per-table.ts'
 
 /**
  * How a new row gets a primary key column it leaves out:
