@@ -1,14 +1,18 @@
 // Self time per function of a V8 CPU profile (`--profile`'s *.cpuprofile, or `node --cpu-prof`'s),
 // the heaviest first, with each function's share of all samples; only pipeflush's own functions
-// (packages/core) with `--core`.
+// (packages/core) with `--core`. With `--stages a,b,c`, the time spent under each function so named
+// instead (inclusive: a sample counts once for each named function on its stack), per flush when
+// `--per N` gives the number of flushes profiled.
 //
 //   npx node bench/tools/profile-top.ts bench/results/profile-pipeflush-burst-pg-mix.cpuprofile [--core] [--top 15]
+//   npx node bench/tools/profile-top.ts <file> --stages draftFlush,completePlan,sendByMode,applyFlushed --per 900
 import { readFileSync } from 'node:fs'
 
 interface ProfileNode {
   readonly id: number
   readonly callFrame: { functionName: string; url: string; lineNumber: number }
   readonly hitCount?: number
+  readonly children?: readonly number[]
 }
 
 interface Profile {
@@ -24,6 +28,10 @@ if (!file) {
   process.exit(2)
 }
 const core = args.includes('--core')
+const stagesArg = args.indexOf('--stages')
+const stages = stagesArg < 0 ? undefined : (args[stagesArg + 1] ?? '').split(',')
+const perArg = args.indexOf('--per')
+const per = perArg < 0 ? 1 : Number(args[perArg + 1]) || 1
 const top = Number(args[args.indexOf('--top') + 1]) || 15
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 
@@ -33,6 +41,10 @@ profile.samples.forEach((id, k) => {
   byNode.set(id, (byNode.get(id) ?? 0) + (profile.timeDeltas[k] ?? 0))
 })
 const total = [...byNode.values()].reduce((a, b) => a + b, 0)
+if (stages !== undefined) {
+  printStages(stages)
+  process.exit(0)
+}
 const byFunction = new Map<string, number>()
 for (const node of profile.nodes) {
   const { functionName, url, lineNumber } = node.callFrame
@@ -47,3 +59,27 @@ for (const [key, us] of rows)
   console.log(
     `${(us / 1000).toFixed(1).padStart(8)} ms  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`,
   )
+
+/** Inclusive time under each function named in `names` (a sample counted once per name on its stack). */
+function printStages(names: readonly string[]): void {
+  const parent = new Map<number, number>()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]))
+  const under = new Map<string, number>(names.map((n) => [n, 0]))
+  for (const [id, us] of byNode) {
+    const seen = new Set<string>()
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = nodes.get(at)?.callFrame.functionName ?? ''
+      if (under.has(name) && !seen.has(name)) {
+        seen.add(name)
+        under.set(name, under.get(name)! + us)
+      }
+    }
+  }
+  const unit = per === 1 ? 'ms' : 'µs per flush'
+  console.log(`${file}: ${(total / 1000).toFixed(1)} ms sampled; time under each function, ${unit}`)
+  for (const [name, us] of under) {
+    const value = per === 1 ? us / 1000 : us / per
+    console.log(`${value.toFixed(1).padStart(10)}  ${name}`)
+  }
+}
