@@ -2,15 +2,16 @@ import { errors } from '../../errors.ts'
 import type { SchemaModel } from '../../model/model.ts'
 import { compareDrafts, type StatementDraft, serverKeyed } from '../draft.ts'
 import { acyclic, breakCycles } from './cycles.ts'
+import { orderDeletes } from './delete-order.ts'
 import {
   type Edge,
-  findDeleteEdges,
   findInsertEdges,
   findUpdateDeleteEdges,
   findUpdateEdges,
   type InsertEdge,
 } from './dependency-graph.ts'
 import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
+import { shapeOrder } from './shape-order.ts'
 import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
@@ -49,27 +50,6 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
   return { kept: edges.filter((_, i) => !result.removed.has(i)), fixups }
 }
 
-/** Delete edges with cycles broken where the order matters least (the server decides in the end). */
-function orderDeletes(deletes: readonly StatementDraft[], offset: number): Edge[] {
-  if (deletes.length < 2) return [] // one delete per table: a single one has nothing to wait for
-  const edges = findDeleteEdges(deletes, offset)
-  if (acyclic(deletes.length, localEdges(edges, offset))) return edges
-  const local = edges.map((edge) => ({
-    from: edge.from - offset,
-    to: edge.to - offset,
-    removable: true,
-    cost: edge.weight,
-  }))
-  const result = breakCycles(deletes.length, local)
-  const removed = 'removed' in result ? result.removed : new Set<number>()
-  return edges.filter((_, i) => !removed.has(i))
-}
-
-/** Delete edges between the deletes' own indexes (`offset` taken off), for a cycle check. */
-function localEdges(edges: readonly Edge[], offset: number): Edge[] {
-  return edges.map((edge) => ({ from: edge.from - offset, to: edge.to - offset }))
-}
-
 /**
  * Orders statements by foreign key dependency computed from the data, in waves: every statement of a
  * wave may depend on statements of earlier waves only; within a wave, in `compareDrafts` order.
@@ -87,14 +67,21 @@ function localEdges(edges: readonly Edge[], offset: number): Edge[] {
  * gets.
  *
  * Foreign keys are checked at each statement: a referenced row must exist first, referencing ones be gone.
+ *
+ * `byShape`: where the statements' shapes alone give an order (see `shapeOrder`), that order, found
+ * once per set of shapes, instead of the rows': it may hold more waves, so it is for plans sent as one
+ * message or one statement at a time.
  */
 export function orderStatements(
   schema: SchemaModel,
   inserts: readonly StatementDraft[],
   updates: readonly StatementDraft[],
   deletes: readonly StatementDraft[],
-): { readonly statements: StatementDraft[]; readonly waves: number[][] } {
+  byShape = false,
+): { readonly statements: StatementDraft[]; readonly waves: readonly (readonly number[])[] } {
   if (inserts.length + updates.length + deletes.length === 0) return { statements: [], waves: [] }
+  const shaped = byShape ? shapeOrder(schema, inserts, updates, deletes) : undefined
+  if (shaped !== undefined) return { statements: [...inserts, ...updates, ...deletes], waves: shaped }
   const { kept, fixups } = orderInserts(schema, inserts)
   const allUpdates = [...updates, ...fixups.drafts]
   const updateOffset = inserts.length
