@@ -2,6 +2,7 @@ import type { SchemaModel, TableModel } from '../model/model.ts'
 import { SentRows } from '../plan/sent-rows.ts'
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
+import { perTable } from '../schema/per-table.ts'
 import { referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
@@ -9,7 +10,7 @@ import { emptyRow } from '../track/row.ts'
 import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
-import { decodeValue } from '../values/index.ts'
+import { decodeValue, type ValueLocation } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
 
 type Filled = Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>
@@ -26,12 +27,11 @@ function statesByKey(
 ): Map<string, Map<string, EntityState>> {
   const out = new Map<string, Map<string, EntityState>>()
   // What was sent as held: an entity kept as sent is made whole only if its table is read back.
-  const entries = sent instanceof SentRows ? sent.held() : sent.entries()
-  for (const [state, values] of entries) {
-    if (!tables.has(state.table.key)) continue
+  const add = (state: EntityState, values: Record<string, unknown> | number) => {
+    if (!tables.has(state.table.key)) return
     const whole = isKept(values) ? wholeSnapshot(values, state) : values
     const key = rowKey(state.table, upserted.size === 0 ? whole : storedKeyParts(state, whole, upserted))
-    if (key === null) continue
+    if (key === null) return
     let byKey = out.get(state.table.key)
     if (byKey === undefined) {
       byKey = new Map()
@@ -39,6 +39,8 @@ function statesByKey(
     }
     byKey.set(key, state)
   }
+  if (sent instanceof SentRows) sent.eachHeld(add)
+  else for (const [state, values] of sent.entries()) add(state, values)
   return out
 }
 
@@ -61,15 +63,27 @@ function storedKeyParts(
   return out ?? values
 }
 
-/** `text` decoded for `column`, or undefined when it cannot be (the flush committed: never an error). */
-function decoded(text: unknown, table: TableModel, name: string): { value: unknown } | undefined {
+/** Where a returned value is, for a decoding error's message: its table (one object per table). */
+const locationOf = perTable((table): ValueLocation => ({ table: table.key }))
+
+/** What {@link decoded} answers for a text that cannot be decoded. */
+const UNDECODED: unique symbol = Symbol('undecoded')
+
+/** `text` decoded for `column`, or {@link UNDECODED} when it cannot be (the flush committed: never an error). */
+function decoded(text: unknown, table: TableModel, name: string): unknown {
   const column = table.columnsByName.get(name)
-  if (column === undefined) return undefined
+  if (column === undefined) return UNDECODED
   try {
-    return { value: decodeValue(typeof text === 'string' ? text : null, column, { table: table.key }) }
+    return decodeValue(typeof text === 'string' ? text : null, column, locationOf(table))
   } catch {
-    return undefined
+    return UNDECODED
   }
+}
+
+/** {@link decoded}, undefined for a text that cannot be decoded. */
+function decodedOrUndefined(text: unknown, table: TableModel, name: string): unknown {
+  const value = decoded(text, table, name)
+  return value === UNDECODED ? undefined : value
 }
 
 /**
@@ -130,7 +144,7 @@ export function serverFilled(
     for (const raw of rows) {
       const key = emptyRow()
       for (let k = 0; k < table.primaryKey.length; k++) {
-        key[table.primaryKey[k]!] = decoded(raw[returnedAlias(k)], table, table.primaryKey[k]!)?.value
+        key[table.primaryKey[k]!] = decodedOrUndefined(raw[returnedAlias(k)], table, table.primaryKey[k]!)
       }
       const keyText = rowKey(table, key)
       const state = keyText === null ? undefined : states?.get(keyText)
@@ -160,7 +174,7 @@ function upserted(
   for (const raw of rows) {
     const values = emptyRow()
     for (let i = 0; i < conflict.length; i++)
-      values[conflict[i]!] = decoded(raw[returnedAlias(at[i]!)], table, conflict[i]!)?.value
+      values[conflict[i]!] = decodedOrUndefined(raw[returnedAlias(at[i]!)], table, conflict[i]!)
     const id = conflictIdOf(table, conflict, values)
     const state = id === undefined ? undefined : byConflict.get(id)
     if (state !== undefined) take(out, state, returning, raw, table, 0)
@@ -189,10 +203,10 @@ function take(
     const name = returning[c]!
     const text = raw[returnedAlias(c)]
     const forRow = decoded(text, table, name)
-    if (forRow === undefined) continue
+    if (forRow === UNDECODED) continue
     // An object (a Date, an array, json) is decoded again: the row may change it in place.
-    const shared = typeof forRow.value !== 'object' || forRow.value === null
-    values.row[name] = forRow.value
-    values.snapshot[name] = shared ? forRow.value : decoded(text, table, name)?.value
+    const shared = typeof forRow !== 'object' || forRow === null
+    values.row[name] = forRow
+    values.snapshot[name] = shared ? forRow : decodedOrUndefined(text, table, name)
   }
 }

@@ -60,10 +60,16 @@ export class SentRows implements ReadonlyMap<EntityState, Snapshot> {
     }
   }
 
-  /** The entities and what was sent of them as held (not made whole), in order. */
-  *held(): Generator<[EntityState, HeldSent]> {
-    for (const [states, values] of this.#parts)
-      for (let i = 0; i < states.length; i++) yield [states[i]!, values?.[i] ?? heldBy(states[i]!) ?? {}]
+  /**
+   * Calls `visit` with each entity and what was sent of it as held (not made whole), in order: plain
+   * loops, no entry object (a flush's settling reads every entity once).
+   */
+  eachHeld(visit: (state: EntityState, held: HeldSent) => void): void {
+    const parts = this.#parts
+    for (let p = 0; p < parts.length; p++) {
+      const [states, values] = parts[p]!
+      for (let i = 0; i < states.length; i++) visit(states[i]!, values?.[i] ?? heldBy(states[i]!) ?? {})
+    }
   }
 
   has(state: EntityState): boolean {

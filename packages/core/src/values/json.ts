@@ -65,8 +65,54 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
  * JSON string (`'{"a":1}'` is written `"{\"a\":1}"`), never parsed.
  */
 export function jsonText(value: unknown): string {
-  checkJson(value, '$', new Set())
+  checkJsonValue(value)
   return JSON.stringify(value)
+}
+
+/** Depth past which {@link plainJson} leaves a value to {@link checkJson} (which tells a cycle apart). */
+const PLAIN_DEPTH = 64
+
+/**
+ * Throws a value problem naming where unless `JSON.stringify` writes `value` exactly: a quick walk
+ * first ({@link plainJson}: no path, no set of ancestors), the walk that names the problem only when
+ * the quick one finds one.
+ */
+function checkJsonValue(value: unknown): void {
+  if (!plainJson(value, 0)) checkJson(value, '$', new Set())
+}
+
+/**
+ * Whether `value` is JSON as {@link checkJson} requires, without naming what is not: false also for a
+ * value nested deeper than {@link PLAIN_DEPTH} (maybe a cycle), which `checkJson` decides.
+ */
+function plainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      return textProblem(value) === undefined
+    case 'number':
+      return Number.isFinite(value)
+    case 'boolean':
+      return true
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (value === null) return true
+  if (depth >= PLAIN_DEPTH) return false
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !plainJson(value[i], depth + 1)) return false
+    return true
+  }
+  if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return false
+  const keys = Object.keys(value)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    if (textProblem(key) !== undefined) return false
+    if (!plainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
 }
 
 /**
@@ -111,7 +157,7 @@ export const jsonCodec: ScalarCodec = {
   key(value, column) {
     if (column.type !== 'jsonb')
       return problem('json values cannot be keys (json has no equality; jsonb has)')
-    checkJson(value, '$', new Set())
+    checkJsonValue(value)
     return sortedJson(value)
   },
   compareKeys: compareCodeUnits,

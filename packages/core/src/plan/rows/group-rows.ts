@@ -140,7 +140,9 @@ class DraftGroups {
       sized.keys.length = this.#sizedRows
       sized.keyIds.length = this.#sizedRows
     }
-    return [...this.#groups.values()].flat().sort(compareDrafts)
+    const out: StatementDraft[] = []
+    for (const drafts of this.#groups.values()) for (let i = 0; i < drafts.length; i++) out.push(drafts[i]!)
+    return out.length > 1 ? out.sort(compareDrafts) : out
   }
 }
 

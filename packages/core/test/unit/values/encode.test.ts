@@ -294,6 +294,21 @@ describe('encodeValue: json and jsonb', () => {
     rejects(undefined, c, /undefined is not a value/)
   })
 
+  it('accepts JSON nested deeper than the quick check walks, and finds a cycle or a bad value down there', () => {
+    let deep: unknown = 'leaf'
+    for (let i = 0; i < 200; i++) deep = i % 2 === 0 ? { d: deep } : [deep]
+    const c = column('jsonb')
+    expect(encodeValue(deep, c, at)).toBe(JSON.stringify(deep))
+    const loop: Record<string, unknown> = {}
+    let tip: unknown = loop
+    for (let i = 0; i < 100; i++) tip = { n: tip }
+    loop['back'] = tip
+    rejects(loop, c, /is circular/)
+    let bad: unknown = { t: 'a\u0000' }
+    for (let i = 0; i < 100; i++) bad = [bad]
+    rejects(bad, c, /the JSON string at \$(\[0\]){100}\.t contains a NUL character/)
+  })
+
   it('accepts shared (non-circular) references', () => {
     const shared = { x: 1 }
     expect(encodeValue({ a: shared, b: shared }, column('json'), at)).toBe('{"a":{"x":1},"b":{"x":1}}')

@@ -8,13 +8,21 @@ import type { CaseResult } from './sweep-child.ts'
 const MODES: readonly PipelineMode[] = ['off', 'waves', 'burst']
 const DIRECTIONS: readonly Direction[] = ['upstream', 'downstream']
 const POOLS = [1, 3] as const
-/** Evenly spread offsets per toxic, besides the protocol's phase boundaries. */
-const OFFSETS = 40
+/**
+ * How densely a flush is cut: evenly spread offsets per toxic, and phase boundaries cut at most (each
+ * there and one byte past it). `npm test` cuts at 16 and 16 (every sweep in about 12 minutes on a
+ * 2-core machine); `npm run test:sweeps` (`PIPEFLUSH_SWEEP=full`) at 40 and 40, over twice as long.
+ */
+const DENSITY =
+  process.env['PIPEFLUSH_SWEEP'] === 'full'
+    ? { offsets: 40, boundaryCuts: 40 }
+    : { offsets: 16, boundaryCuts: 16 }
+const OFFSETS = DENSITY.offsets
 
 /**
  * The fault sweep of one driver: for each mode, direction, pool size (1 and 3) and a warm or a cold
  * connection, one child process cuts the flush at every offset (see `sweep-child.ts`) with each toxic.
- * Each child must exit 0 (no unhandled rejection, no failed check), cover at least 40 offsets per
+ * Each child must exit 0 (no unhandled rejection, no failed check), cover at least `DENSITY.offsets` offsets per
  * toxic, reach past the end of the flush (some flushes succeed), and settle every flush within 1 s of
  * its socket's end.
  */
@@ -53,7 +61,7 @@ export function defineSweep(
           driver,
           ...combo,
           toxics: ['limit_data', 'reset_peer', 'timeout'],
-          offsets: OFFSETS,
+          ...DENSITY,
           kind,
           ...extra,
         })

@@ -44,8 +44,10 @@ export interface SweepConfig {
   readonly toxics: readonly Toxic[]
   /** `flush` (the default) cuts flushes; `reads` cuts `find`, `load` and `wasCommitted`. */
   readonly kind?: 'flush' | 'reads'
-  /** Evenly spaced offsets per toxic, besides every message boundary (and its neighbours). */
+  /** Evenly spaced offsets per toxic, besides the message boundaries (and their neighbours). */
   readonly offsets: number
+  /** Phase boundaries cut at most (spread over all of them), each there and one byte past it. */
+  readonly boundaryCuts: number
   /** pipeflush's `copyRows`: 40 sends the 40 child rows as COPY (pipeflush's default otherwise). */
   readonly copyRows?: number
   /**
@@ -254,7 +256,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
   await probe.em.flush()
   const bytes = cut.recorded()[cfg.direction]
   const boundaries = phaseBoundaries(messages(bytes, { startup: !cfg.warm && cfg.direction === 'upstream' }))
-  const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets)
+  const offsets = offsetsFor(bytes.length, boundaries, cfg.offsets, cfg.boundaryCuts)
 
   const cases: CaseResult[] = []
   const only = process.env['SWEEP_OFFSETS']?.split(',').map(Number)
@@ -384,7 +386,7 @@ async function sweep(cfg: SweepConfig): Promise<SweepResult> {
       )
       bytes = Math.max(bytes, recorded.length)
       boundaryCount = Math.max(boundaryCount, boundaries.length)
-      const offsets = offsetsFor(recorded.length, boundaries, cfg.offsets)
+      const offsets = offsetsFor(recorded.length, boundaries, cfg.offsets, cfg.boundaryCuts)
       for (const toxic of cfg.toxics) {
         for (const offset of offsets) {
           const { client } = await rootFor()
@@ -572,13 +574,13 @@ function phaseBoundaries(framed: readonly { readonly type: number; readonly end:
 }
 
 /**
- * Each phase boundary (a cut there and one byte past it), and `even` offsets spread from 0 to past the
- * end of the bytes (the later cases of a sweep send slightly more: larger ids).
+ * Phase boundaries (a cut there and one byte past it; at most `cuts` of them, spread over all), and
+ * `even` offsets spread from 0 to past the end of the bytes (the later cases of a sweep send slightly
+ * more: larger ids).
  */
-function offsetsFor(total: number, boundaries: readonly number[], even: number): number[] {
+function offsetsFor(total: number, boundaries: readonly number[], even: number, cuts: number): number[] {
   const set = new Set<number>([0, 1])
-  // At most 40 boundaries (spread over all of them), each cut there and one byte past it.
-  const step = Math.max(1, boundaries.length / 40)
+  const step = Math.max(1, boundaries.length / cuts)
   for (let i = 0; i < boundaries.length; i += step) {
     const b = boundaries[Math.floor(i)]!
     set.add(b)
