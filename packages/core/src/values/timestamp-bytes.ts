@@ -53,15 +53,19 @@ export function writeTimestampText(out: Uint8Array, at: number, ms: number, with
   return i
 }
 
-/** `n` (an integer, not negative) in decimal, zeros before it to `width` digits at least. */
+/**
+ * `n` (an integer, not negative, below 2^31: a year, a field of a date or time) in decimal, zeros
+ * before it to `width` digits at least. Small-integer arithmetic (`| 0`), no division of doubles.
+ */
 function writeNumber(out: Uint8Array, at: number, n: number, width: number): number {
   let digits = 1
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
-  const length = Math.max(digits, width)
-  let rest = n
+  for (let rest = n | 0; rest >= 10; rest = (rest / 10) | 0) digits++
+  const length = digits > width ? digits : width
+  let rest = n | 0
   for (let k = length - 1; k >= 0; k--) {
-    out[at + k] = ZERO + (rest % 10)
-    rest = Math.floor(rest / 10)
+    const next = (rest / 10) | 0
+    out[at + k] = ZERO + rest - next * 10
+    rest = next
   }
   return at + length
 }
