@@ -49,7 +49,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   })
 
   test('writes nothing when the work throws', async () => {
-    const { client, query: sqlQuery } = db.client(driver, { max: 2 })
+    const { client } = db.client(driver, { max: 2 })
     const factory = await createEntityManagerFactory<DB>({ client })
     const failing = factory.run((em) => {
       em.create('author', { name: 'Never' })
@@ -62,7 +62,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   })
 
   test('retries the work on a fresh entity manager after an optimistic-lock failure', async () => {
-    const { client, query: sqlQuery } = db.client(driver, { max: 4 })
+    const { client } = db.client(driver, { max: 4 })
     const factory = await createEntityManagerFactory<DB>({ client, versionColumn: 'version' })
     const { result: author } = await factory.run((em) => em.create('author', { name: 'v' }))
     /** Another request renames the author and commits. */
@@ -144,7 +144,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
 describe.each(TEST_DRIVERS)('%s: request scope', (driver) => {
   beforeAll(emptyTables)
   test('concurrent requests never share an identity map', async () => {
-    const { client, query: sqlQuery } = db.client(driver, { max: 10 })
+    const { client } = db.client(driver, { max: 10 })
     const factory = await createEntityManagerFactory<DB>({ client })
     const { result: shared } = await factory.run((em) => em.create('author', { name: 'shared' }))
     const seen: TypedEntity<DB, 'author'>[] = []
@@ -175,7 +175,7 @@ describe.each(TEST_DRIVERS)('%s: request scope', (driver) => {
   })
 
   test('em() is cheap: no query, the schema is read once per client', async () => {
-    const { client, counter, query: sqlQuery } = db.client(driver, { max: 1 })
+    const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
     counter.reset()
     const ems = Array.from({ length: 1000 }, () => factory.em())

@@ -125,7 +125,7 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
   })
 
   test('accepts an aliased or schema-qualified table and refuses joins', async () => {
-    const { client, query: sqlQuery } = db.client(driver, { max: 1 })
+    const { client } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
     const em = factory.em()
     const aliased = await em.load(
