@@ -60,7 +60,7 @@ export function writeTimestampText(out: Uint8Array, at: number, ms: number, with
 function writeNumber(out: Uint8Array, at: number, n: number, width: number): number {
   let digits = 1
   for (let rest = n | 0; rest >= 10; rest = (rest / 10) | 0) digits++
-  const length = digits > width ? digits : width
+  const length = Math.max(digits, width)
   let rest = n | 0
   for (let k = length - 1; k >= 0; k--) {
     const next = (rest / 10) | 0
