@@ -5,7 +5,7 @@ import { fetchIds } from '../ids/fetch-ids.ts'
 import type { IdQuery } from '../ids/id-allocator.ts'
 import { type CompletedPlan, completePlan, givesAssignedId } from '../plan/complete-plan.ts'
 import type { FlushDraft, IdSource } from '../plan/draft.ts'
-import { type DraftOptions, draftFlush } from '../plan/draft-flush.ts'
+import { draftFlush } from '../plan/draft-flush.ts'
 import { pendingInput } from '../plan/pending-input.ts'
 import { planSummary } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
@@ -69,11 +69,10 @@ export async function flushUnitOfWork(
     return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }
   const { schema, ids } = settings
-  const options = draftOptions(settings)
   // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
   // while the plan is sent and the unit of work settles.
   let draft: FlushDraft | undefined = forgetSentOnFailure(pending.inserts, () =>
-    draftFlush(schema, pendingInput(pending, uow), options),
+    draftFlush(schema, pendingInput(pending, uow), settings),
   )
   const rows = newRows(pending)
   const need = idNeed(rows)
@@ -96,7 +95,7 @@ export async function flushUnitOfWork(
       draft = undefined
       const { plan, sent, copies } = completeWithIds(
         replan ? undefined : drafted,
-        () => draftFlush(schema, pendingInput(pending, uow), options),
+        () => draftFlush(schema, pendingInput(pending, uow), settings),
         settings,
       )
       context.onPlanned?.(plan)
@@ -181,32 +180,12 @@ function withoutTexts(plan: FlushPlan): FlushPlan {
  */
 export function planUnitOfWork(
   uow: UnitOfWork,
-  settings: Pick<FlushSettings, 'schema' | 'serverValues' | 'copyRows'> &
-    Partial<Pick<FlushSettings, 'mode'>>,
+  settings: Pick<FlushSettings, 'schema' | 'serverValues' | 'copyRows'>,
 ): FlushPlan {
   const pending = uow.pending()
-  const draft = draftFlush(settings.schema, pendingInput(pending, uow), {
-    orderByShape: orderByShape(settings.mode),
-  })
+  const draft = draftFlush(settings.schema, pendingInput(pending, uow))
   const placeholders = provisionalIds(newRows(pending))
   return completePlan(draft, (state, column) => placeholderIn(placeholders, state, column), settings).plan
-}
-
-/**
- * Whether a plan sent in `mode` is ordered by its statements' shapes (see `shapeOrder`): where its
- * waves cost no round trip of their own (`burst`: one message; `off`: a round trip per statement).
- */
-function orderByShape(mode: FlushSettings['mode'] | undefined): boolean {
-  return mode !== 'waves'
-}
-
-/** What drafting a flush takes of its settings. */
-function draftOptions(settings: FlushSettings): DraftOptions {
-  return {
-    copyRows: settings.copyRows,
-    serverValues: settings.serverValues,
-    orderByShape: orderByShape(settings.mode),
-  }
 }
 
 /** One simple-protocol query on the flush's connection: its rows. */

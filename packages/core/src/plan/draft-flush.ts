@@ -29,7 +29,7 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
   const deletes = groupStored(schema, input.deletes, 'delete')
   encodeDrafts(schema, deletes, input.deletes, 'delete')
   checkDistinctRows([...inserts, ...updates, ...deletes])
-  const { statements, waves } = orderStatements(schema, inserts, updates, deletes, options?.orderByShape)
+  const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
   // A reference to an upsert becomes a lookup, made of the cells.
   for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
   resolveByConflict(statements)
@@ -41,12 +41,9 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
 /**
  * What the first phase of planning takes besides the rows: with them, an insert that goes as COPY
  * (see `statementForms`) has its values checked now and encoded when written (see `checkInsert`).
- * Without: every value is encoded now. `orderByShape`: the statements are ordered by their shapes
- * where that is possible (see `shapeOrder`), for a plan whose waves cost no round trip of their own.
+ * Without: every value is encoded now.
  */
-export interface DraftOptions extends FormOptions {
-  readonly orderByShape?: boolean | undefined
-}
+export type DraftOptions = FormOptions
 
 function holdsSlots(draft: StatementDraft): boolean {
   return draft.slotted.includes(true) || draft.keyIds.includes(undefined)

@@ -35,7 +35,7 @@ export interface DeleteEdge extends Edge {
 }
 
 /** Foreign keys whose order matters at insert or update time: all but `DEFERRABLE INITIALLY DEFERRED` ones. */
-export const orderedForeignKeys: (table: TableModel) => readonly ForeignKeyModel[] = perTable((table) =>
+const orderedForeignKeys: (table: TableModel) => readonly ForeignKeyModel[] = perTable((table) =>
   table.foreignKeys.filter((fk) => !fk.initiallyDeferred),
 )
 

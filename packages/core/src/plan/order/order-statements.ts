@@ -11,7 +11,6 @@ import {
   type InsertEdge,
 } from './dependency-graph.ts'
 import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
-import { shapeOrder } from './shape-order.ts'
 import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
@@ -67,21 +66,15 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  * gets.
  *
  * Foreign keys are checked at each statement: a referenced row must exist first, referencing ones be gone.
- *
- * `byShape`: where the statements' shapes alone give an order (see `shapeOrder`), that order, found
- * once per set of shapes, instead of the rows': it may hold more waves, so it is for plans sent as one
- * message or one statement at a time.
+
  */
 export function orderStatements(
   schema: SchemaModel,
   inserts: readonly StatementDraft[],
   updates: readonly StatementDraft[],
   deletes: readonly StatementDraft[],
-  byShape = false,
-): { readonly statements: StatementDraft[]; readonly waves: readonly (readonly number[])[] } {
+): { readonly statements: StatementDraft[]; readonly waves: number[][] } {
   if (inserts.length + updates.length + deletes.length === 0) return { statements: [], waves: [] }
-  const shaped = byShape ? shapeOrder(schema, inserts, updates, deletes) : undefined
-  if (shaped !== undefined) return { statements: [...inserts, ...updates, ...deletes], waves: shaped }
   const { kept, fixups } = orderInserts(schema, inserts)
   const allUpdates = [...updates, ...fixups.drafts]
   const updateOffset = inserts.length
