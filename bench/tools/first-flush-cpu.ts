@@ -1,5 +1,5 @@
 // Client CPU of the first flush of a statement shape against the same flush repeated: what a shape
-// costs the first time it is met (its SQL text, its returning, its order, cached from then on). A
+// costs the first time it is met (its SQL text and its returning, cached from then on). A
 // table of 12 nullable columns; shape n inserts one row writing the columns of n's bits and updates
 // a loaded row's columns of n's bits shifted, so every shape is new to the process. Per shape: the
 // first flush, then 15 more of it (their median); the report gives medians over the shapes and the
