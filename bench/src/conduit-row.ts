@@ -2,7 +2,7 @@ import { CONDUIT_REQUESTS, isWrite } from './conduit/conduit-requests.ts'
 import type { ConduitStep } from './matrix.ts'
 import type { ConduitOptions, ConduitSample } from './measure/conduit-run.ts'
 import type { ResultRow } from './results.ts'
-import { mean, percentile, round, summarize } from './stats.ts'
+import { mean, percentile, round, summarize, timedFields } from './stats.ts'
 
 /** The Conduit tables (`app_user`, `follow`, `article`, `tag`, `article_tag`, `favorite`, `comment`). */
 const CONDUIT_TABLES = 7
@@ -42,17 +42,7 @@ export function conduitRows(
       rowsPerTable: 0,
       pool: options.pool,
       status: 'ok',
-      medianMs: round(s.medianMs),
-      p95Ms: round(s.p95Ms),
-      p99Ms: round(s.p99Ms),
-      meanMs: round(s.meanMs),
-      minMs: round(s.minMs),
-      maxMs: round(s.maxMs),
-      samples: s.samples,
-      rttMs: round(rttMs),
-      p50Rtt: inRtt(s.medianMs),
-      p95Rtt: inRtt(s.p95Ms),
-      p99Rtt: inRtt(s.p99Ms),
+      ...timedFields(s, rttMs),
       targetRoundTrips: isWrite(request) ? 2 : 1,
       roundTrips: round(mean(trips), 2),
       roundTripsP50: percentile(trips, 50),

@@ -1,7 +1,7 @@
 import type { RealisticStep } from './matrix.ts'
 import type { RealisticMeasurement, RealisticOptions } from './measure/realistic-run.ts'
 import type { ResultRow } from './results.ts'
-import { mean, percentile, round, summarize } from './stats.ts'
+import { mean, percentile, round, summarize, timedFields } from './stats.ts'
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)
 
@@ -39,17 +39,7 @@ export function realisticRow(
     runs: options.runs,
     pool: options.pool,
     status: 'ok',
-    medianMs: round(s.medianMs),
-    p95Ms: round(s.p95Ms),
-    p99Ms: round(s.p99Ms),
-    meanMs: round(s.meanMs),
-    minMs: round(s.minMs),
-    maxMs: round(s.maxMs),
-    samples: s.samples,
-    rttMs: round(rttMs),
-    p50Rtt: inRtt(s.medianMs),
-    p95Rtt: inRtt(s.p95Ms),
-    p99Rtt: inRtt(s.p99Ms),
+    ...timedFields(s, rttMs),
     firstRoundMedianRtt: first.length > 0 ? inRtt(percentile(sorted(first), 50)) : null,
     roundTrips: round(m.socketTotal / Math.max(1, m.flushes.length), 2),
     roundTripsP50: percentile(socket, 50),

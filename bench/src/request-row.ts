@@ -2,7 +2,7 @@ import type { RequestStep } from './matrix.ts'
 import type { RequestMeasurement, RequestOptions } from './measure/request-run.ts'
 import { GRAPH_TABLES } from './request/request.ts'
 import type { ResultRow } from './results.ts'
-import { mean, percentile, round, summarize } from './stats.ts'
+import { mean, percentile, round, summarize, timedFields } from './stats.ts'
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)
 
@@ -36,17 +36,7 @@ export function requestRow(
     rowsPerTable: 0,
     pool: options.pool,
     status: 'ok',
-    medianMs: round(s.medianMs),
-    p95Ms: round(s.p95Ms),
-    p99Ms: round(s.p99Ms),
-    meanMs: round(s.meanMs),
-    minMs: round(s.minMs),
-    maxMs: round(s.maxMs),
-    samples: s.samples,
-    rttMs: round(rttMs),
-    p50Rtt: inRtt(s.medianMs),
-    p95Rtt: inRtt(s.p95Ms),
-    p99Rtt: inRtt(s.p99Ms),
+    ...timedFields(s, rttMs),
     loadMedianMs: round(percentile(sorted(m.samples.map((r) => r.loadMs)), 50)),
     roundTrips: round(mean(trips), 2),
     roundTripsP50: percentile(trips, 50),

@@ -51,3 +51,27 @@ export function round(value: number, digits = 3): number {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }
+
+/**
+ * The timing fields every timed row of the report carries, from its summary and the RTT it is
+ * measured against: milliseconds rounded, and the median, p95 and p99 in RTTs (two decimals).
+ *
+ * @example
+ * timedFields(summarize([20, 22, 40]), 20) // { medianMs: 22, ..., rttMs: 20, p50Rtt: 1.1, ... }
+ */
+export function timedFields(s: Summary, rttMs: number) {
+  const inRtt = (ms: number) => round(ms / rttMs, 2)
+  return {
+    medianMs: round(s.medianMs),
+    p95Ms: round(s.p95Ms),
+    p99Ms: round(s.p99Ms),
+    meanMs: round(s.meanMs),
+    minMs: round(s.minMs),
+    maxMs: round(s.maxMs),
+    samples: s.samples,
+    rttMs: round(rttMs),
+    p50Rtt: inRtt(s.medianMs),
+    p95Rtt: inRtt(s.p95Ms),
+    p99Rtt: inRtt(s.p99Ms),
+  }
+}
