@@ -1,4 +1,5 @@
 import { errors } from '../errors.ts'
+import { setAlarm } from './deadline-alarm.ts'
 import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
 
 /**
@@ -159,21 +160,15 @@ export class GuardedSession {
       const finish = (settle: () => void) => {
         if (done) return
         done = true
-        clearTimeout(timer)
+        alarm.cancel()
         clearTimeout(grace)
         settle()
       }
-      const ms = this.#deadline - performance.now()
-      const timer = Number.isFinite(ms)
-        ? setTimeout(
-            () => {
-              this.#timedOut = true
-              this.session.terminate()
-              finish(() => reject(new Interrupted('timeout')))
-            },
-            Math.max(0, ms),
-          )
-        : undefined
+      const alarm = setAlarm(this.#deadline, () => {
+        this.#timedOut = true
+        this.session.terminate()
+        finish(() => reject(new Interrupted('timeout')))
+      })
       let grace: NodeJS.Timeout | undefined
       this.session.ended.then((cause) => {
         if (done) return

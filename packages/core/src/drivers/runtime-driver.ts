@@ -1,4 +1,5 @@
 import { type AdapterConnection, type DriverAdapter, GiveUp } from './adapter.ts'
+import { setAlarm } from './deadline-alarm.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
 import { deadlineError } from './driver-errors.ts'
 import { RuntimeSession } from './runtime-session.ts'
@@ -56,7 +57,7 @@ export class RuntimeDriver implements Driver {
 
   async reserve(options: ReserveOptions): Promise<Session> {
     const started = performance.now()
-    const connection = await this.#acquire(started, options.deadline)
+    const connection = await this.#acquire(options.deadline)
     return new RuntimeSession(this.#adapter, connection, this.meters, started)
   }
 
@@ -67,7 +68,7 @@ export class RuntimeDriver implements Driver {
   detectPooler(): Promise<boolean> {
     if (!this.#pooler) {
       const p = (async () => {
-        const connection = await this.#acquire(performance.now(), Number.POSITIVE_INFINITY)
+        const connection = await this.#acquire(Number.POSITIVE_INFINITY)
         let healthy = false
         try {
           const { rowSets } = await connection.simple('select pg_backend_pid()::int4 as pid')
@@ -101,32 +102,26 @@ export class RuntimeDriver implements Driver {
    * A connection of the pool before `deadline`; one that comes later goes back at once. A failure to
    * get one is a connection error naming where the client tried.
    */
-  #acquire(started: number, deadline: number): Promise<AdapterConnection> {
+  #acquire(deadline: number): Promise<AdapterConnection> {
     const giveUp = new GiveUp()
     return new Promise((resolve, reject) => {
       let done = false
-      const ms = deadline - started
-      const expiry = Number.isFinite(ms)
-        ? setTimeout(
-            () => {
-              done = true
-              giveUp.give()
-              reject(deadlineError(this.address))
-            },
-            Math.max(0, ms),
-          )
-        : undefined
+      const alarm = setAlarm(deadline, () => {
+        done = true
+        giveUp.give()
+        reject(deadlineError(this.address))
+      })
       this.#adapter.acquire(this.meters, giveUp).then(
         (connection) => {
           if (done) return connection.release()
           done = true
-          clearTimeout(expiry)
+          alarm.cancel()
           resolve(connection)
         },
         (error: unknown) => {
           if (done) return
           done = true
-          clearTimeout(expiry)
+          alarm.cancel()
           reject(this.#connectError(error))
         },
       )
