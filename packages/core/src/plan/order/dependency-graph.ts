@@ -220,6 +220,7 @@ export function findUpdateEdges(
   updates: readonly StatementDraft[],
   updateOffset: number,
 ): Edge[] {
+  if (updates.length === 0 || inserts.length === 0) return []
   const index = new NewRowIndex(schema, inserts)
   const edges = new Set<string>()
   updates.forEach((draft, u) => {

@@ -56,6 +56,7 @@ function fixupDraft(insert: StatementDraft, columns: readonly string[]): Stateme
  * (slots included). Mutates the inserts' cells.
  */
 export function breakInsertEdges(inserts: readonly StatementDraft[], broken: readonly InsertEdge[]): Fixups {
+  if (broken.length === 0) return { drafts: [], after: [] }
   const pending = new Map<string, PendingFixup>()
   for (const edge of broken) {
     const insert = inserts[edge.to]!

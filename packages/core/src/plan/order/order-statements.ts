@@ -74,7 +74,11 @@ export function orderStatements(
   updates: readonly StatementDraft[],
   deletes: readonly StatementDraft[],
 ): { readonly statements: StatementDraft[]; readonly waves: number[][] } {
-  if (inserts.length + updates.length + deletes.length === 0) return { statements: [], waves: [] }
+  const count = inserts.length + updates.length + deletes.length
+  if (count === 0) return { statements: [], waves: [] }
+  // One statement waits for none: rows of one statement referencing each other need no order (foreign
+  // keys are checked at its end), and a single delete has no other to follow.
+  if (count === 1) return { statements: [...inserts, ...updates, ...deletes], waves: [[0]] }
   const { kept, fixups } = orderInserts(schema, inserts)
   const allUpdates = [...updates, ...fixups.drafts]
   const updateOffset = inserts.length

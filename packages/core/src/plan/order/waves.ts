@@ -43,7 +43,12 @@ export function groupByWave(waves: readonly number[]): number[][] {
  * node in order (the common flush: no foreign key between its statements) without either pass.
  */
 export function orderInWaves(nodeCount: number, edges: readonly Edge[]): number[][] {
-  if (edges.length === 0) return nodeCount === 0 ? [] : [Array.from({ length: nodeCount }, (_, i) => i)]
+  if (edges.length === 0) {
+    if (nodeCount === 0) return []
+    const wave = new Array<number>(nodeCount)
+    for (let i = 0; i < nodeCount; i++) wave[i] = i
+    return [wave]
+  }
   return groupByWave(assignWaves(nodeCount, edges))
 }
 
