@@ -22,6 +22,8 @@ export interface Tracker {
   readonly onTouch: (state: EntityState) => void
   /** Answers reads of relations (see {@link Navigate}); without it, only columns are read. */
   readonly navigate?: Navigate | undefined
+  /** What its entities share per table, made by `trackEntity` when first asked (empty at first). */
+  readonly scopes: Map<TableModel, unknown>
 }
 
 /**
@@ -194,19 +196,12 @@ interface Scope {
   readonly tracker: Tracker
 }
 
-/** The scopes of each tracker, by table, made when first asked (a unit of work has few tables). */
-const scopes = new WeakMap<Tracker, Map<TableModel, Scope>>()
-
+/** The scope of `table` in `tracker`'s unit of work, made when first asked (a unit of work has few tables). */
 function scopeOf(table: TableModel, tracker: Tracker): Scope {
-  let byTable = scopes.get(tracker)
-  if (byTable === undefined) {
-    byTable = new Map()
-    scopes.set(tracker, byTable)
-  }
-  let scope = byTable.get(table)
+  let scope = tracker.scopes.get(table) as Scope | undefined
   if (scope === undefined) {
     scope = { table, tracker }
-    byTable.set(table, scope)
+    tracker.scopes.set(table, scope)
   }
   return scope
 }

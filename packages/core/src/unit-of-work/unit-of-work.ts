@@ -31,7 +31,7 @@ export class UnitOfWork {
       uow.edits++
       if (s.status === 'managed') uow.touched.add(s)
     }
-    this.#tracker = { owner: this, onTouch, navigate }
+    this.#tracker = { owner: this, onTouch, navigate, scopes: new Map() }
   }
 
   /** The managed and new entities of `table` (removed and detached ones left out). */

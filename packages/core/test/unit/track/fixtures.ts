@@ -136,7 +136,11 @@ export function tracked(
   const row = rowOf(values)
   const touched: EntityState[] = []
   const snapshot = status === 'new' ? null : snapshotOf(t, row)
-  const state = trackEntity(t, row, status, snapshot, { owner, onTouch: (s) => touched.push(s) })
+  const state = trackEntity(t, row, status, snapshot, {
+    owner,
+    onTouch: (s) => touched.push(s),
+    scopes: new Map(),
+  })
   return { state, entity: state.entity, touched }
 }
 
