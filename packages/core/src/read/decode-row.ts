@@ -1,22 +1,68 @@
 import type { Row } from '../drivers/driver.ts'
-import type { TableModel } from '../model/model.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
+import { perTable } from '../schema/per-table.ts'
 import { emptyRowOf } from '../track/row.ts'
-import { decodeValue } from '../values/index.ts'
+import { decodeValue, plainCodec, type ScalarCodec, type ValueLocation } from '../values/index.ts'
+
+/** The names reads select a table's columns as, in table order: `c0`, `c1`... */
+const selectedNames: string[] = []
+
+function selectedName(i: number): string {
+  while (selectedNames.length <= i) selectedNames.push(`c${selectedNames.length}`)
+  return selectedNames[i]!
+}
+
+/** How one column of a table's rows is decoded: its scalar codec when nothing else is needed. */
+interface ColumnDecoder {
+  readonly name: string
+  readonly selected: string
+  readonly column: ColumnModel
+  /** A scalar column without a mapping: its codec's `decode` alone gives its value. */
+  readonly codec: ScalarCodec | undefined
+}
+
+/** Everything a table's row decoding needs, found once per table: nothing is looked up per value. */
+interface TableDecoder {
+  readonly columns: readonly ColumnDecoder[]
+  readonly at: ValueLocation
+}
+
+const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
+  at: { table: table.key },
+  columns: table.columns.map((column, i) => ({
+    name: column.name,
+    selected: selectedName(i),
+    column,
+    codec: plainCodec(column),
+  })),
+}))
 
 /**
  * A row selected as `c0, c1...` texts (every column of `table`, in table order, as reads select them),
- * decoded by column.
+ * decoded by column. The names, codecs and location are found once per table; a scalar column's text
+ * goes straight to its codec, and one that does not decode is decoded again by `decodeValue`, whose
+ * error names the table and column.
  *
  * @example
  * decodeRow(book, { c0: '1', c1: 'Dune', c2: '3' }) // { id: 1, title: 'Dune', author_id: 3 }
  */
 export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> {
   const values = emptyRowOf(table, 'row')
-  const columns = table.columns
+  const { columns, at } = decoderOf(table)
   for (let i = 0; i < columns.length; i++) {
     const c = columns[i]!
-    const text = raw[`c${i}`]
-    values[c.name] = decodeValue(typeof text === 'string' ? text : null, c, { table: table.key })
+    const text = raw[c.selected]
+    if (typeof text !== 'string') values[c.name] = null
+    else if (c.codec === undefined) values[c.name] = decodeValue(text, c.column, at)
+    else values[c.name] = decodeScalar(c, text, at)
   }
   return values
+}
+
+function decodeScalar(c: ColumnDecoder, text: string, at: ValueLocation): unknown {
+  try {
+    return c.codec!.decode(text, c.column)
+  } catch {
+    return decodeValue(text, c.column, at)
+  }
 }

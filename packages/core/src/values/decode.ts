@@ -1,5 +1,6 @@
 import type { ColumnModel } from '../model/model.ts'
 import { parseArrayLiteral } from './array-literal.ts'
+import type { ScalarCodec } from './codec.ts'
 import { codecFor } from './codecs.ts'
 import type { ValueLocation } from './location.ts'
 import { describeWritten, problem, withLocation } from './location.ts'
@@ -28,4 +29,17 @@ export function decodeValue(text: string | null, column: ColumnModel, at?: Value
       column,
     )
   })
+}
+
+/**
+ * The codec whose `decode` alone gives `column`'s value from its text (a scalar column without a
+ * `mapping`), or undefined where {@link decodeValue} does more. For decoders made once per table: a
+ * text its codec refuses is decoded again by `decodeValue`, whose error says where.
+ *
+ * @example
+ * const codec = plainCodec(titleColumn) // the text codec
+ * codec?.decode('Dune', titleColumn) // 'Dune'
+ */
+export function plainCodec(column: ColumnModel): ScalarCodec | undefined {
+  return column.isArray || column.mapping !== undefined ? undefined : codecFor(column.type)
 }

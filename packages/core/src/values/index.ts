@@ -5,7 +5,8 @@
  */
 export { arrayLiteral, delimitedArrayLiteral, parseArrayLiteral } from './array-literal.ts'
 export { castSql, castText, castTextList, comparedColumn, typeSqlName } from './cast.ts'
-export { decodeValue } from './decode.ts'
+export type { ScalarCodec } from './codec.ts'
+export { decodeValue, plainCodec } from './decode.ts'
 export { checkValue, encodeValue } from './encode.ts'
 export { quoteIdentifier } from './identifier.ts'
 export type { JsonValue } from './json.ts'
