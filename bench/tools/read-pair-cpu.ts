@@ -1,0 +1,156 @@
+// Client CPU of a read batch through pipeflush beside the raw driver sending the same selects and
+// decoding the same rows: the bookstore's graph load (`em.load('author', 1, { with })` on a fresh
+// fork, six selects in one round trip) against, on the same driver and connection pool of one:
+// - raw-pipeline: the selects pipeflush sent (captured once at the driver), pipelined as prepared
+//   statements in one `Promise.all`, as pipeflush sends them;
+// - raw-simple: the same selects in one simple-protocol message, their parameters inlined as literals.
+// Each load and each raw send in turn, `process.cpuUsage` around each; p50 of each and the ratios.
+// What pipeflush does beyond the driver: the selects planned from the `with` tree, the rows decoded to
+// the columns' values, entities tracked and their relations linked.
+//
+//   npx node --conditions=@pipeflush/source bench/tools/read-pair-cpu.ts [--drivers pg,postgres.js]
+//     [--loads 2000]
+import { parseArgs } from 'node:util'
+import { EntityManager } from '@pipeflush/core'
+import { createDatabase, startPostgres } from '@pipeflush/testkit'
+import pg from 'pg'
+import postgres from 'postgres'
+import { DDL, WITH } from './bookstore-graph.ts'
+
+const { values } = parseArgs({
+  options: {
+    drivers: { type: 'string', default: 'pg,postgres.js' },
+    loads: { type: 'string', default: '2000' },
+  },
+})
+const loads = Number(values.loads)
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!
+
+/** One select as pipeflush sent it. */
+interface Captured {
+  readonly text: string
+  readonly values: readonly (string | null)[]
+}
+
+/** The selects of one graph load, captured where pg's client takes a query. */
+async function captureSelects(url: string): Promise<Captured[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+  const root = await EntityManager.connect(pool)
+  const captured: Captured[] = []
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    const c = config as { text?: string; values?: (string | null)[] }
+    if (typeof c === 'object' && c !== null && typeof c.text === 'string')
+      captured.push({ text: c.text, values: c.values ?? [] })
+    return (query as (...a: unknown[]) => unknown).call(this, config, ...rest)
+  } as typeof query
+  try {
+    await root.fork().load('author', 1, { with: WITH })
+  } finally {
+    pg.Client.prototype.query = query
+    await pool.end()
+  }
+  if (captured.length === 0) throw new Error('no select captured')
+  return captured
+}
+
+/** `text` with `$n` replaced by the n-th value as a quoted literal (`null` for null). */
+function inline(text: string, params: readonly (string | null)[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const p = params[Number(n) - 1]
+    return p === null || p === undefined ? 'null' : `'${p.replaceAll("'", "''")}'`
+  })
+}
+
+/** Client CPU of `fn`, µs. */
+async function cpu(fn: () => Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage()
+  await fn()
+  const d = process.cpuUsage(before)
+  return d.user + d.system
+}
+
+const server = await startPostgres()
+try {
+  const url = await createDatabase(server.url, 'pf_read_pair_cpu')
+  const admin = postgres(url, { max: 1, onnotice: () => {} })
+  await admin.unsafe(DDL)
+  await admin.end()
+  const selects = await captureSelects(url)
+  const simpleText = selects.map((s) => inline(s.text, s.values)).join(';\n')
+  for (const driver of values.drivers.split(',')) {
+    const pool =
+      driver === 'pg'
+        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        : undefined
+    const sql = driver === 'pg' ? undefined : postgres(url, { max: 1, onnotice: () => {} })
+    const root = await EntityManager.connect(pool ?? sql)
+    let rows = 0
+    const raw = {
+      pipeline: async () => {
+        if (pool) {
+          const client = await pool.connect()
+          try {
+            const results = await Promise.all(
+              selects.map((s, i) =>
+                client.query({ name: `raw_read_${i}`, text: s.text, values: [...s.values] }),
+              ),
+            )
+            rows = results.reduce((n, r) => n + r.rows.length, 0)
+          } finally {
+            client.release()
+          }
+          return
+        }
+        const r = await sql!.reserve()
+        try {
+          const results = await Promise.all(
+            selects.map((s) => r.unsafe(s.text, s.values as string[], { prepare: true })),
+          )
+          rows = results.reduce((n, x) => n + x.length, 0)
+        } finally {
+          r.release()
+        }
+      },
+      simple: async () => {
+        if (pool) {
+          const client = await pool.connect()
+          try {
+            const results = (await client.query(simpleText)) as unknown as pg.QueryResult[]
+            rows = results.reduce((n, r) => n + r.rows.length, 0)
+          } finally {
+            client.release()
+          }
+          return
+        }
+        const r = await sql!.reserve()
+        try {
+          await r.unsafe(simpleText)
+        } finally {
+          r.release()
+        }
+      },
+    }
+    const load = () => root.fork().load('author', 1, { with: WITH })
+    for (let i = 0; i < 100; i++) {
+      await load()
+      await raw.pipeline()
+      await raw.simple()
+    }
+    const ours: number[] = []
+    const piped: number[] = []
+    const simple: number[] = []
+    for (let i = 0; i < loads; i++) {
+      ours.push(await cpu(load))
+      piped.push(await cpu(raw.pipeline))
+      simple.push(await cpu(raw.simple))
+    }
+    const [a, b, c] = [median(ours), median(piped), median(simple)]
+    console.log(
+      `${driver.padEnd(12)} ${selects.length} selects, ${rows} rows: pipeflush p50 ${a} µs, raw-pipeline ${b} µs (${(a / b).toFixed(2)}x), raw-simple ${c} µs (${(a / c).toFixed(2)}x)`,
+    )
+    await (pool ?? sql!).end()
+  }
+} finally {
+  await server.stop()
+}
