@@ -86,14 +86,13 @@ export async function provideConnection<S extends GuardedSession, T>(
  */
 export function poolSource(driver: Driver): ConnectionSource {
   return {
-    async lease(deadline, purpose) {
-      let session: Session
-      try {
-        session = await driver.reserve({ deadline })
-      } catch (e) {
-        throw redactError(reservationError(driver.toDriverError(e), purpose))
-      }
-      return { session, continued: false, begins: false, end: () => session.release() }
+    lease(deadline, purpose) {
+      return driver.reserve({ deadline }).then(
+        (session): Lease => ({ session, continued: false, begins: false, end: () => session.release() }),
+        (e: unknown) => {
+          throw redactError(reservationError(driver.toDriverError(e), purpose))
+        },
+      )
     },
   }
 }

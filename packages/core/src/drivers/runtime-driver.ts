@@ -55,10 +55,11 @@ export class RuntimeDriver implements Driver {
     }
   }
 
-  async reserve(options: ReserveOptions): Promise<Session> {
+  reserve(options: ReserveOptions): Promise<Session> {
     const started = performance.now()
-    const connection = await this.#acquire(options.deadline)
-    return new RuntimeSession(this.#adapter, connection, this.meters, started)
+    return this.#acquire(options.deadline).then(
+      (connection) => new RuntimeSession(this.#adapter, connection, this.meters, started),
+    )
   }
 
   /**

@@ -22,7 +22,7 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
   return {
     inserts: uow.created.toArray(),
     updates,
-    deletes: [...uow.removed],
+    deletes: uow.removed.size === 0 ? [] : [...uow.removed],
     upserts: dedupedUpserts(uow),
   }
 
@@ -45,6 +45,7 @@ export function pendingChanges(uow: UnitOfWorkState): PendingChanges {
 
 /** Upserts with one row per (table, conflict columns, conflict values): the last one wins. */
 function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
+  if (uow.upserts.length === 0) return []
   const byKey = new Map<string, RecordedUpsert>()
   const keys = new Map<EntityState, string>()
   for (const u of uow.upserts) {
