@@ -1,0 +1,87 @@
+// Client CPU per flush of pipeflush-burst and the raw driver sending the same statements as one
+// simple-protocol message (raw-simple), flush by flush in turn on one driver, so that a drift of the
+// machine hits both alike: p50 of each and their ratio, per cell. A quick A/B of a change to the
+// flush path; the CPU scenario's table is the figure of record.
+//
+//   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
+//     [--flushes 2000] [--profile /tmp/p]
+import { writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
+import { join } from 'node:path'
+import { startBenchEnv } from '../src/env/services.ts'
+import { selectSeries } from '../src/series/index.ts'
+import { SHOP_CELLS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
+import type { DriverName, SeriesClient } from '../src/series/types.ts'
+import { matrixWork, type Work } from '../src/workload.ts'
+
+const args = process.argv.slice(2)
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i < 0 ? undefined : args[i + 1]
+}
+const cells = arg('cells')?.split(',') ?? ['10x1', '5x10', ...SHOP_CELLS]
+const drivers = (arg('drivers')?.split(',') ?? ['postgres.js', 'pg']) as DriverName[]
+const flushes = Number(arg('flushes') ?? 2000)
+const profileDir = arg('profile')
+
+function workOf(cell: string): Work {
+  const m = /^(\d+)x(\d+)$/.exec(cell)
+  return m ? matrixWork(Number(m[1]), Number(m[2])) : shopWork(cell as ShopCell)
+}
+
+/** Client CPU of one flush (its unit prepared untimed first), µs. */
+async function once(client: SeriesClient, work: Work): Promise<number> {
+  if (work.shop) await client.prepare?.(work)
+  const before = process.cpuUsage()
+  await client.flush(work)
+  const d = process.cpuUsage(before)
+  return d.user + d.system
+}
+
+const env = await startBenchEnv(() => {})
+const session = profileDir ? new Session() : undefined
+try {
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.setSamplingInterval', { interval: 50 })
+  }
+  for (const driver of drivers) {
+    const [ours, raw] = [
+      selectSeries(['pipeflush-burst'], [driver])[0]!,
+      selectSeries(['raw-simple'], [driver])[0]!,
+    ]
+    const a = await ours.open(env.target, { pool: 1 })
+    const b = await raw.open(env.target, { pool: 1 })
+    try {
+      for (const cell of cells) {
+        const work = workOf(cell)
+        for (let i = 0; i < 100; i++) {
+          await once(a, work)
+          await once(b, work)
+        }
+        const ta: number[] = []
+        const tb: number[] = []
+        if (session) await session.post('Profiler.start')
+        for (let i = 0; i < flushes; i++) {
+          ta.push(await once(a, work))
+          tb.push(await once(b, work))
+        }
+        if (session) {
+          const { profile } = await session.post('Profiler.stop')
+          await writeFile(join(profileDir!, `pair-${driver}-${cell}.cpuprofile`), JSON.stringify(profile))
+        }
+        const p50 = (t: number[]) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)]!
+        console.log(
+          `${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs  raw-simple p50 ${p50(tb)} µs  ratio ${(p50(ta) / p50(tb)).toFixed(2)}x`,
+        )
+      }
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  }
+} finally {
+  session?.disconnect()
+  await env.stop()
+}
