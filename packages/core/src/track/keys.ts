@@ -1,6 +1,7 @@
 import { errors } from '../errors.ts'
-import type { TableModel } from '../model/model.ts'
-import { normalizeKeyValue } from '../values/index.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
+import { perTable } from '../schema/per-table.ts'
+import { normalizeKeyValue, type ValueLocation } from '../values/index.ts'
 import { emptyRow } from './row.ts'
 
 /**
@@ -8,11 +9,11 @@ import { emptyRow } from './row.ts'
  * for composite keys. Null when a key column has no value yet.
  */
 export function rowKey(table: TableModel, values: Readonly<Record<string, unknown>>): string | null {
-  if (table.primaryKey.length === 1) {
-    const name = table.primaryKey[0]!
-    const v = values[name]
+  const single = singleKeyOf(table)
+  if (single !== undefined) {
+    const v = values[single.column.name]
     if (v === null || v === undefined) return null
-    return normalizeKeyValue(v, table.columnsByName.get(name)!, { table: table.key })
+    return normalizeKeyValue(v, single.column, single.at)
   }
   const parts: string[] = []
   for (const name of table.primaryKey) {
@@ -22,6 +23,14 @@ export function rowKey(table: TableModel, values: Readonly<Record<string, unknow
   }
   return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
 }
+
+/** A one-column primary key's column and where its values are (found once per table), else undefined. */
+const singleKeyOf: (table: TableModel) => { column: ColumnModel; at: ValueLocation } | undefined = perTable(
+  (table) =>
+    table.primaryKey.length === 1
+      ? { column: table.columnsByName.get(table.primaryKey[0]!)!, at: { table: table.key } }
+      : undefined,
+)
 
 /**
  * The key a caller passes to `load`: a single value for one-column keys, or an object of the key
