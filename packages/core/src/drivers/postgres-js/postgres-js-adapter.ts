@@ -163,7 +163,7 @@ class PostgresJsReservation implements AdapterConnection {
     this.#reserved = reserved
   }
 
-  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
     if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
     this.#first ??= q
