@@ -42,10 +42,10 @@ export function feedCopies(query: PostgresJsQuery, copies: readonly Iterable<Buf
 }
 
 /**
- * Writes `chunks` into `stream`, then ends it: the next chunk is made once the stream drained (the
- * socket took the previous one), so that chunks made as they are written (see `copyRows`) are made
- * while the server inserts the rows sent before. A chunk that cannot be made destroys the stream:
- * the query rejects with the error, and the COPY, cut short, commits nothing.
+ * Writes `chunks` into `stream`, then ends it: the next chunk once the stream drained (the socket took
+ * the previous one), so that the chunks are not all queued in the stream at once. A chunk that cannot
+ * be had destroys the stream: the query rejects with the error, and the COPY, cut short, commits
+ * nothing.
  */
 function pump(stream: Writable, chunks: Iterator<Buffer>): void {
   for (;;) {
