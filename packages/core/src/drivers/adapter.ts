@@ -75,7 +75,7 @@ export class GiveUp {
 /** One connection of the pool, held from {@link DriverAdapter.acquire} until released or discarded. */
 export interface AdapterConnection {
   /** One simple-protocol Query message (see `Session.simple`); rejects with the driver's error. */
-  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult>
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult>
   /** Pipelined extended-protocol statements (see `Session.pipeline`); only where the adapter pipelines. */
   pipeline?(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]>
   /**

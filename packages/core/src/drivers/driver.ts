@@ -78,7 +78,7 @@ export interface Session {
    * round trip per COPY). Either way the query answers as one without COPY: every statement's result,
    * or the server's error.
    */
-  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult>
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult>
   /**
    * Round trips each COPY of a {@link simple} message adds to it: 1 where the data goes when the
    * server asks for it (postgres.js); absent: 0. Counted when the socket cannot be observed.

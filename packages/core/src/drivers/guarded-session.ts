@@ -80,7 +80,7 @@ export class GuardedSession {
    */
   simple(
     text: string,
-    options: { readonly copies?: readonly (readonly Buffer[])[]; readonly rowSets?: number } = {},
+    options: { readonly copies?: readonly Iterable<Buffer>[]; readonly rowSets?: number } = {},
   ): Promise<SimpleResult> {
     this.#before()
     const copies = options.copies

@@ -73,7 +73,7 @@ export class RuntimeSession implements Session {
     return this.#life.cause !== undefined
   }
 
-  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
     if (this.isEnded() || this.#life.terminated) return Promise.reject(this.#gone())
     const sent =
       copies === undefined || copies.length === 0

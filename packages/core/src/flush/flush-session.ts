@@ -18,7 +18,7 @@ export class FlushSession extends GuardedSession {
     text: string,
     options: {
       readonly commits?: boolean
-      readonly copies?: readonly (readonly Buffer[])[]
+      readonly copies?: readonly Iterable<Buffer>[]
       readonly rowSets?: number
     } = {},
   ): Promise<SimpleResult> {

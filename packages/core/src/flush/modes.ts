@@ -26,7 +26,7 @@ type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'>
 interface Sending {
   readonly plan: FlushPlan
   /** The data of the COPY statements written from their rows (see `CompletedPlan.copies`). */
-  readonly copies: ReadonlyMap<PlannedStatement, readonly Buffer[]>
+  readonly copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>>
   readonly flushId: string
   /** The flush log's insert, sent first inside the transaction (none without a flush log). */
   readonly logged: readonly string[]
@@ -50,7 +50,7 @@ export function sendByMode(
   plan: FlushPlan,
   settings: ModeSettings & Pick<FlushSettings, 'mode'>,
   flushId: string,
-  copies: ReadonlyMap<PlannedStatement, readonly Buffer[]> = new Map(),
+  copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>> = new Map(),
 ): Promise<ReturnedRows> {
   const logged = flushLogInsert(settings.flushLog, flushId)
   const sending: Sending = { plan, copies, flushId, logged, settings, inTransaction: fs.continued }

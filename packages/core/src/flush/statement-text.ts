@@ -68,7 +68,7 @@ export interface SimpleBatch {
   /** The planned statement of each text; undefined for texts pipeflush adds (flush log, BEGIN...). */
   readonly statements: readonly (PlannedStatement | undefined)[]
   /** The data of each COPY of the message (`statement.copy`), in order, in chunks (see `copyData`). */
-  readonly copies: readonly (readonly Buffer[])[]
+  readonly copies: readonly Iterable<Buffer>[]
 }
 
 /** Whether any of `statements` goes as COPY (then only a simple-protocol message can carry it). */
@@ -76,7 +76,7 @@ export function hasCopy(statements: readonly PlannedStatement[]): boolean {
   return statements.some((s) => s.copy === true)
 }
 
-const NONE_WRITTEN: ReadonlyMap<PlannedStatement, readonly Buffer[]> = new Map()
+const NONE_WRITTEN: ReadonlyMap<PlannedStatement, Iterable<Buffer>> = new Map()
 
 /**
  * One message of `parts`: planned statements (their parameters inlined) and plain texts. The data of
@@ -86,10 +86,10 @@ const NONE_WRITTEN: ReadonlyMap<PlannedStatement, readonly Buffer[]> = new Map()
  */
 export function simpleBatch(
   parts: readonly (PlannedStatement | string)[],
-  written: ReadonlyMap<PlannedStatement, readonly Buffer[]> = NONE_WRITTEN,
+  written: ReadonlyMap<PlannedStatement, Iterable<Buffer>> = NONE_WRITTEN,
 ): SimpleBatch {
   const texts = parts.map((p) => (typeof p === 'string' ? p : simpleText(p)))
-  const copies: (readonly Buffer[])[] = []
+  const copies: Iterable<Buffer>[] = []
   for (const p of parts) if (typeof p !== 'string' && p.copy) copies.push(written.get(p) ?? copyData(p))
   return {
     text: texts.join(SEPARATOR),

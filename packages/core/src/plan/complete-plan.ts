@@ -14,7 +14,7 @@ export interface CompletedPlan {
    * The data of the COPY statements written from their rows (see `copyRows`), whose `params` are
    * empty; any other COPY statement's data is made of its `params`.
    */
-  readonly copies: ReadonlyMap<PlannedStatement, readonly Buffer[]>
+  readonly copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>>
 }
 
 /**
@@ -22,13 +22,13 @@ export interface CompletedPlan {
  * entity's key column: the row's own value after `assignIds`): fills every slot, orders each
  * statement's rows, builds its SQL, what it reads back and whether it goes as COPY (`options`), and
  * completes what the flush sends of each entity. Consumes the draft (its cells are filled in place).
- * The data of a large insert whose values were only checked is written here, before anything is sent.
+ * The data of a large insert whose values were only checked is written as it is sent (see `copyRows`).
  *
  * Only what needs the ids waits for them: the rest was checked before a connection was reserved.
  */
 export function completePlan(draft: FlushDraft, ids: IdSource, options: BuildOptions): CompletedPlan {
   const { statements } = draft
-  const copies = new Map<PlannedStatement, readonly Buffer[]>()
+  const copies = new Map<PlannedStatement, Iterable<Buffer>>()
   const waves = draft.waves.map((wave) =>
     wave.map((i) => buildStatement(statements[i]!, ids, options, copies)),
   )

@@ -3,7 +3,7 @@ import type { PgCallback, PgConnection, PgQuery, PgQueryClass } from './client-t
 /** A simple-protocol query whose COPY statements' data leaves with it. */
 export type CopyQueryClass = new (
   text: string,
-  copies: readonly (readonly Buffer[])[],
+  copies: readonly Iterable<Buffer>[],
   callback: PgCallback,
 ) => PgQuery
 
@@ -11,8 +11,8 @@ const made = new WeakMap<PgQueryClass, CopyQueryClass>()
 
 /**
  * A subclass of the client's own `Query` class for a simple-protocol message of statements that
- * contains `COPY ... FROM STDIN` statements: `submit` writes the Query message and right behind it,
- * in the same write, each COPY's data as CopyData messages ended by CopyDone; the server reads them
+ * contains `COPY ... FROM STDIN` statements: `submit` writes the Query message and right behind it
+ * each COPY's data as CopyData messages ended by CopyDone, each chunk written as it is made; the server reads them
  * when it reaches each COPY. The server's request for data (CopyInResponse) then needs no answer: pg's
  * own Query would answer it with CopyFail. Being a subclass, it is accepted on pools in `pipeline`
  * mode, and answered like any query (a result per statement, or the error).
@@ -21,9 +21,9 @@ export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
   let copyQuery = made.get(base)
   if (copyQuery === undefined) {
     copyQuery = class CopyQuery extends base {
-      readonly #copies: readonly (readonly Buffer[])[]
+      readonly #copies: readonly Iterable<Buffer>[]
 
-      constructor(text: string, copies: readonly (readonly Buffer[])[], callback: PgCallback) {
+      constructor(text: string, copies: readonly Iterable<Buffer>[], callback: PgCallback) {
         super(text, undefined, callback)
         this.#copies = copies
       }
@@ -31,17 +31,25 @@ export function copyQueryClass(base: PgQueryClass): CopyQueryClass {
       override submit(connection: PgConnection): Error | null | undefined {
         const stream = connection.stream
         stream.cork()
+        let refused: Error | null | undefined
         try {
-          const refused = super.submit(connection)
-          if (refused) return refused
+          refused = super.submit(connection)
+        } finally {
+          stream.uncork()
+        }
+        if (refused) return refused
+        // Each chunk leaves as it is made (see `copyRows`): the server reads the first while the
+        // next is written.
+        try {
           for (const chunks of this.#copies) {
             for (const chunk of chunks) connection.sendCopyFromChunk(chunk)
             connection.endCopyFrom()
           }
-          return undefined
-        } finally {
-          stream.uncork()
+        } catch (e) {
+          // Data cut short cannot be finished: the connection ends, and the query with it.
+          stream.destroy(e instanceof Error ? e : new Error(String(e)))
         }
+        return undefined
       }
 
       override handleCopyInResponse(): void {

@@ -111,7 +111,7 @@ class PgConnection implements AdapterConnection {
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
-  async simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+  async simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
     const result = await (copies === undefined || copies.length === 0
       ? this.#client.query(text)
       : this.#copy(text, copies))
@@ -160,7 +160,7 @@ class PgConnection implements AdapterConnection {
   }
 
   /** `text` with the data of its COPY statements written behind it (see `copy-query.ts`). */
-  #copy(text: string, copies: readonly (readonly Buffer[])[]): Promise<PgResult | PgResult[]> {
+  #copy(text: string, copies: readonly Iterable<Buffer>[]): Promise<PgResult | PgResult[]> {
     const base = this.#client.constructor.Query
     if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
     const CopyQuery = copyQueryClass(base)

@@ -163,9 +163,15 @@ class PostgresJsReservation implements AdapterConnection {
     this.#reserved = reserved
   }
 
-  simple(text: string, copies?: readonly (readonly Buffer[])[]): Promise<SimpleResult> {
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
-    if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
+    // Made now, in the run that completed the plan (see `copyRows`): the server asks for the data a
+    // round trip later, and what the application does meanwhile must not reach it.
+    if (copies !== undefined && copies.length > 0)
+      feedCopies(
+        q,
+        copies.map((data) => [...data]),
+      )
     this.#first ??= q
     return Promise.resolve(q).then(simpleResult)
   }

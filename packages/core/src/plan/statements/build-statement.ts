@@ -132,7 +132,7 @@ export function buildStatement(
   draft: StatementDraft,
   ids: IdSource,
   options: BuildOptions,
-  copies?: Map<PlannedStatement, readonly Buffer[]>,
+  copies?: Map<PlannedStatement, Iterable<Buffer>>,
 ): PlannedStatement {
   const shape = statementShape(draft)
   const { returning, copy } = statementForms(draft, shape, options)

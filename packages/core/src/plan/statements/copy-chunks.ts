@@ -62,7 +62,18 @@ export class CopyChunks {
     if (this.#at >= COPY_CHUNK_BYTES) this.#close()
   }
 
-  /** The chunks written, the last one closed. */
+  /** How many chunks are closed and not taken yet (see {@link take}). */
+  get closed(): number {
+    return this.#chunks.length
+  }
+
+  /** The chunks closed so far, taken: later ones are given by the next `take` or {@link finish}. */
+  take(): Buffer[] {
+    const taken = this.#chunks.splice(0)
+    return taken
+  }
+
+  /** The chunks written (those not taken), the last one closed. */
   finish(): Buffer[] {
     if (this.#at > 0) this.#chunks.push(this.#chunk.subarray(0, this.#at))
     this.#at = 0

@@ -28,8 +28,23 @@ const NOTHING = Symbol('nothing')
  * the planner kept them.
  *
  * The rows are read twice (checked when planned, written here): their texts never all exist at once.
+ *
+ * Written as they are sent: each chunk is made when the driver asks for the next one, so the server
+ * inserts the first rows while the later ones are written. The drivers make them in the run that
+ * completed the plan, before the application runs again (pg as it writes the message; postgres.js,
+ * whose server asks for the data a round trip later, before it sends the query). Each iteration
+ * writes the rows again, the same chunks.
  */
-export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: IdSource): Buffer[] {
+export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: IdSource): Iterable<Buffer> {
+  return { [Symbol.iterator]: () => writeRows(draft, order, ids) }
+}
+
+/** The chunks of {@link copyRows}, each made when asked for. */
+function* writeRows(
+  draft: StatementDraft,
+  order: Int32Array | null,
+  ids: IdSource,
+): Generator<Buffer, void, undefined> {
   const { table, rows } = draft
   const columns = draft.columns.map((name) => columnOf(table, name))
   const read = draft.deferred?.held ? new SentReader(draft, columns, ids) : undefined
@@ -78,8 +93,9 @@ export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: I
       out.field(texts[c]!, c === last)
     }
     out.endRow(columns.length)
+    if (out.closed > 0) yield* out.take()
   }
-  return out.finish()
+  yield* out.finish()
 }
 
 /**

@@ -79,7 +79,7 @@ describe('a COPY statement in a message', () => {
   test('goes as its text, its data beside the message, in order', () => {
     const batch = simpleBatch(['begin', copy, { ...copy, params: [['3'], ['c']], rowCount: 1 }])
     expect(batch.text).toBe(`begin;\n${copy.sql};\n${copy.sql}`)
-    expect(batch.copies.map((chunks) => chunks.map(String))).toEqual([["1\tit's\n2\t\\N\n"], ['3\tc\n']])
+    expect(batch.copies.map((chunks) => [...chunks].map(String))).toEqual([["1\tit's\n2\t\\N\n"], ['3\tc\n']])
     expect(simpleBatch(['begin']).copies).toEqual([])
   })
 

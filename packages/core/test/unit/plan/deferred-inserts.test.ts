@@ -91,7 +91,7 @@ function flushPlan(uow: UnitOfWork, copyRows: number | undefined, meanwhile = ()
 function sending(completed: CompletedPlan) {
   return completed.plan.waves.flat().map((s: PlannedStatement) => ({
     statement: { ...s, params: s.copy && completed.copies.has(s) ? [] : s.params },
-    data: s.copy ? String(Buffer.concat(completed.copies.get(s) ?? copyData(s))) : undefined,
+    data: s.copy ? String(Buffer.concat([...(completed.copies.get(s) ?? copyData(s))])) : undefined,
     fromRows: completed.copies.has(s),
   }))
 }
@@ -156,7 +156,7 @@ describe('a large insert checked when drafted, written from its rows when comple
       expect(sentOf(deferred, rows), name).toEqual(sentOf(plain, cells))
       // The message carries the data written from the rows.
       const batch = simpleBatch(rows.plan.waves.flat(), rows.copies)
-      expect(batch.copies.map((chunks) => String(Buffer.concat(chunks)))).toEqual(
+      expect(batch.copies.map((chunks) => String(Buffer.concat([...chunks])))).toEqual(
         sending(rows).map((s) => s.data),
       )
     }
@@ -234,5 +234,44 @@ describe('a large insert checked when drafted, written from its rows when comple
       const made = rows.plan.waves.flat().filter((s) => s.kind === 'insert' && !rows.copies.has(s))
       for (const s of made) expect(s.params.length).toBeGreaterThan(0)
     }
+  })
+
+  it('writes its data as it is sent: a chunk at a time, each made when asked for, the same chunks again', () => {
+    const uow = new UnitOfWork()
+    const parent = uow.add(table('parent'), rowOf({ name: 'p' }), 'new')
+    // About 60 bytes a row: 20,000 rows fill some 64 KB chunks. Each references the new parent: its
+    // id is asked for as the row is written.
+    const values = Array.from({ length: 20_000 }, (_, i) => `a value long enough to fill chunks, row ${i}`)
+    for (const v of values) uow.add(table('child'), rowOf({ parent_id: parent.entity, v }), 'new')
+    const pending = uow.pending()
+    const draft = draftFlush(schema, pendingInput(pending, uow), { copyRows: 3 })
+    assign(pending.inserts)
+    let asked = 0
+    const counting: IdSource = (state, column) => {
+      asked++
+      return assigned(state, column)
+    }
+    const completed = completePlan(draft, counting, OPTIONS)
+    const statement = completed.plan.waves.flat().find((s) => s.table.endsWith('child'))!
+    const data = completed.copies.get(statement)!
+    const before = asked
+    const chunks = data[Symbol.iterator]()
+    const first = chunks.next()
+    expect(first.done).toBe(false)
+    const read = [String(first.value)]
+    const rowsInFirst = read[0]!.split('\n').length - 1
+    expect(rowsInFirst).toBeGreaterThan(0)
+    expect(rowsInFirst).toBeLessThan(values.length)
+    // Only the rows of the first chunk (and maybe the next row) were written so far.
+    expect(asked - before).toBeLessThanOrEqual(rowsInFirst + 1)
+    for (let next = chunks.next(); next.done !== true; next = chunks.next()) read.push(String(next.value))
+    expect(read.length).toBeGreaterThan(2)
+    expect(asked - before).toBe(values.length)
+    const lines = read.join('').split('\n')
+    expect(lines.length - 1).toBe(values.length)
+    expect(lines[0]).toBe(`100\t100\t${values[0]}`)
+    expect(lines[values.length - 1]).toBe(`${100 + values.length - 1}\t100\t${values.at(-1)}`)
+    // Iterated again: the same chunks.
+    expect([...data].map(String)).toEqual(read)
   })
 })

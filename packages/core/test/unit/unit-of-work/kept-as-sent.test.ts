@@ -50,7 +50,8 @@ const assigned: IdSource = (state, column) => state.row[column]
 
 /**
  * Flushes `uow` as a flush does (large inserts from 3 rows: `copyRows`), `beforeWritten` running once
- * it is drafted (the connection awaited), `meanwhile` once the plan is complete (the flush in flight),
+ * it is drafted (the connection awaited), `meanwhile` once the plan is complete and its COPY data
+ * written (the flush in flight),
  * then settles it as committed. Returns the flushed entities.
  */
 function flushed(
@@ -65,7 +66,9 @@ function flushed(
   beforeWritten()
   let next = 100
   for (const s of pending.inserts) s.row.id = String(next++)
-  const { sent } = completePlan(draft, assigned, { copyRows: 3, serverValues: () => false })
+  const { sent, copies } = completePlan(draft, assigned, { copyRows: 3, serverValues: () => false })
+  // The drivers write the COPY data in the run that completed the plan (see `copyRows`).
+  for (const data of copies.values()) for (const _ of data);
   meanwhile()
   uow.applyFlushed(pending, sent, 0, undefined, edits)
   return [...pending.inserts]
