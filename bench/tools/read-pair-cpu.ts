@@ -86,50 +86,55 @@ try {
     const sql = driver === 'pg' ? undefined : postgres(url, { max: 1, onnotice: () => {} })
     const root = await EntityManager.connect(pool ?? sql)
     let rows = 0
+    /** `send` on a connection of the pool, the raw driver's own way: reserved, sent, released. */
+    const onConnection = async (send: {
+      pg: (client: pg.PoolClient) => Promise<number>
+      postgres: (r: postgres.ReservedSql) => Promise<number>
+    }) => {
+      if (pool) {
+        const client = await pool.connect()
+        try {
+          rows = await send.pg(client)
+        } finally {
+          client.release()
+        }
+        return
+      }
+      const r = await sql!.reserve()
+      try {
+        rows = await send.postgres(r)
+      } finally {
+        r.release()
+      }
+    }
     const raw = {
-      pipeline: async () => {
-        if (pool) {
-          const client = await pool.connect()
-          try {
-            const results = await Promise.all(
-              selects.map((s, i) =>
-                client.query({ name: `raw_read_${i}`, text: s.text, values: [...s.values] }),
-              ),
-            )
-            rows = results.reduce((n, r) => n + r.rows.length, 0)
-          } finally {
-            client.release()
-          }
-          return
-        }
-        const r = await sql!.reserve()
-        try {
-          const results = await Promise.all(
-            selects.map((s) => r.unsafe(s.text, s.values as string[], { prepare: true })),
-          )
-          rows = results.reduce((n, x) => n + x.length, 0)
-        } finally {
-          r.release()
-        }
-      },
-      simple: async () => {
-        if (pool) {
-          const client = await pool.connect()
-          try {
-            const results = (await client.query(simpleText)) as unknown as pg.QueryResult[]
-            rows = results.reduce((n, r) => n + r.rows.length, 0)
-          } finally {
-            client.release()
-          }
-          return
-        }
-        const r = await sql!.reserve()
-        try {
-          await r.unsafe(simpleText)
-        } finally {
-          r.release()
-        }
-      },
+      pipeline: () =>
+        onConnection({
+          pg: async (client) =>
+            (
+              await Promise.all(
+                selects.map((s, i) =>
+                  client.query({ name: `raw_read_${i}`, text: s.text, values: [...s.values] }),
+                ),
+              )
+            ).reduce((n, r) => n + r.rows.length, 0),
+          postgres: async (r) =>
+            (
+              await Promise.all(selects.map((s) => r.unsafe(s.text, s.values as string[], { prepare: true })))
+            ).reduce((n, x) => n + x.length, 0),
+        }),
+      simple: () =>
+        onConnection({
+          pg: async (client) =>
+            ((await client.query(simpleText)) as unknown as pg.QueryResult[]).reduce(
+              (n, r) => n + r.rows.length,
+              0,
+            ),
+          postgres: async (r) => {
+            await r.unsafe(simpleText)
+            return rows
+          },
+        }),
     }
     const load = () => root.fork().load('author', 1, { with: WITH })
     for (let i = 0; i < 100; i++) {
