@@ -4,17 +4,10 @@ import { perTable } from '../schema/per-table.ts'
 import { emptyRowOf } from '../track/row.ts'
 import { decodeValue, plainCodec, type ScalarCodec, type ValueLocation } from '../values/index.ts'
 
-/** The names reads select a table's columns as, in table order: `c0`, `c1`... */
-const selectedNames: string[] = []
-
-function selectedName(i: number): string {
-  while (selectedNames.length <= i) selectedNames.push(`c${selectedNames.length}`)
-  return selectedNames[i]!
-}
-
 /** How one column of a table's rows is decoded: its scalar codec when nothing else is needed. */
 interface ColumnDecoder {
   readonly name: string
+  /** The name the column is selected as: `c0`, `c1`... in table order (see `select-sql.ts`). */
   readonly selected: string
   readonly column: ColumnModel
   /** A scalar column without a mapping: its codec's `decode` alone gives its value. */
@@ -31,7 +24,7 @@ const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
   at: { table: table.key },
   columns: table.columns.map((column, i) => ({
     name: column.name,
-    selected: selectedName(i),
+    selected: `c${i}`,
     column,
     codec: plainCodec(column),
   })),

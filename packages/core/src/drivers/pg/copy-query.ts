@@ -12,8 +12,8 @@ const made = new WeakMap<PgQueryClass, CopyQueryClass>()
 /**
  * A subclass of the client's own `Query` class for a simple-protocol message of statements that
  * contains `COPY ... FROM STDIN` statements: `submit` writes the Query message and right behind it
- * each COPY's data as CopyData messages ended by CopyDone, each chunk written as it is made; the server reads them
- * when it reaches each COPY. The server's request for data (CopyInResponse) then needs no answer: pg's
+ * each COPY's data as CopyData messages ended by CopyDone, each chunk written as it is made; the
+ * server reads them when it reaches each COPY. The server's request for data (CopyInResponse) then needs no answer: pg's
  * own Query would answer it with CopyFail. Being a subclass, it is accepted on pools in `pipeline`
  * mode, and answered like any query (a result per statement, or the error).
  */

@@ -12,14 +12,13 @@ import type { PostgresJsQuery } from './client-types.ts'
  * avoids postgres.js's `.writable()`, whose stream never settles when the server rejects the data after
  * it was ended (its final callback is called only on success, and its error goes to a query already
  * settled with the stream): here the error reaches the query, which is still waiting. The data leaves
- * when the server asks for it: a COPY costs one round trip of its own. Each chunk is written once the
- * stream drained the one before (see {@link pump}).
+ * when the server asks for it: a COPY costs one round trip of its own.
  *
  * An error while the data is written (the server rejected a row early, the connection closed) destroys
  * the stream; the query rejects with that error, so the stream's own `error` event is only silenced.
  * A COPY beyond `copies` gets CopyFail: the server rejects it.
  */
-export function feedCopies(query: PostgresJsQuery, copies: readonly Iterable<Buffer>[]): void {
+export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly Buffer[])[]): void {
   // Another postgres.js might settle queries otherwise: then fail before sending, not hang in COPY.
   if (!Object.hasOwn(query, 'resolve') || typeof query.resolve !== 'function')
     throw errors.internal('feedCopies', 'this postgres.js query has no own resolve to feed COPY data through')
@@ -37,34 +36,8 @@ export function feedCopies(query: PostgresJsQuery, copies: readonly Iterable<Buf
       return
     }
     quietDestroy(value)
-    pump(value, chunks[Symbol.iterator]())
-  }
-}
-
-/**
- * Writes `chunks` into `stream`, then ends it: the next chunk once the stream drained (the socket took
- * the previous one), so that the chunks are not all queued in the stream at once. A chunk that cannot
- * be had destroys the stream: the query rejects with the error, and the COPY, cut short, commits
- * nothing.
- */
-function pump(stream: Writable, chunks: Iterator<Buffer>): void {
-  for (;;) {
-    if (stream.destroyed) return
-    let next: IteratorResult<Buffer>
-    try {
-      next = chunks.next()
-    } catch (e) {
-      stream.destroy(e instanceof Error ? e : new Error(String(e)))
-      return
-    }
-    if (next.done === true) {
-      stream.end()
-      return
-    }
-    if (!stream.write(next.value)) {
-      stream.once('drain', () => pump(stream, chunks))
-      return
-    }
+    for (const chunk of chunks) value.write(chunk)
+    value.end()
   }
 }
 

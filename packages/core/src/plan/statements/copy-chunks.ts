@@ -69,8 +69,7 @@ export class CopyChunks {
 
   /** The chunks closed so far, taken: later ones are given by the next `take` or {@link finish}. */
   take(): Buffer[] {
-    const taken = this.#chunks.splice(0)
-    return taken
+    return this.#chunks.splice(0)
   }
 
   /** The chunks written (those not taken), the last one closed. */
