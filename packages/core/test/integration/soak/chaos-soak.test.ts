@@ -28,14 +28,25 @@ function expectPassed(run: SoakRun, seed: number, seconds: number): void {
     `seed ${seed}: the child ended cleanly and broke no guarantee`,
   ).toEqual({ exitCode: 0, signal: null, stderr: '', problems: [] })
   if (r === undefined) return
-  // The soak did what it is for: flushes committed, reads checked, the chaos broke some, unknowns
-  // were resolved.
-  expect(r.outcomes['ok'] ?? 0, 'flushes committed').toBeGreaterThan(5 * seconds)
-  expect(r.reads['ok'] ?? 0, 'reads answered (and checked)').toBeGreaterThan(10 * seconds)
+  // What the run did, in every message below: a failure here must say enough to be understood.
+  const ran =
+    `seed ${seed}: flushes ${JSON.stringify(r.outcomes)}, reads ${JSON.stringify(r.reads)}, ` +
+    `faults ${JSON.stringify(r.chaos.faults)}, second by second ${r.timeline.join(', ')}`
+  // The pool worked again once the chaos stopped (a wedged pool fails here, not as a slow soak).
+  expect(r.recovered, `the pool worked again once the chaos stopped; ${ran}`).toBe(true)
+  // The soak did what it is for: units committed and reads answered, enough for the checks of
+  // lost, partial and phantom rows to mean something, the chaos broke some flushes. A floor, not a
+  // rate: alone on this machine a soak commits 30-50 flushes a second, under the load of a full test
+  // run (other files, the other driver's soak) a few, while a timeout fault stalls every connection.
+  expect(r.outcomes['ok'] ?? 0, `flushes committed; ${ran}`).toBeGreaterThanOrEqual(seconds)
+  expect(r.reads['ok'] ?? 0, `reads answered (and checked); ${ran}`).toBeGreaterThanOrEqual(2 * seconds)
   const failed = r.flushes - (r.outcomes['ok'] ?? 0) - (r.outcomes['OPTIMISTIC_LOCK'] ?? 0)
-  expect(failed, 'flushes the chaos broke').toBeGreaterThan(0)
-  expect(Object.values(r.chaos.faults).every((n) => n > 0) || seconds < 20, 'every kind of fault').toBe(true)
-  expect(r.slowestMs, 'the slowest flush or read (ms)').toBeLessThanOrEqual(4000 + 1000)
+  expect(failed, `flushes the chaos broke; ${ran}`).toBeGreaterThan(0)
+  expect(
+    Object.values(r.chaos.faults).every((n) => n > 0) || seconds < 20,
+    `every kind of fault; ${ran}`,
+  ).toBe(true)
+  expect(r.slowestMs, `the slowest flush or read (ms); ${ran}`).toBeLessThanOrEqual(4000 + 1000)
 }
 
 // The short form of the chaos soak (`soak-child.ts`): 8 units of work at a time on a pool of 4 for

@@ -109,13 +109,16 @@ try {
           `  committed ${res.committed}; unknown outcomes resolved by the flush log: ${res.resolvedDuring} during the chaos, ${res.resolvedAfter} after`,
         )
         console.log(
-          `  slowest flush or read: ${res.slowestMs} ms; faults: ${JSON.stringify(res.chaos.faults)}`,
+          `  slowest flush or read: ${res.slowestMs} ms; faults: ${JSON.stringify(res.chaos.faults)}, toxiproxy API errors ${res.chaos.apiErrors}`,
         )
+        for (const [code, message] of Object.entries(res.messages))
+          console.log(`  first ${code}: ${message.slice(0, 300).replaceAll('\n', ' / ')}`)
+        console.log(`  second by second (flushes ok/failed reads ok/failed): ${res.timeline.join(', ')}`)
         console.log(
           '  checked: no crash, no unhandled rejection; every flush and read settled within flushTimeoutMs + 1 s; ' +
             'every read answered the rows it asked for (the counter and its notes, the account by tag); ' +
             'every unit reported committed is in the database with all its rows (nothing lost, nothing partial); ' +
-            'nothing else is (nothing phantom); every unknown outcome resolved; each counter moved once per committed unit',
+            'nothing else is (nothing phantom); every unknown outcome resolved; each counter moved once per committed unit; the pool worked again once the chaos stopped',
         )
         for (const p of res.problems) console.log(`  PROBLEM: ${p}`)
       }

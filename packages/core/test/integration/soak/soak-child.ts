@@ -58,6 +58,15 @@ export interface SoakResult {
   readonly modes: Record<PipelineMode, number>
   readonly copies: number
   readonly chaos: ChaosLog
+  /**
+   * Second by second from the start of the chaos: flushes committed, flushes failed, reads answered,
+   * reads failed (`ok/failed ok/failed`). A pool that stopped working shows as a run of `0/n`.
+   */
+  readonly timeline: readonly string[]
+  /** The first message of each error code met (what `outcomes` and `reads` count). */
+  readonly messages: Record<string, string>
+  /** Whether a read and a flush on the pool succeeded once the chaos stopped (the pool recovered). */
+  readonly recovered: boolean
   /** Everything that broke a guarantee. Empty when the soak passed. */
   readonly problems: readonly string[]
 }
@@ -136,14 +145,22 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   const problems: string[] = []
   const outcomes: Record<string, number> = {}
   const reads: Record<string, number> = {}
+  const messages: Record<string, string> = {}
   const modes: Record<PipelineMode, number> = { off: 0, waves: 0, burst: 0 }
   const units: Unit[] = []
   let flushes = 0
   let copies = 0
   let resolvedDuring = 0
   let slowestMs = 0
+  let chaosStarted = performance.now()
+  /** Per second of chaos: [flushes ok, flushes failed, reads ok, reads failed]. */
+  const seconds: [number, number, number, number][] = []
   const count = (into: Record<string, number>, key: string) => {
     into[key] = (into[key] ?? 0) + 1
+    const second = Math.floor((performance.now() - chaosStarted) / 1000)
+    while (seconds.length <= second) seconds.push([0, 0, 0, 0])
+    const tally = seconds[second]!
+    tally[(into === reads ? 2 : 0) + (key === 'ok' ? 0 : 1)]! += 1
   }
   const problem = (what: string) => {
     if (problems.length < 200) problems.push(what)
@@ -196,12 +213,14 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     }
     const code = isPipeflushError(settled.error) ? settled.error.code : 'not a PipeflushError'
     count(reads, code)
+    messages[code] ??= String(settled.error)
     // HOST_UNREACHABLE: a new connection was refused while the proxy was disabled.
     if (!['CONNECTION_LOST', 'QUERY_TIMEOUT', 'HOST_UNREACHABLE'].includes(code))
       problem(`${what} failed with ${code}: ${String(settled.error)}`)
     return false
   }
 
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
   let serial = 0
   const worker = async (w: number, until: number) => {
     let lastTag = `w${w}-none`
@@ -218,7 +237,10 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
       const loadOk = readOk(loaded, 'a graph load')
       if (readOk(found, 'a find') && found.ok) checkAccounts(found.value, lastTag, w)
       if (!loadOk || !loaded.ok) {
-        await new Promise((resolve) => setTimeout(resolve, 5)) // no busy loop while the proxy is down
+        // A pause, as an application would take before its next request: the workers retrying in a
+        // tight loop while the proxy refuses connections held this process's event loop, and with it
+        // the chaos's own calls (the proxy stayed down seconds longer than the chaos meant).
+        await pause(20 + random() * 60)
         continue
       }
       const counter = loaded.value
@@ -254,11 +276,15 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
           break
         }
         count(outcomes, e.code)
+        messages[e.code] ??= String(e)
         if (e.code === 'OPTIMISTIC_LOCK') break // another unit moved the counter first: nothing committed
         if (JSON.stringify(em.pending) !== pendingBefore)
           problem(`${e.code} changed the unit of work: ${pendingBefore} -> ${JSON.stringify(em.pending)}`)
         // Nothing committed: the same unit of work is flushed again.
-        if (['CONNECTION_LOST', 'FLUSH_TIMEOUT', 'HOST_UNREACHABLE'].includes(e.code)) continue
+        if (['CONNECTION_LOST', 'FLUSH_TIMEOUT', 'HOST_UNREACHABLE'].includes(e.code)) {
+          await pause(20)
+          continue
+        }
         if (e.code !== 'COMMIT_OUTCOME_UNKNOWN') {
           problem(`a flush failed with ${e.code}: ${e.message}`)
           break
@@ -281,18 +307,36 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   }
 
   const chaos = startChaos(proxy, random)
+  chaosStarted = performance.now()
   const until = performance.now() + cfg.seconds * 1000
   await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w, until)))
   const chaosLog = await chaos.stop()
 
-  // The network is healthy again: resolve what is still unknown, then compare with the database.
+  // The network is healthy again: the pool works (a read and a flush, each retried a few times while
+  // connections the chaos broke are found out), what is still unknown is resolved, then every outcome
+  // is compared with the database.
+  let recovered = false
+  for (let i = 0; i < 10 && !recovered; i++) {
+    const em = root.fork()
+    try {
+      const counter = await em.load(t('counter'), 1, { with: { [notes.name]: true } })
+      checkCounter(counter, 1)
+      em.upsert(t('owner'), { name: 'after the chaos' }, { conflict: ['name'] })
+      await em.flush()
+      recovered = true
+    } catch {
+      await pause(250)
+    }
+  }
+  if (!recovered)
+    problem('the pool did not recover once the chaos stopped: 10 reads and flushes in a row failed')
   let resolvedAfter = 0
   for (const unit of units) {
     if (unit.status !== 'unknown') continue
     let answer: boolean | undefined
     for (let i = 0; i < 20 && answer === undefined; i++) {
       answer = await root.wasCommitted(unit.unknownFlushId!).catch(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 250))
+        await pause(250)
         return undefined
       })
     }
@@ -353,6 +397,9 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     modes,
     copies,
     chaos: chaosLog,
+    timeline: seconds.map(([fo, ff, ro, rf]) => `${fo}/${ff} ${ro}/${rf}`),
+    messages,
+    recovered,
     problems,
   }
 }
