@@ -11,7 +11,7 @@ import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { startBenchEnv } from '../src/env/services.ts'
 import { openDriver } from '../src/series/driver-client.ts'
-import { SHOP_CELLS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
+import { FIXTURE_UNITS, SHOP_CELLS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
 import { pipeflushShop } from '../src/series/shop-pipeflush.ts'
 import type { DriverName } from '../src/series/types.ts'
 
@@ -25,6 +25,13 @@ const drivers = (arg('drivers')?.split(',') ?? ['postgres.js', 'pg']) as DriverN
 const flushes = Number(arg('flushes') ?? 900)
 const profileDir = arg('profile')
 const heapDir = arg('heap')
+/** Units flushed before the measured ones. */
+const WARMUP = 40
+// The measured units are all prepared (read) before the first is flushed, so that the profile holds
+// flushes only; a unit past the fixtures would read a row an earlier unit then writes, and its flush
+// would fail with OPTIMISTIC_LOCK, as it should.
+if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
+  throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each unit its own fixture rows)`)
 
 const env = await startBenchEnv(() => {})
 const session = profileDir || heapDir ? new Session() : undefined
@@ -41,7 +48,7 @@ try {
       try {
         const shop = pipeflushShop(c)
         const work = shopWork(cell)
-        for (let i = 0; i < 40; i++) await (await shop.prepare(work)).flush()
+        for (let i = 0; i < WARMUP; i++) await (await shop.prepare(work)).flush()
         const ems = []
         for (let i = 0; i < flushes; i++) ems.push(await shop.prepare(work))
         const times: number[] = []
