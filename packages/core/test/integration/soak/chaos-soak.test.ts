@@ -27,16 +27,15 @@ function expectPassed(run: SoakRun, seed: number, seconds: number): void {
     },
     `seed ${seed}: the child ended cleanly and broke no guarantee`,
   ).toEqual({ exitCode: 0, signal: null, stderr: '', problems: [] })
+  // (A pool that did not work again once the chaos stopped is one of the child's problems, above.)
   if (r === undefined) return
   // What the run did, in every message below: a failure here must say enough to be understood.
   const ran =
     `seed ${seed}: flushes ${JSON.stringify(r.outcomes)}, reads ${JSON.stringify(r.reads)}, ` +
     `faults ${JSON.stringify(r.chaos.faults)}, second by second ${r.timeline.join(', ')}`
-  // The pool worked again once the chaos stopped (a wedged pool fails here, not as a slow soak).
-  expect(r.recovered, `the pool worked again once the chaos stopped; ${ran}`).toBe(true)
   // The soak did what it is for: units committed and reads answered, enough for the checks of
   // lost, partial and phantom rows to mean something, the chaos broke some flushes. A floor, not a
-  // rate: alone on this machine a soak commits 30-50 flushes a second, under the load of a full test
+  // rate: alone on this machine a soak commits 25-55 flushes a second, under the load of a full test
   // run (other files, the other driver's soak) a few, while a timeout fault stalls every connection.
   expect(r.outcomes['ok'] ?? 0, `flushes committed; ${ran}`).toBeGreaterThanOrEqual(seconds)
   expect(r.reads['ok'] ?? 0, `reads answered (and checked); ${ran}`).toBeGreaterThanOrEqual(2 * seconds)

@@ -65,8 +65,6 @@ export interface SoakResult {
   readonly timeline: readonly string[]
   /** The first message of each error code met (what `outcomes` and `reads` count). */
   readonly messages: Record<string, string>
-  /** Whether a read and a flush on the pool succeeded once the chaos stopped (the pool recovered). */
-  readonly recovered: boolean
   /** Everything that broke a guarantee. Empty when the soak passed. */
   readonly problems: readonly string[]
 }
@@ -155,8 +153,10 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   let chaosStarted = performance.now()
   /** Per second of chaos: [flushes ok, flushes failed, reads ok, reads failed]. */
   const seconds: [number, number, number, number][] = []
-  const count = (into: Record<string, number>, key: string) => {
+  /** Counts an outcome (`ok` or an error's code, the first message of each code kept). */
+  const count = (into: Record<string, number>, key: string, error?: unknown) => {
     into[key] = (into[key] ?? 0) + 1
+    if (error !== undefined) messages[key] ??= String(error)
     const second = Math.floor((performance.now() - chaosStarted) / 1000)
     while (seconds.length <= second) seconds.push([0, 0, 0, 0])
     const tally = seconds[second]!
@@ -212,8 +212,7 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
       return true
     }
     const code = isPipeflushError(settled.error) ? settled.error.code : 'not a PipeflushError'
-    count(reads, code)
-    messages[code] ??= String(settled.error)
+    count(reads, code, settled.error)
     // HOST_UNREACHABLE: a new connection was refused while the proxy was disabled.
     if (!['CONNECTION_LOST', 'QUERY_TIMEOUT', 'HOST_UNREACHABLE'].includes(code))
       problem(`${what} failed with ${code}: ${String(settled.error)}`)
@@ -275,8 +274,7 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
           problem(`a flush failed with ${String(e)}`)
           break
         }
-        count(outcomes, e.code)
-        messages[e.code] ??= String(e)
+        count(outcomes, e.code, e)
         if (e.code === 'OPTIMISTIC_LOCK') break // another unit moved the counter first: nothing committed
         if (JSON.stringify(em.pending) !== pendingBefore)
           problem(`${e.code} changed the unit of work: ${pendingBefore} -> ${JSON.stringify(em.pending)}`)
@@ -316,6 +314,7 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
   // connections the chaos broke are found out), what is still unknown is resolved, then every outcome
   // is compared with the database.
   let recovered = false
+  let lastError: unknown
   for (let i = 0; i < 10 && !recovered; i++) {
     const em = root.fork()
     try {
@@ -324,12 +323,15 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
       em.upsert(t('owner'), { name: 'after the chaos' }, { conflict: ['name'] })
       await em.flush()
       recovered = true
-    } catch {
+    } catch (e) {
+      lastError = e
       await pause(250)
     }
   }
   if (!recovered)
-    problem('the pool did not recover once the chaos stopped: 10 reads and flushes in a row failed')
+    problem(
+      `the pool did not recover once the chaos stopped: 10 tries failed, the last with ${String(lastError)}`,
+    )
   let resolvedAfter = 0
   for (const unit of units) {
     if (unit.status !== 'unknown') continue
@@ -399,7 +401,6 @@ async function soak(cfg: SoakConfig): Promise<SoakResult> {
     chaos: chaosLog,
     timeline: seconds.map(([fo, ff, ro, rf]) => `${fo}/${ff} ${ro}/${rf}`),
     messages,
-    recovered,
     problems,
   }
 }
