@@ -50,19 +50,24 @@ export class ManagerFlush {
     this.#flushing = true
     let report: FlushReport
     try {
-      report = await observed.within(async () => {
-        const undoHooks =
-          hooks === undefined ? undefined : await beforeFlushHooks(this.#uow, hooks, em, observed.traced)
-        try {
-          return await flushUnitOfWork(this.#uow, settings, {
-            onPlanned: observed.onPlanned,
-            connection: this.#connections.forFlush(),
-          })
-        } catch (e) {
-          undoHooks?.()
-          throw e
-        }
-      })
+      const flush = () =>
+        flushUnitOfWork(this.#uow, settings, {
+          onPlanned: observed.onPlanned,
+          connection: this.#connections.forFlush(),
+        })
+      report = await observed.within(
+        hooks === undefined
+          ? flush // no hooks: no step around the flush (a frame and its promise less)
+          : async () => {
+              const undoHooks = await beforeFlushHooks(this.#uow, hooks, em, observed.traced)
+              try {
+                return await flush()
+              } catch (e) {
+                undoHooks()
+                throw e
+              }
+            },
+      )
     } catch (e) {
       this.#over(held, isPipeflushError(e) ? e.code : 'an error')
       observed.failed(e)

@@ -81,8 +81,11 @@ export async function flushUnitOfWork(
   const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
-  const used = await forgetSentOnFailure(pending.inserts, async () =>
-    withFlushConnection(context.connection.source(flushId), settings.timeoutMs, flushId, async (fs) => {
+  const used = await withFlushConnection(
+    context.connection.source(flushId),
+    settings.timeoutMs,
+    flushId,
+    async (fs) => {
       // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
       if (ids.short(need)) {
         idFetch = true
@@ -103,8 +106,8 @@ export async function flushUnitOfWork(
         throw columnNamedByApi(e, schema)
       })
       return { plan: withoutTexts(plan), sent, returned }
-    }),
-  )
+    },
+  ).catch((e: unknown) => forget(pending.inserts, e))
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
   uow.applyFlushed(pending, sent, upsertCount, filled, edits)
@@ -130,8 +133,7 @@ export async function flushUnitOfWork(
  */
 function forgetSentOnFailure<T>(inserts: readonly EntityState[], step: () => T): T {
   try {
-    const result = step()
-    return result instanceof Promise ? (result.catch((e: unknown) => forget(inserts, e)) as T) : result
+    return step()
   } catch (e) {
     return forget(inserts, e)
   }

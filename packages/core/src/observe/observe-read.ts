@@ -37,7 +37,6 @@ export function observeRead<T>(
   extra: Attributes,
   read: (span: TraceSpan | undefined) => Promise<T>,
 ): Promise<T> {
-  const tables = [...new Set(statements.flatMap((s) => (s.table === undefined ? [] : [s.table])))]
   const span = observe?.noSpans
     ? undefined
     : startSpan('pipeflush read', 'client', () => ({
@@ -45,18 +44,20 @@ export function observeRead<T>(
         'db.namespace': subject.database,
         'db.operation.name': statements.length === 1 ? 'SELECT' : 'BATCH SELECT',
         'db.operation.batch.size': statements.length > 1 ? statements.length : undefined,
-        'db.query.summary': `SELECT ${tables.join(' ')}`.trim(),
+        'db.query.summary': `SELECT ${tablesOf(statements).join(' ')}`.trim(),
         ...(observe?.statementTexts ? { 'db.query.text': statements.map((s) => s.text).join(';\n') } : {}),
         ...serverAttributes(subject.address),
         'pipeflush.driver': subject.name,
         ...extra,
       }))
-  log(
-    observe?.logger,
-    'debug',
-    { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
-    'pipeflush: reads',
-  )
+  // The statements listed only for a logger that takes them (a read batch is often a few microseconds).
+  if (observe?.logger?.debug !== undefined)
+    log(
+      observe.logger,
+      'debug',
+      { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
+      'pipeflush: reads',
+    )
   return inSpan(span, () => read(span)).then(
     (value) => {
       span?.end()
@@ -69,4 +70,9 @@ export function observeRead<T>(
       throw e
     },
   )
+}
+
+/** The tables `statements` read, each once, in the order met. */
+function tablesOf(statements: readonly ObservedStatement[]): string[] {
+  return [...new Set(statements.flatMap((s) => (s.table === undefined ? [] : [s.table])))]
 }
