@@ -2,8 +2,11 @@
 // decoding the same rows: the bookstore's graph load (`em.load('author', 1, { with })` on a fresh
 // fork, six selects in one round trip) against, on the same driver and connection pool of one:
 // - raw-pipeline: the selects pipeflush sent (captured once at the driver), pipelined as prepared
-//   statements in one `Promise.all`, as pipeflush sends them;
-// - raw-simple: the same selects in one simple-protocol message, their parameters inlined as literals.
+//   statements in one `Promise.all`: how pipeflush sends them on pg;
+// - raw-simple: the same selects in one simple-protocol message, their parameters inlined as literals:
+//   how pipeflush sends them on postgres.js.
+// The line of each driver marks the raw form that sends pipeflush's own messages (`= same messages`):
+// the read goal's comparison.
 // Each load and each raw send in turn, `process.cpuUsage` around each; p50 of each and the ratios.
 // What pipeflush does beyond the driver: the selects planned from the `with` tree, the rows decoded to
 // the columns' values, entities tracked and their relations linked.
@@ -151,8 +154,11 @@ try {
       simple.push(await cpu(raw.simple))
     }
     const [a, b, c] = [median(ours), median(piped), median(simple)]
+    // pg sends a tick's selects pipelined and named, postgres.js as one simple-protocol message.
+    const same = (form: 'pipeline' | 'simple') =>
+      (driver === 'pg') === (form === 'pipeline') ? ' = same messages' : ''
     console.log(
-      `${driver.padEnd(12)} ${selects.length} selects, ${rows} rows: pipeflush p50 ${a} µs, raw-pipeline ${b} µs (${(a / b).toFixed(2)}x), raw-simple ${c} µs (${(a / c).toFixed(2)}x)`,
+      `${driver.padEnd(12)} ${selects.length} selects, ${rows} rows: pipeflush p50 ${a} µs, raw-pipeline ${b} µs (${(a / b).toFixed(2)}x${same('pipeline')}), raw-simple ${c} µs (${(a / c).toFixed(2)}x${same('simple')})`,
     )
     await (pool ?? sql!).end()
   }
