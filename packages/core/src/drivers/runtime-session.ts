@@ -4,6 +4,7 @@ import { closedError } from './driver-errors.ts'
 import { SessionLifecycle } from './session-lifecycle.ts'
 import {
   claimOpening,
+  countOf,
   type MeteredSocket,
   type Meters,
   openingRoundTrips,
@@ -56,8 +57,10 @@ export class RuntimeSession implements Session {
     const pipeline = connection.pipeline
     if (pipeline !== undefined) this.pipeline = (statements) => this.#pipeline(pipeline, statements)
     if (adapter.sharesOpenings) this.openings = (deadline) => this.#claimOpenings(deadline)
-    this.#identify()
-    this.#counts = meters.counts()
+    // Only the session's own socket's counts are ever read: when it is known now (a connection that
+    // answered before, the usual reservation), its counts alone, not every open socket's.
+    const own = this.#identify()
+    this.#counts = own === undefined ? meters.counts() : new Map([[own, countOf(own)]])
   }
 
   get ended(): Promise<DriverError> {

@@ -181,7 +181,7 @@ export class Meters {
    * its first query was written, and its socket may have ended by then: the caller must learn that).
    */
   byKey(key: string): MeteredSocket | undefined {
-    for (const m of this.#live()) if (m.meter.key === key) return m
+    for (const m of this.#open) if (this.#isLive(m) && m.meter.key === key) return m
     for (let i = this.#endedSockets.length - 1; i >= 0; i--) {
       const m = this.#endedSockets[i]!
       if (m.meter.key === key) return m
@@ -195,7 +195,8 @@ export class Meters {
    */
   unclaimedOpenings(from: number, to: number): MeteredSocket[] {
     const out: MeteredSocket[] = []
-    for (const m of this.#live()) {
+    for (const m of this.#open) {
+      if (!this.#isLive(m)) continue
       const at = m.meter.createdAt
       if (m.fromStart && !m.openingClaimed && at >= from && at <= to) out.push(m)
     }
@@ -205,19 +206,20 @@ export class Meters {
   /** Round trips and bytes so far of every open socket. */
   counts(): Map<MeteredSocket, SocketCount> {
     const out = new Map<MeteredSocket, SocketCount>()
-    for (const m of this.#live()) out.set(m, countOf(m))
+    for (const m of this.#open) if (this.#isLive(m)) out.set(m, countOf(m))
     return out
   }
 
   /**
-   * The open sockets. A driver that hands a socket to TLS may remove every listener from it, the
-   * meter's close listener included: such sockets are dropped here once destroyed.
+   * Whether `m`, one of the open sockets, is still open. A driver that hands a socket to TLS may remove
+   * every listener from it, the meter's close listener included: such sockets are dropped here once
+   * destroyed (while the caller iterates the set: a Set's iteration allows it). A plain loop and this
+   * check rather than a generator: every reservation looks its socket up here.
    */
-  *#live(): Generator<MeteredSocket> {
-    for (const m of this.#open) {
-      if (m.socket.destroyed) this.#open.delete(m)
-      else yield m
-    }
+  #isLive(m: MeteredSocket): boolean {
+    if (!m.socket.destroyed) return true
+    this.#open.delete(m)
+    return false
   }
 
   /** Connections that became ready for queries so far. */
