@@ -51,8 +51,12 @@ export class EntityManager {
     this.#connections = new UnitConnections(client.driver, own.timeoutMs)
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
     this.#flushes = new ManagerFlush(this.#uow, settings, this.#connections)
+    const { timeoutMs, named, observe, replicas } = settings
     this.#reads = new UnitOfWorkReads(this.#uow, client.schema, {
-      ...settings,
+      timeoutMs,
+      named,
+      observe,
+      replicas,
       connections: this.#connections,
     })
   }

@@ -34,11 +34,15 @@ export function managerSettings(options: EntityManagerOptions): ManagerSettings 
  */
 export function forkSettings(settings: ManagerSettings, given: ForkOptions): ManagerSettings {
   const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
+  // Field by field (not a spread of `settings`, which a fork is given whole, its client's settings
+  // with it): a fork is made per request.
   return {
-    ...settings,
     mode: options.pipeline === undefined ? settings.mode : pipelineOption(options.pipeline),
     timeoutMs:
       options.flushTimeoutMs === undefined ? settings.timeoutMs : flushTimeoutOption(options.flushTimeoutMs),
+    errorValues: settings.errorValues,
+    observe: settings.observe,
+    replicas: settings.replicas,
   }
 }
 

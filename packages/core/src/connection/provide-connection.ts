@@ -73,7 +73,9 @@ export async function provideConnection<S extends GuardedSession, T>(
     await lease.end(error, session)
     throw error
   }
-  await lease.end(undefined, session)
+  // The pool's lease ends at once (no promise): nothing to wait for, no microtask more.
+  const ended = lease.end(undefined, session)
+  if (ended !== undefined) await ended
   return value
 }
 

@@ -44,9 +44,8 @@ export async function withFlushConnection<T>(
       session: (session, deadline, continued) => new FlushSession(session, deadline, continued),
       failure: (e, fs) => interruptionError(e, fs, flushId, timeoutMs),
     },
-    async (fs) => {
-      const value = await work(fs)
-      return {
+    (fs) =>
+      work(fs).then((value) => ({
         value,
         roundTrips: fs.roundTrips(),
         opened: !fs.continued && fs.session.opened,
@@ -54,8 +53,7 @@ export async function withFlushConnection<T>(
         bytes: fs.bytes(),
         // Claimed before the connection goes back, counted once they are over.
         openings: fs.openings(),
-      }
-    },
+      })),
   )
   const { openings, ...use } = used
   const more = typeof openings === 'number' ? openings : await openings

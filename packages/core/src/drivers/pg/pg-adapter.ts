@@ -111,15 +111,14 @@ class PgConnection implements AdapterConnection {
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
-  async simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
-    const result = await (copies === undefined || copies.length === 0
-      ? this.#client.query(text)
-      : this.#copy(text, copies))
-    const list = Array.isArray(result) ? result : [result]
-    return {
-      lastCommand: list[list.length - 1]?.command ?? '',
-      rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
+  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
+    let sent: Promise<PgResult | PgResult[]>
+    try {
+      sent = copies === undefined || copies.length === 0 ? this.#client.query(text) : this.#copy(text, copies)
+    } catch (e) {
+      return Promise.reject(e) // a send refused at once fails like one that failed on the wire
     }
+    return sent.then(simpleResult)
   }
 
   metered(meters: Meters): MeteredSocket | undefined {
@@ -243,4 +242,13 @@ function addressOf(pool: PgPool): string {
   host ??= process.env['PGHOST'] ?? 'localhost'
   port ??= process.env['PGPORT'] ?? '5432'
   return host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : `${host}:${port}`
+}
+
+/** A simple-protocol answer: one result per statement, or the only one's. */
+function simpleResult(result: PgResult | PgResult[]): SimpleResult {
+  const list = Array.isArray(result) ? result : [result]
+  return {
+    lastCommand: list[list.length - 1]?.command ?? '',
+    rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
+  }
 }
