@@ -4,7 +4,7 @@
 // connection, and the bookstore's graph load against its six selects sent the driver's way. Each
 // promise is an allocation and, once settled, a microtask: a count the flush path can be held to
 // where its CPU time is too noisy to tell a change of a few microseconds. With `--sites`, where the
-// flush's are made (file and line).
+// flush's and the load's are made (file and line).
 //
 //   npx node --conditions=@pipeflush/source bench/tools/async-census.ts [--drivers pg,postgres.js]
 //     [--sites]
@@ -83,12 +83,19 @@ try {
         }
       })
       const read = await census(() => root.fork().load('author', 1, { with: WITH }))
+      const readSites = [...sites]
       console.log(
         `${driver.padEnd(12)} flush of one row: ${flush} (raw insert ${rawFlush}); graph load: ${read}`,
       )
       if (values.sites)
-        for (const [site, n] of flushSites.sort((a, b) => b[1] - a[1]))
-          console.log(`  ${(n / RUNS).toFixed(2).padStart(6)} ${site}`)
+        for (const [what, list] of [
+          ['the flush', flushSites],
+          ['the graph load', readSites],
+        ] as const) {
+          console.log(`  ${what}:`)
+          for (const [site, n] of [...list].sort((a, b) => b[1] - a[1]))
+            console.log(`  ${(n / RUNS).toFixed(2).padStart(6)} ${site}`)
+        }
     } finally {
       await (pool ?? sql!).end()
     }

@@ -43,11 +43,11 @@ export function sendReads(
           return selectError(e, what, timeoutMs)
         },
       },
-      async (session, lease) => {
-        const rowSets = await sendSelects(session, statements, { named, begin: lease.begins })
-        costs(span, session)
-        return rowSets
-      },
+      (session, lease) =>
+        sendSelects(session, statements, { named, begin: lease.begins }).then((rowSets) => {
+          costs(span, session)
+          return rowSets
+        }),
     ),
   )
 }

@@ -83,8 +83,12 @@ export class PgAdapter implements DriverAdapter {
     }
   }
 
-  async acquire(): Promise<AdapterConnection> {
-    return new PgConnection(this, await this.pool.connect())
+  acquire(): Promise<AdapterConnection> {
+    try {
+      return this.pool.connect().then((client) => new PgConnection(this, client))
+    } catch (e) {
+      return Promise.reject(e) // refused at once (the pool ending): as a refusal later
+    }
   }
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {

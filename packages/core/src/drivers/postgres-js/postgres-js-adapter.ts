@@ -119,7 +119,7 @@ export class PostgresJsAdapter implements DriverAdapter {
     )
   }
 
-  async acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
+  acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
     this.#meters = meters
     const watch = {
       meters,
@@ -127,7 +127,9 @@ export class PostgresJsAdapter implements DriverAdapter {
       connectTimeoutMs: this.connectTimeoutMs,
       address: this.address,
     }
-    return new PostgresJsReservation(this, await reserveConnection(this.sql, watch, giveUp))
+    return reserveConnection(this.sql, watch, giveUp).then(
+      (reserved) => new PostgresJsReservation(this, reserved),
+    )
   }
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
