@@ -50,7 +50,7 @@ export function observeRead<T>(
         'pipeflush.driver': subject.name,
         ...extra,
       }))
-  // The statements listed only for a logger that takes them (a read batch is often a few microseconds).
+  // The statements listed only for a logger that takes them: not made for every read batch.
   if (observe?.logger?.debug !== undefined)
     log(
       observe.logger,

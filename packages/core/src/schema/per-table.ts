@@ -3,9 +3,8 @@ import type { TableModel } from '../model/model.ts'
 /**
  * `derive` memoized per table model: the fact is computed the first time a model asks, then read
  * from a WeakMap (a model does not change; a model no longer used is let go with its facts, but for
- * the one asked last, held until another is asked). For what
- * the planner and the unit of work ask of a table at every flush: its ordered foreign keys, key
- * comparator, key fills.
+ * the one asked last, held until another is asked). For what the planner and the unit of work ask of
+ * a table at every flush: its ordered foreign keys, key comparator, key fills.
  *
  * @example
  * const orderedForeignKeys = perTable((t) => t.foreignKeys.filter((fk) => !fk.initiallyDeferred))
