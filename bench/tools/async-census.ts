@@ -12,8 +12,9 @@ import { createHook } from 'node:async_hooks'
 import { parseArgs } from 'node:util'
 import { EntityManager } from '@pipeflush/core'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
-import pg from 'pg'
 import postgres from 'postgres'
+import { openDriver } from '../src/series/driver-client.ts'
+import type { DriverName } from '../src/series/types.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -59,13 +60,11 @@ try {
   await admin.unsafe(`${DDL}; create table note (id bigserial primary key, body text)`)
   await admin.end()
   for (const driver of values.drivers.split(',')) {
-    const pool =
-      driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
-        : undefined
-    const sql = driver === 'pg' ? undefined : postgres(url, { max: 1, onnotice: () => {} })
+    const c = await openDriver(driver as DriverName, url, 1)
+    const pool = c.driver === 'pg' ? c.client : undefined
+    const sql = c.driver === 'postgres.js' ? c.client : undefined
     try {
-      const root = await EntityManager.connect(pool ?? sql)
+      const root = await EntityManager.connect(c.client)
       const flush = await census(async () => {
         const em = root.fork()
         em.create('note', { body: 'x' })
@@ -97,7 +96,7 @@ try {
             console.log(`  ${(n / RUNS).toFixed(2).padStart(6)} ${site}`)
         }
     } finally {
-      await (pool ?? sql!).end()
+      await c.close()
     }
   }
 } finally {
