@@ -58,7 +58,7 @@ export async function unitInFork(root: EntityManager, unit: Unit): Promise<Entit
 }
 
 /** The units of one client, numbered, on its own fixtures (seeded on first use). */
-class Units {
+export class Units {
   readonly fixtures = new ShopFixtures()
   #seeded: Promise<void> | undefined
   #next = 0

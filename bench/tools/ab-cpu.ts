@@ -1,0 +1,108 @@
+// Client CPU per flush of two builds of pipeflush's core in one process: an earlier commit's
+// `packages/core/src` (`--before`, extracted with `git archive` under `.cache/ab-cpu/`) against this
+// tree's, flush by flush in turn, the order swapped every flush, each build on a pool of its own
+// doing the same work (the matrix cells' new rows, or the shop cells' units on fixtures of its own).
+// p50 of each, their ratio, and the median of the ratios of consecutive pairs. On this machine two
+// separate runs of one build differ by 10-30%; side by side in one process, a change of a few
+// percent shows.
+//
+//   npx node --conditions=@pipeflush/source bench/tools/ab-cpu.ts --before <commit> [--cells 1x1,10x1,graph,mix]
+//     [--drivers pg,postgres.js] [--flushes 1000]
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import type * as Core from '@pipeflush/core'
+import { startBenchEnv } from '../src/env/services.ts'
+import { type DriverClient, openDriver } from '../src/series/driver-client.ts'
+import { FIXTURE_UNITS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
+import { Units, unitInFork } from '../src/series/shop-pipeflush.ts'
+import type { DriverName } from '../src/series/types.ts'
+import { matrixWork, nextValues, type Work } from '../src/workload.ts'
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    cells: { type: 'string', default: '1x1,10x1,graph,mix' },
+    drivers: { type: 'string', default: 'pg,postgres.js' },
+    flushes: { type: 'string', default: '1000' },
+  },
+})
+if (values.before === undefined) throw new Error('--before <commit>: the build to compare this tree with')
+const flushes = Number(values.flushes)
+const WARMUP = 100
+// Each shop unit has fixture rows of its own (a cell's units on fixtures of their own): past them, a
+// unit would read rows an earlier one changed.
+if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
+  throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each shop unit its own fixture rows)`)
+
+const root = resolve(import.meta.dirname, '../..')
+const commit = execFileSync('git', ['rev-parse', '--short', values.before], { cwd: root }).toString().trim()
+const dir = join(root, '.cache', 'ab-cpu', commit)
+if (!existsSync(join(dir, 'packages/core/src/index.ts'))) {
+  mkdirSync(dir, { recursive: true })
+  const tar = execFileSync('git', ['archive', commit, 'packages/core/src'], { cwd: root, maxBuffer: 1 << 28 })
+  execFileSync('tar', ['-x', '-C', dir], { input: tar })
+}
+const builds: [string, typeof Core][] = [
+  [
+    `before (${commit})`,
+    (await import(pathToFileURL(join(dir, 'packages/core/src/index.ts')).href)) as typeof Core,
+  ],
+  ['this tree', (await import(pathToFileURL(join(root, 'packages/core/src/index.ts')).href)) as typeof Core],
+]
+
+interface Side {
+  readonly c: DriverClient
+  readonly root: Core.EntityManager
+  /** The current cell's units. */
+  units: Units
+}
+
+/** The next flush of `work` on `side`, prepared (its reads, its changes) but not sent. */
+async function prepare(side: Side, work: Work): Promise<Core.EntityManager> {
+  if (work.shop) return unitInFork(side.root, await side.units.next(work.shop))
+  const em = side.root.fork()
+  for (const table of work.tables) for (const v of nextValues(work.rowsPerTable)) em.create(table, { v })
+  return em
+}
+
+const env = await startBenchEnv(() => {})
+const median = (a: readonly number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!
+try {
+  for (const driver of values.drivers.split(',') as DriverName[]) {
+    const sides: Side[] = []
+    for (const [, core] of builds) {
+      const c = await openDriver(driver, env.target.url, 1)
+      const em = await core.EntityManager.connect(c.client, { pipeline: 'burst', versionColumn: 'version' })
+      sides.push({ c, root: em, units: new Units(c.query) })
+    }
+    try {
+      for (const cell of values.cells.split(',')) {
+        const m = /^(\d+)x(\d+)$/.exec(cell)
+        const work = m ? matrixWork(Number(m[1]), Number(m[2])) : shopWork(cell as ShopCell)
+        for (const side of sides) side.units = new Units(side.c.query)
+        const times: number[][] = [[], []]
+        for (let i = 0; i < WARMUP + flushes; i++) {
+          for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) {
+            const em = await prepare(sides[k]!, work)
+            const t = process.cpuUsage()
+            await em.flush()
+            const d = process.cpuUsage(t)
+            if (i >= WARMUP) times[k]!.push(d.user + d.system)
+          }
+        }
+        const [a, b] = times as [number[], number[]]
+        const pairs = a.map((x, i) => b[i]! / x)
+        console.log(
+          `${cell.padEnd(6)} ${driver.padEnd(11)} p50 µs: ${builds[0]![0]} ${median(a)}, ${builds[1]![0]} ${median(b)}; ratio ${(median(b) / median(a)).toFixed(3)}, median of pair ratios ${median(pairs).toFixed(3)}`,
+        )
+      }
+    } finally {
+      for (const side of sides) await side.c.close()
+    }
+  }
+} finally {
+  await env.stop()
+}
