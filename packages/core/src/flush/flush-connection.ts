@@ -55,8 +55,14 @@ export async function withFlushConnection<T>(
         openings: fs.openings(),
       })),
   )
-  const { openings, ...use } = used
+  const { openings } = used
   const more = typeof openings === 'number' ? openings : await openings
-  if (more === 0) return use
-  return { ...use, roundTrips: use.roundTrips + more, connectRoundTrips: use.connectRoundTrips + more }
+  // Written out, not a rest spread of `used`: once per flush.
+  return {
+    value: used.value,
+    roundTrips: used.roundTrips + more,
+    opened: used.opened,
+    connectRoundTrips: used.connectRoundTrips + more,
+    bytes: used.bytes,
+  }
 }

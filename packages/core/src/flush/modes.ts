@@ -6,6 +6,7 @@ import type {
   StatementResult,
 } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import { planStatements } from '../plan/format-plan.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
 import { flushLogInsert } from './flush-log.ts'
 import type { FlushSession } from './flush-session.ts'
@@ -74,7 +75,7 @@ export function sendByMode(
  * (`statement.copy`) goes as the one message, the COPY data written right behind it.
  */
 async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
-  const statements = input.plan.waves.flat()
+  const statements = planStatements(input.plan)
   if (fs.session.pipeline && input.settings.preparedBurst && !hasCopy(statements)) {
     const begin: PipelinedStatement[] = input.inTransaction ? [] : [{ text: 'begin', params: [] }]
     const batch: PipelinedStatement[] = [
@@ -93,7 +94,10 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
     settlePipelined(fs, results, planned, input.flushId)
     return pipelinedRows(statements, results.slice(begin.length + input.logged.length))
   }
-  const batch = simpleBatch([...input.logged, ...statements], input.copies)
+  const batch = simpleBatch(
+    input.logged.length === 0 ? statements : [...input.logged, ...statements],
+    input.copies,
+  )
   const rowSets = rowSetCount(statements)
   try {
     if (!input.inTransaction) {
@@ -131,7 +135,7 @@ async function sendWaves(fs: FlushSession, input: Sending): Promise<ReturnedRows
 async function sendOff(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
   const rows: (readonly Row[] | undefined)[] = []
   await inTransaction(fs, input, async () => {
-    for (const statement of input.plan.waves.flat())
+    for (const statement of planStatements(input.plan))
       rows.push(...(await sendTogether(fs, [statement], input)))
   })
   return rows

@@ -1,4 +1,5 @@
 import type { SchemaModel, TableModel } from '../model/model.ts'
+import { planStatements } from '../plan/format-plan.ts'
 import { SentRows } from '../plan/sent-rows.ts'
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
@@ -115,7 +116,7 @@ export function serverFilled(
     }
   }
   if (tables === undefined) return out
-  const statements = plan.waves.flat()
+  const statements = planStatements(plan)
   // Upserts first: the keys of rows referencing an upserted entity are known from what it returned.
   for (let i = 0; i < statements.length; i++) {
     const statement = statements[i]!

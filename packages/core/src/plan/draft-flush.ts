@@ -28,7 +28,7 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
   encodeDrafts(schema, updates, input.updates, 'update')
   const deletes = groupStored(schema, input.deletes, 'delete')
   encodeDrafts(schema, deletes, input.deletes, 'delete')
-  checkDistinctRows([...inserts, ...updates, ...deletes])
+  checkDistinctRows(updates.length + deletes.length === 0 ? inserts : [...inserts, ...updates, ...deletes])
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
   // A reference to an upsert becomes a lookup, made of the cells.
   for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)

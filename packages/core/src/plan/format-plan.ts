@@ -8,7 +8,15 @@ const SHOWN_CHARACTERS = 40
 
 /** Every statement of a plan, wave after wave: a valid order to run them one after another. */
 export function planStatements(plan: FlushPlan): PlannedStatement[] {
-  return plan.waves.flat()
+  // A loop, not `waves.flat()`: every flush lists its statements, and `flat` is the slower of the two.
+  const { waves } = plan
+  if (waves.length === 1) return waves[0]!.slice()
+  const out: PlannedStatement[] = []
+  for (let w = 0; w < waves.length; w++) {
+    const wave = waves[w]!
+    for (let i = 0; i < wave.length; i++) out.push(wave[i]!)
+  }
+  return out
 }
 
 function formatElement(element: string | null): string {

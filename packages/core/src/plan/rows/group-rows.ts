@@ -167,6 +167,7 @@ interface Run {
  * One statement per group: its SQL text is the same whatever the number of rows.
  */
 export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]): StatementDraft[] {
+  if (inputs.length === 0) return []
   const groups = new DraftGroups('insert')
   // Rows of one shape come in runs (a large flush is one table, one column set): the previous row's
   // columns are reused when this row has the same own properties, and its draft with them.
@@ -237,6 +238,7 @@ export function groupStored(
   inputs: readonly StoredInput[],
   kind: 'update' | 'delete',
 ): StatementDraft[] {
+  if (inputs.length === 0) return [] // the usual flush has no updates or no deletes: no groups made
   const groups = new DraftGroups(kind)
   let i = 0
   try {
