@@ -80,19 +80,26 @@ export function orderStatements(
   // keys are checked at its end), and a single delete has no other to follow.
   if (count === 1) return { statements: [...inserts, ...updates, ...deletes], waves: [[0]] }
   const { kept, fixups } = orderInserts(schema, inserts)
-  const allUpdates = [...updates, ...fixups.drafts]
+  // Joined with `concat` and loops, not spreads: this runs at every flush of more than one statement.
+  const allUpdates = fixups.drafts.length === 0 ? updates : updates.concat(fixups.drafts)
   const updateOffset = inserts.length
   const fixupOffset = updateOffset + updates.length
   const deleteOffset = updateOffset + allUpdates.length
-  const edges: Edge[] = [
-    ...kept,
-    ...fixups.after.map((edge) => ({ from: edge.from, to: edge.to + fixupOffset })),
-    ...findUpdateEdges(schema, inserts, allUpdates, updateOffset),
-    ...findUpdateDeleteEdges(allUpdates, updateOffset, deletes, deleteOffset),
-    ...orderDeletes(deletes, deleteOffset),
-  ]
-  const statements = [...inserts, ...allUpdates, ...deletes]
+  const edges: Edge[] = kept.slice()
+  for (const edge of fixups.after) edges.push({ from: edge.from, to: edge.to + fixupOffset })
+  if (allUpdates.length > 0) append(edges, findUpdateEdges(schema, inserts, allUpdates, updateOffset))
+  if (deletes.length > 0) {
+    append(edges, findUpdateDeleteEdges(allUpdates, updateOffset, deletes, deleteOffset))
+    append(edges, orderDeletes(deletes, deleteOffset))
+  }
+  const statements = inserts.concat(allUpdates, deletes)
   const waves = orderInWaves(statements.length, edges)
-  for (const wave of waves) wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
+  for (const wave of waves) {
+    if (wave.length > 1) wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
+  }
   return { statements, waves }
+}
+
+function append<T>(to: T[], from: readonly T[]): void {
+  for (let i = 0; i < from.length; i++) to.push(from[i]!)
 }

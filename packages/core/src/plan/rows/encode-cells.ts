@@ -3,7 +3,7 @@ import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
 import { columnOf } from '../../schema/checks.ts'
 import type { EntityState } from '../../track/entity-state.ts'
 import { emptyRowOf } from '../../track/row.ts'
-import { snapshotOf, snapshotValue } from '../../track/snapshot.ts'
+import { snapshotValue } from '../../track/snapshot.ts'
 import { encodeValue, type ValueLocation } from '../../values/index.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
 import { copiesRows } from '../statements/copy-statements.ts'
@@ -208,21 +208,32 @@ function versionText(
   return encodeValue(expected, version, at)
 }
 
-/** What an update sends of its entity: its snapshot, the set values, the version incremented. */
+/**
+ * What an update sends of its entity: its snapshot, the set values (copies of objects), the version
+ * incremented. The columns it does not set keep the snapshot's values themselves, not copies: a
+ * snapshot's values are its own (copied when they were taken) and never changed in place.
+ */
 function updatedSnapshot(
   row: StoredInput,
   columns: readonly string[],
   table: TableModel,
 ): Record<string, unknown> {
   const state = row.state as EntityState
-  const values = { ...state.snapshot }
-  for (const name of columns) {
+  const old = state.snapshot
+  const out = emptyRowOf(table, 'snapshot')
+  const all = table.columns
+  for (let i = 0; i < all.length; i++) {
+    const name = all[i]!.name
+    out[name] = old?.[name]
+  }
+  for (let i = 0; i < columns.length; i++) {
+    const name = columns[i]!
     const value = setCell(row, columnOf(table, name), table)
-    values[name] = value instanceof Slot ? undefined : value
+    out[name] = value instanceof Slot ? undefined : snapshotValue(table, name, value)
   }
   const version = table.versionColumn
-  if (version) values[version] = Number(state.snapshot?.[version]) + 1
-  return snapshotOf(table, values)
+  if (version) out[version] = Number(old?.[version]) + 1
+  return out
 }
 
 /** The location of a row for messages: its key values (a part the server fills left out). */
