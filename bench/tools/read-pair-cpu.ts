@@ -133,10 +133,9 @@ try {
               (n, r) => n + r.rows.length,
               0,
             ),
-          postgres: async (r) => {
-            await r.unsafe(simpleText)
-            return rows
-          },
+          // Several statements in one message: one result per statement.
+          postgres: async (r) =>
+            ((await r.unsafe(simpleText)) as unknown as unknown[][]).reduce((n, x) => n + x.length, 0),
         }),
     }
     const load = () => root.fork().load('author', 1, { with: WITH })
