@@ -2,6 +2,7 @@ import type { GiveUp } from '../adapter.ts'
 import type { DriverError } from '../driver.ts'
 import type { Meters } from '../socket/meters.ts'
 import type { PostgresJsReserved, PostgresJsSql } from './client-types.ts'
+import { everyPoll } from './reservation-poll.ts'
 
 /** What the reservation reads of the client's connections. */
 export interface ReservationWatch {
@@ -42,7 +43,7 @@ export function reserveConnection(
     const finish = (settle: () => void): boolean => {
       if (done) return false
       done = true
-      clearInterval(poll)
+      stopPolling()
       settle()
       return true
     }
@@ -62,7 +63,7 @@ export function reserveConnection(
         },
       )
     }
-    const poll = setInterval(() => {
+    const stopPolling = everyPoll(() => {
       const now = performance.now()
       // postgres.js handled a close, and a connection became ready since: it may have been reopened
       // for this request.
@@ -74,7 +75,7 @@ export function reserveConnection(
       } else if (now - lastAsk >= 1000) {
         ask()
       }
-    }, 100)
+    })
     giveUp.listen(abandon)
     ask()
   })
