@@ -4,7 +4,8 @@
 // doing the same work (the matrix cells' new rows, or the shop cells' units on fixtures of its own).
 // p50 of each, their ratio, and the median of the ratios of consecutive pairs. On this machine two
 // separate runs of one build differ by 10-30%; side by side in one process, a change of a few
-// percent shows.
+// percent shows. What the process shares the two builds share too: a change to timers (a timer list
+// one build keeps alive serves the other's timers) does not show here.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/ab-cpu.ts --before <commit> [--cells 1x1,10x1,graph,mix]
 //     [--drivers pg,postgres.js] [--flushes 1000]
