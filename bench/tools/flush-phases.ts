@@ -15,8 +15,8 @@
 //   npx node --conditions=@pipeflush/source bench/tools/flush-phases.ts [--cells 1x1,10x1,graph,mix] [--flushes 1500]
 import { parseArgs } from 'node:util'
 import type { EntityManager } from '@pipeflush/core'
-import type pg from 'pg'
 import { startBenchEnv } from '../src/env/services.ts'
+import { markPool, phasesOf } from '../src/measure/pool-marks.ts'
 import { openDriver } from '../src/series/driver-client.ts'
 import { selectSeries } from '../src/series/index.ts'
 import { rootFor } from '../src/series/pipeflush.ts'
@@ -36,40 +36,9 @@ if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
   throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each shop unit its own fixture rows)`)
 
 const PHASES = ['plan', 'connect', 'prepare', 'send', 'settle'] as const
-type Marks = number[]
 const cpu = () => {
   const u = process.cpuUsage()
   return u.user + u.system
-}
-/** The marks of the flush being measured: the phases' ends, in order (one slot per phase). */
-let marks: Marks | undefined
-
-/** Marks `pool.connect()` and every client's `query()` of `pool`: call and answer. */
-function instrument(pool: pg.Pool): void {
-  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>
-  const wrapped = new WeakSet<object>()
-  ;(pool as { connect: unknown }).connect = (...args: unknown[]) => {
-    if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args)
-    marks?.push(cpu())
-    return connect().then((client) => {
-      marks?.push(cpu())
-      if (!wrapped.has(client)) {
-        wrapped.add(client)
-        const query = client.query.bind(client) as (...a: unknown[]) => unknown
-        ;(client as { query: unknown }).query = (...a: unknown[]) => {
-          marks?.push(cpu())
-          const answer = query(...a)
-          if (answer instanceof Promise)
-            return answer.then((r) => {
-              marks?.push(cpu())
-              return r
-            })
-          return answer
-        }
-      }
-      return client
-    })
-  }
 }
 
 const median = (a: readonly number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!
@@ -79,7 +48,7 @@ try {
   const raw = await selectSeries(['raw-simple'], ['pg'])[0]!.open(env.target, { pool: 1 })
   try {
     if (ours.driver !== 'pg') throw new Error('unreachable')
-    instrument(ours.client)
+    const marks = markPool(ours.client)
     const shop = pipeflushShop(ours)
     const root = await rootFor(ours.client, 'burst')
     for (const cell of values.cells.split(',')) {
@@ -98,12 +67,11 @@ try {
       let skipped = 0
       for (let i = 0; i < WARMUP + flushes; i++) {
         const em = await prepare()
-        const flushMarks: Marks = []
         const start = cpu()
-        marks = flushMarks
+        marks.begin()
         await em.flush()
         const end = cpu()
-        marks = undefined
+        const flushMarks = marks.end()
         if (work.shop) await raw.prepare?.(work)
         const r0 = cpu()
         await raw.flush(work)
@@ -111,12 +79,12 @@ try {
         if (i < WARMUP) continue
         // One connect and one query per flush (a burst); a flush that fetched ids first (a query
         // more, when the id pool runs short) is counted apart, not split.
-        if (flushMarks.length !== 4) {
+        const split = flushMarks.length === 4 ? phasesOf(start, flushMarks, end) : undefined
+        if (split === undefined) {
           skipped++
           continue
         }
-        const points = [start, ...flushMarks, end]
-        for (let k = 0; k < PHASES.length; k++) phases[k]!.push(points[k + 1]! - points[k]!)
+        for (let k = 0; k < PHASES.length; k++) phases[k]!.push(split[PHASES[k]!])
         whole.push(end - start)
         rawWhole.push(r1 - r0)
       }

@@ -8,6 +8,9 @@
 // The line of each driver marks the raw form that sends pipeflush's own messages (`= same messages`):
 // the read goal's comparison.
 // Each load and each raw send in turn, `process.cpuUsage` around each; p50 of each and the ratios.
+// On pg, the load's phases besides (see `src/measure/pool-marks.ts`): planning up to `pool.connect()`,
+// the pool's connect, preparing up to the first `query()`, the selects sent and answered, settling
+// (decoding and tracking the rows, linking them) up to the load's end.
 // What pipeflush does beyond the driver: the selects planned from the `with` tree, the rows decoded to
 // the columns' values, entities tracked and their relations linked.
 //
@@ -18,6 +21,7 @@ import { EntityManager } from '@pipeflush/core'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
 import pg from 'pg'
 import postgres from 'postgres'
+import { markPool, phasesOf } from '../src/measure/pool-marks.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -139,6 +143,24 @@ try {
         }),
     }
     const load = () => root.fork().load('author', 1, { with: WITH })
+    let marks: ReturnType<typeof markPool> | undefined
+    const phases = {
+      plan: [] as number[],
+      connect: [] as number[],
+      prepare: [] as number[],
+      send: [] as number[],
+      settle: [] as number[],
+    }
+    /** A load, its phases kept (pg). */
+    const marked = async () => {
+      const u = process.cpuUsage()
+      const start = u.user + u.system
+      marks?.begin()
+      await load()
+      const v = process.cpuUsage()
+      const split = marks ? phasesOf(start, marks.end(), v.user + v.system) : undefined
+      if (split) for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k].push(split[k])
+    }
     for (let i = 0; i < 100; i++) {
       await load()
       await raw.pipeline()
@@ -159,6 +181,17 @@ try {
     console.log(
       `${driver.padEnd(12)} ${selects.length} selects, ${rows} rows: pipeflush p50 ${a} µs, raw-pipeline ${b} µs (${(a / b).toFixed(2)}x${same('pipeline')}), raw-simple ${c} µs (${(a / c).toFixed(2)}x${same('simple')})`,
     )
+    // The phases apart, after the p50s: marking costs a few µs a call, which the ratios must not carry.
+    if (pool) {
+      marks = markPool(pool)
+      for (let i = 0; i < Math.min(loads, 1_000); i++) await marked()
+    }
+    if (phases.plan.length > 0)
+      console.log(
+        `${''.padEnd(12)} its phases (p50 µs): ${Object.entries(phases)
+          .map(([k, v]) => `${k} ${median(v)}`)
+          .join(', ')}`,
+      )
     await (pool ?? sql!).end()
   }
 } finally {
