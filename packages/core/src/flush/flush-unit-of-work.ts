@@ -54,30 +54,19 @@ export async function flushUnitOfWork(
   const flushId = randomUUID()
   const pending = uow.pending()
   const edits = uow.edits
-  const inserted = pending.inserts.length
-  const updated = pending.updates.length
-  const deleted = pending.deletes.length
-  const upserted = pending.upserts.length
-  if (inserted + updated + deleted + upserted === 0) {
+  const counts = {
+    inserted: pending.inserts.length,
+    updated: pending.updates.length,
+    deleted: pending.deletes.length,
+    upserted: pending.upserts.length,
+  }
+  const base = { flushId, mode: settings.mode, driver: settings.driver.name, ...counts }
+  if (counts.inserted + counts.updated + counts.deleted + counts.upserted === 0) {
     // Nothing to write; a locking transaction still ends (COMMIT), its locks with it.
     const { held } = context.connection
     const roundTrips = held === undefined ? 0 : await held.finish(settings.timeoutMs)
-    return {
-      flushId,
-      mode: settings.mode,
-      driver: settings.driver.name,
-      inserted,
-      updated,
-      deleted,
-      upserted,
-      roundTrips,
-      connectRoundTrips: 0,
-      connected: false,
-      idFetch: false,
-      statements: 0,
-      waves: 0,
-      durationMs: performance.now() - started,
-    }
+    const nothing = { roundTrips, connectRoundTrips: 0, connected: false, idFetch: false }
+    return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }
   const { schema, ids } = settings
   // Let go of once the plan is complete: the draft's arrays (rows, keys, key texts) are not kept
@@ -122,15 +111,8 @@ export async function flushUnitOfWork(
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
   uow.applyFlushed(pending, sent, upsertCount, filled, edits)
-  // Written field by field, in the order of the report with nothing to write (one object shape).
   return {
-    flushId,
-    mode: settings.mode,
-    driver: settings.driver.name,
-    inserted,
-    updated,
-    deleted,
-    upserted,
+    ...base,
     roundTrips: used.roundTrips,
     connectRoundTrips: used.connectRoundTrips,
     connected: used.opened,
