@@ -9,13 +9,10 @@
 //
 //   npx node --conditions=@pipeflush/source bench/tools/ab-cpu.ts --before <commit> [--cells 1x1,10x1,graph,mix]
 //     [--drivers pg,postgres.js] [--flushes 1000]
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type * as Core from '@pipeflush/core'
 import { startBenchEnv } from '../src/env/services.ts'
+import { coreBuilds, median } from '../src/measure/core-builds.ts'
 import { type DriverClient, openDriver } from '../src/series/driver-client.ts'
 import { FIXTURE_UNITS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
 import { Units, unitInFork } from '../src/series/shop-pipeflush.ts'
@@ -38,21 +35,7 @@ const WARMUP = 100
 if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
   throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each shop unit its own fixture rows)`)
 
-const root = resolve(import.meta.dirname, '../..')
-const commit = execFileSync('git', ['rev-parse', '--short', values.before], { cwd: root }).toString().trim()
-const dir = join(root, '.cache', 'ab-cpu', commit)
-if (!existsSync(join(dir, 'packages/core/src/index.ts'))) {
-  mkdirSync(dir, { recursive: true })
-  const tar = execFileSync('git', ['archive', commit, 'packages/core/src'], { cwd: root, maxBuffer: 1 << 28 })
-  execFileSync('tar', ['-x', '-C', dir], { input: tar })
-}
-const builds: [string, typeof Core][] = [
-  [
-    `before (${commit})`,
-    (await import(pathToFileURL(join(dir, 'packages/core/src/index.ts')).href)) as typeof Core,
-  ],
-  ['this tree', (await import(pathToFileURL(join(root, 'packages/core/src/index.ts')).href)) as typeof Core],
-]
+const builds = await coreBuilds(values.before)
 
 interface Side {
   readonly c: DriverClient
@@ -70,11 +53,10 @@ async function prepare(side: Side, work: Work): Promise<Core.EntityManager> {
 }
 
 const env = await startBenchEnv(() => {})
-const median = (a: readonly number[]) => [...a].sort((x, y) => x - y)[a.length >> 1]!
 try {
   for (const driver of values.drivers.split(',') as DriverName[]) {
     const sides: Side[] = []
-    for (const [, core] of builds) {
+    for (const { core } of builds) {
       const c = await openDriver(driver, env.target.url, 1)
       const em = await core.EntityManager.connect(c.client, { pipeline: 'burst', versionColumn: 'version' })
       sides.push({ c, root: em, units: new Units(c.query) })
@@ -97,7 +79,7 @@ try {
         const [a, b] = times as [number[], number[]]
         const pairs = a.map((x, i) => b[i]! / x)
         console.log(
-          `${cell.padEnd(6)} ${driver.padEnd(11)} p50 µs: ${builds[0]![0]} ${median(a)}, ${builds[1]![0]} ${median(b)}; ratio ${(median(b) / median(a)).toFixed(3)}, median of pair ratios ${median(pairs).toFixed(3)}`,
+          `${cell.padEnd(6)} ${driver.padEnd(11)} p50 µs: ${builds[0].name} ${median(a)}, ${builds[1].name} ${median(b)}; ratio ${(median(b) / median(a)).toFixed(3)}, median of pair ratios ${median(pairs).toFixed(3)}`,
         )
       }
     } finally {

@@ -16,7 +16,7 @@ import { ReadBatch } from './read-batch.ts'
 import type { ReadContext } from './read-router.ts'
 import type { ReadStatement } from './read-statement.ts'
 import { resolveWhere } from './resolve-where.ts'
-import { keySetSql, textParams, type Where, whereSql } from './select-sql.ts'
+import { keySetSql, keyWhereT0, textParams, type Where, whereSql } from './select-sql.ts'
 import { sendReads } from './send-reads.ts'
 
 /** What a read loads besides its rows, and how it reads them. */
@@ -109,7 +109,7 @@ export class UnitOfWorkReads {
     const lock = lockOf(options)
     if (Object.keys(tree).length > 0 || lock !== undefined) {
       // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
-      const { sql, params } = whereSql(model, where, 't0')
+      const { sql, params } = keyWhereT0(model, where)
       const [found] = await this.#graph(model, { where: sql, params: textParams(params) }, tree, lock)
       if (found) return found
     } else {

@@ -2,6 +2,7 @@ import type { Param } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
+import { perTable } from '../schema/per-table.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
 
@@ -62,6 +63,32 @@ export function whereSql(
   }
   return { sql: conditions.join(' and '), params }
 }
+
+/**
+ * The condition that the row aliased `t0` has the primary key `key` (a where-object of the key's
+ * columns, as `keyWhere` makes it, a scalar value each), with its parameters: {@link whereSql}'s,
+ * its text made once per table for a one-column key (a load by key builds no text).
+ *
+ * @example
+ * keyWhereT0(book, { id: 7 }) // { sql: 't0."id" = $1::text::int8', params: ['7'] }
+ */
+export function keyWhereT0(
+  table: TableModel,
+  key: Where,
+): { sql: string; params: (string | (string | null)[])[] } {
+  const sql = singleKeyWhere(table)
+  if (sql === undefined) return whereSql(table, key, 't0')
+  const column = table.columnsByName.get(table.primaryKey[0]!)!
+  return { sql, params: [encode(key[column.name], column, table) ?? ''] }
+}
+
+/** The text {@link whereSql} writes for a one-column key of `table` aliased `t0`; undefined for other keys. */
+const singleKeyWhere = perTable((table): string | undefined => {
+  if (table.primaryKey.length !== 1) return undefined
+  const name = table.primaryKey[0]!
+  const column = table.columnsByName.get(name)!
+  return `${comparedColumn(`t0.${columnSql(table, name)}`, column)} = ${castText('$1::text', column)}`
+})
 
 /**
  * The condition that `alias`'s row has one of `keys` (canonical key values by column), for a key of

@@ -58,9 +58,8 @@ export class IdentityMap {
   }
 
   #indexed(): Map<string, Map<string, EntityState>> {
-    if (this.#unindexed.length === 0) return this.#tables
     const pending = this.#unindexed
-    this.#unindexed = []
+    if (pending.length === 0) return this.#tables
     let table: string | undefined
     let t: Map<string, EntityState> | undefined
     for (const state of pending) {
@@ -74,6 +73,8 @@ export class IdentityMap {
       }
       t!.set(state.key!, state)
     }
+    // Emptied in place: a read after each mapping (rows tracked one by one) makes no list each time.
+    pending.length = 0
     return this.#tables
   }
 }
