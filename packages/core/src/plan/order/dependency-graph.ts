@@ -182,6 +182,7 @@ function isSlot(value: unknown): boolean {
  * no order (foreign keys are checked at the end of the statement) and give no edge.
  */
 export function findInsertEdges(schema: SchemaModel, inserts: readonly StatementDraft[]): InsertEdge[] {
+  if (!mayReferenceEachOther(inserts)) return []
   const index = new NewRowIndex(schema, inserts)
   // Keyed by `from * inserts.length + to`: a number per pair, no text per reference.
   const edges = new Map<number, { from: number; to: number; references: Reference[] }>()
@@ -206,6 +207,23 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
     }
   }
   return [...edges.values()].sort((a, b) => a.from - b.from || a.to - b.to)
+}
+
+/**
+ * Whether a row of one insert may reference a row of another: some ordered foreign key of an insert's
+ * table targets a table another insert writes (or its own table, written by another insert). Found
+ * with plain loops over the few drafts: the usual flush of unrelated tables builds no index.
+ */
+function mayReferenceEachOther(inserts: readonly StatementDraft[]): boolean {
+  for (let to = 0; to < inserts.length; to++) {
+    const fks = orderedForeignKeys(inserts[to]!.table)
+    for (let f = 0; f < fks.length; f++) {
+      const target = fks[f]!.target
+      for (let from = 0; from < inserts.length; from++)
+        if (from !== to && inserts[from]!.table.key === target) return true
+    }
+  }
+  return false
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   findUpdateEdges,
   type InsertEdge,
 } from './dependency-graph.ts'
-import { breakInsertEdges, fixupCost, isBreakable } from './fixups.ts'
+import { breakInsertEdges, type Fixups, fixupCost, isBreakable } from './fixups.ts'
 import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
@@ -79,7 +79,8 @@ export function orderStatements(
   // One statement waits for none: rows of one statement referencing each other need no order (foreign
   // keys are checked at its end), and a single delete has no other to follow.
   if (count === 1) return { statements: [...inserts, ...updates, ...deletes], waves: [[0]] }
-  const { kept, fixups } = orderInserts(schema, inserts)
+  // Fewer than two inserts: none waits for another (a row referencing its own statement's needs no order).
+  const { kept, fixups } = inserts.length < 2 ? NO_INSERT_ORDER : orderInserts(schema, inserts)
   // Joined with `concat` and loops, not spreads: this runs at every flush of more than one statement.
   const allUpdates = fixups.drafts.length === 0 ? updates : updates.concat(fixups.drafts)
   const updateOffset = inserts.length
@@ -95,9 +96,26 @@ export function orderStatements(
   const statements = inserts.concat(allUpdates, deletes)
   const waves = orderInWaves(statements.length, edges)
   for (const wave of waves) {
-    if (wave.length > 1) wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
+    if (wave.length > 1 && !inOrder(statements, wave))
+      wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
   }
   return { statements, waves }
+}
+
+/** No insert waits for another, and none is fixed up. */
+const NO_INSERT_ORDER: { readonly kept: readonly InsertEdge[]; readonly fixups: Fixups } = {
+  kept: [],
+  fixups: { drafts: [], after: [] },
+}
+
+/**
+ * Whether a wave (indexes in increasing order) is in statement order already: the sort would keep it
+ * as it is. The usual flush's is (its drafts come grouped in that order), and then it is not sorted.
+ */
+function inOrder(statements: readonly StatementDraft[], wave: readonly number[]): boolean {
+  for (let i = 1; i < wave.length; i++)
+    if (compareDrafts(statements[wave[i - 1]!]!, statements[wave[i]!]!) > 0) return false
+  return true
 }
 
 function append<T>(to: T[], from: readonly T[]): void {

@@ -55,6 +55,42 @@ describe('planFlush waves', () => {
     expect(outline(plan)).toEqual([['insert author'], ['insert book']])
   })
 
+  it('writes inserts into unrelated tables in one wave, in table order, whatever the input order', () => {
+    const plan = planFlush(
+      library,
+      changes({
+        inserts: [
+          { table: 'tag', values: { id: 1, name: 'a' } },
+          { table: 'node', values: { id: 1, parent_id: null } },
+        ],
+      }),
+    )
+    expect(outline(plan)).toEqual([['insert node', 'insert tag']])
+  })
+
+  it('puts a single insert after the update that waits for nothing, and a delete last, in one wave', () => {
+    const plan = planFlush(
+      library,
+      changes({
+        inserts: [{ table: 'tag', values: { id: 1, name: 'a' } }],
+        updates: [{ table: 'node', key: { id: 7 }, set: { label: 'x' } }],
+        deletes: [{ table: 'event', key: { id: 3 } }],
+      }),
+    )
+    expect(outline(plan)).toEqual([['update node', 'insert tag', 'delete event']])
+  })
+
+  it('orders a single insert before the update that points at its row', () => {
+    const plan = planFlush(
+      library,
+      changes({
+        inserts: [{ table: 'node', values: { id: 1, parent_id: null } }],
+        updates: [{ table: 'node', key: { id: 7 }, set: { parent_id: 1 } }],
+      }),
+    )
+    expect(outline(plan)).toEqual([['insert node'], ['update node']])
+  })
+
   it('needs no order for a self reference inside one insert', () => {
     const plan = planFlush(
       library,
