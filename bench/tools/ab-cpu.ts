@@ -10,14 +10,13 @@
 //   npx node --conditions=@pipeflush/source bench/tools/ab-cpu.ts --before <commit> [--cells 1x1,10x1,graph,mix]
 //     [--drivers pg,postgres.js] [--flushes 1000]
 import { parseArgs } from 'node:util'
-import type * as Core from '@pipeflush/core'
 import { startBenchEnv } from '../src/env/services.ts'
-import { coreBuilds, median } from '../src/measure/core-builds.ts'
+import { coreBuilds, type FlushSide, median, prepareFlush } from '../src/measure/core-builds.ts'
 import { type DriverClient, openDriver } from '../src/series/driver-client.ts'
 import { FIXTURE_UNITS, type ShopCell, shopWork } from '../src/series/shop-cells.ts'
-import { Units, unitInFork } from '../src/series/shop-pipeflush.ts'
+import { Units } from '../src/series/shop-pipeflush.ts'
 import type { DriverName } from '../src/series/types.ts'
-import { matrixWork, nextValues, type Work } from '../src/workload.ts'
+import { matrixWork } from '../src/workload.ts'
 
 const { values } = parseArgs({
   options: {
@@ -37,25 +36,10 @@ if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
 
 const builds = await coreBuilds(values.before)
 
-interface Side {
-  readonly c: DriverClient
-  readonly root: Core.EntityManager
-  /** The current cell's units. */
-  units: Units
-}
-
-/** The next flush of `work` on `side`, prepared (its reads, its changes) but not sent. */
-async function prepare(side: Side, work: Work): Promise<Core.EntityManager> {
-  if (work.shop) return unitInFork(side.root, await side.units.next(work.shop))
-  const em = side.root.fork()
-  for (const table of work.tables) for (const v of nextValues(work.rowsPerTable)) em.create(table, { v })
-  return em
-}
-
 const env = await startBenchEnv(() => {})
 try {
   for (const driver of values.drivers.split(',') as DriverName[]) {
-    const sides: Side[] = []
+    const sides: (FlushSide & { readonly c: DriverClient })[] = []
     for (const { core } of builds) {
       const c = await openDriver(driver, env.target.url, 1)
       const em = await core.EntityManager.connect(c.client, { pipeline: 'burst', versionColumn: 'version' })
@@ -69,7 +53,7 @@ try {
         const times: number[][] = [[], []]
         for (let i = 0; i < WARMUP + flushes; i++) {
           for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) {
-            const em = await prepare(sides[k]!, work)
+            const em = await prepareFlush(sides[k]!, work)
             const t = process.cpuUsage()
             await em.flush()
             const d = process.cpuUsage(t)
