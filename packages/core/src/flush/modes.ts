@@ -23,6 +23,9 @@ export type ReturnedRows = readonly (readonly Row[] | undefined)[]
 /** The settings a mode sends with (see {@link FlushSettings}). */
 type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'>
 
+/** No flush log: nothing inserted before the plan. */
+const NOTHING_LOGGED: readonly string[] = []
+
 /** What a mode sends: the plan of the flush `flushId`, and the flush log's insert first (see `flushLogInsert`). */
 interface Sending {
   readonly plan: FlushPlan
@@ -53,7 +56,7 @@ export function sendByMode(
   flushId: string,
   copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>> = new Map(),
 ): Promise<ReturnedRows> {
-  const logged = flushLogInsert(settings.flushLog, flushId)
+  const logged = settings.flushLog === undefined ? NOTHING_LOGGED : flushLogInsert(settings.flushLog, flushId)
   const sending: Sending = { plan, copies, flushId, logged, settings, inTransaction: fs.continued }
   return settings.mode === 'burst'
     ? sendBurst(fs, sending)

@@ -1,6 +1,13 @@
 import type { TableModel } from '../model/model.ts'
 import { normalizeKeyValue } from '../values/index.ts'
-import { type FlushDraft, type IdSource, Slot, type StatementDraft, slotEntity } from './draft.ts'
+import {
+  type FlushDraft,
+  type IdSource,
+  Slot,
+  type StatementDraft,
+  slotEntity,
+  someKeyKnown,
+} from './draft.ts'
 import { valueAt } from './order/dependency-graph.ts'
 import { SentRows } from './sent-rows.ts'
 import { type BuildOptions, buildStatement } from './statements/build-statement.ts'
@@ -103,6 +110,7 @@ export function givesAssignedId(draft: FlushDraft, ids: IdSource): boolean {
     for (const from of statements) {
       if (
         from.table === target &&
+        someKeyKnown(from) &&
         givesOne(draft, filled, target, target.primaryKey, from, target.primaryKey, ids)
       )
         return true

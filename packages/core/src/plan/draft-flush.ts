@@ -30,12 +30,17 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
   encodeDrafts(schema, deletes, input.deletes, 'delete')
   checkDistinctRows(updates.length + deletes.length === 0 ? inserts : [...inserts, ...updates, ...deletes])
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
-  // A reference to an upsert becomes a lookup, made of the cells.
-  for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
-  resolveByConflict(statements)
+  // A reference to an upsert becomes a lookup, made of the cells: only an upsert of this flush is
+  // referenced so (an upserted entity is new until its flush), and the usual flush has none.
+  if (upserts(inserts)) {
+    for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
+    resolveByConflict(statements)
+  }
   // Taken once the statements are built: a large insert's sent values are made as it is written.
   const sent = () => sentValues(input, inserts, updates)
-  return { statements, waves, slots: statements.some(holdsSlots), sent }
+  let slots = false
+  for (let i = 0; i < statements.length && !slots; i++) slots = holdsSlots(statements[i]!)
+  return { statements, waves, slots, sent }
 }
 
 /**
@@ -44,6 +49,12 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
  * Without: every value is encoded now.
  */
 export type DraftOptions = FormOptions
+
+/** Whether an insert draft upserts. */
+function upserts(inserts: readonly StatementDraft[]): boolean {
+  for (let i = 0; i < inserts.length; i++) if (inserts[i]!.upsert !== undefined) return true
+  return false
+}
 
 function holdsSlots(draft: StatementDraft): boolean {
   return draft.slotted.includes(true) || draft.keyIds.includes(undefined)

@@ -185,6 +185,16 @@ export function serverKeyed(draft: Pick<StatementDraft, 'kind' | 'table' | 'colu
 }
 
 /**
+ * Whether some row of `draft` has a key known now (`keyIds`): a key holding an id not assigned yet
+ * has no canonical form until the ids are drawn, and is another than every key given.
+ */
+export function someKeyKnown(draft: Pick<StatementDraft, 'keyIds'>): boolean {
+  const { keyIds } = draft
+  for (let r = 0; r < keyIds.length; r++) if (keyIds[r] !== undefined) return true
+  return false
+}
+
+/**
  * Within a wave, updates go first. An insert's foreign-key check takes a KEY SHARE lock on the parent
  * row; updating that row later in the same transaction must upgrade the lock, and when a concurrent
  * transaction updated the row in between, PostgreSQL refuses ("new multixact has more than one

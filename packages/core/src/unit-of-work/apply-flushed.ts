@@ -29,9 +29,10 @@ export function applyFlushed(
   const quiet = editsAtPending === uow.edits
   const sentOf = inOrder(sent)
   // Upserts first: the rows referencing them settle with the keys they got (see `settle`).
-  settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, (s) => {
-    if (hasMutableColumns(s.table)) uow.watch.add(s)
-  })
+  if (upsertCount > 0)
+    settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, (s) => {
+      if (hasMutableColumns(s.table)) uow.watch.add(s)
+    })
   // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts
   // (let go of before the identity map and the watch list take them).
   if (quiet) uow.created.clear()

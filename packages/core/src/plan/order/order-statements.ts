@@ -27,7 +27,7 @@ function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly I
 /** Breaks insert cycles at nullable foreign keys (fewest fix-up rows); throws UNRESOLVABLE_CYCLE otherwise. */
 function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
   const edges = findInsertEdges(schema, inserts)
-  if (acyclic(inserts.length, edges)) return { kept: edges, fixups: breakInsertEdges(inserts, []) }
+  if (acyclic(inserts.length, edges)) return { kept: edges, fixups: NO_INSERT_ORDER.fixups }
   const result = breakCycles(
     inserts.length,
     edges.map((edge) => ({

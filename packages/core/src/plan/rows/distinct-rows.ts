@@ -1,6 +1,6 @@
 import { errors } from '../../errors.ts'
 import type { TableModel } from '../../model/model.ts'
-import { type StatementDraft, serverKeyed } from '../draft.ts'
+import { type StatementDraft, serverKeyed, someKeyKnown } from '../draft.ts'
 import { type KeyId, keyComparator, keyOrder, keyText, sameKey } from '../order/row-order.ts'
 import type { StatementKind } from '../types.ts'
 
@@ -84,6 +84,8 @@ export function checkDistinctRows(drafts: readonly StatementDraft[]): void {
     else byTable.set(draft.table, [draft])
   }
   for (const list of byTable.values()) {
+    // One statement of one row, or of rows whose keys are all ids not assigned yet: nothing to compare.
+    if (list.length === 1 && (list[0]!.keyIds.length < 2 || !someKeyKnown(list[0]!))) continue
     // Upsert rows are sent in conflict-column order, not key order: they are looked up.
     const single = list.length === 1 && list[0]!.upsert === undefined
     if (!(single && checkSortedDraft(list[0]!))) checkByLookup(list)

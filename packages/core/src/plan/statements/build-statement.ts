@@ -93,6 +93,7 @@ function conflictOrder(draft: StatementDraft, ids: IdSource): Int32Array | null 
  * whose ids were just assigned (ids are never given twice: a bug) fail as they would have when drafted.
  */
 function rowOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
+  if (draft.rows.length < 2) return null // one row: in order, and no key repeated
   if (draft.upsert !== undefined) return conflictOrder(draft, ids)
   // Rows whose key the server fills keep the plan's order: their keys come back in it.
   if (serverKeyed(draft)) return null
@@ -139,7 +140,7 @@ export function buildStatement(
   const lookups = draft.lookups !== undefined
   // A deferred insert sent as COPY is written from its rows; any other statement sends its cells.
   const fromRows = copy && draft.deferred !== undefined && copies !== undefined
-  if (!fromRows) makeCells(draft)
+  if (!fromRows && draft.deferred !== undefined) makeCells(draft)
   fillSlots(draft, ids)
   const order = rowOrder(draft, ids)
   const base = {

@@ -60,7 +60,8 @@ export function statementForms(
     returning === undefined &&
     kind === 'insert' &&
     draft.upsert === undefined &&
-    copiesRows(table, shape.rowCount, options.copyRows ?? Number.POSITIVE_INFINITY)
+    options.copyRows !== undefined &&
+    copiesRows(table, shape.rowCount, options.copyRows)
   return { returning, copy }
 }
 
