@@ -44,7 +44,12 @@ export function encodeDrafts(
   try {
     for (const draft of drafts) {
       if (draft.kind !== 'insert') encodeStored(draft)
-      else if (options?.copyRows !== undefined && sentAsCopy(draft, options)) checkInsert(draft)
+      else if (
+        options?.copyRows !== undefined &&
+        draft.rows.length >= options.copyRows &&
+        sentAsCopy(draft, options)
+      )
+        checkInsert(draft)
       else encodeInsert(draft)
     }
   } catch (e) {

@@ -1,6 +1,7 @@
 import { errors } from '../../errors.ts'
+import type { ColumnModel, TableModel } from '../../model/model.ts'
 import { columnOf } from '../../schema/checks.ts'
-import { compareKeyValues, encodeValue, normalizeKeyValue } from '../../values/index.ts'
+import { compareKeyValues, encodeValue, normalizeKeyValue, type ValueLocation } from '../../values/index.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from '../draft.ts'
 import { valueAt } from '../order/dependency-graph.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from '../order/row-order.ts'
@@ -20,6 +21,18 @@ function idOf(draft: StatementDraft, r: number, slot: Slot, ids: IdSource): unkn
   return ids(slotEntity(slot, draft.rows[r]!), slot.column)
 }
 
+/** An assigned id's text for `column`; the location of an error made only when one is thrown. */
+function encodeId(id: unknown, column: ColumnModel, table: TableModel): string | null {
+  try {
+    return encodeValue(id, column, UNLOCATED)
+  } catch {
+    return encodeValue(id, column, rowLocation(table, undefined))
+  }
+}
+
+/** Where an id is encoded until it fails (see {@link encodeId}). */
+const UNLOCATED: ValueLocation = { table: '' }
+
 /**
  * Writes the ids into the draft's slots: each cell's text (the id encoded for the cell's column),
  * each sent value, each key, and the keys' canonical forms (the keys themselves when they are their
@@ -32,12 +45,11 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     const cells = params[p]!
     const name = paramColumns[p]!
     const column = columnOf(table, name)
-    const at = rowLocation(table, undefined)
     for (let r = 0; r < cells.length; r++) {
       const cell = cells[r]
       if (!(cell instanceof Slot)) continue
       const id = idOf(draft, r, cell, ids)
-      cells[r] = encodeValue(id, column, at)
+      cells[r] = encodeId(id, column, table)
       const snapshot = snapshots?.[r]
       if (snapshot !== undefined) snapshot[name] = id
     }

@@ -61,6 +61,7 @@ export function statementForms(
     kind === 'insert' &&
     draft.upsert === undefined &&
     options.copyRows !== undefined &&
+    shape.rowCount >= options.copyRows &&
     copiesRows(table, shape.rowCount, options.copyRows)
   return { returning, copy }
 }
