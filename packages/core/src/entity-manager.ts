@@ -89,7 +89,7 @@ export class EntityManager {
    * @example
    * const requestEm = rootEm.fork()
    */
-  fork(given: ForkOptions = {}): EntityManager {
+  fork(given?: ForkOptions): EntityManager {
     return new EntityManager(this.#settings, forkSettings(this.#settings, given))
   }
 

@@ -32,8 +32,10 @@ export function managerSettings(options: EntityManagerOptions): ManagerSettings 
  *
  * A fork changes only what its own options give, and checks only those.
  */
-export function forkSettings(settings: ManagerSettings, given: ForkOptions): ManagerSettings {
-  const options: ForkOptions = recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
+export function forkSettings(settings: ManagerSettings, given: ForkOptions | undefined): ManagerSettings {
+  // `fork()` without options (a fork per request) checks nothing.
+  const options: ForkOptions =
+    given === undefined ? NO_OPTIONS : recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
   // Field by field (not a spread of `settings`, which a fork is given whole, its client's settings
   // with it): a fork is made per request.
   return {
@@ -45,6 +47,8 @@ export function forkSettings(settings: ManagerSettings, given: ForkOptions): Man
     replicas: settings.replicas,
   }
 }
+
+const NO_OPTIONS: ForkOptions = {}
 
 /**
  * `fn`'s result; its errors with the values they are about when `errorValues` is on (thrown, or
