@@ -10,6 +10,7 @@
 import { Session } from 'node:inspector/promises'
 import { parseArgs } from 'node:util'
 import { startBenchEnv } from '../src/env/services.ts'
+import { footprint, take } from '../src/measure/coverage.ts'
 import { selectSeries } from '../src/series/index.ts'
 import { type ShopCell, shopWork } from '../src/series/shop-cells.ts'
 import type { DriverName } from '../src/series/types.ts'
@@ -24,31 +25,6 @@ const { values } = parseArgs({
   },
 })
 const flushes = Number(values.flushes)
-
-interface FunctionCoverage {
-  readonly functionName: string
-  readonly ranges: readonly { readonly startOffset: number; readonly count: number }[]
-}
-interface ScriptCoverage {
-  readonly url: string
-  readonly functions: readonly FunctionCoverage[]
-}
-
-/** Calls per function of the core's files since the last take (`file:line-offset name`). */
-async function take(session: Session): Promise<Map<string, number>> {
-  const { result } = (await session.post('Profiler.takePreciseCoverage')) as { result: ScriptCoverage[] }
-  const out = new Map<string, number>()
-  for (const script of result) {
-    if (!script.url.includes('/packages/core/src/')) continue
-    const file = script.url.replace(/^.*\/packages\/core\/src\//, '')
-    for (const f of script.functions) {
-      const count = f.ranges[0]?.count ?? 0
-      if (count === 0 || f.functionName === '') continue
-      out.set(`${f.functionName} (${file})`, count)
-    }
-  }
-  return out
-}
 
 const env = await startBenchEnv(() => {})
 const session = new Session()
@@ -75,15 +51,11 @@ try {
           for (const [name, count] of await take(session)) calls.set(name, (calls.get(name) ?? 0) + count)
         }
         await session.post('Profiler.stopPreciseCoverage')
-        const perFlush = [...calls].map(([name, count]) => [name, count / flushes] as const)
-        const everyFlush = perFlush.filter(([, n]) => n >= 0.99)
-        const total = perFlush.reduce((sum, [, n]) => sum + n, 0)
+        const { every, some, calls: perFlush, list } = footprint(calls, flushes)
         console.log(
-          `${cell.padEnd(6)} ${driver.padEnd(11)} ${everyFlush.length} functions run by every flush (${perFlush.length} by some), ${total.toFixed(0)} calls a flush`,
+          `${cell.padEnd(6)} ${driver.padEnd(11)} ${every} functions run by every flush (${some} by some), ${perFlush.toFixed(0)} calls a flush`,
         )
-        if (values.list)
-          for (const [name, n] of perFlush.sort((a, b) => b[1] - a[1]))
-            console.log(`  ${n.toFixed(2).padStart(8)}  ${name}`)
+        if (values.list) for (const [name, n] of list) console.log(`  ${n.toFixed(2).padStart(8)}  ${name}`)
       }
     } finally {
       await client.close()

@@ -371,7 +371,7 @@ export class EntityManager {
 
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
   #shown<T>(fn: () => T): T {
-    return shownIf(this.#settings.errorValues, fn)
+    return this.#settings.errorValues ? shownIf(true, fn) : fn()
   }
 
   /**

@@ -66,7 +66,7 @@ export class FlushObservation {
 
   /** `run()` with the flush's span as the active span (the driver's and the hooks' spans nest under it). */
   within<T>(run: () => Promise<T>): Promise<T> {
-    return inSpan(this.#span, run)
+    return this.#span === undefined ? run() : inSpan(this.#span, run)
   }
 
   /** The flush committed (or had nothing to write): its report on the span and in the log. */

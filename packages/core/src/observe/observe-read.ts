@@ -58,7 +58,7 @@ export function observeRead<T>(
       { statements: statements.map((s) => ({ table: s.table, sql: s.text })) },
       'pipeflush: reads',
     )
-  return inSpan(span, () => read(span)).then(
+  return (span === undefined ? read(undefined) : inSpan(span, () => read(span))).then(
     (value) => {
       span?.end()
       return value

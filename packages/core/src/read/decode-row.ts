@@ -47,15 +47,13 @@ export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> 
     const text = raw[c.selected]
     if (typeof text !== 'string') values[c.name] = null
     else if (c.codec === undefined) values[c.name] = decodeValue(text, c.column, at)
-    else values[c.name] = decodeScalar(c, text, at)
+    else {
+      try {
+        values[c.name] = c.codec.decode(text, c.column)
+      } catch {
+        values[c.name] = decodeValue(text, c.column, at)
+      }
+    }
   }
   return values
-}
-
-function decodeScalar(c: ColumnDecoder, text: string, at: ValueLocation): unknown {
-  try {
-    return c.codec!.decode(text, c.column)
-  } catch {
-    return decodeValue(text, c.column, at)
-  }
 }

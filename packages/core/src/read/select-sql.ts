@@ -115,11 +115,7 @@ export function keySetSql(
   return { sql: `(${cols}) in (select * from unnest(${arrays}))`, params }
 }
 
+/** A condition's value as text (entities given as values are resolved to keys by the caller). */
 function encode(value: unknown, column: ColumnModel, table: TableModel): string | null {
-  return encodeValue(resolveRef(value, column), column, { table: table.key })
-}
-
-/** Entities given as values in conditions are resolved by the caller; plain values pass through. */
-function resolveRef(value: unknown, _column: ColumnModel): unknown {
-  return value
+  return encodeValue(value, column, { table: table.key })
 }

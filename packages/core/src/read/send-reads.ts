@@ -39,13 +39,13 @@ export function sendReads(
         timeoutMs,
         session: (session, deadline, continued) => new GuardedSession(session, deadline, continued),
         failure: (e, session) => {
-          costs(span, session)
+          if (span !== undefined) costs(span, session)
           return selectError(e, what, timeoutMs)
         },
       },
       (session, lease) =>
         sendSelects(session, statements, { named, begin: lease.begins }).then((rowSets) => {
-          costs(span, session)
+          if (span !== undefined) costs(span, session)
           return rowSets
         }),
     ),
@@ -53,8 +53,7 @@ export function sendReads(
 }
 
 /** What the batch cost on its connection, on its span. */
-function costs(span: TraceSpan | undefined, session: GuardedSession): void {
-  if (span === undefined) return
+function costs(span: TraceSpan, session: GuardedSession): void {
   const bytes = session.bytes()
   span.setAttributes({
     'pipeflush.round_trips': session.roundTrips(),
