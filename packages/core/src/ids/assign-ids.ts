@@ -48,7 +48,8 @@ export function idNeed(states: readonly EntityState[]): Map<string, number> {
     }
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!
-      if (unfilled(s, key)) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
+      const v = s.row[key.name]
+      if (v === undefined || v === null) need.set(key.sequence, (need.get(key.sequence) ?? 0) + 1)
     }
   }
   return need
@@ -88,7 +89,8 @@ export function assignIds(
     }
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!
-      if (!unfilled(s, key)) continue
+      const v = s.row[key.name]
+      if (v !== undefined && v !== null) continue // filled (see `unfilled`)
       const id = runCursors[k]!.next(key.asText)
       s.row[key.name] = id === undefined ? null : key.read === undefined ? id : key.read(id)
     }

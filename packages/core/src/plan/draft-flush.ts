@@ -32,14 +32,18 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
   const { statements, waves } = orderStatements(schema, inserts, updates, deletes)
   // A reference to an upsert becomes a lookup, made of the cells: only an upsert of this flush is
   // referenced so (an upserted entity is new until its flush), and the usual flush has none.
-  if (upserts(inserts)) {
+  let upserts = false
+  for (let i = 0; i < inserts.length && !upserts; i++) upserts = inserts[i]!.upsert !== undefined
+  if (upserts) {
     for (const draft of statements) if (draft.deferred?.conflictRefs) makeCells(draft)
     resolveByConflict(statements)
   }
   // Taken once the statements are built: a large insert's sent values are made as it is written.
   const sent = () => sentValues(input, inserts, updates)
   let slots = false
-  for (let i = 0; i < statements.length && !slots; i++) slots = holdsSlots(statements[i]!)
+  // Some cell or key holds an id not assigned yet.
+  for (let i = 0; i < statements.length && !slots; i++)
+    slots = statements[i]!.slotted.includes(true) || statements[i]!.keyIds.includes(undefined)
   return { statements, waves, slots, sent }
 }
 
@@ -49,16 +53,6 @@ export function draftFlush(schema: SchemaModel, input: PlanInput, options?: Draf
  * Without: every value is encoded now.
  */
 export type DraftOptions = FormOptions
-
-/** Whether an insert draft upserts. */
-function upserts(inserts: readonly StatementDraft[]): boolean {
-  for (let i = 0; i < inserts.length; i++) if (inserts[i]!.upsert !== undefined) return true
-  return false
-}
-
-function holdsSlots(draft: StatementDraft): boolean {
-  return draft.slotted.includes(true) || draft.keyIds.includes(undefined)
-}
 
 /**
  * What the flush sends of each entity, inserts then updates, each in the input's order: a draft's

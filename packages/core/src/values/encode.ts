@@ -21,7 +21,11 @@ import { storedValue } from './mapping.ts'
 export function encodeValue(value: unknown, column: ColumnModel, at: ValueLocation): string | null {
   if (value === null) return null
   try {
-    if (column.mapping === undefined) return encodeNonNull(value, column)
+    if (column.mapping === undefined) {
+      // A scalar: its codec's text, what `encodeNonNull` comes to (in fewer calls).
+      if (!column.isArray && value !== undefined) return codecFor(column.type).encode(value, column)
+      return encodeNonNull(value, column)
+    }
     if (value === undefined) problem('undefined is not a value (use null for SQL NULL)')
     const stored = storedValue(value, column)
     return stored === null ? null : encodeNonNull(stored, column)

@@ -146,11 +146,6 @@ class DraftGroups {
   }
 }
 
-/** Reads an insert row's key column (its own id not assigned yet as a slot). */
-function insertKeyCell(input: InsertInput, column: ColumnModel, table: TableModel): unknown {
-  return insertCell(input, column, table)
-}
-
 /** The previous row's shape: a row of the same table and own properties writes the same columns. */
 interface Run {
   readonly table: TableModel
@@ -185,7 +180,7 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
         input.upsert === undefined &&
         sameShape(input.row, run.names)
       const columns = same ? run!.columns : insertColumns(table, input)
-      const key = rowKeyOf(table, input, insertKeyCell, true)
+      const key = rowKeyOf(table, input, insertCell, true)
       if (input.upsert !== undefined) {
         encoded = i + 1 // its values are checked before its upsert spec
         checkUpsert(table, columns, input.upsert)
