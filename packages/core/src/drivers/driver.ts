@@ -60,6 +60,13 @@ export interface DriverError {
   readonly cause: unknown
 }
 
+/** What a session measured on its socket (see `Session.costs`); undefined where it cannot be observed. */
+export interface SessionCosts {
+  readonly roundTrips: number | undefined
+  readonly connectRoundTrips: number | undefined
+  readonly bytes: { readonly sent: number; readonly received: number } | undefined
+}
+
 /**
  * One connection of the pool, held by one flush from {@link Driver.reserve} until {@link release}.
  * Statements sent on it run in order; a flush never sends on it after its socket ended.
@@ -102,6 +109,11 @@ export interface Session {
    * byte when opened for it; the TLS handshake not seen); undefined when the socket cannot be observed.
    */
   bytes?(): { readonly sent: number; readonly received: number } | undefined
+  /**
+   * {@link roundTrips}, {@link connectRoundTrips} and {@link bytes} at once, the socket found once:
+   * what a flush or a read reports when it is over.
+   */
+  costs?(): SessionCosts
   /** Whether the connection was opened for this reservation. */
   readonly opened: boolean
   /**

@@ -132,6 +132,34 @@ export class GuardedSession {
     return typeof claimed === 'number' ? claimed : claimed.catch(() => 0)
   }
 
+  /**
+   * {@link roundTrips}, {@link connectRoundTrips} and {@link bytes} at once (the socket found once
+   * where the session measures them together): what a flush or a read reports when it is over.
+   */
+  costs(): {
+    readonly roundTrips: number
+    readonly connectRoundTrips: number
+    readonly bytes: { readonly sent: number; readonly received: number } | undefined
+  } {
+    const session = this.session
+    if (session.costs === undefined)
+      return {
+        roundTrips: this.roundTrips(),
+        connectRoundTrips: this.connectRoundTrips(),
+        bytes: this.bytes(),
+      }
+    const measured = session.costs()
+    const start = this.#start
+    return {
+      roundTrips: measured.roundTrips === undefined ? this.#waits : measured.roundTrips - start.roundTrips,
+      connectRoundTrips: this.continued ? 0 : (measured.connectRoundTrips ?? 0),
+      bytes:
+        measured.bytes === undefined
+          ? undefined
+          : { sent: measured.bytes.sent - start.sent, received: measured.bytes.received - start.received },
+    }
+  }
+
   /** Round trips it took to get the connection (0 unless it was opened for this flush). */
   connectRoundTrips(): number {
     return this.continued ? 0 : (this.session.connectRoundTrips() ?? 0)

@@ -1,5 +1,12 @@
 import type { AdapterConnection, DriverAdapter } from './adapter.ts'
-import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
+import type {
+  DriverError,
+  PipelinedStatement,
+  Session,
+  SessionCosts,
+  SimpleResult,
+  StatementResult,
+} from './driver.ts'
 import { closedError } from './driver-errors.ts'
 import { SessionLifecycle } from './session-lifecycle.ts'
 import {
@@ -10,6 +17,9 @@ import {
   openingRoundTrips,
   type SocketCount,
 } from './socket/meters.ts'
+
+/** The costs of a session whose socket cannot be observed. */
+const NOT_OBSERVED: SessionCosts = { roundTrips: undefined, connectRoundTrips: undefined, bytes: undefined }
 
 /**
  * A connection reserved for one flush or read, as a {@link Session}, over any adapter: its lifecycle
@@ -104,6 +114,20 @@ export class RuntimeSession implements Session {
     const m = this.#identify()
     if (m === undefined) return undefined
     return this.#opened ? (this.#counts.get(m)?.roundTrips ?? 0) : 0
+  }
+
+  costs(): SessionCosts {
+    const m = this.#identify()
+    if (m === undefined) return NOT_OBSERVED
+    const base = this.#opened ? undefined : this.#counts.get(m)
+    return {
+      roundTrips: m.meter.roundTrips - (this.#opened ? 0 : (base?.roundTrips ?? m.meter.roundTrips)),
+      connectRoundTrips: this.#opened ? (this.#counts.get(m)?.roundTrips ?? 0) : 0,
+      bytes: {
+        sent: m.meter.bytesOut - (base?.bytesOut ?? 0),
+        received: m.meter.bytesIn - (base?.bytesIn ?? 0),
+      },
+    }
   }
 
   bytes(): { readonly sent: number; readonly received: number } | undefined {

@@ -45,15 +45,18 @@ export async function withFlushConnection<T>(
       failure: (e, fs) => interruptionError(e, fs, flushId, timeoutMs),
     },
     (fs) =>
-      work(fs).then((value) => ({
-        value,
-        roundTrips: fs.roundTrips(),
-        opened: !fs.continued && fs.session.opened,
-        connectRoundTrips: fs.connectRoundTrips(),
-        bytes: fs.bytes(),
-        // Claimed before the connection goes back, counted once they are over.
-        openings: fs.openings(),
-      })),
+      work(fs).then((value) => {
+        const costs = fs.costs()
+        return {
+          value,
+          roundTrips: costs.roundTrips,
+          opened: !fs.continued && fs.session.opened,
+          connectRoundTrips: costs.connectRoundTrips,
+          bytes: costs.bytes,
+          // Claimed before the connection goes back, counted once they are over.
+          openings: fs.openings(),
+        }
+      }),
   )
   const { openings } = used
   const more = typeof openings === 'number' ? openings : await openings

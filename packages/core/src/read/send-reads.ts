@@ -54,9 +54,9 @@ export function sendReads(
 
 /** What the batch cost on its connection, on its span. */
 function costs(span: TraceSpan, session: GuardedSession): void {
-  const bytes = session.bytes()
+  const { bytes, roundTrips } = session.costs()
   span.setAttributes({
-    'pipeflush.round_trips': session.roundTrips(),
+    'pipeflush.round_trips': roundTrips,
     'pipeflush.bytes_sent': bytes?.sent,
     'pipeflush.bytes_received': bytes?.received,
   })
