@@ -1,7 +1,8 @@
 import type { Row } from '../drivers/driver.ts'
 import type { ColumnModel, TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
-import { emptyRowOf } from '../track/row.ts'
+import { compiled, propertyName } from '../track/compiled-rows.ts'
+import { rowMaker } from '../track/row.ts'
 import { decodeValue, plainCodec, type ScalarCodec, type ValueLocation } from '../values/index.ts'
 
 /** How one column of a table's rows is decoded: its scalar codec when nothing else is needed. */
@@ -32,7 +33,8 @@ const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
 
 /**
  * A row selected as `c0, c1...` texts (every column of `table`, in table order, as reads select them),
- * decoded by column. The names, codecs and location are found once per table; a scalar column's text
+ * decoded by column. The names, codecs and location are found once per table, in a decoder built
+ * once per table with its columns' names in its code (see `compiled-rows.ts`); a scalar column's text
  * goes straight to its codec, and one that does not decode is decoded again by `decodeValue`, whose
  * error names the table and column.
  *
@@ -40,20 +42,44 @@ const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
  * decodeRow(book, { c0: '1', c1: 'Dune', c2: '3' }) // { id: 1, title: 'Dune', author_id: 3 }
  */
 export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> {
-  const values = emptyRowOf(table, 'row')
+  return rowDecoderOf(table)(raw)
+}
+
+type RowDecoder = (raw: Row) => Record<string, unknown>
+
+const rowDecoderOf: (table: TableModel) => RowDecoder = perTable((table) => {
   const { columns, at } = decoderOf(table)
-  for (let i = 0; i < columns.length; i++) {
-    const c = columns[i]!
-    const text = raw[c.selected]
-    if (typeof text !== 'string') values[c.name] = null
-    else if (c.codec === undefined) values[c.name] = decodeValue(text, c.column, at)
-    else {
-      try {
-        values[c.name] = c.codec.decode(text, c.column)
-      } catch {
-        values[c.name] = decodeValue(text, c.column, at)
+  const Make = rowMaker(table, 'row')
+  const loop: RowDecoder = (raw) => {
+    const values = new Make()
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i]!
+      const text = raw[c.selected]
+      if (typeof text !== 'string') values[c.name] = null
+      else if (c.codec === undefined) values[c.name] = decodeValue(text, c.column, at)
+      else {
+        try {
+          values[c.name] = c.codec.decode(text, c.column)
+        } catch {
+          values[c.name] = decodeValue(text, c.column, at)
+        }
       }
     }
+    return values
   }
-  return values
-}
+  // Each column's codec and model held in a constant of the decoder's scope (`k3`, `m3`).
+  let body = ''
+  for (let i = 0; i < columns.length; i++)
+    body += `const k${i} = columns[${i}].codec, m${i} = columns[${i}].column\n`
+  body += 'return function decodeRow(raw) {\n  const values = new Make()\n  let t\n'
+  columns.forEach((c, i) => {
+    const p = propertyName(c.name)
+    body += `  t = raw[${propertyName(c.selected)}]\n  if (typeof t !== 'string') values[${p}] = null\n`
+    body +=
+      c.codec === undefined
+        ? `  else values[${p}] = decodeValue(t, m${i}, at)\n`
+        : `  else try { values[${p}] = k${i}.decode(t, m${i}) } catch { values[${p}] = decodeValue(t, m${i}, at) }\n`
+  })
+  body += '  return values\n}'
+  return compiled(['columns', 'Make', 'decodeValue', 'at'], body, [columns, Make, decodeValue, at], loop)
+})

@@ -25,13 +25,21 @@ export function emptyRow(): Record<string, unknown> {
  * after entity rows of 3 took 96 bytes instead of 56.)
  */
 export function emptyRowOf(table: TableModel, use: 'row' | 'snapshot'): Record<string, unknown> {
+  return new (rowMaker(table, use))()
+}
+
+/**
+ * The constructor of {@link emptyRowOf}'s rows of `table` for `use`: for code that makes many rows of
+ * one table (see `compiled-rows.ts`).
+ */
+export function rowMaker(table: TableModel, use: 'row' | 'snapshot'): new () => Record<string, unknown> {
   const constructors = use === 'row' ? ROW_OF_TABLE : SNAPSHOT_OF_TABLE
   let make = constructors.get(table)
   if (make === undefined) {
     make = rowConstructor(table)
     constructors.set(table, make)
   }
-  return new make()
+  return make
 }
 
 const ROW_OF_TABLE = new WeakMap<TableModel, new () => Record<string, unknown>>()

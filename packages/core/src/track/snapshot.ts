@@ -2,20 +2,43 @@ import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import { cloneValue } from './clone.ts'
-import { emptyRowOf } from './row.ts'
+import { compiled, propertyName } from './compiled-rows.ts'
+import { rowMaker } from './row.ts'
 
 /** A copy of a row's values, for dirty checking: what the database holds after a flush or a read. */
 export function snapshotOf(
   table: TableModel,
   row: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  const out = emptyRowOf(table, 'snapshot')
-  for (const c of table.columns) {
-    const value = row[c.name]
-    out[c.name] = snapshotValue(table, c.name, value)
-  }
-  return out
+  return snapshotterOf(table)(row)
 }
+
+type Snapshotter = (row: Readonly<Record<string, unknown>>) => Record<string, unknown>
+
+/**
+ * {@link snapshotOf} for the rows of one table, built once per table with its columns' names in its
+ * code (see `compiled-rows.ts`): a value kept as it is, an object copied (see {@link snapshotValue}).
+ */
+const snapshotterOf: (table: TableModel) => Snapshotter = perTable((table) => {
+  const Make = rowMaker(table, 'snapshot')
+  const names = table.columns.map((c) => c.name)
+  const copy = (c: number, value: object): unknown => copied(table, names[c]!, value)
+  const loop: Snapshotter = (row) => {
+    const out = new Make()
+    for (let c = 0; c < names.length; c++) {
+      const value = row[names[c]!]
+      out[names[c]!] = value === null || typeof value !== 'object' ? value : copy(c, value)
+    }
+    return out
+  }
+  let body = 'return function snapshotOf(row) {\n  const out = new Make()\n  let v\n'
+  names.forEach((name, c) => {
+    const p = propertyName(name)
+    body += `  v = row[${p}]\n  out[${p}] = v === null || typeof v !== 'object' ? v : copy(${c}, v)\n`
+  })
+  body += '  return out\n}'
+  return compiled(['Make', 'copy'], body, [Make, copy], loop)
+})
 
 /**
  * `value` as a snapshot of `table.column` holds it: itself, or a copy of an object (INVALID_VALUE for

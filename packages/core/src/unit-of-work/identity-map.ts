@@ -22,6 +22,26 @@ export class IdentityMap {
   }
 
   /**
+   * Maps `state` as {@link set} does, indexed at once: for a read tracking its rows one by one, each
+   * after a {@link get} of its key (which left nothing to index).
+   */
+  setIndexed(state: EntityState): void {
+    if (state.key === null)
+      throw errors.internal('IdentityMap.setIndexed', 'an entity without a key cannot be mapped')
+    if (this.#unindexed.length > 0) {
+      this.#unindexed.push(state)
+      return
+    }
+    const table = state.table.key
+    let t = this.#tables.get(table)
+    if (t === undefined) {
+      t = new Map()
+      this.#tables.set(table, t)
+    }
+    t.set(state.key, state)
+  }
+
+  /**
    * Maps every state of `states` (each keyed), in order: as {@link set} one by one, in one copy
    * (a flush of 100,000 new rows grew the list row by row, leaving twice its size in garbage).
    */

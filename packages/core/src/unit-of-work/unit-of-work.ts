@@ -67,7 +67,7 @@ export class UnitOfWork {
       if (known) return known
       const state = this.#state(table, row, 'managed', snapshotOf(table, row))
       state.key = key
-      map.set(state)
+      map.setIndexed(state)
       return state
     }
     const key = keyHoldsEntity(table, row) ? null : rowKey(table, row)

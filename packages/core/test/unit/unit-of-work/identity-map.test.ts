@@ -92,4 +92,26 @@ describe('IdentityMap', () => {
     map.clear()
     expect(map.size).toBe(0)
   })
+
+  it('maps a state at once with setIndexed, after what set left to index, a later one winning', () => {
+    const map = new IdentityMap()
+    const first = state('tag', '1')
+    map.setIndexed(first)
+    expect(map.get('tag', '1')).toBe(first)
+    // Mapped by set, not indexed yet: setIndexed goes after it, in order.
+    const pending = state('tag', '2')
+    map.set(pending)
+    const second = state('tag', '2')
+    map.setIndexed(second)
+    expect(map.get('tag', '2')).toBe(second)
+    map.setIndexed(state('author', '1'))
+    expect([...map.values()].map((s) => `${s.table.key}:${s.key}`)).toEqual(['tag:1', 'tag:2', 'author:1'])
+    expect(() => map.setIndexed(state('tag', null))).toThrow(
+      expect.objectContaining({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringContaining('IdentityMap.setIndexed'),
+      }),
+    )
+    expect(map.size).toBe(3)
+  })
 })
