@@ -35,8 +35,10 @@ export class ReadBatch {
   #waiting: BatchItem[] = []
   #grouped = new Map<string, BatchItem>()
   #scheduled = false
-  /** The batch in flight, if any: the next one is sent once it settled. */
+  /** The last batch sent or waiting to be: the next one is sent once it settled. */
   #inFlight: Promise<void> = Promise.resolve()
+  /** How many batches are in flight or waiting for the one in flight (none: the next one goes at once). */
+  #unsettled = 0
 
   constructor(context: ReadContext) {
     this.#context = context
@@ -83,48 +85,58 @@ export class ReadBatch {
       this.#waiting = []
       this.#grouped = new Map()
       this.#scheduled = false
-      this.#inFlight = this.#inFlight.then(() => this.#send(items))
+      // Sent at once when no batch is in flight; else once the last one settled.
+      this.#unsettled++
+      this.#inFlight =
+        this.#unsettled === 1 ? this.#send(items) : this.#inFlight.then(() => this.#send(items))
     })
   }
 
+  /** Sends `items` and settles each (never rejects): the batch is no longer unsettled once it returns. */
   async #send(items: readonly BatchItem[]): Promise<void> {
-    const parts = items.map((item) => {
-      try {
-        return item.statements()
-      } catch (e) {
-        item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch', String(e)))
-        return undefined
-      }
-    })
-    const live = items.flatMap((item, i) => (parts[i] === undefined ? [] : [{ item, statements: parts[i]! }]))
-    if (live.length === 0) return
-    const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
     try {
-      const rowSets = await routeReads(
-        this.#context,
-        live.flatMap((l) => l.statements),
-        what,
-      )
-      let next = 0
-      for (const { item, statements } of live) {
-        const own = rowSets.slice(next, next + statements.length)
-        next += statements.length
-        settle(item, own)
-      }
-    } catch (e) {
-      const error = e as PipeflushError
-      if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
-        // The server ended the message at the failing select: each read again, on its own.
-        for (const { item, statements } of live) {
-          try {
-            settle(item, await routeReads(this.#context, statements, item.what))
-          } catch (own) {
-            item.fail(own as PipeflushError)
-          }
+      const parts = items.map((item) => {
+        try {
+          return item.statements()
+        } catch (e) {
+          item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch', String(e)))
+          return undefined
         }
-        return
+      })
+      const live = items.flatMap((item, i) =>
+        parts[i] === undefined ? [] : [{ item, statements: parts[i]! }],
+      )
+      if (live.length === 0) return
+      const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
+      try {
+        const rowSets = await routeReads(
+          this.#context,
+          live.flatMap((l) => l.statements),
+          what,
+        )
+        let next = 0
+        for (const { item, statements } of live) {
+          const own = rowSets.slice(next, next + statements.length)
+          next += statements.length
+          settle(item, own)
+        }
+      } catch (e) {
+        const error = e as PipeflushError
+        if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
+          // The server ended the message at the failing select: each read again, on its own.
+          for (const { item, statements } of live) {
+            try {
+              settle(item, await routeReads(this.#context, statements, item.what))
+            } catch (own) {
+              item.fail(own as PipeflushError)
+            }
+          }
+          return
+        }
+        for (const { item } of live) item.fail(error)
       }
-      for (const { item } of live) item.fail(error)
+    } finally {
+      this.#unsettled--
     }
   }
 }

@@ -4,7 +4,7 @@ import type { PipeflushError } from '../errors.ts'
 import type { Attributes } from '../observe/tracing.ts'
 import type { Settings } from '../settings.ts'
 import type { ReadStatement } from './read-statement.ts'
-import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, replicaSafe } from './replicas.ts'
+import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
 import { type ReadTarget, sendReads } from './send-reads.ts'
 
 /** What routing a unit of work's reads needs: its settings and its connections. */
@@ -22,12 +22,13 @@ export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 're
  *   or when the replica fails or refuses, the batch goes to the primary (the replica is left out for a
  *   while when it failed or lagged);
  * - without replicas, to the primary.
- * The span of each batch says which server answered and why.
+ * The span of each batch says which server answered and why. Not itself async: a batch that goes to
+ * the primary is the send's own promise, without one around it.
  *
  * @example
  * const rowSets = await routeReads(context, [{ text: 'select 1', params: [] }], 'Reading')
  */
-export async function routeReads(
+export function routeReads(
   context: ReadContext,
   statements: readonly ReadStatement[],
   what: string,
@@ -56,6 +57,23 @@ export async function routeReads(
     const skipped = picked.skipped.join('; ')
     return send(pool, statements, { 'pipeflush.server': 'primary', 'pipeflush.replicas_skipped': skipped })
   }
+  return viaReplica(context, statements, what, picked)
+}
+
+/** The replica a batch goes to (see `ReplicaSet.pick`). */
+type Picked = Exclude<ReturnType<ReplicaSet['pick']>, { readonly skipped: readonly string[] }>
+
+/** `statements` on the replica `picked`, its lag measured with them; on the primary when it cannot answer (see {@link routeReads}). */
+async function viaReplica(
+  context: ReadContext,
+  statements: readonly ReadStatement[],
+  what: string,
+  picked: Picked,
+): Promise<(readonly Row[])[]> {
+  const replicas = context.replicas!
+  const send = (target: ReadTarget, sent: readonly ReadStatement[], extra: Attributes) =>
+    sendReads(context, target, sent, what, extra)
+  const pool = { source: context.connections.pool, driver: context.connections.driver }
   const replica = { source: picked.source, driver: picked.driver }
   let rowSets: (readonly Row[])[]
   try {

@@ -41,6 +41,25 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     return { ...c, root }
   }
 
+  test('a read started while a batch is in flight goes in the next batch, once it settled, on the same connection', async () => {
+    const c = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(c.client)
+    await c.query('select 1') // one warm connection: a second batch sent beside the first would open another
+    const em = root.fork()
+    const sockets = c.counter.read().connections
+    c.counter.reset()
+    const first = em.load('author', 1)
+    await new Promise((resolve) => setImmediate(resolve)) // the first batch is on its way
+    const [ada, grace, books] = await Promise.all([
+      first,
+      em.load('author', 2),
+      em.find('book', { author_id: 1 }),
+    ])
+    expect(c.counter.read()).toMatchObject({ roundTrips: 2, connections: sockets })
+    expect([ada!['name'], grace!['name']]).toEqual(['Ada', 'Grace'])
+    expect(names(books)).toEqual(['Letters', 'Notes'])
+  })
+
   test('reads started in one tick go in one round trip: loads of a table by key gathered, finds, a view', async () => {
     const { root, counter } = await setup()
     const em = root.fork()
