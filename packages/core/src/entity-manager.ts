@@ -46,7 +46,24 @@ export class EntityManager {
   readonly #flushes: ManagerFlush
 
   private constructor(client: ClientSettings, own: ManagerSettings) {
-    const settings: Settings = { ...client, ...own }
+    // Field by field, not two spreads: a fork is made per request, and is given its parent's whole
+    // settings as `client`.
+    const settings: Settings = {
+      driver: client.driver,
+      schema: client.schema,
+      ids: client.ids,
+      named: client.named,
+      preparedBurst: client.preparedBurst,
+      flushLog: client.flushLog,
+      serverValues: client.serverValues,
+      copyRows: client.copyRows,
+      hooks: client.hooks,
+      mode: own.mode,
+      timeoutMs: own.timeoutMs,
+      errorValues: own.errorValues,
+      observe: own.observe,
+      replicas: own.replicas,
+    }
     this.#settings = settings
     this.#connections = new UnitConnections(client.driver, own.timeoutMs)
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))

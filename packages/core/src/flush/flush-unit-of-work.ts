@@ -12,11 +12,11 @@ import type { FlushPlan } from '../plan/types.ts'
 import type { PendingChanges } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
-import { withFlushConnection } from './flush-connection.ts'
+import { type ConnectionUse, withFlushConnection } from './flush-connection.ts'
 import type { FlushReport } from './flush-report.ts'
 import type { FlushSession } from './flush-session.ts'
 import type { FlushSettings } from './flush-settings.ts'
-import { sendByMode } from './modes.ts'
+import { type ReturnedRows, sendByMode } from './modes.ts'
 import { columnNamedByApi } from './outcome.ts'
 import { serverFilled } from './server-filled.ts'
 
@@ -81,49 +81,71 @@ export async function flushUnitOfWork(
   const shortAtCall = ids.short(need)
   let idFetch = false
   const upsertCount = uow.upsertCount
-  const used = await withFlushConnection(
-    context.connection.source(flushId),
-    settings.timeoutMs,
-    flushId,
-    async (fs) => {
-      // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
-      if (ids.short(need)) {
-        idFetch = true
-        await fetchIds(queryOn(fs), ids, need)
-      }
-      assignIds(rows, need, ids)
-      const replan = shortAtCall && uow.edits !== edits
-      // Taken once: a second call (none today) would find no draft and plan again.
-      const drafted = draft
-      draft = undefined
-      const { plan, sent, copies } = completeWithIds(
-        replan ? undefined : drafted,
-        () => draftFlush(schema, pendingInput(pending, uow), settings),
-        settings,
-      )
-      context.onPlanned?.(plan)
-      const returned = await sendByMode(fs, plan, settings, flushId, copies).catch((e: unknown) => {
-        throw columnNamedByApi(e, schema)
-      })
-      return { plan: withoutTexts(plan), sent, returned }
-    },
-  ).catch((e: unknown) => forget(pending.inserts, e))
+  let used: ConnectionUse<{ plan: FlushPlan; sent: CompletedPlan['sent']; returned: ReturnedRows }>
+  try {
+    used = await withFlushConnection(
+      context.connection.source(flushId),
+      settings.timeoutMs,
+      flushId,
+      async (fs) => {
+        // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
+        if (ids.short(need)) {
+          idFetch = true
+          await fetchIds(queryOn(fs), ids, need)
+        }
+        assignIds(rows, need, ids)
+        const replan = shortAtCall && uow.edits !== edits
+        // Taken once: a second call (none today) would find no draft and plan again.
+        const drafted = draft
+        draft = undefined
+        const { plan, sent, copies } = completeWithIds(
+          replan ? undefined : drafted,
+          () => draftFlush(schema, pendingInput(pending, uow), settings),
+          settings,
+        )
+        context.onPlanned?.(plan)
+        let returned: ReturnedRows
+        try {
+          returned = await sendByMode(fs, plan, settings, flushId, copies)
+        } catch (e) {
+          throw columnNamedByApi(e, schema)
+        }
+        return { plan: withoutTexts(plan), sent, returned }
+      },
+    )
+  } catch (e) {
+    forget(pending.inserts, e)
+  }
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
   uow.applyFlushed(pending, sent, upsertCount, filled, edits)
+  // Written out, not a spread of `base`: once per flush.
   return {
-    ...base,
+    flushId,
+    mode: base.mode,
+    driver: base.driver,
+    inserted: counts.inserted,
+    updated: counts.updated,
+    deleted: counts.deleted,
+    upserted: counts.upserted,
     roundTrips: used.roundTrips,
     connectRoundTrips: used.connectRoundTrips,
     connected: used.opened,
     idFetch,
-    statements: plan.waves.reduce((n, w) => n + w.length, 0),
+    statements: statementCount(plan),
     waves: plan.waves.length,
     durationMs: performance.now() - started,
     bytesSent: used.bytes?.sent,
     bytesReceived: used.bytes?.received,
     summary: planSummary(plan),
   }
+}
+
+/** How many statements `plan` sends. */
+function statementCount(plan: FlushPlan): number {
+  let n = 0
+  for (let w = 0; w < plan.waves.length; w++) n += plan.waves[w]!.length
+  return n
 }
 
 /**
