@@ -41,9 +41,10 @@ export class EntityManager {
   /** Where its flushes and reads get their connection (the pool, or its locking transaction). */
   readonly #connections: UnitConnections
   readonly #uow: UnitOfWork
-  readonly #reads: UnitOfWorkReads
-  /** Its flushes, one at a time, with their hooks. */
-  readonly #flushes: ManagerFlush
+  /** Its reads, made at the first (a fork per request that only writes makes none). */
+  #madeReads: UnitOfWorkReads | undefined = undefined
+  /** Its flushes, one at a time, with their hooks; made at the first (a fork that only reads makes none). */
+  #madeFlushes: ManagerFlush | undefined = undefined
 
   private constructor(client: ClientSettings, own: ManagerSettings) {
     // Field by field, not two spreads: a fork is made per request, and is given its parent's whole
@@ -67,15 +68,24 @@ export class EntityManager {
     this.#settings = settings
     this.#connections = new UnitConnections(client.driver, own.timeoutMs)
     this.#uow = new UnitOfWork((state, name) => navigate(this.#uow, client.schema, state, name))
-    this.#flushes = new ManagerFlush(this.#uow, settings, this.#connections)
-    const { timeoutMs, named, observe, replicas } = settings
-    this.#reads = new UnitOfWorkReads(this.#uow, client.schema, {
+  }
+
+  get #reads(): UnitOfWorkReads {
+    if (this.#madeReads !== undefined) return this.#madeReads
+    const { schema, timeoutMs, named, observe, replicas } = this.#settings
+    this.#madeReads = new UnitOfWorkReads(this.#uow, schema, {
       timeoutMs,
       named,
       observe,
       replicas,
       connections: this.#connections,
     })
+    return this.#madeReads
+  }
+
+  get #flushes(): ManagerFlush {
+    this.#madeFlushes ??= new ManagerFlush(this.#uow, this.#settings, this.#connections)
+    return this.#madeFlushes
   }
 
   /**

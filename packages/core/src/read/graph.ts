@@ -6,7 +6,7 @@ import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { castText } from '../values/index.ts'
 import type { ReadStatement } from './read-statement.ts'
 import { selectList, textParams, type Where, whereSql } from './select-sql.ts'
-import { type Direction, parseWith, shapeKey, type WithNode } from './with-tree.ts'
+import { type Direction, parseWith, type WithNode } from './with-tree.ts'
 
 export type { Direction, OrderBy, With, WithOptions } from './with-tree.ts'
 
@@ -87,7 +87,7 @@ export function graphLevels(
     shapes = new Map()
     schemaShapes.set(schema, shapes)
   }
-  const key = `${table.key}\u0000${rootKey(root)}\u0000${shapeKey(node)}`
+  const key = `${table.key}\u0000${rootKey(root)}\u0000${node.shape}`
   let shape = shapes.get(key)
   if (shape === undefined) {
     shape = buildShape(schema, table, root, node, rootParams.length)
@@ -95,13 +95,28 @@ export function graphLevels(
     shapes.set(key, shape)
   }
   const values = whereValues(node, shape.whereTables, resolveWhere)
-  return shape.levels.map(({ level, uses }) => ({
-    ...level,
-    statement: {
-      ...level.statement,
-      params: uses.length === 0 ? rootParams : [...rootParams, ...uses.map((i) => values[i] ?? null)],
-    },
-  }))
+  // Written out, not spreads of the shape's levels: once per level of every load.
+  const levels = shape.levels
+  const out: GraphLevel[] = new Array(levels.length)
+  for (let i = 0; i < levels.length; i++) {
+    const { level, uses } = levels[i]!
+    const s = level.statement
+    out[i] = {
+      table: level.table,
+      parent: level.parent,
+      relation: level.relation,
+      role: level.role,
+      rowsOf: level.rowsOf,
+      ordered: level.ordered,
+      statement: {
+        text: s.text,
+        table: s.table,
+        locking: s.locking,
+        params: uses.length === 0 ? rootParams : [...rootParams, ...uses.map((u) => values[u] ?? null)],
+      },
+    }
+  }
+  return out
 }
 
 /** A level as a shape has it: its text numbered for the roots' parameters, then `uses` (global indexes of `$where` values). */

@@ -38,9 +38,22 @@ export interface WithNode {
   readonly orderBy: readonly (readonly [column: string, direction: Direction])[]
   readonly limit: number | undefined
   readonly count: readonly string[]
+  /**
+   * A text that tells the SQL shape of this level apart from every other's: its relations in order,
+   * its options' columns, directions and limits, and for `$where` each column and whether its value
+   * is null or a list (the values themselves are parameters, not part of the shape).
+   */
+  readonly shape: string
 }
 
-const EMPTY: WithNode = { relations: [], where: undefined, orderBy: [], limit: undefined, count: [] }
+const EMPTY: WithNode = {
+  relations: [],
+  where: undefined,
+  orderBy: [],
+  limit: undefined,
+  count: [],
+  shape: '{}',
+}
 
 /**
  * `tree` read into levels, every option checked for its form (`INVALID_VALUE`, naming its path,
@@ -59,21 +72,42 @@ export function parseWith(tree: unknown, path: string): WithNode {
   let orderBy: (readonly [string, Direction])[] = []
   let limit: number | undefined
   let count: readonly string[] = []
-  for (const [key, value] of Object.entries(tree)) {
-    const at = `${path}.${key}`
-    if (value === undefined && key.startsWith('$')) continue
+  // Read once per load: its own keys walked without an array of entries, each level's shape written
+  // as it is read (see `WithNode.shape`), a key's path made only for a relation or an error.
+  let shape = '{'
+  const level = tree as Readonly<Record<string, unknown>>
+  for (const key in level) {
+    if (!Object.hasOwn(level, key)) continue
+    const value = level[key]
     if (!key.startsWith('$')) {
-      relations.push([key, parseWith(value, at)])
+      const below = parseWith(value, `${path}.${key}`)
+      relations.push([key, below])
+      shape += `${JSON.stringify(key)}:${below.shape},`
       continue
     }
-    if (key === '$where') where = whereOption(value, at)
-    else if (key === '$orderBy') orderBy = orderOption(value, at)
-    else if (key === '$limit') limit = limitOption(value, at)
-    else if (key === '$count') count = countOption(value, at)
+    if (value === undefined) continue
+    if (key === '$where') where = whereOption(value, `${path}.${key}`)
+    else if (key === '$orderBy') orderBy = orderOption(value, `${path}.${key}`)
+    else if (key === '$limit') limit = limitOption(value, `${path}.${key}`)
+    else if (key === '$count') count = countOption(value, `${path}.${key}`)
     else
-      throw errors.invalidWithOption(at, 'not an option of a `with` level ($where, $orderBy, $limit, $count)')
+      throw errors.invalidWithOption(
+        `${path}.${key}`,
+        'not an option of a `with` level ($where, $orderBy, $limit, $count)',
+      )
   }
-  return { relations, where, orderBy, limit, count }
+  if (where !== undefined) {
+    shape += 'w:'
+    for (const column in where) {
+      if (!Object.hasOwn(where, column)) continue
+      const value = where[column]
+      shape += `${JSON.stringify(column)}${value === null ? 'n' : Array.isArray(value) ? 'l' : 'v'},`
+    }
+  }
+  if (orderBy.length > 0) shape += `o:${JSON.stringify(orderBy)},`
+  if (limit !== undefined) shape += `l:${limit},`
+  if (count.length > 0) shape += `c:${JSON.stringify(count)},`
+  return { relations, where, orderBy, limit, count, shape: `${shape}}` }
 }
 
 function whereOption(value: unknown, at: string): Where {
@@ -113,23 +147,4 @@ function countOption(value: unknown, at: string): readonly string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
     throw errors.invalidWithOption(at, `must be an array of relation names, not ${describeValue(value)}`)
   return value as string[]
-}
-
-/**
- * A text that tells the SQL shape of `node` apart from every other's: its relations in order, its
- * options' columns, directions and limits, and for `$where` each column and whether its value is
- * null or a list (the values themselves are parameters, not part of the shape).
- */
-export function shapeKey(node: WithNode): string {
-  let out = '{'
-  for (const [name, below] of node.relations) out += `${JSON.stringify(name)}:${shapeKey(below)},`
-  if (node.where !== undefined) {
-    out += 'w:'
-    for (const [column, value] of Object.entries(node.where))
-      out += `${JSON.stringify(column)}${value === null ? 'n' : Array.isArray(value) ? 'l' : 'v'},`
-  }
-  if (node.orderBy.length > 0) out += `o:${JSON.stringify(node.orderBy)},`
-  if (node.limit !== undefined) out += `l:${node.limit},`
-  if (node.count.length > 0) out += `c:${JSON.stringify(node.count)},`
-  return `${out}}`
 }
