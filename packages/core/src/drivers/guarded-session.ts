@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import { setAlarm } from './deadline-alarm.ts'
+import { type Alarm, setAlarm } from './deadline-alarm.ts'
 import type { DriverError, PipelinedStatement, Session, SimpleResult, StatementResult } from './driver.ts'
 
 /**
@@ -182,30 +182,31 @@ export class GuardedSession {
 
   /** `answer`, or `Interrupted` at the deadline or shortly after the socket ended. */
   #guard<T>(answer: Promise<T>): Promise<T> {
-    answer.catch(() => {}) // settled below; never an unhandled rejection if interrupted first
     return new Promise<T>((resolve, reject) => {
       let done = false
+      let alarm: Alarm | undefined
+      let grace: NodeJS.Timeout | undefined
       const finish = (settle: () => void) => {
         if (done) return
         done = true
-        alarm.cancel()
+        alarm?.cancel()
         clearTimeout(grace)
         settle()
       }
-      const alarm = setAlarm(this.#deadline, () => {
-        this.#timedOut = true
-        this.session.terminate()
-        finish(() => reject(new Interrupted('timeout')))
-      })
-      let grace: NodeJS.Timeout | undefined
-      this.session.ended.then((cause) => {
-        if (done) return
-        grace = setTimeout(() => finish(() => reject(new Interrupted('ended', cause))), ENDED_GRACE_MS)
-      })
+      // Handled first: never an unhandled rejection, even if what follows throws or interrupts it.
       answer.then(
         (value) => finish(() => resolve(value)),
         (error: unknown) => finish(() => reject(error)),
       )
+      alarm = setAlarm(this.#deadline, () => {
+        this.#timedOut = true
+        this.session.terminate()
+        finish(() => reject(new Interrupted('timeout')))
+      })
+      this.session.ended.then((cause) => {
+        if (done) return
+        grace = setTimeout(() => finish(() => reject(new Interrupted('ended', cause))), ENDED_GRACE_MS)
+      })
     })
   }
 }
