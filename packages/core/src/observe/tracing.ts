@@ -1,17 +1,27 @@
 /**
  * OpenTelemetry spans, through `@opentelemetry/api` when the application has it (an optional peer
- * dependency: pipeflush imports it once, at `connect`, and records nothing without it). The API
- * hands out non-recording spans until the application registers a tracer provider: pipeflush then
- * ends them at once and computes no attribute, so tracing costs next to nothing when off.
+ * dependency: pipeflush imports it once, at `connect`, and records nothing without it). Until the
+ * application registers a tracer provider, pipeflush asks the API for no span at all; a provider's
+ * span that does not record (sampled out) is ended at once, no attribute computed: tracing costs
+ * next to nothing when off.
  */
 
 /** The part of `@opentelemetry/api` pipeflush uses (declared here: the package is optional). */
 interface OtelApi {
   readonly trace: {
-    getTracer(name: string, version?: string): OtelTracer
+    getTracerProvider(): OtelTracerProvider
     setSpan(context: unknown, span: TraceSpan): unknown
   }
   readonly context: { active(): unknown; with<T>(context: unknown, fn: () => T): T }
+}
+
+/**
+ * The global tracer provider: the API's proxy, whose `getDelegateTracer` answers undefined while no
+ * SDK registered a provider behind it.
+ */
+interface OtelTracerProvider {
+  getTracer(name: string, version?: string): OtelTracer
+  getDelegateTracer?(name: string, version?: string): OtelTracer | undefined
 }
 
 interface OtelTracer {
@@ -63,7 +73,13 @@ export function startSpan(
   attributes?: () => Attributes,
 ): TraceSpan | undefined {
   if (!api) return undefined
-  const span = api.trace.getTracer(TRACER).startSpan(name, { kind: KIND[kind] })
+  const provider = api.trace.getTracerProvider()
+  // No SDK behind the API's proxy: nothing would record the span, so none is made (the proxy would
+  // make a tracer and a non-recording span at every flush and read).
+  const tracer =
+    provider.getDelegateTracer === undefined ? provider.getTracer(TRACER) : provider.getDelegateTracer(TRACER)
+  if (tracer === undefined) return undefined
+  const span = tracer.startSpan(name, { kind: KIND[kind] })
   if (!span.isRecording()) {
     span.end()
     return undefined
