@@ -161,7 +161,7 @@ export class HeldTransaction implements ConnectionSource {
       throw redactError(reservationError(this.#driver.toDriverError(e), purpose))
     }
     // Its connection lost while held: the server rolled it back; the flush is told, sending nothing.
-    void session.ended.then(() => {
+    session.onEnd(() => {
       if (this.#session === session) void this.#end('its connection was lost', 'close')
     })
     this.#session = session

@@ -131,8 +131,12 @@ export interface Session {
    * connection to the request it opened it for.
    */
   openings?(deadline: number): number | Promise<number>
-  /** Resolves with the cause when the connection's socket ends (closed or errored); never rejects. */
-  readonly ended: Promise<DriverError>
+  /**
+   * Calls `listener` with the cause once the connection's socket ends (closed or errored), in a
+   * microtask after it did (or after this call, if it had): a promise's timing, without a promise per
+   * session and per query. Returns how to stop listening.
+   */
+  onEnd(listener: (cause: DriverError) => void): () => void
   /** Whether the socket ended. */
   isEnded(): boolean
   /**

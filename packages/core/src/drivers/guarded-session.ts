@@ -186,10 +186,12 @@ export class GuardedSession {
       let done = false
       let alarm: Alarm | undefined
       let grace: NodeJS.Timeout | undefined
+      let stopListening: (() => void) | undefined
       const finish = (settle: () => void) => {
         if (done) return
         done = true
         alarm?.cancel()
+        stopListening?.()
         clearTimeout(grace)
         settle()
       }
@@ -203,7 +205,7 @@ export class GuardedSession {
         this.session.terminate()
         finish(() => reject(new Interrupted('timeout')))
       })
-      this.session.ended.then((cause) => {
+      stopListening = this.session.onEnd((cause) => {
         if (done) return
         grace = setTimeout(() => finish(() => reject(new Interrupted('ended', cause))), ENDED_GRACE_MS)
       })

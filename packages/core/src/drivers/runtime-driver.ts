@@ -57,7 +57,8 @@ export class RuntimeDriver implements Driver {
 
   reserve(options: ReserveOptions): Promise<Session> {
     const started = performance.now()
-    return this.#acquire(options.deadline).then(
+    return this.#acquire(
+      options.deadline,
       (connection) => new RuntimeSession(this.#adapter, connection, this.meters, started),
     )
   }
@@ -69,7 +70,7 @@ export class RuntimeDriver implements Driver {
   detectPooler(): Promise<boolean> {
     if (!this.#pooler) {
       const p = (async () => {
-        const connection = await this.#acquire(Number.POSITIVE_INFINITY)
+        const connection = await this.#acquire(Number.POSITIVE_INFINITY, (c) => c)
         let healthy = false
         try {
           const { rowSets } = await connection.simple('select pg_backend_pid()::int4 as pid')
@@ -100,10 +101,11 @@ export class RuntimeDriver implements Driver {
   }
 
   /**
-   * A connection of the pool before `deadline`; one that comes later goes back at once. A failure to
-   * get one is a connection error naming where the client tried.
+   * A connection of the pool before `deadline`, as `make` makes it (in the same promise: the session
+   * of a reservation); one that comes later goes back at once. A failure to get one is a connection
+   * error naming where the client tried.
    */
-  #acquire(deadline: number): Promise<AdapterConnection> {
+  #acquire<T>(deadline: number, make: (connection: AdapterConnection) => T): Promise<T> {
     const giveUp = new GiveUp()
     return new Promise((resolve, reject) => {
       let done = false
@@ -117,7 +119,15 @@ export class RuntimeDriver implements Driver {
           if (done) return connection.release()
           done = true
           alarm.cancel()
-          resolve(connection)
+          let made: T
+          try {
+            made = make(connection)
+          } catch (e) {
+            connection.release()
+            reject(e)
+            return
+          }
+          resolve(made)
         },
         (error: unknown) => {
           if (done) return

@@ -43,7 +43,7 @@ export class RuntimeSession implements Session {
   readonly #answered = performance.now()
   readonly #life: SessionLifecycle
   /** Round trips of every open socket when the reservation was answered. */
-  #counts: Map<MeteredSocket, SocketCount> = new Map()
+  readonly #counts: Map<MeteredSocket, SocketCount>
   #metered: MeteredSocket | undefined
   /** Whether this session counts the opening of its connection (decided once, when it is found). */
   #opened = false
@@ -73,8 +73,8 @@ export class RuntimeSession implements Session {
     this.#counts = own === undefined ? meters.counts() : new Map([[own, countOf(own)]])
   }
 
-  get ended(): Promise<DriverError> {
-    return this.#life.ended
+  onEnd(listener: (cause: DriverError) => void): () => void {
+    return this.#life.onEnd(listener)
   }
 
   get opened(): boolean {

@@ -8,9 +8,9 @@ import type { DriverError } from './driver.ts'
  * Written once, so both adapters give a connection back, or discard it, by the same rules.
  */
 export class SessionLifecycle {
-  readonly ended: Promise<DriverError>
   #cause: DriverError | undefined
-  #resolveEnded: (cause: DriverError) => void = () => {}
+  /** Told of the end (see {@link onEnd}); undefined while none listens. */
+  #endListeners: ((cause: DriverError) => void)[] | undefined = undefined
   #inFlight = 0
   #terminated = false
   #releaseWanted = false
@@ -20,9 +20,30 @@ export class SessionLifecycle {
   /** `release(broken)` gives the connection back; `broken` when it ended or was terminated. */
   constructor(release: (broken: boolean) => void) {
     this.#release = release
-    this.ended = new Promise((resolve) => {
-      this.#resolveEnded = resolve
-    })
+  }
+
+  /**
+   * Calls `listener` with the cause once the connection ends, in a microtask after it did (at once
+   * in the next microtask if it had): as a promise of the end would. Returns how to stop listening.
+   */
+  onEnd(listener: (cause: DriverError) => void): () => void {
+    let listening = true
+    const cause = this.#cause
+    if (cause !== undefined) {
+      queueMicrotask(() => {
+        if (listening) listener(cause)
+      })
+    } else {
+      this.#endListeners ??= []
+      this.#endListeners.push(listener)
+    }
+    return () => {
+      if (!listening) return
+      listening = false
+      const listeners = this.#endListeners
+      const i = listeners === undefined ? -1 : listeners.indexOf(listener)
+      if (i >= 0) listeners!.splice(i, 1)
+    }
   }
 
   /** Why the connection ended, once it did. */
@@ -67,8 +88,16 @@ export class SessionLifecycle {
   /** The connection ended (the first cause wins); always a connection error. */
   end(cause: DriverError): void {
     if (this.#cause !== undefined) return
-    this.#cause = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' }
-    this.#resolveEnded(this.#cause)
+    const ended = cause.kind === 'connection' ? cause : { ...cause, kind: 'connection' as const }
+    this.#cause = ended
+    const listeners = this.#endListeners
+    if (listeners !== undefined && listeners.length > 0) {
+      // As a resolved promise calls its reactions: in a microtask, in the order they were added; one
+      // that stops listening meanwhile is not called.
+      queueMicrotask(() => {
+        for (const listener of listeners.slice()) if (listeners.includes(listener)) listener(ended)
+      })
+    }
     this.#releaseIfIdle()
   }
 

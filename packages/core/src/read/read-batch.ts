@@ -35,8 +35,8 @@ export class ReadBatch {
   #waiting: BatchItem[] = []
   #grouped = new Map<string, BatchItem>()
   #scheduled = false
-  /** The last batch sent or waiting to be: the next one is sent once it settled. */
-  #inFlight: Promise<void> = Promise.resolve()
+  /** The last batch sent or waiting to be (none yet: undefined): the next one is sent once it settled. */
+  #inFlight: Promise<void> | undefined = undefined
   /** How many batches are in flight or waiting for the one in flight (none: the next one goes at once). */
   #unsettled = 0
 
@@ -83,12 +83,13 @@ export class ReadBatch {
     setImmediate(() => {
       const items = this.#waiting
       this.#waiting = []
-      this.#grouped = new Map()
+      if (this.#grouped.size > 0) this.#grouped = new Map()
       this.#scheduled = false
       // Sent at once when no batch is in flight; else once the last one settled.
       this.#unsettled++
+      const last = this.#inFlight
       this.#inFlight =
-        this.#unsettled === 1 ? this.#send(items) : this.#inFlight.then(() => this.#send(items))
+        this.#unsettled === 1 || last === undefined ? this.#send(items) : last.then(() => this.#send(items))
     })
   }
 

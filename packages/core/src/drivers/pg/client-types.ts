@@ -100,6 +100,13 @@ export interface PgPoolOptions {
 /** A `pg.Pool`. */
 export interface PgPool {
   connect(): Promise<PgPoolClient>
+  /**
+   * The callback form: no promise made (pg-pool makes two for the promise form). A pool that does not
+   * take a callback answers a promise instead.
+   */
+  connect(
+    callback: (error: Error | undefined, client: PgPoolClient | undefined) => void,
+  ): Promise<PgPoolClient> | undefined
   query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
   readonly options: PgPoolOptions
   readonly totalCount: number

@@ -84,11 +84,25 @@ export class PgAdapter implements DriverAdapter {
   }
 
   acquire(): Promise<AdapterConnection> {
-    try {
-      return this.pool.connect().then((client) => new PgConnection(this, client))
-    } catch (e) {
-      return Promise.reject(e) // refused at once (the pool ending): as a refusal later
-    }
+    // The pool's callback form: one promise, where its promise form and a `then` made three.
+    return new Promise((resolve, reject) => {
+      const answer = (error: unknown, client: PgPoolClient | undefined) => {
+        if (error !== undefined && error !== null) reject(error)
+        else if (client === undefined) reject(new Error('the pool answered neither an error nor a client'))
+        else resolve(new PgConnection(this, client))
+      }
+      try {
+        // A pool that takes no callback answers by its promise (pg-pool's own answers undefined).
+        const answered: unknown = this.pool.connect(answer)
+        if (typeof (answered as Promise<PgPoolClient> | undefined)?.then === 'function')
+          (answered as Promise<PgPoolClient>).then(
+            (client) => answer(undefined, client),
+            (error: unknown) => answer(error ?? new Error('the pool refused a connection'), undefined),
+          )
+      } catch (e) {
+        reject(e) // refused at once (the pool ending): as a refusal later
+      }
+    })
   }
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {

@@ -72,6 +72,38 @@ describe('SessionLifecycle', () => {
     expect(release).toHaveBeenCalledWith(false)
   })
 
+  it('tells its end listeners the cause once, in a microtask, in order; not one that stopped listening', async () => {
+    const life = new SessionLifecycle(() => {})
+    const heard: string[] = []
+    life.onEnd((cause) => heard.push(`first: ${cause.message}`))
+    const stop = life.onEnd(() => heard.push('stopped'))
+    life.onEnd((cause) => heard.push(`third: ${cause.kind}`))
+    stop()
+    stop() // twice: nothing more
+    life.end(CONNECTION)
+    life.end({ ...CONNECTION, message: 'a later cause' }) // the first cause wins, told once
+    expect(heard).toEqual([]) // not within end(): as a promise's reactions
+    await Promise.resolve()
+    expect(heard).toEqual([`first: ${CONNECTION.message}`, 'third: connection'])
+    // A listener added after the end hears it in the next microtask, unless it stops first.
+    life.onEnd((cause) => heard.push(`late: ${cause.message}`))
+    life.onEnd(() => heard.push('late, stopped'))()
+    await Promise.resolve()
+    expect(heard.slice(2)).toEqual([`late: ${CONNECTION.message}`])
+  })
+
+  it('a server error given as the end is told as a connection error', async () => {
+    const life = new SessionLifecycle(() => {})
+    let told: DriverError | undefined
+    life.onEnd((cause) => {
+      told = cause
+    })
+    life.end({ kind: 'server', message: 'terminating connection', sqlState: '57P01', cause: null })
+    await Promise.resolve()
+    expect(told).toMatchObject({ kind: 'connection', message: 'terminating connection' })
+    expect(life.cause).toBe(told)
+  })
+
   it('an answer that arrives after the connection ended is refused', async () => {
     const life = new SessionLifecycle(() => {})
     let answer: (value: string) => void = () => {}
@@ -152,7 +184,7 @@ describe('FlushSession.simple', () => {
       roundTrips: () => 1,
       connectRoundTrips: () => 0,
       opened: false,
-      ended: new Promise<DriverError>(() => {}),
+      onEnd: () => () => {},
       isEnded: () => false,
       terminate,
       release() {},
