@@ -20,7 +20,7 @@ const cpu = () => {
 }
 
 /**
- * Wraps `pool.connect()` and the `query()` of every client it hands over so that, while recording,
+ * Wraps `pool.connect()` (its promise and its callback forms) and the `query()` of every client it hands over so that, while recording,
  * each call and each answer is marked with the client CPU at that moment: where a library calls into
  * the pool, seen from outside it (nothing in the library patched). A query answered by a callback
  * (pg's pipelined queries) is marked when the callback runs, one answered by a promise when it
@@ -37,40 +37,51 @@ export function markPool(pool: pg.Pool): PoolMarks {
   const mark = (kind: PoolMark['kind']) => marks?.push({ kind, cpu: cpu() })
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown
   const wrapped = new WeakSet<object>()
-  ;(pool as { connect: unknown }).connect = (...args: unknown[]) => {
-    if (args.length > 0) return connect(...args) // the callback form: not the one measured
-    mark('connect')
-    return (connect() as Promise<pg.PoolClient>).then((client) => {
-      mark('connected')
-      if (!wrapped.has(client)) {
-        wrapped.add(client)
-        const query = client.query.bind(client) as (...a: unknown[]) => unknown
-        ;(client as { query: unknown }).query = (...a: unknown[]) => {
-          mark('query')
-          const last = a[a.length - 1]
-          if (typeof last === 'function') {
-            a[a.length - 1] = (...result: unknown[]) => {
-              mark('answer')
-              return (last as (...r: unknown[]) => unknown)(...result)
-            }
-            return query(...a)
+  const handOver = (client: pg.PoolClient): pg.PoolClient => {
+    mark('connected')
+    if (!wrapped.has(client)) {
+      wrapped.add(client)
+      const query = client.query.bind(client) as (...a: unknown[]) => unknown
+      ;(client as { query: unknown }).query = (...a: unknown[]) => {
+        mark('query')
+        const last = a[a.length - 1]
+        if (typeof last === 'function') {
+          a[a.length - 1] = (...result: unknown[]) => {
+            mark('answer')
+            return (last as (...r: unknown[]) => unknown)(...result)
           }
-          const answer = query(...a)
-          if (!(answer instanceof Promise)) return answer
-          return answer.then(
-            (r) => {
-              mark('answer')
-              return r
-            },
-            (e: unknown) => {
-              mark('answer')
-              throw e
-            },
-          )
+          return query(...a)
         }
+        const answer = query(...a)
+        if (!(answer instanceof Promise)) return answer
+        return answer.then(
+          (r) => {
+            mark('answer')
+            return r
+          },
+          (e: unknown) => {
+            mark('answer')
+            throw e
+          },
+        )
       }
-      return client
-    })
+    }
+    return client
+  }
+  ;(pool as { connect: unknown }).connect = (...args: unknown[]) => {
+    mark('connect')
+    const callback = args[0]
+    if (typeof callback === 'function') {
+      // The callback form (pipeflush asks the pool so): the client handed over to the callback.
+      return connect((error: unknown, client: pg.PoolClient | undefined, release: unknown) =>
+        (callback as (...r: unknown[]) => unknown)(
+          error,
+          client === undefined || error ? client : handOver(client),
+          release,
+        ),
+      )
+    }
+    return (connect() as Promise<pg.PoolClient>).then(handOver)
   }
   return {
     begin() {
