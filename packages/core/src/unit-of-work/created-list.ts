@@ -14,9 +14,16 @@ export class CreatedList implements Iterable<EntityState> {
   #gone = 0
   /** `#states` was handed out (see {@link toArray}): it is copied before it changes. */
   #shared = false
+  #version = 0
+
+  /** Counts the changes to the list (what was made from it is made again when it moved). */
+  get version(): number {
+    return this.#version
+  }
 
   /** Adds an entity just created (never in the list yet). */
   add(state: EntityState): void {
+    this.#version++
     this.#own().push(state)
   }
 
@@ -25,6 +32,7 @@ export class CreatedList implements Iterable<EntityState> {
    * it comes last, as in a Set.
    */
   restore(state: EntityState): void {
+    this.#version++
     const states = this.#own()
     const at = states.indexOf(state)
     if (at >= 0) {
@@ -36,10 +44,12 @@ export class CreatedList implements Iterable<EntityState> {
 
   /** Forgets an entity whose status is about to stop being `new`. */
   delete(_state: EntityState): void {
+    this.#version++
     this.#gone++
   }
 
   clear(): void {
+    this.#version++
     this.#states = []
     this.#gone = 0
     this.#shared = false

@@ -10,6 +10,12 @@ export class IdentityMap {
   readonly #tables = new Map<string, Map<string, EntityState>>()
   /** Mapped, not indexed yet, in mapping order (a later one wins, as in a map). */
   #unindexed: EntityState[] = []
+  #version = 0
+
+  /** Counts the changes to what is mapped (what was made from it is made again when it moved). */
+  get version(): number {
+    return this.#version
+  }
 
   get(table: string, key: string): EntityState | undefined {
     return this.#indexed().get(table)?.get(key)
@@ -18,6 +24,7 @@ export class IdentityMap {
   set(state: EntityState): void {
     if (state.key === null)
       throw errors.internal('IdentityMap.set', 'an entity without a key cannot be mapped')
+    this.#version++
     this.#unindexed.push(state)
   }
 
@@ -28,6 +35,7 @@ export class IdentityMap {
   setIndexed(state: EntityState): void {
     if (state.key === null)
       throw errors.internal('IdentityMap.setIndexed', 'an entity without a key cannot be mapped')
+    this.#version++
     if (this.#unindexed.length > 0) {
       this.#unindexed.push(state)
       return
@@ -49,14 +57,17 @@ export class IdentityMap {
     for (let i = 0; i < states.length; i++)
       if (states[i]!.key === null)
         throw errors.internal('IdentityMap.setAll', 'an entity without a key cannot be mapped')
+    this.#version++
     this.#unindexed = this.#unindexed.length === 0 ? states.slice() : this.#unindexed.concat(states)
   }
 
   delete(state: EntityState): void {
+    this.#version++
     if (state.key !== null) this.#indexed().get(state.table.key)?.delete(state.key)
   }
 
   clear(): void {
+    this.#version++
     this.#tables.clear()
     this.#unindexed = []
   }

@@ -4,6 +4,7 @@ import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { NOT_A_RELATION } from '../track/entity-proxy.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { normalizeKeyValue } from '../values/index.ts'
+import { canonicalText, keyLocation } from './referring-index.ts'
 import { inReadOrder } from './relation-reads.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 
@@ -24,17 +25,15 @@ export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityStat
   if (relation.kind === 'many-to-one') return manyToOne(uow, state, relation, target)
   if (state.status === 'new' && state.loaded === undefined) state.loaded = new Set([name]) // nothing stored yet
   if (!state.loaded?.has(name)) throw errors.notLoaded(state.table.key, name, state.key)
+  const mine = canonicalText(state.table, relation.columns, state.row)
   if (relation.through === undefined) {
-    const mine = identity(state, relation.columns)
-    const referring = uow.statesOf(target.key).filter((s) => refersTo(s, relation.targetColumns, state, mine))
+    const referring = uow.referring(target, relation.targetColumns).referring(state, mine)
     if (relation.kind === 'one-to-one') return referring[0]?.entity ?? null
     return inReadOrder(state, name, referring).map((s) => s.entity)
   }
   const link = schema.tables.get(relation.through.table)!
-  const mine = identity(state, relation.columns)
   const out: EntityState[] = []
-  for (const l of uow.statesOf(link.key)) {
-    if (!refersTo(l, relation.through.columns, state, mine)) continue
+  for (const l of uow.referring(link, relation.through.columns).referring(state, mine)) {
     const related = find(uow, target, relation.targetColumns, l, relation.through.targetColumns)
     if (related !== undefined) out.push(related)
   }
@@ -67,43 +66,13 @@ function find(
 ): EntityState | undefined {
   const ref = columns.length === 1 ? stateOf(from.row[columns[0]!]) : undefined
   if (ref !== undefined) return ref.table === target ? ref : undefined
-  const wanted = canonical(from.table, columns, from.row)
+  const wanted = canonicalText(from.table, columns, from.row)
   if (wanted === null) return undefined
   if (sameColumns(targetColumns, target.primaryKey)) {
     const s = uow.get(target.key, canonicalAsKey(target, targetColumns, from.row, columns))
     return s?.status === 'managed' ? s : undefined
   }
-  return uow.statesOf(target.key).find((s) => canonical(target, targetColumns, s.row) === wanted)
-}
-
-/** The text identifying `state`'s `columns` (to compare with a reference to them). */
-function identity(state: EntityState, columns: readonly string[]): string | null {
-  return canonical(state.table, columns, state.row)
-}
-
-/** Whether `s`'s `columns` refer to `state` (by entity, or by the values of its `mine` columns). */
-function refersTo(
-  s: EntityState,
-  columns: readonly string[],
-  state: EntityState,
-  mine: string | null,
-): boolean {
-  if (columns.length === 1) {
-    const ref = stateOf(s.row[columns[0]!])
-    if (ref !== undefined) return ref === state
-  }
-  return mine !== null && canonical(s.table, columns, s.row) === mine
-}
-
-/** The values of `columns` as one text (null when one is missing or an entity). */
-function canonical(table: TableModel, columns: readonly string[], row: Readonly<Record<string, unknown>>) {
-  const parts: string[] = []
-  for (const c of columns) {
-    const v = row[c]
-    if (v === null || v === undefined || stateOf(v) !== undefined) return null
-    parts.push(normalizeKeyValue(v, table.columnsByName.get(c)!, { table: table.key }))
-  }
-  return JSON.stringify(parts)
+  return uow.referring(target, targetColumns).firstWithText(wanted)
 }
 
 /** The identity-map key of `target` from `from`'s `columns` matched to `targetColumns` (its key). */
@@ -113,12 +82,18 @@ function canonicalAsKey(
   row: Readonly<Record<string, unknown>>,
   columns: readonly string[],
 ): string {
+  if (columns.length === 1)
+    return normalizeKeyValue(
+      row[columns[0]!],
+      target.columnsByName.get(targetColumns[0]!)!,
+      keyLocation(target),
+    )
   const values: Record<string, unknown> = {}
   targetColumns.forEach((c, i) => {
     values[c] = row[columns[i]!]
   })
   const parts = target.primaryKey.map((k) =>
-    normalizeKeyValue(values[k], target.columnsByName.get(k)!, { table: target.key }),
+    normalizeKeyValue(values[k], target.columnsByName.get(k)!, keyLocation(target)),
   )
   return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
 }

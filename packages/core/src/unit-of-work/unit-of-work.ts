@@ -10,6 +10,7 @@ import { describeKeyText } from '../values/location.ts'
 import { applyFlushed } from './apply-flushed.ts'
 import { type Checkpoint, checkpoint } from './checkpoint.ts'
 import { pendingChanges } from './pending.ts'
+import { ReferringIndex } from './referring-index.ts'
 import { removeEntity, type SentValues, type ServerFilled, unitOfWorkState } from './state.ts'
 
 /**
@@ -23,6 +24,8 @@ export class UnitOfWork {
   readonly #uow = unitOfWorkState(this)
   /** What its entities call on an assignment or a relation read: one object for all of them. */
   readonly #tracker: Tracker
+  /** The indexes of relation reads, by table and columns (see {@link referring}). */
+  readonly #referring = new Map<TableModel, Map<readonly string[], ReferringIndex>>()
 
   /** `navigate` answers reads of relations on its entities (see `navigate.ts`). */
   constructor(navigate?: Navigate) {
@@ -32,6 +35,24 @@ export class UnitOfWork {
       if (s.status === 'managed') uow.touched.add(s)
     }
     this.#tracker = { owner: this, onTouch, navigate, scopes: new Map() }
+  }
+
+  /**
+   * The managed and new entities of `table` grouped by what their `columns` refer to (see
+   * `ReferringIndex`): one per table and columns (the same array: a relation's), made when first read.
+   */
+  referring(table: TableModel, columns: readonly string[]): ReferringIndex {
+    let byColumns = this.#referring.get(table)
+    if (byColumns === undefined) {
+      byColumns = new Map()
+      this.#referring.set(table, byColumns)
+    }
+    let index = byColumns.get(columns)
+    if (index === undefined) {
+      index = new ReferringIndex(this.#uow.map, this.#uow.created, table, columns)
+      byColumns.set(columns, index)
+    }
+    return index
   }
 
   /** The managed and new entities of `table` (removed and detached ones left out). */

@@ -1,0 +1,169 @@
+import type { TableModel } from '../model/model.ts'
+import { perTable } from '../schema/per-table.ts'
+import { type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
+import { normalizeKeyValue, type ValueLocation } from '../values/index.ts'
+import type { CreatedList } from './created-list.ts'
+import type { IdentityMap } from './identity-map.ts'
+
+/**
+ * The entities of one table that a unit of work holds (managed and new, as `UnitOfWork.statesOf`
+ * gives them), grouped by what their `columns` hold: the text of their values (see
+ * {@link canonicalText}), or, for one column holding an entity, that entity. Reading a relation of
+ * every one of a thousand authors looks its books up here, each in its group, where a scan of every
+ * book for every author read ten million rows.
+ *
+ * Made again when it is read after anything it was made from changed: an entity mapped, created,
+ * forgotten (the identity map's and the new entities' {@link IdentityMap.version} and
+ * {@link CreatedList.version}), an entity's status, or a value in `columns` (compared one by one,
+ * without a text made: an assignment, an id given by a flush, a value the server filled).
+ *
+ * @example
+ * const books = new ReferringIndex(map, created, bookTable, ['author_id'])
+ * books.referring(author, canonicalText(authorTable, ['id'], author.row)) // the author's books, in order
+ */
+export class ReferringIndex {
+  readonly #map: IdentityMap
+  readonly #created: CreatedList
+  readonly #table: TableModel
+  readonly #columns: readonly string[]
+  /** The versions it was made at; -1: never made. */
+  #mapVersion = -1
+  #createdVersion = -1
+  /** Every entity of the table it saw, taken or not, and the status each had. */
+  #seen: EntityState[] = []
+  #statuses: EntityStatus[] = []
+  /** The entities taken (managed or new), in order, and the values of their columns, row after row. */
+  #taken: EntityState[] = []
+  #values: unknown[] = []
+  #byText = new Map<string, EntityState[]>()
+  #byEntity = new Map<EntityState, EntityState[]>()
+
+  constructor(map: IdentityMap, created: CreatedList, table: TableModel, columns: readonly string[]) {
+    this.#map = map
+    this.#created = created
+    this.#table = table
+    this.#columns = columns
+  }
+
+  /**
+   * The entities whose columns refer to `state`: hold it (one column), or hold values whose text is
+   * `text` (null: none by text), in the order of `UnitOfWork.statesOf`. A new array.
+   */
+  referring(state: EntityState, text: string | null): EntityState[] {
+    this.#fresh()
+    const byEntity = this.#columns.length === 1 ? this.#byEntity.get(state) : undefined
+    const byText = text === null ? undefined : this.#byText.get(text)
+    if (byEntity === undefined) return byText === undefined ? [] : byText.slice()
+    if (byText === undefined) return byEntity.slice()
+    // Both (some rows hold the entity, others its key): merged back into their order.
+    const rank = new Map(this.#taken.map((s, i) => [s, i]))
+    return [...byEntity, ...byText].sort((a, b) => rank.get(a)! - rank.get(b)!)
+  }
+
+  /** The first entity (in the order of `UnitOfWork.statesOf`) whose columns' values have the text `text`. */
+  firstWithText(text: string): EntityState | undefined {
+    this.#fresh()
+    return this.#byText.get(text)?.[0]
+  }
+
+  /** Made again when something it was made from changed. */
+  #fresh(): void {
+    if (!this.#unchanged()) this.#make()
+  }
+
+  #unchanged(): boolean {
+    if (this.#map.version !== this.#mapVersion || this.#created.version !== this.#createdVersion) return false
+    const seen = this.#seen
+    const statuses = this.#statuses
+    for (let i = 0; i < seen.length; i++) if (seen[i]!.status !== statuses[i]) return false
+    const columns = this.#columns
+    const taken = this.#taken
+    const values = this.#values
+    const n = columns.length
+    for (let r = 0; r < taken.length; r++) {
+      const row = taken[r]!.row
+      for (let c = 0; c < n; c++) if (!Object.is(row[columns[c]!], values[r * n + c])) return false
+    }
+    return true
+  }
+
+  /** Made from the unit of work's entities as they are (kept only once made whole: a text may throw). */
+  #make(): void {
+    const table = this.#table
+    const columns = this.#columns
+    const seen: EntityState[] = []
+    const statuses: EntityStatus[] = []
+    const taken: EntityState[] = []
+    const values: unknown[] = []
+    const byText = new Map<string, EntityState[]>()
+    const byEntity = new Map<EntityState, EntityState[]>()
+    const mapVersion = this.#map.version
+    const createdVersion = this.#created.version
+    const take = (s: EntityState): void => {
+      taken.push(s)
+      for (let c = 0; c < columns.length; c++) values.push(s.row[columns[c]!])
+      const entity = columns.length === 1 ? stateOf(s.row[columns[0]!]) : undefined
+      if (entity !== undefined) {
+        add(byEntity, entity, s)
+        return
+      }
+      const text = canonicalText(table, columns, s.row)
+      if (text !== null) add(byText, text, s)
+    }
+    for (const s of this.#map.ofTable(table.key)) {
+      seen.push(s)
+      statuses.push(s.status)
+      if (s.status === 'managed') take(s)
+    }
+    for (const s of this.#created) {
+      if (s.table.key !== table.key) continue
+      seen.push(s)
+      statuses.push(s.status)
+      if (s.status === 'new') take(s)
+    }
+    this.#seen = seen
+    this.#statuses = statuses
+    this.#taken = taken
+    this.#values = values
+    this.#byText = byText
+    this.#byEntity = byEntity
+    this.#mapVersion = mapVersion
+    this.#createdVersion = createdVersion
+  }
+}
+
+function add<K>(groups: Map<K, EntityState[]>, key: K, state: EntityState): void {
+  const group = groups.get(key)
+  if (group === undefined) groups.set(key, [state])
+  else group.push(state)
+}
+
+/** Where a key value is normalized for a comparison: its table (one object per table). */
+export const keyLocation = perTable((table): ValueLocation => ({ table: table.key }))
+
+/**
+ * The values of `columns` of `row` as one text, to compare with the text of as many columns of
+ * another row (a reference with what it refers to): each value's key text (see `normalizeKeyValue`),
+ * one column's as it is, several as a JSON array. Null when a value is missing or an entity.
+ *
+ * @example
+ * canonicalText(bookTable, ['author_id'], { author_id: 7n }) // '7'
+ */
+export function canonicalText(
+  table: TableModel,
+  columns: readonly string[],
+  row: Readonly<Record<string, unknown>>,
+): string | null {
+  if (columns.length === 1) {
+    const v = row[columns[0]!]
+    if (v === null || v === undefined || stateOf(v) !== undefined) return null
+    return normalizeKeyValue(v, table.columnsByName.get(columns[0]!)!, keyLocation(table))
+  }
+  const parts: string[] = []
+  for (const c of columns) {
+    const v = row[c]
+    if (v === null || v === undefined || stateOf(v) !== undefined) return null
+    parts.push(normalizeKeyValue(v, table.columnsByName.get(c)!, keyLocation(table)))
+  }
+  return JSON.stringify(parts)
+}
