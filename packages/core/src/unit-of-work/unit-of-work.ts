@@ -179,6 +179,8 @@ export class UnitOfWork {
     uow.touched.clear()
     uow.watch.clear()
     uow.upserts.length = 0
+    // The relation indexes hold the entities they saw: let go of with them.
+    this.#referring.clear()
   }
 
   #state(
