@@ -1,11 +1,11 @@
 /**
  * The part of node-postgres (the `pg` package, 8.23.x, with `pg-pool`) this adapter uses, declared
- * here so that nothing else imports the driver. Line numbers are of pg 8.23.1's `lib/` and pg-pool
- * 3.x's `index.js`; the README beside this file says why each member is needed.
+ * here so that nothing else imports the driver; the README beside this file says why each member is
+ * needed.
  */
 import type { Duplex } from 'node:stream'
 
-/** What a query answers (`lib/result.js`): `command` is the tag's first word (`INSERT`, `COMMIT`...). */
+/** What a query answers: `command` is the tag's first word (`INSERT`, `COMMIT`...). */
 export interface PgResult {
   readonly command: string
   readonly rowCount: number | null
@@ -17,17 +17,17 @@ export interface PgResult {
 export interface PgQueryConfig {
   readonly text: string
   readonly values?: readonly (string | null)[]
-  /** Parsed once per connection, in the same write as its first execution (`lib/query.js` `prepare`). */
+  /** Parsed once per connection, in the same write as its first execution (pg's `prepare`). */
   readonly name?: string
 }
 
-/** A client's protocol connection (`lib/connection.js`). */
+/** A client's protocol connection. */
 export interface PgConnection {
   /** The socket (the TLS socket once upgraded). */
   readonly stream: Duplex
-  /** Writes one CopyData message (`lib/connection.js` line 237). */
+  /** Writes one CopyData message. */
   sendCopyFromChunk(chunk: Buffer): void
-  /** Writes CopyDone (line 241). */
+  /** Writes CopyDone. */
   endCopyFrom(): void
 }
 
@@ -35,7 +35,7 @@ export interface PgConnection {
 export type PgCallback = (error: Error | undefined, result: PgResult | PgResult[] | undefined) => void
 
 /**
- * A pg query object (`lib/query.js`): the client writes it with `submit(connection)` when its turn
+ * A pg query object: the client writes it with `submit(connection)` when its turn
  * comes, then hands it each message of its answer (`handle...` methods), `handleCopyInResponse` when
  * the server asks for COPY data (pg's own answers with CopyFail).
  */
@@ -45,9 +45,9 @@ export interface PgQuery {
 }
 
 /**
- * pg's Query class, as the client's class names it (`Client.Query`, `lib/client.js` line 844). A
- * subclass passes the pipeline mode's check for custom query objects (`query instanceof Query`, line
- * 750), which refuses other objects with a `submit` method.
+ * pg's Query class, as the client's class names it (`Client.Query`). A subclass passes the pipeline
+ * mode's check for custom query objects (`query instanceof Query`), which refuses other objects with
+ * a `submit` method.
  */
 export type PgQueryClass = new (text: string, values: undefined, callback: PgCallback) => PgQuery
 
@@ -56,8 +56,8 @@ export interface PgPoolClient {
   /** A string without values: one simple-protocol Query; several statements answer a result each. */
   query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
   /**
-   * The same with a callback (`lib/client.js` `query`, line 667): pg then makes no promise. In
-   * pipeline mode the query is written before this returns (`_pulsePipelinedQueryQueue`, line 643).
+   * The same with a callback: pg then makes no promise. In pipeline mode the query is written before
+   * this returns.
    */
   query(
     config: PgQueryConfig,
@@ -65,14 +65,14 @@ export interface PgPoolClient {
   ): void
   /** A query object made by the client's own `Query` class (or a subclass), answered to its callback. */
   query(query: PgQuery): unknown
-  /** Back to the pool; with an error, the pool closes and drops the client (`pg-pool` `_release`). */
+  /** Back to the pool; with an error, the pool closes and drops the client (pg-pool's release). */
   release(error?: Error | boolean): void
   /**
-   * Whether queries are pipelined (`lib/client.js` line 101, read at every query by `_pulseQueryQueue`,
-   * line 617): each query is written at once with its own Sync, without waiting for earlier ones.
+   * Whether queries are pipelined (read by the client at every query): each query is written at once
+   * with its own Sync, without waiting for earlier ones.
    */
   readonly pipeline?: boolean
-  /** Its protocol connection (`lib/client.js` line 89); `stream` carries the bytes (TLS once upgraded). */
+  /** Its protocol connection; `stream` carries the bytes (TLS once upgraded). */
   readonly connection: PgConnection
   /** Its class, whose `Query` is the query class the client checks custom query objects against. */
   readonly constructor: { readonly Query?: PgQueryClass }
@@ -83,11 +83,10 @@ export interface PgPoolClient {
   off(event: 'error' | 'end', listener: (error?: unknown) => void): unknown
 }
 
-/** The options a pool passes to each client it makes (`pg-pool` line 241: `new this.Client(this.options)`). */
+/** The options a pool passes to each client it makes (`new Client(options)`). */
 export interface PgPoolOptions {
   /**
-   * A socket, or a function returning one, for each new client (`lib/connection.js` lines 19-21). Read
-   * when a client is made, so a function set after the pool was made applies to its later clients.
+   * A socket, or a function returning one, for each new client. Read when a client is made, so a function set after the pool was made applies to its later clients.
    */
   stream?: unknown
   pipeline?: boolean

@@ -18,7 +18,7 @@ import { feedCopies } from './copy-feed.ts'
 import { reserveConnection } from './reservation.ts'
 import { socketFactory } from './socket-factory.ts'
 
-/** postgres.js's names of the server's error fields (`connection.js` `errorFields`). */
+/** postgres.js's names of the server's error fields (the keys of the errors it throws). */
 const POSTGRES_JS_FIELDS = {
   constraint: 'constraint_name',
   table: 'table_name',

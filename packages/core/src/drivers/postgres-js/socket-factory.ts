@@ -21,13 +21,13 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * leaves Nagle's algorithm on, so a pipelined message over one segment can wait for a delayed ACK: a
  * second round trip of wall time), and `onSocket` sees each socket before postgres.js writes to it.
  *
- * postgres.js connects a socket of its own, but skips that step for a factory's socket (`connection.js`
- * `connect`): it then neither sets `socket.host` (which its TLS upgrade reads for SNI and host name
- * verification) nor tries the hosts of a multi-host URL. This factory does both: it tries the hosts in
- * the order {@link HostOrder} gives (the URL's, hosts refused for `target_session_attrs` last), each
- * within `connect_timeout`, and sets `host` and `port` on the socket. A factory already in the options
- * (`inner`) is kept: it connects (given one host at a time when the URL has several), this one adds the
- * rest.
+ * postgres.js connects a socket of its own, but skips that step for a factory's socket: it then
+ * neither sets `socket.host` (which its TLS upgrade reads for SNI and host name verification) nor
+ * tries the hosts of a multi-host URL. This factory does both: it tries the hosts in the order
+ * {@link HostOrder} gives (the URL's, hosts refused for `target_session_attrs` last), each within
+ * `connect_timeout`, and sets `host` and `port` on the socket. A factory already in the options
+ * (`inner`) is kept: it connects (given one host at a time when the URL has several), this one adds
+ * the rest.
  *
  * With `target_session_attrs` `read-write` or `primary`, each connection is judged at the end of its
  * startup by what the server reported then (`in_hot_standby`, `default_transaction_read_only`: no
@@ -172,7 +172,7 @@ function deferCloseListeners(socket: Socket, onDriverClosed: () => void): void {
 }
 
 /**
- * Over TLS, postgres.js's close handler (`connection.js` `closed`) is on the TLS socket, put there as
+ * Over TLS, postgres.js's close handler is on the TLS socket, put there as
  * `tls.connect` returned: it is put back to run one macrotask late, for the reason
  * {@link deferCloseListeners} gives.
  */
