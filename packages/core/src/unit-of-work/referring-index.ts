@@ -29,12 +29,15 @@ export class ReferringIndex {
   /** The versions it was made at; -1: never made. */
   #mapVersion = -1
   #createdVersion = -1
-  /** Every entity of the table it saw, taken or not, and the status each had. */
+  /**
+   * Every entity of the table it saw, taken or not, the status each had and the values of its
+   * columns (row after row).
+   */
   #seen: EntityState[] = []
   #statuses: EntityStatus[] = []
-  /** The entities taken (managed or new), in order, and the values of their columns, row after row. */
-  #taken: EntityState[] = []
   #values: unknown[] = []
+  /** The entities taken (managed or new), in order. */
+  #taken: EntityState[] = []
   #byText = new Map<string, EntityState[]>()
   #byEntity = new Map<EntityState, EntityState[]>()
 
@@ -73,16 +76,24 @@ export class ReferringIndex {
 
   #unchanged(): boolean {
     if (this.#map.version !== this.#mapVersion || this.#created.version !== this.#createdVersion) return false
+    // One pass over what it saw: each entity's status and values as they were.
     const seen = this.#seen
     const statuses = this.#statuses
-    for (let i = 0; i < seen.length; i++) if (seen[i]!.status !== statuses[i]) return false
-    const columns = this.#columns
-    const taken = this.#taken
     const values = this.#values
+    const columns = this.#columns
+    if (columns.length === 1) {
+      const column = columns[0]!
+      for (let i = 0; i < seen.length; i++) {
+        const s = seen[i]!
+        if (s.status !== statuses[i] || !Object.is(s.row[column], values[i])) return false
+      }
+      return true
+    }
     const n = columns.length
-    for (let r = 0; r < taken.length; r++) {
-      const row = taken[r]!.row
-      for (let c = 0; c < n; c++) if (!Object.is(row[columns[c]!], values[r * n + c])) return false
+    for (let i = 0; i < seen.length; i++) {
+      const s = seen[i]!
+      if (s.status !== statuses[i]) return false
+      for (let c = 0; c < n; c++) if (!Object.is(s.row[columns[c]!], values[i * n + c])) return false
     }
     return true
   }
@@ -99,9 +110,13 @@ export class ReferringIndex {
     const byEntity = new Map<EntityState, EntityState[]>()
     const mapVersion = this.#map.version
     const createdVersion = this.#created.version
+    const see = (s: EntityState): void => {
+      seen.push(s)
+      statuses.push(s.status)
+      for (let c = 0; c < columns.length; c++) values.push(s.row[columns[c]!])
+    }
     const take = (s: EntityState): void => {
       taken.push(s)
-      for (let c = 0; c < columns.length; c++) values.push(s.row[columns[c]!])
       const entity = columns.length === 1 ? stateOf(s.row[columns[0]!]) : undefined
       if (entity !== undefined) {
         add(byEntity, entity, s)
@@ -111,20 +126,18 @@ export class ReferringIndex {
       if (text !== null) add(byText, text, s)
     }
     for (const s of this.#map.ofTable(table.key)) {
-      seen.push(s)
-      statuses.push(s.status)
+      see(s)
       if (s.status === 'managed') take(s)
     }
     for (const s of this.#created) {
       if (s.table.key !== table.key) continue
-      seen.push(s)
-      statuses.push(s.status)
+      see(s)
       if (s.status === 'new') take(s)
     }
     this.#seen = seen
     this.#statuses = statuses
-    this.#taken = taken
     this.#values = values
+    this.#taken = taken
     this.#byText = byText
     this.#byEntity = byEntity
     this.#mapVersion = mapVersion
