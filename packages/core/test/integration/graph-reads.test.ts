@@ -150,6 +150,41 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(em.pending).toMatchObject({ inserts: 2, updates: 1 })
   })
 
+  test('relations read before, during and after changes and a flush follow every change at once', async () => {
+    const { root } = await setup()
+    const em = root.fork()
+    const [ada, grace] = await Promise.all([
+      em.load('author', 1, { with: { books: true } }),
+      em.load('author', 2, { with: { books: true } }),
+    ])
+    expect([names(ada['books']), names(grace['books'])]).toEqual([['Letters', 'Notes'], ['Compilers']])
+    const letters = (ada['books'] as Entity[]).find((b) => b['title'] === 'Letters')!
+    letters['author_id'] = grace // moved by an entity
+    const draft = em.create('book', { author_id: ada, title: 'Draft' })
+    const sketch = em.create('book', { author_id: 2, title: 'Sketch' }) // by key, a number for a bigint
+    expect([names(ada['books']), names(grace['books'])]).toEqual([
+      ['Draft', 'Notes'],
+      ['Compilers', 'Letters', 'Sketch'],
+    ])
+    em.remove(sketch)
+    expect(names(grace['books'])).toEqual(['Compilers', 'Letters'])
+    try {
+      await em.flush() // ids drawn and given, statuses and snapshots settled: read again at once
+      expect([names(ada['books']), names(grace['books'])]).toEqual([
+        ['Draft', 'Notes'],
+        ['Compilers', 'Letters'],
+      ])
+      expect(draft['id']).toEqual(expect.anything())
+      letters['author_id'] = ada['id'] // back, by its key
+      expect(names(ada['books'])).toEqual(['Draft', 'Letters', 'Notes'])
+      expect(names(grace['books'])).toEqual(['Compilers'])
+    } finally {
+      await db.sql.unsafe(
+        `update book set author_id = 1 where title = 'Letters'; delete from book where title = 'Draft'`,
+      )
+    }
+  })
+
   test('populate loads relations of entities in one round trip; find with "with" too', async () => {
     const { root, counter } = await setup()
     const em = root.fork()
