@@ -36,8 +36,9 @@ export class ReferringIndex {
   #seen: EntityState[] = []
   #statuses: EntityStatus[] = []
   #values: unknown[] = []
-  /** The entities taken (managed or new), in order. */
+  /** The entities taken (managed or new), in order, and each one's place (made when first needed). */
   #taken: EntityState[] = []
+  #rank: Map<EntityState, number> | undefined
   #byText = new Map<string, EntityState[]>()
   #byEntity = new Map<EntityState, EntityState[]>()
 
@@ -59,7 +60,8 @@ export class ReferringIndex {
     if (byEntity === undefined) return byText === undefined ? [] : byText.slice()
     if (byText === undefined) return byEntity.slice()
     // Both (some rows hold the entity, others its key): merged back into their order.
-    const rank = new Map(this.#taken.map((s, i) => [s, i]))
+    this.#rank ??= new Map(this.#taken.map((s, i) => [s, i]))
+    const rank = this.#rank
     return [...byEntity, ...byText].sort((a, b) => rank.get(a)! - rank.get(b)!)
   }
 
@@ -138,6 +140,7 @@ export class ReferringIndex {
     this.#statuses = statuses
     this.#values = values
     this.#taken = taken
+    this.#rank = undefined
     this.#byText = byText
     this.#byEntity = byEntity
     this.#mapVersion = mapVersion
