@@ -48,6 +48,8 @@ export class ManagerFlush {
     const held = this.#connections.checkLocks()
     const observed = new FlushObservation(settings.observe, settings)
     this.#flushing = true
+    // From here the flush may write rows past the entities, until #over (see UnitOfWork.beginFlush).
+    this.#uow.beginFlush()
     let report: FlushReport
     try {
       const flush = () =>
@@ -84,6 +86,7 @@ export class ManagerFlush {
   /** The flush is over (failed with `failedWith`, a code): its connections told, the next flush may start. */
   #over(held: ReturnType<UnitConnections['checkLocks']>, failedWith: string | undefined): void {
     this.#flushing = false
+    this.#uow.endFlush()
     // Something was changed and flushed (or may have been: an unknown outcome): read it back from the
     // primary from now on.
     this.#connections.flushed(held, failedWith, this.#uow.edits)

@@ -4,6 +4,7 @@ import { type EntityState, type EntityStatus, stateOf } from '../track/entity-st
 import { normalizeKeyValue, type ValueLocation } from '../values/index.ts'
 import type { CreatedList } from './created-list.ts'
 import type { IdentityMap } from './identity-map.ts'
+import type { UnitOfWorkState } from './state.ts'
 
 /**
  * The entities of one table that a unit of work holds (managed and new, as `UnitOfWork.statesOf`
@@ -15,13 +16,16 @@ import type { IdentityMap } from './identity-map.ts'
  * Made again when it is read after anything it was made from changed: an entity mapped, created,
  * forgotten (the identity map's and the new entities' {@link IdentityMap.version} and
  * {@link CreatedList.version}), an entity's status, or a value in `columns` (compared one by one,
- * without a text made: an assignment, an id given by a flush, a value the server filled).
+ * without a text made: an assignment, an id given by a flush, a value the server filled). That check
+ * is skipped when nothing could have changed them: no edit (an assignment, a creation, a removal), no
+ * flush begun or ended, since it was last made or checked (see `UnitOfWork.beginFlush`).
  *
  * @example
- * const books = new ReferringIndex(map, created, bookTable, ['author_id'])
+ * const books = new ReferringIndex(uowState, bookTable, ['author_id'])
  * books.referring(author, canonicalText(authorTable, ['id'], author.row)) // the author's books, in order
  */
 export class ReferringIndex {
+  readonly #uow: Pick<UnitOfWorkState, 'map' | 'created' | 'edits' | 'flushing' | 'flushed'>
   readonly #map: IdentityMap
   readonly #created: CreatedList
   readonly #table: TableModel
@@ -29,6 +33,9 @@ export class ReferringIndex {
   /** The versions it was made at; -1: never made. */
   #mapVersion = -1
   #createdVersion = -1
+  /** The unit of work's edits and ended flushes when it was last made or checked; -1: check next time. */
+  #edits = -1
+  #flushed = -1
   /**
    * Every entity of the table it saw, taken or not, the status each had and the values of its
    * columns (row after row).
@@ -42,9 +49,14 @@ export class ReferringIndex {
   #byText = new Map<string, EntityState[]>()
   #byEntity = new Map<EntityState, EntityState[]>()
 
-  constructor(map: IdentityMap, created: CreatedList, table: TableModel, columns: readonly string[]) {
-    this.#map = map
-    this.#created = created
+  constructor(
+    uow: Pick<UnitOfWorkState, 'map' | 'created' | 'edits' | 'flushing' | 'flushed'>,
+    table: TableModel,
+    columns: readonly string[],
+  ) {
+    this.#uow = uow
+    this.#map = uow.map
+    this.#created = uow.created
     this.#table = table
     this.#columns = columns
   }
@@ -73,11 +85,21 @@ export class ReferringIndex {
 
   /** Made again when something it was made from changed. */
   #fresh(): void {
+    const uow = this.#uow
+    const quiet = uow.flushing === 0
+    if (quiet && uow.edits === this.#edits && uow.flushed === this.#flushed && this.#sameVersions()) return
     if (!this.#unchanged()) this.#make()
+    // While a flush is under way its writes are not counted: checked in full at every read.
+    this.#edits = quiet ? uow.edits : -1
+    this.#flushed = uow.flushed
+  }
+
+  #sameVersions(): boolean {
+    return this.#map.version === this.#mapVersion && this.#created.version === this.#createdVersion
   }
 
   #unchanged(): boolean {
-    if (this.#map.version !== this.#mapVersion || this.#created.version !== this.#createdVersion) return false
+    if (!this.#sameVersions()) return false
     // One pass over what it saw: each entity's status and values as they were.
     const seen = this.#seen
     const statuses = this.#statuses

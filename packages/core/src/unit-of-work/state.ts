@@ -36,6 +36,13 @@ export interface UnitOfWorkState {
   readonly upserts: RecordedUpsert[]
   /** Counts creations, assignments, removals and upserts (`UnitOfWork.edits`). */
   edits: number
+  /**
+   * Flushes under way: a flush writes rows and statuses past the entities (the ids it gives, what it
+   * settles, the hooks' changes it takes back), which nothing else does (see `UnitOfWork.beginFlush`).
+   */
+  flushing: number
+  /** Counts the flushes that ended, whatever their outcome. */
+  flushed: number
 }
 
 /** The state of an empty unit of work whose entities point at `owner`. */
@@ -49,6 +56,8 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
     watch: new WatchList(),
     upserts: [],
     edits: 0,
+    flushing: 0,
+    flushed: 0,
   }
 }
 

@@ -49,7 +49,7 @@ export class UnitOfWork {
     }
     let index = byColumns.get(columns)
     if (index === undefined) {
-      index = new ReferringIndex(this.#uow.map, this.#uow.created, table, columns)
+      index = new ReferringIndex(this.#uow, table, columns)
       byColumns.set(columns, index)
     }
     return index
@@ -162,6 +162,22 @@ export class UnitOfWork {
     editsAtPending?: number,
   ): void {
     applyFlushed(this.#uow, pending, sent, upsertCount, filled, editsAtPending)
+  }
+
+  /**
+   * A flush begins: until {@link endFlush}, its rows and statuses may be written past the entities
+   * (the ids a flush gives, what it settles, the hooks' changes it takes back), so what was made from
+   * them is checked in full at each read (see `ReferringIndex`). Everything else that changes them
+   * counts as an edit or changes the identity map or the new entities.
+   */
+  beginFlush(): void {
+    this.#uow.flushing++
+  }
+
+  /** The flush begun by {@link beginFlush} ended, whatever its outcome. */
+  endFlush(): void {
+    this.#uow.flushing--
+    this.#uow.flushed++
   }
 
   /** Remembers the unit of work before the flush hooks run, to take their changes back (`checkpoint.ts`). */
