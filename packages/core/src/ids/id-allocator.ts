@@ -27,9 +27,10 @@ export function fetchIdsSql(
   // by commas in the order drawn: either is far cheaper to answer and to read than a row per id, and
   // the first saved a sixth of the server's time for 100,000 ids. Each name is resolved to its
   // sequence once (`offset 0` keeps the planner from pulling the cast into the per-id subquery):
-  // resolving it for every id took half the server's time. `order by g` makes the aggregate the
-  // subquery's own (its other argument names only the outer row).
-  const drawn = 'select array_agg(nextval(s.r) order by g) as a from generate_series(1, s.n) as g'
+  // resolving it for every id took half the server's time. The ids are drawn into an array by an
+  // array constructor, in the order its subquery draws them: an aggregate sorted its input first (and
+  // took a quarter more of the server's time for 100,000 ids).
+  const drawn = 'select array(select nextval(s.r) from generate_series(1, s.n)) as a'
   const consecutive =
     'coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false)'
   const source = `(select u.seq, u.seq::regclass as r, u.n from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as u(seq, n)${usable} offset 0) as s`
