@@ -75,7 +75,10 @@ export interface StoredInput {
   /** Where the set columns' values are read (an entity's row, or a change set's `set`). */
   readonly row: RowValues
   readonly expectedVersion?: number | undefined
-  /** The entity (a flush): references resolved, its sent values taken. */
+  /**
+   * The entity (a flush): references resolved, its sent values taken (an update), the values it holds
+   * as stored read from its snapshot (see `unique-handoffs.ts`).
+   */
   readonly state?: EntityState | undefined
 }
 

@@ -30,6 +30,7 @@ export function pendingInput(pending: PendingChanges, owner: object): PlanInput 
     set: NOTHING_SET,
     row: state.row,
     expectedVersion: versionOf(state),
+    state,
   }))
   const inserts = upserts.length === 0 ? pending.inserts : [...pending.inserts, ...upserts]
   return { inserts, updates, deletes }

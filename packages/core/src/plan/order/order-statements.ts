@@ -11,6 +11,7 @@ import {
   type InsertEdge,
 } from './dependency-graph.ts'
 import { breakInsertEdges, type Fixups, fixupCost, isBreakable } from './fixups.ts'
+import { findHandoffEdges } from './unique-handoffs.ts'
 import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
@@ -60,7 +61,9 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  *   UPDATE), or throws `UNRESOLVABLE_CYCLE`;
  * - insert(P) before an update of C that sets a foreign key to a new P row;
  * - an update of C that sets a foreign key to P (or whose key to P cascades) before delete(P);
- * - delete(C) before delete(P) for every foreign key C -> P.
+ * - delete(C) before delete(P) for every foreign key C -> P;
+ * - the statement freeing a unique value (a delete, an update changing it) before the one taking it
+ *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`).
  *
  * A reference to a new row whose id is not assigned yet (a slot) is one to that row, whatever id it
  * gets.
@@ -94,6 +97,13 @@ export function orderStatements(
     append(edges, orderDeletes(deletes, deleteOffset))
   }
   const statements = inserts.concat(allUpdates, deletes)
+  // A unique value freed by one statement and taken by another: freed first, unless that order would
+  // contradict the foreign keys' (then the server reports the duplicate, as it would have).
+  const handoffs = findHandoffEdges(inserts, updates, updateOffset, deletes, deleteOffset)
+  if (handoffs.length > 0) {
+    const ordered = edges.concat(handoffs)
+    if (acyclic(statements.length, ordered)) append(edges, handoffs)
+  }
   const waves = orderInWaves(statements.length, edges)
   for (const wave of waves) {
     if (wave.length > 1 && !inOrder(statements, wave))

@@ -410,4 +410,36 @@ describe('planFlush waves', () => {
       ['update author (fix-up)', 'insert book_tag'],
     ])
   })
+
+  it('deletes a row before inserting a row with its key, where the insert went first', () => {
+    const deletes = [{ table: 'tag', key: { id: 5 } }]
+    const reused = planFlush(
+      library,
+      changes({ inserts: [{ table: 'tag', values: { id: 5, name: 'new' } }], deletes }),
+    )
+    expect(outline(reused)).toEqual([['delete tag'], ['insert tag']])
+    // Another key (int8 5 against the text "5" is the same key): nothing handed, one wave as before.
+    const other = planFlush(
+      library,
+      changes({ inserts: [{ table: 'tag', values: { id: 6, name: 'new' } }], deletes }),
+    )
+    expect(outline(other)).toEqual([['insert tag', 'delete tag']])
+    const text = planFlush(
+      library,
+      changes({ inserts: [{ table: 'tag', values: { id: '5', name: 'n' } }], deletes }),
+    )
+    expect(outline(text)).toEqual([['delete tag'], ['insert tag']])
+  })
+
+  it("knows a change set's stored rows by their keys only: their other unique values are not compared", () => {
+    const plan = planFlush(
+      library,
+      changes({
+        inserts: [{ table: 'tag', values: { id: 7, name: 'sf' } }],
+        updates: [{ table: 'tag', key: { id: 5 }, set: { name: 'fantasy' } }],
+        deletes: [{ table: 'tag', key: { id: 6 } }],
+      }),
+    )
+    expect(outline(plan)).toEqual([['update tag', 'insert tag', 'delete tag']])
+  })
 })

@@ -1,0 +1,198 @@
+import type { ColumnModel, TableModel } from '../../model/model.ts'
+import { perTable } from '../../schema/per-table.ts'
+import { normalizeKeyValue } from '../../values/index.ts'
+import { type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
+import { type Edge, valueAt } from './dependency-graph.ts'
+
+/** The columns of each of `names`, or none when a name is not a column of `table`. */
+function keyColumns(table: TableModel, names: readonly (readonly string[])[]): (readonly ColumnModel[])[] {
+  const keys: (readonly ColumnModel[])[] = []
+  for (const key of names) {
+    const columns = key.map((name) => table.columnsByName.get(name))
+    if (columns.length > 0 && columns.every((c) => c !== undefined)) keys.push(columns as ColumnModel[])
+  }
+  return keys
+}
+
+/** The unique constraints of `table`, as columns. */
+const uniqueConstraints = perTable((table: TableModel) =>
+  keyColumns(
+    table,
+    table.uniques.map((u) => u.columns),
+  ),
+)
+
+/** The primary key, then the unique constraints of `table`, as columns. */
+const allUniqueKeys = perTable((table: TableModel) =>
+  keyColumns(table, [table.primaryKey, ...table.uniques.map((u) => u.columns)]),
+)
+
+/** The columns of `table` that are part of one of its unique constraints. */
+const uniqueColumns = perTable(
+  (table: TableModel): ReadonlySet<string> =>
+    new Set(uniqueConstraints(table).flatMap((key) => key.map((c) => c.name))),
+)
+
+/**
+ * Edges for unique values handed from one row to another in a flush: the statement that frees a value
+ * of a unique key (the primary key or a unique constraint) runs before the statement that takes it.
+ * A value is freed by a deleted row (the values it held as stored) and by an updated row that changes
+ * it (the value it held before); it is taken by a new row (an insert or an upsert) and by an updated
+ * row that changes its key to it. So a row removed and another created with its email, a row's
+ * email changed and a new row given the old one, or a row taking the email of a row removed in the
+ * same flush go in that order, where PostgreSQL checks a unique constraint (unless deferrable) at
+ * each row: the insert before the delete failed with a duplicate key.
+ *
+ * Indexes: inserts from 0, `updates` from `updateOffset`, `deletes` from `deleteOffset`. A value is
+ * compared by its key form (`normalizeKeyValue`); a tuple holding a null (never equal to another), an
+ * id not assigned yet (a new row's: no stored row holds it), or a value that has no key form is not
+ * compared. A stored row's values other than its key are known for an entity (its snapshot), not for
+ * a change set's row. Values handed between rows of one statement (two rows swapping emails in one
+ * update, or one row taking the email another row of it gives up) are not ordered here: the server
+ * writes a statement's rows in an order of its own.
+ *
+ * @example
+ * findHandoffEdges([insertPerson], [], 1, [deletePerson], 1) // [{ from: 1, to: 0 }]: the delete first
+ */
+export function findHandoffEdges(
+  inserts: readonly StatementDraft[],
+  updates: readonly StatementDraft[],
+  updateOffset: number,
+  deletes: readonly StatementDraft[],
+  deleteOffset: number,
+): Edge[] {
+  if (deletes.length + updates.length === 0) return [] // nothing freed
+  // A new entity's key is drawn, made or given, never one a removed entity holds (the unit of work
+  // refuses it until that entity's delete is flushed): keys are compared when a change set's rows or
+  // upserts are inserted, unique constraints always.
+  let byKey = false
+  for (let i = 0; i < inserts.length && !byKey; i++) {
+    const draft = inserts[i]!
+    byKey = draft.upsert !== undefined || (draft.rows[0] as InsertInput | undefined)?.owner === undefined
+  }
+  // Updates that change a unique constraint's column (free a value and take one); most flushes have none.
+  const keyUpdates: number[] = []
+  // Tables where a value may be freed (made when one is); nothing is handed in a table where none is.
+  let freeing: Set<TableModel> | undefined
+  for (let u = 0; u < updates.length; u++) {
+    const draft = updates[u]!
+    if (draft.table.uniques.length === 0) continue
+    const unique = uniqueColumns(draft.table)
+    if (!draft.columns.some((name) => unique.has(name))) continue
+    keyUpdates.push(u)
+    freeing ??= new Set()
+    freeing.add(draft.table)
+  }
+  for (let d = 0; d < deletes.length; d++) {
+    const table = deletes[d]!.table
+    if (!byKey && table.uniques.length === 0) continue
+    freeing ??= new Set()
+    freeing.add(table)
+  }
+  if (freeing === undefined) return []
+  const freeingTables = freeing
+  const taking = (draft: StatementDraft) => freeingTables.has(draft.table)
+  if (!inserts.some(taking) && keyUpdates.length === 0) return []
+  const uniqueKeys = byKey ? allUniqueKeys : uniqueConstraints
+  // Per table, key and tuple: the statements that free it.
+  const freed = new Map<string, number[]>()
+  const free = (id: string, statement: number) => {
+    const at = freed.get(id)
+    if (at === undefined) freed.set(id, [statement])
+    else if (!at.includes(statement)) at.push(statement)
+  }
+  deletes.forEach((draft, d) => {
+    uniqueKeys(draft.table).forEach((key, k) => {
+      for (let r = 0; r < draft.rows.length; r++) {
+        const id = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
+        if (id !== undefined) free(id, d + deleteOffset)
+      }
+    })
+  })
+  for (const u of keyUpdates) {
+    const draft = updates[u]!
+    uniqueKeys(draft.table).forEach((key, k) => {
+      if (!key.some((c) => draft.columns.includes(c.name))) return
+      for (let r = 0; r < draft.rows.length; r++) {
+        const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
+        if (before !== undefined && before !== updatedId(draft, r, k, key)) free(before, u + updateOffset)
+      }
+    })
+  }
+  if (freed.size === 0) return []
+  const edges = new Set<string>()
+  const take = (id: string | undefined, statement: number) => {
+    if (id === undefined) return
+    for (const from of freed.get(id) ?? []) if (from !== statement) edges.add(`${from}>${statement}`)
+  }
+  inserts.forEach((draft, i) => {
+    if (!taking(draft)) return
+    uniqueKeys(draft.table).forEach((key, k) => {
+      for (let r = 0; r < draft.rows.length; r++)
+        take(
+          tupleId(draft.table, k, key, (c) => valueAt(draft, r, c.name)),
+          i,
+        )
+    })
+  })
+  for (const u of keyUpdates) {
+    const draft = updates[u]!
+    uniqueKeys(draft.table).forEach((key, k) => {
+      if (!key.some((c) => draft.columns.includes(c.name))) return
+      for (let r = 0; r < draft.rows.length; r++) {
+        const after = updatedId(draft, r, k, key)
+        if (after !== tupleId(draft.table, k, key, (c) => storedValue(draft, r, c)))
+          take(after, u + updateOffset)
+      }
+    })
+  }
+  return [...edges].map((id) => {
+    const [from, to] = id.split('>')
+    return { from: Number(from), to: Number(to) }
+  })
+}
+
+/**
+ * The value row `r` of a stored-row draft (an update's or a delete's) holds in `column` as stored: its
+ * key's part, else its entity's snapshot (undefined for a change set's row: not known).
+ */
+function storedValue(draft: StatementDraft, r: number, column: ColumnModel): unknown {
+  if (draft.table.primaryKey.includes(column.name)) return valueAt(draft, r, column.name)
+  return (draft.rows[r] as StoredInput).state?.snapshot?.[column.name]
+}
+
+/** The tuple of key `k` an updated row holds once updated: the columns it sets, else as stored. */
+function updatedId(
+  draft: StatementDraft,
+  r: number,
+  k: number,
+  key: readonly ColumnModel[],
+): string | undefined {
+  return tupleId(draft.table, k, key, (c) =>
+    draft.columns.includes(c.name) ? valueAt(draft, r, c.name) : storedValue(draft, r, c),
+  )
+}
+
+/**
+ * A text naming the tuple of key `k` of `table` whose values `read` gives, equal for tuples the
+ * server holds equal; undefined when a value is null or unknown, an id not assigned yet, or has no
+ * key form.
+ */
+function tupleId(
+  table: TableModel,
+  k: number,
+  key: readonly ColumnModel[],
+  read: (column: ColumnModel) => unknown,
+): string | undefined {
+  let id = `${table.key}\u0000${k}`
+  for (const column of key) {
+    const value = read(column)
+    if (value === null || value === undefined || value instanceof Slot) return undefined
+    try {
+      id += `\u0000${normalizeKeyValue(value, column)}`
+    } catch {
+      return undefined
+    }
+  }
+  return id
+}

@@ -1,0 +1,175 @@
+import { EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// A unique value freed by one statement of a flush (a delete, an update changing it) and taken by
+// another (an insert, an update): PostgreSQL checks a unique constraint that is not deferrable at each
+// row, so the freeing statement must run first.
+
+const db = useTestDatabase()
+const modes: PipelineMode[] = ['off', 'waves', 'burst']
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+    create table member (id bigserial primary key, email text not null unique, nick text unique);
+    create table sensor_reading (id bigserial primary key, device text not null, taken_at timestamptz not null,
+      value float8 not null, unique (device, taken_at));
+    create table club (id bigserial primary key, name text not null unique);
+    create table club_member (id bigserial primary key, club_id bigint not null references club, who text not null);
+  `)
+})
+
+/** The rows of `table` as `id:column` texts, by id. */
+async function rows(table: string, column: string): Promise<string[]> {
+  const found = await db.sql.unsafe<{ id: string; v: string | null }[]>(
+    `select id::text as id, ${column}::text as v from ${table} order by id`,
+  )
+  return found.map((r) => `${r.id}:${r.v}`)
+}
+
+/** The waves of `em`'s next flush, as `kind table` texts. */
+function waves(em: EntityManager): string[][] {
+  return em.plan().waves.map((wave) => wave.map((s) => `${s.kind} ${s.table}`))
+}
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  describe.each(modes)('%s', (mode) => {
+    const tag = `${driver}-${mode}`
+
+    async function manager(): Promise<EntityManager> {
+      const { client } = db.client(driver, { max: 2 })
+      return EntityManager.connect(client, { pipeline: mode })
+    }
+
+    test('a row removed and a new row given its unique value: the delete goes first, in one flush', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const old = seed.create('member', { email: `ann-${tag}`, nick: `a-${tag}` })
+      await seed.flush()
+      const em = root.fork()
+      const [found] = await em.find('member', { email: `ann-${tag}` })
+      em.remove(found!)
+      const fresh = em.create('member', { email: `ann-${tag}`, nick: `a-${tag}` })
+      expect(waves(em)).toEqual([['delete member'], ['insert member']])
+      const report = await em.flush()
+      expect(report).toMatchObject({ inserted: 1, deleted: 1 })
+      if (mode === 'burst') expect(report.roundTrips).toBe(1)
+      const mine = (await rows('member', 'email')).filter((r) => r.endsWith(`:ann-${tag}`))
+      expect(mine).toEqual([`${String(fresh['id'])}:ann-${tag}`])
+      expect(fresh['id']).not.toBe(old['id'])
+    })
+
+    test('a row taking the unique value of a row removed in the same flush', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const keep = seed.create('member', { email: `bo-${tag}` })
+      const gone = seed.create('member', { email: `cy-${tag}` })
+      await seed.flush()
+      const em = root.fork()
+      const [k, g] = await em.find('member', { id: [keep['id'], gone['id']] }, { orderBy: { id: 'asc' } })
+      em.remove(g!)
+      k!['email'] = `cy-${tag}`
+      expect(waves(em)).toEqual([['delete member'], ['update member']])
+      await em.flush()
+      const mine = await db.sql.unsafe<{ email: string }[]>(
+        `select email from member where id in (${String(keep['id'])}, ${String(gone['id'])})`,
+      )
+      expect(mine.map((r) => r.email)).toEqual([`cy-${tag}`])
+    })
+
+    test('a unique value given up by an update and taken by a new row, and one passed between updates of different columns', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const a = seed.create('member', { email: `da-${tag}`, nick: `da-${tag}` })
+      const b = seed.create('member', { email: `db-${tag}` })
+      await seed.flush()
+      const em = root.fork()
+      const [a1, b1] = await em.find('member', { id: [a['id'], b['id']] }, { orderBy: { id: 'asc' } })
+      // a sets email and nick (its own statement), giving up its email; b sets email only, taking it;
+      // b's statement sorts first among the updates, and the new row would go before both.
+      a1!['email'] = `da2-${tag}`
+      a1!['nick'] = `da2-${tag}`
+      b1!['email'] = `da-${tag}`
+      em.create('member', { email: `db-${tag}` }) // b's old email
+      const planned = waves(em)
+      expect(planned.flat().sort()).toEqual(['insert member', 'update member', 'update member'])
+      expect(planned[0]).toEqual(['update member']) // a's statement first
+      await em.flush()
+      const mine = await db.sql.unsafe<{ email: string; nick: string | null }[]>(
+        `select email, nick from member where email like '%-${tag}' and (email like 'd%') order by email`,
+      )
+      expect(mine).toEqual([
+        { email: `da-${tag}`, nick: null },
+        { email: `da2-${tag}`, nick: `da2-${tag}` },
+        { email: `db-${tag}`, nick: null },
+      ])
+    })
+
+    test('a composite unique value (a Date among it) freed by a delete and taken by a new row', async () => {
+      const root = await manager()
+      const at = new Date(Date.UTC(2026, 10, 29, 12, 0, 0, 123))
+      const seed = root.fork()
+      seed.create('sensor_reading', { device: tag, taken_at: at, value: 1 })
+      await seed.flush()
+      const em = root.fork()
+      const [r] = await em.find('sensor_reading', { device: tag })
+      em.remove(r!)
+      em.create('sensor_reading', { device: tag, taken_at: new Date(at.getTime()), value: 2 })
+      expect(waves(em)).toEqual([['delete sensor_reading'], ['insert sensor_reading']])
+      await em.flush()
+      const readings = await db.sql.unsafe<{ value: number }[]>(
+        `select value from sensor_reading where device = '${tag}'`,
+      )
+      expect(readings.map((x) => x.value)).toEqual([2])
+    })
+
+    test('values swapped between rows of one update fail as the server reports them: nothing committed, the unit of work as it was', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const a = seed.create('member', { email: `ea-${tag}` })
+      const b = seed.create('member', { email: `eb-${tag}` })
+      await seed.flush()
+      const em = root.fork()
+      const [a1, b1] = await em.find('member', { id: [a['id'], b['id']] }, { orderBy: { id: 'asc' } })
+      a1!['email'] = `eb-${tag}`
+      b1!['email'] = `ea-${tag}`
+      const pending = em.pending
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect(em.pending).toEqual(pending)
+      expect(await rows('member', 'email')).toEqual(
+        expect.arrayContaining([`${String(a['id'])}:ea-${tag}`, `${String(b['id'])}:eb-${tag}`]),
+      )
+      // Through a third value, a flush at a time, the swap goes.
+      a1!['email'] = `ea-${tag}`
+      b1!['email'] = `swap-${tag}`
+      await em.flush()
+      a1!['email'] = `eb-${tag}`
+      await em.flush()
+      b1!['email'] = `ea-${tag}`
+      await em.flush()
+      expect(await rows('member', 'email')).toEqual(
+        expect.arrayContaining([`${String(a['id'])}:eb-${tag}`, `${String(b['id'])}:ea-${tag}`]),
+      )
+    })
+
+    test('a handoff whose order would contradict a foreign key is left to the server, which reports the duplicate', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const club = seed.create('club', { name: `chess-${tag}` })
+      seed.create('club_member', { club_id: club, who: 'ann' })
+      await seed.flush()
+      const em = root.fork()
+      const [c] = await em.find('club', { name: `chess-${tag}` })
+      const [m] = await em.find('club_member', { club_id: c!['id'] })
+      // The new club must exist before the member moves to it, the member move before the old club
+      // goes, and the old club go before the new one takes its name: a cycle.
+      const renamed = em.create('club', { name: `chess-${tag}` })
+      m!['club_id'] = renamed
+      em.remove(c!)
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect(await rows('club', 'name')).toContain(`${String(club['id'])}:chess-${tag}`)
+    })
+  })
+})
