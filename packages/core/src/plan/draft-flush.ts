@@ -2,6 +2,7 @@ import type { SchemaModel } from '../model/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { FlushDraft, InsertInput, PlanInput, SentParts, StatementDraft, StoredInput } from './draft.ts'
 import { orderStatements } from './order/order-statements.ts'
+import { splitHandoffs } from './order/unique-handoffs.ts'
 import { resolveByConflict } from './rows/conflict-ref.ts'
 import { checkDistinctRows } from './rows/distinct-rows.ts'
 import { encodeDrafts, makeCells } from './rows/encode-cells.ts'
@@ -24,8 +25,10 @@ type Snapshot = Record<string, unknown>
 export function draftFlush(schema: SchemaModel, input: PlanInput, options?: DraftOptions): FlushDraft {
   const inserts = groupInserts(schema, input.inserts)
   encodeDrafts(schema, inserts, input.inserts, 'insert', options)
-  const updates = groupStored(schema, input.updates, 'update')
-  encodeDrafts(schema, updates, input.updates, 'update')
+  const grouped = groupStored(schema, input.updates, 'update')
+  encodeDrafts(schema, grouped, input.updates, 'update')
+  // Rows of one update handing unique values to each other go in statements of their own.
+  const updates = splitHandoffs(grouped)
   const deletes = groupStored(schema, input.deletes, 'delete')
   encodeDrafts(schema, deletes, input.deletes, 'delete')
   checkDistinctRows(updates.length + deletes.length === 0 ? inserts : [...inserts, ...updates, ...deletes])

@@ -105,6 +105,30 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       ])
     })
 
+    test('rows of one update handing on their unique values: each layer a statement of its own, in order', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const made = ['fa', 'fb', 'fc'].map((e) => seed.create('member', { email: `${e}-${tag}` }))
+      await seed.flush()
+      const em = root.fork()
+      const [a, b, c] = await em.find('member', { id: made.map((m) => m['id']) }, { orderBy: { id: 'asc' } })
+      // Every row sets only its email (one statement's shape): c gives its email up for a new one, b
+      // takes c's, a takes b's.
+      a!['email'] = `fb-${tag}`
+      b!['email'] = `fc-${tag}`
+      c!['email'] = `fz-${tag}`
+      expect(waves(em)).toEqual([['update member'], ['update member'], ['update member']])
+      const report = await em.flush()
+      expect(report).toMatchObject({ updated: 3, statements: 3 })
+      if (mode === 'burst') expect(report.roundTrips).toBe(1)
+      expect(await rows('member', 'email')).toEqual(
+        expect.arrayContaining(
+          [`fb-${tag}`, `fc-${tag}`, `fz-${tag}`].map((email, i) => `${String(made[i]!['id'])}:${email}`),
+        ),
+      )
+      expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+    })
+
     test('a composite unique value (a Date among it) freed by a delete and taken by a new row', async () => {
       const root = await manager()
       const at = new Date(Date.UTC(2026, 10, 29, 12, 0, 0, 123))

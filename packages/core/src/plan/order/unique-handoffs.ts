@@ -2,7 +2,9 @@ import type { ColumnModel, TableModel } from '../../model/model.ts'
 import { perTable } from '../../schema/per-table.ts'
 import { normalizeKeyValue } from '../../values/index.ts'
 import { type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
+import { acyclic } from './cycles.ts'
 import { type Edge, valueAt } from './dependency-graph.ts'
+import { assignWaves, groupByWave } from './waves.ts'
 
 /** The columns of each of `names`, or none when a name is not a column of `table`. */
 function keyColumns(table: TableModel, names: readonly (readonly string[])[]): (readonly ColumnModel[])[] {
@@ -47,9 +49,8 @@ const uniqueColumns = perTable(
  * compared by its key form (`normalizeKeyValue`); a tuple holding a null (never equal to another), an
  * id not assigned yet (a new row's: no stored row holds it), or a value that has no key form is not
  * compared. A stored row's values other than its key are known for an entity (its snapshot), not for
- * a change set's row. Values handed between rows of one statement (two rows swapping emails in one
- * update, or one row taking the email another row of it gives up) are not ordered here: the server
- * writes a statement's rows in an order of its own.
+ * a change set's row. Rows of one update statement handing values to each other are split into
+ * statements of their own first (see {@link splitHandoffs}), which this then orders.
  *
  * @example
  * findHandoffEdges([insertPerson], [], 1, [deletePerson], 1) // [{ from: 1, to: 0 }]: the delete first
@@ -150,6 +151,81 @@ export function findHandoffEdges(
     const [from, to] = id.split('>')
     return { from: Number(from), to: Number(to) }
   })
+}
+
+/**
+ * The update statements, each one whose rows hand unique values to one another split so that none
+ * does: its rows in layers, those freeing a value before those taking it, each layer a statement of
+ * the same shape (their order follows from {@link findHandoffEdges}). So a row given the email another
+ * row of the flush gives up for a new one is written once that one is; PostgreSQL, checking each row,
+ * would otherwise meet the email twice in whatever order it updates the rows. A statement whose rows
+ * hand values round (two rows swapping emails) stays whole, and the server reports the duplicate.
+ *
+ * @example
+ * splitHandoffs([update]) // [update of the rows giving up emails, update of the rows taking them]
+ */
+export function splitHandoffs(updates: StatementDraft[]): StatementDraft[] {
+  let out: StatementDraft[] | undefined
+  for (let u = 0; u < updates.length; u++) {
+    const draft = updates[u]!
+    const layers = draft.rows.length > 1 && draft.table.uniques.length > 0 ? handoffLayers(draft) : undefined
+    if (layers === undefined) {
+      out?.push(draft)
+      continue
+    }
+    out ??= updates.slice(0, u)
+    for (const rows of layers) out.push(sliceDraft(draft, rows))
+  }
+  return out ?? updates
+}
+
+/** The rows of an update draft in layers by the unique values they hand on (see {@link splitHandoffs}). */
+function handoffLayers(draft: StatementDraft): number[][] | undefined {
+  const unique = uniqueColumns(draft.table)
+  if (!draft.columns.some((name) => unique.has(name))) return undefined
+  const n = draft.rows.length
+  const freedBy = new Map<string, number>()
+  const taken: [string, number][] = []
+  uniqueConstraints(draft.table).forEach((key, k) => {
+    if (!key.some((c) => draft.columns.includes(c.name))) return
+    for (let r = 0; r < n; r++) {
+      const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
+      const after = updatedId(draft, r, k, key)
+      if (before === after) continue
+      if (before !== undefined) freedBy.set(before, r)
+      if (after !== undefined) taken.push([after, r])
+    }
+  })
+  const edges: Edge[] = []
+  for (const [id, r] of taken) {
+    const from = freedBy.get(id)
+    if (from !== undefined && from !== r) edges.push({ from, to: r })
+  }
+  if (edges.length === 0 || !acyclic(n, edges)) return undefined
+  return groupByWave(assignWaves(n, edges))
+}
+
+/** A draft of the rows `rows` of `draft` (in that order), as grouping would have made it. */
+function sliceDraft(draft: StatementDraft, rows: readonly number[]): StatementDraft {
+  const pick = <T>(all: readonly T[]): T[] => rows.map((r) => all[r] as T)
+  const values = new Map<string, unknown[]>()
+  for (const [name, all] of draft.values) values.set(name, pick(all))
+  const slice: StatementDraft = {
+    kind: draft.kind,
+    table: draft.table,
+    columns: draft.columns,
+    fixup: draft.fixup,
+    upsert: draft.upsert,
+    rows: pick(draft.rows),
+    keys: pick(draft.keys),
+    keyIds: pick(draft.keyIds),
+    params: draft.params.map(pick),
+    paramColumns: draft.paramColumns,
+    slotted: [...draft.slotted],
+    values,
+  }
+  if (draft.snapshots !== undefined) slice.snapshots = pick(draft.snapshots)
+  return slice
 }
 
 /**
