@@ -16,6 +16,7 @@ beforeAll(async () => {
       value float8 not null, unique (device, taken_at));
     create table club (id bigserial primary key, name text not null unique);
     create table club_member (id bigserial primary key, club_id bigint not null references club, who text not null);
+    create table label (id bigserial primary key, name text not null unique, note text);
   `)
 })
 
@@ -145,6 +146,28 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         `select value from sensor_reading where device = '${tag}'`,
       )
       expect(readings.map((x) => x.value)).toEqual([2])
+    })
+
+    test('a row removed and upserted again by its unique value: the delete first, the upsert a new row its entity holds', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const old = seed.create('label', { name: `sf-${tag}`, note: 'old' })
+      await seed.flush()
+      const em = root.fork()
+      const [found] = await em.find('label', { name: `sf-${tag}` })
+      em.remove(found!)
+      const again = em.upsert(
+        'label',
+        { name: `sf-${tag}`, note: 'new' },
+        { conflict: ['name'], update: ['note'] },
+      )
+      expect(waves(em)).toEqual([['delete label'], ['insert label']])
+      await em.flush()
+      // Upserted first, the old row was updated, then deleted: no row kept the values, the entity detached.
+      expect(em.stateOf(again)).toBe('managed')
+      expect(again['id']).not.toBe(old['id'])
+      expect(await rows('label', 'note')).toContain(`${String(again['id'])}:new`)
+      expect(await rows('label', 'name')).not.toContain(`${String(old['id'])}:sf-${tag}`)
     })
 
     test('values swapped between rows of one update fail as the server reports them: nothing committed, the unit of work as it was', async () => {
