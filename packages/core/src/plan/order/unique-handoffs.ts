@@ -110,14 +110,12 @@ export function findHandoffEdges(
       }
     })
   })
+  // Each changed row of an update frees its tuple before and takes its tuple after.
+  const taken: [string, number][] = []
   for (const u of keyUpdates) {
-    const draft = updates[u]!
-    uniqueKeys(draft.table).forEach((key, k) => {
-      if (!key.some((c) => draft.columns.includes(c.name))) return
-      for (let r = 0; r < draft.rows.length; r++) {
-        const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
-        if (before !== undefined && before !== updatedId(draft, r, k, key)) free(before, u + updateOffset)
-      }
+    eachChange(updates[u]!, uniqueKeys, (before, after) => {
+      if (before !== undefined) free(before, u + updateOffset)
+      if (after !== undefined) taken.push([after, u + updateOffset])
     })
   }
   if (freed.size === 0) return []
@@ -136,17 +134,7 @@ export function findHandoffEdges(
         )
     })
   })
-  for (const u of keyUpdates) {
-    const draft = updates[u]!
-    uniqueKeys(draft.table).forEach((key, k) => {
-      if (!key.some((c) => draft.columns.includes(c.name))) return
-      for (let r = 0; r < draft.rows.length; r++) {
-        const after = updatedId(draft, r, k, key)
-        if (after !== tupleId(draft.table, k, key, (c) => storedValue(draft, r, c)))
-          take(after, u + updateOffset)
-      }
-    })
-  }
+  for (const [id, statement] of taken) take(id, statement)
   return [...edges].map((id) => {
     const [from, to] = id.split('>')
     return { from: Number(from), to: Number(to) }
@@ -186,15 +174,9 @@ function handoffLayers(draft: StatementDraft): number[][] | undefined {
   const n = draft.rows.length
   const freedBy = new Map<string, number>()
   const taken: [string, number][] = []
-  uniqueConstraints(draft.table).forEach((key, k) => {
-    if (!key.some((c) => draft.columns.includes(c.name))) return
-    for (let r = 0; r < n; r++) {
-      const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
-      const after = updatedId(draft, r, k, key)
-      if (before === after) continue
-      if (before !== undefined) freedBy.set(before, r)
-      if (after !== undefined) taken.push([after, r])
-    }
+  eachChange(draft, uniqueConstraints, (before, after, r) => {
+    if (before !== undefined) freedBy.set(before, r)
+    if (after !== undefined) taken.push([after, r])
   })
   const edges: Edge[] = []
   for (const [id, r] of taken) {
@@ -226,6 +208,26 @@ function sliceDraft(draft: StatementDraft, rows: readonly number[]): StatementDr
   }
   if (draft.snapshots !== undefined) slice.snapshots = pick(draft.snapshots)
   return slice
+}
+
+/**
+ * Calls `visit` for each row of an update draft and each of its `keys` (of `keysOf` its table) that
+ * it sets and changes: the tuple before (as stored) and after (see {@link tupleId}; undefined where
+ * it is not compared), and the row.
+ */
+function eachChange(
+  draft: StatementDraft,
+  keysOf: (table: TableModel) => readonly (readonly ColumnModel[])[],
+  visit: (before: string | undefined, after: string | undefined, r: number) => void,
+): void {
+  keysOf(draft.table).forEach((key, k) => {
+    if (!key.some((c) => draft.columns.includes(c.name))) return
+    for (let r = 0; r < draft.rows.length; r++) {
+      const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
+      const after = updatedId(draft, r, k, key)
+      if (before !== after) visit(before, after, r)
+    }
+  })
 }
 
 /**
