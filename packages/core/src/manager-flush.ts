@@ -52,11 +52,14 @@ export class ManagerFlush {
     this.#uow.beginFlush()
     let report: FlushReport
     try {
-      const flush = () =>
-        flushUnitOfWork(this.#uow, settings, {
+      const flush = () => {
+        // The unit's reads started from here go once the flush is over (see UnitConnections.sending).
+        this.#connections.beginSending()
+        return flushUnitOfWork(this.#uow, settings, {
           onPlanned: observed.onPlanned,
           connection: this.#connections.forFlush(),
         })
+      }
       report = await observed.within(
         hooks === undefined
           ? flush // no hooks: no step around the flush (a frame and its promise less)

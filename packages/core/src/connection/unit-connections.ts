@@ -28,6 +28,8 @@ export class UnitConnections {
   readonly #holdMs: number
   #held: HeldTransaction | undefined
   #wrote = false
+  /** The flush being sent (see {@link beginSending}), and what settles its promise. */
+  #sending: { readonly over: Promise<void>; readonly end: () => void } | undefined
 
   /** `holdMs`: the longest a locking transaction is held (`flushTimeoutMs`). */
   constructor(driver: Driver, holdMs: number) {
@@ -39,6 +41,25 @@ export class UnitConnections {
   /** Whether a flush of the unit of work sent something (or may have): its reads go to the primary. */
   get wrote(): boolean {
     return this.#wrote
+  }
+
+  /**
+   * The unit of work's flush being sent, from when its statements are planned (after its
+   * `beforeFlush` hooks, which may read) until it is over ({@link flushed}): a promise that then
+   * resolves, never rejects. The unit's reads started meanwhile go after it, reading what it wrote
+   * (or what was there, when it failed), as they would on the one connection of a unit of work.
+   */
+  get sending(): Promise<void> | undefined {
+    return this.#sending?.over
+  }
+
+  /** The unit of work's flush starts sending (see {@link sending}). */
+  beginSending(): void {
+    let end!: () => void
+    const over = new Promise<void>((resolve) => {
+      end = resolve
+    })
+    this.#sending = { over, end }
   }
 
   /**
@@ -87,6 +108,9 @@ export class UnitConnections {
       else if (!held.open && held.ended === 'taken by a flush') held.flushFailed(failedWith)
     }
     if (edits > 0) this.#wrote = true
+    const sending = this.#sending
+    this.#sending = undefined
+    sending?.end()
   }
 
   /** Rolls back the locking transaction, if any (`EntityManager.clear`). */

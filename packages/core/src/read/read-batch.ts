@@ -20,7 +20,8 @@ export interface BatchItem {
 /**
  * The reads of one unit of work: every read started in the same tick (before the batch is written)
  * goes in one message on one connection, one round trip (where: `routeReads`; how: `sendSelects`).
- * One batch at a time: a read started while one is in flight goes with the next. A batch settles like
+ * One batch at a time: a read started while one is in flight goes with the next, and a batch started
+ * while the unit's flush is being sent goes once it is over (it reads what the flush wrote). A batch settles like
  * a flush: within the deadline, promptly when its connection dies, every read in it failing with a
  * coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`). When the server rejects a select of a
  * simple-protocol batch (which ends the message there), each read of the batch is sent again on its
@@ -85,11 +86,13 @@ export class ReadBatch {
       this.#waiting = []
       if (this.#grouped.size > 0) this.#grouped = new Map()
       this.#scheduled = false
-      // Sent at once when no batch is in flight; else once the last one settled.
+      // Sent at once when no batch is in flight; else once the last one settled. After the unit's
+      // flush being sent, if any: it reads what that flush wrote.
       this.#unsettled++
-      const last = this.#inFlight
-      this.#inFlight =
-        this.#unsettled === 1 || last === undefined ? this.#send(items) : last.then(() => this.#send(items))
+      const last = this.#unsettled === 1 ? undefined : this.#inFlight
+      const flush = this.#context.connections.sending
+      const before = flush === undefined ? last : last === undefined ? flush : Promise.all([last, flush])
+      this.#inFlight = before === undefined ? this.#send(items) : before.then(() => this.#send(items))
     })
   }
 
