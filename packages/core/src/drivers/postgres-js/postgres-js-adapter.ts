@@ -6,6 +6,7 @@ import { toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
+import { ClientEnd } from './client-end.ts'
 import type {
   PostgresJsConnection,
   PostgresJsQuery,
@@ -63,11 +64,14 @@ export class PostgresJsAdapter implements DriverAdapter {
   /** Sockets whose close postgres.js handled (a macrotask after the close: see `socket-factory.ts`). */
   #closesHandled = 0
   #meters: Meters | undefined
+  /** The application's `sql.end()`, made to wait for pipeflush's reservations and openings. */
+  readonly #end: ClientEnd
 
   constructor(sql: PostgresJsSql) {
     this.sql = sql
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
+    this.#end = new ClientEnd(sql, this.address)
   }
 
   get database(): string | undefined {
@@ -86,41 +90,54 @@ export class PostgresJsAdapter implements DriverAdapter {
   ): void {
     const o = this.sql.options
     const metered = new WeakMap<Socket, MeteredSocket>()
-    o.socket = socketFactory(
-      o.socket,
-      (socket, admit) => {
-        // The array types a connection fetches are the client's, shared by all its connections: once
-        // one connection fetched them, later ones skip the query (a round trip each), whose failure
-        // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
-        if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
-          o.fetch_types = false
-        const named = socket as Socket & { host?: unknown; port?: unknown }
-        // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
-        const typeQuery = o.fetch_types === false ? 0 : 1
-        const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
-        const m = meter(socket, address, typeQuery, admit)
-        metered.set(socket, m)
-        // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
-        // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
-        // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
-        // Over TLS that listener is on the TLS socket (the meter reads the messages from it).
-        m.meter.onReady(() => setImmediate(() => (m.decrypted ?? socket).emit('drain')))
-      },
-      () => this.#closesHandled++,
-      (socket, tls) => {
-        // Over TLS postgres.js reads fetch_types once the handshake is over, when another connection
-        // may have fetched the types (and fetch_types been turned off): read it again then, just before
-        // postgres.js does (this listener runs before its own).
-        tls.prependOnceListener('secureConnect', () => {
-          const m = metered.get(socket)
-          if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
-        })
-      },
+    // An opening is the client's `end()`'s to wait for from the factory's call (see `ClientEnd`).
+    o.socket = this.#end.counting(
+      socketFactory(
+        o.socket,
+        (socket, admit) => {
+          // The array types a connection fetches are the client's, shared by all its connections: once
+          // one connection fetched them, later ones skip the query (a round trip each), whose failure
+          // postgres.js 3.4.9 leaves as an unhandled rejection (`fetchArrayTypes` is not awaited).
+          if (o.fetch_types !== false && Object.keys(o.shared?.typeArrayMap ?? {}).length > 0)
+            o.fetch_types = false
+          const named = socket as Socket & { host?: unknown; port?: unknown }
+          // postgres.js reads fetch_types as it starts the connection, within microtasks of this call.
+          const typeQuery = o.fetch_types === false ? 0 : 1
+          const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
+          const m = meter(socket, address, typeQuery, admit)
+          metered.set(socket, m)
+          // The application's `sql.end()` waits until the connection is the pool's, or closed.
+          const opening = this.#end.begin()
+          socket.once('close', opening)
+          // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
+          // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
+          // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
+          // Over TLS that listener is on the TLS socket (the meter reads the messages from it).
+          m.meter.onReady(() =>
+            setImmediate(() => {
+              ;(m.decrypted ?? socket).emit('drain')
+              opening()
+            }),
+          )
+        },
+        () => this.#closesHandled++,
+        (socket, tls) => {
+          // Over TLS postgres.js reads fetch_types once the handshake is over, when another connection
+          // may have fetched the types (and fetch_types been turned off): read it again then, just before
+          // postgres.js does (this listener runs before its own).
+          tls.prependOnceListener('secureConnect', () => {
+            const m = metered.get(socket)
+            if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
+          })
+        },
+      ),
     )
   }
 
   acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
+    if (this.#end.ending) return Promise.reject(this.#end.ended())
     this.#meters = meters
+    const done = this.#end.begin()
     const watch = {
       meters,
       closesHandled: () => this.#closesHandled,
@@ -128,12 +145,22 @@ export class PostgresJsAdapter implements DriverAdapter {
       address: this.address,
     }
     return reserveConnection(this.sql, watch, giveUp).then(
-      (reserved) => new PostgresJsReservation(this, reserved),
+      (reserved) => new PostgresJsReservation(this, reserved, done),
+      (error: unknown) => {
+        done()
+        throw error
+      },
     )
   }
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
-    return rowsOfLast(await this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params)))
+    if (this.#end.ending) throw this.#end.ended()
+    const done = this.#end.begin()
+    try {
+      return rowsOfLast(await this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params)))
+    } finally {
+      done()
+    }
   }
 
   toDriverError(error: unknown): DriverError {
@@ -159,10 +186,13 @@ class PostgresJsReservation implements AdapterConnection {
   #onclose: ((error: unknown) => void) | undefined
   #onEnd: ((cause: DriverError) => void) | undefined
   #first: PostgresJsQuery | undefined
+  /** Tells the client's `end()` this reservation is over (see `ClientEnd`). */
+  readonly #done: () => void
 
-  constructor(adapter: PostgresJsAdapter, reserved: PostgresJsReserved) {
+  constructor(adapter: PostgresJsAdapter, reserved: PostgresJsReserved, done: () => void) {
     this.#adapter = adapter
     this.#reserved = reserved
+    this.#done = done
   }
 
   simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
@@ -200,11 +230,13 @@ class PostgresJsReservation implements AdapterConnection {
 
   release(): void {
     this.#reserved.release()
+    this.#done()
   }
 
   discard(): void {
     // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
     // it would put a dead connection among the open ones.
+    this.#done()
   }
 
   destroy(): void {

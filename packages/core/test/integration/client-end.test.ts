@@ -1,0 +1,168 @@
+import { EntityManager, isPipeflushError } from '@pipeflush/core'
+import { TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
+import type pg from 'pg'
+import type postgres from 'postgres'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// The application ends its client (`sql.end()`, `pool.end()`) while pipeflush works on it, or just
+// after: a shutdown. The end must settle once pipeflush's flushes and reads are over (postgres.js
+// 3.4.9 on its own never ends a client whose connection was reserved, or opened for a reservation,
+// when `end()` was called), and nothing pipeflush starts afterwards may open a connection.
+
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+    create table shelf (id bigserial primary key, name text not null);
+    create table volume (id bigserial primary key, shelf_id bigint not null references shelf, title text not null);
+    insert into shelf (name) values ('seed');
+  `)
+})
+
+/** How long an end may take here before it counts as never settling. */
+const NEVER_MS = 10_000
+
+/** The client's own `end()`, as the application calls it (no timeout unless given). */
+function end(c: TestClient, options?: { timeout: number }): Promise<void> {
+  return c.driver === 'postgres.js' ? (c.client as postgres.Sql).end(options) : (c.client as pg.Pool).end()
+}
+
+/** `'ended'` when `ending` settles within {@link NEVER_MS}, else `'still waiting'`. */
+async function settles(ending: Promise<unknown>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined
+  const never = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), NEVER_MS)
+  })
+  try {
+    return await Promise.race([ending.then(() => 'ended'), never])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Backends on this file's database besides the one asking, once the server let the others go. */
+async function otherBackends(): Promise<number> {
+  const count = async () =>
+    Number(
+      (
+        await db.sql.unsafe<{ n: string }[]>(
+          'select count(*)::text as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+        )
+      )[0]!.n,
+    )
+  // A backend leaves pg_stat_activity a moment after its client closed the socket.
+  for (let i = 0; i < 100; i++) {
+    const n = await count()
+    if (n === 0) return 0
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return count()
+}
+
+/** Lets the event loop turn once: what was started is written, nothing answered yet. */
+const aMacrotask = () => new Promise((r) => setImmediate(r))
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  /** A cold pool of `max` connections (no proxy: nothing here is about the network). */
+  async function open(max: number): Promise<{ c: TestClient; root: EntityManager }> {
+    const c = db.client(driver, { max, proxied: false })
+    return { c, root: await EntityManager.connect(c.client) }
+  }
+
+  test('end() while a flush is in flight: the flush commits, then the client ends', async () => {
+    const { c, root } = await open(2)
+    const em = root.fork()
+    const shelf = em.create('shelf', { name: `in-flight-${driver}` })
+    em.create('volume', { shelf_id: shelf, title: 'Kept' })
+    const flushed = em.flush()
+    await aMacrotask()
+    const ending = end(c)
+    expect(await settles(ending)).toBe('ended')
+    expect(await flushed).toMatchObject({ inserted: 2 })
+    const [row] = await db.sql`select name from shelf where id = ${String(shelf['id'])}`
+    expect(row?.['name']).toBe(`in-flight-${driver}`)
+    expect(await otherBackends()).toBe(0)
+  })
+
+  test('end() while a read batch is in flight: the rows come, then the client ends', async () => {
+    const { c, root } = await open(2)
+    const em = root.fork()
+    const read = Promise.all([em.find('shelf', { name: 'seed' }), em.find('volume', {})])
+    await aMacrotask()
+    const ending = end(c)
+    expect(await settles(ending)).toBe('ended')
+    const [shelves] = await read
+    expect(shelves.map((s) => s['name'])).toEqual(['seed'])
+    expect(await otherBackends()).toBe(0)
+  })
+
+  // A unit reads while its flush is in flight: the read waits for a connection the pool opens for
+  // it, and is often given the flush's instead, the opening going on. Ended right after, the client
+  // must still end: swept over cold pools and units at once.
+  describe.each([1, 2, 3])('a cold pool of %i', (max) => {
+    test.each([1, 2, 4])(
+      '%i units each flushing and reading at once, the client ended after',
+      async (units) => {
+        const { c, root } = await open(max)
+        await Promise.all(
+          Array.from({ length: units }, async (_, u) => {
+            const em = root.fork()
+            const name = `sweep-${driver}-${max}-${units}-${u}`
+            em.create('shelf', { name })
+            const flushed = em.flush()
+            await aMacrotask()
+            const [report, found] = await Promise.all([flushed, em.find('shelf', { name })])
+            expect(report.inserted).toBe(1)
+            expect(found).toHaveLength(1)
+          }),
+        )
+        expect(await settles(end(c))).toBe('ended')
+        expect(await otherBackends()).toBe(0)
+      },
+    )
+  })
+
+  test('after end(): a flush and a read fail as a lost connection, nothing sent, the unit as it was', async () => {
+    const { c, root } = await open(2)
+    const warm = root.fork()
+    await warm.find('shelf', { name: 'seed' })
+    expect(await settles(end(c))).toBe('ended')
+    const em = root.fork()
+    em.create('shelf', { name: `after-end-${driver}` })
+    const before = c.counter.read()
+    const flush = await em.flush().catch((e: unknown) => e)
+    expect(isPipeflushError(flush) && flush.code).toBe('CONNECTION_LOST')
+    expect(String((flush as Error).message)).toMatch(/Nothing was sent/)
+    const read = await em.find('shelf', {}).catch((e: unknown) => e)
+    expect(isPipeflushError(read) && read.code).toBe('CONNECTION_LOST')
+    const after = c.counter.read()
+    expect([after.connections, after.bytesOut]).toEqual([before.connections, before.bytesOut])
+    expect(
+      em
+        .plan()
+        .waves.flat()
+        .map((s) => `${s.kind} ${s.table}`),
+    ).toEqual(['insert shelf'])
+    expect(await otherBackends()).toBe(0)
+    const [row] = await db.sql`select count(*)::int as n from shelf where name = ${`after-end-${driver}`}`
+    expect(row?.['n']).toBe(0)
+  })
+
+  // pg's pool.end() waits for every client checked out, with no timeout of its own: a unit holding
+  // its locking transaction keeps it waiting, as any client the application holds does.
+  test.runIf(driver === 'postgres.js')(
+    'end({ timeout }) while a unit holds its locking transaction: the client ends when the timeout passes, the unit then fails',
+    async () => {
+      const { c, root } = await open(2)
+      const em = root.fork()
+      const [seed] = await em.find('shelf', { name: 'seed' }, { lock: 'update' })
+      seed!['name'] = 'renamed while the client ended'
+      const started = performance.now()
+      expect(await settles(end(c, { timeout: 0.3 }))).toBe('ended')
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250)
+      const flush = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(flush)).toBe(true)
+      expect(await otherBackends()).toBe(0)
+    },
+  )
+})
