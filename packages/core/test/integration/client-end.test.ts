@@ -96,6 +96,40 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await otherBackends()).toBe(0)
   })
 
+  test("end() while units wait for the pool's one connection: every flush commits, then the client ends", async () => {
+    const { c, root } = await open(1)
+    const flushes = Array.from({ length: 4 }, (_, u) => {
+      const em = root.fork()
+      em.create('shelf', { name: `queued-${driver}-${u}` })
+      return em.flush()
+    })
+    await aMacrotask()
+    expect(await settles(end(c))).toBe('ended')
+    expect((await Promise.all(flushes)).map((r) => r.inserted)).toEqual([1, 1, 1, 1])
+    const [row] = await db.sql`select count(*)::int as n from shelf where name like ${`queued-${driver}-%`}`
+    expect(row?.['n']).toBe(4)
+    expect(await otherBackends()).toBe(0)
+  })
+
+  test('ended twice: as the driver answers a second end', async () => {
+    const { c } = await open(1)
+    const first = end(c)
+    if (driver === 'postgres.js') expect(await settles(Promise.all([first, end(c)]))).toBe('ended')
+    else {
+      await expect(end(c)).rejects.toThrow('Called end on pool more than once')
+      expect(await settles(first)).toBe('ended')
+    }
+  })
+
+  test.runIf(driver !== 'postgres.js')('pool.end(callback) answers by the callback', async () => {
+    const { c } = await open(1)
+    const answered = new Promise<string>((resolve) => {
+      ;(c.client as pg.Pool).end(() => resolve('called back'))
+    })
+    expect(await settles(answered)).toBe('ended')
+    expect(await answered).toBe('called back')
+  })
+
   // A unit reads while its flush is in flight: the read waits for a connection the pool opens for
   // it, and is often given the flush's instead, the opening going on. Ended right after, the client
   // must still end: swept over cold pools and units at once.

@@ -107,6 +107,11 @@ export interface PgPool {
     callback: (error: Error | undefined, client: PgPoolClient | undefined) => void,
   ): Promise<PgPoolClient> | undefined
   query(config: PgQueryConfig | string): Promise<PgResult | PgResult[]>
+  /**
+   * Ends the pool once its clients are given back; with a callback, answers by it. Wrapped by the
+   * adapter so that pipeflush's requests queued for a client are served first (see `ClientEnd`).
+   */
+  end?(callback?: (error?: Error) => void): Promise<void> | undefined
   readonly options: PgPoolOptions
   readonly totalCount: number
   on(event: string, listener: (...args: unknown[]) => void): unknown

@@ -2,6 +2,7 @@ import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { errors } from '../../errors.ts'
 import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
+import { ClientEnd } from '../client-end.ts'
 import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from '../driver.ts'
 import { closedError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
@@ -46,6 +47,8 @@ export class PgAdapter implements DriverAdapter {
   readonly copies = true
   /** pg-pool hands a client it opened to the request it opened it for. */
   readonly sharesOpenings = false
+  /** The application's `pool.end()`, made to wait for pipeflush's requests (see `ClientEnd`). */
+  readonly #end: ClientEnd
 
   /** Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}). */
   constructor(pool: PgPool) {
@@ -53,6 +56,25 @@ export class PgAdapter implements DriverAdapter {
     if (hosts?.includes(',')) throw errors.pgMultiHost(hosts)
     this.pool = pool
     this.address = addressOf(pool)
+    this.#end = new ClientEnd(() => endedError(this.address))
+    // The application's `pool.end()` serves pipeflush's requests queued for a client first: pg-pool,
+    // once ending, leaves them waiting (a flush failed after its whole timeout). See `ClientEnd`.
+    const end = pool.end
+    if (typeof end === 'function')
+      pool.end = (callback?: (error?: Error) => void) => {
+        if (this.#end.ending) {
+          const again = new Error('Called end on pool more than once')
+          if (typeof callback !== 'function') return Promise.reject(again)
+          callback(again)
+          return undefined
+        }
+        const ended = this.#end.end(undefined, async () => {
+          await end.call(pool)
+        })
+        if (typeof callback !== 'function') return ended
+        ended.then(() => callback(), callback)
+        return undefined
+      }
   }
 
   get database(): string | undefined {
@@ -84,12 +106,18 @@ export class PgAdapter implements DriverAdapter {
   }
 
   acquire(): Promise<AdapterConnection> {
+    if (this.#end.ending) return Promise.reject(this.#end.ended())
+    const done = this.#end.begin()
     // The pool's callback form: one promise, where its promise form and a `then` made three.
     return new Promise((resolve, reject) => {
       const answer = (error: unknown, client: PgPoolClient | undefined) => {
-        if (error !== undefined && error !== null) reject(error)
-        else if (client === undefined) reject(new Error('the pool answered neither an error nor a client'))
-        else resolve(new PgConnection(this, client))
+        if (error !== undefined && error !== null) {
+          done()
+          reject(error)
+        } else if (client === undefined) {
+          done()
+          reject(new Error('the pool answered neither an error nor a client'))
+        } else resolve(new PgConnection(this, client, done))
       }
       try {
         // A pool that takes no callback answers by its promise (pg-pool's own answers undefined).
@@ -100,14 +128,21 @@ export class PgAdapter implements DriverAdapter {
             (error: unknown) => answer(error ?? new Error('the pool refused a connection'), undefined),
           )
       } catch (e) {
+        done()
         reject(e) // refused at once (the pool ending): as a refusal later
       }
     })
   }
 
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
-    const result = await this.pool.query(params.length === 0 ? text : { text, values: params })
-    return Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows
+    if (this.#end.ending) throw this.#end.ended()
+    const done = this.#end.begin()
+    try {
+      const result = await this.pool.query(params.length === 0 ? text : { text, values: params })
+      return Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows
+    } finally {
+      done()
+    }
   }
 
   toDriverError(error: unknown): DriverError {
@@ -122,10 +157,13 @@ class PgConnection implements AdapterConnection {
   ) => Promise<PromiseSettledResult<StatementResult>[]>
   readonly #adapter: PgAdapter
   readonly #client: PgPoolClient
+  /** Tells the pool's `end()` this client is given back (see `ClientEnd`). */
+  readonly #done: () => void
 
-  constructor(adapter: PgAdapter, client: PgPoolClient) {
+  constructor(adapter: PgAdapter, client: PgPoolClient, done: () => void) {
     this.#adapter = adapter
     this.#client = client
+    this.#done = done
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
@@ -165,11 +203,13 @@ class PgConnection implements AdapterConnection {
 
   release(): void {
     this.#client.release()
+    this.#done()
   }
 
   discard(cause: DriverError): void {
     // With an error the pool closes the client and drops it (a dead or terminated connection).
     this.#client.release(new Error(cause.message))
+    this.#done()
   }
 
   destroy(): void {
@@ -269,4 +309,10 @@ function simpleResult(result: PgResult | PgResult[]): SimpleResult {
     lastCommand: list[list.length - 1]?.command ?? '',
     rowSets: list.filter((r) => r.fields.length > 0).map((r) => r.rows),
   }
+}
+
+/** What pipeflush refuses to start once the application called `pool.end()`, in pg-pool's words. */
+function endedError(address: string): DriverError {
+  const message = `cannot use the pool of ${address}: Cannot use a pool after calling end on the pool`
+  return { kind: 'connection', code: 'CONNECTION_ENDED', message, cause: new Error(message) }
 }

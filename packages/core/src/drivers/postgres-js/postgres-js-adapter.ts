@@ -1,12 +1,12 @@
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
+import { ClientEnd } from '../client-end.ts'
 import type { DriverError, Param, Row, SimpleResult } from '../driver.ts'
 import { toDriverError } from '../driver-errors.ts'
 import { inlineParams } from '../inline-params.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
-import { ClientEnd } from './client-end.ts'
 import type {
   PostgresJsConnection,
   PostgresJsQuery,
@@ -71,7 +71,18 @@ export class PostgresJsAdapter implements DriverAdapter {
     this.sql = sql
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
-    this.#end = new ClientEnd(sql, this.address)
+    this.#end = new ClientEnd(() => endedError(this.address))
+    // The application's `sql.end()` waits for pipeflush's reservations and openings (README, item 18).
+    const client = sql as unknown as { end?: unknown }
+    const end = client.end
+    if (typeof end === 'function')
+      client.end = (options?: { timeout?: number | null }) =>
+        this.#end.end(options?.timeout ?? undefined, (left) =>
+          (end as (o?: object) => Promise<void>).call(
+            sql,
+            left === undefined ? options : { ...options, timeout: left },
+          ),
+        )
   }
 
   get database(): string | undefined {
@@ -289,4 +300,10 @@ function simpleResult(result: PostgresJsResult | PostgresJsResult[]): SimpleResu
 
 function isResultList(result: PostgresJsResult | PostgresJsResult[]): result is PostgresJsResult[] {
   return !('command' in result) && result.length > 0 && Array.isArray(result[0])
+}
+
+/** What pipeflush refuses to start once the application called `sql.end()`. */
+function endedError(address: string): DriverError {
+  const message = `cannot use the postgres.js client of ${address} after its end() was called`
+  return { kind: 'connection', code: 'CONNECTION_ENDED', message, cause: new Error(message) }
 }
