@@ -7,6 +7,18 @@ import { PipeflushError } from './pipeflush-error.ts'
  */
 export const entityErrors = {
   /**
+   * A read's condition on `table`.`column` gives a new `target` entity whose key is not assigned yet
+   * (a sequence's, assigned when it is flushed): no row can match it before then.
+   */
+  keylessInWhere(table: string, column: string, target: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `find(${table}): the condition on ${column} gives a new ${target} entity that has no key yet (it is assigned when the ${target} is flushed): flush it first. Nothing was sent.`,
+      { table, column },
+    )
+  },
+
+  /**
    * A value refers to a new entity whose key the server fills (a DEFAULT read back by the flush): its
    * key is not known before the flush that inserts it answers. Nothing was sent.
    */

@@ -1,6 +1,6 @@
 import type { RowLock } from '../connection/held-transaction.ts'
 import type { Row } from '../drivers/driver.ts'
-import { errors } from '../errors.ts'
+import { errors, isPipeflushError } from '../errors.ts'
 import type { SchemaModel, TableModel } from '../model/model.ts'
 import { columnOf, readableTable } from '../schema/checks.ts'
 import { columnSql } from '../schema/column-sql.ts'
@@ -80,7 +80,9 @@ export class UnitOfWorkReads {
    */
   async find(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
-    const { sql, params } = whereSql(model, resolveWhere(model, where, this.#uow), 't0')
+    const resolving = this.#resolveWhere(model, where)
+    const resolved = resolving instanceof Promise ? await resolving : resolving
+    const { sql, params } = whereSql(model, resolved, 't0')
     const root: GraphRoot = {
       where: sql,
       params: textParams(params),
@@ -179,6 +181,21 @@ export class UnitOfWorkReads {
   async select(statement: ReadStatement): Promise<readonly Row[]> {
     const [rows] = await this.#batch.read([statement], 'A select')
     return rows ?? []
+  }
+
+  /**
+   * `where` resolved (see `resolveWhere`); one that gives a new entity without its key yet, while the
+   * unit's flush is being sent, once that flush is over (it assigns the key; the read would wait for
+   * it anyway: see `UnitConnections.sending`).
+   */
+  #resolveWhere(model: TableModel, where: Where): Where | Promise<Where> {
+    try {
+      return resolveWhere(model, where, this.#uow)
+    } catch (e) {
+      const flush = this.#context.connections.sending
+      if (flush === undefined || !isPipeflushError(e, 'INVALID_STATE')) throw e
+      return flush.then(() => resolveWhere(model, where, this.#uow))
+    }
   }
 
   #graph(model: TableModel, root: GraphRoot, tree: With, lock?: RowLock): Promise<Entity[]> {

@@ -1,7 +1,9 @@
 import { recordArgument } from '../arguments.ts'
+import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import { columnOf } from '../schema/checks.ts'
 import { resolveReference } from '../track/changes.ts'
+import { stateOf } from '../track/entity-state.ts'
 import { emptyRow } from '../track/row.ts'
 import type { Where } from './select-sql.ts'
 
@@ -10,7 +12,8 @@ import type { Where } from './select-sql.ts'
  * against `owner` (an entity of another unit of work is `INVALID_STATE`). Unknown columns are
  * `UNKNOWN_COLUMN`.
  *
- * A condition may give an entity as a foreign-key value, as an assignment can.
+ * A condition may give an entity as a foreign-key value, as an assignment can; a new entity whose key
+ * is not assigned yet (a sequence's, at its flush) is `INVALID_STATE` (`keylessInWhere`).
  */
 export function resolveWhere(table: TableModel, where: Where, owner: object): Where {
   const given = recordArgument(where, `find(${table.key}): where`, 'INVALID_VALUE', { table: table.key })
@@ -18,10 +21,13 @@ export function resolveWhere(table: TableModel, where: Where, owner: object): Wh
   for (const name of Object.keys(given)) {
     const column = columnOf(table, name)
     const value = given[name]
-    out[name] =
-      Array.isArray(value) && !column.isArray
-        ? value.map((v) => resolveReference(v, column, table, owner))
-        : resolveReference(value, column, table, owner)
+    const resolve = (v: unknown) => {
+      const resolved = resolveReference(v, column, table, owner)
+      if (resolved === undefined && v !== undefined)
+        throw errors.keylessInWhere(table.key, name, stateOf(v)?.table.key ?? 'entity')
+      return resolved
+    }
+    out[name] = Array.isArray(value) && !column.isArray ? value.map(resolve) : resolve(value)
   }
   return out
 }

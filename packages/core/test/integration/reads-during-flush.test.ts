@@ -18,6 +18,7 @@ beforeAll(async () => {
     create function desk_slow() returns trigger language plpgsql as $$
       begin if new.name like 'slow-%' then perform pg_sleep(0.3); end if; return new; end $$;
     create trigger desk_slow before insert on desk for each row execute function desk_slow();
+    create table chair (id bigserial primary key, desk_id bigint not null references desk, n int not null);
   `)
 })
 
@@ -66,6 +67,31 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
           .map((s) => `${s.kind} ${s.table}`),
       ).toEqual(['insert desk'])
     })
+  })
+
+  test('a find given a new entity during its flush reads by the key the flush gives it', async () => {
+    const em = (await EntityManager.connect(db.client(driver, { max: 2, proxied: false }).client)).fork()
+    const desk = em.create('desk', { name: `slow-given-${driver}`, floor: 5 })
+    const chairs = [0, 1].map((n) => em.create('chair', { desk_id: desk, n }))
+    const flushed = em.flush()
+    const found = await em.find('chair', { desk_id: desk })
+    expect((await flushed).inserted).toBe(3)
+    expect(found).toEqual(chairs)
+  })
+
+  test('a find given a new entity without a flush: INVALID_STATE naming the condition, nothing sent', async () => {
+    const c = db.client(driver, { max: 2, proxied: false })
+    const em = (await EntityManager.connect(c.client)).fork()
+    const desk = em.create('desk', { name: `unflushed-${driver}`, floor: 6 })
+    const before = c.counter.read()
+    const error = await em.find('chair', { desk_id: desk }).catch((e: unknown) => e)
+    expect(isPipeflushError(error) && [error.code, error.table, error.column]).toEqual([
+      'INVALID_STATE',
+      'chair',
+      'desk_id',
+    ])
+    expect(String((error as Error).message)).toMatch(/new desk entity that has no key yet/)
+    expect(c.counter.read().bytesOut).toBe(before.bytesOut)
   })
 
   test('a beforeFlush hook that reads through the unit of work is not held behind the flush', async () => {
