@@ -21,9 +21,9 @@ export interface BatchItem {
  * The reads of one unit of work: every read started in the same tick (before the batch is written)
  * goes in one message on one connection, one round trip (where: `routeReads`; how: `sendSelects`).
  * One batch at a time: a read started while one is in flight goes with the next, and a batch started
- * while the unit's flush is being sent goes once it is over (it reads what the flush wrote). A batch settles like
- * a flush: within the deadline, promptly when its connection dies, every read in it failing with a
- * coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`). When the server rejects a select of a
+ * while the unit's flush is being sent goes once it is over (it reads what the flush wrote). A batch
+ * settles like a flush: within the deadline, promptly when its connection dies, every read in it
+ * failing with a coded error (`CONNECTION_LOST`, `QUERY_TIMEOUT`). When the server rejects a select of a
  * simple-protocol batch (which ends the message there), each read of the batch is sent again on its
  * own, so that only the failing one fails.
  *
