@@ -12,7 +12,7 @@
 // send and the rest (`settle`: its release). Medians over the flushes (µs), flush by flush in turn
 // with the raw one, each cell's units prepared untimed (the matrix cells' new rows made in a fork).
 //
-//   npx node --conditions=@pipeflush/source bench/tools/flush-phases.ts [--cells 1x1,10x1,graph,mix] [--flushes 1500]
+//   npx node --conditions=@pipeflush/source bench/tools/flush-phases.ts [--cells 1x1,10x1,graph,mix] [--flushes 900]
 import { parseArgs } from 'node:util'
 import type { EntityManager } from '@pipeflush/core'
 import { startBenchEnv } from '../src/env/services.ts'
@@ -27,7 +27,7 @@ import { matrixWork, nextValues } from '../src/workload.ts'
 const { values } = parseArgs({
   options: {
     cells: { type: 'string', default: '1x1,10x1,graph,mix' },
-    flushes: { type: 'string', default: '1500' },
+    flushes: { type: 'string', default: '900' },
   },
 })
 const flushes = Number(values.flushes)

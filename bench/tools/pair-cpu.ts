@@ -30,11 +30,12 @@ function workOf(cell: string): Work {
 }
 
 /** Client CPU of one flush (its unit prepared untimed first), µs. */
-async function once(client: SeriesClient, work: Work): Promise<number> {
+async function once(client: SeriesClient, work: Work, system?: number[]): Promise<number> {
   if (work.shop) await client.prepare?.(work)
   const before = process.cpuUsage()
   await client.flush(work)
   const d = process.cpuUsage(before)
+  system?.push(d.system)
   return d.user + d.system
 }
 
@@ -62,18 +63,20 @@ try {
         }
         const ta: number[] = []
         const tb: number[] = []
+        const [sa, sb]: number[][] = [[], []]
         if (session) await session.post('Profiler.start')
         for (let i = 0; i < flushes; i++) {
-          ta.push(await once(a, work))
-          tb.push(await once(b, work))
+          ta.push(await once(a, work, sa))
+          tb.push(await once(b, work, sb))
         }
         if (session) {
           const { profile } = await session.post('Profiler.stop')
           await writeFile(join(profileDir!, `pair-${driver}-${cell}.cpuprofile`), JSON.stringify(profile))
         }
+        const mean = (t: number[]) => Math.round(t.reduce((x, y) => x + y, 0) / t.length)
         const p50 = (t: number[]) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)]!
         console.log(
-          `${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs  raw-simple p50 ${p50(tb)} µs  ratio ${(p50(ta) / p50(tb)).toFixed(2)}x`,
+          `${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs  raw-simple p50 ${p50(tb)} µs  ratio ${(p50(ta) / p50(tb)).toFixed(2)}x  (system mean ${mean(sa)} / ${mean(sb)} µs)`,
         )
       }
     } finally {
