@@ -63,7 +63,8 @@ try {
         }
         const ta: number[] = []
         const tb: number[] = []
-        const [sa, sb]: number[][] = [[], []]
+        const sa: number[] = []
+        const sb: number[] = []
         if (session) await session.post('Profiler.start')
         for (let i = 0; i < flushes; i++) {
           ta.push(await once(a, work, sa))

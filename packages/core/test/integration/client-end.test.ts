@@ -1,7 +1,7 @@
 import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
 import type pg from 'pg'
-import type postgres from 'postgres'
+import postgres from 'postgres'
 import { beforeAll, describe, expect, test } from 'vitest'
 
 // The application ends its client (`sql.end()`, `pool.end()`) while pipeflush works on it, or just
@@ -180,6 +180,99 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await otherBackends()).toBe(0)
     const [row] = await db.sql`select count(*)::int as n from shelf where name = ${`after-end-${driver}`}`
     expect(row?.['n']).toBe(0)
+  })
+
+  // A connection lost under pipeflush's query (given up at its deadline, or ended by the server):
+  // postgres.js 3.4.9 keeps that query as the connection's current one, and its own end() waited for
+  // it forever. Each way of losing it, then the client ended.
+  describe('end() after a connection was lost under a flush or a read', () => {
+    /** A transaction of a client of its own holding what the unit needs, until `release()` ends it. */
+    async function hold(lock: string): Promise<{ release(): Promise<void> }> {
+      const holder = postgres(db.url, { max: 1, onnotice: () => {} })
+      const tx = await holder.reserve()
+      await tx.unsafe('begin')
+      await tx.unsafe(lock)
+      return {
+        async release() {
+          await tx.unsafe('rollback')
+          tx.release()
+          await holder.end()
+        },
+      }
+    }
+
+    /** Ends the backends of this file's database waiting for a lock (the server's side of a lost connection). */
+    async function endWaitingBackends(): Promise<void> {
+      for (let i = 0; i < 100; i++) {
+        const [row] = await db.sql.unsafe<{ n: number }[]>(
+          "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        )
+        if (row!.n > 0) return
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      throw new Error('no backend waited for the lock')
+    }
+
+    test.each(['given up at its deadline', 'ended by the server'] as const)(
+      'a flush whose connection was %s, the client then ended',
+      async (how) => {
+        const c = db.client(driver, { max: 2, proxied: false })
+        const root = await EntityManager.connect(c.client, {
+          flushTimeoutMs: how === 'given up at its deadline' ? 300 : 30_000,
+        })
+        const em = root.fork()
+        const name = `locked-${driver}-${how}`
+        await db.sql`insert into shelf (name) values (${name})`
+        em.create('shelf', { name: `lost-${driver}-${how}` })
+        const [locked] = await em.find('shelf', { name })
+        locked!['name'] = `${name} renamed`
+        const lock = await hold(`select * from shelf where name = '${name}' for update`)
+        let failed: unknown
+        try {
+          const flushed = em.flush().catch((e: unknown) => e)
+          if (how === 'ended by the server') await endWaitingBackends()
+          failed = await flushed
+          expect(isPipeflushError(failed) && failed.code).toMatch(
+            how === 'given up at its deadline'
+              ? /^(FLUSH_TIMEOUT|COMMIT_OUTCOME_UNKNOWN)$/
+              : /^(COMMIT_OUTCOME_UNKNOWN|CONNECTION_LOST)$/,
+          )
+        } finally {
+          await lock.release()
+        }
+        expect(await settles(end(c))).toBe('ended')
+        expect(await otherBackends()).toBe(0)
+        // An outcome unknown may have committed (the server ran the COMMIT once the lock was let go).
+        const [row] =
+          await db.sql`select count(*)::int as n from shelf where name = ${`lost-${driver}-${how}`}`
+        if (!isPipeflushError(failed) || failed.code !== 'COMMIT_OUTCOME_UNKNOWN') expect(row?.['n']).toBe(0)
+      },
+    )
+
+    test.each(['given up at its deadline', 'ended by the server'] as const)(
+      'a read whose connection was %s, the client then ended',
+      async (how) => {
+        const c = db.client(driver, { max: 2, proxied: false })
+        const root = await EntityManager.connect(c.client, {
+          flushTimeoutMs: how === 'given up at its deadline' ? 300 : 30_000,
+        })
+        await root.fork().find('shelf', { name: 'seed' }) // a warm connection and a cold one
+        const lock = await hold('lock table volume in access exclusive mode')
+        try {
+          const read = root
+            .fork()
+            .find('volume', {})
+            .catch((e: unknown) => e)
+          if (how === 'ended by the server') await endWaitingBackends()
+          const failed = await read
+          expect(isPipeflushError(failed)).toBe(true)
+        } finally {
+          await lock.release()
+        }
+        expect(await settles(end(c))).toBe('ended')
+        expect(await otherBackends()).toBe(0)
+      },
+    )
   })
 
   // pg's pool.end() waits for every client checked out, with no timeout of its own: a unit holding

@@ -66,6 +66,11 @@ export class PostgresJsAdapter implements DriverAdapter {
   #meters: Meters | undefined
   /** The application's `sql.end()`, made to wait for pipeflush's reservations and openings. */
   readonly #end: ClientEnd
+  /**
+   * Connections whose socket closed under a query of pipeflush's, each with the cancel key it then had:
+   * postgres.js's own `end()` waits for them forever (see {@link PostgresJsAdapter.#unstick}).
+   */
+  readonly #dropped = new Map<PostgresJsConnection, () => string | undefined>()
 
   constructor(sql: PostgresJsSql) {
     this.sql = sql
@@ -77,12 +82,46 @@ export class PostgresJsAdapter implements DriverAdapter {
     const end = client.end
     if (typeof end === 'function')
       client.end = (options?: { timeout?: number | null }) =>
-        this.#end.end(options?.timeout ?? undefined, (left) =>
-          (end as (o?: object) => Promise<void>).call(
+        this.#end.end(options?.timeout ?? undefined, (left) => {
+          const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             left === undefined ? options : { ...options, timeout: left },
-          ),
-        )
+          )
+          // postgres.js asks each connection to end a microtask after the call: by the next macrotask
+          // the dropped ones wait, and are let go.
+          if (this.#dropped.size > 0) setImmediate(() => this.#unstick())
+          return ending
+        })
+  }
+
+  /**
+   * Notes that `connection`'s socket closed under a query of pipeflush's (a reservation given up: see
+   * `PostgresJsReservation.discard`). postgres.js 3.4.9 keeps such a query as the connection's
+   * current one (its close handler rejects it without clearing it), and its `end()` waits for that
+   * query to finish: never (README, item 19). `key`: the cancel key the connection has now, changed by
+   * a reconnect.
+   */
+  dropped(connection: PostgresJsConnection, key: () => string | undefined): void {
+    this.#dropped.set(connection, key)
+  }
+
+  /** `connection` is in use again (a reservation got it): whatever it held was cleared by its reconnect. */
+  reused(connection: PostgresJsConnection): void {
+    this.#dropped.delete(connection)
+  }
+
+  /**
+   * Ends the connections that closed under a query of pipeflush's and did not reconnect since (their
+   * cancel key still the closed socket's, or none known): postgres.js's `terminate()` of a connection
+   * without a socket only settles the end it was asked for and rejects again what it already rejected.
+   */
+  #unstick(): void {
+    for (const [connection, key] of this.#dropped) {
+      const k = key()
+      const meter = k === undefined ? undefined : this.#meters?.byKey(k)
+      if (meter === undefined || meter.meter.closed) connection.terminate()
+    }
+    this.#dropped.clear()
   }
 
   get database(): string | undefined {
@@ -167,8 +206,19 @@ export class PostgresJsAdapter implements DriverAdapter {
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
     if (this.#end.ending) throw this.#end.ended()
     const done = this.#end.begin()
+    let connection: PostgresJsConnection | undefined
+    const q = this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params), [], {
+      onexecute: (c) => {
+        connection = c
+        return true // a falsy result would make postgres.js stop pipelining on this connection
+      },
+    })
     try {
-      return rowsOfLast(await this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params)))
+      return rowsOfLast(await q)
+    } catch (e) {
+      // Maybe its socket closed under it (the end lets it go only then: see `#unstick`).
+      if (connection !== undefined) this.dropped(connection, () => keyOf(q.state))
+      throw e
     } finally {
       done()
     }
@@ -221,9 +271,8 @@ class PostgresJsReservation implements AdapterConnection {
 
   /** Found by the cancel key the connection got, once its first query was written. */
   metered(meters: Meters): MeteredSocket | undefined {
-    const state = this.#first?.state
-    if (!state || state.pid === null || state.secret === null) return undefined
-    return meters.byKey(cancelKeyOf(state.pid, state.secret))
+    const key = this.#key()
+    return key === undefined ? undefined : meters.byKey(key)
   }
 
   processId(): number | undefined {
@@ -247,7 +296,14 @@ class PostgresJsReservation implements AdapterConnection {
   discard(): void {
     // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
     // it would put a dead connection among the open ones.
+    const c = this.#connection
+    if (c !== undefined) this.#adapter.dropped(c, () => this.#key())
     this.#done()
+  }
+
+  /** The cancel key the connection has now (postgres.js updates it in place when it reconnects). */
+  #key(): string | undefined {
+    return keyOf(this.#first?.state)
   }
 
   destroy(): void {
@@ -261,12 +317,20 @@ class PostgresJsReservation implements AdapterConnection {
   #learn(c: PostgresJsConnection): true {
     if (this.#connection === undefined) {
       this.#connection = c
+      this.#adapter.reused(c)
       this.#onclose = (error) => this.#onEnd?.(this.#adapter.toDriverError(error))
       c.onclose = this.#onclose
       guardConnection(c, { ended: (key) => this.#adapter.socketEnded(key) }, this.#adapter.address)
     }
     return true // a falsy result would make postgres.js stop pipelining on this connection
   }
+}
+
+/** The cancel key of a query's connection (its `state`, which postgres.js updates when it reconnects). */
+function keyOf(state: PostgresJsQuery['state'] | undefined): string | undefined {
+  return !state || state.pid === null || state.secret === null
+    ? undefined
+    : cancelKeyOf(state.pid, state.secret)
 }
 
 /** The rows of the last statement of a (possibly multi-statement) simple query's result. */
