@@ -7,6 +7,7 @@ import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { quoteCheckedLiteral, quotedArrayLiteral } from '../values/sql-literal.ts'
 import { copyData } from './copy-data.ts'
+import { type RejectionFacts, rejectedStatement } from './failed-statement.ts'
 
 /** The text that separates statements of one simple-protocol message. */
 export const SEPARATOR = ';\n'
@@ -112,13 +113,14 @@ function codePoints(s: string): number {
 
 /**
  * The statement of `batch` an error of its message is about: by the error's character position, else
- * by the table the server named (the first statement on that table). Undefined when nothing matches.
+ * by what the server named (its table, and the key or column: see `rejectedStatement`). Undefined when
+ * nothing matches.
  */
 export function statementAt(
   batch: SimpleBatch,
-  error: { readonly position?: number | undefined; readonly table?: string | undefined },
+  error: RejectionFacts & { readonly position?: number | undefined },
 ): PlannedStatement | undefined {
-  const { position, table } = error
+  const { position } = error
   if (position !== undefined) {
     let end = 0
     for (let i = 0; i < batch.texts.length; i++) {
@@ -127,6 +129,5 @@ export function statementAt(
     }
     return undefined
   }
-  if (table === undefined) return undefined
-  return batch.statements.find((s) => s !== undefined && (s.table === table || s.table.endsWith(`.${table}`)))
+  return rejectedStatement(batch.statements, error)
 }

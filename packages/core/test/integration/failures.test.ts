@@ -52,6 +52,51 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
     })
 
+    // One message holds every statement of a burst (and of a wave on postgres.js): the server names
+    // the table, not the statement. With an update and an insert of one table, the error must name
+    // the one that failed, and its rows.
+    test('a key taken by an insert beside an update of the same table: the error names the insert and its key', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const [taken] = await db.sql<{ id: number }[]>`insert into gadget (name) values ('taken') returning id`
+      const [kept] = await db.sql<{ id: number }[]>`insert into gadget (name) values ('kept') returning id`
+      const em = root.fork()
+      const [k] = await em.find('gadget', { id: kept!.id })
+      k!['name'] = 'renamed'
+      const dup = em.create('gadget', { id: taken!.id, name: 'duplicate' })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 16), pe.table, pe.keys]).toEqual([
+        'insert on gadget',
+        'gadget',
+        [taken!.id],
+      ])
+      dup['id'] = undefined
+      expect((await em.flush()).inserted).toBe(1)
+    })
+
+    test('a unique value taken by an update beside an insert of the same table: the error names the update and its key', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const seed = root.fork()
+      const holder = seed.create('account', { owner: `holder-${driver}-${mode}`, balance: '1' })
+      const mover = seed.create('account', { owner: `mover-${driver}-${mode}`, balance: '1' })
+      await seed.flush()
+      const em = root.fork()
+      const [m] = await em.find('account', { id: mover['id'] })
+      m!['owner'] = holder['owner']
+      em.create('account', { owner: `fresh-${driver}-${mode}`, balance: '1' })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 17), pe.constraint, pe.keys]).toEqual([
+        'update on account',
+        'account_owner_key',
+        [mover['id']],
+      ])
+    })
+
     test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
       const { client, counter } = db.client(driver, { max: 1 })
       const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })

@@ -1,0 +1,94 @@
+import type { PlannedStatement } from '../plan/types.ts'
+
+/** What the server said of a statement it rejected, as far as telling which one it was goes. */
+export interface RejectionFacts {
+  readonly table?: string | undefined
+  readonly column?: string | undefined
+  /** Its detail: `Key (email)=(a@x) already exists.`, `Key (author_id)=(9) is not present in ...`. */
+  readonly detail?: string | undefined
+}
+
+/**
+ * The statement among `statements` (the statements of one message, in order) that the server's
+ * rejection is about, when the server named its table but not its place in the message: the only
+ * statement on that table; else, of several, the one that could have written what the rejection names
+ * (the key columns of its detail: an insert, or an update setting one of them; of those, the one
+ * whose rows hold the key's values), else one writing the column it names, else the first on the table.
+ * Undefined when no statement is on the table.
+ *
+ * @example
+ * // an update of t's name and an insert into t, the insert's id taken:
+ * rejectedStatement(statements, { table: 't', detail: 'Key (id)=(2) already exists.' }) // the insert
+ */
+export function rejectedStatement(
+  statements: readonly (PlannedStatement | undefined)[],
+  facts: RejectionFacts,
+): PlannedStatement | undefined {
+  const { table } = facts
+  if (table === undefined) return undefined
+  const onTable: PlannedStatement[] = []
+  for (const s of statements)
+    if (s !== undefined && (s.table === table || s.table.endsWith(`.${table}`))) onTable.push(s)
+  if (onTable.length <= 1) return onTable[0]
+  const key = detailKey(facts.detail)
+  if (key !== undefined) {
+    const writing = onTable.filter((s) => writes(s, key.columns))
+    const holding = writing.find((s) => holdsKey(s, key))
+    if (holding !== undefined) return holding
+    if (writing.length > 0) return writing[0]
+  }
+  const column = facts.column
+  if (column !== undefined) {
+    const setting = onTable.find((s) => s.kind !== 'delete' && s.columns.includes(column))
+    if (setting !== undefined) return setting
+  }
+  return onTable[0]
+}
+
+/** A key a rejection's detail names: its columns and their values as the server printed them. */
+interface DetailKey {
+  readonly columns: readonly string[]
+  /** The values, one per column; undefined when they could not be told apart (a comma inside one). */
+  readonly values: readonly string[] | undefined
+}
+
+/** The key of `Key (a, b)=(1, x) ...`, or undefined for a detail of another form. */
+function detailKey(detail: string | undefined): DetailKey | undefined {
+  const m =
+    detail === undefined
+      ? null
+      : /^Key \((.+?)\)=\((.*)\) (?:already exists|is not present|is still referenced)/s.exec(detail)
+  if (m === null) return undefined
+  const columns = m[1]!.split(', ').map(unquote)
+  const values = columns.length === 1 ? [m[2]!] : m[2]!.split(', ')
+  return { columns, values: values.length === columns.length ? values : undefined }
+}
+
+/** A column name as the server prints it in a detail (double-quoted when it must be). */
+function unquote(name: string): string {
+  return name.length > 1 && name.startsWith('"') && name.endsWith('"')
+    ? name.slice(1, -1).replaceAll('""', '"')
+    : name
+}
+
+/** Whether `s` could have written `columns`: an insert does (its defaults too), an update setting one. */
+function writes(s: PlannedStatement, columns: readonly string[]): boolean {
+  if (s.kind === 'insert') return true
+  return s.kind === 'update' && columns.some((c) => s.columns.includes(c))
+}
+
+/**
+ * Whether some row of `s` writes the key's values (as texts) in its columns: an insert's parameters are
+ * its columns; an update's are its key's parts, then its set columns (then the version it expects).
+ */
+function holdsKey(s: PlannedStatement, key: DetailKey): boolean {
+  const values = key.values
+  if (values === undefined) return false
+  const first = s.keys[0]
+  const offset = s.kind === 'insert' ? 0 : Array.isArray(first) ? first.length : 1
+  const at = key.columns.map((c) => s.columns.indexOf(c))
+  if (at.some((i) => i < 0)) return false
+  for (let r = 0; r < s.rowCount; r++)
+    if (at.every((i, k) => s.params[offset + i]?.[r] === values[k])) return true
+  return false
+}

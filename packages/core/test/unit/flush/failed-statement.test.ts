@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'vitest'
+import { rejectedStatement } from '../../../src/flush/failed-statement.ts'
+import type { PlannedStatement, StatementKind } from '../../../src/plan/types.ts'
+
+/** A statement of `kind` on `table` writing `columns`, its rows' texts per column (`params`). */
+function statement(
+  kind: StatementKind,
+  table: string,
+  columns: string[],
+  params: (string | null)[][],
+  keys: unknown[] = [],
+): PlannedStatement {
+  return {
+    kind,
+    table,
+    columns,
+    sql: `${kind} ${table}`,
+    params,
+    rowCount: params[0]?.length ?? 1,
+    keys,
+    fixup: false,
+  }
+}
+
+// t(id, name, email unique); u(id)
+const rename = statement('update', 't', ['name'], [['1'], ['renamed']], [1])
+const insertTwo = statement(
+  'insert',
+  't',
+  ['id', 'name'],
+  [
+    ['2', '3'],
+    ['a', 'b'],
+  ],
+)
+const insertNine = statement('insert', 't', ['id', 'name', 'email'], [['9'], ['c'], ['c@x']])
+const reEmail = statement('update', 't', ['email'], [['4'], ['d@x']], [4])
+const removeT = statement('delete', 't', ['id'], [['5']])
+const other = statement('insert', 'u', ['id'], [['2']])
+
+describe('rejectedStatement', () => {
+  test('the only statement on the table the server named; none when no statement is on it', () => {
+    expect(rejectedStatement([other, rename], { table: 't' })).toBe(rename)
+    expect(rejectedStatement([other, rename], { table: 'zzz' })).toBeUndefined()
+    expect(rejectedStatement([rename], {})).toBeUndefined()
+    expect(
+      rejectedStatement([undefined, statement('insert', 's.t', ['id'], [['1']])], { table: 't' })?.table,
+    ).toBe('s.t')
+  })
+
+  test("a key taken: the insert holding the key's values, not an update of other columns before it", () => {
+    const detail = 'Key (id)=(3) already exists.'
+    expect(rejectedStatement([rename, removeT, insertNine, insertTwo], { table: 't', detail })).toBe(
+      insertTwo,
+    )
+    // No insert holds it (a default the server drew): the first statement that could write the key.
+    expect(
+      rejectedStatement([rename, insertNine], { table: 't', detail: 'Key (id)=(77) already exists.' }),
+    ).toBe(insertNine)
+  })
+
+  test('a unique value taken by an update setting it, beside an insert holding other values', () => {
+    const detail = 'Key (email)=(d@x) already exists.'
+    expect(rejectedStatement([insertNine, rename, reEmail], { table: 't', detail })).toBe(reEmail)
+    expect(rejectedStatement([rename, reEmail], { table: 't', detail })).toBe(reEmail)
+    // An update of a composite key's table: its parameters after the key's two parts.
+    const pairKeyed = statement('update', 't', ['email'], [['4'], ['x'], ['d@x']], [[4, 'x']])
+    expect(rejectedStatement([insertNine, pairKeyed], { table: 't', detail })).toBe(pairKeyed)
+  })
+
+  test('a composite key, quoted column names, and a foreign key not present', () => {
+    const pair = statement(
+      'insert',
+      't',
+      ['a b', 'n'],
+      [
+        ['x', 'y'],
+        ['1', '2'],
+      ],
+    )
+    const before = statement('insert', 't', ['a b'], [['z']])
+    expect(
+      rejectedStatement([rename, before, pair], {
+        table: 't',
+        detail: 'Key ("a b", n)=(y, 2) already exists.',
+      }),
+    ).toBe(pair)
+    const child = statement('insert', 't', ['id', 'u_id'], [['1'], ['42']])
+    const touch = statement('update', 't', ['name'], [['1'], ['n']])
+    expect(
+      rejectedStatement([touch, child], {
+        table: 't',
+        detail: 'Key (u_id)=(42) is not present in table "u".',
+      }),
+    ).toBe(child)
+  })
+
+  test('without a key in the detail, the statement writing the column named, else the first', () => {
+    expect(rejectedStatement([insertTwo, reEmail], { table: 't', column: 'email' })).toBe(reEmail)
+    expect(rejectedStatement([removeT, insertTwo], { table: 't', detail: 'Failing row contains (1).' })).toBe(
+      removeT,
+    )
+  })
+})
