@@ -4,7 +4,7 @@ import { SentRows } from '../plan/sent-rows.ts'
 import { returnedAlias } from '../plan/sql/returning-sql.ts'
 import type { FlushPlan, PlannedStatement, UpsertSpec } from '../plan/types.ts'
 import { perTable } from '../schema/per-table.ts'
-import { referencedKey } from '../track/changes.ts'
+import { referencedKey, resolvedValues } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
@@ -45,14 +45,18 @@ function statesByKey(
   return out
 }
 
-/** `values` with each key part that references an upserted entity replaced by that entity's stored value. */
+/**
+ * `values` with each of `names` (the key's parts by default) that references an upserted entity
+ * replaced by that entity's stored value.
+ */
 function storedKeyParts(
   state: EntityState,
   values: Record<string, unknown>,
   upserted: Filled,
+  names: readonly string[] = state.table.primaryKey,
 ): Record<string, unknown> {
   let out: Record<string, unknown> | undefined
-  for (const name of state.table.primaryKey) {
+  for (const name of names) {
     const ref = stateOf(state.row[name])
     if (ref?.upserted === undefined) continue
     const stored = upserted.get(ref.upserted.by ?? ref)
@@ -168,7 +172,7 @@ function upserted(
   const byConflict = new Map<string, EntityState>()
   for (const { state, spec } of upserts) {
     if (state.table !== table || !sameNames(spec.conflict, conflict)) continue
-    const id = conflictId(state, conflict)
+    const id = out.size === 0 ? conflictId(state, conflict) : storedConflictId(state, conflict, out)
     if (id !== undefined) byConflict.set(id, state)
   }
   const at = conflict.map((name) => returning.indexOf(name))
@@ -179,6 +183,24 @@ function upserted(
     const id = conflictIdOf(table, conflict, values)
     const state = id === undefined ? undefined : byConflict.get(id)
     if (state !== undefined) take(out, state, returning, raw, table, 0)
+  }
+}
+
+/**
+ * An upsert's conflict id (see `conflictId`) where a conflict value references an entity upserted
+ * before it in the flush (`upserted`, matched first): that entity's stored key, which the server
+ * looked up, not the id the flush gave it.
+ */
+function storedConflictId(
+  state: EntityState,
+  conflict: readonly string[],
+  upserted: Filled,
+): string | undefined {
+  try {
+    const values = resolvedValues(state, state.owner, conflict)
+    return conflictIdOf(state.table, conflict, storedKeyParts(state, values, upserted, conflict))
+  } catch {
+    return undefined
   }
 }
 

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import { changedColumns, type PendingChanges, resolvedValues } from '../track/changes.ts'
+import { changedColumns, type PendingChanges, resolveReference } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { encodeValue } from '../values/index.ts'
 import type { RecordedUpsert, UnitOfWorkState } from './state.ts'
@@ -51,15 +51,41 @@ function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   const keys = new Map<EntityState, string>()
   for (const u of uow.upserts) {
     if (u.state.status === 'detached') continue
-    const values = resolvedValues(u.state, uow.owner, u.spec.conflict)
-    const texts = u.spec.conflict.map((c) =>
-      encodeValue(values[c], u.state.table.columnsByName.get(c)!, { table: u.state.table.key }),
-    )
-    const key = JSON.stringify([u.state.table.key, u.spec.conflict, texts])
+    const table = u.state.table
+    const texts = u.spec.conflict.map((c) => {
+      const column = table.columnsByName.get(c)!
+      // A new entity whose key the flush gives (created, or upserted) is told apart by its identity.
+      const value = resolveReference(u.state.row[c], column, table, uow.owner, keyToCome)
+      return value instanceof KeyToCome ? value.text : encodeValue(value, column, { table: table.key })
+    })
+    const key = JSON.stringify([table.key, u.spec.conflict, texts])
     byKey.set(key, u)
     keys.set(u.state, key)
   }
   // A reference to an earlier upsert of a key is planned as one to the last (see `conflict-ref.ts`).
   for (const [state, key] of keys) if (state.upserted) state.upserted.by = byKey.get(key)!.state
   return [...byKey.values()]
+}
+
+/** What stands, in an upsert's conflict values, for a new entity's key that its flush gives. */
+class KeyToCome {
+  readonly text: string
+  constructor(n: number) {
+    // Not a value's text: a NUL is no text's.
+    this.text = `\u0000new entity ${n}`
+  }
+}
+
+const keysToCome = new WeakMap<EntityState, KeyToCome>()
+let entitiesWithKeysToCome = 0
+
+/** A stand-in for `ref`'s key in `column` when it is new and has none yet (see `resolveReference`). */
+function keyToCome(ref: EntityState, column: string): KeyToCome | undefined {
+  if (ref.status !== 'new' || (ref.row[column] !== undefined && ref.row[column] !== null)) return undefined
+  let k = keysToCome.get(ref)
+  if (k === undefined) {
+    k = new KeyToCome(++entitiesWithKeysToCome)
+    keysToCome.set(ref, k)
+  }
+  return k
 }

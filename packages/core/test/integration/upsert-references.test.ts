@@ -1,4 +1,4 @@
-import { EntityManager } from '@pipeflush/core'
+import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
@@ -26,6 +26,10 @@ create table edition (id bigserial primary key, publisher text not null, year in
   unique (publisher, year));
 create table printing (id bigserial primary key, edition_id bigint not null references edition,
   copies int not null);
+create table tag_note (id bigserial primary key, tag_id bigint not null references tag, lang text not null,
+  body text, unique (tag_id, lang));
+create table note_mark (id bigserial primary key, tag_note_id bigint not null references tag_note);
+create table alias (id bigserial primary key, label text not null unique, tag_id bigint references tag);
 insert into tag (name, color) values ('old-a', 'red'), ('old-b', null);
 insert into edition (publisher, year, label) values ('Penguin', 2020, 'first');
 reset search_path;
@@ -116,6 +120,94 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const stored = await other.load('book_tag', { book_id: book['id'], tag_id: existing['id'] })
     expect((stored['added_at'] as Date).getTime()).toBe((links[0]!['added_at'] as Date).getTime())
     expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+  })
+
+  // A conflict key may hold a new entity (created, or upserted): its key is known in the flush only.
+  test('an upsert whose conflict key holds a created or an upserted entity: one round trip, inserted then updated, the last of one key winning', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const notes = async (tag: string) =>
+      db.sql.unsafe(
+        `select n.lang, n.body from "${schema}".tag_note n join "${schema}".tag t on t.id = n.tag_id where t.name = $1 order by n.lang`,
+        [tag],
+      )
+    const name = `noted-${driver}`
+    const em = root.fork()
+    const created = em.create('tag', { name })
+    const upserted = em.upsert('tag', { name: 'old-b' }, { conflict: ['name'], update: [] })
+    const spec = { conflict: ['tag_id', 'lang'], update: ['body'] }
+    em.upsert('tag_note', { tag_id: created, lang: 'en', body: 'first' }, spec)
+    const kept = em.upsert('tag_note', { tag_id: created, lang: 'en', body: 'last' }, spec)
+    const other = em.upsert('tag_note', { tag_id: upserted, lang: 'fr', body: 'un' }, spec)
+    expect(em.pending).toMatchObject({ inserts: 1, upserts: 3 })
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, upserted: 3, inserted: 1 })
+    expect(await notes(name)).toEqual([{ lang: 'en', body: 'last' }])
+    expect(await notes('old-b')).toEqual([{ lang: 'fr', body: 'un' }])
+    expect([String(kept['tag_id']), String(other['tag_id'])]).toEqual([
+      String(created['id']),
+      String(upserted['id']),
+    ])
+    // Upserted again from another unit, the parent upserted too: the row is updated, not duplicated.
+    const again = root.fork()
+    const parent = again.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    const note = again.upsert('tag_note', { tag_id: parent, lang: 'en', body: 'again' }, spec)
+    expect((await counted(counter, () => again.flush())).roundTrips).toBe(1)
+    expect(await notes(name)).toEqual([{ lang: 'en', body: 'again' }])
+    expect(note['id']).toBe(kept['id'])
+  })
+
+  // Its statement takes the referenced key by a lookup: it must stay an upsert (it was sent as a
+  // plain insert, which failed on the existing row).
+  test('an upsert referencing an upserted entity (not by its conflict key): an existing row is updated', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const label = `alias-${driver}`
+    for (const [tagName, expected] of [
+      ['old-a', 1],
+      ['old-b', 1],
+    ] as const) {
+      const em = root.fork()
+      const tag = em.upsert('tag', { name: tagName }, { conflict: ['name'], update: [] })
+      const alias = em.upsert('alias', { label, tag_id: tag }, { conflict: ['label'], update: ['tag_id'] })
+      expect((await counted(counter, () => em.flush())).roundTrips).toBe(1)
+      const rows = await db.sql.unsafe(
+        `select a.id::text as id, t.name from "${schema}".alias a join "${schema}".tag t on t.id = a.tag_id where a.label = $1`,
+        [label],
+      )
+      expect(rows.map((r) => r['name'])).toEqual([tagName])
+      expect(rows).toHaveLength(expected)
+      expect([String(alias['id']), String(alias['tag_id'])]).toEqual([
+        rows[0]!['id'],
+        await idOfTag(schema, tagName),
+      ])
+    }
+  })
+
+  // Its lookup would need the parent's key, which the same flush gives: refused, naming why.
+  test('a row referencing an upsert whose conflict key holds a new entity: refused before sending; flushed in two, it works', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const tag = em.upsert('tag', { name: `marked-${driver}` }, { conflict: ['name'], update: [] })
+    const note = em.upsert(
+      'tag_note',
+      { tag_id: tag, lang: 'de', body: 'eins' },
+      { conflict: ['tag_id', 'lang'] },
+    )
+    const mark = em.create('note_mark', { tag_note_id: note })
+    counter.reset()
+    const refused = await em.flush().catch((e: unknown) => e)
+    expect(isPipeflushError(refused, 'INVALID_VALUE') && refused.message).toMatch(
+      /"tag_id" holds a new entity whose key this flush gives/,
+    )
+    expect(counter.read().bytesOut).toBe(0)
+    em.remove(mark)
+    await em.flush()
+    const later = em.create('note_mark', { tag_note_id: note })
+    expect((await counted(counter, () => em.flush())).roundTrips).toBe(1)
+    const [row] = await db.sql.unsafe(
+      `select tag_note_id::text as id from "${schema}".note_mark where id = $1`,
+      [String(later['id'])],
+    )
+    expect(row?.['id']).toBe(String(note['id']))
   })
 
   test('an earlier upsert of one key, referenced, is looked up as the last one (which wins)', async () => {

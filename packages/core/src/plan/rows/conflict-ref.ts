@@ -14,7 +14,7 @@
 import { errors } from '../../errors.ts'
 import type { TableModel } from '../../model/model.ts'
 import { resolveReference } from '../../track/changes.ts'
-import type { EntityState } from '../../track/entity-state.ts'
+import { type EntityState, stateOf } from '../../track/entity-state.ts'
 import { encodeValue, sameValue } from '../../values/index.ts'
 import { type Cell, Slot, type StatementDraft } from '../draft.ts'
 import type { LookupSql } from '../sql/lookup-sql.ts'
@@ -118,6 +118,10 @@ function conflictTexts(table: TableModel, column: string, state: EntityState): s
     if (!sameValue(now, values[i], model))
       throw invalid(`its conflict column "${name}" was changed after upsert(); upsert again instead.`)
     const value = resolveReference(now, model, target, state.owner)
+    if ((value === undefined || value === null) && stateOf(now) !== undefined)
+      throw invalid(
+        `its conflict column "${name}" holds a new entity whose key this flush gives: the row cannot be looked up by it in the same flush (flush the upsert first).`,
+      )
     if (value === undefined || value === null)
       throw invalid(`its conflict column "${name}" is null, which never conflicts: the row cannot be found.`)
     return encodeValue(value, model, { table: target.key })!

@@ -2,7 +2,9 @@ import { errors } from '../../errors.ts'
 import type { StatementDraft } from '../draft.ts'
 import { insertSql } from '../sql/insert-sql.ts'
 import { lookupsId } from '../sql/lookup-sql.ts'
+import { returnedList } from '../sql/returning-sql.ts'
 import { updateSql } from '../sql/update-sql.ts'
+import { onConflictSql } from '../sql/upsert-sql.ts'
 import type { PlannedStatement } from '../types.ts'
 import { type ServerValuesPolicy, statementReturning } from './returning.ts'
 import { ShapeCache } from './shape-cache.ts'
@@ -12,8 +14,9 @@ import { statementForm } from './statement-sql.ts'
 const texts = new ShapeCache<string>()
 
 /**
- * The statement of an insert or update draft some of whose rows reference rows upserted by the same
- * flush (`draft.lookups`, see `conflict-ref.ts`): `base`, the statement as built without the lookups,
+ * The statement of an insert (an upsert's too) or update draft some of whose rows reference rows
+ * upserted by the same flush (`draft.lookups`, see `conflict-ref.ts`): `base`, the statement as built
+ * without the lookups,
  * with the SQL that takes those columns by the upserts' conflict keys and returns what `base` would
  * return. Never sent as COPY: COPY has no expressions. `INVALID_VALUE` when the upserted table's
  * rows are not read back (`policy`): the referencing entity could not learn its key.
@@ -40,10 +43,16 @@ export function lookupStatement(
   const returning = statementReturning(table, base, policy)?.returning ?? []
   const form = statementForm(base)
   const id = `${base.sql}\u0001${returning.join('\u0000')}\u0001${lookupsId(lookups)}`
+  const upsert = base.upsert
   const sql = texts.get(table, id, () =>
-    kind === 'insert'
-      ? insertSql(table, base.columns, returning, form, lookups)
-      : updateSql(table, base.columns, fixup, returning, form, lookups),
+    kind !== 'insert'
+      ? updateSql(table, base.columns, fixup, returning, form, lookups)
+      : upsert === undefined
+        ? insertSql(table, base.columns, returning, form, lookups)
+        : // An upsert keeps its conflict clause, its returning after it.
+          insertSql(table, base.columns, [], form, lookups) +
+          onConflictSql(upsert, returning.length > 0, table) +
+          (returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''),
   )
   const described = lookups.map((l) => ({ column: l.column, table: l.target.key, conflict: l.conflict }))
   return {
