@@ -51,14 +51,7 @@ function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   const keys = new Map<EntityState, string>()
   for (const u of uow.upserts) {
     if (u.state.status === 'detached') continue
-    const table = u.state.table
-    const texts = u.spec.conflict.map((c) => {
-      const column = table.columnsByName.get(c)!
-      // A new entity whose key the flush gives (created, or upserted) is told apart by its identity.
-      const value = resolveReference(u.state.row[c], column, table, uow.owner, keyToCome)
-      return value instanceof KeyToCome ? value.text : encodeValue(value, column, { table: table.key })
-    })
-    const key = JSON.stringify([table.key, u.spec.conflict, texts])
+    const key = upsertKey(u.state, u.spec.conflict, uow.owner, 0)
     byKey.set(key, u)
     keys.set(u.state, key)
   }
@@ -67,25 +60,51 @@ function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   return [...byKey.values()]
 }
 
+/**
+ * What tells an upsert's row: its table, conflict columns and values. A value that is a new entity
+ * whose key the flush gives stands as that entity: a created one by its identity, an upserted one by
+ * its own upsert's key (two upserts of one parent key are one row, and so are their children's).
+ */
+function upsertKey(state: EntityState, conflict: readonly string[], owner: object, depth: number): string {
+  const table = state.table
+  const standIn = (ref: EntityState, column: string) => keyToCome(ref, column, owner, depth)
+  const texts = conflict.map((c) => {
+    const column = table.columnsByName.get(c)!
+    const value = resolveReference(state.row[c], column, table, owner, standIn)
+    return value instanceof KeyToCome ? value.text : encodeValue(value, column, { table: table.key })
+  })
+  return JSON.stringify([table.key, conflict, texts])
+}
+
 /** What stands, in an upsert's conflict values, for a new entity's key that its flush gives. */
 class KeyToCome {
   readonly text: string
-  constructor(n: number) {
+  constructor(what: string) {
     // Not a value's text: a NUL is no text's.
-    this.text = `\u0000new entity ${n}`
+    this.text = `\u0000${what}`
   }
 }
 
-const keysToCome = new WeakMap<EntityState, KeyToCome>()
-let entitiesWithKeysToCome = 0
+const createdKeys = new WeakMap<EntityState, KeyToCome>()
+let createdWithKeysToCome = 0
 
-/** A stand-in for `ref`'s key in `column` when it is new and has none yet (see `resolveReference`). */
-function keyToCome(ref: EntityState, column: string): KeyToCome | undefined {
-  if (ref.status !== 'new' || (ref.row[column] !== undefined && ref.row[column] !== null)) return undefined
-  let k = keysToCome.get(ref)
+/** Upserts referencing upserts this deep are told by identity (no real schema nests them so). */
+const MAX_DEPTH = 16
+
+/**
+ * A stand-in for `ref`'s key in `column` when it is new and the flush gives it (see
+ * `resolveReference`): an upserted entity's is decided by the server whatever id it holds.
+ */
+function keyToCome(ref: EntityState, column: string, owner: object, depth: number): KeyToCome | undefined {
+  if (ref.status !== 'new') return undefined
+  const upserted = ref.upserted
+  if (upserted !== undefined && depth < MAX_DEPTH)
+    return new KeyToCome(`upsert ${upsertKey(ref, upserted.conflict, owner, depth + 1)}`)
+  if (upserted === undefined && ref.row[column] !== undefined && ref.row[column] !== null) return undefined
+  let k = createdKeys.get(ref)
   if (k === undefined) {
-    k = new KeyToCome(++entitiesWithKeysToCome)
-    keysToCome.set(ref, k)
+    k = new KeyToCome(`new entity ${++createdWithKeysToCome}`)
+    createdKeys.set(ref, k)
   }
   return k
 }

@@ -156,6 +156,24 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(note['id']).toBe(kept['id'])
   })
 
+  test('upserts whose conflict keys hold two upserts of one parent key are one row (the last winning)', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const name = `twin-${driver}`
+    const first = em.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    const second = em.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    const spec = { conflict: ['tag_id', 'lang'], update: ['body'] }
+    em.upsert('tag_note', { tag_id: first, lang: 'it', body: 'uno' }, spec)
+    em.upsert('tag_note', { tag_id: second, lang: 'it', body: 'due' }, spec)
+    expect(em.pending.upserts).toBe(2)
+    expect((await counted(counter, () => em.flush())).roundTrips).toBe(1)
+    const rows = await db.sql.unsafe(
+      `select n.body from "${schema}".tag_note n join "${schema}".tag t on t.id = n.tag_id where t.name = $1`,
+      [name],
+    )
+    expect(rows.map((r) => r['body'])).toEqual(['due'])
+  })
+
   // Its statement takes the referenced key by a lookup: it must stay an upsert (it was sent as a
   // plain insert, which failed on the existing row).
   test('an upsert referencing an upserted entity (not by its conflict key): an existing row is updated', async () => {
