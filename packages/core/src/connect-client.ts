@@ -1,5 +1,7 @@
 import { recordArgument } from './arguments.ts'
+import { reservationError } from './connection/connection-errors.ts'
 import type { Driver } from './drivers/driver.ts'
+import { isDriverError } from './drivers/driver-errors.ts'
 import { driverFor } from './drivers/driver-for.ts'
 import { errors } from './errors.ts'
 import { checkFlushLog, flushLogSqlName } from './flush/flush-log.ts'
@@ -36,6 +38,17 @@ function sequenceKeys(schema: SchemaModel): string[] {
 }
 
 /**
+ * A failure of `connect`'s own queries as a coded error, as a read's would be (a driver's error is
+ * not one): no connection, or a connection lost, as a reservation's; a statement refused as a read's.
+ */
+function connectError(e: unknown): unknown {
+  if (!isDriverError(e)) return e
+  return e.kind === 'connection'
+    ? reservationError(e, { what: 'Connecting', timeoutMs: Number.POSITIVE_INFINITY })
+    : errors.queryFailed('Connecting', e)
+}
+
+/**
  * Checks `options` (before any I/O), then reads what the client's entity managers share: the schema
  * (once per client and options, unless declared in code), the flush log table (checked), and for a
  * pipelining node-postgres pool whether statements may be named (a pooler check, one query).
@@ -67,13 +80,22 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   const schema = options.schema ?? (await cachedSchema(driver, options))
   const serverValues = serverValuesOption(options.serverValues, schema)
   const hooks = flushHooksOption(options.hooks, schema)
-  if (options.flushLog !== undefined) await checkFlushLog(driver, options.flushLog)
+  if (options.flushLog !== undefined)
+    await checkFlushLog(driver, options.flushLog).catch((e: unknown) => {
+      throw connectError(e)
+    })
   let ids = allocators.get(driver)
   if (!ids) {
     ids = new IdAllocator({ blockSize })
     allocators.set(driver, ids)
   }
-  const named = prepare ?? (driver.pipelines ? !(await driver.detectPooler()) : false)
+  const named =
+    prepare ??
+    (driver.pipelines
+      ? !(await driver.detectPooler().catch((e: unknown) => {
+          throw connectError(e)
+        }))
+      : false)
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (prefetchIds ?? !options.schema)

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream'
-import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from './driver.ts'
+import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } from './driver.ts'
 import type { MeteredSocket, Meters } from './socket/meters.ts'
 import type { Admission } from './socket/socket-meter.ts'
 
@@ -42,8 +42,6 @@ export interface DriverAdapter {
    * timeout at the latest). A connection answered after the caller gave up is given back by the caller.
    */
   acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection>
-  /** One autocommit query on any connection of the pool (see `Driver.query`). */
-  query(text: string, params?: readonly Param[]): Promise<readonly Row[]>
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
 }

@@ -2,6 +2,7 @@ import { type AdapterConnection, type DriverAdapter, GiveUp } from './adapter.ts
 import { setAlarm } from './deadline-alarm.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
 import { deadlineError } from './driver-errors.ts'
+import { inlineParams } from './inline-params.ts'
 import { RuntimeSession } from './runtime-session.ts'
 import { Meters } from './socket/meters.ts'
 
@@ -47,11 +48,25 @@ export class RuntimeDriver implements Driver {
     return this.#adapter.copies
   }
 
+  /**
+   * One autocommit query (its parameters inlined as literals: one simple-protocol message) on a
+   * connection reserved for it as a flush's is: a client that cannot connect fails as a flush does,
+   * after the driver's connect timeout at the latest, naming the address (postgres.js's own queue
+   * reconnected forever to a server that closed every connection as it opened).
+   */
   async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+    // A session: the connection watched while held (pg emits a lost connection as an 'error' event,
+    // which nobody else listens to while it is checked out), and discarded if it ended.
+    const session = await this.reserve({ deadline: Number.POSITIVE_INFINITY })
     try {
-      return await this.#adapter.query(text, params)
+      const { rowSets } = await session.simple(params.length === 0 ? text : inlineParams(text, params))
+      return rowSets[rowSets.length - 1] ?? []
     } catch (e) {
-      throw this.toDriverError(e)
+      const error = this.toDriverError(e)
+      if (error.kind !== 'connection' || error.message.includes(this.address)) throw error
+      throw { ...error, message: `the connection to ${this.address} failed: ${error.message}` }
+    } finally {
+      session.release()
     }
   }
 
@@ -72,6 +87,8 @@ export class RuntimeDriver implements Driver {
       const p = (async () => {
         const connection = await this.#acquire(Number.POSITIVE_INFINITY, (c) => c)
         let healthy = false
+        // Watched while held: pg emits a lost connection as an 'error' event, thrown with no listener.
+        const unwatch = connection.watchEnd(() => {})
         try {
           const { rowSets } = await connection.simple('select pg_backend_pid()::int4 as pid')
           healthy = true
@@ -79,6 +96,7 @@ export class RuntimeDriver implements Driver {
           const key = connection.processId()
           return key !== undefined && pid !== key
         } finally {
+          unwatch()
           if (healthy) connection.release()
           else connection.discard({ kind: 'connection', message: 'pooler check failed', cause: null })
         }

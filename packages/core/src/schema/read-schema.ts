@@ -88,6 +88,9 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
         cause: cause.cause,
       })
     }
+    // A connection lost is coded as it is for a read or a flush, whatever the query.
+    if (isDriverError(cause) && cause.kind === 'connection')
+      throw errors.queryFailed('Reading the schema', cause)
     throw errors.schemaReadFailed(cause)
   }
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import { errors } from '../../errors.ts'
 import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
-import type { DriverError, Param, PipelinedStatement, Row, SimpleResult, StatementResult } from '../driver.ts'
+import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } from '../driver.ts'
 import { closedError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
@@ -132,17 +132,6 @@ export class PgAdapter implements DriverAdapter {
         reject(e) // refused at once (the pool ending): as a refusal later
       }
     })
-  }
-
-  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
-    if (this.#end.ending) throw this.#end.ended()
-    const done = this.#end.begin()
-    try {
-      const result = await this.pool.query(params.length === 0 ? text : { text, values: params })
-      return Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows
-    } finally {
-      done()
-    }
   }
 
   toDriverError(error: unknown): DriverError {

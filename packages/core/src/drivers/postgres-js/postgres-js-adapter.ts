@@ -2,9 +2,8 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
-import type { DriverError, Param, Row, SimpleResult } from '../driver.ts'
+import type { DriverError, Row, SimpleResult } from '../driver.ts'
 import { toDriverError } from '../driver-errors.ts'
-import { inlineParams } from '../inline-params.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
@@ -71,6 +70,11 @@ export class PostgresJsAdapter implements DriverAdapter {
    * postgres.js's own `end()` waits for them forever (see {@link PostgresJsAdapter.#unstick}).
    */
   readonly #dropped = new Map<PostgresJsConnection, () => string | undefined>()
+  /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
+  #refusals = 0
+  /** Why those reservations were given up, and until when their refusals stand. */
+  #strandedWhy: DriverError | undefined
+  #refuseUntil = Number.NEGATIVE_INFINITY
 
   constructor(sql: PostgresJsSql) {
     this.sql = sql
@@ -95,8 +99,8 @@ export class PostgresJsAdapter implements DriverAdapter {
   }
 
   /**
-   * Notes that `connection`'s socket closed under a query of pipeflush's (a reservation given up: see
-   * `PostgresJsReservation.discard`). postgres.js 3.4.9 keeps such a query as the connection's
+   * Notes that `connection`'s socket closed under a query of pipeflush's (its reservation given up:
+   * see `PostgresJsReservation.discard`). postgres.js 3.4.9 keeps such a query as the connection's
    * current one (its close handler rejects it without clearing it), and its `end()` waits for that
    * query to finish: never (README, item 19). `key`: the cancel key the connection has now, changed by
    * a reconnect.
@@ -180,8 +184,41 @@ export class PostgresJsAdapter implements DriverAdapter {
             if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
           })
         },
+        () => this.#refusal(),
       ),
     )
+  }
+
+  /**
+   * `requests` of a reservation postgres.js holds after pipeflush gave it up for failed connection
+   * attempts (`why`). postgres.js reconnects for a request until it gets a connection or an
+   * error, at once when the server closes a connection before it is ready (no backoff: the close is
+   * no error): against a server that closes every new connection, thousands of connections a second,
+   * forever, and a client whose `end()` never settles. So the next openings fail at once (see
+   * `socketFactory`'s `refusal`), which rejects the request an opening is for: two per stranded request
+   * (postgres.js keeps a request in its queue while it connects for it, and the connection that closed
+   * takes it from there once more), the oldest requests first, as postgres.js serves its queue; for at
+   * most {@link REFUSING_MS}. Not with several hosts: postgres.js then takes a failed opening as one
+   * host's failure and reconnects for the same request (it never sees the error), so refusing would
+   * only keep it from the hosts, the request never rejected.
+   */
+  #strand(requests: number, why: DriverError): void {
+    const o = this.sql.options
+    if (!o.path && o.host.length > 1) return
+    this.#refusals += 2 * requests
+    this.#strandedWhy = why
+    this.#refuseUntil = performance.now() + REFUSING_MS
+  }
+
+  /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
+  #refusal(): Error | undefined {
+    if (this.#refusals === 0) return undefined
+    if (performance.now() > this.#refuseUntil) {
+      this.#refusals = 0
+      return undefined
+    }
+    this.#refusals--
+    return refusedOpening(this.#strandedWhy)
   }
 
   acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
@@ -193,6 +230,7 @@ export class PostgresJsAdapter implements DriverAdapter {
       closesHandled: () => this.#closesHandled,
       connectTimeoutMs: this.connectTimeoutMs,
       address: this.address,
+      strand: (requests: number, why: DriverError) => this.#strand(requests, why),
     }
     return reserveConnection(this.sql, watch, giveUp).then(
       (reserved) => new PostgresJsReservation(this, reserved, done),
@@ -201,27 +239,6 @@ export class PostgresJsAdapter implements DriverAdapter {
         throw error
       },
     )
-  }
-
-  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
-    if (this.#end.ending) throw this.#end.ended()
-    const done = this.#end.begin()
-    let connection: PostgresJsConnection | undefined
-    const q = this.sql.unsafe(params.length === 0 ? text : inlineParams(text, params), [], {
-      onexecute: (c) => {
-        connection = c
-        return true // a falsy result would make postgres.js stop pipelining on this connection
-      },
-    })
-    try {
-      return rowsOfLast(await q)
-    } catch (e) {
-      // Maybe its socket closed under it (the end lets it go only then: see `#unstick`).
-      if (connection !== undefined) this.dropped(connection, () => keyOf(q.state))
-      throw e
-    } finally {
-      done()
-    }
   }
 
   toDriverError(error: unknown): DriverError {
@@ -326,16 +343,24 @@ class PostgresJsReservation implements AdapterConnection {
   }
 }
 
+/** How long after a request is stranded openings may still be refused for it (see `#strand`). */
+const REFUSING_MS = 1_000
+
+/** What a connection postgres.js opens for a stranded request fails with (see `#strand`). */
+function refusedOpening(why: DriverError | undefined): Error {
+  return Object.assign(
+    new Error(`not connecting again: ${why?.message ?? 'connection attempts kept failing'}`),
+    {
+      code: 'CONNECT_TIMEOUT',
+    },
+  )
+}
+
 /** The cancel key of a query's connection (its `state`, which postgres.js updates when it reconnects). */
 function keyOf(state: PostgresJsQuery['state'] | undefined): string | undefined {
   return !state || state.pid === null || state.secret === null
     ? undefined
     : cancelKeyOf(state.pid, state.secret)
-}
-
-/** The rows of the last statement of a (possibly multi-statement) simple query's result. */
-function rowsOfLast(result: PostgresJsResult | PostgresJsResult[]): readonly Row[] {
-  return rowsOf(isResultList(result) ? result[result.length - 1] : result)
 }
 
 /**

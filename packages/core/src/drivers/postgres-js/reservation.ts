@@ -12,6 +12,13 @@ export interface ReservationWatch {
   /** postgres.js's `connect_timeout`, in ms (Infinity when none). */
   readonly connectTimeoutMs: number
   readonly address: string
+  /**
+   * `requests` of a reservation given up after its connection attempts failed (`why`), which
+   * postgres.js still holds: it reconnects for them until they settle (forever, when the server
+   * closes each connection as it opens), so the client refuses the next openings, which rejects them
+   * (see the adapter's `#strand`).
+   */
+  strand(requests: number, why: DriverError): void
 }
 
 /**
@@ -24,7 +31,8 @@ export interface ReservationWatch {
  * close and one became ready since the last ask, and every second while connection attempts fail. The
  * first answer wins; later ones are released at once. It fails when attempts fail for longer than
  * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
- * closes each new connection before it is ready).
+ * closes each new connection before it is ready); the requests it leaves to postgres.js then are
+ * stranded (`watch.strand`), as are those of a reservation given up after attempts failed.
  */
 export function reserveConnection(
   sql: PostgresJsSql,
@@ -40,6 +48,8 @@ export function reserveConnection(
     let lastAsk = started
     let openedAtAsk = meters.opened
     let closesAtAsk = watch.closesHandled()
+    /** The requests asked of postgres.js that have not settled. */
+    const pending = new Set<Promise<unknown>>()
     const finish = (settle: () => void): boolean => {
       if (done) return false
       done = true
@@ -47,21 +57,31 @@ export function reserveConnection(
       settle()
       return true
     }
-    const abandon = () => finish(() => reject(new Error('the reservation was given up')))
+    /** Gives up after connection attempts failed: postgres.js's requests left are stranded. */
+    const failed = (why: DriverError) => {
+      if (pending.size > 0) watch.strand(pending.size, why)
+    }
+    const abandon = () => {
+      if (!finish(() => reject(new Error('the reservation was given up')))) return
+      if (meters.failures !== failuresBefore) failed(cannotConnect(watch))
+    }
     const ask = () => {
       lastAsk = performance.now()
       openedAtAsk = meters.opened
       closesAtAsk = watch.closesHandled()
-      sql.reserve().then(
+      const request: Promise<unknown> = sql.reserve().then(
         (reserved) => {
+          pending.delete(request)
           if (!finish(() => resolve(reserved))) reserved.release()
         },
         (error: unknown) => {
+          pending.delete(request)
           // A session's end, kept by postgres.js for the connection's next startup: ask again.
           if (isLeftOverEnd(error) && leftOvers++ < MAX_LEFT_OVERS) return ask()
           finish(() => reject(error))
         },
       )
+      pending.add(request)
     }
     const stopPolling = everyPoll(() => {
       const now = performance.now()
@@ -71,7 +91,8 @@ export function reserveConnection(
       if (reopened && now - lastAsk >= 100) return ask()
       if (meters.failures === failuresBefore) return
       if (now - started >= watch.connectTimeoutMs) {
-        finish(() => reject(cannotConnect(watch)))
+        const why = cannotConnect(watch)
+        if (finish(() => reject(why))) failed(why)
       } else if (now - lastAsk >= 1000) {
         ask()
       }

@@ -39,13 +39,15 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  *
  * postgres.js handles each socket's close a macrotask late (see `deferCloseListeners`; over TLS, on the
  * TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is called then. `onTls` is told the TLS
- * socket postgres.js puts over a socket, as it is made.
+ * socket postgres.js puts over a socket, as it is made. While `refusal` gives an error, no socket is
+ * opened: postgres.js is handed one that fails with it (which rejects the request it connects for).
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
   onSocket: OnSocket,
   onDriverClosed: () => void = () => {},
   onTls: OnTls = () => {},
+  refusal: () => Error | undefined = () => undefined,
 ): SocketFactory {
   let hostOrder: HostOrder | undefined
   const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
@@ -71,14 +73,17 @@ export function socketFactory(
   return async (options) => {
     let socket: Socket
     let admit: Admission | undefined
-    try {
-      const opened = await open(options)
-      socket = opened.socket
-      socket.setNoDelay(true)
-      admit = admission(options, socket, opened.index, hostOrder)
-    } catch (e) {
-      socket = failedSocket(e as Error, options)
-    }
+    const refused = refusal()
+    if (refused !== undefined) socket = failedSocket(refused, options)
+    else
+      try {
+        const opened = await open(options)
+        socket = opened.socket
+        socket.setNoDelay(true)
+        admit = admission(options, socket, opened.index, hostOrder)
+      } catch (e) {
+        socket = failedSocket(e as Error, options)
+      }
     onSocket(socket, admit)
     deferCloseListeners(socket, onDriverClosed)
     holdDataOnceDestroyed(socket)

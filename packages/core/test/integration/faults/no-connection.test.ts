@@ -1,7 +1,9 @@
-import { defineSchema, EntityManager } from '@pipeflush/core'
+import { createServer, type Server, type Socket } from 'node:net'
+import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { freePort } from '@pipeflush/testkit'
 import { TEST_DRIVERS, type TestDatabase, useTestDatabase } from '@pipeflush/testkit/vitest'
-import { afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { driverFor } from '../../../src/drivers/driver-for.ts'
 import { expectPoolFree, settleWithin, watchProcess } from './support.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
@@ -96,4 +98,145 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       }
     },
   )
+})
+
+// A server that accepts every connection and closes it on its first byte (a load balancer with no
+// backend): postgres.js reconnects at once, with no backoff, for a request it connects for, so
+// giving the request up must also stop its loop, and the client must still end.
+describe('a server that closes every connection as it opens', () => {
+  let closer: Server
+  let accepted = 0
+  const open = new Set<Socket>()
+  let address = ''
+
+  beforeAll(async () => {
+    closer = createServer((s) => {
+      accepted++
+      open.add(s)
+      s.on('error', () => {})
+      s.once('close', () => open.delete(s))
+      s.once('data', () => s.end())
+    })
+    await new Promise<void>((resolve) => closer.listen(0, '127.0.0.1', resolve))
+    const port = (closer.address() as { port: number }).port
+    address = `127.0.0.1:${port}`
+  })
+
+  afterAll(async () => {
+    for (const s of open) s.destroy()
+    await new Promise((resolve) => closer.close(resolve))
+  })
+
+  /** The closer's URL with the test database's credentials. */
+  function closerUrl(): string {
+    const url = new URL(db.url)
+    url.host = address
+    return url.toString()
+  }
+
+  /** Connections the client opens in `ms` from now. */
+  async function openedDuring(ms: number): Promise<number> {
+    const before = accepted
+    await new Promise((resolve) => setTimeout(resolve, ms))
+    return accepted - before
+  }
+
+  describe.each(TEST_DRIVERS)('%s', (driver) => {
+    test.each(['connect (reading the schema)', 'a flush (a schema declared)'] as const)(
+      '%s fails CONNECTION_LOST naming the address within the connect timeout, then the client stops connecting and ends',
+      async (what) => {
+        const c = openTrackedClient(driver, closerUrl(), { max: 3, connectTimeoutSeconds: 1 })
+        const watch = watchProcess()
+        try {
+          const started = performance.now()
+          let failed: unknown
+          if (what === 'connect (reading the schema)') {
+            failed = await EntityManager.connect(c.client).catch((e: unknown) => e)
+          } else {
+            // pg's connect checks for a pooler (a query), which fails as the flush would.
+            const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 10_000 }).catch(
+              (e: unknown) => e,
+            )
+            if (root instanceof EntityManager) {
+              const em = root.fork()
+              em.create('gizmo', { id: nextId++, name: 'never stored' })
+              failed = await em.flush().catch((e: unknown) => e)
+              expect(em.pending.inserts).toBe(1)
+            } else failed = root
+          }
+          expect(isPipeflushError(failed) && failed.code, String(failed)).toBe('CONNECTION_LOST')
+          expect((failed as Error).message).toContain(address)
+          expect(performance.now() - started).toBeLessThan(1000 + 1500)
+          await new Promise((resolve) => setTimeout(resolve, 200)) // the last attempts settle
+          expect(await openedDuring(300), 'connections opened once the request failed').toBe(0)
+          expect((await settleWithin(c.end(), 5_000, 'the client end')).ok).toBe(true)
+          await watch.assertClean()
+        } finally {
+          watch.dispose()
+        }
+      },
+    )
+  })
+})
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('connect with a declared schema to a port nobody listens on: a PipeflushError, or none until the first flush', async () => {
+    const port = await freePort()
+    const url = new URL(db.url)
+    url.host = `127.0.0.1:${port}`
+    const c = openTrackedClient(driver, url.toString(), { max: 2, connectTimeoutSeconds: 1 })
+    try {
+      const connected = await EntityManager.connect(c.client, { schema }).catch((e: unknown) => e)
+      if (connected instanceof EntityManager) {
+        // postgres.js's pool is lazy and nothing is asked of it: the first flush says it.
+        const em = connected.fork()
+        em.create('gizmo', { id: nextId++, name: 'never stored' })
+        const failed = await em.flush().catch((e: unknown) => e)
+        expect(isPipeflushError(failed) && failed.code, String(failed)).toBe('HOST_UNREACHABLE')
+      } else {
+        // pg checks for a pooler first (a query): its failure is coded as a flush's would be.
+        expect(isPipeflushError(connected) && connected.code, String(connected)).toBe('HOST_UNREACHABLE')
+        expect((connected as Error).message).toContain(`127.0.0.1:${port}`)
+      }
+    } finally {
+      await c.end()
+    }
+  })
+})
+
+// connect's own queries (the catalog, the flush log check, the id prefetch) hold a connection of the
+// pool like a flush: one lost under them is a coded failure of that query, never an 'error' event
+// nobody listens to (pg throws those: the process crashed), and the pool stays whole.
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test("a connection lost under one of connect's own queries: that query fails naming the address, the process carries on", async () => {
+    const c = openTrackedClient(driver, db.url, { max: 2 })
+    const watch = watchProcess()
+    try {
+      const query = driverFor(c.client).query('select pg_sleep(5)')
+      const outcome = query.then(
+        () => 'answered',
+        (e: unknown) => e,
+      )
+      for (let i = 0; ; i++) {
+        const [row] = await db.sql<{ n: number }[]>`
+          select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+          where datname = current_database() and query = 'select pg_sleep(5)'`
+        if (row!.n > 0) break
+        if (i > 100) throw new Error('the query never reached the server')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      const failed = (await settleWithin(outcome, 5_000, 'the query')).value as {
+        kind?: string
+        message?: string
+      }
+      expect(failed.kind).toBe('connection')
+      const address = new URL(db.url).host
+      expect(failed.message).toMatch(new RegExp(address.replace(/[.[\]]/g, '\\$&')))
+      expect(await driverFor(c.client).query('select 1 as one')).toEqual([{ one: 1 }])
+      await watch.assertClean()
+    } finally {
+      watch.dispose()
+      await c.end()
+    }
+  })
 })
