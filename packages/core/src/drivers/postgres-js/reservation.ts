@@ -32,7 +32,7 @@ export interface ReservationWatch {
  * first answer wins; later ones are released at once. It fails when attempts fail for longer than
  * `connect_timeout` (postgres.js itself reconnects forever while a reservation waits, when the server
  * closes each new connection before it is ready); the requests it leaves to postgres.js then are
- * stranded (`watch.strand`), as are those of a reservation given up after attempts failed.
+ * stranded (`watch.strand`).
  */
 export function reserveConnection(
   sql: PostgresJsSql,
@@ -57,14 +57,12 @@ export function reserveConnection(
       settle()
       return true
     }
-    /** Gives up after connection attempts failed: postgres.js's requests left are stranded. */
+    /** Gives up after connection attempts failed for `connect_timeout`: postgres.js's requests left are stranded. */
     const failed = (why: DriverError) => {
       if (pending.size > 0) watch.strand(pending.size, why)
     }
-    const abandon = () => {
-      if (!finish(() => reject(new Error('the reservation was given up')))) return
-      if (meters.failures !== failuresBefore) failed(cannotConnect(watch))
-    }
+    // Given up by the caller: what postgres.js still holds for it is served once a connection opens.
+    const abandon = () => finish(() => reject(new Error('the reservation was given up')))
     const ask = () => {
       lastAsk = performance.now()
       openedAtAsk = meters.opened

@@ -84,7 +84,8 @@ export function socketFactory(
       } catch (e) {
         socket = failedSocket(e as Error, options)
       }
-    onSocket(socket, admit)
+    // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
+    if (refused === undefined) onSocket(socket, admit)
     deferCloseListeners(socket, onDriverClosed)
     holdDataOnceDestroyed(socket)
     watchTlsUpgrade(socket, (tls) => {
