@@ -16,6 +16,11 @@ export interface RejectionFacts {
  * whose rows hold the key's values), else one writing the column it names, else the first on the table.
  * Undefined when no statement is on the table.
  *
+ * A row still referenced (`Key (id)=(5) is still referenced from table "child"`) is the exception: the
+ * server names the referencing table, but the statement that failed removed the referenced row (a
+ * delete, the one whose rows hold the key first) or changed its key (an update setting one of the
+ * key's columns), on another table or the same.
+ *
  * @example
  * // an update of t's name and an insert into t, the insert's id taken:
  * rejectedStatement(statements, { table: 't', detail: 'Key (id)=(2) already exists.' }) // the insert
@@ -26,11 +31,15 @@ export function rejectedStatement(
 ): PlannedStatement | undefined {
   const { table } = facts
   if (table === undefined) return undefined
+  const key = detailKey(facts.detail)
+  if (key?.referenced === true) {
+    const removing = removingStatement(statements, key)
+    if (removing !== undefined) return removing
+  }
   const onTable: PlannedStatement[] = []
   for (const s of statements)
     if (s !== undefined && (s.table === table || s.table.endsWith(`.${table}`))) onTable.push(s)
   if (onTable.length <= 1) return onTable[0]
-  const key = detailKey(facts.detail)
   if (key !== undefined) {
     const writing = onTable.filter((s) => writes(s, key.columns))
     const holding = writing.find((s) => holdsKey(s, key))
@@ -50,6 +59,28 @@ interface DetailKey {
   readonly columns: readonly string[]
   /** The values, one per column; undefined when they could not be told apart (a comma inside one). */
   readonly values: readonly string[] | undefined
+  /** Whether the detail says the key is still referenced (a row removed or rekeyed under a reference). */
+  readonly referenced: boolean
+}
+
+/**
+ * The statement that removed or rekeyed a row still referenced (see {@link rejectedStatement}): of the
+ * deletes, and the updates setting a column of the key, the first whose rows hold the key's values,
+ * else the first. Undefined when there is none.
+ */
+function removingStatement(
+  statements: readonly (PlannedStatement | undefined)[],
+  key: DetailKey,
+): PlannedStatement | undefined {
+  let first: PlannedStatement | undefined
+  for (const s of statements) {
+    if (s === undefined) continue
+    const removes = s.kind === 'delete' || (s.kind === 'update' && writes(s, key.columns))
+    if (!removes) continue
+    if (holdsKey(s, key)) return s
+    first ??= s
+  }
+  return first
 }
 
 /** The key of `Key (a, b)=(1, x) ...`, or undefined for a detail of another form. */
@@ -57,11 +88,15 @@ function detailKey(detail: string | undefined): DetailKey | undefined {
   const m =
     detail === undefined
       ? null
-      : /^Key \((.+?)\)=\((.*)\) (?:already exists|is not present|is still referenced)/s.exec(detail)
+      : /^Key \((.+?)\)=\((.*)\) (already exists|is not present|is still referenced)/s.exec(detail)
   if (m === null) return undefined
   const columns = m[1]!.split(', ').map(unquote)
   const values = columns.length === 1 ? [m[2]!] : m[2]!.split(', ')
-  return { columns, values: values.length === columns.length ? values : undefined }
+  return {
+    columns,
+    values: values.length === columns.length ? values : undefined,
+    referenced: m[3] === 'is still referenced',
+  }
 }
 
 /** A column name as the server prints it in a detail (double-quoted when it must be). */
@@ -78,14 +113,15 @@ function writes(s: PlannedStatement, columns: readonly string[]): boolean {
 }
 
 /**
- * Whether some row of `s` writes the key's values (as texts) in its columns: an insert's parameters are
- * its columns; an update's are its key's parts, then its set columns (then the version it expects).
+ * Whether some row of `s` holds the key's values (as texts) in its columns: an insert's parameters are
+ * its columns, a delete's too (its key's parts, then the version it expects); an update's are its
+ * key's parts, then its set columns (then the version it expects).
  */
 function holdsKey(s: PlannedStatement, key: DetailKey): boolean {
   const values = key.values
   if (values === undefined) return false
   const first = s.keys[0]
-  const offset = s.kind === 'insert' ? 0 : Array.isArray(first) ? first.length : 1
+  const offset = s.kind !== 'update' ? 0 : Array.isArray(first) ? first.length : 1
   const at = key.columns.map((c) => s.columns.indexOf(c))
   if (at.some((i) => i < 0)) return false
   for (let r = 0; r < s.rowCount; r++)

@@ -97,6 +97,34 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       ])
     })
 
+    // The server names the referencing table of a row still referenced; the delete of the referenced
+    // row failed, beside an insert into the referencing table.
+    test('a row still referenced, deleted beside an insert into the referencing table: the error names the delete and its key', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const seed = root.fork()
+      const held = seed.create('account', { owner: `held-${driver}-${mode}`, balance: '1' })
+      const other = seed.create('account', { owner: `other-${driver}-${mode}`, balance: '1' })
+      seed.create('ledger', { account_id: held, amount: '1' })
+      await seed.flush()
+      const before = await counts()
+      const em = root.fork()
+      const [h] = await em.find('account', { id: held['id'] })
+      em.remove(h!)
+      em.create('ledger', { account_id: other['id'], amount: '2' })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 17), pe.table, pe.constraint, pe.keys]).toEqual([
+        'delete on account',
+        'account',
+        'ledger_account_id_fkey',
+        [held['id']],
+      ])
+      expect(await counts()).toEqual(before)
+      expect(em.pending).toEqual({ inserts: 1, updates: 0, deletes: 1, upserts: 0 })
+    })
+
     test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
       const { client, counter } = db.client(driver, { max: 1 })
       const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })

@@ -101,4 +101,31 @@ describe('rejectedStatement', () => {
       removeT,
     )
   })
+
+  test('a row still referenced: the delete holding its key, on another table than the one the server named', () => {
+    // u's row 2 is referenced from t: the server names t, the delete of u failed.
+    const detail = 'Key (id)=(2) is still referenced from table "t".'
+    const removeU = statement('delete', 'u', ['id'], [['7', '2']])
+    const removeOther = statement('delete', 'v', ['id'], [['8']])
+    expect(rejectedStatement([insertNine, removeOther, removeU], { table: 't', detail })).toBe(removeU)
+    // With a version column its value follows the key's parts; of deletes none holding the key, the first.
+    const versioned = statement('delete', 'u', ['id', 'version'], [['2'], ['3']])
+    expect(rejectedStatement([removeT, versioned], { table: 't', detail })).toBe(versioned)
+    expect(
+      rejectedStatement([insertNine, removeT, removeU], {
+        table: 't',
+        detail: 'Key (id)=(99) is still referenced from table "t".',
+      }),
+    ).toBe(removeT)
+    // An update setting the referenced column (a unique key): it changed the row's key.
+    const recode = statement('update', 'u', ['code'], [['1'], ['new']])
+    expect(
+      rejectedStatement([insertNine, rename, recode], {
+        table: 't',
+        detail: 'Key (code)=(old) is still referenced from table "t".',
+      }),
+    ).toBe(recode)
+    // Nothing removed or rekeyed (not a statement of this message): as for other rejections.
+    expect(rejectedStatement([insertNine], { table: 't', detail })).toBe(insertNine)
+  })
 })
