@@ -249,6 +249,45 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       },
     )
 
+    // A message past the socket's high-water mark: postgres.js writes it without telling which
+    // connection took it (its `onexecute` is called only when the write was taken at once).
+    test.each(['given up at its deadline', 'ended by the server'] as const)(
+      'a large flush (a message past the socket buffer) whose connection was %s: nothing committed, the client then ended',
+      async (how) => {
+        const c = db.client(driver, { max: 2, proxied: false })
+        const root = await EntityManager.connect(c.client, {
+          flushTimeoutMs: how === 'given up at its deadline' ? 300 : 30_000,
+          copyRows: 1_000_000, // the rows in the message itself, not as COPY data behind it
+        })
+        const em = root.fork()
+        const name = `large-locked-${driver}-${how}`
+        await db.sql`insert into shelf (name) values (${name})`
+        const tag = `large-lost-${driver}-${how}`
+        for (let i = 0; i < 3_000; i++) em.create('shelf', { name: `${tag} ${i} ${'x'.repeat(40)}` })
+        const [locked] = await em.find('shelf', { name })
+        locked!['name'] = `${name} renamed`
+        const lock = await hold(`select * from shelf where name = '${name}' for update`)
+        let failed: unknown
+        try {
+          const flushed = em.flush().catch((e: unknown) => e)
+          if (how === 'ended by the server') await endWaitingBackends()
+          failed = await flushed
+          expect(isPipeflushError(failed) && failed.code).toMatch(
+            how === 'given up at its deadline'
+              ? /^(FLUSH_TIMEOUT|COMMIT_OUTCOME_UNKNOWN)$/
+              : /^(COMMIT_OUTCOME_UNKNOWN|CONNECTION_LOST)$/,
+          )
+        } finally {
+          await lock.release()
+        }
+        expect(await settles(end(c))).toBe('ended')
+        expect(await otherBackends()).toBe(0)
+        const [row] = await db.sql`select count(*)::int as n from shelf where name like ${`${tag} %`}`
+        if (!isPipeflushError(failed) || failed.code !== 'COMMIT_OUTCOME_UNKNOWN') expect(row?.['n']).toBe(0)
+        else expect([0, 3_000]).toContain(row?.['n'])
+      },
+    )
+
     test.each(['given up at its deadline', 'ended by the server'] as const)(
       'a read whose connection was %s, the client then ended',
       async (how) => {
