@@ -11,7 +11,7 @@ import { emptyRow } from '../track/row.ts'
 import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
-import { decodeValue, type ValueLocation } from '../values/index.ts'
+import { decodeValue, referencingValue, type ValueLocation } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
 
 type Filled = Map<EntityState, { row: Record<string, unknown>; snapshot: Record<string, unknown> }>
@@ -63,7 +63,7 @@ function storedKeyParts(
     if (stored === undefined) continue
     const column = state.table.columnsByName.get(name)!
     out ??= { ...values }
-    out[name] = stored.row[referencedKey(ref, column, state.table).column]
+    out[name] = referencingValue(stored.row[referencedKey(ref, column, state.table).column], column)
   }
   return out ?? values
 }

@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 import type { ColumnModel, ForeignKeyModel, TableModel } from '../model/model.ts'
 import { keyFillOf, keyFills } from '../schema/key-fill.ts'
 import { perTable } from '../schema/per-table.ts'
-import { sameValue } from '../values/index.ts'
+import { referencingValue, sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
 import { heldValue, isKept, isKeptTime, type Kept, keptColumns } from './sent-snapshot.ts'
@@ -100,9 +100,11 @@ export function resolveReference(
     unknownKey(table, column, ref.table, targetColumn)
   }
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
-  return targetColumn && stateOf(key.value)
-    ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned)
-    : key.value
+  const resolved =
+    targetColumn && stateOf(key.value)
+      ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned)
+      : key.value
+  return referencingValue(resolved, column)
 }
 
 /**

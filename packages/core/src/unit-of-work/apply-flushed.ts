@@ -5,7 +5,7 @@ import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { isKept, type Kept, keptValue, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { hasMutableColumns } from '../track/snapshot.ts'
-import { sameValue } from '../values/index.ts'
+import { referencingValue, sameValue } from '../values/index.ts'
 import { settleUpserts } from './settle-upserts.ts'
 import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState } from './state.ts'
 
@@ -163,9 +163,10 @@ function resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): un
   if (!ref) return value
   try {
     const key = referencedKey(ref, column, s.table).value
-    return stateOf(key)
+    const resolved = stateOf(key)
       ? resolvedOrSelf(key, ref.table.columnsByName.get(referencedKey(ref, column, s.table).column)!, ref)
       : key
+    return referencingValue(resolved, column)
   } catch {
     return value
   }

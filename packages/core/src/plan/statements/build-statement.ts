@@ -1,7 +1,13 @@
 import { errors } from '../../errors.ts'
 import type { ColumnModel, TableModel } from '../../model/model.ts'
 import { columnOf } from '../../schema/checks.ts'
-import { compareKeyValues, encodeValue, normalizeKeyValue, type ValueLocation } from '../../values/index.ts'
+import {
+  compareKeyValues,
+  encodeValue,
+  normalizeKeyValue,
+  referencingValue,
+  type ValueLocation,
+} from '../../values/index.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from '../draft.ts'
 import { valueAt } from '../order/dependency-graph.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from '../order/row-order.ts'
@@ -48,7 +54,8 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     for (let r = 0; r < cells.length; r++) {
       const cell = cells[r]
       if (!(cell instanceof Slot)) continue
-      const id = idOf(draft, r, cell, ids)
+      // As the cell's column holds it (an int8 id given to an int4 foreign key is a number).
+      const id = referencingValue(idOf(draft, r, cell, ids), column)
       cells[r] = encodeId(id, column, table)
       const snapshot = snapshots?.[r]
       if (snapshot !== undefined) snapshot[name] = id
@@ -61,11 +68,15 @@ function fillSlots(draft: StatementDraft, ids: IdSource): void {
     if (keyIds[r] === undefined) {
       const key = keys[r]
       if (key instanceof Slot) {
-        const id = idOf(draft, r, key, ids)
+        const id = referencingValue(idOf(draft, r, key, ids), columnOf(table, table.primaryKey[0]!))
         keys[r] = id
         keyIds[r] = normalizeKeyValue(id, columnOf(table, table.primaryKey[0]!))
       } else if (parts > 1 && Array.isArray(key)) {
-        const filled = key.map((part) => (part instanceof Slot ? idOf(draft, r, part, ids) : part))
+        const filled = key.map((part, i) =>
+          part instanceof Slot
+            ? referencingValue(idOf(draft, r, part, ids), columnOf(table, table.primaryKey[i]!))
+            : part,
+        )
         keys[r] = filled
         keyIds[r] = filled.map((part, i) =>
           part === undefined ? '' : normalizeKeyValue(part, columnOf(table, table.primaryKey[i]!)),
@@ -84,7 +95,7 @@ function conflictOrder(draft: StatementDraft, ids: IdSource): Int32Array | null 
   const values = columns.map((column) =>
     draft.rows.map((_, r) => {
       const value = valueAt(draft, r, column.name)
-      return value instanceof Slot ? idOf(draft, r, value, ids) : value
+      return value instanceof Slot ? referencingValue(idOf(draft, r, value, ids), column) : value
     }),
   )
   const order = new Int32Array(draft.rows.length)

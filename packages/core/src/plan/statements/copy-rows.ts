@@ -4,7 +4,7 @@ import { columnOf } from '../../schema/checks.ts'
 import { keyFills } from '../../schema/key-fill.ts'
 import type { EntityState } from '../../track/entity-state.ts'
 import { heldValue, isKept, isKeptTime, keepValue, keptIndex } from '../../track/sent-snapshot.ts'
-import { encodeValue, type ValueLocation } from '../../values/index.ts'
+import { encodeValue, referencingValue, type ValueLocation } from '../../values/index.ts'
 import { writableTime } from '../../values/timestamp-bytes.ts'
 import { type IdSource, type InsertInput, Slot, type StatementDraft, slotEntity } from '../draft.ts'
 import { insertCell } from '../rows/cells.ts'
@@ -78,7 +78,7 @@ function* writeRows(
       } else {
         const held = captured[c]
         value = held === undefined ? insertCell(row, column, table) : held[r]
-        if (value instanceof Slot) value = ids(slotEntity(value, row), value.column)
+        if (value instanceof Slot) value = referencingValue(ids(slotEntity(value, row), value.column), column)
         same = value
       }
       const zone = stamps[c]
@@ -144,7 +144,7 @@ class SentReader {
         this.#date.setTime(value)
         return this.#date
       } else if (value instanceof Slot) {
-        value = this.#ids(slotEntity(value, state), value.column)
+        value = referencingValue(this.#ids(slotEntity(value, state), value.column), this.#columns[c]!)
         if (typeof held !== 'number') keepValue(held, table, i, value)
       }
     } else if (held !== null && typeof held === 'object') {
@@ -152,7 +152,10 @@ class SentReader {
       const whole = held as Record<string, unknown>
       value = whole[name]
       if (value instanceof Slot || ((value === undefined || value === null) && this.#sequence[c])) {
-        value = value instanceof Slot ? this.#ids(slotEntity(value, state), value.column) : state.row[name]
+        value =
+          value instanceof Slot
+            ? referencingValue(this.#ids(slotEntity(value, state), value.column), this.#columns[c]!)
+            : state.row[name]
         whole[name] = value
       }
     } else throw errors.internal('copyRows', `an entity of ${table.key} holds nothing of what it sends`)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
-import { compareKeyValues, compareNormalizedKeys, normalizeKeyValue } from '../../../src/values/index.ts'
+import {
+  compareKeyValues,
+  compareNormalizedKeys,
+  normalizeKeyValue,
+  referencingValue,
+} from '../../../src/values/index.ts'
 import { column } from './columns.ts'
 
 describe('normalizeKeyValue', () => {
@@ -148,5 +153,19 @@ describe('keys of arrays and jsonb', () => {
     expect(normalizeKeyValue('x', jsonb)).toBe('"x"')
     expect(() => normalizeKeyValue({ a: 1 }, column('json'))).toThrow(/json has no equality/)
     expect(() => normalizeKeyValue({ a: 1n }, jsonb)).toThrow(PipeflushError)
+  })
+})
+
+describe('referencingValue', () => {
+  it('gives an int8 key to an int4 or int2 column as a number, anything else as it is', () => {
+    expect(referencingValue('42', column('int4'))).toBe(42)
+    expect(referencingValue('-7', column('int2'))).toBe(-7)
+    expect(referencingValue('42', column('int8'))).toBe('42')
+    expect(referencingValue(42, column('int8'))).toBe(42)
+    expect(referencingValue('42', column('text'))).toBe('42')
+    // Left to the column's codec, which names what is wrong with it.
+    expect(referencingValue('9007199254740993', column('int4'))).toBe('9007199254740993')
+    expect(referencingValue('042', column('int4'))).toBe('042')
+    expect(referencingValue('42', column('int4', { isArray: true }))).toBe('42')
   })
 })
