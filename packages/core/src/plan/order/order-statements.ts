@@ -2,7 +2,7 @@ import { errors } from '../../errors.ts'
 import type { SchemaModel } from '../../model/model.ts'
 import { compareDrafts, type StatementDraft, serverKeyed } from '../draft.ts'
 import { acyclic, breakCycles } from './cycles.ts'
-import { orderDeletes } from './delete-order.ts'
+import { deleteOrder, type NullingFixups, nullingFixups } from './delete-order.ts'
 import {
   type Edge,
   findInsertEdges,
@@ -61,7 +61,9 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  *   UPDATE), or throws `UNRESOLVABLE_CYCLE`;
  * - insert(P) before an update of C that sets a foreign key to a new P row;
  * - an update of C that sets a foreign key to P (or whose key to P cascades) before delete(P);
- * - delete(C) before delete(P) for every foreign key C -> P;
+ * - delete(C) before delete(P) for every foreign key C -> P; a cycle of such deletes is broken where the
+ *   order matters least: at a nullable foreign key, set to NULL in the deleted C rows by a fix-up
+ *   UPDATE before both deletes (see `nullingFixups`), else where the server decides;
  * - the statement freeing a unique value (a delete, an update changing it) before the one taking it
  *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`).
  *
@@ -84,17 +86,25 @@ export function orderStatements(
   if (count === 1) return { statements: [...inserts, ...updates, ...deletes], waves: [[0]] }
   // Fewer than two inserts: none waits for another (a row referencing its own statement's needs no order).
   const { kept, fixups } = inserts.length < 2 ? NO_INSERT_ORDER : orderInserts(schema, inserts)
+  // Deletes in a cycle broken at a nullable foreign key: that key set to NULL first, by fix-ups.
+  const deletion = deleteOrder(deletes)
+  const nulling = deletion.broken.length === 0 ? NO_NULLING : nullingFixups(deletes, deletion.broken)
   // Joined with `concat` and loops, not spreads: this runs at every flush of more than one statement.
-  const allUpdates = fixups.drafts.length === 0 ? updates : updates.concat(fixups.drafts)
+  let allUpdates = fixups.drafts.length === 0 ? updates : updates.concat(fixups.drafts)
+  if (nulling.drafts.length > 0) allUpdates = allUpdates.concat(nulling.drafts)
   const updateOffset = inserts.length
   const fixupOffset = updateOffset + updates.length
+  const nullingOffset = fixupOffset + fixups.drafts.length
   const deleteOffset = updateOffset + allUpdates.length
   const edges: Edge[] = kept.slice()
   for (const edge of fixups.after) edges.push({ from: edge.from, to: edge.to + fixupOffset })
   if (allUpdates.length > 0) append(edges, findUpdateEdges(schema, inserts, allUpdates, updateOffset))
   if (deletes.length > 0) {
     append(edges, findUpdateDeleteEdges(allUpdates, updateOffset, deletes, deleteOffset))
-    append(edges, orderDeletes(deletes, deleteOffset))
+    for (const edge of deletion.kept)
+      edges.push({ from: edge.from + deleteOffset, to: edge.to + deleteOffset })
+    for (const edge of nulling.before)
+      edges.push({ from: edge.from + nullingOffset, to: edge.to + deleteOffset })
   }
   const statements = inserts.concat(allUpdates, deletes)
   // A unique value freed by one statement and taken by another: freed first, unless that order would
@@ -111,6 +121,9 @@ export function orderStatements(
   }
   return { statements, waves }
 }
+
+/** No delete's foreign key is set to NULL first. */
+const NO_NULLING: NullingFixups = { drafts: [], before: [] }
 
 /** No insert waits for another, and none is fixed up. */
 const NO_INSERT_ORDER: { readonly kept: readonly InsertEdge[]; readonly fixups: Fixups } = {
