@@ -373,7 +373,9 @@ describe('planFlush waves', () => {
       ['fav_book_id'],
       [['1'], [null]],
       [1],
-      expect.stringMatching(/^with w as \(update "public"\."author" as t set "fav_book_id" = \$2::text::uuid where/),
+      expect.stringMatching(
+        /^with w as \(update "public"\."author" as t set "fav_book_id" = \$2::text::uuid where/,
+      ),
     ])
     expect(fixup.sql).not.toMatch(/version/)
   })
