@@ -187,6 +187,24 @@ export const flushErrors = {
     )
   },
 
+  /**
+   * A row of `table` references, in `column`, a row of `target` the same flush upserted, and no row of
+   * `target` holds the conflict values it was upserted with (a trigger changed them): its lookup found
+   * nothing. A reference that cannot be made, reported as a constraint violation.
+   */
+  upsertedRowNotFound(
+    table: string,
+    column: string,
+    target: string,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      'CONSTRAINT_VIOLATION',
+      `${table}.${column} references a ${target} row upserted by this flush, and no ${target} row holds the conflict values it was upserted with (a trigger, or the type's input, changed them): the reference cannot be made. Nothing was committed.`,
+      { ...details, table, column },
+    )
+  },
+
   /** A statement of a flush (`what`) violated a constraint (`details.constraint`, when the server named it). */
   constraintViolation(what: string, message: string, details: PipeflushErrorDetails = {}): PipeflushError {
     const constraint = details.constraint ? `constraint "${details.constraint}"` : 'a constraint'

@@ -2,6 +2,7 @@ import type { DriverError, StatementResult } from '../drivers/driver.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import type { SchemaModel } from '../model/model.ts'
+import { parseMissingLookup } from '../plan/statements/lookup-check.ts'
 import { parseStaleError } from '../plan/statements/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { describeKeyText } from '../values/location.ts'
@@ -36,6 +37,15 @@ export function statementError(
         cause: e.cause,
       },
     )
+  }
+  const missing = parseMissingLookup(e.message)
+  if (missing) {
+    return errors.upsertedRowNotFound(missing.table, missing.column, missing.target, {
+      sqlState: e.sqlState,
+      keys: statement?.keys,
+      flushId,
+      cause: e.cause,
+    })
   }
   const table = statement?.table ?? e.table
   const what = statement ? `${statement.kind} on ${statement.table}` : 'A statement'

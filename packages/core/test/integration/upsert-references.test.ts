@@ -30,6 +30,14 @@ create table tag_note (id bigserial primary key, tag_id bigint not null referenc
   body text, unique (tag_id, lang));
 create table note_mark (id bigserial primary key, tag_note_id bigint not null references tag_note);
 create table alias (id bigserial primary key, label text not null unique, tag_id bigint references tag);
+create table label_tag (id bigserial primary key, name text not null unique, color text);
+create function label_tag_lower() returns trigger language plpgsql as $$
+  begin new.name := lower(new.name); return new; end $$;
+create trigger label_tag_lower before insert or update on label_tag for each row execute function label_tag_lower();
+create table labelled (id bigserial primary key, label_tag_id bigint references label_tag);
+create table price_point (id bigserial primary key, amount numeric not null unique, note text);
+insert into label_tag (name) values ('news');
+insert into price_point (amount) values (1.50);
 insert into tag (name, color) values ('old-a', 'red'), ('old-b', null);
 insert into edition (publisher, year, label) values ('Penguin', 2020, 'first');
 reset search_path;
@@ -315,6 +323,66 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(report.roundTrips).toBe(1)
     expect(String(tag['id'])).toBe(await idOfTag(schema, name))
     expect(em.stateOf(tag)).toBe('managed')
+  })
+
+  // The server may store other values than an upsert gave (a trigger lowercasing a name): a row
+  // referencing the upsert finds it by the values given.
+  test('a reference to an upsert whose row the server stored with other conflict values: CONSTRAINT_VIOLATION, nothing committed (it was written NULL)', async () => {
+    const { root, schema } = await setup(driver)
+    const em = root.fork()
+    const label = em.upsert('label_tag', { name: `Sport-${driver}` }, { conflict: ['name'], update: [] })
+    em.create('labelled', { label_tag_id: label })
+    const pending = em.pending
+    const error = await em.flush().catch((e: unknown) => e)
+    expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+    expect(error).toMatchObject({ table: 'labelled', column: 'label_tag_id' })
+    expect(String((error as Error).message)).toMatch(/references a label_tag row upserted by this flush/)
+    const [row] = await db.sql.unsafe<{ tags: number; rows: number }[]>(
+      `select (select count(*)::int from "${schema}".label_tag where name = $1) as tags,
+        (select count(*)::int from "${schema}".labelled) as rows`,
+      [`sport-${driver}`],
+    )
+    expect(row).toEqual({ tags: 0, rows: 0 })
+    expect(em.pending).toEqual(pending)
+  })
+
+  test('an upsert the server stored with other conflict values (a trigger) is matched to what it returned: its entity managed, holding the stored row', async () => {
+    const { root, schema } = await setup(driver)
+    const em = root.fork()
+    const label = em.upsert(
+      'label_tag',
+      { name: 'News', color: driver },
+      { conflict: ['name'], update: ['color'] },
+    )
+    const fresh = em.upsert(
+      'label_tag',
+      { name: `Fresh-${driver}`, color: driver },
+      { conflict: ['name'], update: ['color'] },
+    )
+    await em.flush()
+    const stored = await db.sql.unsafe<{ id: string; name: string }[]>(
+      `select id::text, name from "${schema}".label_tag where name in ('news', $1) order by name`,
+      [`fresh-${driver}`],
+    )
+    expect([em.stateOf(label), em.stateOf(fresh)]).toEqual(['managed', 'managed'])
+    expect([String(fresh['id']), fresh['name'], String(label['id']), label['name']]).toEqual([
+      stored[0]!.id,
+      stored[0]!.name,
+      stored[1]!.id,
+      'news',
+    ])
+  })
+
+  test('an upsert updating nothing leaves the stored conflict value as it is (another text of an equal value is not written)', async () => {
+    const { root, schema } = await setup(driver)
+    const em = root.fork()
+    const point = em.upsert('price_point', { amount: '1.5' }, { conflict: ['amount'], update: [] })
+    await em.flush()
+    const [row] = await db.sql.unsafe<{ id: string; amount: string }[]>(
+      `select id::text, amount::text from "${schema}".price_point where amount = 1.5`,
+    )
+    expect(row!.amount).toBe('1.50')
+    expect([em.stateOf(point), String(point['id'])]).toEqual(['managed', row!.id])
   })
 
   test('bad references fail before anything is sent', async () => {

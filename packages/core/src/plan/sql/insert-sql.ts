@@ -28,7 +28,7 @@ export function insertSql(
   const names = lookups.length === 0 ? columns : [...columns, ...lookupNames(table, lookups)]
   const texts = sourceTexts(names, form)
   let cast = models.map((c, i) => castText(texts[i]!, c))
-  if (lookups.length > 0) cast = withLookups(cast, columns, lookups, texts.slice(columns.length))
+  if (lookups.length > 0) cast = withLookups(table, cast, columns, lookups, texts.slice(columns.length))
   const values = cast.join(', ')
   const returned = returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''
   const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(names, 'd')}`

@@ -1,5 +1,7 @@
 import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
+import { castText, quoteStringLiteral } from '../../values/index.ts'
+import { LOOKUP_MARKER } from '../statements/stale-marker.ts'
 import { keyMatchSql } from './sql-text.ts'
 
 /**
@@ -29,11 +31,13 @@ export function lookupNames(table: TableModel, lookups: readonly LookupSql[]): s
 
 /**
  * `values` (the cast text of each written column, in `columns` order) with each lookup's column
- * taking the looked-up value when its own is NULL; `texts`, the extra parameter columns' texts.
+ * taking the looked-up value when its own is NULL; `texts`, the extra parameter columns' texts. A
+ * lookup that finds no row fails the statement (see {@link missingSql}).
  *
  * A row that gives the key keeps it; only a reference to an upserted row is looked up.
  */
 export function withLookups(
+  table: TableModel,
   values: readonly string[],
   columns: readonly string[],
   lookups: readonly LookupSql[],
@@ -45,9 +49,27 @@ export function withLookups(
     const i = columns.indexOf(lookup.column)
     const own = texts.slice(at, at + lookup.conflict.length)
     at += lookup.conflict.length
-    out[i] = `coalesce(${out[i]}, ${lookupSql(lookup, own)})`
+    out[i] = `coalesce(${out[i]}, ${lookupSql(lookup, own)}, ${missingSql(table, lookup, own)})`
   }
   return out
+}
+
+/**
+ * What a lookup that finds no row gives: for a row that gave conflict values (it references an
+ * upserted row), an error naming the statement's table, the column and the upserted table (the marker's text cast to int
+ * fails: see `lookup-check.ts`), of the looked-up column's type; null for any other row. The upserted
+ * row holds other values than its upsert gave (a trigger changed them): without it, the reference
+ * was written NULL and the flush committed.
+ */
+function missingSql(table: TableModel, lookup: LookupSql, texts: readonly string[]): string {
+  const { target } = lookup
+  const payload = JSON.stringify({ table: table.key, column: lookup.column, target: target.key })
+  // Made of a volatile call: the server folds a constant expression when it plans the statement,
+  // and the cast of a constant marker would fail every statement, its branch taken or not.
+  const marker = `${quoteStringLiteral(`${LOOKUP_MARKER}${payload}`)} || pg_catalog.left(pg_catalog.random()::text, 0)`
+  const fail = `(${marker})::int::text`
+  const given = texts.map((text) => `${text} is not null`).join(' and ')
+  return `case when ${given} then ${castText(fail, target.columnsByName.get(lookup.targetColumn)!)} end`
 }
 
 /** `(select x."id" from "public"."tag" as x where x."name" = <text>::text)` */

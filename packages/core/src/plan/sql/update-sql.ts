@@ -53,7 +53,7 @@ export function updateSql(
   let values = setColumns.map((name, i) =>
     castText(texts[keyColumns.length + i]!, table.columnsByName.get(name)!),
   )
-  if (lookups.length > 0) values = withLookups(values, setColumns, lookups, texts.slice(own.length))
+  if (lookups.length > 0) values = withLookups(table, values, setColumns, lookups, texts.slice(own.length))
   const sets = setColumns.map((name, i) => `${columnSql(table, name)} = ${values[i]}`)
   let where = keyMatchSql('t', texts, keyColumns)
   if (updateIsVersioned(table, fixup)) {

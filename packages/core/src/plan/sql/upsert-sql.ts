@@ -9,15 +9,18 @@ import type { RowsForm } from './sql-text.ts'
 /**
  * The `on conflict` clause of an upsert. One that returns its rows (`returning`) never does nothing:
  * `do nothing` returns no row for a conflicting one, so an upsert updating nothing sets its first
- * conflict column to the value it has. That writes a new row version and fires update triggers, the
- * cost of getting the existing row's key without reading it first.
+ * conflict column to the value the stored row has (the row's own, named by the table's name: the
+ * value proposed, `excluded`'s, may be another text of an equal value, a citext's other case say).
+ * That writes a new row version and fires update triggers, the cost of getting the existing row's
+ * key without reading it first.
  */
 export function onConflictSql(spec: UpsertSpec, returning = false, table?: TableModel): string {
   const quoted = (name: string) => (table === undefined ? quoteIdentifier(name) : columnSql(table, name))
   const target = spec.conflict.map(quoted).join(', ')
   if (spec.update.length === 0 && returning) {
     const first = quoted(spec.conflict[0]!)
-    return ` on conflict (${target}) do update set ${first} = excluded.${first}`
+    const stored = table === undefined ? 'excluded' : quoteIdentifier(table.name)
+    return ` on conflict (${target}) do update set ${first} = ${stored}.${first}`
   }
   if (spec.update.length === 0) return ` on conflict (${target}) do nothing`
   const set = spec.update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')

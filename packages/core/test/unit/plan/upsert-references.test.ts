@@ -21,12 +21,14 @@ describe('references to upserted rows', () => {
     const [upsert, link] = planStatements(plan)
     expect(upsert!.sql).toBe(
       'insert into "public"."tag" ("id", "name") values ($1::text::int8, $2::text::varchar) ' +
-        'on conflict ("name") do update set "name" = excluded."name" returning "id"::text as r0, "name"::text as r1',
+        'on conflict ("name") do update set "name" = "tag"."name" returning "id"::text as r0, "name"::text as r1',
     )
     expect(upsert!.returning).toEqual(['id', 'name'])
     expect(link!.sql).toBe(
       'insert into "public"."book_tag" ("book_id", "tag_id") select d."book_id"::uuid, ' +
-        'coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::varchar)) ' +
+        'coalesce(d."tag_id"::int8, (select x."id" from "public"."tag" as x where x."name" = d."$l0_0"::varchar), ' +
+        `case when d."$l0_0" is not null then ('pipeflush:lookup:{"table":"book_tag","column":"tag_id","target":"tag"}' || ` +
+        'pg_catalog.left(pg_catalog.random()::text, 0))::int::text::int8 end) ' +
         'from unnest($1::text[], $2::text[], $3::text[]) as d("book_id", "tag_id", "$l0_0")',
     )
     expect(link!.params).toEqual([
@@ -67,12 +69,15 @@ describe('references to upserted rows', () => {
     const insert = rest.find((s) => s.kind === 'insert')!
     expect(insert.sql).toBe(
       'insert into "public"."printing" ("id", "edition_id") values ($1::text::int8, coalesce($2::text::int8, ' +
-        '(select x."id" from "public"."edition" as x where x."publisher" = $3::text::text and x."year" = $4::text::int4)))',
+        '(select x."id" from "public"."edition" as x where x."publisher" = $3::text::text and x."year" = $4::text::int4), ' +
+        'case when $3::text is not null and $4::text is not null then ' +
+        `('pipeflush:lookup:{"table":"printing","column":"edition_id","target":"edition"}' || ` +
+        'pg_catalog.left(pg_catalog.random()::text, 0))::int::text::int8 end))',
     )
     expect(insert.params).toEqual(['10', null, 'P', '2020'].map((t) => [t]))
     const update = rest.find((s) => s.kind === 'update')!
     expect(update.sql).toContain(
-      'set "edition_id" = coalesce($2::text::int8, (select x."id" from "public"."edition" as x where x."publisher" = $3::text::text and x."year" = $4::text::int4))',
+      'set "edition_id" = coalesce($2::text::int8, (select x."id" from "public"."edition" as x where x."publisher" = $3::text::text and x."year" = $4::text::int4), case when',
     )
     expect(update.params).toEqual(['11', null, 'P', '2020'].map((t) => [t]))
   })

@@ -71,7 +71,7 @@ describe('columns named otherwise in the database', () => {
       { conflict: ['fullName'], update: [] },
       'rows',
     )
-    expect(upsert.sql).toContain('on conflict ("full_name") do update set "full_name" = excluded."full_name"')
+    expect(upsert.sql).toContain('on conflict ("full_name") do update set "full_name" = "author"."full_name"')
     expect(upsert.sql).toContain(
       'returning "id"::text as r0, "full_name"::text as r1, "row_version"::text as r2',
     )
