@@ -176,7 +176,7 @@ function upserted(
     if (id !== undefined) byConflict.set(id, state)
   }
   const at = conflict.map((name) => returning.indexOf(name))
-  let unmatched: number[] | undefined
+  const unmatched: number[] = []
   for (let r = 0; r < rows.length; r++) {
     const raw = rows[r]!
     const values = emptyRow()
@@ -185,12 +185,12 @@ function upserted(
     const id = conflictIdOf(table, conflict, values)
     const state = id === undefined ? undefined : byConflict.get(id)
     if (state !== undefined) take(out, state, returning, raw, table, 0)
-    else (unmatched ??= []).push(r)
+    else unmatched.push(r)
   }
   // A row stored with other conflict values than sent (a trigger lowercasing them, a citext's case, a
   // rounded time): an upsert that updates returns one row per row sent, in the order sent, so the row
   // sent in its place says whose it is.
-  if (unmatched === undefined || rows.length !== statement.rowCount) return
+  if (unmatched.length === 0 || rows.length !== statement.rowCount) return
   const sentAt = conflict.map((name) => statement.columns.indexOf(name))
   for (const r of unmatched) {
     const values = emptyRow()
