@@ -19,6 +19,8 @@ beforeAll(async () => {
   `)
 })
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
 /** How long an end may take here before it counts as never settling. */
 const NEVER_MS = 10_000
 
@@ -313,6 +315,40 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       },
     )
   })
+
+  // Many units reading on a small pool when the network resets every connection: pipeflush's
+  // reservations that were over still had requests in postgres.js, which reconnects for each after its
+  // backoff (seconds), and its end() waited for that; a new unit after the network healed must work.
+  test.each([0, 5, 20])(
+    '20 units reading then flushing on a pool of 10, every connection reset after %i ms: a new unit works after, the client ends within 4 s',
+    async (delay) => {
+      const c = db.client(driver, { max: 10 })
+      const root = await EntityManager.connect(c.client, { flushTimeoutMs: 4_000 })
+      const units = Array.from({ length: 20 }, async (_, i) => {
+        const em = root.fork()
+        await Promise.all([em.find('shelf', { name: 'seed' }), em.find('volume', {})])
+        em.create('shelf', { name: `reset-${driver}-${delay}-${i}` })
+        await em.flush()
+      })
+      await sleep(delay)
+      await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream', name: 'reset-all' })
+      let settled: PromiseSettledResult<void>[]
+      try {
+        settled = await Promise.allSettled(units)
+      } finally {
+        await db.proxy.removeToxic('reset-all')
+      }
+      for (const r of settled) if (r.status === 'rejected') expect(isPipeflushError(r.reason)).toBe(true)
+      await sleep(300)
+      const after = root.fork()
+      after.create('shelf', { name: `after-reset-${driver}-${delay}` })
+      expect((await after.flush()).inserted).toBe(1)
+      const started = performance.now()
+      expect(await settles(end(c))).toBe('ended')
+      expect(performance.now() - started).toBeLessThan(4_000)
+      expect(await otherBackends()).toBe(0)
+    },
+  )
 
   // pg's pool.end() waits for every client checked out, with no timeout of its own: a unit holding
   // its locking transaction keeps it waiting, as any client the application holds does.

@@ -15,7 +15,7 @@ import type {
 } from './client-types.ts'
 import { guardConnection } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
-import { reserveConnection } from './reservation.ts'
+import { REFUSED, reserveConnection } from './reservation.ts'
 import { socketFactory } from './socket-factory.ts'
 
 /** postgres.js's names of the server's error fields (the keys of the errors it throws). */
@@ -70,6 +70,14 @@ export class PostgresJsAdapter implements DriverAdapter {
    * postgres.js's own `end()` waits for them forever (see {@link PostgresJsAdapter.#unstick}).
    */
   readonly #dropped = new Map<PostgresJsConnection, () => string | undefined>()
+  /**
+   * Requests of reservations that are over which postgres.js still holds (see `ReservationWatch.leave`):
+   * after a lost connection, postgres.js reconnects for such a request after its backoff (up to some
+   * 20 s), and its `end()` waits for that.
+   */
+  readonly #leftBehind = new Set<Promise<unknown>>()
+  /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
+  #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
   #refusals = 0
   /** Why those reservations were given up, and until when their refusals stand. */
@@ -87,13 +95,24 @@ export class PostgresJsAdapter implements DriverAdapter {
     if (typeof end === 'function')
       client.end = (options?: { timeout?: number | null }) =>
         this.#end.end(options?.timeout ?? undefined, (left) => {
+          // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
+          // be served, after its reconnect's backoff; bounded then, where the application set no bound.
+          const bound = left ?? (this.#leftBehind.size > 0 ? LEFT_BEHIND_END_S : undefined)
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
-            left === undefined ? options : { ...options, timeout: left },
+            bound === undefined ? options : { ...options, timeout: bound },
           )
           // postgres.js asks each connection to end a microtask after the call: by the next macrotask
           // the dropped ones wait, and are let go.
           if (this.#dropped.size > 0) setImmediate(() => this.#unstick())
+          // Once ended, no connection opens: one postgres.js was to reopen after its backoff (for a
+          // request left to it) would open after the end, its socket keeping the process alive.
+          ending.then(
+            () => {
+              this.#ended = true
+            },
+            () => {},
+          )
           return ending
         })
   }
@@ -212,6 +231,7 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
   #refusal(): Error | undefined {
+    if (this.#ended) return endedOpening(this.address)
     if (this.#refusals === 0) return undefined
     if (performance.now() > this.#refuseUntil) {
       this.#refusals = 0
@@ -231,6 +251,8 @@ export class PostgresJsAdapter implements DriverAdapter {
       connectTimeoutMs: this.connectTimeoutMs,
       address: this.address,
       strand: (requests: number, why: DriverError) => this.#strand(requests, why),
+      leave: (request: Promise<unknown>) => this.#leftBehind.add(request),
+      settled: (request: Promise<unknown>) => this.#leftBehind.delete(request),
     }
     return reserveConnection(this.sql, watch, giveUp).then(
       (reserved) => new PostgresJsReservation(this, reserved, done),
@@ -347,11 +369,26 @@ class PostgresJsReservation implements AdapterConnection {
 const REFUSING_MS = 1_000
 
 /** What a connection postgres.js opens for a stranded request fails with (see `#strand`). */
+/**
+ * How long, in seconds, the client's `end()` waits for its connections when pipeflush left requests to
+ * postgres.js and the application gave no timeout (see `#leftBehind`): then postgres.js ends every
+ * connection still open, as `end({ timeout })` does.
+ */
+const LEFT_BEHIND_END_S = 2
+
+/** The error of an opening after the client ended. */
+function endedOpening(address: string): Error {
+  return Object.assign(new Error(`the client was ended: not connecting to ${address}`), {
+    code: 'CONNECTION_ENDED',
+  })
+}
+
 function refusedOpening(why: DriverError | undefined): Error {
   return Object.assign(
     new Error(`not connecting again: ${why?.message ?? 'connection attempts kept failing'}`),
     {
       code: 'CONNECT_TIMEOUT',
+      [REFUSED]: true,
     },
   )
 }

@@ -19,6 +19,14 @@ export interface ReservationWatch {
    * (see the adapter's `#strand`).
    */
   strand(requests: number, why: DriverError): void
+  /**
+   * `request`, asked of postgres.js for a reservation that is over (served by another request, failed
+   * or given up), is left to postgres.js until it settles: the client's end is bounded while it is
+   * (see the adapter's `#leftBehind`).
+   */
+  leave(request: Promise<unknown>): void
+  /** `request` settled (left behind or not). */
+  settled(request: Promise<unknown>): void
 }
 
 /**
@@ -44,6 +52,7 @@ export function reserveConnection(
   const failuresBefore = meters.failures
   return new Promise((resolve, reject) => {
     let leftOvers = 0
+    let refusedAgain = 0
     let done = false
     let lastAsk = started
     let openedAtAsk = meters.opened
@@ -54,6 +63,7 @@ export function reserveConnection(
       if (done) return false
       done = true
       stopPolling()
+      for (const request of pending) watch.leave(request)
       settle()
       return true
     }
@@ -70,12 +80,17 @@ export function reserveConnection(
       const request: Promise<unknown> = sql.reserve().then(
         (reserved) => {
           pending.delete(request)
+          watch.settled(request)
           if (!finish(() => resolve(reserved))) reserved.release()
         },
         (error: unknown) => {
           pending.delete(request)
+          watch.settled(request)
           // A session's end, kept by postgres.js for the connection's next startup: ask again.
           if (isLeftOverEnd(error) && leftOvers++ < MAX_LEFT_OVERS) return ask()
+          // An opening refused for the requests stranded before this reservation (see `strand`),
+          // taken by this one's: ask again (the refusals are few and end within a second).
+          if (isRefusedOpening(error) && !done && refusedAgain++ < MAX_REFUSED_AGAIN) return ask()
           finish(() => reject(error))
         },
       )
@@ -106,6 +121,20 @@ export function reserveConnection(
  * with 57P03, 53300, 28xxx or 3D000.
  */
 const SESSION_ENDS = new Set(['57P01', '57P02', '57P05', '25P03'])
+
+/** Asks again after at most this many refused openings (see `isRefusedOpening`). */
+const MAX_REFUSED_AGAIN = 64
+
+/**
+ * Marks the error of an opening the client refused while requests of given-up reservations are
+ * stranded (see the adapter's `#strand`): a later reservation's request refused so is asked again.
+ */
+export const REFUSED: unique symbol = Symbol('pipeflush.refusedOpening')
+
+/** Whether `error` is an opening refused for stranded requests (see {@link REFUSED}). */
+function isRefusedOpening(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { [REFUSED]?: unknown })[REFUSED] === true
+}
 
 /** Asks again after at most this many left-over ends (each is one connection's leftover). */
 const MAX_LEFT_OVERS = 3
