@@ -185,10 +185,10 @@ function pickVersionColumn(
 ): string | null {
   if (option === undefined) return null
   if (typeof option === 'string') {
+    // Every table with an integer column of that name: a nullable one is taken too, and refused when
+    // the table is built (INVALID_CONFIG), rather than left without the check the application asked for.
     const c = columns.find((col) => col.name === option)
-    return c && !c.isArray && (c.type === 'int2' || c.type === 'int4' || c.type === 'int8') && !c.nullable
-      ? option
-      : null
+    return c && !c.isArray && (c.type === 'int2' || c.type === 'int4' || c.type === 'int8') ? option : null
   }
   return option[key] ?? null
 }

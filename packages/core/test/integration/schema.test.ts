@@ -206,6 +206,31 @@ describe('readSchema: keys filled by a DEFAULT, partitions, views', () => {
     expect([...schema.tables.keys()].filter((k) => k.startsWith('shapes.part'))).toEqual(['shapes.part'])
   })
 
+  // The global form names the version column of every table with an integer column of that name: a
+  // nullable one was skipped in silence, and concurrent updates of its table were lost.
+  test('versionColumn by name: an integer NOT NULL column of each table, a text one left alone, a nullable one refused', async () => {
+    const { sql } = db.connect({ max: 1, proxied: false })
+    await sql.unsafe(`
+      create schema vers_ok;
+      create table vers_ok.counted (id int primary key, version int not null default 1);
+      create table vers_ok.release (id int primary key, version text);
+      create schema vers_bad;
+      create table vers_bad.loose (id int primary key, version int default 1);
+    `)
+    const ok = await readSchema(sql, { schemas: ['vers_ok'], versionColumn: 'version' })
+    expect([
+      ok.tables.get('vers_ok.counted')?.versionColumn,
+      ok.tables.get('vers_ok.release')?.versionColumn,
+    ]).toEqual(['version', null])
+    const error = await readSchema(sql, { schemas: ['vers_bad'], versionColumn: 'version' }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringMatching(/loose.*must be NOT NULL/),
+    })
+  })
+
   test('views and materialized views are read as read-only relations with their columns', async () => {
     const { sql } = db.connect({ max: 1, proxied: false })
     const schema = await readSchema(sql, { schemas: ['shapes'], versionColumn: { 'shapes.names': 'id' } })
