@@ -125,6 +125,36 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(em.pending).toEqual({ inserts: 1, updates: 0, deletes: 1, upserts: 0 })
     })
 
+    // An upsert that updates a versioned row increments its version, as an update does: the unit that
+    // loaded the row before fails instead of overwriting what the upsert wrote.
+    test('an upsert updating a versioned row increments its version: a unit that loaded it before fails OPTIMISTIC_LOCK', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const owner = `upserted-${driver}-${mode}`
+      const seed = root.fork()
+      const row = seed.create('account', { owner, balance: '10' })
+      await seed.flush()
+      const stale = root.fork()
+      const [loaded] = await stale.find('account', { id: row['id'] })
+      const upserting = root.fork()
+      const up = upserting.upsert(
+        'account',
+        { owner, balance: '20' },
+        { conflict: ['owner'], update: ['balance'] },
+      )
+      await upserting.flush()
+      expect([up['balance'], up['version']]).toEqual(['20', 2])
+      const nothing = root.fork()
+      nothing.upsert('account', { owner, balance: '99' }, { conflict: ['owner'], update: [] })
+      await nothing.flush()
+      loaded!['balance'] = '30'
+      const error = await stale.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'OPTIMISTIC_LOCK')).toBe(true)
+      const [stored] = await db.sql<{ balance: string; version: number }[]>`
+        select balance::text, version from account where owner = ${owner}`
+      expect(stored).toEqual({ balance: '20', version: 2 })
+    })
+
     test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
       const { client, counter } = db.client(driver, { max: 1 })
       const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })

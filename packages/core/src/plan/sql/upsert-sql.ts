@@ -12,7 +12,8 @@ import type { RowsForm } from './sql-text.ts'
  * conflict column to the value the stored row has (the row's own, named by the table's name: the
  * value proposed, `excluded`'s, may be another text of an equal value, a citext's other case say).
  * That writes a new row version and fires update triggers, the cost of getting the existing row's
- * key without reading it first.
+ * key without reading it first; it leaves a version column as it is (nothing changed). An upsert that
+ * updates columns increments the version column of a table that has one.
  */
 export function onConflictSql(spec: UpsertSpec, returning = false, table?: TableModel): string {
   const quoted = (name: string) => (table === undefined ? quoteIdentifier(name) : columnSql(table, name))
@@ -23,7 +24,14 @@ export function onConflictSql(spec: UpsertSpec, returning = false, table?: Table
     return ` on conflict (${target}) do update set ${first} = ${stored}.${first}`
   }
   if (spec.update.length === 0) return ` on conflict (${target}) do nothing`
-  const set = spec.update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')
+  let set = spec.update.map((c) => `${quoted(c)} = excluded.${quoted(c)}`).join(', ')
+  // An update of a versioned row increments its version, as a flush's update does: a unit that
+  // loaded the row before then fails OPTIMISTIC_LOCK instead of overwriting what the upsert wrote.
+  const version = table?.versionColumn ?? null
+  if (version !== null && !spec.update.includes(version)) {
+    const v = quoted(version)
+    set += `, ${v} = ${quoteIdentifier(table!.name)}.${v} + 1`
+  }
   return ` on conflict (${target}) do update set ${set}`
 }
 

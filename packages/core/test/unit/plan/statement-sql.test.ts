@@ -15,10 +15,10 @@ describe('statementSql', () => {
     for (let round = 0; round < 2; round++) {
       expect(statementSql(table, 'insert', [a!, b!], false, undefined)).toBe(insertSql(table, [a!, b!]))
       expect(statementSql(table, 'insert', [a!, b!], false, upsert)).toBe(
-        insertSql(table, [a!, b!]) + onConflictSql(upsert),
+        insertSql(table, [a!, b!]) + onConflictSql(upsert, false, table),
       )
       expect(statementSql(table, 'insert', [a!, b!], false, { conflict: [a!], update: [] })).toBe(
-        insertSql(table, [a!, b!]) + onConflictSql({ conflict: [a!], update: [] }),
+        insertSql(table, [a!, b!]) + onConflictSql({ conflict: [a!], update: [] }, false, table),
       )
       expect(statementSql(table, 'update', [b!], false, undefined)).toBe(updateSql(table, [b!], false))
       expect(statementSql(table, 'update', [b!], true, undefined)).toBe(updateSql(table, [b!], true))
