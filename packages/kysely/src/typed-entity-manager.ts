@@ -270,6 +270,19 @@ export class TypedEntityManager<DB, R = NoRelations> {
     return this.core.flush()
   }
 
+  /**
+   * Whether the flush `flushId` committed, read from the flush log (`flushLog` option): what to ask
+   * after `COMMIT_OUTCOME_UNKNOWN` before flushing again. See the core `EntityManager.wasCommitted`.
+   *
+   * @example
+   * try { await em.flush() } catch (e) {
+   *   if (isPipeflushError(e, 'COMMIT_OUTCOME_UNKNOWN') && !(await em.wasCommitted(e.flushId!))) await em.flush()
+   * }
+   */
+  wasCommitted(flushId: string): Promise<boolean> {
+    return this.core.wasCommitted(flushId)
+  }
+
   /** What the next flush would send, without sending it (print it with `formatPlan`). */
   plan(): FlushPlan {
     return this.core.plan()

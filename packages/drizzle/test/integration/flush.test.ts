@@ -26,6 +26,19 @@ async function rejection(work: Promise<unknown>): Promise<PipeflushError> {
 describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver) => {
   beforeAll(() => db.sql.unsafe(EMPTY_TABLES))
 
+  test('wasCommitted answers from the flush log, as the core entity manager does', async () => {
+    await db.sql.unsafe(
+      'create table if not exists pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())',
+    )
+    const { db: drizzle } = drizzleOn(db, driver, 1)
+    const factory = await createEntityManagerFactory({ db: drizzle, flushLog: 'pipeflush_flush_log' })
+    const em = factory.fork()
+    em.create(tags, { name: `logged-${driver}` })
+    const report = await em.flush()
+    expect(await em.wasCommitted(report.flushId)).toBe(true)
+    expect(await em.wasCommitted(crypto.randomUUID())).toBe(false)
+  })
+
   test('new related rows, updates and deletes in one round trip, read back by Drizzle', async () => {
     const { db: drizzle, counter } = drizzleOn(db, driver, 1)
     const factory = await createEntityManagerFactory({ db: drizzle, version: { books: 'version' } })

@@ -17,6 +17,19 @@ const emptyTables = () => db.sql.unsafe('truncate author, book, review restart i
 
 describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   beforeAll(emptyTables)
+  test('wasCommitted answers from the flush log, as the core entity manager does', async () => {
+    await db.sql.unsafe(
+      'create table if not exists pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())',
+    )
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client, flushLog: 'pipeflush_flush_log' })
+    const em = factory.em()
+    em.create('author', { name: `logged-${driver}` })
+    const report = await em.flush()
+    expect(await em.wasCommitted(report.flushId)).toBe(true)
+    expect(await em.wasCommitted(crypto.randomUUID())).toBe(false)
+  })
+
   test('flushes at the end in one round trip once warm, and returns the result and the report', async () => {
     const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
