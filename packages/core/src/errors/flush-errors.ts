@@ -182,7 +182,7 @@ export const flushErrors = {
   ): PipeflushError {
     return new PipeflushError(
       'OPTIMISTIC_LOCK',
-      `Optimistic lock failed on ${table}: ${kind} of row(s) ${shown} matched no row (changed or deleted by another transaction). Nothing was committed.`,
+      `Optimistic lock failed on ${table}: ${kind} of row(s) ${shown} matched no row (changed or deleted by another transaction; or hidden from this role by row-level security, or skipped by a trigger). Nothing was committed.`,
       { ...details, table, keys },
     )
   },

@@ -3,7 +3,7 @@ import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import type { SchemaModel } from '../model/model.ts'
 import { parseMissingLookup } from '../plan/statements/lookup-check.ts'
-import { parseStaleError } from '../plan/statements/stale-check.ts'
+import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
@@ -13,6 +13,20 @@ const READ_ONLY = '25006'
 
 /** SQLSTATE of a statement sent after an earlier one failed in the same transaction. */
 const IN_FAILED_TRANSACTION = '25P02'
+
+/**
+ * The keys of the rows a stale update or delete did not match, as the application gave them (the
+ * statement's `keys`) where the statement is known: the row whose key parameters are the texts the
+ * server reported. Else (and for a text no row sent) the texts themselves.
+ */
+function staleKeys(stale: StaleRows, statement: PlannedStatement | undefined): unknown[] {
+  if (statement === undefined || statement.kind === 'insert') return stale.keys
+  return stale.keyTuples.map((tuple, k) => {
+    for (let r = 0; r < statement.rowCount; r++)
+      if (tuple.every((text, i) => statement.params[i]?.[r] === text)) return statement.keys[r]
+    return stale.keys[k]
+  })
+}
 
 /**
  * The {@link PipeflushError} of a statement the server rejected: `OPTIMISTIC_LOCK` (the planner's
@@ -30,7 +44,7 @@ export function statementError(
       stale.table,
       statement?.kind ?? 'write',
       stale.keys.map(describeKeyText).join(', '),
-      stale.keys,
+      staleKeys(stale, statement),
       {
         sqlState: e.sqlState,
         flushId,
