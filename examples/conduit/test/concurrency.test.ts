@@ -116,5 +116,41 @@ describe.each(configurations(TEST_DRIVERS))(
         await conduit.close()
       }
     })
+
+    // The same request twice at once (a double click): each answers as it would alone, never 500.
+    test('the same unfavorite, unfollow and comment delete sent twice at once: 200 twice, or a delete and a 404', async () => {
+      const conduit = await conduitOn(db, driver, implementation)
+      try {
+        const me = await register(conduit.apiUrl, 'twice')
+        const other = await register(conduit.apiUrl, 'followed')
+        const slug = await createArticle(me, 'Twice')
+        for (let k = 0; k < 3; k++) {
+          await me.send('POST', `/articles/${slug}/favorite`)
+          const unfavorites = await Promise.all([
+            me.send('DELETE', `/articles/${slug}/favorite`),
+            me.send('DELETE', `/articles/${slug}/favorite`),
+          ])
+          expect(unfavorites.map((r) => r.status)).toEqual([200, 200])
+          expect(unfavorites.map((r) => r.body.article.favorited)).toEqual([false, false])
+          await me.send('POST', `/profiles/${other.username}/follow`)
+          const unfollows = await Promise.all([
+            me.send('DELETE', `/profiles/${other.username}/follow`),
+            me.send('DELETE', `/profiles/${other.username}/follow`),
+          ])
+          expect(unfollows.map((r) => r.status)).toEqual([200, 200])
+          const comment = await me.send('POST', `/articles/${slug}/comments`, { comment: { body: 'once' } })
+          const id = comment.body.comment.id
+          const deletes = await Promise.all([
+            me.send('DELETE', `/articles/${slug}/comments/${id}`),
+            me.send('DELETE', `/articles/${slug}/comments/${id}`),
+          ])
+          const statuses = deletes.map((r) => r.status).sort()
+          expect(statuses[1], `statuses ${statuses.join('+')}`).toBeLessThan(500)
+          expect(statuses.filter((s) => s === 404).length).toBeLessThanOrEqual(1)
+        }
+      } finally {
+        await conduit.close()
+      }
+    })
   },
 )

@@ -275,9 +275,8 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * after `COMMIT_OUTCOME_UNKNOWN` before flushing again. See the core `EntityManager.wasCommitted`.
    *
    * @example
-   * try { await em.flush() } catch (e) {
-   *   if (isPipeflushError(e, 'COMMIT_OUTCOME_UNKNOWN') && !(await em.wasCommitted(e.flushId!))) await em.flush()
-   * }
+   * const report = await em.flush()
+   * await em.wasCommitted(report.flushId) // true
    */
   wasCommitted(flushId: string): Promise<boolean> {
     return this.core.wasCommitted(flushId)

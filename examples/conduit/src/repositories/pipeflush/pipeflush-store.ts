@@ -1,4 +1,4 @@
-import type { PipelineMode } from '@pipeflush/core'
+import { isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import type { EntityManagerFactory } from '@pipeflush/kysely'
 import type { RoundTripCounter } from '@pipeflush/testkit'
 import type { Relations } from '../../relations.ts'
@@ -7,6 +7,9 @@ import type { RequestObserver, Store } from '../store.ts'
 import type { Repositories } from '../types.ts'
 import { uniqueViolationOf } from '../unique-violation.ts'
 import { pipeflushRepositories } from './repositories.ts'
+
+/** Runs of a request's work at most, when its flush meets a row another request changed meanwhile. */
+const MAX_ATTEMPTS = 3
 
 /** Options of {@link PipeflushStore}. */
 export interface PipeflushStoreOptions {
@@ -40,6 +43,23 @@ export class PipeflushStore implements Store {
   }
 
   async run<T>(work: (repositories: Repositories) => Promise<T>, observer?: RequestObserver): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(work, observer)
+      } catch (e) {
+        // A row this request removes or changes was removed or changed by another request meanwhile
+        // (two unfavorites of one article at once): the work runs again on what is stored now, which
+        // decides anew (nothing left to remove, or a 404), as a plain transaction reading first would.
+        if (attempt < MAX_ATTEMPTS && isPipeflushError(e, 'OPTIMISTIC_LOCK')) continue
+        throw e
+      }
+    }
+  }
+
+  async #attempt<T>(
+    work: (repositories: Repositories) => Promise<T>,
+    observer?: RequestObserver,
+  ): Promise<T> {
     const { pipeline, counter } = this.#options
     const em = this.#factory.em(pipeline === undefined ? {} : { pipeline })
     const result = await work(pipeflushRepositories(em))
