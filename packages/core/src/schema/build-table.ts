@@ -171,7 +171,11 @@ export function buildTableModel(input: TableModelInput): TableModel {
       )
     }
     if (column.nullable)
-      throw configError(key, `version column "${versionColumn}" must be NOT NULL.`, versionColumn)
+      throw configError(
+        key,
+        `version column "${versionColumn}" must be NOT NULL (a versionColumn given by name applies to every table with an integer column of that name: name the tables instead, { table: column }, to leave this one out).`,
+        versionColumn,
+      )
     if (input.primaryKey.includes(versionColumn) || column.generated) {
       throw configError(
         key,

@@ -75,7 +75,7 @@ export class PostgresJsAdapter implements DriverAdapter {
    * after a lost connection, postgres.js reconnects for such a request after its backoff (up to some
    * 20 s), and its `end()` waits for that.
    */
-  readonly #leftBehind = new Set<Promise<unknown>>()
+  readonly #leftBehind = new Map<Promise<unknown>, number>()
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
@@ -97,7 +97,7 @@ export class PostgresJsAdapter implements DriverAdapter {
         this.#end.end(options?.timeout ?? undefined, (left) => {
           // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
           // be served, after its reconnect's backoff; bounded then, where the application set no bound.
-          const bound = left ?? (this.#leftBehind.size > 0 ? LEFT_BEHIND_END_S : undefined)
+          const bound = left ?? (this.#waitingLeftBehind() ? LEFT_BEHIND_END_S : undefined)
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             bound === undefined ? options : { ...options, timeout: bound },
@@ -229,6 +229,21 @@ export class PostgresJsAdapter implements DriverAdapter {
     this.#refuseUntil = performance.now() + REFUSING_MS
   }
 
+  /**
+   * Whether a request left to postgres.js may still be waiting for a reconnect (see `#leftBehind`):
+   * one left within the longest backoff postgres.js waits. An older one postgres.js dropped (it hands
+   * some to nobody: README item 5) and no connection waits for it; it is forgotten.
+   */
+  #waitingLeftBehind(): boolean {
+    const now = performance.now()
+    let waiting = false
+    for (const [request, at] of this.#leftBehind) {
+      if (now - at > LEFT_BEHIND_WAIT_MS) this.#leftBehind.delete(request)
+      else waiting = true
+    }
+    return waiting
+  }
+
   /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
   #refusal(): Error | undefined {
     if (this.#ended) return endedOpening(this.address)
@@ -251,7 +266,7 @@ export class PostgresJsAdapter implements DriverAdapter {
       connectTimeoutMs: this.connectTimeoutMs,
       address: this.address,
       strand: (requests: number, why: DriverError) => this.#strand(requests, why),
-      leave: (request: Promise<unknown>) => this.#leftBehind.add(request),
+      leave: (request: Promise<unknown>) => this.#leftBehind.set(request, performance.now()),
       settled: (request: Promise<unknown>) => this.#leftBehind.delete(request),
     }
     return reserveConnection(this.sql, watch, giveUp).then(
@@ -375,6 +390,9 @@ const REFUSING_MS = 1_000
  * connection still open, as `end({ timeout })` does.
  */
 const LEFT_BEHIND_END_S = 2
+
+/** postgres.js's longest reconnect backoff (20 s at most by its default), with a margin. */
+const LEFT_BEHIND_WAIT_MS = 30_000
 
 /** The error of an opening after the client ended. */
 function endedOpening(address: string): Error {

@@ -150,9 +150,11 @@ function addRows(
   rows: readonly number[],
   keyCount = child.table.primaryKey.length,
 ): void {
+  // Found in a set made once per call (a change set's cycle may null every row of a large delete).
+  const have = draft.rows.length === 0 ? undefined : new Set(draft.rows)
   for (const r of rows) {
     const row = child.rows[r]!
-    if (draft.rows.includes(row)) continue
+    if (have?.has(row) === true) continue
     draft.rows.push(row)
     draft.keys.push(child.keys[r])
     draft.keyIds.push(child.keyIds[r])
