@@ -35,7 +35,11 @@ export function changedColumns(state: EntityState, owner: object, inPlace = fals
     if (inPlace && (typeof value !== 'object' || value === null)) continue
     // A column a new row left to its DEFAULT is absent (its value is the server's): not a change.
     if (value === undefined && !Object.hasOwn(row, column.name)) continue
-    const now = resolveReference(value, column, state.table, owner)
+    // Only an object may be an entity to resolve: the usual value goes straight to the comparison.
+    const now =
+      typeof value === 'object' && value !== null
+        ? resolveReference(value, column, state.table, owner)
+        : value
     if (!sameValue(now, snapshot[column.name], column)) out.push(column.name)
   }
   return out
@@ -61,7 +65,9 @@ function changedSinceSent(state: EntityState, sent: Kept, owner: object): string
     const value = row[column.name]
     if (isKeptTime(kept, column) && value instanceof Date && Object.is(value.getTime(), kept)) continue
     const was = isKeptTime(kept, column) ? new Date(kept) : kept
-    if (!sameValue(resolveReference(value, column, table, owner), was, column)) out.push(column.name)
+    const now =
+      typeof value === 'object' && value !== null ? resolveReference(value, column, table, owner) : value
+    if (!sameValue(now, was, column)) out.push(column.name)
   }
   return out
 }
