@@ -204,6 +204,7 @@ export class PostgresJsAdapter implements DriverAdapter {
           })
         },
         () => this.#refusal(),
+        () => (this.#ended ? endedOpening(this.address) : undefined),
       ),
     )
   }

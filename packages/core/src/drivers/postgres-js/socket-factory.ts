@@ -41,6 +41,9 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is called then. `onTls` is told the TLS
  * socket postgres.js puts over a socket, as it is made. While `refusal` gives an error, no socket is
  * opened: postgres.js is handed one that fails with it (which rejects the request it connects for).
+ * `ended` is asked again once a socket opened: a client ended meanwhile gets no connection (postgres.js
+ * ended the connection while it waited for the socket, and would start it on this one all the same,
+ * an idle connection kept open after the end).
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
@@ -48,6 +51,7 @@ export function socketFactory(
   onDriverClosed: () => void = () => {},
   onTls: OnTls = () => {},
   refusal: () => Error | undefined = () => undefined,
+  ended: () => Error | undefined = () => undefined,
 ): SocketFactory {
   let hostOrder: HostOrder | undefined
   const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
@@ -73,14 +77,20 @@ export function socketFactory(
   return async (options) => {
     let socket: Socket
     let admit: Admission | undefined
-    const refused = refusal()
+    let refused = refusal()
     if (refused !== undefined) socket = failedSocket(refused, options)
     else
       try {
         const opened = await open(options)
-        socket = opened.socket
-        socket.setNoDelay(true)
-        admit = admission(options, socket, opened.index, hostOrder)
+        refused = ended()
+        if (refused !== undefined) {
+          opened.socket.destroy()
+          socket = failedSocket(refused, options)
+        } else {
+          socket = opened.socket
+          socket.setNoDelay(true)
+          admit = admission(options, socket, opened.index, hostOrder)
+        }
       } catch (e) {
         socket = failedSocket(e as Error, options)
       }
