@@ -3,6 +3,7 @@ import { normalizeKeyValue } from '../../values/index.ts'
 import type { StatementDraft, StoredInput } from '../draft.ts'
 import { acyclic, breakCycles } from './cycles.ts'
 import { DELETE_ORDER_LIKELY, type DeleteEdge, type Edge, findDeleteEdges } from './dependency-graph.ts'
+import { emptyFixup } from './fixups.ts'
 
 /** The order of a flush's deletes: the edges kept, and those broken to undo a cycle. */
 export interface DeleteOrder {
@@ -125,20 +126,7 @@ function nullingDraft(
 ): StatementDraft {
   const { table } = child
   const keyCount = table.primaryKey.length
-  const draft: StatementDraft = {
-    kind: 'update',
-    table,
-    columns,
-    fixup: true,
-    rows: [],
-    keys: [],
-    keyIds: [],
-    params: [...table.primaryKey, ...columns].map(() => []),
-    paramColumns: [...table.primaryKey, ...columns],
-    slotted: [...table.primaryKey, ...columns].map(() => false),
-    values: new Map(columns.map((name) => [name, []])),
-    snapshots: undefined,
-  }
+  const draft = emptyFixup(table, columns, undefined)
   addRows(draft, child, rows, keyCount)
   return draft
 }

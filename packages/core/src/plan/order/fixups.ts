@@ -33,7 +33,18 @@ interface PendingFixup {
 
 /** An empty fix-up draft of `table` setting `columns` (in table order). */
 function fixupDraft(insert: StatementDraft, columns: readonly string[]): StatementDraft {
-  const { table } = insert
+  return emptyFixup(insert.table, columns, insert.snapshots === undefined ? undefined : [])
+}
+
+/**
+ * An empty fix-up update of `table` setting `columns` (in table order), its rows matched by key: an
+ * insert's (see {@link breakInsertEdges}) or a delete's (see `nullingFixups`).
+ */
+export function emptyFixup(
+  table: TableModel,
+  columns: readonly string[],
+  snapshots: StatementDraft['snapshots'],
+): StatementDraft {
   return {
     kind: 'update',
     table,
@@ -46,7 +57,7 @@ function fixupDraft(insert: StatementDraft, columns: readonly string[]): Stateme
     paramColumns: [...table.primaryKey, ...columns],
     slotted: [...table.primaryKey, ...columns].map(() => false),
     values: new Map(columns.map((name) => [name, []])),
-    snapshots: insert.snapshots === undefined ? undefined : [],
+    snapshots,
   }
 }
 
