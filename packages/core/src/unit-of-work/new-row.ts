@@ -3,7 +3,7 @@ import { isRecord, recordArgument, stringsArgument } from '../arguments.ts'
 import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
-import { columnOf, writableColumn } from '../schema/checks.ts'
+import { columnOf, givenColumn } from '../schema/checks.ts'
 import { keyFills } from '../schema/key-fill.ts'
 import { emptyRowOf } from '../track/row.ts'
 
@@ -30,7 +30,9 @@ export function newRow(
 
 /**
  * An upsert's row and spec: the `conflict` columns (required), the `update` columns (default: every
- * supplied column but the conflict, key and version columns), 1 for a version left out.
+ * supplied column but the conflict, key and version columns), 1 for a version left out, and a uuid v7
+ * for a uuid key left out as {@link newRow} makes one: the key an inserted row gets (a stored row keeps
+ * its own, which the flush reads back).
  *
  * As {@link newRow}: an upsert's mistakes are errors at `upsert`, not at the flush.
  */
@@ -62,6 +64,9 @@ export function upsertOf(
       (c) => !conflict.includes(c) && !table.primaryKey.includes(c) && c !== table.versionColumn,
     )
   if (table.versionColumn && row[table.versionColumn] === undefined) row[table.versionColumn] = 1
+  for (const column of keyFills(table).uuid) {
+    if (row[column.name] === undefined || row[column.name] === null) row[column.name] = uuidv7()
+  }
   return { row, spec: { conflict: [...conflict], update: [...update] } }
 }
 
@@ -94,8 +99,9 @@ function writableRow(table: TableModel, values: Readonly<Record<string, unknown>
   const row = emptyRowOf(table, 'row')
   for (const name in given) {
     if (!Object.hasOwn(given, name)) continue
-    writableColumn(table, name, 'insert')
-    row[name] = given[name]
+    const value = given[name]
+    givenColumn(table, name, value)
+    row[name] = value
   }
   return row
 }
