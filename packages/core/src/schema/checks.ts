@@ -75,3 +75,19 @@ export function writableColumn(table: TableModel, name: string, kind: 'insert' |
   }
   return column
 }
+
+/**
+ * {@link writableColumn} for a value the application gives a new row: an `identity always` column
+ * takes none but its DEFAULT (the server refuses another, as PostgreSQL does without `overriding
+ * system value`; a key is drawn from its sequence by pipeflush), so a value is `INVALID_VALUE`.
+ *
+ * @example
+ * givenColumn(org, 'id', 3) // INVALID_VALUE: org.id is GENERATED ALWAYS AS IDENTITY
+ * givenColumn(org, 'name', 'Acme') // the column
+ */
+export function givenColumn(table: TableModel, name: string, value: unknown): ColumnModel {
+  const column = writableColumn(table, name, 'insert')
+  if (column.identity === 'always' && value !== undefined && value !== null)
+    throw errors.identityAlwaysGiven(table.key, name)
+  return column
+}

@@ -1,6 +1,6 @@
 import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
-import { writableColumn } from '../schema/checks.ts'
+import { givenColumn, writableColumn } from '../schema/checks.ts'
 import { sameValue } from '../values/index.ts'
 import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
 import { isKept, wholeSnapshot } from './sent-snapshot.ts'
@@ -143,7 +143,10 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     const key = table.primaryKey.includes(prop)
     // A stored row's key may be assigned the value it has (in any form); a column the server fills
     // on every write (identity always) may not be assigned at all.
-    const column = writableColumn(table, prop, stored && !key ? 'update' : 'insert')
+    const column =
+      this.status === 'new'
+        ? givenColumn(table, prop, value)
+        : writableColumn(table, prop, stored && !key ? 'update' : 'insert')
     if (this.status === 'removed' || this.status === 'detached') {
       throw errors.assignToEntityIn(table.key, prop, this.status)
     }
