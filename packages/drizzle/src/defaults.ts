@@ -1,3 +1,5 @@
+import { is, SQL } from 'drizzle-orm'
+import { errors } from './errors.ts'
 import type { SchemaTables } from './schema/tables.ts'
 
 /** What `$onUpdate` fills for each table (by key): its columns' functions by property. */
@@ -6,9 +8,11 @@ export type OnUpdate = ReadonlyMap<string, ReadonlyMap<string, () => unknown>>
 /**
  * Drizzle's client-side defaults of a schema's tables: `$defaultFn` (and `$onUpdate` where a column
  * has no other default, as Drizzle's inserts do) filled at `create` and `upsert` for the properties
- * the values leave out; `$onUpdate` on each update (see `typed-hooks.ts`).
+ * the values leave out; `$onUpdate` on each update (see `typed-hooks.ts`) and in an upsert's update,
+ * as Drizzle's `onConflictDoUpdate` sets it.
  *
- * A row created through pipeflush gets the values Drizzle's insert would have given it.
+ * A row created through pipeflush gets the values Drizzle's insert would have given it. A function
+ * answering a Drizzle `sql` expression is `INVALID_VALUE` naming its column: pipeflush writes values.
  */
 export class ClientDefaults {
   readonly #atCreate = new Map<string, ReadonlyMap<string, () => unknown>>()
@@ -42,8 +46,59 @@ export class ClientDefaults {
     for (const [property, fn] of defaults) {
       if (values[property] !== undefined) continue
       out ??= { ...values }
-      out[property] = fn()
+      out[property] = clientValue(key, property, fn, '$defaultFn')
     }
     return out ?? values
   }
+
+  /**
+   * An upsert's values and options with the defaults of table `key` filled as by {@link filled}, and,
+   * unless it updates nothing (`update: []`), each `$onUpdate` property it neither gives nor names as
+   * a conflict property given its function's value and updated: Drizzle's `onConflictDoUpdate` sets
+   * those columns too.
+   *
+   * @example
+   * defaults.upserted('tags', { name: 'x' }, { conflict: ['name'] })
+   * // { values: { name: 'x', updatedAt: <$onUpdate's Date> }, options: { conflict: ['name'] } }
+   */
+  upserted<O extends { readonly conflict: readonly string[]; readonly update?: readonly string[] }>(
+    key: string,
+    values: Readonly<Record<string, unknown>>,
+    options: O,
+  ): { readonly values: Readonly<Record<string, unknown>>; readonly options: O } {
+    const given = this.filled(key, values)
+    const atUpdate = this.onUpdate.get(key)
+    // Options core refuses are left to it (it names what is wrong).
+    const update: unknown = (options as Partial<O> | null)?.update
+    const conflict: unknown = (options as Partial<O> | null)?.conflict
+    if (atUpdate === undefined || typeof given !== 'object' || given === null || !Array.isArray(conflict))
+      return { values: given, options }
+    if (Array.isArray(update) && update.length === 0) return { values: given, options }
+    let out: Record<string, unknown> | undefined
+    let names: string[] | undefined
+    for (const [property, fn] of atUpdate) {
+      if (given[property] !== undefined || conflict.includes(property)) continue
+      out ??= { ...given }
+      out[property] = clientValue(key, property, fn, '$onUpdate')
+      if (Array.isArray(update) && !update.includes(property)) {
+        names ??= [...update]
+        names.push(property)
+      }
+    }
+    if (out === undefined) return { values: given, options }
+    return { values: out, options: names === undefined ? options : { ...options, update: names } }
+  }
+}
+
+/**
+ * What a `$defaultFn` or `$onUpdate` function of `table`'s `property` gives; `INVALID_VALUE` for a
+ * Drizzle `sql` expression, which pipeflush cannot write (its statements carry values).
+ *
+ * @example
+ * clientValue('posts', 'updatedAt', () => new Date(), '$onUpdate') // a Date
+ */
+export function clientValue(table: string, property: string, fn: () => unknown, kind: string): unknown {
+  const value = fn()
+  if (is(value, SQL)) throw errors.sqlClientDefault(table, property, kind)
+  return value
 }

@@ -255,8 +255,8 @@ export class DrizzleEntityManager<S> {
     options: { readonly conflict: readonly ColumnKey<T>[]; readonly update?: readonly ColumnKey<T>[] },
   ): Entity<T> {
     const key = this.#key(table)
-    const filled = this.#context.defaults.filled(key, values as Record<string, unknown>)
-    return this.core.upsert(key, filled, options) as unknown as Entity<T>
+    const upserted = this.#context.defaults.upserted(key, values as Record<string, unknown>, options)
+    return this.core.upsert(key, upserted.values, upserted.options) as unknown as Entity<T>
   }
 
   /**

@@ -32,6 +32,18 @@ export const errors = {
     return new PipeflushError('INVALID_STATE', `${method}: ${why}.`)
   },
 
+  /**
+   * A `$defaultFn` or `$onUpdate` (`kind`) of `table`'s `property` answered a Drizzle `sql` expression.
+   * Nothing was sent.
+   */
+  sqlClientDefault(table: string, property: string, kind: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${table}.${property}: its ${kind} answered a Drizzle \`sql\` expression, which pipeflush cannot write (its statements carry values): answer a value (\`new Date()\` for \`now()\`), or leave the column to a database DEFAULT or trigger. Nothing was sent.`,
+      { table, column: property },
+    )
+  },
+
   /** A query's parameter that is a Date whose time is NaN. */
   invalidDateParam(): PipeflushError {
     return new PipeflushError('INVALID_VALUE', 'A query parameter is an invalid Date.')

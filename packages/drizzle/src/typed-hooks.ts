@@ -1,6 +1,6 @@
 import type { Entity as CoreEntity, EntityManager, FlushHooks, FlushReport } from '@pipeflush/core'
 import type { PgTable } from 'drizzle-orm/pg-core'
-import type { OnUpdate } from './defaults.ts'
+import { clientValue, type OnUpdate } from './defaults.ts'
 import type { DrizzleEntityManager } from './entity-manager.ts'
 import type { ColumnKey, Entity, TableAt, TableKey } from './types.ts'
 
@@ -99,7 +99,8 @@ export function coreHooks<S>(
     byTable[table] = {
       ...own,
       beforeUpdate(entity: CoreEntity, em: EntityManager, changed: readonly string[]) {
-        for (const [property, fn] of columns) if (!changed.includes(property)) entity[property] = fn()
+        for (const [property, fn] of columns)
+          if (!changed.includes(property)) entity[property] = clientValue(table, property, fn, '$onUpdate')
         return then?.(entity, em, changed)
       },
     }
