@@ -59,6 +59,7 @@ export type {
   AnyEntity,
   AssignValues,
   ColumnKey,
+  ColumnRefOr,
   Condition,
   CreateValues,
   Entity,

@@ -43,9 +43,26 @@ export type AnyEntity = { readonly [entityOf]: string }
 /**
  * The value a column accepts on create and assign: its own type, or, when the column takes numbers or
  * bigints (serial, identity and bigint keys), an entity standing for its primary key, resolved at
- * flush once a new entity's id is assigned. (uuid keys are assigned at create: pass `entity.id`.)
+ * flush once a new entity's id is assigned. (A uuid column also takes an entity: see
+ * {@link ColumnRefOr}.)
  */
 export type RefOr<V> = [Extract<V, number | bigint>] extends [never] ? V : V | AnyEntity
+
+/** The Drizzle column type (`'PgUUID'`, `'PgText'`...) of property `K` of table `T`. */
+type ColumnTypeOf<T, K> = T extends { readonly _: { readonly columns: infer C } }
+  ? K extends keyof C
+    ? C[K] extends { readonly _: { readonly columnType: infer CT } }
+      ? CT
+      : never
+    : never
+  : never
+
+/**
+ * {@link RefOr} of property `K` of table `T`, a uuid column also taking an entity: an upserted row's
+ * key is known only once the flush answers (a row that exists keeps its stored key), so a new row
+ * references it by the entity, looked up by its conflict values in the same round trip.
+ */
+export type ColumnRefOr<T, K, V> = [ColumnTypeOf<T, K>] extends ['PgUUID'] ? V | AnyEntity : RefOr<V>
 
 /**
  * What `create(table, values)` takes: Drizzle's `$inferInsert` (columns with defaults, `$defaultFn`,
@@ -55,12 +72,12 @@ export type RefOr<V> = [Extract<V, number | bigint>] extends [never] ? V : V | A
  * const values: CreateValues<typeof books> = { title: 'Notes', authorId: ada }
  */
 export type CreateValues<T extends PgTable> = {
-  [K in keyof T['$inferInsert']]: RefOr<T['$inferInsert'][K]>
+  [K in keyof T['$inferInsert']]: ColumnRefOr<T, K, T['$inferInsert'][K]>
 }
 
 /** What `assign(entity, values)` takes: any columns of the table, refs accepted. */
 export type AssignValues<T> = T extends { readonly $inferSelect: infer R }
-  ? { [K in keyof R]?: RefOr<R[K]> }
+  ? { [K in keyof R]?: ColumnRefOr<T, K, R[K]> }
   : never
 
 /** One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. */

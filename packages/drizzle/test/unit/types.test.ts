@@ -43,7 +43,11 @@ describe('create', () => {
       expectTypeOf(book.id).toEqualTypeOf<number>()
       expectTypeOf(book.isbn).toEqualTypeOf<string | null>()
       expectTypeOf(book.createdAt).toEqualTypeOf<Date>()
-      em.create(reviews, { bookId: book, stars: 5 })
+      const review = em.create(reviews, { bookId: book, stars: 5 })
+      // A uuid column takes an entity too (an upserted row's key is known once the flush answers).
+      em.create(kinds, { id: 2, ident: review })
+      // @ts-expect-error: a text column takes no entity
+      em.create(reviews, { bookId: book, stars: 5, body: review })
       const row = em.create(kinds, {
         id: 1,
         int8Bigint: 5n,
