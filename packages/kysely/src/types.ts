@@ -31,7 +31,9 @@ export type AnyEntity<DB> = { [T in TableName<DB>]: TypedEntity<DB, T> }[TableNa
 /**
  * The value a column accepts on create and assign: its own type, or, when the column takes numbers or
  * bigints (serial, identity and int8 keys), an entity standing for its primary key, resolved at flush
- * once a new entity's id is assigned. (uuid keys are assigned at create: pass `entity.id`.)
+ * once a new entity's id is assigned. (A created row's uuid key is made at create: pass `entity.id`.
+ * An upserted row's key is known only once the flush answers, whatever its type: pass the entity, cast
+ * for a uuid column, whose type in `DB` is a string like any text's.)
  */
 export type RefOr<DB, V> = [Extract<V, number | bigint>] extends [never] ? V : V | AnyEntity<DB>
 
