@@ -1,3 +1,5 @@
+import { copyDate } from '../values/timestamp.ts'
+
 /**
  * A copy of a value for a snapshot, so that mutating the entity's value in place (a json object, an
  * array, a Buffer, a Date) is seen as a change at the next flush.
@@ -6,7 +8,7 @@ export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value
   if (Buffer.isBuffer(value)) return Buffer.from(value) as T
   if (value instanceof Uint8Array) return new Uint8Array(value) as T
-  if (value instanceof Date) return new Date(value.getTime()) as T
+  if (value instanceof Date) return copyDate(value) as T
   const plain = plainCopy(value, 0)
   if (plain !== NOT_PLAIN) return plain as T
   return structuredClone(value) // throws for what no column can hold (a function inside json...)

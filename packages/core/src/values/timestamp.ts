@@ -11,6 +11,40 @@ import {
 import type { ScalarCodec } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 
+/**
+ * What a Date read from a timestamp with microseconds remembers of them: the Date's time when read
+ * and the microseconds past that millisecond (1-999). A Date holds milliseconds; a row's key, and a
+ * value written back unchanged, need the stored microseconds (a key `2022-01-24 21:40:19.596521`
+ * matched as `.596` finds no row). A non-enumerable property, invisible to the application.
+ */
+const SUB_MS: unique symbol = Symbol('pipeflush.subMilliseconds')
+
+interface SubMs {
+  /** The Date's time when read: after a `setTime` the microseconds no longer apply. */
+  readonly ms: number
+  readonly us: number
+}
+
+/** The microseconds past the millisecond `date` was read with (0 when none, or its time changed since). */
+function subMilliseconds(date: Date, ms: number): number {
+  const sub = (date as Date & { [SUB_MS]?: SubMs })[SUB_MS]
+  return sub !== undefined && sub.ms === ms ? sub.us : 0
+}
+
+/**
+ * A copy of `date` (a snapshot's), with the microseconds it was read with.
+ *
+ * @example
+ * copyDate(parseTimestampText('2022-01-24 21:40:19.596521+00', true)) // writes back .596521
+ */
+export function copyDate(date: Date): Date {
+  const ms = date.getTime()
+  const copy = new Date(ms)
+  const us = subMilliseconds(date, ms)
+  if (us !== 0) Object.defineProperty(copy, SUB_MS, { value: { ms, us } })
+  return copy
+}
+
 const TIMESTAMP_TEXT =
   /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?)?( BC)?$/
 
@@ -28,7 +62,9 @@ export function timestampText(value: unknown, withZone: boolean): string {
   if (ms === -DATE_LIMIT_MS) return '-infinity'
   const days = Math.floor(ms / MS_PER_DAY)
   const { text, bc } = formatCivil(civilFromDays(days))
-  return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
+  const us = subMilliseconds(value as Date, ms)
+  const micros = us === 0 ? '' : String(us).padStart(3, '0')
+  return `${text} ${formatTimeOfDay(ms - days * MS_PER_DAY)}${micros}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`
 }
 
 /** The time of a Date {@link timestampText} writes, or the problem it meets (nothing written). */
@@ -45,7 +81,9 @@ function timestampMs(value: unknown, withZone: boolean): number {
 /**
  * The Date of a `timestamp`/`timestamptz` text in PostgreSQL's ISO output (any session time zone,
  * offsets with minutes or seconds, ` BC`, years above 9999). Microseconds are truncated to
- * milliseconds. `infinity` and `-infinity` read as `new Date(8.64e15)` and `new Date(-8.64e15)`.
+ * milliseconds in its time, and remembered beside it (see `SUB_MS`): written back unchanged, as a
+ * key or a value, it is the stored timestamp. `infinity` and `-infinity` read as `new Date(8.64e15)`
+ * and `new Date(-8.64e15)`.
  */
 export function parseTimestampText(text: string, withZone: boolean): Date {
   if (text === 'infinity') return new Date(DATE_LIMIT_MS)
@@ -92,7 +130,12 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
     offsetMs
   if (!(Math.abs(ms) < DATE_LIMIT_MS))
     problem(`${describeWritten(text)} is outside the range of a JavaScript Date`, text)
-  return new Date(ms)
+  const date = new Date(ms)
+  if (frac.length > 3) {
+    const us = Number(frac.slice(3).padEnd(3, '0'))
+    if (us !== 0) Object.defineProperty(date, SUB_MS, { value: { ms, us } })
+  }
+  return date
 }
 
 function makeTimestampCodec(withZone: boolean): ScalarCodec {
@@ -114,7 +157,8 @@ function makeTimestampCodec(withZone: boolean): ScalarCodec {
 
 /**
  * `timestamptz`: a Date (an instant). Written exactly (to the millisecond), read exactly in any
- * session time zone; stored microseconds are truncated to milliseconds on read.
+ * session time zone; stored microseconds are truncated to milliseconds in the Date's time, and kept
+ * for writing it back (a key holding them finds its row).
  */
 export const timestamptzCodec: ScalarCodec = makeTimestampCodec(true)
 
