@@ -61,9 +61,12 @@ export class IdentityMap {
     this.#unindexed = this.#unindexed.length === 0 ? states.slice() : this.#unindexed.concat(states)
   }
 
+  /** Unmaps `state`, unless its key maps another entity now (a new row that took a removed one's key). */
   delete(state: EntityState): void {
     this.#version++
-    if (state.key !== null) this.#indexed().get(state.table.key)?.delete(state.key)
+    if (state.key === null) return
+    const table = this.#indexed().get(state.table.key)
+    if (table?.get(state.key) === state) table.delete(state.key)
   }
 
   clear(): void {

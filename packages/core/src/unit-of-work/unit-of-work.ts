@@ -92,7 +92,8 @@ export class UnitOfWork {
       return state
     }
     const key = keyHoldsEntity(table, row) ? null : rowKey(table, row)
-    if (key !== null && map.get(table.key, key)) {
+    // A removed row's key may be taken by a new row: the flush deletes the old row first.
+    if (key !== null && map.get(table.key, key)?.status === 'managed') {
       throw errors.alreadyManaged(table.key, describeKeyText(key), key)
     }
     const state = this.#state(table, row, 'new', null)

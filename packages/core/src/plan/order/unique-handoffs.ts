@@ -63,13 +63,16 @@ export function findHandoffEdges(
   deleteOffset: number,
 ): Edge[] {
   if (deletes.length + updates.length === 0) return [] // nothing freed
-  // A new entity's key is drawn, made or given, never one a removed entity holds (the unit of work
-  // refuses it until that entity's delete is flushed): keys are compared when a change set's rows or
-  // upserts are inserted, unique constraints always.
+  // A new entity's key is drawn, made or given; given, it may be one a removed entity of its table
+  // held (a row replaced): keys are compared when a change set's rows or upserts are inserted, or
+  // rows of a table the flush also deletes from; unique constraints always.
   let byKey = false
   for (let i = 0; i < inserts.length && !byKey; i++) {
     const draft = inserts[i]!
-    byKey = draft.upsert !== undefined || (draft.rows[0] as InsertInput | undefined)?.owner === undefined
+    byKey =
+      draft.upsert !== undefined ||
+      (draft.rows[0] as InsertInput | undefined)?.owner === undefined ||
+      deletes.some((d) => d.table === draft.table)
   }
   // Updates that change a unique constraint's column (free a value and take one); most flushes have none.
   const keyUpdates: number[] = []

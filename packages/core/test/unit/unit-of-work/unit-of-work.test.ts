@@ -130,10 +130,14 @@ describe('UnitOfWork.add', () => {
     expect(outline(uow).inserts).toEqual([])
   })
 
-  it('refuses a new row whose key is a removed entity still mapped until the flush', () => {
+  it('takes a new row whose key a removed entity holds (a row replaced: the flush deletes it first), not one a managed entity holds', () => {
     const uow = new UnitOfWork()
-    uow.remove(author(uow, '7'))
+    const old = author(uow, '7')
     expect(thrown(() => author(uow, '7', 'new')).code).toBe('DUPLICATE_KEY')
+    uow.remove(old)
+    const again = author(uow, '7', 'new')
+    expect(uow.pending().inserts).toEqual([again])
+    expect(uow.pending().deletes).toEqual([old])
   })
 
   it('leaves two new rows of one key, and rows keyed by an entity, to planning', () => {
