@@ -28,16 +28,33 @@ function inetText(text: string): string {
   return bits === (address.includes(':') ? '128' : '32') ? address : text
 }
 
+/** Whether `column` is of the `citext` extension's type (in any schema; a domain over it too). */
+function isCitext(column: ColumnModel): boolean {
+  const type = column.castType ?? column.sqlType
+  return type === 'citext' || type.endsWith('.citext') || type.endsWith('."citext"')
+}
+
+/**
+ * The key form of a text-form value: its text; a `citext`'s lowercased, as the server compares them
+ * (`'POETRY'` is the key `'Poetry'`: a child holding it references that row, and `load` by it finds
+ * it). JavaScript's lowercasing is the server's for every text a default collation folds alike.
+ */
+function keyForm(value: unknown, column: ColumnModel): string {
+  const text = textForm(value, column)
+  return isCitext(column) ? text.toLowerCase() : text
+}
+
 /**
  * Any other type with a text input (inet, interval, ranges, tsvector, citext, domains over them...):
  * values are strings in the form the type's input function reads, validated by the server; reads are
  * the server's text output, which may be a canonical form of what was written (`'10.0.0.1/32'` reads
- * `'10.0.0.1'`). Equality and keys compare the text.
+ * `'10.0.0.1'`). Equality compares the text (a citext's other case is a change to write); keys too,
+ * but a citext's ignore its case, as the server's `=` does.
  */
 export const otherCodec: ScalarCodec = {
   encode: textForm,
   decode: (text, column) => (column.castType === 'inet' ? inetText(text) : text),
   same: (a, b) => typeof a === 'string' && a === b,
-  key: textForm,
+  key: keyForm,
   compareKeys: compareCodeUnits,
 }

@@ -1,0 +1,71 @@
+import { EntityManager } from '@pipeflush/core'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// Keys of the citext extension's type, which the server compares ignoring case: a child holding
+// 'POETRY' references the row 'Poetry', and the unit of work matches them the same way.
+const db = useTestDatabase()
+
+function schemaOf(driver: DriverName): string {
+  return `citext_${driver.replace(/[^a-z]/g, '')}`
+}
+
+beforeAll(async () => {
+  await db.sql.unsafe('create extension if not exists citext')
+  for (const driver of TEST_DRIVERS) {
+    const s = schemaOf(driver)
+    await db.sql.unsafe(`
+create schema "${s}";
+create table "${s}".cat (name citext primary key, v int);
+create table "${s}".item (id serial primary key, cat_name citext references "${s}".cat, note text);
+insert into "${s}".cat values ('Poetry', 1);
+insert into "${s}".item (cat_name, note) values ('POETRY', 'upper'), ('Poetry', 'same');
+`)
+  }
+})
+
+async function setup(driver: DriverName) {
+  const schema = schemaOf(driver)
+  const c = db.client(driver, {
+    max: 2,
+    // citext's operators are in public, where the extension is: on the path, as an application has it.
+    postgresJs: { connection: { search_path: `${schema},public` } },
+    pg: { options: `-c search_path=${schema},public` },
+  })
+  const root = await EntityManager.connect(c.client)
+  return { ...c, root, schema }
+}
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('relations over a citext foreign key hold every row the server relates, whatever its case', async () => {
+    const { root, counter } = await setup(driver)
+    const em = root.fork()
+    counter.reset()
+    const cat = await em.load('cat', 'Poetry', { with: { items: true } })
+    expect(counter.read().roundTrips).toBe(1)
+    expect((cat['items'] as { note: string }[]).map((i) => i.note).sort()).toEqual(['same', 'upper'])
+    const other = root.fork()
+    const items = await other.find('item', {}, { with: { cat: true } })
+    expect(items).toHaveLength(2)
+    for (const item of items) expect((item['cat'] as { v: number }).v).toBe(1)
+    expect(items[0]!['cat']).toBe(items[1]!['cat'])
+  })
+
+  test('load and find by a key in another case give the one entity; another case assigned is a change', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const [found] = await em.find('cat', { name: 'poetry' })
+    counter.reset()
+    expect(await em.load('cat', 'POETRY')).toBe(found)
+    expect(counter.read().roundTrips).toBe(0)
+    const fresh = root.fork()
+    const loaded = await fresh.load('cat', 'pOeTrY')
+    expect(loaded['name']).toBe('Poetry')
+    loaded['name'] = 'Poetry' // its own value: no change
+    expect(fresh.pending.updates).toBe(0)
+    loaded['v'] = 2
+    await fresh.flush()
+    const [row] = await db.sql.unsafe(`select v from "${schema}".cat`)
+    expect(row!['v']).toBe(2)
+  })
+})
