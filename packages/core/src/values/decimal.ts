@@ -12,9 +12,11 @@ const SPECIALS = new Set(['NaN', 'Infinity', '-Infinity'])
 
 /**
  * The plain decimal text PostgreSQL stores for a `numeric` written as `value` (a finite number, a
- * bigint or a decimal string with optional sign, fraction and exponent). Exponents are expanded and
- * the scale is kept as PostgreSQL keeps it, so the text means the same on every server version.
- * Throws a value problem for anything else, including `NaN` and infinities.
+ * bigint or a decimal string with optional sign, fraction and exponent), or `'NaN'`, `'Infinity'` and
+ * `'-Infinity'` as the server prints them (what a read gives). Exponents are expanded and the scale is
+ * kept as PostgreSQL keeps it, so the text means the same on every server version. Throws a value
+ * problem for anything else, including the numbers `NaN` and `Infinity` (most often a computation's
+ * mistake: give the text to mean it).
  */
 export function numericText(value: unknown): string {
   let text: string
@@ -32,6 +34,7 @@ export function numericText(value: unknown): string {
     )
   }
   if (isStoredForm(text)) return text
+  if (typeof value === 'string' && SPECIALS.has(text)) return text
   const m = DECIMAL_TEXT.exec(text)
   if (m === null) problem(`${describeWritten(value)} is not a valid numeric`, value)
   const [, signText, intPart = '', fracPart = '', expText = '0'] = m
@@ -133,7 +136,10 @@ function compareMagnitudes(a: string, b: string): number {
 
 const NUMERIC_OUTPUT = /^(-?\d+(\.\d+)?|NaN|-?Infinity)$/
 
-/** `numeric`: written from a finite number, a bigint or a decimal string; read as a string. */
+/**
+ * `numeric`: written from a finite number, a bigint or a decimal string (`'NaN'`, `'Infinity'`,
+ * `'-Infinity'` too); read as a string.
+ */
 export const numericCodec: ScalarCodec = {
   encode: numericText,
   decode(text) {

@@ -125,10 +125,20 @@ describe('encodeValue: numeric', () => {
     )
   })
 
-  it('rejects NaN, infinities, malformed strings and values beyond the numeric limits', () => {
+  it('writes NaN and the infinities given as the server prints them (as read), not as numbers', () => {
+    expect(['NaN', 'Infinity', '-Infinity'].map((v) => encodeValue(v, c, at))).toEqual([
+      'NaN',
+      'Infinity',
+      '-Infinity',
+    ])
+  })
+
+  it('rejects the numbers NaN and Infinity, other spellings, malformed strings and values beyond the numeric limits', () => {
     rejects(Number.POSITIVE_INFINITY, c, /Infinity is not a valid numeric/)
-    rejects('NaN', c, /a string of 3 characters is not a valid numeric/)
-    rejects('Infinity', c, /not a valid numeric/)
+    rejects(Number.NaN, c, /NaN is not a valid numeric/)
+    rejects('nan', c, /a string of 3 characters is not a valid numeric/)
+    rejects('+Infinity', c, /not a valid numeric/)
+    rejects('inf', c, /not a valid numeric/)
     rejects('1,5', c, /not a valid numeric/)
     rejects('.5', c, /not a valid numeric/)
     rejects('5.', c, /not a valid numeric/)
