@@ -15,9 +15,10 @@ import { describeWritten, problem } from './location.ts'
  * What a Date read from a timestamp with microseconds remembers of them: the Date's time when read
  * and the microseconds past that millisecond (1-999). A Date holds milliseconds; a row's key, and a
  * value written back unchanged, need the stored microseconds (a key `2022-01-24 21:40:19.596521`
- * matched as `.596` finds no row). A non-enumerable property, invisible to the application.
+ * matched as `.596` finds no row). A non-enumerable property, invisible to the application; a
+ * registered symbol, so that `@pipeflush/drizzle` marks the Dates Drizzle's mapping makes alike.
  */
-const SUB_MS: unique symbol = Symbol('pipeflush.subMilliseconds')
+const SUB_MS: symbol = Symbol.for('pipeflush.subMilliseconds')
 
 interface SubMs {
   /** The Date's time when read: after a `setTime` the microseconds no longer apply. */
@@ -27,7 +28,7 @@ interface SubMs {
 
 /** The microseconds past the millisecond `date` was read with (0 when none, or its time changed since). */
 function subMilliseconds(date: Date, ms: number): number {
-  const sub = (date as Date & { [SUB_MS]?: SubMs })[SUB_MS]
+  const sub = (date as unknown as Record<symbol, SubMs | undefined>)[SUB_MS]
   return sub !== undefined && sub.ms === ms ? sub.us : 0
 }
 

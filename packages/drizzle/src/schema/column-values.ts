@@ -67,6 +67,7 @@ export function valueMapping(column: PgColumn, sqlType: string): ValueMapping | 
     return base === undefined ? undefined : elementwise(base)
   }
   if (AS_CORE.has(column.columnType)) return undefined
+  if (column.columnType === 'PgTimestamp') return timestampMapping(column)
   const read = (value: unknown) => column.mapFromDriverValue(value)
   if (column.columnType === 'PgChar') return { read: padded(column), write: same }
   if (READ_ONLY_MAPPED.has(column.columnType)) return { read, write: same }
@@ -85,6 +86,40 @@ export function valueMapping(column: PgColumn, sqlType: string): ValueMapping | 
 
 function same(value: unknown): unknown {
   return value
+}
+
+/**
+ * Where `@pipeflush/core` keeps the microseconds a timestamp's Date was read with, beside its
+ * milliseconds (`{ ms, us }` under this registered symbol, non-enumerable; core's snapshots copy it).
+ */
+const SUB_MS = Symbol.for('pipeflush.subMilliseconds')
+
+/** The digits past the second of a timestamp's text: beyond three, microseconds a Date drops. */
+const FRACTION = /\.(\d{4,6})/
+
+/**
+ * A `timestamp` column of `mode: 'date'`: Drizzle's Date of the server's text, which remembers the
+ * microseconds it drops as core's own Dates do; written back unchanged, its text has them again. So a
+ * key holding a timestamp with microseconds (`(payment_date, payment_id)`) finds its row.
+ */
+function timestampMapping(column: PgColumn): ValueMapping {
+  return {
+    read(value) {
+      const date = column.mapFromDriverValue(value)
+      if (typeof value !== 'string' || !(date instanceof Date)) return date
+      const digits = FRACTION.exec(value)?.[1]
+      const us = digits === undefined ? 0 : Number(digits.slice(3).padEnd(3, '0'))
+      if (us !== 0) Object.defineProperty(date, SUB_MS, { value: { ms: date.getTime(), us } })
+      return date
+    },
+    write(value) {
+      const driven = column.mapToDriverValue(value)
+      if (!(value instanceof Date) || typeof driven !== 'string' || !driven.endsWith('Z')) return driven
+      const sub = (value as unknown as Record<symbol, { ms: number; us: number } | undefined>)[SUB_MS]
+      if (sub === undefined || sub.ms !== value.getTime()) return driven
+      return `${driven.slice(0, -1)}${String(sub.us).padStart(3, '0')}Z`
+    },
+  }
 }
 
 /**

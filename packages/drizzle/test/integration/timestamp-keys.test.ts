@@ -1,0 +1,78 @@
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { and, eq } from 'drizzle-orm'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import { integer, numeric, pgTable, primaryKey, timestamp } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js'
+import type pg from 'pg'
+import type postgres from 'postgres'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { createEntityManagerFactory } from '../../src/index.ts'
+
+// Pagila's payment on Drizzle: a key holding a timestamp with microseconds, which a Date (Drizzle's
+// `mode: 'date'`) drops. The row is updated and removed by its key, and two rows a microsecond apart
+// are two entities.
+const db = useTestDatabase()
+
+const payments = pgTable(
+  'ts_payment',
+  {
+    paymentDate: timestamp('payment_date', { withTimezone: true }).notNull(),
+    paymentId: integer('payment_id').notNull(),
+    amount: numeric('amount').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.paymentDate, t.paymentId] })],
+)
+
+const stamps = pgTable('ts_stamp', {
+  at: timestamp('at').primaryKey(),
+  n: integer('n').notNull(),
+})
+
+const schema = { payments, stamps }
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+create table ts_payment (payment_date timestamptz, payment_id int, amount numeric not null,
+  primary key (payment_date, payment_id));
+create table ts_stamp (at timestamp primary key, n int not null);
+`)
+})
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('rows keyed by timestamps a microsecond apart: two entities, updated and removed by their own keys', async () => {
+    const id = driver === 'pg' ? 1 : 2
+    await db.sql.unsafe(`
+insert into ts_payment values ('2022-01-24 21:40:19.596521+00', ${id}, 2.99), ('2022-01-24 21:40:19.596522+00', ${id}, 4.99);
+insert into ts_stamp values ('2022-01-24 08:00:00.12345${id}', 0);`)
+    const client = db.client(driver, { max: 2 })
+    const drizzle =
+      driver === 'postgres.js'
+        ? drizzlePostgresJs(client.client as postgres.Sql, { schema })
+        : drizzlePg(client.client as pg.Pool, { schema })
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const { report } = await factory.run(async (em) => {
+      const rows = await em.find(payments, { paymentId: id })
+      expect(rows).toHaveLength(2)
+      expect(rows[0]).not.toBe(rows[1])
+      const first = rows.find((r) => r.amount === '2.99')!
+      const second = rows.find((r) => r.amount === '4.99')!
+      expect(first.paymentDate).toEqual(new Date('2022-01-24T21:40:19.596Z'))
+      first.amount = '3.50'
+      em.remove(second)
+      const [stamp] = await em.find(stamps, { n: 0 })
+      stamp!.n = id
+    })
+    expect(report).toMatchObject({ roundTrips: 1, updated: 2, deleted: 1 })
+    const stored = await db.sql.unsafe(
+      `select payment_date::text as at, amount::text from ts_payment where payment_id = ${id}`,
+    )
+    expect(stored.map((r) => ({ ...r }))).toEqual([{ at: '2022-01-24 21:40:19.596521+00', amount: '3.50' }])
+    const [stamp] = await drizzle.select().from(stamps).where(eq(stamps.n, id))
+    expect(stamp).toBeDefined()
+    const left = await drizzle
+      .select()
+      .from(payments)
+      .where(and(eq(payments.paymentId, id)))
+    expect(left).toHaveLength(1)
+  })
+})
