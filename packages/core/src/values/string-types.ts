@@ -10,14 +10,10 @@ function checkString(value: unknown, type: string): string {
   return value
 }
 
-/**
- * `s` if it fits `type(maxLength)`: as the server's assignment, a text longer only by trailing spaces
- * fits (the server drops them); else a value problem.
- */
 function checkLength(s: string, column: ColumnModel, type: string): string {
   if (column.maxLength !== undefined) {
     const length = codePointLength(s)
-    if (length > column.maxLength && codePointLength(s.replace(/ +$/, '')) > column.maxLength) {
+    if (length > column.maxLength) {
       problem(
         `${describeWritten(s)} is ${length} characters long, more than ${type}(${column.maxLength}) allows`,
         s,
