@@ -35,13 +35,15 @@ function isCitext(column: ColumnModel): boolean {
 }
 
 /**
- * The key form of a text-form value: its text; a `citext`'s lowercased, as the server compares them
- * (`'POETRY'` is the key `'Poetry'`: a child holding it references that row, and `load` by it finds
- * it). JavaScript's lowercasing is the server's for every text a default collation folds alike.
+ * The key form of a text-form value: its text; a `citext`'s with its ASCII letters lowercased, as the
+ * server compares them (`'POETRY'` is the key `'Poetry'`: a child holding it references that row,
+ * and `load` by it finds it). Other letters are left as they are: whether the server folds them
+ * depends on the database's locale (under `C` it does not), and two rows it tells apart must not be
+ * taken for one.
  */
 function keyForm(value: unknown, column: ColumnModel): string {
   const text = textForm(value, column)
-  return isCitext(column) ? text.toLowerCase() : text
+  return isCitext(column) ? text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : text
 }
 
 /**
