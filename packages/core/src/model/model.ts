@@ -108,6 +108,11 @@ export interface ColumnModel {
   readonly sequenceDenied?: true
   /** Generated (stored) columns are never written. */
   readonly generated: boolean
+  /**
+   * Set on a column of its table's primary key (by `buildTableModel`): a timestamp read for it keeps
+   * the microseconds its Date drops, so that the row is found again by its key.
+   */
+  readonly keyPart?: true
   /** Labels of an enum type, in order. */
   readonly enumLabels?: readonly string[]
   /** varchar(n)/bpchar(n) length limit, if any. */

@@ -125,7 +125,12 @@ function configError(table: string, message: string, column?: string): Pipeflush
  */
 export function buildTableModel(input: TableModelInput): TableModel {
   const key = input.key ?? input.name
-  const columns = input.columns.map((c) => (isColumnModel(c) ? c : buildColumnModel(c)))
+  const columns = input.columns.map((c) => {
+    const column = isColumnModel(c) ? c : buildColumnModel(c)
+    return input.primaryKey.includes(column.name) && column.keyPart !== true
+      ? { ...column, keyPart: true as const }
+      : column
+  })
   const columnsByName = new Map<string, ColumnModel>()
   const dbNames = new Set<string>()
   for (const column of columns) {

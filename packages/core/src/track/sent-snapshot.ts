@@ -1,5 +1,6 @@
 import type { ColumnModel, TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
+import { subMilliseconds } from '../values/timestamp.ts'
 import type { EntityState } from './entity-state.ts'
 import { emptyRowOf } from './row.ts'
 import { snapshotValue } from './snapshot.ts'
@@ -212,7 +213,8 @@ export class SentSnapshots {
       if (i < 0) continue
       const sent = this.#sent[c]
       if (sent === this.#row[this.#names[c]!] && (typeof sent !== 'object' || sent === null)) continue
-      const time = sent instanceof Date && timeOf(columns[c]!)
+      // A Date with microseconds (a key's, as read) is kept as a copy, which keeps them; not as its time.
+      const time = sent instanceof Date && timeOf(columns[c]!) && subMilliseconds(sent, sent.getTime()) === 0
       if (time && layout.time) return sent.getTime()
       if (out === undefined) {
         out = new layout.make()

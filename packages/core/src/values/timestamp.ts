@@ -26,8 +26,13 @@ interface SubMs {
   readonly us: number
 }
 
-/** The microseconds past the millisecond `date` was read with (0 when none, or its time changed since). */
-function subMilliseconds(date: Date, ms: number): number {
+/**
+ * The microseconds past the millisecond `date` was read with (0 when none, or its time changed since).
+ *
+ * @example
+ * subMilliseconds(keyDate, keyDate.getTime()) // 521 for a key read as 21:40:19.596521
+ */
+export function subMilliseconds(date: Date, ms: number): number {
   const sub = (date as unknown as Record<symbol, SubMs | undefined>)[SUB_MS]
   return sub !== undefined && sub.ms === ms ? sub.us : 0
 }
@@ -82,11 +87,12 @@ function timestampMs(value: unknown, withZone: boolean): number {
 /**
  * The Date of a `timestamp`/`timestamptz` text in PostgreSQL's ISO output (any session time zone,
  * offsets with minutes or seconds, ` BC`, years above 9999). Microseconds are truncated to
- * milliseconds in its time, and remembered beside it (see `SUB_MS`): written back unchanged, as a
- * key or a value, it is the stored timestamp. `infinity` and `-infinity` read as `new Date(8.64e15)`
- * and `new Date(-8.64e15)`.
+ * milliseconds in its time; with `keepMicros` (a primary key column's) also remembered beside it
+ * (see `SUB_MS`): written back unchanged it is the stored timestamp. Other columns' Dates are not
+ * marked: an unchanged value is not written back, and marking costs every read. `infinity` and
+ * `-infinity` read as `new Date(8.64e15)` and `new Date(-8.64e15)`.
  */
-export function parseTimestampText(text: string, withZone: boolean): Date {
+export function parseTimestampText(text: string, withZone: boolean, keepMicros = false): Date {
   if (text === 'infinity') return new Date(DATE_LIMIT_MS)
   if (text === '-infinity') return new Date(-DATE_LIMIT_MS)
   const type = withZone ? 'timestamptz' : 'timestamp'
@@ -132,7 +138,7 @@ export function parseTimestampText(text: string, withZone: boolean): Date {
   if (!(Math.abs(ms) < DATE_LIMIT_MS))
     problem(`${describeWritten(text)} is outside the range of a JavaScript Date`, text)
   const date = new Date(ms)
-  if (frac.length > 3) {
+  if (keepMicros && frac.length > 3) {
     const us = Number(frac.slice(3).padEnd(3, '0'))
     if (us !== 0) Object.defineProperty(date, SUB_MS, { value: { ms, us } })
   }
@@ -145,13 +151,14 @@ function makeTimestampCodec(withZone: boolean): ScalarCodec {
     check: (value) => {
       timestampMs(value, withZone)
     },
-    decode: (text) => parseTimestampText(text, withZone),
+    decode: (text, column) => parseTimestampText(text, withZone, column.keyPart === true),
     same: (a, b) => a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime()),
     key: (value) => timestampText(value, withZone),
     compareKeys(a, b) {
       const x = parseTimestampText(a, withZone).getTime()
       const y = parseTimestampText(b, withZone).getTime()
-      return x < y ? -1 : x > y ? 1 : 0
+      // Within one millisecond the texts differ by their microseconds alone, which order as texts.
+      return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0
     },
   }
 }

@@ -35,14 +35,14 @@ insert into "${s}".seen values (1, '2022-01-01 00:00:00.000001+00');
   }
 })
 
-async function setup(driver: DriverName) {
+async function setup(driver: DriverName, options: { copyRows?: number } = {}) {
   const schema = schemaOf(driver)
   const c = db.client(driver, {
     max: 2,
     postgresJs: { connection: { search_path: schema } },
     pg: { options: `-c search_path=${schema}` },
   })
-  const root = await EntityManager.connect(c.client)
+  const root = await EntityManager.connect(c.client, options)
   return { ...c, root, schema }
 }
 
@@ -78,6 +78,32 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     counter.reset()
     expect(await em.load('payment', { payment_date: first!['payment_date'], payment_id: 1 })).toBe(first)
     expect(counter.read().roundTrips).toBe(0)
+  })
+
+  test('new rows given a key Date read with microseconds, by COPY and by INSERT: stored with them, then updated by that key; two such rows removed together', async () => {
+    for (const copyRows of [2, 1000]) {
+      const { root, schema } = await setup(driver, { copyRows })
+      const em = root.fork()
+      const [micro] = await em.find('payment', { payment_id: 2 })
+      const at = micro!['payment_date']
+      const base = copyRows === 2 ? 100 : 200
+      const made = [0, 1, 2].map((i) =>
+        em.create('payment', { payment_date: at, payment_id: base + i, amount: '1' }),
+      )
+      await em.flush()
+      for (const row of made) row['amount'] = '2'
+      const report = await em.flush()
+      expect(report.updated).toBe(3)
+      const stored = await db.sql.unsafe(
+        `select payment_date::text as at, amount::text from "${schema}".payment where payment_id between ${base} and ${base + 2}`,
+      )
+      expect(stored.map((r) => ({ ...r }))).toEqual(
+        [0, 1, 2].map(() => ({ at: '2022-01-25 10:00:00.000001+00', amount: '2.00' })),
+      )
+      em.remove(made[0]!)
+      em.remove(made[1]!)
+      expect((await em.flush()).deleted).toBe(2)
+    }
   })
 
   test('a new Date of a read one, or a read Date changed in place: written at its millisecond, the microseconds read with it forgotten', async () => {

@@ -5,6 +5,7 @@ import { keyFills } from '../../schema/key-fill.ts'
 import type { EntityState } from '../../track/entity-state.ts'
 import { heldValue, isKept, isKeptTime, keepValue, keptIndex } from '../../track/sent-snapshot.ts'
 import { encodeValue, referencingValue, type ValueLocation } from '../../values/index.ts'
+import { subMilliseconds } from '../../values/timestamp.ts'
 import { writableTime } from '../../values/timestamp-bytes.ts'
 import { type IdSource, type InsertInput, Slot, type StatementDraft, slotEntity } from '../draft.ts'
 import { insertCell } from '../rows/cells.ts'
@@ -82,9 +83,13 @@ function* writeRows(
         same = value
       }
       const zone = stamps[c]
-      if (zone !== undefined && value instanceof Date && writableTime(value.getTime())) {
-        out.timestampField(value.getTime(), zone, c === last)
-        continue
+      // A Date with microseconds (a key's, as read) goes the general way, which writes them.
+      if (zone !== undefined && value instanceof Date) {
+        const ms = value.getTime()
+        if (writableTime(ms) && subMilliseconds(value, ms) === 0) {
+          out.timestampField(ms, zone, c === last)
+          continue
+        }
       }
       if (same !== previous[c]) {
         texts[c] = encodeAt(value, column, draft, r)

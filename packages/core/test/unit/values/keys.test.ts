@@ -3,6 +3,7 @@ import { PipeflushError } from '../../../src/errors.ts'
 import {
   compareKeyValues,
   compareNormalizedKeys,
+  decodeValue,
   normalizeKeyValue,
   referencingValue,
 } from '../../../src/values/index.ts'
@@ -83,6 +84,23 @@ describe('compareKeyValues', () => {
       ),
     ).toEqual(['-Infinity', '-10', '-1.5', '-0.0015', '0.001', '9.99', '10', '1e3', 'Infinity', 'NaN'])
     expect(compareKeyValues('1.0', 1, column('numeric'))).toBe(0)
+  })
+
+  it('tells apart and orders timestamps read for a key a microsecond apart; a Date made of one is its millisecond', () => {
+    const key = column('timestamptz', { keyPart: true })
+    const read = (text: string) => decodeValue(text, key, { table: 't' }) as Date
+    const [a, b, c] = ['.596521', '.596522', '.596'].map((f) => read(`2022-01-24 21:40:19${f}+00`))
+    expect([a, b, c].map((d) => d!.getTime())).toEqual([a!.getTime(), a!.getTime(), a!.getTime()])
+    expect([a, b, c].map((d) => normalizeKeyValue(d, key))).toEqual([
+      '2022-01-24 21:40:19.596521+00',
+      '2022-01-24 21:40:19.596522+00',
+      '2022-01-24 21:40:19.596+00',
+    ])
+    expect(sorted([b, c, a], key)).toEqual([c, a, b])
+    expect(normalizeKeyValue(new Date(a!), key)).toBe('2022-01-24 21:40:19.596+00')
+    // Not a key column: its Date is not marked.
+    const plain = decodeValue('2022-01-24 21:40:19.596521+00', column('timestamptz'), { table: 't' })
+    expect(normalizeKeyValue(plain, key)).toBe('2022-01-24 21:40:19.596+00')
   })
 
   it('orders floats numerically with NaN last', () => {
