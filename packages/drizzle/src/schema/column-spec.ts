@@ -31,7 +31,7 @@ const RAW_TEXT_TYPE = /^\s*timestamp\b/i
 
 /**
  * The `defineSchema` column of Drizzle column `column` (property `property` of `table`, named
- * `dbName` in the database): its SQL type as Drizzle writes it (`getSQLType()`), nullability, default,
+ * `dbName` in the database; `keyPart` when it is part of the table's primary key): its SQL type as Drizzle writes it (`getSQLType()`), nullability, default,
  * identity, serial sequence, generated, and the mapping between Drizzle's values and pipeflush's
  * (`column-values.ts`).
  *
@@ -42,6 +42,7 @@ export function columnSpec(
   property: string,
   column: PgColumn,
   dbName: string,
+  keyPart = false,
 ): ColumnSpec {
   const sqlType = SERIALS.get(column.columnType) ?? column.getSQLType()
   const base = column.columnType === 'PgArray' ? baseColumn(table, property, column) : column
@@ -61,7 +62,7 @@ export function columnSpec(
     ...(column.generated === undefined ? {} : { generated: true }),
     ...(hasServerDefault(column) ? { default: true } : {}),
   }
-  const mapping = valueMapping(column, RAW_TEXT_TYPE.test(sqlType) ? '' : sqlType)
+  const mapping = valueMapping(column, RAW_TEXT_TYPE.test(sqlType) ? '' : sqlType, keyPart)
   if (ENUMS.has(base.columnType)) {
     const labels = (base as unknown as { enumValues: readonly string[] }).enumValues
     const { enumName, schema } = (base as unknown as { enum: { enumName: string; schema?: string } }).enum

@@ -61,13 +61,13 @@ const READ_ONLY_MAPPED: ReadonlySet<string> = new Set([
  *
  * One object per row: the entity holds Drizzle's values themselves.
  */
-export function valueMapping(column: PgColumn, sqlType: string): ValueMapping | undefined {
+export function valueMapping(column: PgColumn, sqlType: string, keyPart = false): ValueMapping | undefined {
   if (column.columnType === 'PgArray') {
     const base = valueMapping((column as unknown as { baseColumn: PgColumn }).baseColumn, sqlType)
     return base === undefined ? undefined : elementwise(base)
   }
   if (AS_CORE.has(column.columnType)) return undefined
-  if (column.columnType === 'PgTimestamp') return timestampMapping(column)
+  if (column.columnType === 'PgTimestamp' && keyPart) return timestampMapping(column)
   const read = (value: unknown) => column.mapFromDriverValue(value)
   if (column.columnType === 'PgChar') return { read: padded(column), write: same }
   if (READ_ONLY_MAPPED.has(column.columnType)) return { read, write: same }
@@ -98,9 +98,10 @@ const SUB_MS = Symbol.for('pipeflush.subMilliseconds')
 const FRACTION = /\.(\d{4,6})/
 
 /**
- * A `timestamp` column of `mode: 'date'`: Drizzle's Date of the server's text, which remembers the
- * microseconds it drops as core's own Dates do; written back unchanged, its text has them again. So a
- * key holding a timestamp with microseconds (`(payment_date, payment_id)`) finds its row.
+ * A `timestamp` column of `mode: 'date'` in a primary key: Drizzle's Date of the server's text, which
+ * remembers the microseconds it drops as core's own Dates of key columns do; written back unchanged,
+ * its text has them again. So a key holding a timestamp with microseconds (`(payment_date,
+ * payment_id)`) finds its row.
  */
 function timestampMapping(column: PgColumn): ValueMapping {
   return {

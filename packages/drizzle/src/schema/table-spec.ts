@@ -28,14 +28,14 @@ export function tableSpec(entry: SchemaTable, context: TableSpecContext): TableS
     }
     return found
   }
-  const columns: Record<string, ColumnSpecInput> = {}
-  for (const [key, column] of entry.columns)
-    columns[key] = columnSpec(entry, key, column, context.dbName(column))
   const primaryKey =
     config.primaryKeys[0] !== undefined
       ? config.primaryKeys[0].columns.map((c) => property(c))
       : [...entry.columns].filter(([, c]) => c.primary).map(([key]) => key)
   if (primaryKey.length === 0) return undefined
+  const columns: Record<string, ColumnSpecInput> = {}
+  for (const [key, column] of entry.columns)
+    columns[key] = columnSpec(entry, key, column, context.dbName(column), primaryKey.includes(key))
   const foreignKeys: ForeignKeySpec[] = []
   for (const fk of config.foreignKeys) {
     const { columns: from, foreignColumns, foreignTable } = fk.reference()
