@@ -85,7 +85,9 @@ export function settleUpserts(
     if (own === undefined) continue
     state.snapshot = own.snapshot
     const key = rowKey(state.table, state.row)
-    if (key === null || map.get(state.table.key, key) !== undefined) continue
+    // An entity of the key that this flush removed (its delete ran first) gives way to the upserted one.
+    const known = key === null ? undefined : map.get(state.table.key, key)
+    if (key === null || (known !== undefined && known.status !== 'removed')) continue
     state.key = key
     state.status = 'managed'
     map.set(state)
