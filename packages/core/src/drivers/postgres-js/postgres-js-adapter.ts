@@ -76,6 +76,8 @@ export class PostgresJsAdapter implements DriverAdapter {
    * 20 s), and its `end()` waits for that.
    */
   readonly #leftBehind = new Map<Promise<unknown>, number>()
+  /** Releases of the end's holds waiting for the next opening to be over (see `#awaitReopening`). */
+  #afterOpening: (() => void)[] = []
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
@@ -98,6 +100,7 @@ export class PostgresJsAdapter implements DriverAdapter {
           // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
           // be served, after its reconnect's backoff; bounded then, where the application set no bound.
           const bound = left ?? (this.#waitingLeftBehind() ? LEFT_BEHIND_END_S : undefined)
+          console.error('DBG calling driver end, bound', bound)
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             bound === undefined ? options : { ...options, timeout: bound },
@@ -163,6 +166,9 @@ export class PostgresJsAdapter implements DriverAdapter {
   ): void {
     const o = this.sql.options
     const metered = new WeakMap<Socket, MeteredSocket>()
+    // Each opening's end (see below), by its socket: over TLS postgres.js removes every listener of the
+    // socket as it upgrades it, so the TLS socket's close ends it too (a handshake that fails).
+    const openings = new WeakMap<Socket, () => void>()
     // An opening is the client's `end()`'s to wait for from the factory's call (see `ClientEnd`).
     o.socket = this.#end.counting(
       socketFactory(
@@ -180,8 +186,15 @@ export class PostgresJsAdapter implements DriverAdapter {
           const m = meter(socket, address, typeQuery, admit)
           metered.set(socket, m)
           // The application's `sql.end()` waits until the connection is the pool's, or closed.
-          const opening = this.#end.begin()
+          const opened = this.#end.begin()
+          // The end's holds for a reopening (see `#awaitReopening`) taken before this opening are over with it.
+          const held = this.#afterOpening.splice(0)
+          const opening = () => {
+            opened()
+            for (const release of held) release()
+          }
           socket.once('close', opening)
+          openings.set(socket, opening)
           // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
           // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
           // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
@@ -202,6 +215,8 @@ export class PostgresJsAdapter implements DriverAdapter {
             const m = metered.get(socket)
             if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
           })
+          const opening = openings.get(socket)
+          if (opening !== undefined) tls.once('close', opening)
         },
         () => this.#refusal(),
         () => (this.#ended ? endedOpening(this.address) : undefined),
@@ -245,6 +260,22 @@ export class PostgresJsAdapter implements DriverAdapter {
     return waiting
   }
 
+  /**
+   * Holds the client's end until the next opening is over (ready or closed), for at most
+   * {@link REOPENING_WAIT_MS}: postgres.js reopens a connection for a request rejected while its
+   * connection opened (a few ms later, after its backoff), and an end asked before that opening is
+   * over waits for that connection until its bound. The end called after it finds the connection closed.
+   */
+  #awaitReopening(): void {
+    const done = this.#end.begin()
+    const timer = setTimeout(done, REOPENING_WAIT_MS)
+    timer.unref()
+    this.#afterOpening.push(() => {
+      clearTimeout(timer)
+      done()
+    })
+  }
+
   /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
   #refusal(): Error | undefined {
     if (this.#ended) return endedOpening(this.address)
@@ -269,6 +300,7 @@ export class PostgresJsAdapter implements DriverAdapter {
       strand: (requests: number, why: DriverError) => this.#strand(requests, why),
       leave: (request: Promise<unknown>) => this.#leftBehind.set(request, performance.now()),
       settled: (request: Promise<unknown>) => this.#leftBehind.delete(request),
+      rejectedOpening: () => this.#awaitReopening(),
     }
     return reserveConnection(this.sql, watch, giveUp).then(
       (reserved) => new PostgresJsReservation(this, reserved, done),
@@ -391,6 +423,12 @@ const REFUSING_MS = 1_000
  * connection still open, as `end({ timeout })` does.
  */
 const LEFT_BEHIND_END_S = 2
+
+/**
+ * How long the client's end waits for postgres.js to reopen a connection for a request rejected while
+ * its connection opened (see `#awaitReopening`): its backoff after a refused startup is a few ms.
+ */
+const REOPENING_WAIT_MS = 1000
 
 /** postgres.js's longest reconnect backoff (20 s at most by its default), with a margin. */
 const LEFT_BEHIND_WAIT_MS = 30_000

@@ -27,6 +27,11 @@ export interface ReservationWatch {
   leave(request: Promise<unknown>): void
   /** `request` settled (left behind or not). */
   settled(request: Promise<unknown>): void
+  /**
+   * A request was rejected while its connection opened: postgres.js opens once more for it (see
+   * {@link reserveConnection}); the client's end waits for that opening, briefly.
+   */
+  rejectedOpening(): void
 }
 
 /**
@@ -91,6 +96,12 @@ export function reserveConnection(
           // An opening refused for the requests stranded before this reservation (see `strand`),
           // taken by this one's: ask again (the refusals are few and end within a second).
           if (isRefusedOpening(error) && !done && refusedAgain++ < MAX_REFUSED_AGAIN) return ask()
+          // Rejected while its connection opened (a wrong password, a database that does not exist),
+          // the request stays in postgres.js's queue: the connection's close takes it from there and
+          // opens again for it, and an end asked meanwhile waits for that connection forever. It is
+          // left to postgres.js, as one given up is: the client's end is bounded while it may be.
+          watch.leave(request)
+          watch.rejectedOpening()
           finish(() => reject(error))
         },
       )
