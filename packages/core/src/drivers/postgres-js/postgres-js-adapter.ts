@@ -169,6 +169,8 @@ export class PostgresJsAdapter implements DriverAdapter {
     // Each opening's end (see below), by its socket: over TLS postgres.js removes every listener of the
     // socket as it upgrades it, so the TLS socket's close ends it too (a handshake that fails).
     const openings = new WeakMap<Socket, () => void>()
+    // Whether each socket's connection is fetching the array types (see `socketFactory`'s `fetchingTypes`).
+    const fetching = new WeakMap<Socket, () => boolean>()
     // An opening is the client's `end()`'s to wait for from the factory's call (see `ClientEnd`).
     o.socket = this.#end.counting(
       socketFactory(
@@ -195,6 +197,16 @@ export class PostgresJsAdapter implements DriverAdapter {
           }
           socket.once('close', opening)
           openings.set(socket, opening)
+          // The type fetch is the one query of the opening after the startup: written once the server is
+          // first ready (a round trip counted at that write), answered before the next write (another).
+          let readyAt: number | undefined
+          m.meter.onReady(() => {
+            readyAt = m.meter.roundTrips
+          })
+          fetching.set(
+            socket,
+            () => m.afterReady > 0 && readyAt !== undefined && m.meter.roundTrips <= readyAt + 1,
+          )
           // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
           // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
           // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
@@ -220,6 +232,7 @@ export class PostgresJsAdapter implements DriverAdapter {
         },
         () => this.#refusal(),
         () => (this.#ended ? endedOpening(this.address) : undefined),
+        (socket) => fetching.get(socket)?.() === true,
       ),
     )
   }

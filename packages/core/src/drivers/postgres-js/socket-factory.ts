@@ -52,6 +52,7 @@ export function socketFactory(
   onTls: OnTls = () => {},
   refusal: () => Error | undefined = () => undefined,
   ended: () => Error | undefined = () => undefined,
+  fetchingTypes: (socket: Socket) => boolean = () => false,
 ): SocketFactory {
   let hostOrder: HostOrder | undefined
   const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
@@ -96,10 +97,11 @@ export function socketFactory(
       }
     // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
     if (refused === undefined) onSocket(socket, admit)
-    deferCloseListeners(socket, onDriverClosed)
+    const quiet = () => fetchingTypes(socket)
+    deferCloseListeners(socket, onDriverClosed, quiet)
     holdDataOnceDestroyed(socket)
     watchTlsUpgrade(socket, (tls) => {
-      deferDriverCloseOn(tls, onDriverClosed)
+      deferDriverCloseOn(tls, onDriverClosed, quiet)
       holdDataOnceDestroyed(tls)
       onTls(socket, tls)
     })
@@ -171,14 +173,17 @@ function holdDataOnceDestroyed(socket: Socket): void {
  * own listeners, added before, see the close at once; `onDriverClosed` is called once postgres.js
  * handled it (its pool may then have reconnected the connection for a waiting request).
  */
-function deferCloseListeners(socket: Socket, onDriverClosed: () => void): void {
+function deferCloseListeners(socket: Socket, onDriverClosed: () => void, quiet: () => boolean): void {
   type Listener = (...args: unknown[]) => void
   const on = socket.on.bind(socket) as (event: string | symbol, listener: Listener) => Socket
   socket.on = ((event: string | symbol, listener: Listener) => {
+    // postgres.js's own error listener (named `error`); others (Node's TLS upgrade's) as they are.
+    if (event === 'error' && listener.name === 'error')
+      return on(event, Object.assign(quietError(listener, quiet), { listener }))
     if (event !== 'close') return on(event, listener)
     const deferred = (...args: unknown[]) =>
       void setImmediate(() => {
-        listener(...args)
+        quietClose(listener, quiet)(...args)
         onDriverClosed()
       })
     // EventEmitter's removeListener also matches a wrapper by its `listener`.
@@ -192,17 +197,43 @@ function deferCloseListeners(socket: Socket, onDriverClosed: () => void): void {
  * `tls.connect` returned: it is put back to run one macrotask late, for the reason
  * {@link deferCloseListeners} gives.
  */
-function deferDriverCloseOn(tls: TLSSocket, onDriverClosed: () => void): void {
+function deferDriverCloseOn(tls: TLSSocket, onDriverClosed: () => void, quiet: () => boolean): void {
   for (const listener of tls.listeners('close')) {
     if (listener.name !== 'closed') continue
     tls.removeListener('close', listener as (...args: unknown[]) => void)
     tls.on('close', (...args: unknown[]) =>
       setImmediate(() => {
-        ;(listener as (...args: unknown[]) => void)(...args)
+        quietClose(listener as (...args: unknown[]) => void, quiet)(...args)
         onDriverClosed()
       }),
     )
   }
+  for (const listener of tls.listeners('error')) {
+    if (listener.name !== 'error') continue
+    tls.removeListener('error', listener as (...args: unknown[]) => void)
+    tls.prependListener('error', quietError(listener as (...args: unknown[]) => void, quiet))
+  }
+}
+
+/**
+ * postgres.js's error listener, not called while `quiet` (see {@link quietClose}): its close follows.
+ */
+function quietError(listener: (...args: unknown[]) => void, quiet: () => boolean) {
+  return function (this: unknown, ...args: unknown[]) {
+    if (!quiet()) listener.apply(this, args)
+  }
+}
+
+/**
+ * postgres.js's close handler, told the close had an error while `quiet`: the connection's socket
+ * closed while it fetched the client's array types (the query it runs after its startup, before it
+ * serves the request it opened for). postgres.js 3.4.9 rejects that query at a close without an error
+ * (or at the error before one), and nothing awaits it: an unhandled rejection, which ends a process
+ * under Node's defaults. Closed "with an error", it leaves the query be, counts the failure for its
+ * backoff and opens again for the request, as it does for a connection lost before its startup ended.
+ */
+function quietClose(listener: (...args: unknown[]) => void, quiet: () => boolean) {
+  return (...args: unknown[]) => listener(...(quiet() ? [true] : args))
 }
 
 /**
