@@ -29,6 +29,15 @@ export class HostOrder {
   }
 
   /**
+   * A connection to host `index` closed before the server answered anything (a host that accepts
+   * connections and is silent: a hung server, a network that drops its packets): the next attempt
+   * starts after it, as postgres.js goes on to the next host when a connection times out.
+   */
+  unanswered(index: number): void {
+    this.#from = (index + 1) % this.#count
+  }
+
+  /**
    * A connection to host `index` finished its startup: `accepted` for the client, refused, or
    * `undefined` when it could not be judged (postgres.js judges it).
    */

@@ -90,6 +90,8 @@ export function socketFactory(
         } else {
           socket = opened.socket
           socket.setNoDelay(true)
+          if (hostOrder !== undefined && !options.path && options.host.length > 1)
+            watchAnswer(socket, opened.index, hostOrder)
           admit = admission(options, socket, opened.index, hostOrder)
         }
       } catch (e) {
@@ -107,6 +109,20 @@ export function socketFactory(
     })
     return socket
   }
+}
+
+/**
+ * Tells `order` when `socket` (to host `index`) closes before the server sent a byte: that host is
+ * tried after the others next time (see {@link HostOrder.unanswered}).
+ */
+function watchAnswer(socket: Socket, index: number, order: HostOrder): void {
+  let answered = false
+  socket.prependOnceListener('data', () => {
+    answered = true
+  })
+  socket.once('close', () => {
+    if (!answered) order.unanswered(index)
+  })
 }
 
 /** `socket` with `host` and `port` set (to host `index` of `options`) where its factory did not. */

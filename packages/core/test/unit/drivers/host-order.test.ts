@@ -26,4 +26,13 @@ describe('HostOrder', () => {
     order.judged(1, undefined)
     expect(order.order()).toEqual([0, 1])
   })
+
+  it('starts after a host that did not answer, a refused one still last', () => {
+    const order = new HostOrder(3)
+    order.unanswered(0)
+    expect(order.order()).toEqual([1, 2, 0])
+    order.judged(2, false)
+    order.unanswered(1)
+    expect(order.order()).toEqual([0, 1, 2])
+  })
 })

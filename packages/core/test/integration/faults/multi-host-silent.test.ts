@@ -1,0 +1,61 @@
+import { createServer, type Server, type Socket } from 'node:net'
+import { EntityManager } from '@pipeflush/core'
+import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import postgres from 'postgres'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { settleWithin, watchProcess } from './support.ts'
+
+// A multi-host URL whose first host accepts connections and never answers (a hung server, packets
+// dropped): a connection that times out there fails its request (postgres.js's CONNECT_TIMEOUT, as
+// without pipeflush), and the next connection goes to the next host, as postgres.js's own do. Through
+// pipeflush's socket factory every new connection tried the silent host first again, and failed.
+const db = useTestDatabase()
+
+let silent: Server
+let silentPort = 0
+const held: Socket[] = []
+
+beforeAll(async () => {
+  await db.sql.unsafe('create table if not exists silent_item (id int8 primary key, name text not null)')
+  silent = createServer((socket) => {
+    held.push(socket)
+    socket.on('error', () => {})
+  })
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  silentPort = (silent.address() as { port: number }).port
+})
+
+afterAll(async () => {
+  for (const s of held) s.destroy()
+  await new Promise<void>((resolve) => silent.close(() => resolve()))
+})
+
+describe('postgres.js, the first host silent', () => {
+  test('the first connect times out there; the next, and every unit after, reach the second host', async () => {
+    const target = new URL(db.url)
+    const url = `postgres://${target.username}:${target.password}@127.0.0.1:${silentPort},127.0.0.1:${target.port}${target.pathname}`
+    const sql = postgres(url, { max: 2, connect_timeout: 1, onnotice: () => {} })
+    const watch = watchProcess()
+    try {
+      const first = await settleWithin(EntityManager.connect(sql), 10_000, 'connect')
+      if (!first.ok) expect(first.error).toMatchObject({ name: 'PipeflushError' })
+      const connecting = first.ok ? first : await settleWithin(EntityManager.connect(sql), 10_000, 'connect')
+      expect(connecting.error, String(connecting.error)).toBeUndefined()
+      expect(connecting.ms).toBeLessThan(900)
+      const root = connecting.value!
+      for (let i = 0; i < 5; i++) {
+        const em = root.fork()
+        em.create('silent_item', { id: i + 1, name: `n${i}` })
+        const flushed = await settleWithin(em.flush(), 10_000)
+        expect(flushed.error, String(flushed.error)).toBeUndefined()
+        expect(flushed.ms).toBeLessThan(900)
+      }
+      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from silent_item`
+      expect(row!.n).toBe(5)
+      await settleWithin(sql.end(), 5_000, 'the end')
+      await watch.assertClean()
+    } finally {
+      watch.dispose()
+    }
+  })
+})
