@@ -100,7 +100,6 @@ export class PostgresJsAdapter implements DriverAdapter {
           // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
           // be served, after its reconnect's backoff; bounded then, where the application set no bound.
           const bound = left ?? (this.#waitingLeftBehind() ? LEFT_BEHIND_END_S : undefined)
-          console.error('DBG calling driver end, bound', bound)
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             bound === undefined ? options : { ...options, timeout: bound },
@@ -198,15 +197,22 @@ export class PostgresJsAdapter implements DriverAdapter {
           socket.once('close', opening)
           openings.set(socket, opening)
           // The type fetch is the one query of the opening after the startup: written once the server is
-          // first ready (a round trip counted at that write), answered before the next write (another).
-          let readyAt: number | undefined
+          // first ready, over when its answer's ReadyForQuery came (the end of a chunk of data).
+          let typesFetching = false
           m.meter.onReady(() => {
-            readyAt = m.meter.roundTrips
+            if (m.afterReady === 0) return
+            typesFetching = true
+            const source = m.decrypted ?? socket
+            let tail = Buffer.alloc(0)
+            const answered = (chunk: Buffer) => {
+              tail = Buffer.concat([tail, chunk]).subarray(-6)
+              if (tail.length < 6 || tail[0] !== 0x5a || tail.readUInt32BE(1) !== 5) return
+              typesFetching = false
+              source.removeListener('data', answered)
+            }
+            source.on('data', answered)
           })
-          fetching.set(
-            socket,
-            () => m.afterReady > 0 && readyAt !== undefined && m.meter.roundTrips <= readyAt + 1,
-          )
+          fetching.set(socket, () => typesFetching)
           // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
           // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
           // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
@@ -275,16 +281,21 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   /**
    * Holds the client's end until the next opening is over (ready or closed), for at most
-   * {@link REOPENING_WAIT_MS}: postgres.js reopens a connection for a request rejected while its
+   * {@link REOPENING_WAIT_MS}: postgres.js reopens a connection for `request`, rejected while its
    * connection opened (a few ms later, after its backoff), and an end asked before that opening is
-   * over waits for that connection until its bound. The end called after it finds the connection closed.
+   * over waits for that connection until its bound. The end called after it finds the connection
+   * closed. Should the opening take longer, the request stays left behind (the end bounded) as long
+   * as postgres.js may reconnect for it.
    */
-  #awaitReopening(): void {
+  #awaitReopening(request: Promise<unknown>): void {
+    // Left to postgres.js until that opening is over: the end is bounded meanwhile (see `#leftBehind`).
+    this.#leftBehind.set(request, performance.now())
     const done = this.#end.begin()
     const timer = setTimeout(done, REOPENING_WAIT_MS)
     timer.unref()
     this.#afterOpening.push(() => {
       clearTimeout(timer)
+      this.#leftBehind.delete(request)
       done()
     })
   }
@@ -313,7 +324,7 @@ export class PostgresJsAdapter implements DriverAdapter {
       strand: (requests: number, why: DriverError) => this.#strand(requests, why),
       leave: (request: Promise<unknown>) => this.#leftBehind.set(request, performance.now()),
       settled: (request: Promise<unknown>) => this.#leftBehind.delete(request),
-      rejectedOpening: () => this.#awaitReopening(),
+      rejectedOpening: (request: Promise<unknown>) => this.#awaitReopening(request),
     }
     return reserveConnection(this.sql, watch, giveUp).then(
       (reserved) => new PostgresJsReservation(this, reserved, done),

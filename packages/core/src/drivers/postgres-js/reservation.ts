@@ -28,10 +28,11 @@ export interface ReservationWatch {
   /** `request` settled (left behind or not). */
   settled(request: Promise<unknown>): void
   /**
-   * A request was rejected while its connection opened: postgres.js opens once more for it (see
-   * {@link reserveConnection}); the client's end waits for that opening, briefly.
+   * `request` was rejected while its connection opened: postgres.js opens once more for it (see
+   * {@link reserveConnection}); the client's end waits for that opening, briefly, and is bounded
+   * until it is over.
    */
-  rejectedOpening(): void
+  rejectedOpening(request: Promise<unknown>): void
 }
 
 /**
@@ -98,10 +99,8 @@ export function reserveConnection(
           if (isRefusedOpening(error) && !done && refusedAgain++ < MAX_REFUSED_AGAIN) return ask()
           // Rejected while its connection opened (a wrong password, a database that does not exist),
           // the request stays in postgres.js's queue: the connection's close takes it from there and
-          // opens again for it, and an end asked meanwhile waits for that connection forever. It is
-          // left to postgres.js, as one given up is: the client's end is bounded while it may be.
-          watch.leave(request)
-          watch.rejectedOpening()
+          // opens again for it, and an end asked meanwhile would wait for that connection forever.
+          watch.rejectedOpening(request)
           finish(() => reject(error))
         },
       )

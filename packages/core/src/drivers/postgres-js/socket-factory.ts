@@ -117,12 +117,30 @@ export function socketFactory(
  */
 function watchAnswer(socket: Socket, index: number, order: HostOrder): void {
   let answered = false
+  // A CancelRequest's connection is closed by the server without a byte: no sign of a silent host.
+  let cancel = false
+  let first = true
+  const write = socket.write
+  socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    if (first) {
+      first = false
+      cancel = isCancelRequest(chunk)
+    }
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
+  } as Socket['write']
   socket.prependOnceListener('data', () => {
     answered = true
   })
   socket.once('close', () => {
-    if (!answered) order.unanswered(index)
+    if (!answered && !cancel) order.unanswered(index)
   })
+}
+
+/** Whether `chunk` is a CancelRequest (16 bytes: its length, then the code 80877102). */
+function isCancelRequest(chunk: unknown): boolean {
+  return (
+    chunk instanceof Uint8Array && chunk.byteLength === 16 && Buffer.from(chunk).readUInt32BE(4) === 80877102
+  )
 }
 
 /** `socket` with `host` and `port` set (to host `index` of `options`) where its factory did not. */

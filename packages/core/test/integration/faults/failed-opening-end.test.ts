@@ -79,3 +79,30 @@ describe.each(TEST_DRIVERS)('%s, every new connection reset', (driver) => {
     }
   })
 })
+
+// The end is bounded only while postgres.js may still open for the rejected request: later, the
+// application's own query runs to its end (it was cut at 2 s for 30 s after any such rejection).
+describe('postgres.js, after a rejected opening', () => {
+  test("the application's own long query, sent once the database exists, outlives its end", async () => {
+    const name = `late_${Date.now() % 100000}`
+    const u = new URL(db.url)
+    u.pathname = `/${name}`
+    const c = openTrackedClient('postgres.js', u.toString(), { max: 1, connectTimeoutSeconds: 2 })
+    const watch = watchProcess()
+    try {
+      const connecting = await settleWithin(EntityManager.connect(c.client), 10_000, 'connect')
+      expect((connecting.error as { code?: string } | undefined)?.code).toBe('DATABASE_NOT_FOUND')
+      await db.sql.unsafe(`create database ${name}`)
+      const sql = c.client as { unsafe(text: string): Promise<unknown>; end(): Promise<void> }
+      await sql.unsafe('select 1')
+      const sleeping = settleWithin(sql.unsafe('select pg_sleep(2.5)'), 10_000, 'the query')
+      const ended = await settleWithin(sql.end(), 10_000, 'the end')
+      expect(ended.error).toBeUndefined()
+      expect((await sleeping).error).toBeUndefined()
+      await watch.assertClean()
+    } finally {
+      watch.dispose()
+      await db.sql.unsafe(`drop database if exists ${name} with (force)`)
+    }
+  })
+})

@@ -1,6 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net'
-import { EntityManager, isPipeflushError } from '@pipeflush/core'
+import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin, watchProcess } from './support.ts'
 import { openTrackedClient } from './tracked-client.ts'
@@ -81,4 +82,57 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       }
     },
   )
+})
+
+// Once the type fetch is answered, a close is postgres.js's as ever: a query sent on the connection
+// as it closes is rejected (a close taken as one during the fetch would leave it unsettled).
+describe('postgres.js, after the type fetch', () => {
+  test('a query sent as the idle first connection closes is rejected CONNECTION_CLOSED', async () => {
+    const target = new URL(db.url)
+    let armed = false
+    let late: Promise<string> | undefined
+    const sql = postgres(db.url, {
+      max: 1,
+      onnotice: () => {},
+      connection: { application_name: 'after_types' },
+    })
+    // The application's own socket factory, which pipeflush keeps: it sends a query as the socket closes.
+    ;(sql.options as { socket?: unknown }).socket = async () => {
+      const socket = new Socket()
+      socket.connect(Number(target.port), target.hostname)
+      socket.on('close', () =>
+        queueMicrotask(() => {
+          if (!armed) return
+          armed = false
+          late = sql`select 1 as x`.then(
+            () => 'resolved',
+            (e: { code?: string }) => `rejected ${e.code}`,
+          )
+        }),
+      )
+      return socket
+    }
+    const watch = watchProcess()
+    try {
+      // A declared schema: connect opens nothing. The application's reservation opens the first
+      // connection, which fetches the types, and gives it back without writing.
+      await EntityManager.connect(sql, {
+        schema: defineSchema({ t: { columns: { id: 'int8' }, primaryKey: ['id'] } }),
+        prepare: true,
+      })
+      const reserved = await sql.reserve()
+      reserved.release()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      armed = true
+      await db.sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'after_types'`
+      for (let i = 0; i < 100 && late === undefined; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      const settled = await settleWithin(late!, 3_000, 'the query')
+      expect(settled.value).toBe('rejected CONNECTION_CLOSED')
+      await settleWithin(sql.end({ timeout: 1 }), 3_000, 'the end')
+      await watch.assertClean()
+    } finally {
+      watch.dispose()
+    }
+  })
 })

@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net'
+import { createServer, type Server, Socket } from 'node:net'
 import { EntityManager } from '@pipeflush/core'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
@@ -56,6 +56,40 @@ describe('postgres.js, the first host silent', () => {
       await watch.assertClean()
     } finally {
       watch.dispose()
+    }
+  })
+
+  // A CancelRequest's connection closes without a byte from the server too: no sign of a silent host.
+  test('a cancelled query leaves the hosts in their order: new connections still go to the first', async () => {
+    const target = new URL(db.url)
+    let forwarded = 0
+    const forwarder = createServer((client) => {
+      forwarded++
+      const up = new Socket()
+      up.connect(Number(target.port), target.hostname)
+      client.on('error', () => {})
+      up.on('error', () => {})
+      client.pipe(up).pipe(client)
+    })
+    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve))
+    const port = (forwarder.address() as { port: number }).port
+    const url = `postgres://${target.username}:${target.password}@127.0.0.1:${target.port},127.0.0.1:${port}${target.pathname}`
+    const sql = postgres(url, { max: 4, onnotice: () => {} })
+    try {
+      await EntityManager.connect(sql)
+      const sleeping = sql`select pg_sleep(3)`
+      const settled = sleeping.then(
+        () => 'done',
+        (e: { code?: string }) => e.code,
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await sleeping.cancel()
+      expect(await settled).toBe('57014')
+      await Promise.all([1, 2, 3].map(() => sql`select pg_sleep(0.2)`))
+      expect(forwarded).toBe(0)
+    } finally {
+      await sql.end({ timeout: 1 })
+      await new Promise<void>((resolve) => forwarder.close(() => resolve()))
     }
   })
 })
