@@ -72,7 +72,7 @@ export function findHandoffEdges(
     byKey =
       draft.upsert !== undefined ||
       (draft.rows[0] as InsertInput | undefined)?.owner === undefined ||
-      deletes.some((d) => d.table === draft.table)
+      (deletes.some((d) => d.table === draft.table) && givesKeys(draft))
   }
   // Updates that change a unique constraint's column (free a value and take one); most flushes have none.
   const keyUpdates: number[] = []
@@ -142,6 +142,14 @@ export function findHandoffEdges(
     const [from, to] = id.split('>')
     return { from: Number(from), to: Number(to) }
   })
+}
+
+/** Whether some row of an insert draft has a key the application gave (not an id drawn by the flush). */
+function givesKeys(draft: StatementDraft): boolean {
+  const key = draft.table.primaryKey
+  for (let r = 0; r < draft.rows.length; r++)
+    for (let k = 0; k < key.length; k++) if (!(valueAt(draft, r, key[k]!) instanceof Slot)) return true
+  return false
 }
 
 /**
