@@ -11,22 +11,35 @@ import { openTrackedClient } from './tracked-client.ts'
 // for it: an end asked before that opening was over waited for that connection forever.
 const db = useTestDatabase()
 
+/** Each case: what the URL is made to say (`url` changes it). */
 const REFUSALS = [
-  { name: 'a wrong password', code: 'LOGIN_FAILED', url: async (u: URL) => void (u.password = 'wrong') },
+  {
+    name: 'a wrong password',
+    code: 'LOGIN_FAILED',
+    url: async (u: URL) => {
+      u.password = 'wrong'
+    },
+  },
   {
     name: 'a database that does not exist',
     code: 'DATABASE_NOT_FOUND',
-    url: async (u: URL) => void (u.pathname = '/nope'),
+    url: async (u: URL) => {
+      u.pathname = '/nope'
+    },
   },
   {
     name: 'TLS required of a server without it',
     code: 'TLS_FAILED',
-    url: async (u: URL) => void u.searchParams.set('sslmode', 'require'),
+    url: async (u: URL) => {
+      u.searchParams.set('sslmode', 'require')
+    },
   },
   {
     name: 'nothing listening at the address',
     code: 'HOST_UNREACHABLE',
-    url: async (u: URL) => void (u.port = String(await freePort())),
+    url: async (u: URL) => {
+      u.port = String(await freePort())
+    },
   },
 ] as const
 
