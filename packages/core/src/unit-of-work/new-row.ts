@@ -20,9 +20,7 @@ export function newRow(
   values: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const row = writableRow(table, values)
-  for (const column of keyFills(table).uuid) {
-    if (row[column.name] === undefined || row[column.name] === null) row[column.name] = uuidv7()
-  }
+  fillUuidKeys(table, row)
   const version = table.versionColumn
   if (version && (row[version] === undefined || row[version] === null)) row[version] = 1
   return row
@@ -64,9 +62,7 @@ export function upsertOf(
       (c) => !conflict.includes(c) && !table.primaryKey.includes(c) && c !== table.versionColumn,
     )
   if (table.versionColumn && row[table.versionColumn] === undefined) row[table.versionColumn] = 1
-  for (const column of keyFills(table).uuid) {
-    if (row[column.name] === undefined || row[column.name] === null) row[column.name] = uuidv7()
-  }
+  fillUuidKeys(table, row)
   return { row, spec: { conflict: [...conflict], update: [...update] } }
 }
 
@@ -87,6 +83,13 @@ export function mergedRow(
     values[c.name] = given[c.name]
   }
   return values
+}
+
+/** Gives each uuid key column `row` leaves out a uuid v7 (see `keyFills`). */
+function fillUuidKeys(table: TableModel, row: Record<string, unknown>): void {
+  for (const column of keyFills(table).uuid) {
+    if (row[column.name] === undefined || row[column.name] === null) row[column.name] = uuidv7()
+  }
 }
 
 /** A copy of `values` whose every column exists and may be written by an insert. */

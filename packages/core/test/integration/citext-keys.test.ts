@@ -1,13 +1,13 @@
-import { EntityManager } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { connectOn, schemaOf as schemaFor } from './fixtures/schema-client.ts'
 
 // Keys of the citext extension's type, which the server compares ignoring case: a child holding
 // 'POETRY' references the row 'Poetry', and the unit of work matches them the same way.
 const db = useTestDatabase()
 
 function schemaOf(driver: DriverName): string {
-  return `citext_${driver.replace(/[^a-z]/g, '')}`
+  return schemaFor('citext', driver)
 }
 
 beforeAll(async () => {
@@ -27,14 +27,8 @@ insert into "${s}".item (cat_name, note) values ('POETRY', 'upper'), ('Poetry', 
 
 async function setup(driver: DriverName) {
   const schema = schemaOf(driver)
-  const c = db.client(driver, {
-    max: 2,
-    // citext's operators are in public, where the extension is: on the path, as an application has it.
-    postgresJs: { connection: { search_path: `${schema},public` } },
-    pg: { options: `-c search_path=${schema},public` },
-  })
-  const root = await EntityManager.connect(c.client)
-  return { ...c, root, schema }
+  // citext's operators are in public, where the extension is: on the path, as an application has it.
+  return { ...(await connectOn(db, driver, `${schema},public`)), schema }
 }
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {

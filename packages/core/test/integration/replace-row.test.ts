@@ -1,14 +1,14 @@
-import { EntityManager } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
+import { connectOn, schemaOf as schemaFor } from './fixtures/schema-client.ts'
 
 // A row removed and a new one created with the same key in one unit of work (replacing a link row,
 // say): the flush deletes the old row before inserting the new one, in its one round trip.
 const db = useTestDatabase()
 
 function schemaOf(driver: DriverName): string {
-  return `replace_${driver.replace(/[^a-z]/g, '')}`
+  return schemaFor('replace', driver)
 }
 
 beforeAll(async () => {
@@ -29,13 +29,7 @@ insert into "${s}".book_tag values (1, 1, 'old'), (1, 2, 'old');
 
 async function setup(driver: DriverName) {
   const schema = schemaOf(driver)
-  const c = db.client(driver, {
-    max: 2,
-    postgresJs: { connection: { search_path: schema } },
-    pg: { options: `-c search_path=${schema}` },
-  })
-  const root = await EntityManager.connect(c.client)
-  return { ...c, root, schema }
+  return { ...(await connectOn(db, driver, schema)), schema }
 }
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {

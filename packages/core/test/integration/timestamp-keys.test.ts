@@ -1,7 +1,7 @@
-import { EntityManager } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
+import { connectOn, schemaOf as schemaFor } from './fixtures/schema-client.ts'
 
 // Keys holding a timestamp with microseconds (Pagila's payment: `primary key (payment_date,
 // payment_id)`, its dates from now()). A Date holds milliseconds; the stored microseconds are kept
@@ -10,7 +10,7 @@ import { counted } from './fixtures/counted.ts'
 const db = useTestDatabase()
 
 function schemaOf(driver: DriverName): string {
-  return `tskeys_${driver.replace(/[^a-z]/g, '')}`
+  return schemaFor('tskeys', driver)
 }
 
 beforeAll(async () => {
@@ -37,13 +37,7 @@ insert into "${s}".seen values (1, '2022-01-01 00:00:00.000001+00');
 
 async function setup(driver: DriverName, options: { copyRows?: number } = {}) {
   const schema = schemaOf(driver)
-  const c = db.client(driver, {
-    max: 2,
-    postgresJs: { connection: { search_path: schema } },
-    pg: { options: `-c search_path=${schema}` },
-  })
-  const root = await EntityManager.connect(c.client, options)
-  return { ...c, root, schema }
+  return { ...(await connectOn(db, driver, schema, options)), schema }
 }
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {

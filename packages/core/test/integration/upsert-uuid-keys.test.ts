@@ -1,7 +1,7 @@
-import { EntityManager } from '@pipeflush/core'
 import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { counted } from './fixtures/counted.ts'
+import { connectOn, schemaOf as schemaFor } from './fixtures/schema-client.ts'
 
 // Get-or-create on a table keyed by a uuid the server defaults (`uuid primary key default
 // gen_random_uuid()`, Drizzle's `uuid().primaryKey().defaultRandom()`): an upserted row leaving its key
@@ -9,7 +9,7 @@ import { counted } from './fixtures/counted.ts'
 const db = useTestDatabase()
 
 function schemaOf(driver: DriverName): string {
-  return `upsuuid_${driver.replace(/[^a-z]/g, '')}`
+  return schemaFor('upsuuid', driver)
 }
 
 beforeAll(async () => {
@@ -28,13 +28,7 @@ insert into "${schema}".label (name, color) values ('old', 'red');
 
 async function setup(driver: DriverName) {
   const schema = schemaOf(driver)
-  const c = db.client(driver, {
-    max: 2,
-    postgresJs: { connection: { search_path: schema } },
-    pg: { options: `-c search_path=${schema}` },
-  })
-  const root = await EntityManager.connect(c.client)
-  return { ...c, root, schema }
+  return { ...(await connectOn(db, driver, schema)), schema }
 }
 
 async function storedLabels(schema: string): Promise<Record<string, string>> {
