@@ -3,6 +3,7 @@ import type { DriverError } from '../driver.ts'
 import type { Meters } from '../socket/meters.ts'
 import type { PostgresJsReserved, PostgresJsSql } from './client-types.ts'
 import { everyPoll } from './reservation-poll.ts'
+import { EVERY_HOST } from './socket-factory.ts'
 
 /** What the reservation reads of the client's connections. */
 export interface ReservationWatch {
@@ -113,7 +114,12 @@ export function reserveConnection(
       const reopened = watch.closesHandled() > closesAtAsk && meters.opened > openedAtAsk
       if (reopened && now - lastAsk >= 100) return ask()
       if (meters.failures === failuresBefore) return
-      if (now - started >= watch.connectTimeoutMs) {
+      // An attempt found no host of a multi-host URL to connect to: postgres.js would try them again
+      // for ever, where with one host it fails the request.
+      const everyHost = everyHostFailed(watch, started)
+      if (everyHost !== undefined) {
+        if (finish(() => reject(everyHost))) failed(everyHost)
+      } else if (now - started >= watch.connectTimeoutMs) {
         const why = cannotConnect(watch)
         if (finish(() => reject(why))) failed(why)
       } else if (now - lastAsk >= 1000) {
@@ -159,6 +165,18 @@ const MAX_LEFT_OVERS = 3
 function isLeftOverEnd(error: unknown): boolean {
   const e = error as { severity?: unknown; code?: unknown } | null
   return typeof e === 'object' && e !== null && e.severity === 'FATAL' && SESSION_ENDS.has(String(e.code))
+}
+
+/**
+ * The failure of the last connection attempt since `since`, when it tried every host of a multi-host URL
+ * and connected to none (see `socket-factory.ts`), as the error of a request postgres.js failed.
+ */
+function everyHostFailed(watch: ReservationWatch, since: number): DriverError | undefined {
+  const last = watch.meters.lastFailure
+  const error = last?.error as (Error & { code?: unknown; [EVERY_HOST]?: true }) | undefined
+  if (last === undefined || last.at < since || error?.[EVERY_HOST] !== true) return undefined
+  const code = typeof error.code === 'string' ? error.code : undefined
+  return { kind: 'connection', ...(code === undefined ? {} : { code }), message: error.message, cause: error }
 }
 
 /** Connection attempts kept failing for longer than `connect_timeout`. */

@@ -43,7 +43,8 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * opened: postgres.js is handed one that fails with it (which rejects the request it connects for).
  * `ended` is asked again once a socket opened: a client ended meanwhile gets no connection (postgres.js
  * ended the connection while it waited for the socket, and would start it on this one all the same,
- * an idle connection kept open after the end).
+ * an idle connection kept open after the end); when no host of a multi-host URL could be connected
+ * to, the request of a client ended meanwhile fails (postgres.js would open again for it).
  */
 export function socketFactory(
   inner: SocketFactory | undefined,
@@ -55,12 +56,14 @@ export function socketFactory(
   fetchingTypes: (socket: Socket) => boolean = () => false,
 ): SocketFactory {
   let hostOrder: HostOrder | undefined
+  const pause = new EveryHostPause()
   const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
     const hosts = options.path ? 1 : options.host.length
     if (inner && hosts <= 1) return { socket: named(await inner(options), options, 0), index: 0 }
     if (options.path) return { socket: await connect(options, { path: options.path }), index: 0 }
     hostOrder ??= new HostOrder(hosts)
-    let last: unknown
+    await pause.wait()
+    const failures: unknown[] = []
     for (const index of hostOrder.order()) {
       const host = options.host[index] ?? 'localhost'
       const port = options.port[index] ?? options.port[0] ?? 5432
@@ -68,25 +71,31 @@ export function socketFactory(
         const socket = inner
           ? named(await inner({ ...options, host: [host], port: [port] }), options, index)
           : Object.assign(await connect(options, { host, port }), { host, port })
+        pause.connected()
         return { socket, index }
       } catch (e) {
-        last = e
+        failures.push(e)
       }
     }
-    throw last
+    if (hosts > 1) pause.failed()
+    throw hosts > 1 ? everyHostFailed(failures) : failures[0]
   }
+  // With several hosts postgres.js never fails a request for a socket that fails (it takes it for one
+  // host's failure and opens again): it does for a server's refusal.
+  const refusedSocket = (error: Error, options: PostgresJsOptions) =>
+    !options.path && options.host.length > 1 ? refusingSocket(error, options) : failedSocket(error, options)
   return async (options) => {
     let socket: Socket
     let admit: Admission | undefined
     let refused = refusal()
-    if (refused !== undefined) socket = failedSocket(refused, options)
+    if (refused !== undefined) socket = refusedSocket(refused, options)
     else
       try {
         const opened = await open(options)
         refused = ended()
         if (refused !== undefined) {
           opened.socket.destroy()
-          socket = failedSocket(refused, options)
+          socket = refusedSocket(refused, options)
         } else {
           socket = opened.socket
           socket.setNoDelay(true)
@@ -95,7 +104,8 @@ export function socketFactory(
           admit = admission(options, socket, opened.index, hostOrder)
         }
       } catch (e) {
-        socket = failedSocket(e as Error, options)
+        refused = ended()
+        socket = refused === undefined ? failedSocket(e as Error, options) : refusedSocket(refused, options)
       }
     // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
     if (refused === undefined) onSocket(socket, admit)
@@ -109,6 +119,29 @@ export function socketFactory(
     })
     return socket
   }
+}
+
+/**
+ * Marks the error of a connection attempt for which no host of a multi-host URL could be connected to
+ * (see {@link everyHostFailed}).
+ */
+export const EVERY_HOST: unique symbol = Symbol('pipeflush.everyHostFailed')
+
+/**
+ * The error of an attempt that tried every host of a multi-host URL and connected to none: each host's
+ * failure in its message, the last one's code (`ECONNREFUSED`...: what the failure is classified by).
+ * postgres.js takes such a socket's failure for one host's and opens again, for ever (it rejects the
+ * waiting requests only when the URL has one host): the reservation reads the mark ({@link EVERY_HOST})
+ * and fails at once, as with one host.
+ */
+function everyHostFailed(failures: readonly unknown[]): Error & { code?: string; [EVERY_HOST]: true } {
+  const last = failures.at(-1) as { code?: unknown } | undefined
+  const reasons = failures.map((f) => (f instanceof Error ? f.message : String(f)))
+  return Object.assign(new Error(`could not connect to any host: ${reasons.join('; ')}`), {
+    ...(typeof last?.code === 'string' ? { code: last.code } : {}),
+    cause: last,
+    [EVERY_HOST]: true as const,
+  })
 }
 
 /**
@@ -294,6 +327,80 @@ function failedSocket(error: Error, options: PostgresJsOptions): Socket {
   const fallback = setTimeout(fail, 1000)
   return socket
 }
+
+/**
+ * A socket for an opening refused on a client with several hosts, which answers as a server refusing
+ * the connection would: `N` to an SSLRequest, a FATAL ErrorResponse (SQLSTATE 08004, the message of
+ * `error`) to the startup, then closes. postgres.js fails the request it opens for with that error; a socket that
+ * failed it would take for one host's failure, and open again at once, for ever. Over a TLS it
+ * requires (the `N` refused) it hears nothing more: postgres.js fails the request at its
+ * `connect_timeout`.
+ */
+function refusingSocket(error: Error, options: PostgresJsOptions): Socket {
+  const socket = new Socket()
+  Object.assign(socket, { host: options.host[0], port: options.port[0] })
+  socket.write = ((chunk: unknown) => {
+    const ssl = isSslRequest(chunk)
+    const answer = ssl ? Buffer.from('N') : errorResponse('08004', error.message)
+    setImmediate(() => {
+      if (socket.destroyed) return
+      socket.emit('data', answer)
+      // The server closes the connection after its FATAL: postgres.js then clears its timers.
+      if (!ssl) socket.destroy()
+    })
+    return true
+  }) as Socket['write']
+  return socket
+}
+
+/** Whether `chunk` is the SSLRequest a connection starts with (length 8, code 80877103). */
+function isSslRequest(chunk: unknown): boolean {
+  return (
+    Buffer.isBuffer(chunk) &&
+    chunk.length === 8 &&
+    chunk.readInt32BE(0) === 8 &&
+    chunk.readInt32BE(4) === 80877103
+  )
+}
+
+/** A FATAL ErrorResponse message of SQLSTATE `code`. */
+function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, 'utf8')
+  const head = Buffer.alloc(5)
+  head.write('E', 0, 'latin1')
+  head.writeInt32BE(4 + fields.length, 1)
+  return Buffer.concat([head, fields])
+}
+
+/**
+ * How long a multi-host client waits before it tries the hosts again after an attempt that connected
+ * to none: postgres.js opens again at once after a failed opening, so while every host refuses, a
+ * request would try them thousands of times a second. The first attempt is not delayed (the request
+ * fails at once, as with one host: see `reservation.ts`); the next waits 100 ms, then twice as long
+ * each time, at most {@link MAX_PAUSE_MS}; a connection made starts over.
+ */
+class EveryHostPause {
+  #failedAt = Number.NEGATIVE_INFINITY
+  #ms = 0
+
+  /** Resolves once the pause after the last attempt that connected to no host is over. */
+  wait(): Promise<void> | undefined {
+    const left = this.#failedAt + this.#ms - performance.now()
+    return left > 0 ? new Promise((resolve) => setTimeout(resolve, left)) : undefined
+  }
+
+  failed(): void {
+    this.#failedAt = performance.now()
+    this.#ms = this.#ms === 0 ? FIRST_PAUSE_MS : Math.min(MAX_PAUSE_MS, this.#ms * 2)
+  }
+
+  connected(): void {
+    this.#ms = 0
+  }
+}
+
+const FIRST_PAUSE_MS = 100
+const MAX_PAUSE_MS = 2_000
 
 /** A connected TCP (or unix) socket, or an error naming where it tried, within `connect_timeout`. */
 function connect(

@@ -97,6 +97,8 @@ export interface ConnectFailure {
   readonly reason: string
   /** The server has no TLS (it answered `N` to the SSLRequest) and the client required it. */
   readonly tlsRefused: boolean
+  /** The socket's first error, if it had one. */
+  readonly error: Error | undefined
 }
 
 /**
@@ -164,6 +166,7 @@ export class Meters {
               ? error.message
               : 'the connection closed before the server was ready',
           tlsRefused,
+          error,
         }
       }
     })
