@@ -1,4 +1,5 @@
 import { errors } from '../errors.ts'
+import { sequenceOwner } from '../schema/owned-sequence.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
 import { IdQueue, type IdRun, runTexts } from './id-runs.ts'
 
@@ -17,9 +18,17 @@ export function fetchIdsSql(
     if (!Number.isSafeInteger(n) || n < 1)
       throw errors.internal('fetchIdsSql', `an id count must be a positive integer, not ${n}`)
   }
+  // A sequence named for its column (see `ownedSequence`) is the one the server finds from the column,
+  // else the one of that name: the others' names are resolved as they are.
+  const owners = sequences.map(sequenceOwner)
+  const owned = owners.some((o) => o !== undefined)
+  const resolved = owned
+    ? 'coalesce(pg_catalog.pg_get_serial_sequence(u.t, u.c)::regclass, u.seq::regclass)'
+    : 'u.seq::regclass'
+  const checked = owned ? resolved : 'u.seq'
   // A prefetch skips sequences the session may not use (a flush would fail there with the server's error).
   const usable = options.usableOnly
-    ? " where has_sequence_privilege(u.seq, 'USAGE') or has_sequence_privilege(u.seq, 'UPDATE')"
+    ? ` where has_sequence_privilege(${checked}, 'USAGE') or has_sequence_privilege(${checked}, 'UPDATE')`
     : ''
   // One row per sequence. Its ids, drawn in order into an array, come back as their first and their
   // count when they are consecutive (a sequence of increment 1 that does not cycle, strictly increasing
@@ -33,7 +42,11 @@ export function fetchIdsSql(
   const drawn = 'select array(select nextval(s.r) from generate_series(1, s.n)) as a'
   const consecutive =
     'coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false)'
-  const source = `(select u.seq, u.seq::regclass as r, u.n from unnest(${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]) as u(seq, n)${usable} offset 0) as s`
+  const arrays = `${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]`
+  const unnested = owned
+    ? `unnest(${arrays}, ${quoteTextArrayLiteral(owners.map((o) => o?.table ?? null))}, ${quoteTextArrayLiteral(owners.map((o) => o?.column ?? null))}) as u(seq, n, t, c)`
+    : `unnest(${arrays}) as u(seq, n)`
+  const source = `(select u.seq, ${resolved} as r, u.n from ${unnested}${usable} offset 0) as s`
   return `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, ${consecutive} as consecutive from ${source} cross join lateral (${drawn}) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`
 }
 

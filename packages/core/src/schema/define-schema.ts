@@ -12,6 +12,7 @@ import { BUILTIN_SCALAR_TYPES } from '../model/model.ts'
 import { typeSqlName } from '../values/cast.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
+import { makeObjectName, ownedSequence } from './owned-sequence.ts'
 import type {
   CheckedSchemaSpec,
   ColumnOptions,
@@ -29,23 +30,8 @@ const TYPE_PATTERN = /^([a-z0-9]+)(?:\((\d+)\))?(\[\])?$/
 const SCALAR_TYPES: ReadonlySet<string> = new Set([...BUILTIN_SCALAR_TYPES, 'enum'])
 const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8'])
 const RELATION_KINDS: ReadonlySet<string> = new Set<RelationKind>(['table', 'view', 'materialized view'])
-/** PostgreSQL's NAMEDATALEN - 1. */
-const MAX_NAME_LENGTH = 63
-
 function configError(table: string, message: string, column?: string): PipeflushError {
   return errors.tableConfig(table, message, column)
-}
-
-/** PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes. */
-function makeObjectName(name1: string, name2: string, label: string): string {
-  const available = MAX_NAME_LENGTH - label.length - 2
-  let length1 = name1.length
-  let length2 = name2.length
-  while (length1 + length2 > available) {
-    if (length1 > length2) length1--
-    else length2--
-  }
-  return `${name1.slice(0, length1)}_${name2.slice(0, length2)}_${label}`
 }
 
 /** PostgreSQL's default constraint name, with a numeric suffix when already taken in the schema. */
@@ -163,11 +149,14 @@ function columnOptions(
   }
   const dbName = spec.name ?? name
   const identity = spec.identity ?? null
+  if (spec.serial === true && !integer) {
+    throw configError(table, `serial column "${name}" must be int2, int4 or int8.`, name)
+  }
   const sequence =
     spec.sequence !== undefined
       ? quoteQualified(spec.sequence, schema)
-      : identity !== null
-        ? quoteQualified(`${schema}.${makeObjectName(tableName, dbName, 'seq')}`, schema)
+      : identity !== null || spec.serial === true
+        ? ownedSequence(schema, tableName, dbName)
         : null
   return {
     dbName,

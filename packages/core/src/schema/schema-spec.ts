@@ -19,10 +19,16 @@ export interface ColumnOptions {
   /**
    * The sequence feeding the column, e.g. `public.author_id_seq`: an identity's, a serial column's, or
    * the one a `DEFAULT nextval(...)` draws from. A key column (or part of a composite key) with a
-   * sequence gets its ids from it at flush. Identity columns default to PostgreSQL's
-   * `<table>_<column>_seq`. Implies `default`.
+   * sequence gets its ids from it at flush. An identity column without it (or a `serial` one) draws
+   * from the sequence the server finds for the column, whatever its name. Implies `default`.
    */
   readonly sequence?: string
+  /**
+   * A `serial`/`bigserial` column: its ids come from the sequence it owns, which the server finds from
+   * the column when ids are drawn (a table renamed since keeps its sequence's old name). Implies
+   * `default`; give `sequence` instead for a `DEFAULT nextval(...)` of a sequence the column does not own.
+   */
+  readonly serial?: boolean
   /** A generated (stored) column: never written. */
   readonly generated?: boolean
   /**

@@ -5,12 +5,12 @@ type ColumnOptions = Omit<Extract<ColumnSpec, { sql: string }>, 'sql' | 'type' |
 import type { PgColumn } from 'drizzle-orm/pg-core'
 import { errors } from '../errors.ts'
 import { valueMapping } from './column-values.ts'
-import { makeObjectName, quoteIdentifier } from './names.ts'
+import { quoteIdentifier } from './names.ts'
 import type { SchemaTable } from './tables.ts'
 
 /**
  * Serial columns: the integer type they are (`serial` is a shorthand of CREATE TABLE, not a type),
- * their sequence PostgreSQL's `<table>_<column>_seq`.
+ * their sequence the one the column owns (found by the server when ids are drawn: see `serial`).
  */
 const SERIALS: ReadonlyMap<string, string> = new Map([
   ['PgSmallSerial', 'smallint'],
@@ -56,9 +56,7 @@ export function columnSpec(
       ? {}
       : { identity: identity.type === 'always' ? 'always' : ('by default' as const) }),
     ...(identity?.sequenceName === undefined ? {} : { sequence: qualified(table, identity.sequenceName) }),
-    ...(SERIALS.has(column.columnType)
-      ? { sequence: qualified(table, makeObjectName(table.name, dbName, 'seq')) }
-      : {}),
+    ...(SERIALS.has(column.columnType) ? { serial: true } : {}),
     ...(column.generated === undefined ? {} : { generated: true }),
     ...(hasServerDefault(column) ? { default: true } : {}),
   }

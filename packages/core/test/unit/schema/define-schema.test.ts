@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
+import { sequenceOwner } from '../../../src/schema/owned-sequence.ts'
 
 function configError(fn: () => unknown): string {
   try {
@@ -162,6 +163,18 @@ describe('defineSchema', () => {
     expect(name).toBe(`${'a'.repeat(29)}_${'a'.repeat(28)}_fkey`)
     expect(name).toHaveLength(63)
     expect(s.tables.get('x')!.foreignKeys.map((fk) => fk.name)).toEqual(['x_other_fkey2', 'x_other_fkey1'])
+  })
+
+  it('declares a serial column: its sequence named as PostgreSQL names it, found from the column when ids are drawn', () => {
+    const declared = defineSchema({
+      thing: { columns: { id: { type: 'int8', serial: true }, name: 'text' }, primaryKey: ['id'] },
+    })
+    const id = declared.tables.get('thing')?.columnsByName.get('id')
+    expect(id).toMatchObject({ sequence: '"public"."thing_id_seq"', hasDefault: true, identity: null })
+    expect(sequenceOwner(id!.sequence!)).toEqual({ table: '"public"."thing"', column: 'id' })
+    expect(() =>
+      defineSchema({ thing: { columns: { id: { type: 'text', serial: true } }, primaryKey: ['id'] } }),
+    ).toThrow(/serial column "id" must be int2, int4 or int8/)
   })
 
   it('declares a sequence DEFAULT of a key column or key part (implying a default), views and materialized views', () => {

@@ -1,0 +1,54 @@
+import { quoteIdentifier } from '../values/identifier.ts'
+
+/** A column whose sequence the server finds (see {@link ownedSequence}): its table, qualified and quoted, and its name. */
+export interface SequenceOwner {
+  readonly table: string
+  readonly column: string
+}
+
+/**
+ * The owners of the sequences named by {@link ownedSequence}, by name. A name is made from its
+ * schema, table and column only, so it has one owner whichever schema declared it.
+ */
+const owners = new Map<string, SequenceOwner>()
+
+/**
+ * The sequence of a serial or identity column declared in code without its sequence's name: the name
+ * PostgreSQL gives it when the table is created (`<table>_<column>_seq`, shortened to fit 63 bytes),
+ * qualified and quoted, which names it in errors and pools its ids. The sequence itself is found by the
+ * server from the column when ids are drawn (`pg_get_serial_sequence`: see `fetchIdsSql`): a table
+ * renamed since keeps its sequence's old name, and a tool may have named it otherwise.
+ *
+ * @example
+ * ownedSequence('public', 'author', 'id') // '"public"."author_id_seq"', owned by "public"."author".id
+ */
+export function ownedSequence(schema: string, table: string, column: string): string {
+  const name = `${quoteIdentifier(schema)}.${quoteIdentifier(makeObjectName(table, column, 'seq'))}`
+  owners.set(name, { table: `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`, column })
+  return name
+}
+
+/** The column whose sequence `name` is, when {@link ownedSequence} named it. */
+export function sequenceOwner(name: string): SequenceOwner | undefined {
+  return owners.get(name)
+}
+
+/** PostgreSQL's NAMEDATALEN - 1. */
+const MAX_NAME_LENGTH = 63
+
+/**
+ * PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes.
+ *
+ * @example
+ * makeObjectName('book', 'author_id', 'fkey') // 'book_author_id_fkey'
+ */
+export function makeObjectName(name1: string, name2: string, label: string): string {
+  const available = MAX_NAME_LENGTH - label.length - 2
+  let length1 = name1.length
+  let length2 = name2.length
+  while (length1 + length2 > available) {
+    if (length1 > length2) length1--
+    else length2--
+  }
+  return `${name1.slice(0, length1)}_${name2.slice(0, length2)}_${label}`
+}
