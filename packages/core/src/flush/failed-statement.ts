@@ -2,6 +2,7 @@ import type { PlannedStatement } from '../plan/types.ts'
 
 /** What the server said of a statement it rejected, as far as telling which one it was goes. */
 export interface RejectionFacts {
+  readonly sqlState?: string | undefined
   readonly table?: string | undefined
   readonly column?: string | undefined
   /** Its detail: `Key (email)=(a@x) already exists.`, `Key (author_id)=(9) is not present in ...`. */
@@ -10,11 +11,14 @@ export interface RejectionFacts {
 
 /**
  * The statement among `statements` (the statements of one message, in order) that the server's
- * rejection is about, when the server named its table but not its place in the message: the only
- * statement on that table; else, of several, the one that could have written what the rejection names
- * (the key columns of its detail: an insert, or an update setting one of them; of those, the one
- * whose rows hold the key's values), else one writing the column it names, else the first on the table.
- * Undefined when no statement is on the table.
+ * rejection is about, when the server did not say its place in the message: the message's only
+ * statement, unless the server named another table (a timeout, a deadlock, a trigger's exception name
+ * none); else, when the server named its table, the only statement on that table; else, of several,
+ * those that could have caused it (an insert or an update, for a value refused: a NULL, a check, a
+ * duplicate, a missing reference), of which the one that could have written what the rejection names
+ * (the key columns of its detail: an insert, or an update setting one of them; of those, the one whose
+ * rows hold the key's values), else for a NULL refused the one with a NULL in that column, else one
+ * writing the column it names, else the first. Undefined when no statement is on the table.
  *
  * A row still referenced (`Key (id)=(5) is still referenced from table "child"`) is the exception: the
  * server names the referencing table, but the statement that failed removed the referenced row (a
@@ -30,6 +34,8 @@ export function rejectedStatement(
   facts: RejectionFacts,
 ): PlannedStatement | undefined {
   const { table } = facts
+  const only = onlyStatement(statements)
+  if (only !== undefined && (table === undefined || isOn(only, table))) return only
   if (table === undefined) return undefined
   const key = detailKey(facts.detail)
   if (key?.referenced === true) {
@@ -37,21 +43,73 @@ export function rejectedStatement(
     if (removing !== undefined) return removing
   }
   const onTable: PlannedStatement[] = []
-  for (const s of statements)
-    if (s !== undefined && (s.table === table || s.table.endsWith(`.${table}`))) onTable.push(s)
+  for (const s of statements) if (s !== undefined && isOn(s, table)) onTable.push(s)
   if (onTable.length <= 1) return onTable[0]
+  // A value refused (class 22, or a NULL, check, duplicate or missing reference) is an insert's or an
+  // update's: a delete writes no value.
+  const writing = refusesValue(facts.sqlState) ? onTable.filter((s) => s.kind !== 'delete') : onTable
+  const candidates = writing.length > 0 ? writing : onTable
+  if (candidates.length === 1) return candidates[0]
   if (key !== undefined) {
-    const writing = onTable.filter((s) => writes(s, key.columns))
-    const holding = writing.find((s) => holdsKey(s, key))
+    const keyed = candidates.filter((s) => writes(s, key.columns))
+    const holding = keyed.find((s) => holdsKey(s, key))
     if (holding !== undefined) return holding
-    if (writing.length > 0) return writing[0]
+    if (keyed.length > 0) return keyed[0]
   }
   const column = facts.column
   if (column !== undefined) {
-    const setting = onTable.find((s) => s.kind !== 'delete' && s.columns.includes(column))
+    if (facts.sqlState === NOT_NULL) {
+      const nulling = candidates.find((s) => s.kind !== 'delete' && holdsNull(s, column))
+      if (nulling !== undefined) return nulling
+    }
+    const setting = candidates.find((s) => s.kind !== 'delete' && s.columns.includes(column))
     if (setting !== undefined) return setting
   }
-  return onTable[0]
+  return candidates[0]
+}
+
+/** SQLSTATE not_null_violation. */
+const NOT_NULL = '23502'
+
+/**
+ * Whether a rejection of SQLSTATE `sqlState` refuses a value written (a data exception, a NULL, a check,
+ * a duplicate, a missing reference): never a delete's. A row still referenced (also 23503) is told
+ * apart by its detail first (see {@link removingStatement}).
+ */
+function refusesValue(sqlState: string | undefined): boolean {
+  if (sqlState === undefined) return false
+  return sqlState.startsWith('22') || ['23502', '23503', '23505', '23514'].includes(sqlState)
+}
+
+/** Whether `s` is on `table` (as the server names it: unqualified). */
+function isOn(s: PlannedStatement, table: string): boolean {
+  return s.table === table || s.table.endsWith(`.${table}`)
+}
+
+/** The one planned statement of `statements`, if there is exactly one. */
+function onlyStatement(statements: readonly (PlannedStatement | undefined)[]): PlannedStatement | undefined {
+  let only: PlannedStatement | undefined
+  for (const s of statements) {
+    if (s === undefined) continue
+    if (only !== undefined) return undefined
+    only = s
+  }
+  return only
+}
+
+/**
+ * Whether some row of `s` (an insert or an update) writes NULL to `column`: an update's parameters
+ * are its key's parts, then its set columns.
+ */
+function holdsNull(s: PlannedStatement, column: string): boolean {
+  const i = s.columns.indexOf(column)
+  if (i < 0) return false
+  const first = s.keys[0]
+  const offset = s.kind !== 'update' ? 0 : Array.isArray(first) ? first.length : 1
+  const values = s.params[offset + i]
+  if (values === undefined) return false
+  for (let r = 0; r < s.rowCount; r++) if (values[r] === null) return true
+  return false
 }
 
 /** A key a rejection's detail names: its columns and their values as the server printed them. */

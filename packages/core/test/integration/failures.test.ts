@@ -11,6 +11,7 @@ beforeAll(async () => {
       version int not null default 1);
     create table ledger (id bigserial primary key, account_id bigint not null references account, amount numeric not null);
     create table gadget (id serial primary key, name text not null, note text);
+    create table part (id int primary key, n int not null check (n > 0), account_id bigint references account);
     create table reading (id bigserial primary key, device text not null, recorded_at timestamptz not null,
       value float8 not null, unique (device, recorded_at));
   `)
@@ -94,6 +95,43 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         'update on account',
         'account_owner_key',
         [mover['id']],
+      ])
+    })
+
+    // A check or a NULL refused names a table and a constraint or column, no key: of the statements on
+    // that table, the one that wrote the refused value.
+    test('a check refused by an insert beside a delete of the same table: the error names the insert and its key', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const base = 1_000 * (TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode))
+      await db.sql`insert into part (id, n) values (${base + 1}, 1)`
+      const em = root.fork()
+      em.remove(await em.load('part', base + 1))
+      // Its parent is new: the insert goes after the delete (the message's first statement on part).
+      const parent = em.create('account', { owner: `part-${driver}-${mode}`, balance: '1' })
+      em.create('part', { id: base + 2, n: 0, account_id: parent })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 14), pe.constraint, pe.keys]).toEqual([
+        'insert on part',
+        'part_n_check',
+        [base + 2],
+      ])
+    })
+
+    test('a NULL refused in the second of two inserts of one table: the error names that insert and its key', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const em = root.fork()
+      em.create('gadget', { id: 8_000_000 + modes.indexOf(mode), name: 'fine' })
+      em.create('gadget', { id: 8_100_000 + modes.indexOf(mode), name: null, note: 'x' })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error)).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 16), pe.keys]).toEqual([
+        'insert on gadget',
+        [8_100_000 + modes.indexOf(mode)],
       ])
     })
 

@@ -42,7 +42,6 @@ describe('rejectedStatement', () => {
   test('the only statement on the table the server named; none when no statement is on it', () => {
     expect(rejectedStatement([other, rename], { table: 't' })).toBe(rename)
     expect(rejectedStatement([other, rename], { table: 'zzz' })).toBeUndefined()
-    expect(rejectedStatement([rename], {})).toBeUndefined()
     expect(
       rejectedStatement([undefined, statement('insert', 's.t', ['id'], [['1']])], { table: 't' })?.table,
     ).toBe('s.t')
@@ -127,5 +126,33 @@ describe('rejectedStatement', () => {
     ).toBe(recode)
     // Nothing removed or rekeyed (not a statement of this message): as for other rejections.
     expect(rejectedStatement([insertNine], { table: 't', detail })).toBe(insertNine)
+  })
+})
+
+describe('rejectedStatement: a value refused, or nothing named', () => {
+  test("a check or a data exception is an insert's or an update's, not a delete's before them", () => {
+    const insertTen = statement('insert', 't', ['id', 'n'], [['10'], ['0']], [10])
+    for (const sqlState of ['23514', '22003', '22P02'])
+      expect(rejectedStatement([removeT, insertTen], { sqlState, table: 't' })).toBe(insertTen)
+    // A trigger's exception may be any statement's: the first on the table, as before.
+    expect(rejectedStatement([removeT, insertTen], { sqlState: 'P0001', table: 't' })).toBe(removeT)
+  })
+
+  test('a NULL refused: the statement with a NULL in that column, of several writing it', () => {
+    const first = statement('insert', 'u', ['id', 'title'], [['1'], ['fine']], [1])
+    const second = statement('insert', 'u', ['id', 'title', 'note'], [['2'], [null], ['x']], [2])
+    expect(rejectedStatement([first, second], { sqlState: '23502', table: 'u', column: 'title' })).toBe(
+      second,
+    )
+    const clear = statement('update', 'u', ['title'], [['3'], [null]], [3])
+    expect(rejectedStatement([first, clear], { sqlState: '23502', table: 'u', column: 'title' })).toBe(clear)
+  })
+
+  test("a message's only statement, whatever the server named, unless another table", () => {
+    expect(rejectedStatement([undefined, rename, undefined], {})).toBe(rename)
+    expect(rejectedStatement([rename], { sqlState: '57014' })).toBe(rename)
+    expect(rejectedStatement([rename], { table: 't' })).toBe(rename)
+    // The flush log's insert (a text of its own, undefined here) failing on its table: not the statement.
+    expect(rejectedStatement([undefined, rename], { table: 'pipeflush_flush_log' })).toBeUndefined()
   })
 })
