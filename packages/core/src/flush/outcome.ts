@@ -45,11 +45,8 @@ export function statementError(
       statement?.kind ?? 'write',
       stale.keys.map(describeKeyText).join(', '),
       staleKeys(stale, statement),
-      {
-        sqlState: e.sqlState,
-        flushId,
-        cause: e.cause,
-      },
+      // No SQLSTATE: the server's (22P02) is the check's way of failing the statement, not the reason.
+      { flushId, cause: e.cause },
     )
   }
   const missing = parseMissingLookup(e.message)

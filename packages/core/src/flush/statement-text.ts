@@ -2,6 +2,7 @@ import { statementName } from '../connection/statement-name.ts'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
 import { inlineLiterals } from '../drivers/inline-params.ts'
 import { errors } from '../errors.ts'
+import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.ts'
 import { statementForm } from '../plan/statements/statement-sql.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
@@ -118,8 +119,11 @@ function codePoints(s: string): number {
  */
 export function statementAt(
   batch: SimpleBatch,
-  error: RejectionFacts & { readonly position?: number | undefined },
+  error: RejectionFacts & { readonly position?: number | undefined; readonly message?: string },
 ): PlannedStatement | undefined {
+  // A row changed or gone: the update or delete on its table whose rows hold its key.
+  const stale = parseStaleError({ code: error.sqlState, message: error.message })
+  if (stale !== null) return staleStatement(batch.statements, stale)
   const { position } = error
   if (position !== undefined) {
     let end = 0
@@ -130,4 +134,29 @@ export function statementAt(
     return undefined
   }
   return rejectedStatement(batch.statements, error)
+}
+
+/**
+ * The update or delete of `statements` that found fewer rows than it had to (`stale`): of those on its
+ * table, the first whose key parameters hold the first key it names, else the first.
+ */
+function staleStatement(
+  statements: readonly (PlannedStatement | undefined)[],
+  stale: StaleRows,
+): PlannedStatement | undefined {
+  let first: PlannedStatement | undefined
+  const tuple = stale.keyTuples[0]
+  for (const s of statements) {
+    if (s === undefined || s.kind === 'insert') continue
+    if (
+      s.table !== stale.table &&
+      !s.table.endsWith(`.${stale.table}`) &&
+      !stale.table.endsWith(`.${s.table}`)
+    )
+      continue
+    first ??= s
+    if (tuple === undefined) continue
+    for (let r = 0; r < s.rowCount; r++) if (tuple.every((text, i) => s.params[i]?.[r] === text)) return s
+  }
+  return first
 }

@@ -12,6 +12,7 @@ beforeAll(async () => {
     create table ledger (id bigserial primary key, account_id bigint not null references account, amount numeric not null);
     create table gadget (id serial primary key, name text not null, note text);
     create table part (id int primary key, n int not null check (n > 0), account_id bigint references account);
+    create table tally (id int primary key, n int not null, version int not null default 1);
     create table reading (id bigserial primary key, device text not null, recorded_at timestamptz not null,
       value float8 not null, unique (device, recorded_at));
   `)
@@ -225,6 +226,25 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect((await counts()).g).toBe(gadgetsBefore)
       if (mode === 'burst') expect(counter.read().roundTrips).toBe(1) // no extra round trip for the check
       expect(em.pending.updates).toBe(2)
+    })
+    // An int4 key: the error gives the key as the application holds it (a number), whichever statement
+    // of the message failed, and no SQLSTATE (the server's is how the check fails the statement).
+    test('a stale update beside other statements: OPTIMISTIC_LOCK names the update and the key as held', async () => {
+      const { client } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const id = 100 + TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode)
+      await db.sql`insert into tally (id, n) values (${id}, 1), (${id + 1000}, 1)`
+      const em = root.fork()
+      const [t, u] = await em.find('tally', { id: [id, id + 1000] }, { orderBy: { id: 'asc' } })
+      await db.sql`update tally set n = 5, version = version + 1 where id = ${id}`
+      t!['n'] = 2
+      em.remove(u!)
+      em.create('gadget', { name: `beside stale ${id}` })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'OPTIMISTIC_LOCK')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.table, pe.keys, pe.sqlState]).toEqual(['tally', [id], undefined])
+      expect(pe.message).toMatch(/update/)
     })
   })
 
