@@ -150,9 +150,13 @@ function setting(
   return { rows: [{ [column(name)]: value }] }
 }
 
-/** pipeflush's id fetch: the sequences and counts of its `unnest(...)`, each drawn from the server's counters. */
+/**
+ * pipeflush's id fetch: the sequences and counts of its `unnest(...)` (and the tables and columns of
+ * sequences found from their column, which the scripted server ignores), each drawn from the server's
+ * counters by the sequence's name.
+ */
 function fetchIds(state: DefaultsState, s: ScriptedStatement): Answer {
-  const m = /unnest\((E?)'((?:[^'\\]|''|\\.)*)'::text\[\], '\{([0-9,]*)\}'::int4\[\]\)/i.exec(s.normalized)
+  const m = /unnest\((E?)'((?:[^'\\]|''|\\.)*)'::text\[\], '\{([0-9,]*)\}'::int4\[\][,)]/i.exec(s.normalized)
   if (m === null)
     return { error: { code: '42601', message: 'scripted server: an id fetch it cannot read', position: 1 } }
   const quoted = m[2]!.replace(/''/g, "'")
