@@ -65,6 +65,11 @@ export function dateText(value: unknown): string {
   return value
 }
 
+/** Whether `value` is a Date whose time is NaN (`new Date('infinity')`). */
+function isInvalidDate(value: unknown): boolean {
+  return value instanceof Date && Number.isNaN(value.getTime())
+}
+
 function dayOf(text: string): number {
   if (text === 'infinity') return Number.POSITIVE_INFINITY
   if (text === '-infinity') return Number.NEGATIVE_INFINITY
@@ -92,6 +97,9 @@ export const dateCodec: ScalarCodec = {
     return text
   },
   same(a, b) {
+    // An invalid Date (what a column's mapping may read for `infinity`) is the same as another, as
+    // for timestamps: a row holding one unchanged is not written.
+    if (isInvalidDate(a) && isInvalidDate(b)) return true
     if (a === b) return typeof a === 'string'
     try {
       return dateText(a) === dateText(b)

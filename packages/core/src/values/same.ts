@@ -8,8 +8,9 @@ import { storedValue } from './mapping.ts'
  * numerics compare by value (`'1.50'` and `1.5`), Dates by time, bytes by content, JSON by deep
  * equality (key order ignored), `char(n)` ignoring trailing spaces, float4 after `Math.fround`,
  * float8 with `Object.is` (`-0` differs from `0`, NaN equals NaN), arrays element by element. Never
- * throws: a value that cannot be encoded is different from everything but itself. A column's `mapping`
- * compares what it writes for each value.
+ * throws: a value that cannot be encoded is different from everything but itself, and an invalid Date
+ * is the same as another (a snapshot holds a copy of the one read). A column's `mapping` compares what
+ * it writes for each value, or, where it cannot write one, the values themselves.
  */
 export function sameValue(a: unknown, b: unknown, column: ColumnModel): boolean {
   if (a === null || b === null || a === undefined || b === undefined) return a === b && a === null
@@ -25,10 +26,23 @@ function sameStored(a: unknown, b: unknown, column: ColumnModel): boolean {
     x = storedValue(a, column)
     y = storedValue(b, column)
   } catch {
-    return Object.is(a, b)
+    return sameUnwritable(a, b)
   }
   if (x === null || y === null || x === undefined || y === undefined) return x === y && x === null
   return sameOwn(x, y, column)
+}
+
+/**
+ * {@link sameValue} of two application values one of which the column's mapping cannot write: Dates
+ * by time (an invalid Date, which a mapping of the server's text may read for `infinity` or a date
+ * past a Date's range, is the same as another), arrays element by element, anything else itself only.
+ * So a row holding such a value unchanged is not written; a new one differs from the value it replaces,
+ * and is refused when written (`INVALID_VALUE`).
+ */
+function sameUnwritable(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return Object.is(a.getTime(), b.getTime())
+  if (!Array.isArray(a) || !Array.isArray(b)) return Object.is(a, b)
+  return a.length === b.length && a.every((x: unknown, i) => sameUnwritable(x, b[i]))
 }
 
 /** {@link sameValue} of two non-null values of pipeflush's own representation. */

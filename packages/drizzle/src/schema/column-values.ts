@@ -52,12 +52,16 @@ const READ_ONLY_MAPPED: ReadonlySet<string> = new Set([
   'PgJsonb',
 ])
 
+/** Classes of `mode: 'date'` columns: Drizzle's `new Date` of the server's text. */
+const DATE_MODE: ReadonlySet<string> = new Set(['PgTimestamp', 'PgDate'])
+
 /**
  * The mapping (see `ValueMapping` of `@pipeflush/core`) between what Drizzle gives for `column` and
  * what pipeflush decodes for its SQL type, or undefined when they are the same values. `sqlType` is
  * the column's SQL type (a custom type's `dataType`). What pipeflush decodes is what Drizzle's
  * drivers hand to `mapFromDriverValue` (see `column-spec.ts` for timestamps, held as text), so an
- * entity equals the row Drizzle's own select gives. Arrays map element by element, nulls kept.
+ * entity equals the row Drizzle's own select gives, but for `infinity` in a `mode: 'date'` column
+ * (see {@link withInfinity}). Arrays map element by element, nulls kept.
  *
  * One object per row: the entity holds Drizzle's values themselves.
  */
@@ -67,6 +71,12 @@ export function valueMapping(column: PgColumn, sqlType: string, keyPart = false)
     return base === undefined ? undefined : elementwise(base)
   }
   if (AS_CORE.has(column.columnType)) return undefined
+  const mapping = classMapping(column, sqlType, keyPart)
+  return DATE_MODE.has(column.columnType) ? withInfinity(mapping) : mapping
+}
+
+/** {@link valueMapping} of a column whose class maps values, through its own functions. */
+function classMapping(column: PgColumn, sqlType: string, keyPart: boolean): ValueMapping {
   if (column.columnType === 'PgTimestamp' && keyPart) return timestampMapping(column)
   const read = (value: unknown) => column.mapFromDriverValue(value)
   if (column.columnType === 'PgChar') return { read: padded(column), write: same }
@@ -86,6 +96,33 @@ export function valueMapping(column: PgColumn, sqlType: string, keyPart = false)
 
 function same(value: unknown): unknown {
   return value
+}
+
+/** The time of the largest Date, `new Date(8.64e15)`; the smallest is its negative. */
+const LARGEST_DATE_MS = 8.64e15
+
+/**
+ * A `mode: 'date'` column's `mapping` that reads `infinity` and `-infinity` as core reads its own
+ * timestamps' (the largest and smallest Dates, `new Date(8.64e15)` and `new Date(-8.64e15)`), and
+ * writes those Dates back as them. Drizzle's `new Date` of these texts gives an invalid Date, or
+ * 2000-01-01 for a timestamp without time zone (its text read with `+0000` appended): neither tells
+ * which one the row holds, nor orders as it does. A date past a Date's range stays Drizzle's invalid
+ * Date, which core leaves unwritten while unchanged.
+ */
+function withInfinity(mapping: ValueMapping): ValueMapping {
+  return {
+    read(value) {
+      if (value === 'infinity') return new Date(LARGEST_DATE_MS)
+      if (value === '-infinity') return new Date(-LARGEST_DATE_MS)
+      return mapping.read(value)
+    },
+    write(value) {
+      const ms = value instanceof Date ? value.getTime() : Number.NaN
+      if (ms === LARGEST_DATE_MS) return 'infinity'
+      if (ms === -LARGEST_DATE_MS) return '-infinity'
+      return mapping.write(value)
+    },
+  }
 }
 
 /**

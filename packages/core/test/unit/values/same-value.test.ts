@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { ValueMapping } from '../../../src/model/model.ts'
 import { sameValue } from '../../../src/values/index.ts'
 import { column } from './columns.ts'
 
@@ -77,6 +78,37 @@ describe('sameValue', () => {
     expect(sameValue('infinity', 'infinity', d)).toBe(true)
     expect(sameValue('bad', 'bad', d)).toBe(true)
     expect(sameValue('bad', 'worse', d)).toBe(false)
+  })
+
+  it('takes an invalid Date as the same as another, with or without a mapping that cannot write it', () => {
+    const invalid = () => new Date(Number.NaN)
+    expect(sameValue(invalid(), invalid(), column('date'))).toBe(true)
+    expect(sameValue(invalid(), new Date(0), column('date'))).toBe(false)
+    expect(sameValue(invalid(), invalid(), column('timestamp'))).toBe(true)
+    // A timestamp's text read as a Date (`infinity` and dates past a Date's range as invalid Dates),
+    // written as its ISO text, which an invalid Date has none of; a date's text read as a Date.
+    const iso: ValueMapping = { read: (v) => new Date(v as string), write: (v) => (v as Date).toISOString() }
+    const stamp = column('text', { mapping: iso })
+    const day = column('date', { mapping: { read: (v) => new Date(v as string), write: (v) => v } })
+    for (const c of [stamp, day]) {
+      expect(sameValue(invalid(), invalid(), c)).toBe(true)
+      expect(sameValue(invalid(), new Date(0), c)).toBe(false)
+      expect(sameValue(new Date(0), invalid(), c)).toBe(false)
+      expect(sameValue(new Date(0), new Date(0), c)).toBe(true)
+    }
+    const isoEach: ValueMapping = {
+      read: (v) => (v as string[]).map((t) => new Date(t)),
+      write: (v) => (v as Date[]).map((d) => d.toISOString()),
+    }
+    const stamps = column('text', { mapping: isoEach })
+    expect(sameValue([invalid(), new Date(5)], [invalid(), new Date(5)], stamps)).toBe(true)
+    expect(sameValue([invalid(), new Date(5)], [invalid(), new Date(6)], stamps)).toBe(false)
+    expect(sameValue([invalid(), new Date(5)], [invalid()], stamps)).toBe(false)
+    expect(sameValue([invalid()], [new Date(5)], stamps)).toBe(false)
+    // Anything else a mapping cannot write is the same as itself only.
+    const unwritable = { at: 1 }
+    expect(sameValue(unwritable, unwritable, stamp)).toBe(true)
+    expect(sameValue(unwritable, { at: 1 }, stamp)).toBe(false)
   })
 
   it('compares bytes by content', () => {
