@@ -80,8 +80,12 @@ export type AssignValues<T> = T extends { readonly $inferSelect: infer R }
   ? { [K in keyof R]?: ColumnRefOr<T, K, R[K]> }
   : never
 
-/** One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. */
-export type Condition<V> = V extends readonly unknown[] ? V : V | readonly V[]
+/**
+ * One condition of {@link Where}: a value, a list meaning any of them, or null meaning IS NULL. An
+ * array column's value is itself an array (equality). Not distributed over `V`'s union: a list of an
+ * enum's or a boolean's values may mix them (`['paid', 'shipped']`, `[true, false]`).
+ */
+export type Condition<V> = [NonNullable<V>] extends [readonly unknown[]] ? V : V | readonly V[]
 
 /**
  * What `find(table, where)` takes: property = value (an array means any of, null means IS NULL),

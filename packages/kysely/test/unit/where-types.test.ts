@@ -1,0 +1,49 @@
+import { describe, expectTypeOf, test } from 'vitest'
+import type { TypedEntityManager, Where } from '../../src/index.ts'
+
+// Type tests of `find` conditions: nothing here runs against a database. Each `@ts-expect-error` marks
+// a line that must not compile; if it ever compiles, `npm run typecheck` fails ("unused @ts-expect-error").
+
+/** Columns of union types, as kysely-codegen writes an enum, a boolean and a text[]. */
+interface OrderDB {
+  orders: {
+    id: number
+    status: 'paid' | 'shipped' | 'refunded'
+    coupon: 'spring' | 'autumn' | null
+    gift: boolean
+    labels: string[]
+    notes: string[] | null
+  }
+}
+
+declare const em: TypedEntityManager<OrderDB>
+const noRun = false
+
+describe('where', () => {
+  test('an array of a union-typed column (enum, boolean) means any of its values', async () => {
+    const where: Where<OrderDB, 'orders'> = {
+      status: ['paid', 'shipped'],
+      coupon: ['spring', 'autumn'],
+      gift: [true, false],
+    }
+    expectTypeOf(where).toExtend<Where<OrderDB, 'orders'>>()
+    if (noRun) {
+      await em.find('orders', { status: ['paid', 'shipped'], gift: [false, true], coupon: null })
+      // @ts-expect-error: not a label of the enum
+      await em.find('orders', { status: ['paid', 'lost'] })
+    }
+  })
+
+  test('an array column takes an array as its value (equality), not a list of arrays', async () => {
+    expectTypeOf<Where<OrderDB, 'orders'>['labels']>().toEqualTypeOf<string[] | undefined>()
+    expectTypeOf<Where<OrderDB, 'orders'>['notes']>().toEqualTypeOf<string[] | null | undefined>()
+    if (noRun) {
+      await em.find('orders', { labels: ['a', 'b'], notes: null })
+      await em.find('orders', { notes: ['a'] })
+      // @ts-expect-error: a list of arrays is not a value of a text[] column
+      await em.find('orders', { notes: [['a'], ['b']] })
+      // @ts-expect-error: nor is one text
+      await em.find('orders', { labels: 'a' })
+    }
+  })
+})
