@@ -40,6 +40,14 @@ export function isConnectionCode(code: unknown): boolean {
 /**
  * SQLSTATEs after which the server ends the session: connection exceptions (class 08), shutdowns and
  * session timeouts (57P01-57P05), idle-in-transaction timeout (25P03).
+ *
+ * Not every 08P01 (protocol_violation) ends it: the server answers a Bind with the wrong number of
+ * parameters with an ERROR, and the session goes on. It is kept here all the same: the severity does
+ * not tell them apart safely (pg gives the localized one, and a pooler may send 08P01 as an ERROR and
+ * close the connection right after), and a connection taken for lost when it was not costs a new one,
+ * where one taken for alive when it was lost would report a flush failed by a statement when its
+ * COMMIT's outcome is unknown. pipeflush's own statements always carry their parameters, and an
+ * application's select is checked before it is sent (see `read/own-sql.ts`).
  */
 export function isSessionEndingState(sqlState: string): boolean {
   return sqlState.startsWith('08') || /^57P0[1-5]$/.test(sqlState) || sqlState === '25P03'

@@ -112,6 +112,27 @@ export const inputErrors = {
     return new PipeflushError('INVALID_VALUE', `${path}: ${why}. Nothing was sent.`)
   },
 
+  /**
+   * A statement of the application's own SQL (`select`, `loadRows`) that cannot be sent as given:
+   * `why` says what is wrong with it (its text, its parameters). Nothing was sent.
+   */
+  invalidStatement(what: string, why: string, details: PipeflushErrorDetails = {}): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', `${what}: ${why}. Nothing was sent.`, details)
+  },
+
+  /**
+   * Rows of `table` selected by the application's own SQL lack the columns `missing` names (as
+   * `c1 (title)`): their values cannot be told from null. Nothing was tracked.
+   */
+  selectedColumnsMissing(table: string, missing: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `loadRows(${table}): the rows selected lack ${missing}: select every column of the table as text, ` +
+        'aliased c0, c1... in table order. Nothing was tracked.',
+      { table },
+    )
+  },
+
   /** An argument that must be an object of named values (`shown`: the value as messages show it). */
   notAnObject(
     code: ErrorCode,

@@ -1,4 +1,5 @@
 import type { Row } from '../drivers/driver.ts'
+import { isPipeflushError } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import { compiled, propertyName } from '../track/compiled-rows.ts'
@@ -22,7 +23,7 @@ interface TableDecoder {
 }
 
 const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
-  at: { table: table.key },
+  at: { table: table.key, what: 'a row read' },
   columns: table.columns.map((column, i) => ({
     name: column.name,
     selected: `c${i}`,
@@ -36,13 +37,55 @@ const decoderOf: (table: TableModel) => TableDecoder = perTable((table) => ({
  * decoded by column. The names, codecs and location are found once per table, in a decoder built
  * once per table with its columns' names in its code (see `compiled-rows.ts`); a scalar column's text
  * goes straight to its codec, and one that does not decode is decoded again by `decodeValue`, whose
- * error names the table and column.
+ * error names the table, the column and the row read (by its key, when the key decodes).
  *
  * @example
  * decodeRow(book, { c0: '1', c1: 'Dune', c2: '3' }) // { id: 1, title: 'Dune', author_id: 3 }
  */
 export function decodeRow(table: TableModel, raw: Row): Record<string, unknown> {
-  return rowDecoderOf(table)(raw)
+  const decode = rowDecoderOf(table)
+  try {
+    return decode(raw)
+  } catch (e) {
+    throw inRow(table, raw, e)
+  }
+}
+
+/**
+ * `e`, thrown decoding `raw`: a value of a column that cannot be decoded is decoded again, with the
+ * row's key in its location (so the message names the row), when the key's own texts decode.
+ */
+function inRow(table: TableModel, raw: Row, e: unknown): unknown {
+  if (!isPipeflushError(e, 'INVALID_VALUE') || e.table !== table.key) return e
+  const { columns } = decoderOf(table)
+  const failed = columns.find((c) => c.name === e.column)
+  const key = failed === undefined ? undefined : keyRead(table, raw)
+  if (failed === undefined || key === undefined) return e
+  const text = raw[failed.selected]
+  try {
+    decodeValue(typeof text === 'string' ? text : null, failed.column, { table: table.key, key })
+  } catch (located) {
+    return located
+  }
+  return e
+}
+
+/** The primary key of the row selected as `raw`, by column; undefined when a key text does not decode. */
+function keyRead(table: TableModel, raw: Row): Record<string, unknown> | undefined {
+  if (table.primaryKey.length === 0) return undefined
+  const { columns } = decoderOf(table)
+  const key: Record<string, unknown> = {}
+  for (const name of table.primaryKey) {
+    const c = columns.find((k) => k.name === name)!
+    const text = raw[c.selected]
+    if (typeof text !== 'string') return undefined
+    try {
+      key[c.name] = decodeValue(text, c.column)
+    } catch {
+      return undefined
+    }
+  }
+  return key
 }
 
 type RowDecoder = (raw: Row) => Record<string, unknown>

@@ -219,7 +219,7 @@ function buildShape(
     const first = values
     values += Object.values(where).filter((v) => v !== null).length
     whereTables.push(target)
-    return (a: string) => whereSql(target, where, a, (n) => token(first + n - 1)).sql
+    return (a: string) => whereSql(target, where, a, (n) => token(first + n - 1), 'a $where condition').sql
   }
   const counts = (
     at: number,
@@ -362,7 +362,8 @@ function whereValues(node: WithNode, tables: readonly TableModel[], resolve: Res
     for (const [, below] of n.relations) {
       if (below.where !== undefined) {
         const table = tables[next++]!
-        out.push(...textParams(whereSql(table, resolve(table, below.where), 'x').params))
+        const { params } = whereSql(table, resolve(table, below.where), 'x', undefined, 'a $where condition')
+        out.push(...textParams(params))
       }
       visit(below)
     }

@@ -3,6 +3,11 @@ import type { Param } from '../drivers/driver.ts'
 /** One select of a read: its text and text parameters (`$1`...). */
 export interface ReadStatement {
   readonly text: string
+  /**
+   * One for each of the `$1..$n` the text uses: a value's PostgreSQL text form (`'5'`, cast in the
+   * SQL as needed: `$1::int`), or null. The application's are checked before they are sent (a number
+   * or a count that does not match the text is `INVALID_VALUE`: see `ownStatement`).
+   */
   readonly params: readonly Param[]
   /** The table it reads (for spans and logs). */
   readonly table?: string | undefined

@@ -7,16 +7,18 @@ import { columnSql } from '../schema/column-sql.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import { keyWhere, rowKey } from '../track/keys.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
+import { normalizeKeyValue } from '../values/index.ts'
 import { describeKeyText, describeValue } from '../values/location.ts'
 import { decodeRow } from './decode-row.ts'
 import { type GraphRoot, graphLevels, type OrderBy, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
 import { KeyLoads } from './key-loads.ts'
-import { ReadBatch } from './read-batch.ts'
+import { checkSelectedColumns, ownStatement } from './own-sql.ts'
+import { type BatchItem, ReadBatch } from './read-batch.ts'
 import type { ReadContext } from './read-router.ts'
 import type { ReadStatement } from './read-statement.ts'
 import { resolveWhere } from './resolve-where.ts'
-import { keySetSql, keyWhereT0, textParams, type Where, whereSql } from './select-sql.ts'
+import { keySetSql, keyWhereT0, loadKeyAt, textParams, type Where, whereSql } from './select-sql.ts'
 import { sendReads } from './send-reads.ts'
 
 /** What a read loads besides its rows, and how it reads them. */
@@ -102,7 +104,7 @@ export class UnitOfWorkReads {
     const model = readableTable(this.#schema, table)
     if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
     const where = keyWhere(model, key)
-    const canonical = rowKey(model, where)
+    const canonical = givenKey(model, where)
     const known = canonical === null ? undefined : this.#uow.get(model.key, canonical)
     if (known?.status === 'removed') {
       throw errors.notFound(model.key, canonical, describeKeyText(String(canonical)), true)
@@ -161,25 +163,29 @@ export class UnitOfWorkReads {
   /**
    * The rows of `table` selected by `statement` (every column as text, aliased `c0, c1...` in table
    * order, as `find` selects them), tracked, in the statement's order, with their relations in
-   * `options.with` (each level selected through the statement's rows), with the other reads of this tick.
+   * `options.with` (each level selected through the statement's rows), with the other reads of this
+   * tick. The statement is checked first (see `ownStatement`), and its rows before any is tracked
+   * (`checkSelectedColumns`): `INVALID_VALUE`.
    */
   async rows(table: string, statement: ReadStatement, options: ReadOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
+    const own = { ...ownStatement(statement, `loadRows(${model.key})`), table: model.key }
     const tree = withOf(options)
     const lock = lockOf(options)
     if (Object.keys(tree).length > 0 || lock !== undefined)
-      return this.#graph(model, { statement: { ...statement, table: model.key } }, tree, lock)
-    const [rows] = await this.#batch.read([{ ...statement, table: model.key }], `Reading ${model.key}`)
+      return this.#graph(model, { statement: own }, tree, lock)
+    const [rows] = await this.#batch.read([own], `Reading ${model.key}`)
+    checkSelectedColumns(model, rows ?? [])
     return this.#track(model, rows ?? [])
   }
 
   /**
-   * The rows `statement` (the application's own SQL) selects, untracked, as the driver gives them
-   * (its type parsers), with the other reads of this tick: aggregates, scalars, anything beside the
-   * entities.
+   * The rows `statement` (the application's own SQL, checked first: see `ownStatement`) selects,
+   * untracked, as the driver gives them (its type parsers), with the other reads of this tick:
+   * aggregates, scalars, anything beside the entities.
    */
   async select(statement: ReadStatement): Promise<readonly Row[]> {
-    const [rows] = await this.#batch.read([statement], 'A select')
+    const [rows] = await this.#batch.read([ownStatement(statement, 'select')], 'A select')
     return rows ?? []
   }
 
@@ -214,7 +220,8 @@ export class UnitOfWorkReads {
                 },
           )
     return new Promise((resolve, reject) => {
-      this.#batch.add(graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject))
+      const item = graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject)
+      this.#batch.add('statement' in root ? checkingRoots(item, model) : item)
     })
   }
 
@@ -225,6 +232,35 @@ export class UnitOfWorkReads {
       if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
     }
     return out
+  }
+}
+
+/**
+ * `item`, a graph load whose roots the application's select gives (answered first), with those rows
+ * checked before any row is tracked (see `checkSelectedColumns`).
+ */
+function checkingRoots(item: BatchItem, table: TableModel): BatchItem {
+  return {
+    ...item,
+    settle: (rowSets) => {
+      checkSelectedColumns(table, rowSets[0] ?? [])
+      item.settle(rowSets)
+    },
+  }
+}
+
+/**
+ * The canonical key (see `rowKey`) of the key `where` given to load; a value its column cannot take
+ * is `INVALID_VALUE` naming it as the key given to load (not as a row's).
+ */
+function givenKey(table: TableModel, where: Where): string | null {
+  try {
+    return rowKey(table, where)
+  } catch (e) {
+    // The value at fault, located: off the path of a good key.
+    for (const name of table.primaryKey)
+      normalizeKeyValue(where[name], table.columnsByName.get(name)!, loadKeyAt(table))
+    throw e
   }
 }
 

@@ -4,10 +4,16 @@ import type { ColumnModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
 import { perTable } from '../schema/per-table.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
-import { castText, castTextList, comparedColumn, encodeValue } from '../values/index.ts'
+import { castText, castTextList, comparedColumn, encodeValue, type ValueLocation } from '../values/index.ts'
 
 /** A where clause: column = value, column = any(values) for arrays of values, `is null` for null. */
 export type Where = Readonly<Record<string, unknown>>
+
+/**
+ * What a condition's values are, named in the message of a value its column cannot take
+ * (`actor.actor_id (the key given to load): expected a number...`).
+ */
+export type ConditionOf = 'the find condition' | 'a $where condition' | 'the key given to load'
 
 /**
  * The select list of a table: every column as text, aliased `c0, c1...`, so results do not depend on
@@ -32,7 +38,8 @@ export function orderBy(table: TableModel, alias: string): string {
  * The conditions of `where` on `table` aliased `alias`, joined by `and` (empty for none), with one
  * text parameter each from `$1` (`$n::text::type`, or `= any($n::text[]::type[])` for a list;
  * converted by `castText`/`castTextList`), constant text per (table, where shape). `placeholder`
- * writes the n-th parameter (`$n` unless said otherwise).
+ * writes the n-th parameter (`$n` unless said otherwise); `of` names the values in the message of one
+ * its column cannot take.
  *
  * Shared by finds and the roots of graph loads, so a condition reads the same in both.
  */
@@ -41,7 +48,9 @@ export function whereSql(
   where: Where,
   alias: string,
   placeholder: (n: number) => string = (n) => `$${n}`,
+  of: ConditionOf = 'the find condition',
 ): { sql: string; params: (string | (string | null)[])[] } {
+  const at: ValueLocation = { table: table.key, what: of }
   const conditions: string[] = []
   const params: (string | (string | null)[])[] = []
   for (const [name, value] of Object.entries(where)) {
@@ -53,10 +62,10 @@ export function whereSql(
     if (value === null) {
       conditions.push(`${alias}.${columnSql(table, name)} is null`)
     } else if (Array.isArray(value) && !column.isArray) {
-      params.push(value.map((v) => encode(v, column, table)))
+      params.push(value.map((v) => encodeValue(v, column, at)))
       conditions.push(`${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`)
     } else {
-      const text = encode(value, column, table)
+      const text = encodeValue(value, column, at)
       params.push(text ?? '')
       conditions.push(`${col} = ${castText(`${placeholder(params.length)}::text`, column)}`)
     }
@@ -77,10 +86,15 @@ export function keyWhereT0(
   key: Where,
 ): { sql: string; params: (string | (string | null)[])[] } {
   const sql = singleKeyWhere(table)
-  if (sql === undefined) return whereSql(table, key, 't0')
+  if (sql === undefined) return whereSql(table, key, 't0', undefined, 'the key given to load')
   const column = table.columnsByName.get(table.primaryKey[0]!)!
-  return { sql, params: [encode(key[column.name], column, table) ?? ''] }
+  return { sql, params: [encodeValue(key[column.name], column, loadKeyAt(table)) ?? ''] }
 }
+
+/** Where the values of a key given to load are, for messages (one object per table). */
+export const loadKeyAt = perTable(
+  (table): ValueLocation => ({ table: table.key, what: 'the key given to load' }),
+)
 
 /** The text {@link whereSql} writes for a one-column key of `table` aliased `t0`; undefined for other keys. */
 const singleKeyWhere = perTable((table): string | undefined => {

@@ -15,6 +15,11 @@ export interface ValueLocation {
    * `key=7`) or an array for composite keys. Leave it undefined for a new row whose key is not known.
    */
   readonly key?: unknown
+  /**
+   * What the value is when it is not a column of a row the message can name (`the key given to load`,
+   * `a row read`): shown in place of the row.
+   */
+  readonly what?: string | undefined
 }
 
 /**
@@ -44,7 +49,9 @@ export function invalidValue(
   value?: unknown,
 ): PipeflushError {
   const where =
-    at === undefined ? `column ${column.name}` : `${at.table}.${column.name} (${describeRow(at.key)})`
+    at === undefined
+      ? `column ${column.name}`
+      : `${at.table}.${column.name} (${at.what ?? describeRow(at.key)})`
   return errors.invalidValue(`${where}: ${message}`, {
     table: at?.table,
     column: column.name,

@@ -1,13 +1,19 @@
 import { errors } from '../errors.ts'
 import { arrayLiteral } from './array-literal.ts'
+import { describeWritten } from './location.ts'
 import { textProblem } from './text.ts'
 
 /**
  * A SQL string constant holding `s`, safe whatever `standard_conforming_strings` is: `'...'` with `'`
  * doubled when `s` has no backslash, else an escape string `E'...'` with `\` doubled too. Rejects NUL
- * characters and lone surrogates (`INVALID_VALUE`), which no SQL text can carry.
+ * characters and lone surrogates (`INVALID_VALUE`), which no SQL text can carry, and anything but a
+ * string (a caller without types: a number is not quoted as its text).
+ *
+ * @example
+ * quoteStringLiteral('a\\b') // "E'a\\\\b'"
  */
 export function quoteStringLiteral(s: string): string {
+  if (typeof s !== 'string') throw errors.invalidSqlLiteral(`must hold a text, not ${describeWritten(s)}`)
   const why = textProblem(s)
   if (why !== undefined) throw errors.invalidSqlLiteral(why)
   return quoteCheckedLiteral(s)

@@ -29,7 +29,10 @@ describe('decodeRow', () => {
 
   it('a text its column cannot take fails as decodeValue does, naming the table and the column', () => {
     const bad = thrown(() => decodeRow(author, { c0: 'seven', c1: 'Ada', c2: null, c3: '1' }))
-    const expected = thrown(() => decodeValue('seven', author.columns[0]!, { table: author.key }))
+    // The key itself cannot be read: the row is named as a row read.
+    const expected = thrown(() =>
+      decodeValue('seven', author.columns[0]!, { table: author.key, what: 'a row read' }),
+    )
     expect(bad.code).toBe('INVALID_VALUE')
     expect(bad).toEqual(expected)
     expect(bad.message).toContain(author.key)
