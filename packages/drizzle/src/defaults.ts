@@ -5,6 +5,12 @@ import type { SchemaTables } from './schema/tables.ts'
 /** What `$onUpdate` fills for each table (by key): its columns' functions by property. */
 export type OnUpdate = ReadonlyMap<string, ReadonlyMap<string, () => unknown>>
 
+/** A function filling a property at `create`, and which of Drizzle's it is (for errors). */
+interface ClientDefault {
+  readonly fn: () => unknown
+  readonly kind: '$defaultFn' | '$onUpdate'
+}
+
 /**
  * Drizzle's client-side defaults of a schema's tables: `$defaultFn` (and `$onUpdate` where a column
  * has no other default, as Drizzle's inserts do) filled at `create` and `upsert` for the properties
@@ -15,21 +21,22 @@ export type OnUpdate = ReadonlyMap<string, ReadonlyMap<string, () => unknown>>
  * answering a Drizzle `sql` expression is `INVALID_VALUE` naming its column: pipeflush writes values.
  */
 export class ClientDefaults {
-  readonly #atCreate = new Map<string, ReadonlyMap<string, () => unknown>>()
+  readonly #atCreate = new Map<string, ReadonlyMap<string, ClientDefault>>()
   /** `$onUpdate` functions by table key and property. */
   readonly onUpdate: OnUpdate
 
   constructor(tables: SchemaTables) {
     const onUpdate = new Map<string, ReadonlyMap<string, () => unknown>>()
     for (const entry of tables.all()) {
-      const atCreate = new Map<string, () => unknown>()
+      const atCreate = new Map<string, ClientDefault>()
       const atUpdate = new Map<string, () => unknown>()
       for (const [property, column] of entry.columns) {
-        if (column.defaultFn !== undefined) atCreate.set(property, column.defaultFn as () => unknown)
+        if (column.defaultFn !== undefined)
+          atCreate.set(property, { fn: column.defaultFn as () => unknown, kind: '$defaultFn' })
         if (column.onUpdateFn !== undefined) {
           atUpdate.set(property, column.onUpdateFn as () => unknown)
           if (column.defaultFn === undefined && column.default === undefined)
-            atCreate.set(property, column.onUpdateFn as () => unknown)
+            atCreate.set(property, { fn: column.onUpdateFn as () => unknown, kind: '$onUpdate' })
         }
       }
       if (atCreate.size > 0) this.#atCreate.set(entry.key, atCreate)
@@ -43,10 +50,10 @@ export class ClientDefaults {
     const defaults = this.#atCreate.get(key)
     if (defaults === undefined || typeof values !== 'object' || values === null) return values
     let out: Record<string, unknown> | undefined
-    for (const [property, fn] of defaults) {
+    for (const [property, { fn, kind }] of defaults) {
       if (values[property] !== undefined) continue
       out ??= { ...values }
-      out[property] = clientValue(key, property, fn, '$defaultFn')
+      out[property] = clientValue(key, property, fn, kind)
     }
     return out ?? values
   }

@@ -39,6 +39,8 @@ const bySql = pgTable('by_sql', {
 const madeBySql = pgTable('made_by_sql', {
   id: serial('id').primaryKey(),
   label: text('label').$defaultFn(() => sql`'x'`),
+  // No other default: Drizzle's insert runs it too.
+  note: text('note').$onUpdateFn(() => sql`'y'`),
 })
 
 const schema = { stamped, bySql, madeBySql }
@@ -48,7 +50,7 @@ beforeAll(async () => {
 create table stamped (id serial primary key, name text not null unique, note text,
   touched_at timestamptz not null default now(), seen_at timestamptz);
 create table by_sql (id serial primary key, name text not null, revision int not null default 1);
-create table made_by_sql (id serial primary key, label text);
+create table made_by_sql (id serial primary key, label text, note text);
 `)
 })
 
@@ -124,8 +126,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const create = await rejection(() => em.create(madeBySql, {}))
     expect(create).toMatchObject({ code: 'INVALID_VALUE', table: 'madeBySql', column: 'label' })
     expect(create.message).toContain('$defaultFn answered')
+    const onUpdate = await rejection(() => em.create(madeBySql, { label: 'given' }))
+    expect(onUpdate).toMatchObject({ code: 'INVALID_VALUE', table: 'madeBySql', column: 'note' })
+    expect(onUpdate.message).toContain('its $onUpdate answered')
     // Given a value, the column's functions are not called: the row is written.
-    const made = em.create(madeBySql, { label: 'given' })
+    const made = em.create(madeBySql, { label: 'given', note: 'given' })
     loaded!.revision = 2
     await em.flush()
     const [stored] = await drizzle.select().from(bySql).where(eq(bySql.id, row.id))
