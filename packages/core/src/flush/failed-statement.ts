@@ -13,7 +13,8 @@ export interface RejectionFacts {
  * The statement among `statements` (the statements of one message, in order) that the server's
  * rejection is about, when the server did not say its place in the message: the message's only
  * statement, unless the server named another table (a timeout, a deadlock, a trigger's exception name
- * none); else, when the server named its table, the only statement on that table; else, of several,
+ * none); an ON CONFLICT that no constraint matches, the first upsert; else, when the server named its
+ * table, the only statement on that table; else, of several,
  * those that could have caused it (an insert or an update, for a value refused: a NULL, a check, a
  * duplicate, a missing reference), of which the one that could have written what the rejection names
  * (the key columns of its detail: an insert, or an update setting one of them; of those, the one whose
@@ -36,6 +37,8 @@ export function rejectedStatement(
   const { table } = facts
   const only = onlyStatement(statements)
   if (only !== undefined && (table === undefined || isOn(only, table))) return only
+  // No constraint matches an ON CONFLICT's columns: an upsert's (the server names no table).
+  if (facts.sqlState === NO_MATCHING_CONFLICT) return statements.find((s) => s?.upsert !== undefined)
   if (table === undefined) return undefined
   const key = detailKey(facts.detail)
   if (key?.referenced === true) {
@@ -70,6 +73,8 @@ export function rejectedStatement(
 
 /** SQLSTATE not_null_violation. */
 const NOT_NULL = '23502'
+/** SQLSTATE invalid_column_reference: what an ON CONFLICT matching no unique constraint or index gets. */
+const NO_MATCHING_CONFLICT = '42P10'
 
 /**
  * Whether a rejection of SQLSTATE `sqlState` refuses a value written (a data exception, a NULL, a check,

@@ -227,6 +227,22 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       if (mode === 'burst') expect(counter.read().roundTrips).toBe(1) // no extra round trip for the check
       expect(em.pending.updates).toBe(2)
     })
+    test('an upsert whose conflict columns no unique constraint matches, beside other statements: the error names the upsert', async () => {
+      const { client } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const em = root.fork()
+      em.create('account', { owner: `beside-upsert-${driver}-${mode}`, balance: '1' })
+      em.upsert('gadget', { name: `no-unique-${driver}-${mode}` }, { conflict: ['name'], update: [] })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'STATEMENT_FAILED')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.sqlState, pe.table, pe.message.slice(0, 16)]).toEqual([
+        '42P10',
+        'gadget',
+        'insert on gadget',
+      ])
+    })
+
     // An int4 key: the error gives the key as the application holds it (a number), whichever statement
     // of the message failed, and no SQLSTATE (the server's is how the check fails the statement).
     test('a stale update beside other statements: OPTIMISTIC_LOCK names the update and the key as held', async () => {

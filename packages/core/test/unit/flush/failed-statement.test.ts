@@ -156,3 +156,11 @@ describe('rejectedStatement: a value refused, or nothing named', () => {
     expect(rejectedStatement([undefined, rename], { table: 'pipeflush_flush_log' })).toBeUndefined()
   })
 })
+
+test('rejectedStatement: an ON CONFLICT no constraint matches is the upsert, the server naming no table', () => {
+  const upsert: PlannedStatement = {
+    ...statement('insert', 't', ['id', 'name'], [['7'], ['x']], [7]),
+    upsert: { conflict: ['name'], update: [] },
+  }
+  expect(rejectedStatement([rename, upsert, other], { sqlState: '42P10' })).toBe(upsert)
+})
