@@ -75,9 +75,12 @@ export type CreateValues<T extends PgTable> = {
   [K in keyof T['$inferInsert']]: ColumnRefOr<T, K, T['$inferInsert'][K]>
 }
 
-/** What `assign(entity, values)` takes: any columns of the table, refs accepted. */
-export type AssignValues<T> = T extends { readonly $inferSelect: infer R }
-  ? { [K in keyof R]?: ColumnRefOr<T, K, R[K]> }
+/** What `assign(entity, values)` takes: any columns of the table Drizzle inserts (not a generated column or a `GENERATED ALWAYS` identity), refs accepted. */
+export type AssignValues<T> = T extends {
+  readonly $inferSelect: infer R
+  readonly $inferInsert: infer I
+}
+  ? { [K in keyof R as K extends keyof I ? K : never]?: ColumnRefOr<T, K, R[K]> }
   : never
 
 /**

@@ -10,7 +10,7 @@ import type {
   Where,
 } from '../../src/index.ts'
 import { createEntityManagerFactory } from '../../src/index.ts'
-import { authors, books, kinds, reviews, type schema, tags } from '../fixtures/schema.ts'
+import { authors, books, events, kinds, reviews, type schema, tags } from '../fixtures/schema.ts'
 
 // Type tests: nothing here runs against a database. Each `@ts-expect-error` marks a line that must
 // not compile; if it ever compiles, `npm run typecheck` fails ("unused @ts-expect-error").
@@ -103,6 +103,13 @@ describe('entities, assign, find', () => {
       em.assign(book, { title: 'T', authorId: em.create(authors, { fullName: 'B' }) })
       // @ts-expect-error: no such property
       em.assign(book, { pages: 3 })
+      const kind = em.create(kinds, { id: 1 })
+      em.assign(kind, { int4: 2 })
+      // @ts-expect-error: a generated column is not written (Drizzle's update refuses it too)
+      em.assign(kind, { generated: 4 })
+      const event = em.create(events, { what: 'x' })
+      // @ts-expect-error: an identity GENERATED ALWAYS column is not written
+      em.assign(event, { id: 5n })
     }
   })
 
