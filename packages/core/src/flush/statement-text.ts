@@ -148,12 +148,8 @@ function staleStatement(
   const tuple = stale.keyTuples[0]
   for (const s of statements) {
     if (s === undefined || s.kind === 'insert') continue
-    if (
-      s.table !== stale.table &&
-      !s.table.endsWith(`.${stale.table}`) &&
-      !stale.table.endsWith(`.${s.table}`)
-    )
-      continue
+    // The check names its table by key, as the statement does.
+    if (s.table !== stale.table) continue
     first ??= s
     if (tuple === undefined) continue
     for (let r = 0; r < s.rowCount; r++) if (tuple.every((text, i) => s.params[i]?.[r] === text)) return s

@@ -10,7 +10,8 @@ import type { ReadStatement } from './read-statement.ts'
  * The application's own select (`select`, `loadRows`: `what` names the call in messages), checked
  * before it joins a batch: a text, and one parameter for each `$1..$n` it uses (as the server reads
  * them: not in string constants, quoted identifiers or comments), each a text or null; `params` left
- * out is none. A bad one is `INVALID_VALUE` and fails alone, nothing sent: in the batch it would fail
+ * out is none (a text holding a backslash is left to the server: see below). A bad one is
+ * `INVALID_VALUE` and fails alone, nothing sent: in the batch it would fail
  * the reads sent with it (the server refuses a Bind with a wrong number of parameters, and a simple
  * protocol message has no literal to write for a parameter the list lacks).
  *
@@ -42,9 +43,29 @@ export function ownStatement(statement: ReadStatement, what: string): ReadStatem
         { value: p },
       )
   }
-  const why = parametersProblem(parameterNumbers(text), list.length)
+  // A backslash may end a string constant where the session has standard_conforming_strings off
+  // (`'it\'s'`), which the text does not tell: such a text is left to the server.
+  const why = backslashInString(text) ? undefined : parametersProblem(parameterNumbers(text), list.length)
   if (why !== undefined) throw errors.invalidStatement(what, why)
   return params === undefined ? { ...statement, params: [] as readonly Param[] } : statement
+}
+
+/**
+ * Whether a string constant of `text` that is not an escape string (`E'...'`) holds a backslash: with
+ * standard_conforming_strings off, the server reads it as an escape, which may end the constant
+ * elsewhere than the text says. Errs towards true (a quote in a comment counts too).
+ */
+function backslashInString(text: string): boolean {
+  if (!text.includes('\\')) return false
+  for (let i = text.indexOf("'"); i >= 0; ) {
+    let end = i + 1
+    while (end < text.length && !(text[end] === "'" && text[end + 1] !== "'"))
+      end += text[end] === "'" ? 2 : 1
+    const escape = i > 0 && (text[i - 1] === 'E' || text[i - 1] === 'e')
+    if (!escape && text.slice(i + 1, end).includes('\\')) return true
+    i = text.indexOf("'", end + 1)
+  }
+  return false
 }
 
 /** What is wrong with a text using parameters `numbers` given `count` of them, or undefined. */

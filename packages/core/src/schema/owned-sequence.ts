@@ -14,8 +14,9 @@ const owners = new Map<string, SequenceOwner>()
 
 /**
  * The sequence of a serial or identity column declared in code without its sequence's name: the name
- * PostgreSQL gives it when the table is created (`<table>_<column>_seq`, shortened to fit 63 bytes),
- * qualified and quoted, which names it in errors and pools its ids. The sequence itself is found by the
+ * PostgreSQL gives it when the table is created (`<table>_<column>_seq`, shortened to fit 63 bytes,
+ * `_seq1`... when another column's makes the same), qualified and quoted, which names it in errors
+ * and pools its ids. The sequence itself is found by the
  * server from the column when ids are drawn (`pg_get_serial_sequence`: see `fetchIdsSql`): a table
  * renamed since keeps its sequence's old name, and a tool may have named it otherwise.
  *
@@ -23,9 +24,18 @@ const owners = new Map<string, SequenceOwner>()
  * ownedSequence('public', 'author', 'id') // '"public"."author_id_seq"', owned by "public"."author".id
  */
 export function ownedSequence(schema: string, table: string, column: string): string {
-  const name = `${quoteIdentifier(schema)}.${quoteIdentifier(makeObjectName(table, column, 'seq'))}`
-  owners.set(name, { table: `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`, column })
-  return name
+  const owner = { table: `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`, column }
+  // Two columns whose names make the same one (long names cut to 63 bytes, `a_b.c` and `a.b_c`) have
+  // two sequences, the server naming the second `..._seq1`: each column gets a name of its own, as the
+  // server's (its ids pooled apart), whichever table it declares first.
+  for (let pass = 0; ; pass++) {
+    const label = pass === 0 ? 'seq' : `seq${pass}`
+    const name = `${quoteIdentifier(schema)}.${quoteIdentifier(makeObjectName(table, column, label))}`
+    const known = owners.get(name)
+    if (known !== undefined && (known.table !== owner.table || known.column !== column)) continue
+    owners.set(name, owner)
+    return name
+  }
 }
 
 /** The column whose sequence `name` is, when {@link ownedSequence} named it. */

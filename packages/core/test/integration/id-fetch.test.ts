@@ -132,3 +132,27 @@ test('a sequence named for its column is the one the server finds from the colum
     session.release()
   }
 })
+
+// Two columns whose names make the same sequence name: the server names the second `..._seq1`; each
+// column's ids come from its own sequence, pooled apart.
+test('two columns making the same sequence name draw from their own sequences', async () => {
+  const long = 'idf_membership_invitation_acceptance_audit_entries_long_name'
+  await db.sql.unsafe(
+    `create table ${long}_a (id serial primary key); create table ${long}_b (id serial primary key)`,
+  )
+  const a = ownedSequence('public', `${long}_a`, 'id')
+  const b = ownedSequence('public', `${long}_b`, 'id')
+  const rows = await db.sql.unsafe<Fetched[]>(fetchIdsSql([a, b], [2, 5]))
+  expect(new Map(rows.map((r) => [r.seq, drawn(r).ids]))).toEqual(
+    new Map([
+      [a, [1, 2]],
+      [b, [1, 2, 3, 4, 5]],
+    ]),
+  )
+  const [row] = await db.sql<{ a: string; b: string }[]>`
+    select (select last_value::text from pg_catalog.pg_sequences
+              where schemaname || '.' || sequencename = pg_get_serial_sequence(${`${long}_a`}, 'id')) as a,
+           (select last_value::text from pg_catalog.pg_sequences
+              where schemaname || '.' || sequencename = pg_get_serial_sequence(${`${long}_b`}, 'id')) as b`
+  expect(row).toEqual({ a: '2', b: '5' })
+})

@@ -124,3 +124,8 @@ describe('decodeRow of a stored value that cannot be read', () => {
     expect(keyless.message).toMatch(/^price\.amount \(a row read\): /)
   })
 })
+
+it('a text holding a backslash is left to the server: with standard_conforming_strings off it may end a string', () => {
+  const statement = { text: "select 'it\\'s $2', $1::text as b", params: ['x'] }
+  expect(ownStatement(statement, 'select')).toBe(statement)
+})

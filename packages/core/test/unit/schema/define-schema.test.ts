@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
-import { sequenceOwner } from '../../../src/schema/owned-sequence.ts'
+import { ownedSequence, sequenceOwner } from '../../../src/schema/owned-sequence.ts'
 
 function configError(fn: () => unknown): string {
   try {
@@ -399,5 +399,25 @@ describe('buildTableModel and buildSchemaModel', () => {
       ],
     })
     expect(configError(() => buildSchemaModel([child]))).toContain('unknown table "p"')
+  })
+})
+
+describe('ownedSequence', () => {
+  it('gives two columns whose names make the same sequence name names of their own, as the server does', () => {
+    const long = 'organization_membership_invitation_acceptance_audit_entries'
+    const a = ownedSequence('public', `${long}_a`, 'id')
+    const b = ownedSequence('public', `${long}_b`, 'id')
+    expect(a).not.toBe(b)
+    expect(b).toMatch(/_id_seq1"$/)
+    expect([sequenceOwner(a)?.table, sequenceOwner(b)?.table]).toEqual([
+      `"public"."${long}_a"`,
+      `"public"."${long}_b"`,
+    ])
+    expect([ownedSequence('public', 'a_b', 'c'), ownedSequence('public', 'a', 'b_c')]).toEqual([
+      '"public"."a_b_c_seq"',
+      '"public"."a_b_c_seq1"',
+    ])
+    // The same column again: the same name.
+    expect(ownedSequence('public', `${long}_b`, 'id')).toBe(b)
   })
 })
