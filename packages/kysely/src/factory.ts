@@ -108,9 +108,10 @@ export class EntityManagerFactory<DB, R = NoRelations> {
 
   /**
    * Runs one request's work on a fresh entity manager and flushes at the end; returns what the work
-   * returned and the flush report. Nothing is written if the work throws. With `retries`, a flush
-   * failing on a conflict (`OPTIMISTIC_LOCK`, a deadlock, a serialization failure) runs the work again
-   * on a new entity manager (so it reloads).
+   * returned and the flush report. Nothing is written if the work throws, and the entity manager is
+   * cleared (a locking read's locks released). With `retries`, a conflict of the work's reads or of
+   * the flush (`OPTIMISTIC_LOCK`, a deadlock, a serialization failure) runs the work again on a new
+   * entity manager (so it reloads).
    *
    * @example
    * const { result: book, report } = await factory.run(async (em) => {
@@ -136,11 +137,13 @@ export class EntityManagerFactory<DB, R = NoRelations> {
     }
     for (let attempt = 1; ; attempt++) {
       const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
-      const result = await work(em)
       try {
+        const result = await work(em)
         const report = await em.flush()
         return { result, report, attempts: attempt }
       } catch (e) {
+        // The unit is given up: a locking read's transaction ends, its locks and connection with it.
+        await em.clear().catch(() => {})
         if (attempt > retries || !isConflict(e)) throw e
         const backoff = backoffMs * 2 ** (attempt - 1)
         if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * backoff))

@@ -74,6 +74,68 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     )
   })
 
+  // A locking read began a transaction: a work that throws afterwards (the request decides not to
+  // write) left the row locked and a connection reserved until flushTimeoutMs.
+  test("releases a locking read's lock at once when the work throws", async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ client, flushTimeoutMs: 30_000 })
+    const { result: author } = await factory.run((em) => em.create('author', { name: `locked-${driver}` }))
+    const failing = factory.run(async (em) => {
+      await em.load('author', author.id, { lock: 'update' })
+      throw new Error('not enough stock')
+    })
+    await expect(failing).rejects.toThrow('not enough stock')
+    // `nowait`: refused at once while another transaction holds the row.
+    const [row] = await db.sql`select name from author where id = ${author.id} for update nowait`
+    expect(row?.['name']).toBe(`locked-${driver}`)
+  })
+
+  // Two requests lock two rows in opposite orders: the server breaks the deadlock in one's read, which
+  // the run retries.
+  test('retries the work after a deadlock of its locking reads (SQLSTATE 40P01)', async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const factory = await createEntityManagerFactory<DB>({ client })
+    const { result: pair } = await factory.run((em) => [
+      em.create('author', { name: `r1-${driver}` }),
+      em.create('author', { name: `r2-${driver}` }),
+    ])
+    const [first, second] = pair
+    const other = await db.sql.reserve()
+    await other`begin`
+    await other`select 1 from author where id = ${second!.id} for update`
+    let calls = 0
+    const run = factory.run(
+      async (em) => {
+        calls++
+        await em.load('author', first!.id, { lock: 'update' })
+        // The first attempt waits for the second row, held by the other, which then asks for the first.
+        if (calls === 1) {
+          const closing = (async () => {
+            for (;;) {
+              const [waiting] = await db.sql`select count(*)::int as n from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock'`
+              if (waiting!.n > 0) break
+              await new Promise((resolve) => setTimeout(resolve, 10))
+            }
+            await other`select 1 from author where id = ${first!.id} for update`.then(
+              () => other`commit`,
+              () => other`rollback`,
+            )
+            other.release()
+          })()
+          void closing
+        }
+        const b = await em.load('author', second!.id, { lock: 'update' })
+        b.name = `${b.name}+run`
+      },
+      { retries: 1 },
+    )
+    const { attempts } = await run
+    expect([attempts, calls]).toEqual([2, 2])
+    const [row] = await db.sql`select name from author where id = ${second!.id}`
+    expect(row?.['name']).toBe(`r2-${driver}+run`)
+  })
+
   test('retries the work on a fresh entity manager after an optimistic-lock failure', async () => {
     const { client } = db.client(driver, { max: 4 })
     const factory = await createEntityManagerFactory<DB>({ client, versionColumn: 'version' })
