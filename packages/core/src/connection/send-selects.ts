@@ -1,4 +1,4 @@
-import type { Param, PipelinedStatement, Row } from '../drivers/driver.ts'
+import type { DriverError, Param, PipelinedStatement, Row } from '../drivers/driver.ts'
 import type { GuardedSession } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { statementName } from './statement-name.ts'
@@ -7,6 +7,12 @@ import { statementName } from './statement-name.ts'
 export interface Select {
   readonly text: string
   readonly params: readonly Param[]
+  /**
+   * Read in one snapshot with the other selects of its batch (the levels of a graph load, each of which
+   * selects its parent level's rows again): outside a transaction, the batch goes in a read-only
+   * REPEATABLE READ transaction of its own, in the same round trip.
+   */
+  readonly snapshot?: boolean | undefined
 }
 
 /** How a batch of selects may go. */
@@ -21,6 +27,10 @@ export interface SelectsOptions {
 }
 
 const BEGIN: PipelinedStatement = { text: 'begin', params: [] }
+/** The transaction of a batch read in one snapshot (see {@link Select.snapshot}). */
+const SNAPSHOT = 'begin isolation level repeatable read, read only'
+const SNAPSHOT_BEGIN: PipelinedStatement = { text: SNAPSHOT, params: [] }
+const COMMIT: PipelinedStatement = { text: 'commit', params: [] }
 
 /**
  * `selects` on `session` in one round trip: each one's rows. The one rule of how a batch of selects
@@ -41,19 +51,32 @@ export async function sendSelects(
 ): Promise<(readonly Row[])[]> {
   const begin = options.begin === true
   const inTransaction = begin || session.continued
-  if (session.session.pipeline !== undefined && (options.named || inTransaction)) {
+  // Levels of one graph load read one snapshot: else a commit between two of them (READ COMMITTED
+  // takes a snapshot per statement) gives a level the relations of other roots than the ones read.
+  const snapshot = !inTransaction && selects.length > 1 && selects.some((s) => s.snapshot === true)
+  if (session.session.pipeline !== undefined && (options.named || inTransaction || snapshot)) {
     const sent = selects.map((s) => ({
       text: s.text,
       params: s.params,
       name: options.named ? statementName(s.text) : undefined,
     }))
-    const results = await session.pipeline(begin ? [BEGIN, ...sent] : sent)
-    return results.slice(begin ? 1 : 0).map((r) => {
+    // A select that fails aborts the transaction: the later ones and the COMMIT (a ROLLBACK then) end it.
+    const statements = begin ? [BEGIN, ...sent] : snapshot ? [SNAPSHOT_BEGIN, ...sent, COMMIT] : sent
+    const results = await session.pipeline(statements)
+    const first = begin || snapshot ? 1 : 0
+    return results.slice(first, first + sent.length).map((r) => {
       if (r.status === 'rejected') throw r.reason
       return r.value.rows
     })
   }
   const texts = selects.map((s) => inlineParams(s.text, s.params))
-  const text = (begin ? ['begin', ...texts] : texts).join(';\n')
-  return [...(await session.simple(text, { rowSets: selects.length })).rowSets]
+  const parts = begin ? ['begin', ...texts] : snapshot ? [SNAPSHOT, ...texts, 'commit'] : texts
+  try {
+    return [...(await session.simple(parts.join(';\n'), { rowSets: selects.length })).rowSets]
+  } catch (e) {
+    // The server skipped the rest of the message, the COMMIT with it: its transaction is still open.
+    if (snapshot && (e as DriverError)?.kind === 'server' && session.usable)
+      await session.simple('rollback').catch(() => {})
+    throw e
+  }
 }

@@ -35,6 +35,8 @@ export function graphLoad(
     answerOf.push(level.rowsOf === undefined ? sent.length : -1)
     if (level.rowsOf === undefined) sent.push(level.statement)
   }
+  // Each level selects its parent level's rows again: all in one snapshot (see `sendSelects`).
+  if (sent.length > 1) for (let i = 0; i < sent.length; i++) sent[i] = { ...sent[i]!, snapshot: true }
   return {
     what,
     statements: (): readonly ReadStatement[] => sent,

@@ -16,4 +16,6 @@ export interface ReadStatement {
    * (a locking clause the application wrote itself runs as it is, in that transaction when one is open).
    */
   readonly locking?: boolean | undefined
+  /** Read in one snapshot with the other statements of its batch (see `Select.snapshot`). */
+  readonly snapshot?: boolean | undefined
 }
