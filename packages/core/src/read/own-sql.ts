@@ -4,6 +4,7 @@ import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import { perTable } from '../schema/per-table.ts'
 import { describeWritten } from '../values/location.ts'
+import { textProblem } from '../values/text.ts'
 import type { ReadStatement } from './read-statement.ts'
 
 /**
@@ -33,6 +34,8 @@ export function ownStatement(statement: ReadStatement, what: string): ReadStatem
   if (params !== undefined && !Array.isArray(params))
     throw errors.invalidStatement(what, `params must be an array of texts, not ${describeWritten(params)}`)
   const list: readonly unknown[] = params ?? []
+  const textWhy = textProblem(text)
+  if (textWhy !== undefined) throw errors.invalidStatement(what, `the text ${textWhy}`)
   for (let i = 0; i < list.length; i++) {
     const p = list[i]
     if (typeof p !== 'string' && p !== null)
@@ -42,6 +45,9 @@ export function ownStatement(statement: ReadStatement, what: string): ReadStatem
           "PostgreSQL text form ('5', not 5), cast in the SQL as needed ($1::int)",
         { value: p },
       )
+    // What no text the server stores can hold (a NUL, a lone surrogate): refused before it is sent.
+    const why = p === null ? undefined : textProblem(p)
+    if (why !== undefined) throw errors.invalidStatement(what, `params[${i}] ${why}`, { value: p })
   }
   // A backslash may end a string constant where the session has standard_conforming_strings off
   // (`'it\'s'`), which the text does not tell: such a text is left to the server.

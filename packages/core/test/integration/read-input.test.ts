@@ -124,6 +124,24 @@ describe.each(drivers)('%s', (driver) => {
     await expect(em.select({ text: 7, params: [] } as never)).rejects.toMatchObject({ code: 'INVALID_VALUE' })
   })
 
+  // pg sent it, and the server refused it (22021): a round trip, and the whole batch sent again.
+  test('a parameter or text no server text can hold (a NUL, a lone surrogate): refused before anything is sent', async () => {
+    const { root, counter } = await setup(driver)
+    for (const statement of [
+      { text: 'select $1::text as x', params: ['a\u0000b'] },
+      { text: 'select $1::text as x', params: ['a\ud800b'] },
+      { text: "select 'a\u0000b' as x", params: [] },
+    ]) {
+      const em = root.fork()
+      counter.reset()
+      const [bad, actor] = await Promise.allSettled([em.select(statement), em.load('actor', 12)])
+      expect(bad).toMatchObject({ status: 'rejected', reason: { code: 'INVALID_VALUE' } })
+      expect((bad as PromiseRejectedResult).reason.message).toMatch(/NUL|surrogate/)
+      expect(actor).toMatchObject({ status: 'fulfilled' })
+      expect(counter.read().roundTrips).toBe(1)
+    }
+  })
+
   test('loadRows whose select lacks columns of the table: INVALID_VALUE naming them, nothing tracked', async () => {
     const { root } = await setup(driver)
     const em = root.fork()
