@@ -90,7 +90,7 @@ export function graphLevels(
   const key = `${table.key}\u0000${rootKey(root)}\u0000${node.shape}`
   let shape = shapes.get(key)
   if (shape === undefined) {
-    shape = buildShape(schema, table, root, node, rootParams.length)
+    shape = buildShape(schema, table, root, node, rootParams.length, resolveWhere)
     if (shapes.size >= MAX_SHAPES) shapes.clear()
     shapes.set(key, shape)
   }
@@ -158,6 +158,7 @@ function buildShape(
   root: GraphRoot,
   node: WithNode,
   rootParams: number,
+  resolveWhere: ResolveWhere,
 ): Shape {
   const levels: GraphLevel[] = []
   const whereTables: TableModel[] = []
@@ -219,7 +220,9 @@ function buildShape(
     const first = values
     values += Object.values(where).filter((v) => v !== null).length
     whereTables.push(target)
-    return (a: string) => whereSql(target, where, a, (n) => token(first + n - 1), 'a $where condition').sql
+    // Entities stand for their keys (the text depends on the values' kinds only: null, one, a list).
+    const resolved = resolveWhere(target, where)
+    return (a: string) => whereSql(target, resolved, a, (n) => token(first + n - 1), 'a $where condition').sql
   }
   const counts = (
     at: number,

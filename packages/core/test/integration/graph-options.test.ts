@@ -45,6 +45,24 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     return { ...c, root }
   }
 
+  // The docs' "did I favorite it?": the reader given as its entity, as find's where takes it.
+  test('a $where value may be an entity: it stands for its key', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    const me = await em.load('app_user', ME)
+    counter.reset()
+    const articles = await em.find(
+      'article',
+      { slug: ['g1', 'g2'] },
+      { orderBy: { slug: 'asc' }, with: { favorites: { $where: { user_id: me } } } },
+    )
+    expect(articles.map((a) => (a['favorites'] as Entity[]).map((f) => f['user_id']))).toEqual([
+      [String(ME)],
+      [],
+    ])
+    expect(counter.read().roundTrips).toBe(1)
+  })
+
   test("a feed: roots from the application's select (filter, newest first, limit, offset), their graph, flags relative to the reader, counts and a total: one round trip", async () => {
     const { root, counter } = await setup()
     const em = root.fork()
