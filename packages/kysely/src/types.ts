@@ -68,7 +68,7 @@ export type Condition<V> = [NonNullable<V>] extends [readonly unknown[]] ? V : V
  * const where: Where<DB, 'book'> = { author_id: [1, 2], published_on: null }
  */
 export type Where<DB, T extends TableName<DB>> = {
-  readonly [K in keyof Row<DB, T>]?: Condition<Row<DB, T>[K]>
+  readonly [K in keyof Row<DB, T>]?: Condition<RefOr<DB, Row<DB, T>[K]>>
 }
 
 /** A primary key: one value, or an object of the key columns for composite keys. */

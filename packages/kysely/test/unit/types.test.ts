@@ -2,6 +2,7 @@ import type { PipeflushError } from '@pipeflush/core'
 import type { Kysely } from 'kysely'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
+  AnyEntity,
   CreateValues,
   TypedEntity,
   TypedEntityManager,
@@ -121,9 +122,10 @@ describe('find and load', () => {
       // @ts-expect-error: no such table
       void em.find('reviews', {})
     }
+    // A number column takes an entity too, standing for its key (as at create).
     expectTypeOf<Where<DB, 'review'>>()
       .toHaveProperty('stars')
-      .toEqualTypeOf<number | readonly number[] | undefined>()
+      .toEqualTypeOf<number | AnyEntity<DB> | readonly (number | AnyEntity<DB>)[] | undefined>()
   })
 
   test('load(table, key) and load(query) return typed entities', () => {

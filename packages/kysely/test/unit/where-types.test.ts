@@ -47,3 +47,23 @@ describe('where', () => {
     }
   })
 })
+
+/** A foreign key, as kysely-codegen writes an int4 one. */
+interface ShopDB {
+  customer: { id: number; name: string }
+  orders: { id: number; customer_id: number; note: string | null }
+}
+
+declare const shop: TypedEntityManager<ShopDB>
+
+describe('where: an entity stands for its key', () => {
+  test('in find, as at create', async () => {
+    if (noRun) {
+      const ada = shop.create('customer', { id: 1, name: 'Ada' })
+      await shop.find('orders', { customer_id: ada })
+      await shop.find('orders', { customer_id: [ada, 2] })
+      // @ts-expect-error: a text column takes no entity
+      await shop.find('orders', { note: ada })
+    }
+  })
+})
