@@ -189,5 +189,31 @@ describe.each(configurations(TEST_DRIVERS))(
         await conduit.close()
       }
     })
+
+    // Values the database cannot store (a NUL, a lone surrogate): the client's mistake, a 422, nothing
+    // written (a 500, or on the Kysely implementation a lone surrogate written as U+FFFD).
+    test('values the database cannot store: 422, nothing written', async () => {
+      const conduit = await conduitOn(db, driver, implementation)
+      try {
+        const carol = await register(conduit.apiUrl, 'carol')
+        const before = await snapshot(db)
+        const article = (fields: object) => ({
+          article: { title: 'T', description: 'd', body: 'b', ...fields },
+        })
+        for (const body of [
+          article({ title: 'a\u0000b' }),
+          article({ body: 'a\ud800b' }),
+          article({ tagList: ['t\u0000'] }),
+        ]) {
+          const answer = await carol.send('POST', '/articles', body)
+          expect(answer.status, JSON.stringify(answer.body)).toBe(422)
+        }
+        const nul = await carol.send('GET', '/articles?tag=%00')
+        expect(nul.status).toBe(422)
+        expect(await snapshot(db)).toEqual(before)
+      } finally {
+        await conduit.close()
+      }
+    })
   },
 )

@@ -41,7 +41,21 @@ function required(checks: Checks, o: Record<string, unknown>, field: string): st
     checks.add(field, 'must be a string')
     return ''
   }
+  storable(checks, field, value)
   return value
+}
+
+/** A surrogate half without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Whether `value` holds only what the database can store as text: no NUL, no lone surrogate (which
+ * a driver would silently write as U+FFFD). Adds the field's problem otherwise.
+ */
+function storable(checks: Checks, field: string, value: string): boolean {
+  if (!value.includes('\u0000') && !LONE_SURROGATE.test(value)) return true
+  checks.add(field, 'holds a character that cannot be stored')
+  return false
 }
 
 /** An optional string: absent (undefined), or a string not blank unless `blank` allows it. */
@@ -58,6 +72,7 @@ function optional(
     return undefined
   }
   if (!blank && value.trim() === '') checks.add(field, "can't be blank")
+  storable(checks, field, value)
   return value
 }
 
@@ -133,7 +148,7 @@ export function newArticle(body: unknown): {
   if (tags !== undefined && tags !== null) {
     if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string' && t.trim() !== '')) {
       checks.add('tagList', 'must be a list of non-blank strings')
-    } else {
+    } else if (tags.every((t: string) => storable(checks, 'tagList', t))) {
       input.tagList = tags.map((t: string) => t.trim())
     }
   }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { isPipeflushError } from '@pipeflush/core'
 import type { Handler, Reply, RequestContext } from '../api/context.ts'
 import { ROUTES } from '../api/routes.ts'
 import type { Passwords } from '../auth/passwords.ts'
@@ -118,8 +119,27 @@ function errorReply(e: unknown): Reply {
     return { status: 422, body: { errors } }
   }
   if (e instanceof URIError) return { status: 404, body: { errors: { route: ['not found'] } } }
+  if (isUnstorable(e))
+    return { status: 422, body: { errors: { body: ['holds a value that cannot be stored'] } } }
   console.error(e)
   return { status: 500, body: { errors: { server: ['internal error'] } } }
+}
+
+/**
+ * SQLSTATEs of a value the database cannot store whatever the request's other fields: a NUL or a
+ * character of no encoding (22021, 22P05), a value too big for an index entry (54000).
+ */
+const UNSTORABLE = new Set(['22021', '22P05', '54000'])
+
+/**
+ * Whether `e` refused a value of the request the database cannot store, before it was sent (pipeflush's
+ * `INVALID_VALUE`: a NUL, a lone surrogate) or by the server: the client's mistake, a 422.
+ */
+function isUnstorable(e: unknown): boolean {
+  if (isPipeflushError(e, 'INVALID_VALUE')) return true
+  const error = e as { sqlState?: unknown; code?: unknown } | null
+  const state = error?.sqlState ?? error?.code
+  return typeof state === 'string' && UNSTORABLE.has(state)
 }
 
 /** The request's JSON body; undefined when empty; a 422 when it is not JSON. */

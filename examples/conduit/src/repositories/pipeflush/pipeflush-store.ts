@@ -48,9 +48,11 @@ export class PipeflushStore implements Store {
         return await this.#attempt(work, observer)
       } catch (e) {
         // A row this request removes or changes was removed or changed by another request meanwhile
-        // (two unfavorites of one article at once): the work runs again on what is stored now, which
-        // decides anew (nothing left to remove, or a 404), as a plain transaction reading first would.
-        if (attempt < MAX_ATTEMPTS && isPipeflushError(e, 'OPTIMISTIC_LOCK')) continue
+        // (two unfavorites of one article at once), or a row it references was removed, or one it
+        // removes got a new reference (a favorite of an article being deleted): the work runs again on
+        // what is stored now, which decides anew (nothing left to remove, or a 404), as a plain
+        // transaction reading first would.
+        if (attempt < MAX_ATTEMPTS && isRaced(e)) continue
         throw e
       }
     }
@@ -76,4 +78,11 @@ export class PipeflushStore implements Store {
     }
     return result
   }
+}
+
+/** Whether `e` is a flush that met another request's commit (see `PipeflushStore.run`). */
+function isRaced(e: unknown): boolean {
+  if (isPipeflushError(e, 'OPTIMISTIC_LOCK')) return true
+  // A foreign key: a row referenced gone, or a row removed still referenced.
+  return isPipeflushError(e, 'CONSTRAINT_VIOLATION') && e.sqlState === '23503'
 }
