@@ -67,8 +67,8 @@ function backslashInString(text: string): boolean {
     let end = i + 1
     while (end < text.length && !(text[end] === "'" && text[end + 1] !== "'"))
       end += text[end] === "'" ? 2 : 1
-    const escape = i > 0 && (text[i - 1] === 'E' || text[i - 1] === 'e')
-    if (!escape && text.slice(i + 1, end).includes('\\')) return true
+    const escapeString = i > 0 && (text[i - 1] === 'E' || text[i - 1] === 'e')
+    if (!escapeString && text.slice(i + 1, end).includes('\\')) return true
     i = text.indexOf("'", end + 1)
   }
   return false
