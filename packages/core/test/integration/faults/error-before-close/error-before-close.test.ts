@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { TEST_DRIVERS } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { describe, expect, test } from 'vitest'
+import { lastLine, runChild } from '../support.ts'
 import type { ErrorBeforeCloseConfig, ErrorBeforeCloseResult } from './child.ts'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
@@ -21,28 +21,8 @@ describe.concurrent('a socket that errors while a read is in flight and a flush 
         postgresPort: db.services.postgresPort,
         name: `ebc_${randomBytes(4).toString('hex')}`,
       }
-      const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['--conditions=@pipeflush/source', CHILD, JSON.stringify(config)],
-          {
-            stdio: ['ignore', 'pipe', 'pipe'],
-            env: { ...process.env, NODE_OPTIONS: '' },
-          },
-        )
-        let stdout = ''
-        let stderr = ''
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString()
-        })
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString()
-        })
-        child.on('close', (code) => resolve({ code, stdout, stderr }))
-      })
-      const result = JSON.parse(
-        run.stdout.trim().split('\n').pop() || '{}',
-      ) as Partial<ErrorBeforeCloseResult>
+      const run = await runChild(CHILD, config, 55_000)
+      const result = lastLine<ErrorBeforeCloseResult>(run)
       expect({ code: run.code, stderr: run.stderr.slice(0, 4000), problems: result.problems }).toEqual({
         code: 0,
         stderr: '',

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { describe, expect, test } from 'vitest'
+import { lastLine, runChild } from '../support.ts'
 import type { MultiHostDownConfig, MultiHostDownResult } from './child.ts'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
@@ -14,33 +14,9 @@ describe('postgres.js, a multi-host URL with every host down', () => {
     const table = `mhd_${randomBytes(4).toString('hex')}`
     await db.sql.unsafe(`create table ${table} (id int8 primary key, name text not null)`)
     const config: MultiHostDownConfig = { url: db.url, ports: [await freePort(), await freePort()], table }
-    const started = performance.now()
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--conditions=@pipeflush/source', CHILD, JSON.stringify(config)],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, NODE_OPTIONS: '' },
-        },
-      )
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString()
-      })
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString()
-      })
-      const timer = setTimeout(() => child.kill('SIGKILL'), 40_000)
-      child.on('close', (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
-    })
-    const seconds = (performance.now() - started) / 1000
+    const run = await runChild(CHILD, config, 40_000)
     expect({ code: run.code, stderr: run.stderr.slice(0, 4000) }).toEqual({ code: 0, stderr: '' })
-    const r = JSON.parse(run.stdout.trim().split('\n').pop() || '{}') as MultiHostDownResult
+    const r = lastLine<MultiHostDownResult>(run) as MultiHostDownResult
     const [a, b] = config.ports
     expect(r.connect.code).toBe('HOST_UNREACHABLE')
     expect(r.connect.message).toContain(`127.0.0.1:${a}`)
@@ -56,7 +32,7 @@ describe('postgres.js, a multi-host URL with every host down', () => {
     expect(r.downAgain).toBe('HOST_UNREACHABLE')
     expect(r.endMs).toBeLessThan(10_000)
     // The process exited by itself (the child was not killed) soon after the end.
-    expect(seconds).toBeLessThan(35)
+    expect(run.ms).toBeLessThan(35_000)
     await db.sql.unsafe(`drop table ${table}`)
   }, 60_000)
 })
