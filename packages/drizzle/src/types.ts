@@ -57,12 +57,21 @@ type ColumnTypeOf<T, K> = T extends { readonly _: { readonly columns: infer C } 
     : never
   : never
 
+/** The Drizzle column types of floating-point numbers, which no key is. */
+type FloatColumnType = 'PgReal' | 'PgDoublePrecision'
+
 /**
- * {@link RefOr} of property `K` of table `T`, a uuid column also taking an entity: an upserted row's
- * key is known only once the flush answers (a row that exists keeps its stored key), so a new row
- * references it by the entity, looked up by its conflict values in the same round trip.
+ * {@link RefOr} of property `K` of table `T`, a uuid column also taking an entity (an upserted row's
+ * key is known only once the flush answers: a row that exists keeps its stored key, so a new row
+ * references it by the entity, looked up by its conflict values in the same round trip), a `real` or
+ * `doublePrecision` column none. Which table's entity a foreign key takes is checked when the flush
+ * is planned (`INVALID_VALUE`, nothing sent): Drizzle's column types do not carry what they reference.
  */
-export type ColumnRefOr<T, K, V> = [ColumnTypeOf<T, K>] extends ['PgUUID'] ? V | AnyEntity : RefOr<V>
+export type ColumnRefOr<T, K, V> = [ColumnTypeOf<T, K>] extends ['PgUUID']
+  ? V | AnyEntity
+  : [ColumnTypeOf<T, K>] extends [FloatColumnType]
+    ? V
+    : RefOr<V>
 
 /**
  * What `create(table, values)` takes: Drizzle's `$inferInsert` (columns with defaults, `$defaultFn`,

@@ -1,6 +1,7 @@
 import type { ValueMapping } from '@pipeflush/core'
 import { is, SQL } from 'drizzle-orm'
 import type { PgColumn } from 'drizzle-orm/pg-core'
+import { shapeCheck } from './value-shapes.ts'
 
 /**
  * Column classes whose values Drizzle gives as pipeflush decodes them (numbers, strings, booleans,
@@ -82,9 +83,11 @@ function classMapping(column: PgColumn, sqlType: string, keyPart: boolean): Valu
   if (column.columnType === 'PgChar') return { read: padded(column), write: same }
   if (READ_ONLY_MAPPED.has(column.columnType)) return { read, write: same }
   const json = /^\s*jsonb?\s*$/i.test(sqlType)
+  const shape = shapeCheck(column)
   return {
     read,
     write(value) {
+      shape?.(value)
       const driven = column.mapToDriverValue(value)
       if (is(driven, SQL))
         throw new Error('the column writes an SQL expression, which pipeflush does not send')

@@ -130,4 +130,42 @@ describe.each(TEST_DRIVERS)('%s: every column kind of pg-core', (driver) => {
     })
     expect(again.report.updated).toBe(1)
   })
+
+  // Drizzle's point and line classes write their text from the value's parts without looking at
+  // them: `{ x: 1 }` would reach the server as `(1,undefined)`.
+  test.each([
+    ['spot', { x: 1, y: 2 }, 'expected [x, y], an array of 2 numbers'],
+    ['spot', [1], 'expected [x, y], an array of 2 numbers'],
+    ['spot', '1,2', 'expected [x, y], an array of 2 numbers'],
+    ['spotXy', { x: 1 }, 'expected { x, y }, an object of 2 numbers'],
+    ['spotXy', [1, 2], 'expected { x, y }, an object of 2 numbers'],
+    ['path', [1, 2, '3'], 'expected [a, b, c], an array of 3 numbers'],
+    ['pathAbc', { a: 1, b: 2 }, 'expected { a, b, c }, an object of 3 numbers'],
+  ] as const)(
+    'a %s of the wrong shape (%j): INVALID_VALUE naming the column and the shape, nothing sent, the unit fixable',
+    async (column, value, expected) => {
+      await db.sql.unsafe(EMPTY_TABLES)
+      const { db: drizzle } = drizzleOn(db, driver)
+      const factory = await createEntityManagerFactory({ db: drizzle })
+      const em = factory.fork()
+      const row = em.create(kinds, { ...NULLS, id: 7, [column]: value } as typeof kinds.$inferInsert)
+      const failed = await em.flush().catch((e: unknown) => e)
+      expect(failed).toMatchObject({ code: 'INVALID_VALUE', table: 'kinds', column })
+      expect((failed as Error).message).toContain(expected)
+      expect(em.pending.inserts).toBe(1)
+      ;(row as Record<string, unknown>)[column] =
+        column === 'spotXy'
+          ? { x: 1, y: 2 }
+          : column === 'pathAbc'
+            ? { a: 1, b: 2, c: 3 }
+            : column === 'path'
+              ? [1, 2, 3]
+              : [1, 2]
+      expect((await em.flush()).inserted).toBe(1)
+      const [stored] = await db.sql.unsafe(
+        `select ${column === 'spotXy' ? 'spot_xy' : column === 'pathAbc' ? 'path_abc' : column}::text as v from kinds where id = 7`,
+      )
+      expect(stored?.['v']).toBe(column.startsWith('spot') ? '(1,2)' : '{1,2,3}')
+    },
+  )
 })

@@ -86,6 +86,12 @@ describe('create', () => {
       em.create(kinds, { id: 1, feeling: 'angry' })
       // @ts-expect-error: an entity stands for a numeric key, not for text
       em.create(books, { title: em.create(authors, { fullName: 'A' }), authorId: 1 })
+      // @ts-expect-error: no key is a real: an entity stands for none
+      em.create(kinds, { id: 1, float4: em.create(authors, { fullName: 'A' }) })
+      // @ts-expect-error: nor a double precision
+      em.create(kinds, { id: 1, float8: em.create(authors, { fullName: 'A' }) })
+      // @ts-expect-error: nor on assign
+      em.assign(em.create(kinds, { id: 1 }), { float8: em.create(authors, { fullName: 'A' }) })
     }
   })
 })
