@@ -127,9 +127,11 @@ function unknownKey(table: TableModel, column: ColumnModel, target: TableModel, 
 }
 
 /**
- * The column of `ref`'s table a reference in `table.column` stands for (the foreign key's target, or
- * the single primary key column), and its value, whatever `ref`'s state. `INVALID_VALUE` when `ref`
- * cannot stand for the column.
+ * The column of `ref`'s table a reference in `table.column` stands for (what the column's foreign key
+ * to that table references at the column's place, a composite key's included; for a column with no
+ * foreign key, the single primary key column), and its value, whatever `ref`'s state. `INVALID_VALUE`
+ * when `ref` cannot stand for the column: the column's foreign keys reference other tables, or it has
+ * none and `ref`'s key is composite.
  */
 export function referencedKey(
   ref: EntityState,
@@ -138,32 +140,44 @@ export function referencedKey(
 ): { readonly column: string; readonly value: unknown } {
   if (ref.table.kind !== 'table')
     throw errors.viewRowAsKey(table.key, column.name, ref.table.key, ref.table.kind)
-  const single = singleForeignKeys(table, column.name)
-  const fk = single.find((f) => f.target === ref.table.key)
-  if (fk === undefined && single.length > 0) {
-    const targets = [...new Set(single.map((f) => f.target))].join(', ')
+  const keys = foreignKeysOn(table, column.name)
+  // The key of the entity's table on this column (a single-column one first), else none: then, when
+  // the column has foreign keys, the entity is of another table than they reference.
+  const fk =
+    keys.find((f) => f.columns.length === 1 && f.target === ref.table.key) ??
+    keys.find((f) => f.target === ref.table.key)
+  if (fk === undefined && keys.length > 0) {
+    const targets = [...new Set(keys.map((f) => f.target))].join(', ')
     throw errors.wrongReferenceTarget(table.key, column.name, targets, ref.table.key)
   }
+  // The column the foreign key references at this column's place (a composite key's too).
   const target =
-    fk?.targetColumns[0] ?? (ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined)
+    fk !== undefined
+      ? fk.targetColumns[fk.columns.indexOf(column.name)]
+      : ref.table.primaryKey.length === 1
+        ? ref.table.primaryKey[0]
+        : undefined
   if (target === undefined) {
     throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
   }
   return { column: target, value: ref.row[target] }
 }
 
-/** The single-column foreign keys of `table` on `column`: found once per table and column (a model does not change). */
-function singleForeignKeys(table: TableModel, column: string): readonly ForeignKeyModel[] {
-  const byColumn = singleByColumn(table)
+/**
+ * The foreign keys of `table` with `column` among their columns, single and composite: found once per
+ * table and column (a model does not change).
+ */
+function foreignKeysOn(table: TableModel, column: string): readonly ForeignKeyModel[] {
+  const byColumn = keysByColumn(table)
   let keys = byColumn.get(column)
   if (keys === undefined) {
-    keys = table.foreignKeys.filter((f) => f.columns.length === 1 && f.columns[0] === column)
+    keys = table.foreignKeys.filter((f) => f.columns.includes(column))
     byColumn.set(column, keys)
   }
   return keys
 }
 
-const singleByColumn = perTable(() => new Map<string, readonly ForeignKeyModel[]>())
+const keysByColumn = perTable(() => new Map<string, readonly ForeignKeyModel[]>())
 
 const NO_COLUMNS: readonly ColumnModel[] = []
 

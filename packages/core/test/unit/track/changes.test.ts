@@ -166,16 +166,40 @@ describe('resolveReference', () => {
     })
   })
 
-  it('refuses an entity with a composite key for one column', () => {
+  it('gives, for a column of a composite foreign key, the column the key references at its place', () => {
     const copy = table('copy')
     const shelf = tracked(table('shelf'), { room: 'A', slot: 1 }, 'managed', owner)
-    expect(thrown(() => resolveReference(shelf.entity, columnOf(copy, 'room'), copy, owner))).toEqual({
+    expect(resolveReference(shelf.entity, columnOf(copy, 'room'), copy, owner)).toBe('A')
+    expect(resolveReference(shelf.entity, columnOf(copy, 'slot'), copy, owner)).toBe(1)
+  })
+
+  // Bug: a column of a composite foreign key was taken for a column without one: an entity of any
+  // table with a single-column key stood for its key there, written silently (a wrong row referenced
+  // when one with that key existed).
+  it("refuses, for a column of a composite foreign key, an entity of another table than the key's", () => {
+    const copy = table('copy')
+    const tag = tracked(table('tag'), { id: 7, name: 'sf' }, 'managed', owner)
+    expect(thrown(() => resolveReference(tag.entity, columnOf(copy, 'room'), copy, owner))).toEqual({
       name: 'PipeflushError',
       code: 'INVALID_VALUE',
       table: 'copy',
       column: 'room',
+      message: 'copy.room references shelf, not tag: a tag entity cannot stand for it.',
+    })
+  })
+
+  it('refuses an entity with a composite key for a column without a foreign key', () => {
+    const review = table('review')
+    const shelf = tracked(table('shelf'), { room: 'A', slot: 1 }, 'managed', owner)
+    expect(
+      thrown(() => resolveReference(shelf.entity, columnOf(review, 'loose_ref'), review, owner)),
+    ).toEqual({
+      name: 'PipeflushError',
+      code: 'INVALID_VALUE',
+      table: 'review',
+      column: 'loose_ref',
       message:
-        'copy.room: a shelf entity cannot stand for one column (composite key); assign the key values.',
+        'review.loose_ref: a shelf entity cannot stand for one column (composite key); assign the key values.',
     })
   })
 
