@@ -80,6 +80,7 @@ export function messageOf(error: unknown): string {
 /** The names a driver gives the server's error fields (postgres.js: `constraint_name`, pg: `constraint`). */
 export interface ServerErrorFields {
   readonly constraint: string
+  readonly schema: string
   readonly table: string
   readonly column: string
 }
@@ -107,6 +108,7 @@ export function toDriverError(
       message,
       sqlState,
       constraint: stringField(error, fields.constraint),
+      schema: stringField(error, fields.schema),
       table: stringField(error, fields.table),
       column: stringField(error, fields.column),
       detail: stringField(error, 'detail'),

@@ -50,6 +50,8 @@ export interface DriverError {
   readonly message: string
   readonly sqlState?: string | undefined
   readonly constraint?: string | undefined
+  /** The schema of the table the server named. */
+  readonly schema?: string | undefined
   readonly table?: string | undefined
   readonly column?: string | undefined
   readonly detail?: string | undefined

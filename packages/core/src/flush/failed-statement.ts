@@ -3,6 +3,8 @@ import type { PlannedStatement } from '../plan/types.ts'
 /** What the server said of a statement it rejected, as far as telling which one it was goes. */
 export interface RejectionFacts {
   readonly sqlState?: string | undefined
+  /** The schema of `table`, when the server named it. */
+  readonly schema?: string | undefined
   readonly table?: string | undefined
   readonly column?: string | undefined
   /** Its detail: `Key (email)=(a@x) already exists.`, `Key (author_id)=(9) is not present in ...`. */
@@ -35,8 +37,9 @@ export function rejectedStatement(
   facts: RejectionFacts,
 ): PlannedStatement | undefined {
   const { table } = facts
+  const isOn = onTableOf(statements, facts)
   const only = onlyStatement(statements)
-  if (only !== undefined && (table === undefined || isOn(only, table))) return only
+  if (only !== undefined && (table === undefined || isOn(only))) return only
   // No constraint matches an ON CONFLICT's columns: an upsert's (the server names no table).
   if (facts.sqlState === NO_MATCHING_CONFLICT) return statements.find((s) => s?.upsert !== undefined)
   if (table === undefined) return undefined
@@ -46,7 +49,7 @@ export function rejectedStatement(
     if (removing !== undefined) return removing
   }
   const onTable: PlannedStatement[] = []
-  for (const s of statements) if (s !== undefined && isOn(s, table)) onTable.push(s)
+  for (const s of statements) if (s !== undefined && isOn(s)) onTable.push(s)
   if (onTable.length <= 1) return onTable[0]
   // A value refused (class 22, or a NULL, check, duplicate or missing reference) is an insert's or an
   // update's: a delete writes no value.
@@ -86,9 +89,22 @@ function refusesValue(sqlState: string | undefined): boolean {
   return sqlState.startsWith('22') || ['23502', '23503', '23505', '23514'].includes(sqlState)
 }
 
-/** Whether `s` is on `table` (as the server names it: unqualified). */
-function isOn(s: PlannedStatement, table: string): boolean {
-  return s.table === table || s.table.endsWith(`.${table}`)
+/**
+ * Whether a statement is on the table the server named (`facts.table`, unqualified, in
+ * `facts.schema`), told by its table's key (the bare name in the first schema of the search path,
+ * else `schema.table`): the key `schema.table` when one of `statements` has it, else the bare name;
+ * without the schema, either.
+ */
+function onTableOf(
+  statements: readonly (PlannedStatement | undefined)[],
+  facts: RejectionFacts,
+): (s: PlannedStatement) => boolean {
+  const { table, schema } = facts
+  if (table === undefined) return () => false
+  if (schema === undefined) return (s) => s.table === table || s.table.endsWith(`.${table}`)
+  const qualified = `${schema}.${table}`
+  if (statements.some((s) => s?.table === qualified)) return (s) => s.table === qualified
+  return (s) => s.table === table
 }
 
 /** The one planned statement of `statements`, if there is exactly one. */

@@ -25,7 +25,7 @@ export function isPgPool(client: unknown): client is PgPool {
 }
 
 /** node-postgres's names of the server's error fields (`lib/` DatabaseError). */
-const PG_FIELDS = { constraint: 'constraint', table: 'table', column: 'column' } as const
+const PG_FIELDS = { constraint: 'constraint', schema: 'schema', table: 'table', column: 'column' } as const
 
 /** Messages node-postgres gives errors of a connection that is gone or could not be made. */
 const CONNECTION_MESSAGES =

@@ -21,6 +21,7 @@ import { socketFactory } from './socket-factory.ts'
 /** postgres.js's names of the server's error fields (the keys of the errors it throws). */
 const POSTGRES_JS_FIELDS = {
   constraint: 'constraint_name',
+  schema: 'schema_name',
   table: 'table_name',
   column: 'column_name',
 } as const

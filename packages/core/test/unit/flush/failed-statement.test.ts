@@ -47,6 +47,19 @@ describe('rejectedStatement', () => {
     ).toBe('s.t')
   })
 
+  // Bug: the server's schema was not read: of two tables of one name in two schemas, the first
+  // statement on either was taken, and the error named the table that had no conflict.
+  test('of two tables of one name, the one in the schema the server named', () => {
+    const bare = statement('insert', 'alias', ['name'], [['acdc']])
+    const qualified = statement('insert', 'music.alias', ['name'], [['acdc']])
+    const detail = 'Key (name)=(acdc) already exists.'
+    const facts = { sqlState: '23505', table: 'alias', detail }
+    expect(rejectedStatement([bare, qualified], { ...facts, schema: 'music' })).toBe(qualified)
+    expect(rejectedStatement([qualified, bare], { ...facts, schema: 'public' })).toBe(bare)
+    // Without the schema (a server that names none), as before: either.
+    expect(rejectedStatement([bare, qualified], facts)).toBe(bare)
+  })
+
   test("a key taken: the insert holding the key's values, not an update of other columns before it", () => {
     const detail = 'Key (id)=(3) already exists.'
     expect(rejectedStatement([rename, removeT, insertNine, insertTwo], { table: 't', detail })).toBe(
