@@ -10,6 +10,7 @@ import type {
   WithTree,
 } from './relations.ts'
 import type {
+  AliasedEntityQuery,
   AnyEntity,
   AssignValues,
   ColumnName,
@@ -18,6 +19,7 @@ import type {
   KeyOf,
   Row,
   TableName,
+  TableOfRow,
   TypedEntity,
   Where,
 } from './types.ts'
@@ -184,6 +186,10 @@ export class TypedEntityManager<DB, R = NoRelations> {
     query: EntityQuery<DB, T, O>,
     options?: TypedReadOptions<DB, R, T>,
   ): Promise<TypedEntity<DB, T>[]>
+  load<QDB, A extends keyof QDB & string, O extends Row<DB, TableOfRow<DB, QDB[A]>>>(
+    query: AliasedEntityQuery<DB, QDB, A, O>,
+    options?: TypedReadOptions<DB, R, TableOfRow<DB, QDB[A]>>,
+  ): Promise<TypedEntity<DB, TableOfRow<DB, QDB[A]>>[]>
   async load(tableOrQuery: unknown, key?: unknown, options?: object): Promise<unknown> {
     if (typeof tableOrQuery === 'string') return this.core.load(tableOrQuery, key, options as never)
     return loadQuery(this.core, tableOrQuery, key as never)

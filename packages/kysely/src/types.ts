@@ -82,3 +82,23 @@ type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : 
  */
 export type EntityQuery<DB, T extends TableName<DB>, O> = SelectQueryBuilder<DB, T, O> &
   (IsUnion<T> extends true ? { readonly 'load(query) takes a select over one table': never } : unknown)
+
+/**
+ * The table of `DB` whose row type is `Aliased` (what Kysely's `selectFrom('book as b')` puts under
+ * the alias `b`): `never` when none is, a union when several tables have that very row type.
+ */
+export type TableOfRow<DB, Aliased> = {
+  [T in TableName<DB>]: [DB[T]] extends [Aliased] ? ([Aliased] extends [DB[T]] ? T : never) : never
+}[TableName<DB>]
+
+/**
+ * A Kysely select over exactly one table of `DB` under an alias (`selectFrom('book as b')`),
+ * selecting every column: what `em.load(query)` takes besides an {@link EntityQuery}; its entities are
+ * of the table `TableOfRow<DB, QDB[A]>`.
+ */
+export type AliasedEntityQuery<DB, QDB, A extends keyof QDB & string, O> = SelectQueryBuilder<QDB, A, O> &
+  (IsUnion<A> extends true
+    ? { readonly 'load(query) takes a select over one table': never }
+    : [TableOfRow<DB, QDB[A]>] extends [never]
+      ? { readonly 'load(query) takes a select over one table of the database': never }
+      : unknown)

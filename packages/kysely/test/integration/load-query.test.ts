@@ -135,9 +135,7 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
         .where('author.name', '=', 'Ada') as never,
     )
     expect(aliased).toHaveLength(1)
-    const byAlias = await em.load(
-      em.db.selectFrom('author as a').selectAll('a').where('a.name', '=', 'Ada') as never,
-    )
+    const byAlias = await em.load(em.db.selectFrom('author as a').selectAll('a').where('a.name', '=', 'Ada'))
     expect(byAlias[0]).toBe(aliased[0])
     const qualified = await em.load(em.db.withSchema('public').selectFrom('author').selectAll() as never)
     expect(qualified[0]).toBe(aliased[0])

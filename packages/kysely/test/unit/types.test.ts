@@ -139,6 +139,16 @@ describe('find and load', () => {
       void em.load(db.selectFrom('book').innerJoin('author', 'author.id', 'book.author_id').selectAll())
       // @ts-expect-error: wrong column in the query itself
       void em.load(db.selectFrom('book').selectAll().where('isbn', '=', 'x'))
+      // Under an alias: the aliased table's entities.
+      const aliased = db.selectFrom('book as b').selectAll('b').where('b.price', '<', '10')
+      expectTypeOf(em.load(aliased)).resolves.toEqualTypeOf<TypedEntity<DB, 'book'>[]>()
+      expectTypeOf(em.load(db.selectFrom('author as a').selectAll())).resolves.toEqualTypeOf<
+        TypedEntity<DB, 'author'>[]
+      >()
+      // @ts-expect-error: not every column of the aliased table is selected
+      void em.load(db.selectFrom('book as b').select(['b.id', 'b.title']))
+      // @ts-expect-error: an aliased join is not one table's rows either
+      void em.load(db.selectFrom('book as b').innerJoin('author as a', 'a.id', 'b.author_id').selectAll())
     }
   })
 })
