@@ -235,6 +235,13 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
     ...rest,
     schema: built.model,
     ...(core === undefined ? {} : { hooks: core }),
+  }).catch((e: unknown) => {
+    // The database's own client is not one pipeflush takes (a pg.Client): name the option that gives one.
+    if (explicit === undefined && isPipeflushError(e, 'INVALID_CONFIG') && /is not a client/.test(e.message))
+      throw errors.invalidConfig(
+        `createEntityManagerFactory: the database's own client (db.$client) cannot be used: ${e.message} Give the factory the pool as \`client\`: createEntityManagerFactory({ db, client: pool })`,
+      )
+    throw e
   })
   factory = new EntityManagerFactory<S>(root, db, context)
   return factory

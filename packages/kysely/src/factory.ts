@@ -177,6 +177,10 @@ export async function createEntityManagerFactory<DB, R = NoRelations>(
     throw errors.invalidConfig('createEntityManagerFactory: the options must be an object ({ client, db? })')
   }
   const { client, db, hooks, ...rest } = options
+  if (client === undefined)
+    throw errors.invalidConfig(
+      "createEntityManagerFactory: no client: give the application's pool as `client` (a postgres.js client or a pg.Pool), with `db` its Kysely",
+    )
   // Duck-typed: the application's Kysely may be another copy of the package than this one's.
   if (db !== undefined && typeof (db as { executeQuery?: unknown } | null)?.executeQuery !== 'function') {
     throw errors.invalidConfig(

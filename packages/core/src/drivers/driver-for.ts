@@ -35,6 +35,7 @@ const CLIENT_ADVICE =
 
 function describeClient(client: unknown): string {
   if (client === null) return 'null'
+  if (client === undefined) return 'undefined'
   if (typeof client !== 'object' && typeof client !== 'function') return `A ${typeof client}`
   const name = (client as { constructor?: { name?: unknown } }).constructor?.name
   return typeof name === 'string' && name !== 'Object' && name !== 'Function' ? `A ${name}` : 'This value'

@@ -8,7 +8,11 @@ import { PipeflushError, type PipeflushErrorDetails } from './pipeflush-error.ts
 export const configErrors = {
   /** `connect` given something that is no client of a supported driver. */
   notAClient(client: string, advice: string): PipeflushError {
-    return new PipeflushError('INVALID_CONFIG', `${client} is not a client pipeflush can use. ${advice}`)
+    const what =
+      client === 'undefined'
+        ? 'No client was given (undefined).'
+        : `${client} is not a client pipeflush can use.`
+    return new PipeflushError('INVALID_CONFIG', `${what} ${advice}`)
   },
 
   /** The `flushLog` option is not a table name. */
@@ -39,7 +43,7 @@ export const configErrors = {
   dateStyleNotIso(dateStyle: string): PipeflushError {
     return new PipeflushError(
       'INVALID_CONFIG',
-      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): connect with postgres(url, { connection: { DateStyle: 'ISO, MDY' } }).`,
+      `pipeflush needs DateStyle ISO (the session has "${dateStyle}"): ${sessionSetting("DateStyle = 'ISO, MDY'", "{ DateStyle: 'ISO, MDY' }", '-c DateStyle=ISO,MDY')}.`,
     )
   },
 
@@ -47,7 +51,7 @@ export const configErrors = {
   floatDigitsTooFew(extraFloatDigits: number): PipeflushError {
     return new PipeflushError(
       'INVALID_CONFIG',
-      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): connect with postgres(url, { connection: { extra_float_digits: 1 } }).`,
+      `pipeflush needs extra_float_digits >= 1 for exact floats (the session has ${extraFloatDigits}): ${sessionSetting('extra_float_digits = 1', '{ extra_float_digits: 1 }', '-c extra_float_digits=1')}.`,
     )
   },
 
@@ -55,4 +59,9 @@ export const configErrors = {
   invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', message, details)
   },
+}
+
+/** How to give every session a setting, on either driver or in the database. */
+function sessionSetting(sql: string, postgresJs: string, pgOptions: string): string {
+  return `on postgres.js connect with postgres(url, { connection: ${postgresJs} }), on node-postgres with new pg.Pool({ ..., options: '${pgOptions}' }), or for every client: alter database <name> set ${sql}`
 }

@@ -83,9 +83,16 @@ export const schemaErrors = {
     return new PipeflushError('INVALID_CONFIG', `Table "${table}": ${why}`, { table, column })
   },
 
-  /** A table not in the schema (`shown`: as messages show it; `known`: the tables there are). */
+  /**
+   * A table not in the schema (`shown`: as messages show it; `known`: the tables there are, none for
+   * a schema without tables).
+   */
   unknownTable(shown: string, known: string, table: string | undefined): PipeflushError {
-    return new PipeflushError('UNKNOWN_TABLE', `Unknown table ${shown} (known: ${known}).`, { table })
+    const message =
+      known === ''
+        ? `Unknown table ${shown}: the schema holds no tables (is the connection's database the one the tables are in? a declared schema, one that declares it?).`
+        : `Unknown table ${shown} (known: ${known}). The tables are those read at connect, from the schemas of the search path (or the \`schemas\` option), or those declared: a table created since needs a new connect, one in another schema the \`schemas\` option.`
+    return new PipeflushError('UNKNOWN_TABLE', message, { table })
   },
 
   /** A table without a primary key, whose rows cannot be tracked. */

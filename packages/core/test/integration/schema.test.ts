@@ -1,5 +1,6 @@
 import { EntityManager, readSchema } from '@pipeflush/core'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
+import pg from 'pg'
 import { beforeAll, describe, expect, test } from 'vitest'
 
 const db = useTestDatabase()
@@ -67,8 +68,19 @@ describe('readSchema', () => {
     const { sql: german } = db.connect({ max: 1, proxied: false, connection: { DateStyle: 'German' } })
     await expect(EntityManager.connect(german)).rejects.toMatchObject({
       code: 'INVALID_CONFIG',
-      message: expect.stringMatching(/DateStyle/),
+      message: expect.stringContaining("postgres(url, { connection: { DateStyle: 'ISO, MDY' } })"),
     })
+    await german.end()
+    // On node-postgres, its own way to set it, which connects.
+    const dmy = new pg.Pool({ connectionString: db.url, max: 1, options: '-c DateStyle=SQL,DMY' })
+    const refused = await EntityManager.connect(dmy).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ code: 'INVALID_CONFIG' })
+    const advice = /options: '(-c DateStyle=ISO,MDY)'/.exec((refused as Error).message)
+    expect(advice, (refused as Error).message).not.toBeNull()
+    await dmy.end()
+    const iso = new pg.Pool({ connectionString: db.url, max: 1, options: advice![1] })
+    await expect(EntityManager.connect(iso)).resolves.toBeDefined()
+    await iso.end()
   })
 
   test('identity always, generated columns and enums are written correctly', async () => {

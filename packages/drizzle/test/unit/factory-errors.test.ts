@@ -1,5 +1,6 @@
 import { isPipeflushError } from '@pipeflush/core'
 import { drizzle } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createEntityManagerFactory } from '../../src/index.ts'
 import { schema } from '../fixtures/schema.ts'
@@ -39,5 +40,12 @@ describe('createEntityManagerFactory', () => {
 
   it('needs a pool: a database without a client is refused by pipeflush', async () => {
     expect(await failure(() => createEntityManagerFactory({ db }))).toMatch(/^INVALID_CONFIG/)
+  })
+
+  it("names the client option when the database's own client is not a pool (a pg.Client)", async () => {
+    const onClient = drizzle(new pg.Client({ host: '127.0.0.1', port: 1 }), { schema })
+    expect(await failure(() => createEntityManagerFactory({ db: onClient }))).toMatch(
+      /^INVALID_CONFIG: createEntityManagerFactory: the database's own client \(db\.\$client\) cannot be used: A Client is not a client .* Give the factory the pool as `client`: createEntityManagerFactory\(\{ db, client: pool \}\)\.$/,
+    )
   })
 })

@@ -29,6 +29,15 @@ describe('the factory refuses bad options with INVALID_CONFIG before any query',
     expect(await code(() => createEntityManagerFactory(options as never))).toBe('INVALID_CONFIG')
   })
 
+  test('no client: the message names the option', async () => {
+    const error = await Promise.resolve(createEntityManagerFactory({ schema } as never)).catch(
+      (e: unknown) => e,
+    )
+    expect((error as Error).message).toBe(
+      "createEntityManagerFactory: no client: give the application's pool as `client` (a postgres.js client or a pg.Pool), with `db` its Kysely.",
+    )
+  })
+
   test('run() checks its work and options before running the work', async () => {
     const factory = await createEntityManagerFactory<{ author: { id: string; name: string } }>({
       client: sql,
