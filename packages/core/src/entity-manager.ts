@@ -338,7 +338,7 @@ export class EntityManager {
   upsert(
     table: string,
     values: Readonly<Record<string, unknown>>,
-    options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
+    options: { readonly conflict: readonly string[]; readonly update?: readonly string[] | undefined },
   ): Entity {
     return this.#shown(() => {
       const model = writableTable(this.#settings.schema, table, 'upsert')

@@ -18,9 +18,9 @@ export { readSchemaOption } from './schema/read-schema-options.ts'
  */
 export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   /** How flushes are sent (default `burst`). */
-  readonly pipeline?: PipelineMode
+  readonly pipeline?: PipelineMode | undefined
   /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
-  readonly schema?: SchemaModel
+  readonly schema?: SchemaModel | undefined
   /**
    * Ids fetched per sequence at least, each time the pool runs short (default 50). A sequence that keeps
    * running short fetches twice as many each time, up to 16 times this; the same query tops up every
@@ -29,13 +29,13 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * process that ends leaves at most that many of each sequence's ids unused (gaps, as a rolled-back
    * `nextval` leaves).
    */
-  readonly idBlockSize?: number
+  readonly idBlockSize?: number | undefined
   /**
    * Fill the id pool at connect for every sequence key of the schema (one query), so that the first
    * flushes fetch no ids. Default: when the schema is read from the catalog (connect queries anyway);
    * not for a schema declared in code, which connects without any query unless this is `true`.
    */
-  readonly prefetchIds?: boolean
+  readonly prefetchIds?: boolean | undefined
   /**
    * A flush settles within this many milliseconds, reserving a connection included (default 30000;
    * `Infinity` for no limit). Past it the flush's connection is terminated (the server rolls back what
@@ -43,14 +43,14 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * `FLUSH_TIMEOUT`, or `COMMIT_OUTCOME_UNKNOWN` if its COMMIT had been sent. Reads through the entity
    * manager (`find`, `load`, `wasCommitted`) settle within it too (`QUERY_TIMEOUT`).
    */
-  readonly flushTimeoutMs?: number
+  readonly flushTimeoutMs?: number | undefined
   /**
    * Opt-in flush log: a table (`name` or `schema.name`) where each flush inserts its id inside its own
    * transaction, with its first statements (no extra round trip), so that `em.wasCommitted(flushId)`
    * can tell whether a flush that failed with `COMMIT_OUTCOME_UNKNOWN` committed. Checked at connect;
    * `flushLogDdl(name)` gives the DDL.
    */
-  readonly flushLog?: string
+  readonly flushLog?: string | undefined
   /**
    * node-postgres pools in `pipeline` mode: whether pipelined statements are named (prepared once per
    * connection). Left out: named, unless a connection pooler is found in between (PgBouncer before 1.21
@@ -66,7 +66,7 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * answers to pipelined selects after the first would reach another client. Without effect on
    * postgres.js clients, whose flushes and reads are never prepared.
    */
-  readonly prepare?: boolean
+  readonly prepare?: boolean | undefined
   /**
    * Whether flushes read back the values the server fills, in the answer they wait for anyway (no
    * round trip): after a flush, an inserted entity's columns it did not supply (defaults such as
@@ -77,9 +77,9 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * returns its rows as stored (every column: its entity is managed after the flush); into one it does
    * not, nothing (as bulk ingestion wants: its entity is detached after the flush).
    */
-  readonly serverValues?: boolean | Readonly<Record<string, boolean>>
+  readonly serverValues?: boolean | Readonly<Record<string, boolean>> | undefined
   /** Code run as part of every flush (see {@link FlushHooks}). */
-  readonly hooks?: FlushHooks<Entity, M>
+  readonly hooks?: FlushHooks<Entity, M> | undefined
   /**
    * Inserts of at least this many rows into one table are sent as `COPY ... FROM STDIN` instead of
    * INSERT, in the same message and transaction: the server stores them about twice as fast.
@@ -88,14 +88,14 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * inserts that return nothing (not upserts, not tables whose server-filled values are read back: see
    * `serverValues`), never into a table with row-level security or rewrite rules.
    */
-  readonly copyRows?: number
+  readonly copyRows?: number | undefined
   /**
    * Put the values an error is about in its message: the value at fault (`INVALID_VALUE`), the
    * server's DETAIL (a unique violation's key), the server's message where it quotes a value. Default
    * `false`: messages and stacks go to logs and error trackers, so they show no value the application
    * wrote (each stays on the error: `error.value`, `error.detail`, `error.cause`). For development.
    */
-  readonly errorValues?: boolean
+  readonly errorValues?: boolean | undefined
   /**
    * OpenTelemetry spans, when the application has `@opentelemetry/api` and registered a tracer
    * provider (otherwise nothing is recorded, and next to nothing spent): a CLIENT span per flush and
@@ -103,9 +103,9 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * (instrumentation-pg) nested in it. `{ statements: true }` adds the statement texts, without
    * values (`db.query.text`); `false` records no span at all.
    */
-  readonly tracing?: boolean | { readonly statements?: boolean }
+  readonly tracing?: boolean | { readonly statements?: boolean } | undefined
   /** Where to log flushes and reads (pino's shape; see `Logger`). Off by default. */
-  readonly logger?: Logger
+  readonly logger?: Logger | undefined
   /**
    * Read replicas: pools of the same kinds the primary's may be (postgres.js clients, `pg.Pool`s),
    * each of a streaming replica of the primary (the client given first). The reads of a unit of work
@@ -115,15 +115,15 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * lag, measured in the same message as every batch it answers, is beyond `maxReplicaLagMs`; the
    * reason shows in `em.replicas` and in the read's span.
    */
-  readonly replicas?: readonly unknown[]
+  readonly replicas?: readonly unknown[] | undefined
   /** The replay lag (ms) beyond which a replica is left out (default: no bound). */
-  readonly maxReplicaLagMs?: number
+  readonly maxReplicaLagMs?: number | undefined
 }
 
 /** Options of `em.fork()`. */
 export interface ForkOptions {
-  readonly pipeline?: PipelineMode
-  readonly flushTimeoutMs?: number
+  readonly pipeline?: PipelineMode | undefined
+  readonly flushTimeoutMs?: number | undefined
 }
 
 const DEFAULT_FLUSH_TIMEOUT_MS = 30_000

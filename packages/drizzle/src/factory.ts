@@ -38,41 +38,44 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
    * The schema object (tables, `relations()`, enums...), when the database was made without one.
    * Default: the database's (`drizzle(client, { schema })`).
    */
-  readonly schema?: S
+  readonly schema?: S | undefined
   /**
    * The pool, when it is not the database's own client (`db.$client`): a `pg.Pool` (pg >= 8.23;
    * `pipeline: true` for pipelined, prepared flushes) or a postgres.js client, on the same database.
    * A database made on a single `pg.Client` needs one: pipeflush takes connections from a pool.
    */
-  readonly client?: unknown
+  readonly client?: unknown | undefined
   /**
    * Optimistic locking: the version column's property, for every table that has it (`'version'`),
    * or by table key (`{ books: 'version' }`). An integer, NOT NULL; incremented by every flush that
    * updates the row, checked in the same statement (`OPTIMISTIC_LOCK`).
    */
-  readonly version?: string | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<TableAt<NoInfer<S>, K>> }
+  readonly version?:
+    | string
+    | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<TableAt<NoInfer<S>, K>> }
+    | undefined
   /**
    * Read the catalog once at start and compare it with the definitions: a table or column missing,
    * another type, nullability or primary key is `SCHEMA_MISMATCH` naming table and column. Default
    * false: the schema comes from the definitions alone, no query.
    */
-  readonly checkDatabase?: boolean
+  readonly checkDatabase?: boolean | undefined
   /** Code run as part of every flush, typed by the schema (see {@link TypedFlushHooks}). */
-  readonly hooks?: TypedFlushHooks<NoInfer<S>>
+  readonly hooks?: TypedFlushHooks<NoInfer<S>> | undefined
 }
 
 /** Options of one {@link EntityManagerFactory.run}. */
 export interface RunOptions {
   /** Pipeline mode of this run's flush (default: the factory's). */
-  readonly pipeline?: PipelineMode
+  readonly pipeline?: PipelineMode | undefined
   /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
    * (SQLSTATE `40P01`, `40001`). Default 0: the error is thrown.
    */
-  readonly retries?: number
+  readonly retries?: number | undefined
   /** Before a retry, wait a random time between 0 and `backoffMs * 2^(attempt - 1)` ms (default 0). */
-  readonly backoffMs?: number
+  readonly backoffMs?: number | undefined
 }
 
 /** What {@link EntityManagerFactory.run} returns. */
@@ -249,10 +252,10 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
 
 /** What the factory reads of a Drizzle database beyond its public API. */
 interface DatabaseInternals {
-  readonly select?: unknown
-  readonly $client?: unknown
-  readonly _?: { readonly fullSchema?: unknown }
-  readonly dialect?: { readonly casing?: { getColumnCasing(column: PgColumn): string } }
+  readonly select?: unknown | undefined
+  readonly $client?: unknown | undefined
+  readonly _?: { readonly fullSchema?: unknown } | undefined
+  readonly dialect?: { readonly casing?: { getColumnCasing(column: PgColumn): string } } | undefined
 }
 
 /** The version column of each table, from the `version` option. */

@@ -38,14 +38,14 @@ export type TypedOrderBy<T> =
  * const reviews: RelationTree<typeof schema, 'reviews'> = { $where: { stars: [4, 5] }, $orderBy: { id: 'desc' }, $limit: 3 }
  */
 export type RelationTree<S, U, Rel = Many<string>> = WithTree<S, U> & {
-  readonly $where?: Where<Extract<TableAt<S, U>, PgTable>>
+  readonly $where?: Where<Extract<TableAt<S, U>, PgTable>> | undefined
 } & (Rel extends Many<string>
     ? { readonly $orderBy?: TypedOrderBy<TableAt<S, U>>; readonly $limit?: number }
     : unknown)
 
 /** Read options (`with`, `lock`) from table `K`. */
 export type TypedReadOptions<S, K, W = WithTree<S, K>> = Omit<ReadOptions, 'with'> & {
-  readonly with?: W & NoInfer<CheckedTree<W, S, K>>
+  readonly with?: (W & NoInfer<CheckedTree<W, S, K>>) | undefined
 }
 
 /**
@@ -56,9 +56,9 @@ export type TypedReadOptions<S, K, W = WithTree<S, K>> = Omit<ReadOptions, 'with
  * const page: TypedFindOptions<typeof schema, 'books'> = { orderBy: { updatedAt: 'desc' }, limit: 20, offset: 40 }
  */
 export type TypedFindOptions<S, K, W = WithTree<S, K>> = TypedReadOptions<S, K, W> & {
-  readonly orderBy?: TypedOrderBy<TableAt<S, K>>
-  readonly limit?: number
-  readonly offset?: number
+  readonly orderBy?: TypedOrderBy<TableAt<S, K>> | undefined
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
 }
 
 /**

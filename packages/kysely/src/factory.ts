@@ -28,27 +28,27 @@ export interface EntityManagerFactoryOptions<DB> extends Omit<EntityManagerOptio
    * The application's Kysely instance over the same pool (a `PostgresDialect` on the `pg.Pool`, or a
    * `PostgresJSDialect` on the postgres.js client), for reads. Default: one made on `client`.
    */
-  readonly db?: Kysely<DB>
+  readonly db?: Kysely<DB> | undefined
   /** Code run as part of every flush, typed by `DB` (see {@link TypedFlushHooks}). */
-  readonly hooks?: TypedFlushHooks<DB>
+  readonly hooks?: TypedFlushHooks<DB> | undefined
 }
 
 /** Options of one {@link EntityManagerFactory.run}. */
 export interface RunOptions {
   /** Pipeline mode of this run's flush (default: the factory's). */
-  readonly pipeline?: PipelineMode
+  readonly pipeline?: PipelineMode | undefined
   /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
    * the server reported (SQLSTATE `40P01`, `40001`; PostgreSQL rolls such a transaction back and says to
    * retry it). Default 0: the error is thrown.
    */
-  readonly retries?: number
+  readonly retries?: number | undefined
   /**
    * Before a retry, wait a random time between 0 and `backoffMs * 2^(attempt - 1)` ms (default 0), so
    * that transfers that collided do not collide again at once.
    */
-  readonly backoffMs?: number
+  readonly backoffMs?: number | undefined
 }
 
 /** What {@link EntityManagerFactory.run} returns. */

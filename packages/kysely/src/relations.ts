@@ -65,9 +65,9 @@ export type TypedOrderBy<DB, T extends TableName<DB>> =
  * const reviews: RelationTree<DB, R, 'review'> = { $orderBy: { stars: 'desc' }, $limit: 10, book: true }
  */
 export type RelationTree<DB, R, U extends TableName<DB>> = WithTree<DB, R, U> & {
-  readonly $where?: Where<DB, U>
-  readonly $orderBy?: TypedOrderBy<DB, U>
-  readonly $limit?: number
+  readonly $where?: Where<DB, U> | undefined
+  readonly $orderBy?: TypedOrderBy<DB, U> | undefined
+  readonly $limit?: number | undefined
 }
 
 /** Read options (`with`) typed from table `T`. */
@@ -75,9 +75,9 @@ export type TypedReadOptions<DB, R, T> = Omit<ReadOptions, 'with'> & { readonly 
 
 /** Find options typed from table `T`: a read's, and the roots' order, limit and offset. */
 export type TypedFindOptions<DB, R, T extends TableName<DB>> = TypedReadOptions<DB, R, T> & {
-  readonly orderBy?: TypedOrderBy<DB, T>
-  readonly limit?: number
-  readonly offset?: number
+  readonly orderBy?: TypedOrderBy<DB, T> | undefined
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
 }
 
 /** What relation `K` of table `T` gives: the related entities, or the one (or null). */

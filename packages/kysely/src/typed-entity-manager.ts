@@ -246,7 +246,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
     values: CreateValues<DB, T>,
     options: {
       readonly conflict: readonly ColumnName<DB, T>[]
-      readonly update?: readonly ColumnName<DB, T>[]
+      readonly update?: readonly ColumnName<DB, T>[] | undefined
     },
   ): TypedEntity<DB, T> {
     return this.core.upsert(table, values as Record<string, unknown>, options) as unknown as TypedEntity<

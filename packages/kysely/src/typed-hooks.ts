@@ -41,7 +41,7 @@ export interface TypedFlushHooks<DB> {
     em: TypedEntityManager<DB>,
     changes: TypedBeforeFlushChanges<DB>,
   ) => void | Promise<void>
-  readonly tables?: { readonly [T in TableName<DB>]?: TypedTableHooks<DB, T> }
+  readonly tables?: { readonly [T in TableName<DB>]?: TypedTableHooks<DB, T> } | undefined
   readonly afterCommit?: (report: FlushReport, em: TypedEntityManager<DB>) => void | Promise<void>
 }
 

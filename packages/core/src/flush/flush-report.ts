@@ -47,10 +47,10 @@ export interface FlushReport {
   readonly bytesSent?: number | undefined
   readonly bytesReceived?: number | undefined
   /** What it wrote, in a few words: `INSERT author book; UPDATE book` (empty when nothing). */
-  readonly summary?: string
+  readonly summary?: string | undefined
   /**
    * When an `afterCommit` hook is configured: what it threw (`HOOK_FAILED`, the hook's error as
    * `cause`), reported apart because the flush committed all the same. Empty when it ran cleanly.
    */
-  readonly afterCommitErrors?: readonly PipeflushError[]
+  readonly afterCommitErrors?: readonly PipeflushError[] | undefined
 }

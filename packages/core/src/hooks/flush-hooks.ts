@@ -71,7 +71,7 @@ export interface TableHooks<E = Entity, M = unknown> {
  */
 export interface FlushHooks<E = Entity, M = unknown, R = FlushReport> {
   beforeFlush?(em: M, changes: BeforeFlushChanges): void | Promise<void>
-  readonly tables?: Readonly<Record<string, TableHooks<E, M>>>
+  readonly tables?: Readonly<Record<string, TableHooks<E, M>>> | undefined
   afterCommit?(report: R, em: M): void | Promise<void>
 }
 

@@ -101,7 +101,8 @@ export function failSpan(span: TraceSpan | undefined, error: unknown): void {
   span.setAttributes({
     'error.type': typeof code === 'string' ? code : ((error as Error | null)?.name ?? 'Error'),
   })
-  span.setStatus({ code: ERROR, message: (error as Error | null)?.message })
+  const message = (error as Error | null)?.message
+  span.setStatus(message === undefined ? { code: ERROR } : { code: ERROR, message })
   span.end()
 }
 

@@ -29,9 +29,9 @@ export interface GraphLevel {
    * the same parent rows: a link table's one-to-many beside a many-to-many through it): this level's
    * own select is not sent.
    */
-  readonly rowsOf?: number
+  readonly rowsOf?: number | undefined
   /** Its rows come in the order the application asked for (`$orderBy`): navigation follows it. */
-  readonly ordered?: boolean
+  readonly ordered?: boolean | undefined
 }
 
 /**

@@ -27,23 +27,23 @@ export interface ReadOptions {
    * Relations of the rows, to any depth, each filtered, ordered, limited or counted as it says (see
    * {@link With}), in the same round trip.
    */
-  readonly with?: With
+  readonly with?: With | undefined
   /**
    * Locks the rows read (`for update` / `for share`, every level of a `with` tree) in a transaction
    * the unit of work holds until its flush commits it (see `HeldTransaction`): BEGIN goes with
    * the first locking read, the flush without one.
    */
-  readonly lock?: RowLock
+  readonly lock?: RowLock | undefined
 }
 
 /** A find's options: a read's, and which rows of those matching (ordered, then a window of them). */
 export interface FindOptions extends ReadOptions {
   /** The rows in this order (their primary key breaks ties; else by primary key). */
-  readonly orderBy?: OrderBy
+  readonly orderBy?: OrderBy | undefined
   /** At most this many rows. */
-  readonly limit?: number
+  readonly limit?: number | undefined
   /** After skipping this many. */
-  readonly offset?: number
+  readonly offset?: number | undefined
 }
 
 /**

@@ -11,13 +11,13 @@ export type OrderBy = Readonly<Record<string, Direction>> | readonly Readonly<Re
 /** What a level of a `with` tree may say besides its relations (keys starting with `$`). */
 export interface WithOptions {
   /** Only the related rows with these values (as `find`'s conditions: a value, a list, null). */
-  readonly $where?: Where
+  readonly $where?: Where | undefined
   /** The related rows in this order (their primary key breaks ties); navigation follows it. */
-  readonly $orderBy?: OrderBy
+  readonly $orderBy?: OrderBy | undefined
   /** At most this many related rows per parent (one-to-many and one-to-one only). */
-  readonly $limit?: number
+  readonly $limit?: number | undefined
   /** Relations of this level's rows to count per row, without reading them (`em.countOf`). */
-  readonly $count?: readonly string[]
+  readonly $count?: readonly string[] | undefined
 }
 
 /**

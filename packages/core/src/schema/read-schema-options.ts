@@ -4,17 +4,17 @@ import { describeValue } from '../values/location.ts'
 /** Options of {@link readSchema}. */
 export interface ReadSchemaOptions {
   /** Schemas to read; defaults to the session's search path (`current_schemas(false)`). */
-  readonly schemas?: readonly string[]
+  readonly schemas?: readonly string[] | undefined
   /**
    * Optimistic-lock version columns: one column name used by every table that has such a column, or
    * a map from table key to column name.
    */
-  readonly versionColumn?: string | Readonly<Record<string, string>>
+  readonly versionColumn?: string | Readonly<Record<string, string>> | undefined
   /**
    * New names for relations derived from the foreign keys, by `table.derivedName`:
    * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
    */
-  readonly relationNames?: Readonly<Record<string, string>>
+  readonly relationNames?: Readonly<Record<string, string>> | undefined
 }
 
 /**

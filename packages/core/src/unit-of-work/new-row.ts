@@ -37,7 +37,7 @@ export function newRow(
 export function upsertOf(
   table: TableModel,
   values: Readonly<Record<string, unknown>>,
-  options: { readonly conflict: readonly string[]; readonly update?: readonly string[] },
+  options: { readonly conflict: readonly string[]; readonly update?: readonly string[] | undefined },
 ): { row: Record<string, unknown>; spec: UpsertSpec } {
   const row = writableRow(table, values)
   const where = { table: table.key }

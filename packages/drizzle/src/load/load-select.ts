@@ -9,16 +9,16 @@ import { queryParams } from './query-params.ts'
 interface SelectConfig {
   readonly table: unknown
   readonly fields: Record<string, unknown>
-  readonly joins?: readonly unknown[]
-  readonly groupBy?: readonly unknown[]
-  readonly having?: unknown
-  readonly setOperators?: readonly unknown[]
+  readonly joins?: readonly unknown[] | undefined
+  readonly groupBy?: readonly unknown[] | undefined
+  readonly having?: unknown | undefined
+  readonly setOperators?: readonly unknown[] | undefined
   readonly [other: string]: unknown
 }
 
 interface SelectBuilder {
-  readonly config?: SelectConfig
-  readonly dialect?: PgDialect
+  readonly config?: SelectConfig | undefined
+  readonly dialect?: PgDialect | undefined
 }
 
 /**
