@@ -109,7 +109,9 @@ describe.concurrent.each(FLUSH_SETUPS.map((s) => ({ ...s, name: name(s) })))('$n
     expect([atCommit!.error?.code, atCommit!.committed]).toEqual(['COMMIT_OUTCOME_UNKNOWN', false])
     for (const c of [first!, atCommit!]) {
       expect(c.ms).toBeGreaterThanOrEqual(390)
-      expect(c.ms).toBeLessThan(1500)
+      // Within the timeout, not postgres.js's or the server's own (30 s and more): the margin is a
+      // loaded 2-core machine's (1,500 ms was passed once there while another suite ran).
+      expect(c.ms).toBeLessThan(4000)
     }
   })
 
