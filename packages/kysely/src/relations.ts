@@ -45,8 +45,8 @@ export type WithTree<DB, R, T> = [T] extends [never]
     ? {
         readonly [K in keyof R[T]]?:
           | true
-          | (R[T][K] extends { readonly table: infer U extends TableName<DB> }
-              ? RelationTree<DB, R, U>
+          | (R[T][K] extends { readonly table: infer U extends TableName<DB>; readonly many: infer M }
+              ? RelationTree<DB, R, U, M extends true ? true : false>
               : never)
       } & { readonly $count?: readonly (keyof R[T] & string)[] }
     : With
@@ -58,16 +58,17 @@ export type TypedOrderBy<DB, T extends TableName<DB>> =
 
 /**
  * The tree of a relation reaching table `U`: its own relations (a {@link WithTree}), and which of its
- * rows to read: `$where` (conditions on `U`'s columns), `$orderBy` (navigation follows it), `$limit`
- * (per parent row; one-to-many and one-to-one).
+ * rows to read: `$where` (conditions on `U`'s columns), `$orderBy` (navigation follows it), and for a
+ * relation of many rows (`Many`) `$limit` (per parent row; a many-to-one gives one row, and takes
+ * none, as at run time).
  *
  * @example
  * const reviews: RelationTree<DB, R, 'review'> = { $orderBy: { stars: 'desc' }, $limit: 10, book: true }
  */
-export type RelationTree<DB, R, U extends TableName<DB>> = WithTree<DB, R, U> & {
+export type RelationTree<DB, R, U extends TableName<DB>, Many extends boolean = true> = WithTree<DB, R, U> & {
   readonly $where?: Where<DB, U> | undefined
   readonly $orderBy?: TypedOrderBy<DB, U> | undefined
-  readonly $limit?: number | undefined
+  readonly $limit?: (Many extends true ? number : never) | undefined
 }
 
 /** Read options (`with`) typed from table `T`. */

@@ -239,6 +239,10 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       void rem.find('book', {}, { with: { reviews: { $orderBy: { stars: 'up' } } } })
       // @ts-expect-error: $count names relations of the level's table
       void rem.find('book', {}, { with: { $count: ['tags'] } })
+      // A many-to-one reads one row: $where and $orderBy, no $limit (refused at run time too).
+      void rem.find('book', {}, { with: { author: { $where: { name: 'Ada' } } } })
+      // @ts-expect-error: a many-to-one takes no $limit
+      void rem.find('book', {}, { with: { author: { $limit: 1 } } })
       // @ts-expect-error: find orders its roots by their own columns
       void rem.find('book', {}, { orderBy: { stars: 'desc' } })
       const ada = rem.create('author', { name: 'Ada' })

@@ -4,7 +4,8 @@ import type { DB } from '../../schema.ts'
 import type { Reader } from '../types.ts'
 import type { Article, ConduitEm, User } from './types.ts'
 
-type UserTree = RelationTree<DB, Relations, 'app_user'>
+// A tree read at many-to-one places (an article's author): no $limit.
+type UserTree = RelationTree<DB, Relations, 'app_user', false>
 type ArticleTree = RelationTree<DB, Relations, 'article'>
 
 /**
