@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import type { TestClient } from '@pipeflush/testkit'
 import type pg from 'pg'
 import type postgres from 'postgres'
@@ -205,51 +204,4 @@ export async function expectPoolFree(c: TestClient, max: number, limitMs = 5000)
   } finally {
     for (const h of connections) h.release()
   }
-}
-
-/** How a child process of {@link runChild} ended, and what it printed. */
-export interface ChildRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-  /** From its start to its end, ms. */
-  readonly ms: number
-}
-
-/**
- * Runs `file` (a module of the tests, on the workspace's sources) in a Node process of its own under
- * Node's defaults (no NODE_OPTIONS: a stray rejection ends it with a non-zero code, a timer or socket
- * left behind keeps it from exiting), given `config` as JSON in its first argument; killed after
- * `limitMs` (its code then null).
- *
- * @example
- * const run = await runChild(CHILD, { url: db.url })
- * expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
- */
-export function runChild(file: string, config: unknown, limitMs = 120_000): Promise<ChildRun> {
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@pipeflush/source', file, JSON.stringify(config)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr, ms: performance.now() - started })
-    })
-  })
-}
-
-/** The JSON of the last line `run` printed (a child's result), or `{}`. */
-export function lastLine<T>(run: ChildRun): Partial<T> {
-  return JSON.parse(run.stdout.trim().split('\n').pop() || '{}') as Partial<T>
 }

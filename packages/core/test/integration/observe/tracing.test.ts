@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { lastLine, runChild } from '../child-process.ts'
 import type { SpanRecord } from './otel-child.ts'
 
 const CHILD = fileURLToPath(new URL('./otel-child.ts', import.meta.url))
@@ -21,36 +21,15 @@ interface ChildOutput {
   readonly logged: { level: string; fields: Record<string, unknown>; message: string }[]
 }
 
-function runChild(): Promise<{ code: number | null; out: ChildOutput | undefined; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@pipeflush/source', CHILD, JSON.stringify({ url: db.url, table: 'traced' })],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    child.on('close', (code) => {
-      let out: ChildOutput | undefined
-      try {
-        out = JSON.parse(stdout.trim().split('\n').pop() ?? '') as ChildOutput
-      } catch {
-        out = undefined
-      }
-      resolve({ code, out, stderr })
-    })
-  })
+/** The child run under Node's defaults, and the output it printed last. */
+async function runTraced(): Promise<{ code: number | null; out: ChildOutput | undefined; stderr: string }> {
+  const run = await runChild(CHILD, { url: db.url, table: 'traced' }, 55_000)
+  return { code: run.code, out: lastLine<ChildOutput>(run), stderr: run.stderr }
 }
 
 describe('OpenTelemetry, with instrumentation-pg (node-postgres, pipeline: true)', () => {
   test('a CLIENT span per flush, as its report says, with pg’s spans inside it, in every mode, COPY included; a span per read batch; failures as errors', async () => {
-    const { code, out, stderr } = await runChild()
+    const { code, out, stderr } = await runTraced()
     expect({ code, stderr: stderr.slice(0, 2000) }).toEqual({ code: 0, stderr: '' })
     expect(out).toBeDefined()
     for (const { mode, report, spans } of out!.flushes) {

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
+import { lastLine, runChild } from '../child-process.ts'
 import type { SoakConfig, SoakResult } from './soak-child.ts'
 
 const CHILD = fileURLToPath(new URL('./soak-child.ts', import.meta.url))
@@ -30,33 +30,18 @@ export interface SoakServices {
  * @example
  * const run = await runSoak(services, { driver: 'pg', seconds: 20, seed: 1 })
  */
-export function runSoak(
+export async function runSoak(
   services: SoakServices,
   config: Omit<SoakConfig, keyof SoakServices | 'name'>,
 ): Promise<SoakRun> {
   const full: SoakConfig = { ...config, ...services, name: `soak_${randomBytes(4).toString('hex')}` }
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@pipeflush/source', CHILD, JSON.stringify(full)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    child.on('close', (exitCode, signal) => {
-      let result: SoakResult | undefined
-      try {
-        result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as SoakResult
-      } catch {
-        result = undefined
-      }
-      resolve({ exitCode, signal, result, stderr, ms: performance.now() - started })
-    })
-  })
+  // Killed short of its test's timeout (its seconds and two minutes), so that what it printed is seen.
+  const run = await runChild(CHILD, full, config.seconds * 1000 + 115_000)
+  return {
+    exitCode: run.code,
+    signal: run.signal,
+    result: lastLine<SoakResult>(run),
+    stderr: run.stderr,
+    ms: run.ms,
+  }
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { freePort } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import { describe, expect, test } from 'vitest'
-import { lastLine, runChild } from '../support.ts'
+import { lastLine, runChild } from '../../child-process.ts'
 import type { MultiHostDownConfig, MultiHostDownResult } from './child.ts'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))

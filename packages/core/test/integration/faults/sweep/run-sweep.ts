@@ -1,10 +1,15 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { TestDatabase } from '@pipeflush/testkit/vitest'
+import { lastLine, runChild as runProcess } from '../../child-process.ts'
 import type { SweepConfig, SweepResult } from './sweep-child.ts'
 
 const CHILD = fileURLToPath(new URL('./sweep-child.ts', import.meta.url))
+/**
+ * Past this a child is killed (its signal then SIGKILL): shorter than its test's timeout, so that what
+ * it printed is seen.
+ */
+const SWEEP_CHILD_LIMIT_MS = 1_150_000
 
 /** What a child process of the sweep ended with. */
 export interface ChildRun {
@@ -21,7 +26,7 @@ export interface ChildRun {
  * Runs `sweep-child.ts` for one combination in a Node process of its own (the same Node, with the
  * workspace's TypeScript sources), with Node's default handling of unhandled rejections.
  */
-export function runChild(
+export async function runChild(
   db: TestDatabase,
   config: Omit<SweepConfig, 'adminUrl' | 'toxiproxyUrl' | 'postgresHost' | 'postgresPort' | 'name'>,
 ): Promise<ChildRun> {
@@ -33,31 +38,15 @@ export function runChild(
     postgresPort: db.services.postgresPort,
     name: `sw_${randomBytes(4).toString('hex')}`,
   }
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=@pipeflush/source', CHILD, JSON.stringify(full)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString()
-    })
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-    })
-    child.on('close', (exitCode, signal) => {
-      const line = stdout.trim().split('\n').pop() ?? ''
-      let result: SweepResult | undefined
-      try {
-        result = JSON.parse(line) as SweepResult
-      } catch {
-        result = undefined
-      }
-      resolve({ config, exitCode, signal, result, stderr, ms: performance.now() - started })
-    })
-  })
+  const run = await runProcess(CHILD, full, SWEEP_CHILD_LIMIT_MS)
+  return {
+    config,
+    exitCode: run.code,
+    signal: run.signal,
+    result: lastLine<SweepResult>(run),
+    stderr: run.stderr,
+    ms: run.ms,
+  }
 }
 
 /** Runs `tasks` with at most `limit` at a time. */
