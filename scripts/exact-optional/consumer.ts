@@ -49,6 +49,12 @@ export async function kysely(pool: pg.Pool): Promise<void> {
     retries: config.retries,
     pipeline: config.pipeline,
   })
+  const em = factory.em({ pipeline: config.pipeline })
+  await em.find('author', {}, { with: undefined })
+  await kyselyFactory<DB>({
+    client: pool,
+    hooks: { beforeFlush: undefined, tables: { author: { beforeCreate: undefined } } },
+  })
 }
 
 const authors = pgTable('author', { id: integer('id').primaryKey(), name: text('name').notNull() })
@@ -62,4 +68,10 @@ export async function drizzleApp(pool: pg.Pool): Promise<void> {
     pipeline: config.pipeline,
   })
   await factory.run((em) => em.find(authors, {}, { limit: config.limit }), { retries: config.retries })
+  const em = factory.fork({ pipeline: config.pipeline })
+  em.upsert(authors, { id: 1, name: 'Ada' }, { conflict: ['id'], update: undefined })
+  await drizzleFactory({
+    db,
+    hooks: { afterCommit: undefined, tables: { authors: { beforeUpdate: undefined } } },
+  })
 }

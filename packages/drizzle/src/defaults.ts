@@ -68,7 +68,9 @@ export class ClientDefaults {
    * defaults.upserted('tags', { name: 'x' }, { conflict: ['name'] })
    * // { values: { name: 'x', updatedAt: <$onUpdate's Date> }, options: { conflict: ['name'] } }
    */
-  upserted<O extends { readonly conflict: readonly string[]; readonly update?: readonly string[] }>(
+  upserted<
+    O extends { readonly conflict: readonly string[]; readonly update?: readonly string[] | undefined },
+  >(
     key: string,
     values: Readonly<Record<string, unknown>>,
     options: O,

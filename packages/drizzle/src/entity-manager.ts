@@ -252,7 +252,10 @@ export class DrizzleEntityManager<S> {
   upsert<T extends PgTable>(
     table: T,
     values: CreateValues<T>,
-    options: { readonly conflict: readonly ColumnKey<T>[]; readonly update?: readonly ColumnKey<T>[] },
+    options: {
+      readonly conflict: readonly ColumnKey<T>[]
+      readonly update?: readonly ColumnKey<T>[] | undefined
+    },
   ): Entity<T> {
     const key = this.#key(table)
     const upserted = this.#context.defaults.upserted(key, values as Record<string, unknown>, options)

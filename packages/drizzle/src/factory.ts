@@ -133,7 +133,7 @@ export class EntityManagerFactory<S> {
    * @example
    * const em = factory.fork()
    */
-  fork(options: { pipeline?: PipelineMode } = {}): DrizzleEntityManager<S> {
+  fork(options: { readonly pipeline?: PipelineMode | undefined } = {}): DrizzleEntityManager<S> {
     return this.typedOf(this.#root.fork(options))
   }
 
@@ -234,8 +234,9 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
   const root = await EntityManager.connect(client, {
     // The schema comes from the definitions, without a query: the ids are fetched at start all the
     // same (one query), so that the first flushes fetch none.
-    prefetchIds: true,
     ...rest,
+    // An option given as undefined takes this default too.
+    prefetchIds: rest.prefetchIds ?? true,
     schema: built.model,
     ...(core === undefined ? {} : { hooks: core }),
   }).catch((e: unknown) => {

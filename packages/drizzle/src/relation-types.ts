@@ -21,7 +21,7 @@ export type WithTree<S, K> = [DeclaredRelations<S, K>] extends [never]
       readonly [R in keyof DeclaredRelations<S, K>]?:
         | true
         | RelationTree<S, TargetKey<S, DeclaredRelations<S, K>[R]>, DeclaredRelations<S, K>[R]>
-    } & { readonly $count?: readonly ManyName<S, K>[] }
+    } & { readonly $count?: readonly ManyName<S, K>[] | undefined }
 
 /** An ordering of table `T`'s rows by property: `{ updatedAt: 'desc' }`, or several as an array of such. */
 export type TypedOrderBy<T> =
@@ -40,7 +40,7 @@ export type TypedOrderBy<T> =
 export type RelationTree<S, U, Rel = Many<string>> = WithTree<S, U> & {
   readonly $where?: Where<Extract<TableAt<S, U>, PgTable>> | undefined
 } & (Rel extends Many<string>
-    ? { readonly $orderBy?: TypedOrderBy<TableAt<S, U>>; readonly $limit?: number }
+    ? { readonly $orderBy?: TypedOrderBy<TableAt<S, U>> | undefined; readonly $limit?: number | undefined }
     : unknown)
 
 /** Read options (`with`, `lock`) from table `K`. */

@@ -15,13 +15,19 @@ export interface TypedBeforeFlushChanges {
 
 /** The hooks of table `T` (see `TableHooks` of `@pipeflush/core`), typed by its definition. */
 export interface TypedTableHooks<S, T extends PgTable> {
-  readonly beforeCreate?: (entity: Entity<T>, em: DrizzleEntityManager<S>) => void | Promise<void>
-  readonly beforeUpdate?: (
-    entity: Entity<T>,
-    em: DrizzleEntityManager<S>,
-    changed: readonly ColumnKey<T>[],
-  ) => void | Promise<void>
-  readonly beforeUpsert?: (entity: Entity<T>, em: DrizzleEntityManager<S>) => void | Promise<void>
+  readonly beforeCreate?:
+    | ((entity: Entity<T>, em: DrizzleEntityManager<S>) => void | Promise<void>)
+    | undefined
+  readonly beforeUpdate?:
+    | ((
+        entity: Entity<T>,
+        em: DrizzleEntityManager<S>,
+        changed: readonly ColumnKey<T>[],
+      ) => void | Promise<void>)
+    | undefined
+  readonly beforeUpsert?:
+    | ((entity: Entity<T>, em: DrizzleEntityManager<S>) => void | Promise<void>)
+    | undefined
 }
 
 /**
@@ -39,14 +45,15 @@ export interface TypedTableHooks<S, T extends PgTable> {
  * }
  */
 export interface TypedFlushHooks<S> {
-  readonly beforeFlush?: (
-    em: DrizzleEntityManager<S>,
-    changes: TypedBeforeFlushChanges,
-  ) => void | Promise<void>
+  readonly beforeFlush?:
+    | ((em: DrizzleEntityManager<S>, changes: TypedBeforeFlushChanges) => void | Promise<void>)
+    | undefined
   readonly tables?: {
     readonly [K in TableKey<S>]?: TypedTableHooks<S, TableAt<S, K>>
   }
-  readonly afterCommit?: (report: FlushReport, em: DrizzleEntityManager<S>) => void | Promise<void>
+  readonly afterCommit?:
+    | ((report: FlushReport, em: DrizzleEntityManager<S>) => void | Promise<void>)
+    | undefined
 }
 
 type Untyped = (...args: unknown[]) => void | Promise<void>

@@ -102,7 +102,7 @@ export class EntityManagerFactory<DB, R = NoRelations> {
    * @example
    * const em = factory.em()
    */
-  em(options: { pipeline?: PipelineMode } = {}): TypedEntityManager<DB, R> {
+  em(options: { readonly pipeline?: PipelineMode | undefined } = {}): TypedEntityManager<DB, R> {
     return this.typedOf(this.#root.fork(options))
   }
 

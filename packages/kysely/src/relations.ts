@@ -48,7 +48,7 @@ export type WithTree<DB, R, T> = [T] extends [never]
           | (R[T][K] extends { readonly table: infer U extends TableName<DB>; readonly many: infer M }
               ? RelationTree<DB, R, U, M extends true ? true : false>
               : never)
-      } & { readonly $count?: readonly (keyof R[T] & string)[] }
+      } & { readonly $count?: readonly (keyof R[T] & string)[] | undefined }
     : With
 
 /** An ordering of table `T`'s rows: `{ created_at: 'desc' }`, or several as an array of such. */
@@ -72,7 +72,9 @@ export type RelationTree<DB, R, U extends TableName<DB>, Many extends boolean = 
 }
 
 /** Read options (`with`) typed from table `T`. */
-export type TypedReadOptions<DB, R, T> = Omit<ReadOptions, 'with'> & { readonly with?: WithTree<DB, R, T> }
+export type TypedReadOptions<DB, R, T> = Omit<ReadOptions, 'with'> & {
+  readonly with?: WithTree<DB, R, T> | undefined
+}
 
 /** Find options typed from table `T`: a read's, and the roots' order, limit and offset. */
 export type TypedFindOptions<DB, R, T extends TableName<DB>> = TypedReadOptions<DB, R, T> & {

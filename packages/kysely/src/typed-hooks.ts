@@ -13,13 +13,19 @@ export interface TypedBeforeFlushChanges<DB> {
 
 /** The hooks of table `T`, typed by `DB` (see `TableHooks` of `@pipeflush/core`). */
 export interface TypedTableHooks<DB, T extends TableName<DB>> {
-  readonly beforeCreate?: (entity: TypedEntity<DB, T>, em: TypedEntityManager<DB>) => void | Promise<void>
-  readonly beforeUpdate?: (
-    entity: TypedEntity<DB, T>,
-    em: TypedEntityManager<DB>,
-    changed: readonly ColumnName<DB, T>[],
-  ) => void | Promise<void>
-  readonly beforeUpsert?: (entity: TypedEntity<DB, T>, em: TypedEntityManager<DB>) => void | Promise<void>
+  readonly beforeCreate?:
+    | ((entity: TypedEntity<DB, T>, em: TypedEntityManager<DB>) => void | Promise<void>)
+    | undefined
+  readonly beforeUpdate?:
+    | ((
+        entity: TypedEntity<DB, T>,
+        em: TypedEntityManager<DB>,
+        changed: readonly ColumnName<DB, T>[],
+      ) => void | Promise<void>)
+    | undefined
+  readonly beforeUpsert?:
+    | ((entity: TypedEntity<DB, T>, em: TypedEntityManager<DB>) => void | Promise<void>)
+    | undefined
 }
 
 /**
@@ -37,12 +43,13 @@ export interface TypedTableHooks<DB, T extends TableName<DB>> {
  * }
  */
 export interface TypedFlushHooks<DB> {
-  readonly beforeFlush?: (
-    em: TypedEntityManager<DB>,
-    changes: TypedBeforeFlushChanges<DB>,
-  ) => void | Promise<void>
+  readonly beforeFlush?:
+    | ((em: TypedEntityManager<DB>, changes: TypedBeforeFlushChanges<DB>) => void | Promise<void>)
+    | undefined
   readonly tables?: { readonly [T in TableName<DB>]?: TypedTableHooks<DB, T> } | undefined
-  readonly afterCommit?: (report: FlushReport, em: TypedEntityManager<DB>) => void | Promise<void>
+  readonly afterCommit?:
+    | ((report: FlushReport, em: TypedEntityManager<DB>) => void | Promise<void>)
+    | undefined
 }
 
 type Untyped = (...args: unknown[]) => void | Promise<void>

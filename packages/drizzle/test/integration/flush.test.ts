@@ -26,6 +26,20 @@ async function rejection(work: Promise<unknown>): Promise<PipeflushError> {
 describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver) => {
   beforeAll(() => db.sql.unsafe(EMPTY_TABLES))
 
+  // Bug: `prefetchIds: undefined` (an option read from configuration) replaced the factory's default
+  // (true), and the first flush of each table fetched its ids in a round trip of its own.
+  test.each([
+    ['without prefetchIds', {}],
+    ['with prefetchIds: undefined', { prefetchIds: undefined }],
+  ] as const)('ids are fetched at start, %s: the first flush fetches none', async (_label, options) => {
+    const { db: drizzle } = drizzleOn(db, driver, 1)
+    const factory = await createEntityManagerFactory({ db: drizzle, ...options })
+    const em = factory.fork()
+    em.create(tags, { name: `prefetched-${driver}-${crypto.randomUUID()}` })
+    const report = await em.flush()
+    expect([report.idFetch, report.roundTrips]).toEqual([false, 1])
+  })
+
   test('wasCommitted answers from the flush log, as the core entity manager does', async () => {
     await db.sql.unsafe(
       'create table if not exists pipeflush_flush_log (flush_id uuid primary key, committed boolean not null, at timestamptz not null default now())',
