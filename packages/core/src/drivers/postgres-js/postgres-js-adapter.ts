@@ -79,6 +79,8 @@ export class PostgresJsAdapter implements DriverAdapter {
   readonly #leftBehind = new Map<Promise<unknown>, number>()
   /** Releases of the end's holds waiting for the next opening to be over (see `#awaitReopening`). */
   #afterOpening: (() => void)[] = []
+  /** Requests rejected while their connection opened, left behind until an opening is ready (see `#awaitReopening`). */
+  readonly #reopenedFor = new Set<Promise<unknown>>()
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
@@ -168,7 +170,7 @@ export class PostgresJsAdapter implements DriverAdapter {
     const metered = new WeakMap<Socket, MeteredSocket>()
     // Each opening's end (see below), by its socket: over TLS postgres.js removes every listener of the
     // socket as it upgrades it, so the TLS socket's close ends it too (a handshake that fails).
-    const openings = new WeakMap<Socket, () => void>()
+    const openings = new WeakMap<Socket, (ready?: boolean) => void>()
     // Whether each socket's connection is fetching the array types (see `socketFactory`'s `fetchingTypes`).
     const fetching = new WeakMap<Socket, () => boolean>()
     // An opening is the client's `end()`'s to wait for from the factory's call (see `ClientEnd`).
@@ -189,13 +191,21 @@ export class PostgresJsAdapter implements DriverAdapter {
           metered.set(socket, m)
           // The application's `sql.end()` waits until the connection is the pool's, or closed.
           const opened = this.#end.begin()
-          // The end's holds for a reopening (see `#awaitReopening`) taken before this opening are over with it.
-          const held = this.#afterOpening.splice(0)
-          const opening = () => {
+          // The oldest of the end's holds for a reopening (see `#awaitReopening`) is over with this
+          // opening: postgres.js reopens a connection for each request it rejected so. Releasing every
+          // hold with the first let the end start before the other reopenings, whose connections
+          // postgres.js's end then waited for without end (over TLS, where it rejects at the handshake).
+          const held = this.#afterOpening.splice(0, 1)
+          let over = false
+          // `ready`: the connection became the pool's; else it closed before.
+          const opening = (ready = false) => {
+            if (over) return
+            over = true
             opened()
             for (const release of held) release()
+            if (ready) this.#serverTakesConnections()
           }
-          socket.once('close', opening)
+          socket.once('close', () => opening())
           openings.set(socket, opening)
           // The type fetch is the one query of the opening after the startup: written once the server is
           // first ready, over when its answer's ReadyForQuery came (the end of a chunk of data).
@@ -221,7 +231,7 @@ export class PostgresJsAdapter implements DriverAdapter {
           m.meter.onReady(() =>
             setImmediate(() => {
               ;(m.decrypted ?? socket).emit('drain')
-              opening()
+              opening(true)
             }),
           )
         },
@@ -235,7 +245,7 @@ export class PostgresJsAdapter implements DriverAdapter {
             if (m !== undefined) m.afterReady = o.fetch_types === false ? 0 : 1
           })
           const opening = openings.get(socket)
-          if (opening !== undefined) tls.once('close', opening)
+          if (opening !== undefined) tls.once('close', () => opening())
         },
         () => this.#refusal(),
         () => (this.#ended ? endedOpening(this.address) : undefined),
@@ -281,24 +291,42 @@ export class PostgresJsAdapter implements DriverAdapter {
   }
 
   /**
-   * Holds the client's end until the next opening is over (ready or closed), for at most
+   * Holds the client's end until an opening is over (ready or closed), for at most
    * {@link REOPENING_WAIT_MS}: postgres.js reopens a connection for `request`, rejected while its
    * connection opened (a few ms later, after its backoff), and an end asked before that opening is
-   * over waits for that connection until its bound. The end called after it finds the connection
-   * closed. Should the opening take longer, the request stays left behind (the end bounded) as long
-   * as postgres.js may reconnect for it.
+   * over waits for that connection until its bound. Each opening over releases one such hold, the
+   * oldest. The request stays left behind (the end bounded) as long as postgres.js may reconnect for it.
    */
   #awaitReopening(request: Promise<unknown>): void {
-    // Left to postgres.js until that opening is over: the end is bounded meanwhile (see `#leftBehind`).
     this.#leftBehind.set(request, performance.now())
     const done = this.#end.begin()
     const timer = setTimeout(done, REOPENING_WAIT_MS)
     timer.unref()
+    // Left behind until an opening is ready (see `#serverTakesConnections`), not until the next one
+    // is over: which opening postgres.js made for it cannot be told (another request's may come
+    // first), and while openings fail it may reopen again after the end (over TLS, every handshake
+    // failing, it reopens for each rejected request in turn), a connection its end would wait for
+    // without end: the end stays bounded.
+    // Those no longer left behind (older than postgres.js's longest backoff) go: the set stays small
+    // however long the server refuses.
+    this.#waitingLeftBehind()
+    for (const earlier of this.#reopenedFor)
+      if (!this.#leftBehind.has(earlier)) this.#reopenedFor.delete(earlier)
+    this.#reopenedFor.add(request)
     this.#afterOpening.push(() => {
       clearTimeout(timer)
-      this.#leftBehind.delete(request)
       done()
     })
+  }
+
+  /**
+   * An opening became the pool's: the server takes connections again, so postgres.js's reopenings
+   * for the requests it rejected while their connection opened get theirs, and its end waits for
+   * none of them: they are no longer left behind.
+   */
+  #serverTakesConnections(): void {
+    for (const request of this.#reopenedFor) this.#leftBehind.delete(request)
+    this.#reopenedFor.clear()
   }
 
   /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */

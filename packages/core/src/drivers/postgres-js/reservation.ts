@@ -179,10 +179,16 @@ function everyHostFailed(watch: ReservationWatch, since: number): DriverError | 
   return { kind: 'connection', ...(code === undefined ? {} : { code }), message: error.message, cause: error }
 }
 
-/** Connection attempts kept failing for longer than `connect_timeout`. */
-function cannotConnect(watch: ReservationWatch): DriverError {
+/**
+ * Connection attempts kept failing for longer than `connect_timeout`: the last attempt's own error
+ * is the cause, so that what failed is classified by its code (a handshake the network cut,
+ * ECONNRESET, is no TLS setting to fix, whatever its message says of TLS).
+ */
+export function cannotConnect(
+  watch: Pick<ReservationWatch, 'meters' | 'address' | 'connectTimeoutMs'>,
+): DriverError {
   const last = watch.meters.lastFailure
   const where = last?.address ?? watch.address
   const message = `could not open a connection to ${where} within connect_timeout (${watch.connectTimeoutMs / 1000} s): ${last?.reason ?? 'no answer'}`
-  return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: new Error(message) }
+  return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: last?.error ?? new Error(message) }
 }

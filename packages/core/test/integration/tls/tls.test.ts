@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import {
   type CutProxy,
@@ -12,7 +13,11 @@ import {
 import { TEST_DRIVERS } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { lastLine, runChild } from '../child-process.ts'
 import { makeCertificates, serverNameOf, type TestCertificates } from './certificates.ts'
+import type { EndAfterFailuresConfig, EndAfterFailuresResult } from './end-after-failures-child.ts'
+
+const END_CHILD = fileURLToPath(new URL('./end-after-failures-child.ts', import.meta.url))
 
 /**
  * TLS with full verification (the CA this test makes, the host name checked), for both drivers,
@@ -44,6 +49,13 @@ afterAll(async () => {
   await cut?.stop()
   await pg?.stop()
 })
+
+/** The server's URL by host name (`localhost`), not through the cut proxy. */
+function directUrlByName(): string {
+  const url = new URL(pg.url)
+  url.hostname = 'localhost'
+  return url.toString()
+}
 
 /** The URL through the cut proxy, by host name (`localhost`), so the certificate's name is checked. */
 function urlByName(): string {
@@ -167,6 +179,27 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     expect(String((failure as Error).message)).toMatch(/certificate/i)
     expect(performance.now() - started).toBeLessThan(5000)
   })
+})
+
+describe('postgres.js over TLS, the end after failed openings', () => {
+  // Bug: the end's holds for postgres.js's reopenings were all released by the first opening over,
+  // and a request's stay among those left behind ended with it: the end was asked of postgres.js
+  // unbounded while it still reopened for another request, and it waited for that connection for
+  // ever (the process never exited, or exited early with the await unsettled).
+  test('the end settles (bounded at 2 s) and the process exits: every handshake refused, or cut', async () => {
+    const config: EndAfterFailuresConfig = {
+      url: directUrlByName(),
+      ca: certs.ca,
+      wrongCa: makeCertificates('localhost').ca,
+    }
+    const run = await runChild(END_CHILD, config, 60_000)
+    expect({ code: run.code, stderr: run.stderr.slice(0, 4000) }).toEqual({ code: 0, stderr: '' })
+    const result = lastLine<EndAfterFailuresResult>(run)!
+    expect(result.wrongCa.codes).toEqual(['TLS_FAILED', 'TLS_FAILED'])
+    expect(result.wrongCa.endMs).toBeLessThan(4000)
+    expect(result.cutHandshake.codes).toEqual(['CONNECTION_LOST', 'CONNECTION_LOST'])
+    expect(result.cutHandshake.endMs).toBeLessThan(4000)
+  }, 70_000)
 })
 
 describe('postgres.js with a multi-host URL', () => {

@@ -3,6 +3,7 @@ import { connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DriverError } from '../../../src/drivers/driver.ts'
 import { connectFailure } from '../../../src/drivers/driver-errors.ts'
+import { cannotConnect } from '../../../src/drivers/postgres-js/reservation.ts'
 
 /** A driver error of kind `connection` around `cause`, as the adapters make them. */
 function connectionError(cause: Error & { code?: string }): DriverError {
@@ -69,5 +70,29 @@ describe('connectFailure', () => {
     })
     expect(connectFailure(server('28P01'))).toBe('LOGIN_FAILED')
     expect(connectFailure(server('3D000'))).toBe('DATABASE_NOT_FOUND')
+  })
+})
+
+describe('postgres.js: attempts that failed for longer than connect_timeout', () => {
+  // Bug: the error kept only its message, in which Node's words for a handshake the network cut
+  // name TLS: TLS_FAILED ("check the TLS settings") for a connection lost while it opened.
+  it('are classified by the last attempt’s own error: a cut handshake is no TLS failure', async () => {
+    const address = server.address()
+    if (address === null || typeof address === 'string') throw new Error('no port')
+    const cut = await resetDuringHandshake(address.port)
+    const refused = Object.assign(new Error('self-signed certificate'), {
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    })
+    const after = (error: Error) =>
+      cannotConnect({
+        meters: {
+          lastFailure: { at: 0, address: 'db:5432', reason: error.message, tlsRefused: false, error },
+        },
+        address: 'db:5432',
+        connectTimeoutMs: 1000,
+      } as never)
+    expect(after(cut).message).toMatch(/within connect_timeout \(1 s\): .*TLS/)
+    expect(connectFailure(after(cut))).toBeUndefined()
+    expect(connectFailure(after(refused))).toBe('TLS_FAILED')
   })
 })
