@@ -11,6 +11,7 @@ import type {
 } from '../model/model.ts'
 import { quoteIdentifier } from '../values/identifier.ts'
 import { relationsOf } from './relations.ts'
+import { recordSchemaTables } from './table-of-key.ts'
 
 /** Everything a {@link ColumnModel} holds; the flags default to a plain NOT NULL column without default. */
 export interface ColumnModelInput {
@@ -242,6 +243,7 @@ export function buildSchemaModel(
   const model: SchemaModel =
     relationNames === undefined ? { tables: byKey } : { tables: byKey, relationNames }
   for (const key of byKey.keys()) relationsOf(model, key) // bad relationNames fail here
+  recordSchemaTables(byKey)
   built.add(model)
   return model
 }

@@ -2,6 +2,7 @@ import { errors } from '../errors.ts'
 import type { ColumnModel, ForeignKeyModel, TableModel } from '../model/model.ts'
 import { keyFillOf, keyFills } from '../schema/key-fill.ts'
 import { perTable } from '../schema/per-table.ts'
+import { tableOfKey } from '../schema/table-of-key.ts'
 import { referencingValue, sameValue } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
@@ -128,10 +129,10 @@ function unknownKey(table: TableModel, column: ColumnModel, target: TableModel, 
 
 /**
  * The column of `ref`'s table a reference in `table.column` stands for (what the column's foreign key
- * to that table references at the column's place, a composite key's included; for a column with no
- * foreign key, the single primary key column), and its value, whatever `ref`'s state. `INVALID_VALUE`
- * when `ref` cannot stand for the column: the column's foreign keys reference other tables, or it has
- * none and `ref`'s key is composite.
+ * to that table references at the column's place, a composite key's included, or through the key it
+ * references: see {@link referencedColumn}; for a column with no foreign key, the single primary key
+ * column), and its value, whatever `ref`'s state. `INVALID_VALUE` when `ref` cannot stand for the
+ * column: the column's foreign keys lead to other tables, or it has none and `ref`'s key is composite.
  */
 export function referencedKey(
   ref: EntityState,
@@ -141,27 +142,51 @@ export function referencedKey(
   if (ref.table.kind !== 'table')
     throw errors.viewRowAsKey(table.key, column.name, ref.table.key, ref.table.kind)
   const keys = foreignKeysOn(table, column.name)
-  // The key of the entity's table on this column (a single-column one first), else none: then, when
-  // the column has foreign keys, the entity is of another table than they reference.
-  const fk =
-    keys.find((f) => f.columns.length === 1 && f.target === ref.table.key) ??
-    keys.find((f) => f.target === ref.table.key)
-  if (fk === undefined && keys.length > 0) {
+  if (keys.length === 0) {
+    // No foreign key: the entity's single primary key column.
+    const key = ref.table.primaryKey.length === 1 ? ref.table.primaryKey[0] : undefined
+    if (key === undefined) throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
+    return { column: key, value: ref.row[key] }
+  }
+  const target = referencedColumn(table, column.name, ref.table, 0)
+  if (target === undefined) {
     const targets = [...new Set(keys.map((f) => f.target))].join(', ')
     throw errors.wrongReferenceTarget(table.key, column.name, targets, ref.table.key)
   }
-  // The column the foreign key references at this column's place (a composite key's too).
-  const target =
-    fk !== undefined
-      ? fk.targetColumns[fk.columns.indexOf(column.name)]
-      : ref.table.primaryKey.length === 1
-        ? ref.table.primaryKey[0]
-        : undefined
-  if (target === undefined) {
-    throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
-  }
   return { column: target, value: ref.row[target] }
 }
+
+/**
+ * The column of `target` that `table.column` references: through a foreign key to `target` (a
+ * single-column one first; a composite one's column at this column's place), else through the column
+ * a foreign key references when that one references `target` in turn (`edition_note.book_id`, of a
+ * key to `edition (book_id, number)`, whose `book_id` references `book`: a book stands for its id).
+ * Undefined when none does.
+ */
+function referencedColumn(
+  table: TableModel,
+  column: string,
+  target: TableModel,
+  depth: number,
+): string | undefined {
+  const keys = foreignKeysOn(table, column)
+  const fk =
+    keys.find((f) => f.columns.length === 1 && f.target === target.key) ??
+    keys.find((f) => f.target === target.key)
+  if (fk !== undefined) return fk.targetColumns[fk.columns.indexOf(column)]
+  if (depth >= MAX_REFERENCE_DEPTH) return undefined
+  for (const f of keys) {
+    const next = tableOfKey(table, f.target)
+    const through = f.targetColumns[f.columns.indexOf(column)]
+    if (next === undefined || through === undefined || next === table) continue
+    const found = referencedColumn(next, through, target, depth + 1)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/** How many foreign keys {@link referencedColumn} follows from a column to the entity's table. */
+const MAX_REFERENCE_DEPTH = 3
 
 /**
  * The foreign keys of `table` with `column` among their columns, single and composite: found once per

@@ -19,6 +19,9 @@ beforeAll(async () => {
     create table ck_note (id serial primary key, invoice_id int not null, line_no int not null, body text not null,
       foreign key (invoice_id, line_no) references ck_line);
     create table ck_track (id serial primary key, name text not null);
+    create table ck_edition (author_id bigint not null references ck_author, n int not null, primary key (author_id, n));
+    create table ck_edition_note (id serial primary key, author_id bigint not null, n int not null,
+      foreign key (author_id, n) references ck_edition);
   `)
 })
 
@@ -53,6 +56,22 @@ describe.each(TEST_DRIVERS)('%s: entities given to columns of composite foreign 
     await em.flush()
     const rows = await db.sql`select invoice_id, line_no from ck_note where body = ${`both-${driver}`}`
     expect(rows).toEqual([{ invoice_id: invoice, line_no: 3 }])
+  })
+
+  test('an author given to author_id of (author_id, n) references ck_edition, whose author_id references the author: its id', async () => {
+    const { root, counter } = await connect()
+    const em = root.fork()
+    const ada = em.create('ck_author', { tenant_id: 1, name: `Ed-${driver}` })
+    em.create('ck_edition', { author_id: ada, n: 1 })
+    const note = em.create('ck_edition_note', { author_id: ada, n: 1 })
+    await em.flush()
+    expect(note['author_id']).toBe(ada['id'])
+    // n references the edition's n, which references nothing: an author cannot stand for it.
+    em.create('ck_edition_note', { author_id: ada, n: ada })
+    counter.reset()
+    const error = await em.flush().catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'INVALID_VALUE', table: 'ck_edition_note', column: 'n' })
+    expect(counter.read().writes).toBe(0)
   })
 
   test('an entity of another table: INVALID_VALUE naming the referenced table, nothing sent, the unit fixable', async () => {
