@@ -1,4 +1,5 @@
 import type { DriverError, Param, PipelinedStatement, Row } from '../drivers/driver.ts'
+import { isParseError } from '../drivers/driver-errors.ts'
 import type { GuardedSession } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { statementName } from './statement-name.ts'
@@ -74,8 +75,9 @@ export async function sendSelects(
   try {
     return [...(await session.simple(parts.join(';\n'), { rowSets: selects.length })).rowSets]
   } catch (e) {
-    // The server skipped the rest of the message, the COMMIT with it: its transaction is still open.
-    if (snapshot && (e as DriverError)?.kind === 'server' && session.usable)
+    // The server skipped the rest of the message, the COMMIT with it: its transaction is still open,
+    // unless the message did not parse (then nothing of it ran, its BEGIN neither).
+    if (snapshot && (e as DriverError)?.kind === 'server' && !isParseError(e) && session.usable)
       await session.simple('rollback').catch(() => {})
     throw e
   }

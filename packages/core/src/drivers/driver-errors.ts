@@ -113,11 +113,22 @@ export function toDriverError(
       column: stringField(error, fields.column),
       detail: stringField(error, 'detail'),
       position: Number.isFinite(position) && position > 0 ? position : undefined,
+      routine: stringField(error, 'routine'),
       cause: error,
     }
   }
   const connection = isConnectionCode(code) || isConnection(code, message)
   return { kind: connection ? 'connection' : 'client', message, code, cause: error }
+}
+
+/**
+ * Did the server refuse the text as it parsed it, before running any of its statements? A
+ * simple-protocol message is parsed whole before its first statement runs (its BEGIN included), so
+ * after such an error no transaction of it is open: a ROLLBACK would only draw a warning.
+ */
+export function isParseError(e: unknown): boolean {
+  const routine = (e as DriverError | null)?.routine
+  return routine === 'scanner_yyerror' || routine === 'base_yyparse'
 }
 
 /** Is `e` already a {@link DriverError}? */

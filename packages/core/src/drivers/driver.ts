@@ -57,6 +57,8 @@ export interface DriverError {
   readonly detail?: string | undefined
   /** 1-based character position in the query text, for syntax and input errors. */
   readonly position?: number | undefined
+  /** The server's function that raised it (`scanner_yyerror`, `base_yyparse`: the text did not parse). */
+  readonly routine?: string | undefined
   /** The driver's error code for connection errors (`ECONNRESET`, `CONNECTION_CLOSED`...). */
   readonly code?: string | undefined
   readonly cause: unknown

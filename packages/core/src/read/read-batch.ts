@@ -33,13 +33,12 @@ export interface BatchItem {
  */
 export class ReadBatch {
   readonly #context: ReadContext
+  /** The reads of the next batch: this tick's, and every one started while a batch is in flight. */
   #waiting: BatchItem[] = []
   #grouped = new Map<string, BatchItem>()
   #scheduled = false
-  /** The last batch sent or waiting to be (none yet: undefined): the next one is sent once it settled. */
-  #inFlight: Promise<void> | undefined = undefined
-  /** How many batches are in flight or waiting for the one in flight (none: the next one goes at once). */
-  #unsettled = 0
+  /** A batch is in flight, or the next one waits for the unit's flush being sent: reads gather. */
+  #busy = false
 
   constructor(context: ReadContext) {
     this.#context = context
@@ -57,15 +56,15 @@ export class ReadBatch {
     })
   }
 
-  /** Joins `item` to the batch of this tick. */
+  /** Joins `item` to the next batch: this tick's, or the one after the batch in flight. */
   add(item: BatchItem): void {
     this.#waiting.push(item)
-    this.#schedule()
+    if (!this.#busy) this.#schedule()
   }
 
   /**
-   * The item of this tick grouped under `key` (loads of one table by key, gathered into one select),
-   * made by `make` the first time.
+   * The item of the next batch grouped under `key` (loads of one table by key, gathered into one
+   * select), made by `make` the first time.
    */
   grouped<T extends BatchItem>(key: string, make: () => T): T {
     let item = this.#grouped.get(key) as T | undefined
@@ -77,70 +76,84 @@ export class ReadBatch {
     return item
   }
 
+  /** Every read started in this tick (its microtasks included) joins: the batch goes in the next macrotask. */
   #schedule(): void {
     if (this.#scheduled) return
     this.#scheduled = true
-    // Every read started in this tick (its microtasks included) joins: sent in the next macrotask.
     setImmediate(() => {
-      const items = this.#waiting
-      this.#waiting = []
-      if (this.#grouped.size > 0) this.#grouped = new Map()
       this.#scheduled = false
-      // Sent at once when no batch is in flight; else once the last one settled. After the unit's
-      // flush being sent, if any: it reads what that flush wrote.
-      this.#unsettled++
-      const last = this.#unsettled === 1 ? undefined : this.#inFlight
-      const flush = this.#context.connections.sending
-      const before = flush === undefined ? last : last === undefined ? flush : Promise.all([last, flush])
-      this.#inFlight = before === undefined ? this.#send(items) : before.then(() => this.#send(items))
+      this.#start()
     })
   }
 
-  /** Sends `items` and settles each (never rejects): the batch is no longer unsettled once it returns. */
+  /**
+   * Sends the waiting reads, after the unit's flush being sent, if any (they read what it wrote).
+   * Reads started meanwhile, or while the batch is in flight, wait for the next one, which goes in
+   * the macrotask after this one settled (the reads its results start join it).
+   */
+  #start(): void {
+    if (this.#busy || this.#waiting.length === 0) return
+    this.#busy = true
+    const flush = this.#context.connections.sending
+    const sent =
+      flush === undefined
+        ? this.#send(this.#take())
+        : flush.then(() => {
+            this.#busy = false
+            this.#schedule()
+          })
+    void sent.then(() => {
+      this.#busy = false
+      if (this.#waiting.length > 0) this.#schedule()
+    })
+  }
+
+  #take(): BatchItem[] {
+    const items = this.#waiting
+    this.#waiting = []
+    if (this.#grouped.size > 0) this.#grouped = new Map()
+    return items
+  }
+
+  /** Sends `items` and settles each (never rejects). */
   async #send(items: readonly BatchItem[]): Promise<void> {
-    try {
-      const parts = items.map((item) => {
-        try {
-          return item.statements()
-        } catch (e) {
-          item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch', String(e)))
-          return undefined
-        }
-      })
-      const live = items.flatMap((item, i) =>
-        parts[i] === undefined ? [] : [{ item, statements: parts[i]! }],
-      )
-      if (live.length === 0) return
-      const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
+    const parts = items.map((item) => {
       try {
-        const rowSets = await routeReads(
-          this.#context,
-          live.flatMap((l) => l.statements),
-          what,
-        )
-        let next = 0
-        for (const { item, statements } of live) {
-          const own = rowSets.slice(next, next + statements.length)
-          next += statements.length
-          settle(item, own)
-        }
+        return item.statements()
       } catch (e) {
-        const error = e as PipeflushError
-        if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
-          // The server ended the message at the failing select: each read again, on its own.
-          for (const { item, statements } of live) {
-            try {
-              settle(item, await routeReads(this.#context, statements, item.what))
-            } catch (own) {
-              item.fail(own as PipeflushError)
-            }
-          }
-          return
-        }
-        for (const { item } of live) item.fail(error)
+        item.fail(e instanceof PipeflushError ? e : errors.internal('ReadBatch', String(e)))
+        return undefined
       }
-    } finally {
-      this.#unsettled--
+    })
+    const live = items.flatMap((item, i) => (parts[i] === undefined ? [] : [{ item, statements: parts[i]! }]))
+    if (live.length === 0) return
+    const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
+    try {
+      const rowSets = await routeReads(
+        this.#context,
+        live.flatMap((l) => l.statements),
+        what,
+      )
+      let next = 0
+      for (const { item, statements } of live) {
+        const own = rowSets.slice(next, next + statements.length)
+        next += statements.length
+        settle(item, own)
+      }
+    } catch (e) {
+      const error = e as PipeflushError
+      if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
+        // The server ended the message at the failing select: each read again, on its own.
+        for (const { item, statements } of live) {
+          try {
+            settle(item, await routeReads(this.#context, statements, item.what))
+          } catch (own) {
+            item.fail(own as PipeflushError)
+          }
+        }
+        return
+      }
+      for (const { item } of live) item.fail(error)
     }
   }
 }

@@ -110,10 +110,12 @@ export function parseWith(tree: unknown, path: string): WithNode {
   return { relations, where, orderBy, limit, count, shape: `${shape}}` }
 }
 
-function whereOption(value: unknown, at: string): Where {
+/** A `$where` object; one without columns (`{}`, as options built from optional filters give) filters nothing. */
+function whereOption(value: unknown, at: string): Where | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw errors.invalidWithOption(at, `must be an object of column values, not ${describeValue(value)}`)
-  return value as Where
+  for (const column in value) if (Object.hasOwn(value, column)) return value as Where
+  return undefined
 }
 
 function orderOption(value: unknown, at: string): (readonly [string, Direction])[] {

@@ -168,6 +168,23 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect((await em.find('article_tag', { article_id: g1!['id'] })).length).toBe(2) // a find reads the rest
   })
 
+  // Options built from optional request filters (`$where: { ...filters }`) may hold no column.
+  test('an empty $where filters nothing, alone or beside $orderBy and $limit, in one round trip', async () => {
+    const { root, counter } = await setup()
+    const bodies = async (comments: Record<string, unknown>) => {
+      const em = root.fork()
+      counter.reset()
+      const [g1] = await em.find('article', { slug: 'g1' }, { with: { comments } as never })
+      expect(counter.read().roundTrips).toBe(1)
+      return (g1!['comments'] as Entity[]).map((c) => c['body'])
+    }
+    expect(await bodies({ $where: {} })).toEqual(await bodies({}))
+    expect(await bodies({ $where: {}, $orderBy: { created_at: 'desc' }, $limit: 2 })).toEqual([
+      'third',
+      'second',
+    ])
+  })
+
   test('bad options fail before anything is sent', async () => {
     const { root, counter } = await setup()
     const em = root.fork()

@@ -60,6 +60,43 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(names(books)).toEqual(['Letters', 'Notes'])
   })
 
+  test('reads started in several ticks while a batch is in flight all go in the next batch: two round trips', async () => {
+    const c = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(c.client)
+    await c.query('select 1')
+    const em = root.fork()
+    c.counter.reset()
+    const slow = em.select({ text: 'select pg_sleep(0.3)', params: [] })
+    await new Promise((resolve) => setImmediate(resolve)) // the first batch is on its way
+    const later: Promise<unknown>[] = []
+    for (const id of [1, 2, 1]) {
+      later.push(em.load('author', id), em.find('book', { author_id: id }))
+      await new Promise((resolve) => setTimeout(resolve, 20)) // another macrotask, the first batch still in flight
+    }
+    const [ada, adaBooks, grace, , again] = await Promise.all(later)
+    await slow
+    expect(c.counter.read().roundTrips).toBe(2)
+    expect([(ada as Entity)['name'], (grace as Entity)['name']]).toEqual(['Ada', 'Grace'])
+    expect(again).toBe(ada)
+    expect(names(adaBooks as Entity[])).toEqual(['Letters', 'Notes'])
+  })
+
+  // The graph's levels read one snapshot (a transaction in the message); a select that does not parse
+  // fails the message before its BEGIN runs: each read again on its own, and no ROLLBACK (a warning).
+  test('a batch with a graph load and a select that does not parse: each read alone, nothing more', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    counter.reset()
+    const [authors, bad] = await Promise.all([
+      em.find('author', { name: 'Ada' }, { with: { books: { reviews: true } } }),
+      em.select({ text: 'selec 1', params: [] }).catch((e: unknown) => e),
+    ])
+    expect(isPipeflushError(bad, 'STATEMENT_FAILED')).toBe(true)
+    expect(names(authors[0]!['books'])).toEqual(['Letters', 'Notes'])
+    expect(counter.read().roundTrips).toBe(3) // the batch, then the graph load and the select
+    expect(await em.select({ text: 'select 1 as n', params: [] })).toEqual([{ n: 1 }]) // the connection is idle
+  })
+
   test('reads started in one tick go in one round trip: loads of a table by key gathered, finds, a view', async () => {
     const { root, counter } = await setup()
     const em = root.fork()
