@@ -17,3 +17,8 @@ export function recordSchemaTables(tables: ReadonlyMap<string, TableModel>): voi
 export function tableOfKey(from: TableModel, key: string): TableModel | undefined {
   return schemas.get(from)?.get(key)
 }
+
+/** The tables of `table`'s schema, by key (undefined for a table no schema model recorded). */
+export function schemaTablesOf(table: TableModel): ReadonlyMap<string, TableModel> | undefined {
+  return schemas.get(table)
+}

@@ -1,4 +1,5 @@
 import type { ForeignKeyModel, SchemaModel, TableModel } from '../../model/model.ts'
+import { cascadeReach } from '../../schema/cascade-reach.ts'
 import { perTable } from '../../schema/per-table.ts'
 import { normalizeKeyValue } from '../../values/index.ts'
 import {
@@ -308,7 +309,8 @@ function deleteOrderWeight(table: TableModel, fk: ForeignKeyModel): number {
 /**
  * Delete-before-delete edges (indexes offset as given), per table since deleted rows' foreign key values
  * are not known: delete(C) before delete(P) for every foreign key C -> P (C another table), whatever its
- * deferral or ON DELETE action. Each edge is weighted by how much its order matters, so that a cycle is
+ * deferral or ON DELETE action, and for every foreign key C -> T where the delete of P removes T's rows
+ * by ON DELETE CASCADE (through any chain of such keys, T not deleted itself). Each edge is weighted by how much its order matters, so that a cycle is
  * broken where it hurts least.
  */
 export function findDeleteEdges(deletes: readonly StatementDraft[], deleteOffset: number): DeleteEdge[] {
@@ -316,13 +318,25 @@ export function findDeleteEdges(deletes: readonly StatementDraft[], deleteOffset
   deletes.forEach((draft, c) => {
     for (const fk of draft.table.foreignKeys) {
       const p = deletes.findIndex((other) => other.table.key === fk.target)
-      if (p < 0 || p === c) continue
-      edges.push({
-        from: c + deleteOffset,
-        to: p + deleteOffset,
-        fk,
-        weight: deleteOrderWeight(draft.table, fk),
-      })
+      if (p >= 0 && p !== c)
+        edges.push({
+          from: c + deleteOffset,
+          to: p + deleteOffset,
+          fk,
+          weight: deleteOrderWeight(draft.table, fk),
+        })
+      // A key to a table whose rows another delete removes by cascade (comment -> post, when the
+      // delete of author cascades to post): the same order, though no fix-up can set it to NULL first.
+      for (let q = 0; q < deletes.length; q++) {
+        if (q === c || q === p || !cascadeReach(deletes[q]!.table).has(fk.target)) continue
+        const weight = deleteOrderWeight(draft.table, fk)
+        edges.push({
+          from: c + deleteOffset,
+          to: q + deleteOffset,
+          fk,
+          weight: weight === DELETE_ORDER_LIKELY ? DELETE_ORDER_REQUIRED : weight,
+        })
+      }
     }
   })
   return edges

@@ -11,10 +11,19 @@ export interface Fixups {
   readonly after: Edge[]
 }
 
-/** Can an insert edge be broken: is every foreign key behind it fully nullable? */
-export function isBreakable(edge: InsertEdge, table: TableModel): boolean {
+/**
+ * Can an insert edge be broken: is every foreign key behind it fully nullable, and, in an upsert, one
+ * its conflict overwrites? (A fix-up of a column the upsert leaves alone on conflict, as `update: []`
+ * does, would change the row that was there.)
+ */
+export function isBreakable(edge: InsertEdge, insert: StatementDraft): boolean {
+  const { table, upsert } = insert
   return edge.references.every(({ fk }) =>
-    fk.columns.every((name) => table.columnsByName.get(name)?.nullable === true),
+    fk.columns.every(
+      (name) =>
+        table.columnsByName.get(name)?.nullable === true &&
+        (upsert === undefined || upsert.update.includes(name)),
+    ),
   )
 }
 

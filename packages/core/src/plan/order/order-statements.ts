@@ -34,7 +34,7 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     edges.map((edge) => ({
       ...edge,
       // A row whose key the server fills cannot be fixed up later: no UPDATE can find it.
-      removable: isBreakable(edge, inserts[edge.to]!.table) && !serverKeyed(inserts[edge.to]!),
+      removable: isBreakable(edge, inserts[edge.to]!) && !serverKeyed(inserts[edge.to]!),
       cost: fixupCost(edge),
     })),
   )
