@@ -62,7 +62,9 @@ export class ClientDefaults {
    * An upsert's values and options with the defaults of table `key` filled as by {@link filled}, and,
    * unless it updates nothing (`update: []`), each `$onUpdate` property it neither gives nor names as
    * a conflict property given its function's value and updated: Drizzle's `onConflictDoUpdate` sets
-   * those columns too.
+   * those columns too. A property a `$defaultFn` filled is inserted, never updated: without `update`,
+   * the list is the one core makes of the properties given (all but the conflict ones and `kept`,
+   * the table's key and version properties), and the `$onUpdate` ones.
    *
    * @example
    * defaults.upserted('tags', { name: 'x' }, { conflict: ['name'] })
@@ -74,19 +76,29 @@ export class ClientDefaults {
     key: string,
     values: Readonly<Record<string, unknown>>,
     options: O,
+    kept: readonly string[] = [],
   ): { readonly values: Readonly<Record<string, unknown>>; readonly options: O } {
     const given = this.filled(key, values)
     const atUpdate = this.onUpdate.get(key)
     // Options core refuses are left to it (it names what is wrong).
-    const update: unknown = (options as Partial<O> | null)?.update
+    let update: unknown = (options as Partial<O> | null)?.update
     const conflict: unknown = (options as Partial<O> | null)?.conflict
-    if (atUpdate === undefined || typeof given !== 'object' || given === null || !Array.isArray(conflict))
+    if (typeof given !== 'object' || given === null || !Array.isArray(conflict))
       return { values: given, options }
+    if (update === undefined && given !== values) {
+      // Core's default list, of the properties the application gave (not those a default filled).
+      update = Object.keys(values).filter(
+        (p) => values[p] !== undefined && !conflict.includes(p) && !kept.includes(p),
+      )
+      options = { ...options, update }
+    }
+    if (atUpdate === undefined) return { values: given, options }
     if (Array.isArray(update) && update.length === 0) return { values: given, options }
     let out: Record<string, unknown> | undefined
     let names: string[] | undefined
     for (const [property, fn] of atUpdate) {
-      if (given[property] !== undefined || conflict.includes(property)) continue
+      // Not one the application gave (one `filled` gave, its `$onUpdate` as a default, is updated too).
+      if (values[property] !== undefined || conflict.includes(property)) continue
       out ??= { ...given }
       out[property] = clientValue(key, property, fn, '$onUpdate')
       if (Array.isArray(update) && !update.includes(property)) {

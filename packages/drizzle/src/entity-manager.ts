@@ -258,7 +258,12 @@ export class DrizzleEntityManager<S> {
     },
   ): Entity<T> {
     const key = this.#key(table)
-    const upserted = this.#context.defaults.upserted(key, values as Record<string, unknown>, options)
+    const model = this.core.schema.tables.get(key)
+    const kept =
+      model === undefined
+        ? []
+        : [...model.primaryKey, ...(model.versionColumn === null ? [] : [model.versionColumn])]
+    const upserted = this.#context.defaults.upserted(key, values as Record<string, unknown>, options, kept)
     return this.core.upsert(key, upserted.values, upserted.options) as unknown as Entity<T>
   }
 

@@ -165,11 +165,20 @@ function timestampMapping(column: PgColumn): ValueMapping {
 
 /**
  * `char(n)`: the server pads its values to `n` characters and Drizzle gives them padded, where
- * pipeflush reads them as `text` (without the padding).
+ * pipeflush reads them as `text` (without the padding). Characters as the server counts them: a
+ * character beyond the Basic Multilingual Plane (an emoji) is one, where `padEnd` counts two.
  */
 function padded(column: PgColumn): (value: unknown) => unknown {
   const length = (column as unknown as { length?: number }).length ?? 1
-  return (value) => (typeof value === 'string' ? value.padEnd(length, ' ') : value)
+  return (value) => {
+    if (typeof value !== 'string') return value
+    let characters = value.length
+    for (let i = 0; i < value.length; i++) {
+      const unit = value.charCodeAt(i)
+      if (unit >= 0xd800 && unit <= 0xdbff) characters-- // the first half of a surrogate pair
+    }
+    return characters >= length ? value : value + ' '.repeat(length - characters)
+  }
 }
 
 function elementwise(base: ValueMapping): ValueMapping {

@@ -43,7 +43,17 @@ const madeBySql = pgTable('made_by_sql', {
   note: text('note').$onUpdateFn(() => sql`'y'`),
 })
 
-const schema = { stamped, bySql, madeBySql }
+let publicIds = 0
+const tagged = pgTable('tagged', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  uses: integer('uses').notNull(),
+  publicId: text('public_id')
+    .notNull()
+    .$defaultFn(() => `pub-${++publicIds}`),
+})
+
+const schema = { stamped, bySql, madeBySql, tagged }
 
 beforeAll(async () => {
   await db.sql.unsafe(`
@@ -51,6 +61,7 @@ create table stamped (id serial primary key, name text not null unique, note tex
   touched_at timestamptz not null default now(), seen_at timestamptz);
 create table by_sql (id serial primary key, name text not null, revision int not null default 1);
 create table made_by_sql (id serial primary key, label text, note text);
+create table tagged (id serial primary key, name text not null unique, uses int not null, public_id text not null);
 `)
 })
 
@@ -107,6 +118,30 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       .onConflictDoUpdate({ target: stamped.name, set: { note: 'drizzle' } })
     const [byDrizzle] = await drizzle.select().from(stamped).where(eq(stamped.name, name))
     expect(byDrizzle!.touchedAt.getTime()).toBeGreaterThanOrEqual(before - 1000)
+  })
+
+  // Drizzle's onConflictDoUpdate never sets a $defaultFn column: it fills a new row only.
+  test('an upsert without `update` inserts the $defaultFn values of a new row and leaves those of an existing one, as Drizzle does', async () => {
+    const { db: drizzle } = drizzleOf(driver)
+    const old = `old-${driver}`
+    const fresh = `new-${driver}`
+    await drizzle.insert(tagged).values({ name: old, uses: 1, publicId: `stored-${driver}` })
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const { result } = await factory.run((em) => ({
+      old: em.upsert(tagged, { name: old, uses: 2 }, { conflict: ['name'] }),
+      fresh: em.upsert(tagged, { name: fresh, uses: 1 }, { conflict: ['name'] }),
+    }))
+    const [stored] = await drizzle.select().from(tagged).where(eq(tagged.name, old))
+    expect(stored).toMatchObject({ uses: 2, publicId: `stored-${driver}` })
+    expect(result.old.publicId).toBe(`stored-${driver}`)
+    expect(result.fresh.publicId).toMatch(/^pub-\d+$/)
+    // Drizzle's own, the same intent:
+    await drizzle
+      .insert(tagged)
+      .values({ name: old, uses: 3 })
+      .onConflictDoUpdate({ target: tagged.name, set: { uses: 3 } })
+    const [byDrizzle] = await drizzle.select().from(tagged).where(eq(tagged.name, old))
+    expect(byDrizzle).toMatchObject({ uses: 3, publicId: `stored-${driver}` })
   })
 
   test('a $onUpdate or $defaultFn answering a sql expression: INVALID_VALUE naming its column, nothing sent, the unit usable', async () => {

@@ -59,6 +59,16 @@ describe.each(TEST_DRIVERS)('%s: every column kind of pg-core', (driver) => {
     expect(stored).toEqual({ ints: '{1,NULL}', texts: '{NULL,"NULL"}', days: '{NULL,2024-01-01}' })
   })
 
+  test('char(n) holding characters beyond the Basic Multilingual Plane: padded as the server pads it', async () => {
+    await db.sql.unsafe(EMPTY_TABLES)
+    const { db: drizzle } = drizzleOn(db, driver)
+    await drizzle.insert(kinds).values({ ...NULLS, id: 9, fixed: '😀é', fixeds: ['😀', 'ab'] })
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const [selected] = await drizzle.select().from(kinds)
+    expect([selected!.fixed, selected!.fixeds]).toEqual(['😀é   ', ['😀  ', 'ab ']])
+    expect(plain([await factory.fork().load(kinds, 9)])).toEqual([selected])
+  })
+
   test('written by Drizzle, read by pipeflush as Drizzle reads it', async () => {
     await db.sql.unsafe(EMPTY_TABLES)
     const { db: drizzle } = drizzleOn(db, driver)
