@@ -140,7 +140,7 @@ async function cpuStep(
   const byId = await measureCpuSideBySide(runnable, env.target, step.work, {
     flushes: o.cpuFlushes,
     chunk: Math.max(10, Math.min(100, Math.round(o.cpuFlushes / 10))),
-    warmup: Math.min(50, Math.max(5, Math.round(o.cpuFlushes / 20))),
+    warmup: o.cpuWarmup,
   })
   return step.series.flatMap((s): ResultRow[] => {
     const m = byId.get(s.id)

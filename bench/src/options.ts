@@ -68,6 +68,12 @@ export interface BenchOptions {
   readonly scenarios: readonly StepScenario[] | undefined
   /** Timed flushes per series of the side-by-side CPU measurement (0: skipped). */
   readonly cpuFlushes: number
+  /**
+   * Untimed flushes per series and cell before the CPU measurement. V8 compiles a flush's functions on
+   * a background thread that `process.cpuUsage` counts, for thousands of flushes: the default measures
+   * what a long-running server spends (`bench/tools/warmup-curve.ts` shows the curve).
+   */
+  readonly cpuWarmup: number
   readonly cpuLatency: number
   /** The CPU cells: `10x1`, `5x10` (plain inserts) and the shop cells `graph`, `update`, `delete`, `mix`. */
   readonly cpuCells: readonly string[]
@@ -109,6 +115,7 @@ const DEFAULTS: Omit<BenchOptions, 'quick' | 'help' | 'series' | 'scenarios'> = 
   requestPool: 4,
   requestCells: REQUEST_CELLS,
   cpuFlushes: 1_500,
+  cpuWarmup: 3_000,
   cpuLatency: 0,
   cpuCells: CPU_CELLS,
   profile: false,
@@ -136,6 +143,7 @@ const QUICK: Partial<BenchOptions> = {
   requestSamples: 8,
   requestWarmup: 1,
   cpuFlushes: 300,
+  cpuWarmup: 15,
   rttSamples: 10,
 }
 
@@ -179,6 +187,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       scenario: { type: 'string' },
       request: { type: 'boolean', default: false },
       'cpu-flushes': { type: 'string' },
+      'cpu-warmup': { type: 'string' },
       'cpu-latency': { type: 'string' },
       'cpu-cells': { type: 'string' },
       profile: { type: 'boolean', default: false },
@@ -269,6 +278,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     requestCells: REQUEST_CELLS.filter((c) => requestCells.includes(c)),
     scenarios: scenarioNames.length > 0 ? STEP_SCENARIOS.filter((s) => scenarioNames.includes(s)) : undefined,
     cpuFlushes: int(values['cpu-flushes'], 'cpu-flushes', 0) ?? base.cpuFlushes,
+    cpuWarmup: int(values['cpu-warmup'], 'cpu-warmup', 0) ?? base.cpuWarmup,
     cpuLatency: int(values['cpu-latency'], 'cpu-latency', 0) ?? base.cpuLatency,
     cpuCells,
     profile: values.profile,

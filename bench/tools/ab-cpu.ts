@@ -8,7 +8,11 @@
 // one build keeps alive serves the other's timers) does not show here.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/ab-cpu.ts --before <commit> [--cells 1x1,10x1,graph,mix]
-//     [--drivers pg,postgres.js] [--flushes 1000]
+//     [--drivers pg,postgres.js] [--flushes 1000] [--warmup 100]
+//
+// `--warmup`: untimed flushes of each build per cell first. V8 compiles a flush's functions on a
+// background thread, which `process.cpuUsage` counts, for thousands of flushes (see warmup-curve.ts):
+// a few thousand compare the builds as a long-running server runs them.
 import { parseArgs } from 'node:util'
 import { startBenchEnv } from '../src/env/services.ts'
 import { coreBuilds, type FlushSide, median, prepareFlush } from '../src/measure/core-builds.ts'
@@ -24,15 +28,17 @@ const { values } = parseArgs({
     cells: { type: 'string', default: '1x1,10x1,graph,mix' },
     drivers: { type: 'string', default: 'pg,postgres.js' },
     flushes: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '100' },
   },
 })
 if (values.before === undefined) throw new Error('--before <commit>: the build to compare this tree with')
 const flushes = Number(values.flushes)
-const WARMUP = 100
+const WARMUP = Number(values.warmup)
 // Each shop unit has fixture rows of its own (a cell's units on fixtures of their own): past them, a
-// unit would read rows an earlier one changed.
-if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
-  throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each shop unit its own fixture rows)`)
+// unit reads rows an earlier one changed (and sets other values). The timed units stay apart.
+if (!(flushes > 0 && flushes <= FIXTURE_UNITS))
+  throw new Error(`--flushes: 1 to ${FIXTURE_UNITS} (each shop unit its own fixture rows)`)
+if (!(WARMUP >= 0)) throw new Error('--warmup: a number of flushes, 0 or more')
 
 const builds = await coreBuilds(values.before)
 

@@ -4,7 +4,10 @@
 // flush path; the CPU scenario's table is the figure of record.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
-//     [--flushes 2000] [--profile /tmp/p]
+//     [--flushes 2000] [--warmup 100] [--profile /tmp/p]
+//
+// `--warmup`: untimed flushes of each per cell first (a few thousand: what a long-running server
+// runs, V8 done compiling a flush's functions; see warmup-curve.ts).
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
@@ -22,6 +25,7 @@ const arg = (name: string) => {
 const cells = arg('cells')?.split(',') ?? ['10x1', '5x10', ...SHOP_CELLS]
 const drivers = (arg('drivers')?.split(',') ?? ['postgres.js', 'pg']) as DriverName[]
 const flushes = Number(arg('flushes') ?? 2000)
+const warmup = Number(arg('warmup') ?? 100)
 const profileDir = arg('profile')
 
 function workOf(cell: string): Work {
@@ -57,7 +61,7 @@ try {
     try {
       for (const cell of cells) {
         const work = workOf(cell)
-        for (let i = 0; i < 100; i++) {
+        for (let i = 0; i < warmup; i++) {
           await once(a, work)
           await once(b, work)
         }
