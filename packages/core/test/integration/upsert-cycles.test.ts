@@ -6,13 +6,20 @@ import { beforeAll, describe, expect, test } from 'vitest'
 // cycle is broken where a fix-up UPDATE may set the key later. Never at a column the upsert leaves
 // alone on conflict (`update: []`, or a list without it): there the fix-up would change the row that
 // was there, which the upsert was asked not to touch. Compared with the same statements sent one at a
-// time in a transaction (the new row first, then `insert ... on conflict`).
+// time in a transaction (the new row first, then `insert ... on conflict`). And a cycle through an
+// upsert on another unique key than the primary key: a fix-up finds its row by the key drawn for it,
+// which a row that was there does not have, so the cycle is broken on the new row's side.
 
 const db = useTestDatabase()
 const modes: PipelineMode[] = ['off', 'waves', 'burst']
 
 beforeAll(async () => {
-  await db.sql.unsafe('create table node (code text primary key, label text, parent text references node)')
+  await db.sql.unsafe(`
+    create table node (code text primary key, label text, parent text references node);
+    create table tag (id bigserial primary key, name text not null unique, featured_book_id bigint);
+    create table book (id bigserial primary key, title text not null, tag_id bigint references tag);
+    alter table tag add foreign key (featured_book_id) references book;
+    insert into tag (name) values ('stored');`)
 })
 
 type Row = { code: string; label: string | null; parent: string | null }
@@ -61,4 +68,24 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       },
     )
   })
+
+  // A cycle through an upsert whose conflict is another unique key: its existing row keeps its own id,
+  // so a fix-up cannot find it by the one drawn; the cycle is broken on the new row's side.
+  test.each(['stored', 'fresh'])(
+    'a tag upserted by name (%s) and a new book referencing each other',
+    async (name) => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client)
+      const em = root.fork()
+      const title = `${driver}-${name}`
+      const tagName = name === 'stored' ? 'stored' : `fresh-${driver}`
+      const tag = em.upsert('tag', { name: tagName }, { conflict: ['name'], update: ['featured_book_id'] })
+      const book = em.create('book', { title, tag_id: tag })
+      tag['featured_book_id'] = book
+      await em.flush()
+      const [row] = await db.sql<{ tag_id: string; featured: string }[]>`
+      select b.tag_id::text, t.featured_book_id::text as featured from book b join tag t on t.id = b.tag_id where b.title = ${title}`
+      expect(row).toEqual({ tag_id: String(tag['id']), featured: String(book['id']) })
+    },
+  )
 })

@@ -13,11 +13,15 @@ export interface Fixups {
 
 /**
  * Can an insert edge be broken: is every foreign key behind it fully nullable, and, in an upsert, one
- * its conflict overwrites? (A fix-up of a column the upsert leaves alone on conflict, as `update: []`
- * does, would change the row that was there.)
+ * its conflict overwrites, on the primary key? (A fix-up of a column the upsert leaves alone on
+ * conflict, as `update: []` does, would change the row that was there; and a fix-up finds its row by
+ * the key drawn for it, which a row that was there does not have when the conflict is on another
+ * unique key.)
  */
 export function isBreakable(edge: InsertEdge, insert: StatementDraft): boolean {
   const { table, upsert } = insert
+  // A fix-up finds its row by key: an upsert's row that was there keeps its own, not the one drawn.
+  if (upsert !== undefined && !sameSet(upsert.conflict, table.primaryKey)) return false
   return edge.references.every(({ fk }) =>
     fk.columns.every(
       (name) =>
@@ -25,6 +29,10 @@ export function isBreakable(edge: InsertEdge, insert: StatementDraft): boolean {
         (upsert === undefined || upsert.update.includes(name)),
     ),
   )
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name) => b.includes(name))
 }
 
 /** Rows a broken edge sends to fix-ups. */
