@@ -65,7 +65,8 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  *   order matters least: at a nullable foreign key, set to NULL in the deleted C rows by a fix-up
  *   UPDATE before both deletes (see `nullingFixups`), else where the server decides;
  * - the statement freeing a unique value (a delete, an update changing it) before the one taking it
- *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`).
+ *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`);
+ * - then each delete as late as these let it (see `assignWaves`).
  *
  * A reference to a new row whose id is not assigned yet (a slot) is one to that row, whatever id it
  * gets.
@@ -114,7 +115,7 @@ export function orderStatements(
     const ordered = edges.concat(handoffs)
     if (acyclic(statements.length, ordered)) append(edges, handoffs)
   }
-  const waves = orderInWaves(statements.length, edges)
+  const waves = orderInWaves(statements.length, edges, deleteOffset)
   for (const wave of waves) {
     if (wave.length > 1 && !inOrder(statements, wave))
       wave.sort((a, b) => compareDrafts(statements[a]!, statements[b]!) || a - b)
