@@ -110,5 +110,23 @@ export type Where<T extends PgTable> = {
   readonly [K in keyof T['$inferSelect']]?: Condition<T['$inferSelect'][K]>
 }
 
-/** A primary key: one value, or an object of the key's properties for composite keys. */
-export type KeyOf<T extends PgTable> = string | number | bigint | Partial<T['$inferSelect']>
+/** The property of `T`'s column declared `.primaryKey()` (never when the table's config declares its key). */
+type PrimaryKeyProperty<T extends PgTable> = {
+  [K in keyof T['_']['columns']]: T['_']['columns'][K] extends { readonly _: { readonly isPrimaryKey: true } }
+    ? K
+    : never
+}[keyof T['_']['columns']] &
+  keyof T['$inferSelect']
+
+/**
+ * A primary key: the value of the column declared `.primaryKey()`, as Drizzle reads it (or an object
+ * of that one property); for a key the table's config declares (`primaryKey({ columns })`, which the
+ * types do not carry), one value or an object of the key's properties, checked when the load runs.
+ *
+ * @example
+ * em.load(books, 7) // books.id: integer().primaryKey()
+ * em.load(bookTags, { bookId: 7, tagId: 2 }) // primaryKey({ columns: [t.bookId, t.tagId] })
+ */
+export type KeyOf<T extends PgTable> = [PrimaryKeyProperty<T>] extends [never]
+  ? string | number | bigint | Partial<T['$inferSelect']>
+  : T['$inferSelect'][PrimaryKeyProperty<T>] | Pick<T['$inferSelect'], PrimaryKeyProperty<T>>

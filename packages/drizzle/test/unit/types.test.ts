@@ -164,6 +164,17 @@ describe('relations and load(query)', () => {
     }
   })
 
+  test("load(table, key) takes a value of the key column's type, or an object of it", async () => {
+    if (noRun) {
+      await em.load(books, 1)
+      await em.load(books, { id: 1 })
+      // @ts-expect-error: books.id is an integer
+      await em.load(books, '1')
+      // @ts-expect-error: not the key's property
+      await em.load(books, { title: 'Dune' })
+    }
+  })
+
   test('load(query) gives the entities of the table a select reads', async () => {
     if (noRun) {
       const loaded = await em.load(db.select().from(books).where(eq(books.id, 1)))
