@@ -72,6 +72,8 @@ describe('CPU scenario: shop cells', () => {
       'cpu',
       '--cpu-flushes',
       '10',
+      '--cpu-warmup',
+      '2',
       '--cpu-cells',
       SHOP_CELLS.join(','),
     ])

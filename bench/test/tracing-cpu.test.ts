@@ -40,7 +40,7 @@ describe('CPU scenario: tracing cells', () => {
     }
     if (unavailable.size > 0) ctx.skip([...unavailable.values()][0])
     // The step the bench's plan makes for 10 tables x 1 row, with few flushes.
-    const options = parseOptions(['--scenario', 'cpu', '--cpu-flushes', '20'])
+    const options = parseOptions(['--scenario', 'cpu', '--cpu-flushes', '20', '--cpu-warmup', '2'])
     const step = buildPlan(options, series).flatMap((g) => g.steps)[0] as CpuStep
     expect(step.scenario).toBe('cpu')
     // A CPU step only connects to the target: the rest of the environment is the CLI's.
