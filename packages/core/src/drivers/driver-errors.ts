@@ -113,6 +113,7 @@ export function toDriverError(
       column: stringField(error, fields.column),
       detail: stringField(error, 'detail'),
       position: Number.isFinite(position) && position > 0 ? position : undefined,
+      where: stringField(error, 'where'),
       routine: stringField(error, 'routine'),
       cause: error,
     }

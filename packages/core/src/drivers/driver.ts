@@ -57,6 +57,8 @@ export interface DriverError {
   readonly detail?: string | undefined
   /** 1-based character position in the query text, for syntax and input errors. */
   readonly position?: number | undefined
+  /** Where the server was: the context it reports (a function's line, a statement a trigger or a foreign key's action ran). */
+  readonly where?: string | undefined
   /** The server's function that raised it (`scanner_yyerror`, `base_yyparse`: the text did not parse). */
   readonly routine?: string | undefined
   /** The driver's error code for connection errors (`ECONNRESET`, `CONNECTION_CLOSED`...). */

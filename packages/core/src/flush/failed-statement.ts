@@ -9,7 +9,16 @@ export interface RejectionFacts {
   readonly column?: string | undefined
   /** Its detail: `Key (email)=(a@x) already exists.`, `Key (author_id)=(9) is not present in ...`. */
   readonly detail?: string | undefined
+  /** Its context (see `DriverError.where`). */
+  readonly where?: string | undefined
 }
+
+/**
+ * The statement a foreign key's ON DELETE or ON UPDATE action runs on the referencing table (the
+ * server's own text, its comparisons written `OPERATOR(pg_catalog.=)`), as a rejection's context
+ * names it: the table the rejection names is that action's, not a statement's of the message.
+ */
+const REFERENTIAL_ACTION = /^SQL statement "(?:UPDATE|DELETE FROM) .*OPERATOR\(pg_catalog\.=\)/
 
 /**
  * The statement among `statements` (the statements of one message, in order) that the server's
@@ -22,6 +31,10 @@ export interface RejectionFacts {
  * (the key columns of its detail: an insert, or an update setting one of them; of those, the one whose
  * rows hold the key's values), else for a NULL refused the one with a NULL in that column, else one
  * writing the column it names, else the first. Undefined when no statement is on the table.
+ *
+ * A rejection raised in a foreign key's action (its context names the statement the action ran: a
+ * cascade, SET NULL or SET DEFAULT the server refused on the referencing table) is the delete or update
+ * of another table that ran it, when the message holds one such; else none is named.
  *
  * A row still referenced (`Key (id)=(5) is still referenced from table "child"`) is the exception: the
  * server names the referencing table, but the statement that failed removed the referenced row (a
@@ -39,6 +52,12 @@ export function rejectedStatement(
   const { table } = facts
   const isOn = onTableOf(statements, facts)
   const only = onlyStatement(statements)
+  if (facts.where !== undefined && REFERENTIAL_ACTION.test(facts.where)) {
+    // A delete's cascade, SET NULL or SET DEFAULT refused (or an update's ON UPDATE action): the
+    // message's only delete or update on another table, if one.
+    const acting = statements.filter((s) => s !== undefined && s.kind !== 'insert' && !isOn(s))
+    return acting.length === 1 ? acting[0] : undefined
+  }
   if (only !== undefined && (table === undefined || isOn(only))) return only
   // No constraint matches an ON CONFLICT's columns: an upsert's (the server names no table).
   if (facts.sqlState === NO_MATCHING_CONFLICT) return statements.find((s) => s?.upsert !== undefined)

@@ -1,4 +1,4 @@
-import { EntityManager, type PipelineMode } from '@pipeflush/core'
+import { EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 
@@ -60,6 +60,23 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const report = await em.flush()
       expect([report.updated, report.deleted]).toEqual([1, 1])
       expect(await db.sql`select id from chapter where id = ${base}`).toEqual([])
+    })
+
+    // The server names the table its action wrote (book), not a statement of the message: the error
+    // names the delete that ran the action, not the flush's update of book, which was not refused.
+    test('a delete whose ON DELETE SET NULL the server refuses: the error names the delete, nothing committed', async () => {
+      await db.sql.unsafe(
+        `insert into author values (${base + 2}, 'a'); insert into book values (${base + 2}, ${base + 2}, 'active', null)`,
+      )
+      const em = await unit()
+      const [author, book] = await Promise.all([em.load('author', base + 2), em.load('book', base + 2)])
+      book['editor_id'] = em.create('editor', { id: base + 2, name: 'e' })
+      em.remove(author)
+      const e = await em.flush().catch((error: unknown) => error)
+      expect(isPipeflushError(e, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect((e as Error).message).toMatch(/^delete on author violated constraint "book_check"/)
+      expect(await db.sql`select id from editor where id = ${base + 2}`).toEqual([])
+      expect(em.pending).toEqual({ inserts: 1, updates: 1, deletes: 1, upserts: 0 })
     })
 
     test('ON DELETE SET DEFAULT to a row created in the same flush, after a new row it references', async () => {
