@@ -19,7 +19,7 @@ function twiceError(
   if (previous === 'insert' && kind === 'insert') return errors.duplicateNewKey(table.key, shownKey(id), key)
   return errors.invalidChange(
     table.key,
-    `the row ${shownKey(id)} is changed twice (${previous}, then ${kind}) in one change set.`,
+    `the row ${shownKey(id)} is written twice in one flush (${previous}, then ${kind}): an upsert of a row the unit of work also changes, removes or creates, or one change set's two changes of it.`,
     { keys: [key] },
   )
 }

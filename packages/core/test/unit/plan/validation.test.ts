@@ -192,7 +192,7 @@ describe('planFlush validation', () => {
     const link = (tag: number) => ({ table: 'book_tag', key: { book_id: A, tag_id: tag } })
     const twice = errorOf(changes({ deletes: [link(3), link(1), link(2), link(1)] }))
     expect(twice.code).toBe('INVALID_STATE')
-    expect(twice.message).toContain('is changed twice (delete, then delete)')
+    expect(twice.message).toContain('is written twice in one flush (delete, then delete)')
     // Upsert rows go in conflict order: their keys are looked up.
     const upsert = { conflict: ['name'], update: [] }
     expect(
