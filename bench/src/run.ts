@@ -49,7 +49,7 @@ export async function runPlan(
           results.push(
             ...(await withTimeout(
               measureStep(step, env, options, r.medianMs, unavailable),
-              options.stepTimeoutMs,
+              stepTimeout(step, options),
             )),
           )
         } catch (e) {
@@ -83,3 +83,13 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** Whether a measurement was abandoned: its client may still hold connections open. */
 export let timedOut = false
+
+/**
+ * How long `step` may run: `stepTimeoutMs`, or for a CPU step as long as its flushes need at 20 ms each
+ * (every series' warm-up and timed flushes; a shop cell's unit inserts its own rows first).
+ */
+function stepTimeout(step: Step, options: BenchOptions): number {
+  if (step.scenario !== 'cpu') return options.stepTimeoutMs
+  const flushes = (options.cpuWarmup + options.cpuFlushes) * step.series.length
+  return Math.max(options.stepTimeoutMs, flushes * 20)
+}
