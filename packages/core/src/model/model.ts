@@ -161,6 +161,8 @@ export interface ForeignKeyModel {
 export interface UniqueModel {
   readonly name: string
   readonly columns: readonly string[]
+  /** `UNIQUE NULLS NOT DISTINCT`: a NULL equals a NULL (two rows of NULLs conflict). */
+  readonly nullsNotDistinct?: boolean | undefined
 }
 
 /**

@@ -169,7 +169,10 @@ select t.schema, t.name, t.kind, t.copy_refused,
   (select coalesce(json_agg(json_build_object(
       'name', co.conname,
       'columns', (select json_agg(a.attname order by k.ord) from unnest(co.conkey) with ordinality k(num, ord)
-                  join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num)
+                  join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num),
+      -- NULLS NOT DISTINCT (PostgreSQL 15): read through to_jsonb, a column older servers lack.
+      'nullsNotDistinct', (select coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)
+                           from pg_catalog.pg_index i where i.indexrelid = co.conindid)
     ) order by co.conname), '[]'::json)
     from pg_catalog.pg_constraint co
     where co.conrelid = t.oid and co.contype = 'u'

@@ -55,7 +55,7 @@ describe('readSchema', () => {
         onDelete: 'no action',
       },
     ])
-    expect(child.uniques).toEqual([{ name: 'child_code_key', columns: ['code'] }])
+    expect(child.uniques).toEqual([{ name: 'child_code_key', columns: ['code'], nullsNotDistinct: false }])
     const thing = schema.tables.get('other.thing')!
     expect(thing.foreignKeys[0]).toMatchObject({ target: 'parent', onDelete: 'set null' })
     expect(schema.tables.get('nokey')?.primaryKey).toEqual([])

@@ -6,27 +6,30 @@ import { acyclic } from './cycles.ts'
 import { type Edge, valueAt } from './dependency-graph.ts'
 import { assignWaves, groupByWave } from './waves.ts'
 
-/** The columns of each of `names`, or none when a name is not a column of `table`. */
-function keyColumns(table: TableModel, names: readonly (readonly string[])[]): (readonly ColumnModel[])[] {
-  const keys: (readonly ColumnModel[])[] = []
-  for (const key of names) {
-    const columns = key.map((name) => table.columnsByName.get(name))
-    if (columns.length > 0 && columns.every((c) => c !== undefined)) keys.push(columns as ColumnModel[])
+/** Keys (as {@link keyColumns} gives them) of constraints `NULLS NOT DISTINCT`: a NULL is a value. */
+const nullsEqual = new WeakSet<readonly ColumnModel[]>()
+
+/** The columns of each of `keys`, or none when a name is not a column of `table`. */
+function keyColumns(
+  table: TableModel,
+  keys: readonly { readonly columns: readonly string[]; readonly nullsNotDistinct?: boolean | undefined }[],
+): (readonly ColumnModel[])[] {
+  const out: (readonly ColumnModel[])[] = []
+  for (const key of keys) {
+    const columns = key.columns.map((name) => table.columnsByName.get(name))
+    if (columns.length === 0 || !columns.every((c) => c !== undefined)) continue
+    out.push(columns as ColumnModel[])
+    if (key.nullsNotDistinct === true) nullsEqual.add(columns as ColumnModel[])
   }
-  return keys
+  return out
 }
 
 /** The unique constraints of `table`, as columns. */
-const uniqueConstraints = perTable((table: TableModel) =>
-  keyColumns(
-    table,
-    table.uniques.map((u) => u.columns),
-  ),
-)
+const uniqueConstraints = perTable((table: TableModel) => keyColumns(table, table.uniques))
 
 /** The primary key, then the unique constraints of `table`, as columns. */
 const allUniqueKeys = perTable((table: TableModel) =>
-  keyColumns(table, [table.primaryKey, ...table.uniques.map((u) => u.columns)]),
+  keyColumns(table, [{ columns: table.primaryKey }, ...table.uniques]),
 )
 
 /** The columns of `table` that are part of one of its unique constraints. */
@@ -132,7 +135,7 @@ export function findHandoffEdges(
     uniqueKeys(draft.table).forEach((key, k) => {
       for (let r = 0; r < draft.rows.length; r++)
         take(
-          tupleId(draft.table, k, key, (c) => valueAt(draft, r, c.name)),
+          tupleId(draft.table, k, key, (c) => insertedValue(draft, r, c)),
           i,
         )
     })
@@ -142,6 +145,15 @@ export function findHandoffEdges(
     const [from, to] = id.split('>')
     return { from: Number(from), to: Number(to) }
   })
+}
+
+/**
+ * The value row `r` of an insert writes to `column`: a column the insert leaves out holds NULL, unless
+ * the server fills it (a default, an identity, a generated column: unknown here).
+ */
+function insertedValue(draft: StatementDraft, r: number, column: ColumnModel): unknown {
+  if (draft.columns.includes(column.name)) return valueAt(draft, r, column.name)
+  return column.hasDefault || column.identity !== null || column.generated ? undefined : null
 }
 
 /** Whether some row of an insert draft has a key the application gave (not an id drawn by the flush). */
@@ -264,8 +276,8 @@ function updatedId(
 
 /**
  * A text naming the tuple of key `k` of `table` whose values `read` gives, equal for tuples the
- * server holds equal; undefined when a value is null or unknown, an id not assigned yet, or has no
- * key form.
+ * server holds equal; undefined when a value is null (unless the constraint is `NULLS NOT
+ * DISTINCT`) or unknown, an id not assigned yet, or has no key form.
  */
 function tupleId(
   table: TableModel,
@@ -276,6 +288,10 @@ function tupleId(
   let id = `${table.key}\u0000${k}`
   for (const column of key) {
     const value = read(column)
+    if (value === null && nullsEqual.has(key)) {
+      id += '\u0001' // no key form holds a control character before its NUL-separated text
+      continue
+    }
     if (value === null || value === undefined || value instanceof Slot) return undefined
     try {
       id += `\u0000${normalizeKeyValue(value, column)}`
