@@ -247,7 +247,10 @@ function buildTable(
       ('name' in unique ? unique.name : undefined) ??
       defaultConstraintName(place.name, dbNames(spec, columns), 'key', used)
     used.add(name)
-    return { name, columns: [...columns] }
+    const nullsNotDistinct = 'nullsNotDistinct' in unique && unique.nullsNotDistinct === true
+    return nullsNotDistinct
+      ? { name, columns: [...columns], nullsNotDistinct }
+      : { name, columns: [...columns] }
   })
   const foreignKeys = (spec.foreignKeys ?? []).map((fk) => buildForeignKey(place, fk, places, used))
   return buildTableModel({

@@ -102,6 +102,8 @@ export interface UniqueSpec<Column extends string = string> {
   readonly columns: readonly Column[]
   /** Defaults to PostgreSQL's name, e.g. `book_isbn_key`. */
   readonly name?: string | undefined
+  /** `UNIQUE NULLS NOT DISTINCT` (PostgreSQL 15): a NULL equals a NULL. Defaults to false. */
+  readonly nullsNotDistinct?: boolean | undefined
 }
 
 export interface TableSpec<Column extends string = string, Target extends string = string> {

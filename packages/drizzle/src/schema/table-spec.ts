@@ -72,16 +72,23 @@ function uniques(
   property: (column: { name: string }) => string,
 ): UniqueSpec[] {
   const out = new Map<string, UniqueSpec>()
-  const add = (columns: readonly string[], name: string | undefined) => {
+  const add = (columns: readonly string[], name: string | undefined, nullsNotDistinct = false) => {
     const id = columns.join('\u0000')
-    if (!out.has(id)) out.set(id, name === undefined ? { columns } : { columns, name })
+    if (out.has(id)) return
+    out.set(id, {
+      columns,
+      ...(name === undefined ? {} : { name }),
+      ...(nullsNotDistinct ? { nullsNotDistinct } : {}),
+    })
   }
   for (const unique of config.uniqueConstraints)
     add(
       unique.columns.map((c) => property(c)),
       unique.getName(),
+      unique.nullsNotDistinct,
     )
-  for (const [key, column] of entry.columns) if (column.isUnique) add([key], column.uniqueName)
+  for (const [key, column] of entry.columns)
+    if (column.isUnique) add([key], column.uniqueName, column.uniqueType === 'not distinct')
   for (const index of config.indexes) {
     const { unique, where, columns, name } = index.config
     if (!unique || where !== undefined) continue

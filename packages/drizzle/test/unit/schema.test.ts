@@ -11,6 +11,7 @@ import {
   serial,
   sparsevec,
   text,
+  unique,
   vector,
 } from 'drizzle-orm/pg-core'
 import { describe, expect, it } from 'vitest'
@@ -72,6 +73,21 @@ describe('the schema from the definitions', () => {
     ])
     expect(table('books').uniques).toEqual([{ name: 'book_isbn_unique', columns: ['isbn'] }])
     expect(table('tags').uniques).toEqual([{ name: 'tag_name_unique', columns: ['name'] }])
+    // NULLS NOT DISTINCT, of a constraint or a column: a unit's hand-offs of such values are ordered.
+    const folders = pgTable(
+      'folders',
+      {
+        id: integer('id').primaryKey(),
+        parentId: integer('parent_id'),
+        name: text('name').notNull(),
+        slug: text('slug').unique('folders_slug_key', { nulls: 'not distinct' }),
+      },
+      (t) => [unique('folders_sibling').on(t.parentId, t.name).nullsNotDistinct()],
+    )
+    expect(modelOf({ folders }).model.tables.get('folders')!.uniques).toEqual([
+      { name: 'folders_sibling', columns: ['parentId', 'name'], nullsNotDistinct: true },
+      { name: 'folders_slug_key', columns: ['slug'], nullsNotDistinct: true },
+    ])
     const books = table('books').columnsByName
     expect(books.get('id')).toMatchObject({ sequence: '"public"."book_id_seq"', hasDefault: true })
     expect(books.get('createdAt')).toMatchObject({ hasDefault: true, type: 'other', castType: 'timestamptz' })

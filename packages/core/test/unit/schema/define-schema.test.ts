@@ -35,7 +35,10 @@ describe('defineSchema', () => {
         },
         primaryKey: ['id'],
         foreignKeys: [{ columns: ['author_id'], references: 'author', onDelete: 'cascade' }],
-        uniques: [['code'], { columns: ['title', 'author_id'], name: 'book_title_once' }],
+        uniques: [
+          ['code'],
+          { columns: ['title', 'author_id'], name: 'book_title_once', nullsNotDistinct: true },
+        ],
       },
       'audit.entry': {
         columns: {
@@ -134,7 +137,7 @@ describe('defineSchema', () => {
     })
     expect(schema.tables.get('book')!.uniques).toEqual([
       { name: 'book_code_key', columns: ['code'] },
-      { name: 'book_title_once', columns: ['title', 'author_id'] },
+      { name: 'book_title_once', columns: ['title', 'author_id'], nullsNotDistinct: true },
     ])
   })
 
