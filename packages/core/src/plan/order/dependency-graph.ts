@@ -309,8 +309,8 @@ function deleteOrderWeight(table: TableModel, fk: ForeignKeyModel): number {
 /**
  * Delete-before-delete edges (indexes offset as given), per table since deleted rows' foreign key values
  * are not known: delete(C) before delete(P) for every foreign key C -> P (C another table), whatever its
- * deferral or ON DELETE action, and for every foreign key C -> T where the delete of P removes T's rows
- * by ON DELETE CASCADE (through any chain of such keys, T not deleted itself). Each edge is weighted by how much its order matters, so that a cycle is
+ * deferral or ON DELETE action (see {@link findCascadeDeleteEdges} for keys to the rows a cascade
+ * removes). Each edge is weighted by how much its order matters, so that a cycle is
  * broken where it hurts least.
  */
 export function findDeleteEdges(deletes: readonly StatementDraft[], deleteOffset: number): DeleteEdge[] {
@@ -325,17 +325,29 @@ export function findDeleteEdges(deletes: readonly StatementDraft[], deleteOffset
           fk,
           weight: deleteOrderWeight(draft.table, fk),
         })
-      // A key to a table whose rows another delete removes by cascade (comment -> post, when the
-      // delete of author cascades to post): the same order, though no fix-up can set it to NULL first.
+    }
+  })
+  return edges
+}
+
+/**
+ * Delete-before-delete edges that may matter (indexes offset as given): delete(C) before delete(P)
+ * where C has a foreign key, without an action of its own (no CASCADE, SET NULL or SET DEFAULT, not
+ * deferred), to a table T whose rows the delete of P may remove by ON DELETE CASCADE (through any
+ * chain of such keys, T not P): comment -> post, when the delete of author cascades to post. Whether
+ * the deleted C rows reference rows the cascade reaches is not known, so the caller keeps such an edge
+ * only where it contradicts no other (see `orderStatements`).
+ */
+export function findCascadeDeleteEdges(deletes: readonly StatementDraft[], deleteOffset: number): Edge[] {
+  const edges: Edge[] = []
+  if (deletes.length < 2) return edges
+  deletes.forEach((draft, c) => {
+    for (const fk of draft.table.foreignKeys) {
+      if (deleteOrderWeight(draft.table, fk) === DELETE_ORDER_HARMLESS) continue
       for (let q = 0; q < deletes.length; q++) {
-        if (q === c || q === p || !cascadeReach(deletes[q]!.table).has(fk.target)) continue
-        const weight = deleteOrderWeight(draft.table, fk)
-        edges.push({
-          from: c + deleteOffset,
-          to: q + deleteOffset,
-          fk,
-          weight: weight === DELETE_ORDER_LIKELY ? DELETE_ORDER_REQUIRED : weight,
-        })
+        const target = deletes[q]!.table
+        if (q === c || target.key === fk.target || !cascadeReach(target).has(fk.target)) continue
+        edges.push({ from: c + deleteOffset, to: q + deleteOffset })
       }
     }
   })

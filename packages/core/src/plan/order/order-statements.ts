@@ -6,6 +6,7 @@ import { deleteOrder, type NullingFixups, nullingFixups } from './delete-order.t
 import {
   type Edge,
   findInsertEdges,
+  findCascadeDeleteEdges,
   findUpdateDeleteEdges,
   findUpdateEdges,
   type InsertEdge,
@@ -64,6 +65,8 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  * - delete(C) before delete(P) for every foreign key C -> P; a cycle of such deletes is broken where the
  *   order matters least: at a nullable foreign key, set to NULL in the deleted C rows by a fix-up
  *   UPDATE before both deletes (see `nullingFixups`), else where the server decides;
+ * - delete(C) before delete(P) where P's delete may cascade to the rows C references, where that
+ *   contradicts none of these (see `findCascadeDeleteEdges`);
  * - the statement freeing a unique value (a delete, an update changing it) before the one taking it
  *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`);
  * - then each delete as late as these let it (see `assignWaves`).
@@ -114,6 +117,14 @@ export function orderStatements(
   if (handoffs.length > 0) {
     const ordered = edges.concat(handoffs)
     if (acyclic(statements.length, ordered)) append(edges, handoffs)
+  }
+  // Deletes before the delete whose cascade may remove the rows they reference, each only where it
+  // contradicts no order above (the rows they reference are not known).
+  if (deletes.length > 1) {
+    for (const edge of findCascadeDeleteEdges(deletes, deleteOffset)) {
+      edges.push(edge)
+      if (!acyclic(statements.length, edges)) edges.pop()
+    }
   }
   const waves = orderInWaves(statements.length, edges, deleteOffset)
   for (const wave of waves) {
