@@ -81,11 +81,14 @@ export class ClientDefaults {
     const given = this.filled(key, values)
     const atUpdate = this.onUpdate.get(key)
     // Options core refuses are left to it (it names what is wrong).
-    let update: unknown = (options as Partial<O> | null)?.update
+    const asked: unknown = (options as Partial<O> | null)?.update
     const conflict: unknown = (options as Partial<O> | null)?.conflict
     if (typeof given !== 'object' || given === null || !Array.isArray(conflict))
       return { values: given, options }
-    if (update === undefined && given !== values) {
+    // `update: []` as the application gave it: nothing updated, no `$onUpdate` either.
+    if (Array.isArray(asked) && asked.length === 0) return { values: given, options }
+    let update = asked
+    if (asked === undefined && given !== values) {
       // Core's default list, of the properties the application gave (not those a default filled).
       update = Object.keys(values).filter(
         (p) => values[p] !== undefined && !conflict.includes(p) && !kept.includes(p),
@@ -93,7 +96,6 @@ export class ClientDefaults {
       options = { ...options, update }
     }
     if (atUpdate === undefined) return { values: given, options }
-    if (Array.isArray(update) && update.length === 0) return { values: given, options }
     let out: Record<string, unknown> | undefined
     let names: string[] | undefined
     for (const [property, fn] of atUpdate) {

@@ -47,10 +47,11 @@ let publicIds = 0
 const tagged = pgTable('tagged', {
   id: serial('id').primaryKey(),
   name: text('name').notNull().unique(),
-  uses: integer('uses').notNull(),
+  uses: integer('uses'),
   publicId: text('public_id')
     .notNull()
     .$defaultFn(() => `pub-${++publicIds}`),
+  seenAt: timestamp('seen_at', { withTimezone: true }).$onUpdate(() => new Date()),
 })
 
 const schema = { stamped, bySql, madeBySql, tagged }
@@ -61,7 +62,8 @@ create table stamped (id serial primary key, name text not null unique, note tex
   touched_at timestamptz not null default now(), seen_at timestamptz);
 create table by_sql (id serial primary key, name text not null, revision int not null default 1);
 create table made_by_sql (id serial primary key, label text, note text);
-create table tagged (id serial primary key, name text not null unique, uses int not null, public_id text not null);
+create table tagged (id serial primary key, name text not null unique, uses int, public_id text not null,
+  seen_at timestamptz);
 `)
 })
 
@@ -142,6 +144,18 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       .onConflictDoUpdate({ target: tagged.name, set: { uses: 3 } })
     const [byDrizzle] = await drizzle.select().from(tagged).where(eq(tagged.name, old))
     expect(byDrizzle).toMatchObject({ uses: 3, publicId: `stored-${driver}` })
+  })
+
+  test('an upsert giving only its conflict property, without `update`: its $onUpdate set, its $defaultFn kept', async () => {
+    const { db: drizzle } = drizzleOf(driver)
+    const name = `seen-${driver}`
+    await drizzle.insert(tagged).values({ name, uses: 1, publicId: `kept-${driver}`, seenAt: OLD })
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const before = Date.now()
+    await factory.run((em) => void em.upsert(tagged, { name }, { conflict: ['name'] }))
+    const [stored] = await drizzle.select().from(tagged).where(eq(tagged.name, name))
+    expect(stored!.publicId).toBe(`kept-${driver}`)
+    expect(stored!.seenAt!.getTime()).toBeGreaterThanOrEqual(before - 1000)
   })
 
   test('a $onUpdate or $defaultFn answering a sql expression: INVALID_VALUE naming its column, nothing sent, the unit usable', async () => {
