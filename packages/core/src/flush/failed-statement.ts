@@ -33,8 +33,8 @@ const REFERENTIAL_ACTION = /^SQL statement "(?:UPDATE|DELETE FROM) .*OPERATOR\(p
  * writing the column it names, else the first. Undefined when no statement is on the table.
  *
  * A rejection raised in a foreign key's action (its context names the statement the action ran: a
- * cascade, SET NULL or SET DEFAULT the server refused on the referencing table) is the delete or update
- * of another table that ran it, when the message holds one such; else none is named.
+ * cascade, SET NULL or SET DEFAULT the server refused on the referencing table) is the message's only
+ * delete, else its only update of another table (an ON UPDATE action); else none is named.
  *
  * A row still referenced (`Key (id)=(5) is still referenced from table "child"`) is the exception: the
  * server names the referencing table, but the statement that failed removed the referenced row (a
@@ -53,10 +53,13 @@ export function rejectedStatement(
   const isOn = onTableOf(statements, facts)
   const only = onlyStatement(statements)
   if (facts.where !== undefined && REFERENTIAL_ACTION.test(facts.where)) {
-    // A delete's cascade, SET NULL or SET DEFAULT refused (or an update's ON UPDATE action): the
-    // message's only delete or update on another table, if one.
-    const acting = statements.filter((s) => s !== undefined && s.kind !== 'insert' && !isOn(s))
-    return acting.length === 1 ? acting[0] : undefined
+    // A delete's cascade, SET NULL or SET DEFAULT refused (the action may write the delete's own
+    // table: a tree's parent key): the message's only delete; without one, an update's ON UPDATE
+    // action, the only update on another table.
+    const deletes = statements.filter((s) => s?.kind === 'delete')
+    if (deletes.length > 0) return deletes.length === 1 ? deletes[0] : undefined
+    const updating = statements.filter((s) => s?.kind === 'update' && !isOn(s))
+    return updating.length === 1 ? updating[0] : undefined
   }
   if (only !== undefined && (table === undefined || isOn(only))) return only
   // No constraint matches an ON CONFLICT's columns: an upsert's (the server names no table).

@@ -21,6 +21,8 @@ beforeAll(async () => {
     create table volume (id int primary key, author_id int not null references author on delete cascade);
     create table chapter (id int primary key, volume_id int not null references volume on delete cascade,
       editor_id int references editor);
+    create table node (id int primary key, is_root boolean not null,
+      parent_id int references node on delete set null, check (parent_id is not null or is_root));
     create table owner (id int primary key);
     create table grp (id int primary key, owner_id int references owner);
     create table member (id int primary key, grp_id int not null default 0 references grp on delete set default);
@@ -77,6 +79,18 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect((e as Error).message).toMatch(/^delete on author violated constraint "book_check"/)
       expect(await db.sql`select id from editor where id = ${base + 2}`).toEqual([])
       expect(em.pending).toEqual({ inserts: 1, updates: 1, deletes: 1, upserts: 0 })
+    })
+
+    test("a tree's root removed, its child's parent key SET NULL refused by a CHECK: the error names that delete", async () => {
+      await db.sql.unsafe(`insert into node values (${base}, true, null), (${base + 1}, false, ${base});
+        insert into editor values (${base + 5}, 'e')`)
+      const em = await unit()
+      const [root, editor] = await Promise.all([em.load('node', base), em.load('editor', base + 5)])
+      editor['name'] = 'renamed'
+      em.remove(root)
+      const e = await em.flush().catch((error: unknown) => error)
+      expect(isPipeflushError(e, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect((e as Error).message).toMatch(/^delete on node violated constraint "node_check"/)
     })
 
     test('ON DELETE SET DEFAULT to a row created in the same flush, after a new row it references', async () => {
