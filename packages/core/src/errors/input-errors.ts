@@ -84,14 +84,18 @@ export const inputErrors = {
   },
 
   /**
-   * New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys (`links`: each
-   * reference as `child -> parent (fk)`): no insert order exists. Nothing was sent.
+   * New rows reference each other in a cycle of non-deferred foreign keys none of which can be written
+   * later (`links`: each reference as `child -> parent (fk; why)`): no insert order exists. Nothing was
+   * sent.
    */
   unresolvableCycle(table: string, links: readonly string[], keys: readonly unknown[]): PipeflushError {
     return new PipeflushError(
       'UNRESOLVABLE_CYCLE',
-      `New rows reference each other in a cycle of NOT NULL, non-deferred foreign keys: ${links.join(', ')}. ` +
-        'No insert order exists; make one of these foreign keys nullable or DEFERRABLE INITIALLY DEFERRED.',
+      `New rows reference each other in a cycle of non-deferred foreign keys: ${links.join(', ')}. ` +
+        'A key is inserted NULL and set once both rows exist only where it is nullable, in a row whose ' +
+        'primary key the flush knows, and not in an upsert whose row may exist (unless it conflicts on ' +
+        'the primary key and updates that column). No insert order exists; make one of these foreign ' +
+        'keys nullable or DEFERRABLE INITIALLY DEFERRED, or flush one of the rows first.',
       { table, keys },
     )
   },

@@ -1,4 +1,4 @@
-import { EntityManager, type PipelineMode } from '@pipeflush/core'
+import { EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
 
@@ -19,7 +19,10 @@ beforeAll(async () => {
     create table tag (id bigserial primary key, name text not null unique, featured_book_id bigint);
     create table book (id bigserial primary key, title text not null, tag_id bigint references tag);
     alter table tag add foreign key (featured_book_id) references book;
-    insert into tag (name) values ('stored');`)
+    insert into tag (name) values ('stored');
+    create table pair_a (id bigserial primary key, code text not null unique, b_id bigint);
+    create table pair_b (id bigserial primary key, code text not null unique, a_id bigint references pair_a);
+    alter table pair_a add foreign key (b_id) references pair_b;`)
 })
 
 type Row = { code: string; label: string | null; parent: string | null }
@@ -88,4 +91,19 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(row).toEqual({ tag_id: String(tag['id']), featured: String(book['id']) })
     },
   )
+
+  test('two upserts by other unique keys referencing each other: refused before anything is sent, saying why', async () => {
+    const c = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(c.client)
+    const em = root.fork()
+    const a = em.upsert('pair_a', { code: `a-${driver}` }, { conflict: ['code'], update: ['b_id'] })
+    const b = em.upsert('pair_b', { code: `b-${driver}`, a_id: a }, { conflict: ['code'], update: ['a_id'] })
+    a['b_id'] = b
+    c.counter.reset()
+    const e = await em.flush().catch((error: unknown) => error)
+    expect(isPipeflushError(e, 'UNRESOLVABLE_CYCLE')).toBe(true)
+    expect((e as Error).message).toContain('an upsert, whose row may exist')
+    expect((e as Error).message).not.toContain('NOT NULL')
+    expect(c.counter.read().roundTrips).toBe(0)
+  })
 })

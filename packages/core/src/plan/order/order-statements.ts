@@ -5,8 +5,8 @@ import { acyclic, breakCycles } from './cycles.ts'
 import { deleteOrder, type NullingFixups, nullingFixups } from './delete-order.ts'
 import {
   type Edge,
-  findInsertEdges,
   findCascadeDeleteEdges,
+  findInsertEdges,
   findUpdateDeleteEdges,
   findUpdateEdges,
   type InsertEdge,
@@ -17,13 +17,25 @@ import { orderInWaves } from './waves.ts'
 
 function unresolvableCycle(inserts: readonly StatementDraft[], cycle: readonly InsertEdge[]) {
   const links = cycle.map((edge) => {
-    const child = inserts[edge.to]!.table
+    const insert = inserts[edge.to]!
     const names = [...new Set(edge.references.map((r) => r.fk.name))].sort()
-    return `${child.key} -> ${inserts[edge.from]!.table.key} (${names.join(', ')})`
+    return `${insert.table.key} -> ${inserts[edge.from]!.table.key} (${names.join(', ')}; ${unbreakable(edge, insert)})`
   })
   const first = inserts[cycle[0]!.to]!.table.key
   const keys = cycle.flatMap((edge) => edge.references.map((r) => inserts[edge.to]!.keys[r.row]))
   return errors.unresolvableCycle(first, links, keys)
+}
+
+/** Why the reference `edge` of `insert`'s rows cannot be written later by a fix-up. */
+function unbreakable(edge: InsertEdge, insert: StatementDraft): string {
+  const { table } = insert
+  const nullable = edge.references.every(({ fk }) =>
+    fk.columns.every((name) => table.columnsByName.get(name)?.nullable === true),
+  )
+  if (!nullable) return 'NOT NULL'
+  if (serverKeyed(insert)) return "the row's key is left to the server"
+  if (insert.upsert !== undefined) return 'an upsert, whose row may exist'
+  return 'nullable'
 }
 
 /** Breaks insert cycles at nullable foreign keys (fewest fix-up rows); throws UNRESOLVABLE_CYCLE otherwise. */

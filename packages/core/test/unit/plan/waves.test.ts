@@ -255,7 +255,7 @@ describe('planFlush waves', () => {
     expect(plan).toThrow(PipeflushError)
     expect(plan).toThrow(expect.objectContaining({ code: 'UNRESOLVABLE_CYCLE' }))
     expect(plan).toThrow(
-      'person -> passport (person_passport_id_fkey), passport -> person (passport_person_id_fkey)',
+      'person -> passport (person_passport_id_fkey; NOT NULL), passport -> person (passport_person_id_fkey; NOT NULL)',
     )
   })
 
