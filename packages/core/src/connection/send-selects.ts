@@ -25,6 +25,8 @@ export interface SelectsOptions {
   readonly named: boolean
   /** Send BEGIN in front of the selects (the first locking read of a unit of work). */
   readonly begin?: boolean | undefined
+  /** Told when the message holding that BEGIN did not parse: it did not run (see `Lease.notBegun`). */
+  readonly notBegun?: (() => void) | undefined
 }
 
 const BEGIN: PipelinedStatement = { text: 'begin', params: [] }
@@ -76,9 +78,12 @@ export async function sendSelects(
     return [...(await session.simple(parts.join(';\n'), { rowSets: selects.length })).rowSets]
   } catch (e) {
     // The server skipped the rest of the message, the COMMIT with it: its transaction is still open,
-    // unless the message did not parse (then nothing of it ran, its BEGIN neither).
-    if (snapshot && (e as DriverError)?.kind === 'server' && !isParseError(e) && session.usable)
+    // unless the message did not parse (then nothing of it ran, its BEGIN neither: a locking read's
+    // transaction is told so, and has none to roll back).
+    const unparsed = (e as DriverError)?.kind === 'server' && isParseError(e)
+    if (snapshot && (e as DriverError)?.kind === 'server' && !unparsed && session.usable)
       await session.simple('rollback').catch(() => {})
+    if (begin && unparsed) options.notBegun?.()
     throw e
   }
 }

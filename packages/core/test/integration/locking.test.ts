@@ -146,6 +146,34 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await locked(3)).toBe(false)
   })
 
+  // A first locking read sent as one simple-protocol message (postgres.js) that does not parse fails
+  // before its BEGIN runs: no transaction to roll back, so no ROLLBACK (a round trip, and the server's
+  // "no transaction in progress" warning). pg pipelines the BEGIN as a statement of its own, which
+  // runs: that transaction is rolled back. A read that fails inside the transaction ends it with a
+  // ROLLBACK on both.
+  test('a locking read that does not parse: no ROLLBACK of a BEGIN that did not run; inside the transaction, one', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    counter.reset()
+    const bad = await em
+      .loadRows('account', { text: 'selec * from account where id = 1', params: [] }, { lock: 'update' })
+      .catch((e: unknown) => e)
+    expect(isPipeflushError(bad, 'STATEMENT_FAILED')).toBe(true)
+    expect(counter.read().roundTrips).toBe(driver === 'pg' ? 2 : 1)
+    expect(await locked(1)).toBe(false)
+    const ada = await em.load('account', 1, { lock: 'update' }) // a new transaction on the idle connection
+    expect(await locked(1)).toBe(true)
+    counter.reset()
+    const again = await em
+      .loadRows('account', { text: 'selec * from account where id = 2', params: [] }, { lock: 'update' })
+      .catch((e: unknown) => e)
+    expect(isPipeflushError(again, 'STATEMENT_FAILED')).toBe(true)
+    expect(counter.read().roundTrips).toBe(2) // the read, then the ROLLBACK of the transaction it aborted
+    expect(await locked(1)).toBe(false)
+    expect(ada['balance']).toBe(100)
+    expect((await root.fork().load('account', 2))['owner']).toBe('grace')
+  })
+
   test('clear() rolls the transaction back and gives the connection back', async () => {
     const { root } = await setup()
     const em = root.fork()
