@@ -49,6 +49,11 @@ export interface PostgresJsResult extends ReadonlyArray<Record<string, unknown>>
  */
 export interface PostgresJsQuery extends Promise<PostgresJsResult | PostgresJsResult[]> {
   execute(): this
+  /**
+   * Cancels the query: one not written yet is rejected (57014) and never written; one running is
+   * cancelled by the server (a cancel request on a connection of its own).
+   */
+  cancel(): unknown
   readonly state: { readonly pid: number | null; readonly secret: number | null } | null
   /**
    * Settles the query: an own property the connection calls with the results at ReadyForQuery, and

@@ -387,6 +387,10 @@ class PostgresJsReservation implements AdapterConnection {
   #onclose: ((error: unknown) => void) | undefined
   #onEnd: ((cause: DriverError) => void) | undefined
   #first: PostgresJsQuery | undefined
+  /** The queries asked before the connection is known (before postgres.js writes the first one). */
+  #unwritten: PostgresJsQuery[] | undefined = []
+  /** Some were cancelled unwritten (see {@link destroy}). */
+  #cancelled = false
   /** Tells the client's `end()` this reservation is over (see `ClientEnd`). */
   readonly #done: () => void
 
@@ -406,6 +410,7 @@ class PostgresJsReservation implements AdapterConnection {
         copies.map((data) => [...data]),
       )
     this.#first ??= q
+    this.#unwritten?.push(q)
     return Promise.resolve(q).then(simpleResult)
   }
 
@@ -434,10 +439,21 @@ class PostgresJsReservation implements AdapterConnection {
   }
 
   discard(): void {
-    // A connection whose socket closed is the pool's again (it reconnects it on demand); releasing
-    // it would put a dead connection among the open ones.
     const c = this.#connection
+    // Nothing written on it (a session terminated before its first query was, its deadline passed as
+    // the reservation was answered; what it asked was cancelled unwritten): the connection is as the
+    // pool gave it, and goes back. Else one whose socket closed is the pool's again (it reconnects it
+    // on demand); releasing it would put a dead connection among the open ones.
     if (c !== undefined) this.#adapter.dropped(c, () => this.#key())
+    else if (this.#cancelled) {
+      // postgres.js still hands a cancelled query to the connection, a microtask or two after it was
+      // asked, and then marks the connection full: given back once that is over, it is open again.
+      setImmediate(() => {
+        this.#reserved.release()
+        this.#done()
+      })
+      return
+    } else this.#reserved.release()
     this.#done()
   }
 
@@ -447,7 +463,16 @@ class PostgresJsReservation implements AdapterConnection {
   }
 
   destroy(): void {
-    this.#connection?.terminate()
+    const c = this.#connection
+    if (c !== undefined) c.terminate()
+    else {
+      // Nothing written yet (postgres.js writes a query a microtask after it is asked): never written.
+      for (const q of this.#unwritten ?? []) {
+        q.cancel()
+        this.#cancelled = true
+      }
+      this.#unwritten = undefined
+    }
   }
 
   /**
@@ -461,6 +486,7 @@ class PostgresJsReservation implements AdapterConnection {
       this.#onclose = (error) => this.#onEnd?.(this.#adapter.toDriverError(error))
       c.onclose = this.#onclose
       guardConnection(c, { ended: (key) => this.#adapter.socketEnded(key) }, this.#adapter.address)
+      this.#unwritten = undefined
     }
     return true // a falsy result would make postgres.js stop pipelining on this connection
   }
