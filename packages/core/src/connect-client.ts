@@ -41,10 +41,10 @@ function sequenceKeys(schema: SchemaModel): string[] {
  * A failure of `connect`'s own queries as a coded error, as a read's would be (a driver's error is
  * not one): no connection, or a connection lost, as a reservation's; a statement refused as a read's.
  */
-function connectError(e: unknown): unknown {
+function connectError(e: unknown, timeoutMs: number): unknown {
   if (!isDriverError(e)) return e
   return e.kind === 'connection'
-    ? reservationError(e, { what: 'Connecting', timeoutMs: Number.POSITIVE_INFINITY })
+    ? reservationError(e, { what: 'Connecting', timeoutMs })
     : errors.queryFailed('Connecting', e)
 }
 
@@ -62,7 +62,8 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     'INVALID_CONFIG',
   ) as EntityManagerOptions
   pipelineOption(options.pipeline)
-  flushTimeoutOption(options.flushTimeoutMs)
+  // Each of connect's own queries settles within it, as a read does (QUERY_TIMEOUT).
+  const timeoutMs = flushTimeoutOption(options.flushTimeoutMs)
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
   const prefetchIds = prefetchIdsOption(options.prefetchIds)
@@ -77,13 +78,15 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     )
   }
   const driver = driverFor(client)
-  const schema = options.schema ?? (await cachedSchema(driver, options))
+  const schema = options.schema ?? (await cachedSchema(driver, options, timeoutMs))
   const serverValues = serverValuesOption(options.serverValues, schema)
   const hooks = flushHooksOption(options.hooks, schema)
   if (options.flushLog !== undefined)
-    await checkFlushLog(driver, options.flushLog).catch((e: unknown) => {
-      throw connectError(e)
-    })
+    await checkFlushLog({ query: (text) => driver.query(text, [], timeoutMs) }, options.flushLog).catch(
+      (e: unknown) => {
+        throw connectError(e, timeoutMs)
+      },
+    )
   let ids = allocators.get(driver)
   if (!ids) {
     ids = new IdAllocator({ blockSize })
@@ -92,14 +95,14 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   const named =
     prepare ??
     (driver.pipelines
-      ? !(await driver.detectPooler().catch((e: unknown) => {
-          throw connectError(e)
+      ? !(await driver.detectPooler(timeoutMs).catch((e: unknown) => {
+          throw connectError(e, timeoutMs)
         }))
       : false)
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (prefetchIds ?? !options.schema)
-    await ids.prefetch((text) => driver.query(text), sequenceKeys(schema)).catch(() => {})
+    await ids.prefetch((text) => driver.query(text, [], timeoutMs), sequenceKeys(schema)).catch(() => {})
   const preparedBurst = prepare === true && driver.pipelines
   return {
     driver,

@@ -177,9 +177,11 @@ export interface Driver {
   /**
    * One autocommit query on any connection of the pool. Without `params`, a simple-protocol query
    * (statements may be several: the rows are the last statement's); with `params` (text forms), one
-   * extended-protocol statement, sent with its Parse in the same write (one round trip).
+   * extended-protocol statement, sent with its Parse in the same write (one round trip). Within
+   * `timeoutMs` (the wait for a connection included; none by default), else a connection error of
+   * code `DEADLINE`.
    */
-  query(text: string, params?: readonly Param[]): Promise<readonly Row[]>
+  query(text: string, params?: readonly Param[], timeoutMs?: number): Promise<readonly Row[]>
   /**
    * A connection of the pool for one flush. Rejects with a connection {@link DriverError} when no
    * connection could be opened (after the driver's connect timeout at the latest), or when `deadline`
@@ -190,9 +192,10 @@ export interface Driver {
   toDriverError(error: unknown): DriverError
   /**
    * Whether a connection pooler (PgBouncer, Supavisor...) sits between the client and the server: the
-   * cancel key the client got names another process than `pg_backend_pid()`. One query, cached.
+   * cancel key the client got names another process than `pg_backend_pid()`. One query, cached;
+   * within `timeoutMs` as {@link query}.
    */
-  detectPooler(): Promise<boolean>
+  detectPooler(timeoutMs?: number): Promise<boolean>
   /**
    * Whether the client's sessions pipeline extended-protocol statements ({@link Session.pipeline}):
    * then the statements may be named, prepared once per connection.

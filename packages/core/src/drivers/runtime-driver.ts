@@ -2,6 +2,7 @@ import { type AdapterConnection, type DriverAdapter, GiveUp } from './adapter.ts
 import { setAlarm } from './deadline-alarm.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
 import { deadlineError } from './driver-errors.ts'
+import { GuardedSession, Interrupted } from './guarded-session.ts'
 import { inlineParams } from './inline-params.ts'
 import { RuntimeSession } from './runtime-session.ts'
 import { Meters } from './socket/meters.ts'
@@ -54,14 +55,25 @@ export class RuntimeDriver implements Driver {
    * after the driver's connect timeout at the latest, naming the address (postgres.js's own queue
    * reconnected forever to a server that closed every connection as it opened).
    */
-  async query(text: string, params: readonly Param[] = []): Promise<readonly Row[]> {
+  async query(
+    text: string,
+    params: readonly Param[] = [],
+    timeoutMs = Number.POSITIVE_INFINITY,
+  ): Promise<readonly Row[]> {
+    const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
     // A session: the connection watched while held (pg emits a lost connection as an 'error' event,
     // which nobody else listens to while it is checked out), and discarded if it ended.
-    const session = await this.reserve({ deadline: Number.POSITIVE_INFINITY })
+    const session = await this.reserve({ deadline })
     try {
-      const { rowSets } = await session.simple(params.length === 0 ? text : inlineParams(text, params))
+      const message = params.length === 0 ? text : inlineParams(text, params)
+      // Bounded: the connection terminated at the deadline (a server that accepted it and never answers).
+      const { rowSets } = await (Number.isFinite(deadline)
+        ? new GuardedSession(session, deadline).simple(message)
+        : session.simple(message))
       return rowSets[rowSets.length - 1] ?? []
     } catch (e) {
+      if (e instanceof Interrupted)
+        throw e.reason === 'timeout' ? noAnswerError(this.address, timeoutMs) : (e.driverError ?? e)
       const error = this.toDriverError(e)
       if (error.kind !== 'connection' || error.message.includes(this.address)) throw error
       throw { ...error, message: `the connection to ${this.address} failed: ${error.message}` }
@@ -82,15 +94,20 @@ export class RuntimeDriver implements Driver {
    * Whether a pooler sits between the client and the server: the process id the client got when its
    * connection opened is not `pg_backend_pid()`. One query on a connection of the pool, cached.
    */
-  detectPooler(): Promise<boolean> {
+  detectPooler(timeoutMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     if (!this.#pooler) {
       const p = (async () => {
-        const connection = await this.#acquire(Number.POSITIVE_INFINITY, (c) => c)
+        const deadline = Number.isFinite(timeoutMs) ? performance.now() + timeoutMs : Number.POSITIVE_INFINITY
+        const connection = await this.#acquire(deadline, (c) => c)
         let healthy = false
         // Watched while held: pg emits a lost connection as an 'error' event, thrown with no listener.
         const unwatch = connection.watchEnd(() => {})
         try {
-          const { rowSets } = await connection.simple('select pg_backend_pid()::int4 as pid')
+          const { rowSets } = await withinDeadline(
+            connection.simple('select pg_backend_pid()::int4 as pid'),
+            deadline,
+            () => noAnswerError(this.address, timeoutMs),
+          )
           healthy = true
           const pid = Number(rowSets[0]?.[0]?.['pid'])
           const key = connection.processId()
@@ -164,4 +181,28 @@ export class RuntimeDriver implements Driver {
     const message = e.message.includes(where) ? e.message : `could not connect to ${where}: ${e.message}`
     return { ...e, kind: 'connection', message }
   }
+}
+
+/** No answer within `timeoutMs`: a connection error of code `DEADLINE` (see `Driver.query`). */
+function noAnswerError(address: string, timeoutMs: number): DriverError {
+  const message = `no answer from ${address} within ${timeoutMs} ms`
+  return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
+}
+
+/** `answer`, or the rejection `late()` makes once `deadline` passed (the answer left unwatched). */
+function withinDeadline<T>(answer: Promise<T>, deadline: number, late: () => DriverError): Promise<T> {
+  if (!Number.isFinite(deadline)) return answer
+  return new Promise<T>((resolve, reject) => {
+    const alarm = setAlarm(deadline, () => reject(late()))
+    answer.then(
+      (value) => {
+        alarm.cancel()
+        resolve(value)
+      },
+      (error: unknown) => {
+        alarm.cancel()
+        reject(error)
+      },
+    )
+  })
 }

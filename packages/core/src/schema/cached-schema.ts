@@ -1,15 +1,20 @@
 import type { Driver } from '../drivers/driver.ts'
 import type { SchemaModel } from '../model/model.ts'
-import { readSchema } from './read-schema.ts'
+import { readSchemaWithin } from './read-schema.ts'
 import type { ReadSchemaOptions } from './read-schema-options.ts'
 
 const cache = new WeakMap<Driver, Map<string, Promise<SchemaModel>>>()
 
 /**
  * The schema of the driver's database, read once per client and options (a failed read is retried by
- * the next call): entity managers of one process share it.
+ * the next call), each query within `timeoutMs` (`QUERY_TIMEOUT`): entity managers of one process
+ * share it.
  */
-export function cachedSchema(driver: Driver, options: ReadSchemaOptions): Promise<SchemaModel> {
+export function cachedSchema(
+  driver: Driver,
+  options: ReadSchemaOptions,
+  timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<SchemaModel> {
   let byDriver = cache.get(driver)
   if (!byDriver) {
     byDriver = new Map()
@@ -22,7 +27,7 @@ export function cachedSchema(driver: Driver, options: ReadSchemaOptions): Promis
   })
   let p = byDriver.get(key)
   if (!p) {
-    const read = readSchema(driver, options)
+    const read = readSchemaWithin(driver, options, timeoutMs)
     p = read
     byDriver.set(key, read)
     read.catch(() => byDriver.delete(key))

@@ -57,7 +57,20 @@ function catalogForeignKeys(row: CatalogTable): readonly CatalogForeignKey[] {
  * const schema = await readSchema(sql, { versionColumn: 'version' })
  * schema.tables.get('book')?.primaryKey // ['id']
  */
-export async function readSchema(client: unknown, given: ReadSchemaOptions = {}): Promise<SchemaModel> {
+export function readSchema(client: unknown, given: ReadSchemaOptions = {}): Promise<SchemaModel> {
+  return readSchemaWithin(client, given, Number.POSITIVE_INFINITY)
+}
+
+/**
+ * {@link readSchema}, each query within `timeoutMs` (the wait for a connection included):
+ * `QUERY_TIMEOUT` past it, as a read's (`EntityManager.connect` reads the schema within its
+ * `flushTimeoutMs`).
+ */
+export async function readSchemaWithin(
+  client: unknown,
+  given: ReadSchemaOptions,
+  timeoutMs: number,
+): Promise<SchemaModel> {
   const options = readSchemaOption(
     recordArgument(given, 'readSchema: the options', 'INVALID_CONFIG') as ReadSchemaOptions,
   )
@@ -70,6 +83,8 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
     // client changes what is read.
     const [path] = await driver.query(
       "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd",
+      [],
+      timeoutMs,
     )
     checkSessionSettings(String(path?.['datestyle'] ?? 'ISO'), Number(path?.['efd'] ?? 1))
     current = String(path?.['current'] ?? 'public')
@@ -77,6 +92,7 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
     const [catalog] = await driver.query(
       `select coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
       [arrayLiteral(schemas)],
+      timeoutMs,
     )
     rows = JSON.parse(String(catalog?.['catalog'] ?? '[]')) as CatalogTable[]
   } catch (cause) {
@@ -88,6 +104,8 @@ export async function readSchema(client: unknown, given: ReadSchemaOptions = {})
         cause: cause.cause,
       })
     }
+    if (isDriverError(cause) && cause.code === 'DEADLINE')
+      throw errors.queryTimeout('Reading the schema', timeoutMs, cause.message)
     // A connection lost is coded as it is for a read or a flush, whatever the query.
     if (isDriverError(cause) && cause.kind === 'connection')
       throw errors.queryFailed('Reading the schema', cause)

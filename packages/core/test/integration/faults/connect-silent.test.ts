@@ -1,0 +1,65 @@
+import { createServer, type Server, type Socket } from 'node:net'
+import { defineSchema, EntityManager } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { settleWithin } from './support.ts'
+import { openTrackedClient } from './tracked-client.ts'
+
+// `EntityManager.connect` against a server that accepts the connection and never answers, on a client
+// without a connect timeout of its own (pg's default): connect's own queries (the catalog, the flush
+// log check, the pooler check) settle within `flushTimeoutMs` as a read does, QUERY_TIMEOUT. They
+// waited for ever: connect never settled, even with a schema declared in code (the pooler check).
+const db = useTestDatabase()
+const schema = defineSchema({ gizmo: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
+
+let silent: Server
+let url = ''
+const held: Socket[] = []
+
+beforeAll(async () => {
+  silent = createServer((socket) => {
+    held.push(socket)
+    socket.on('error', () => {})
+  })
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  const target = new URL(db.url)
+  target.hostname = '127.0.0.1'
+  target.port = String((silent.address() as { port: number }).port)
+  url = target.toString()
+})
+
+afterAll(async () => {
+  for (const s of held) s.destroy()
+  await new Promise<void>((resolve) => silent.close(() => resolve()))
+})
+
+const CASES = [
+  ['the schema read from the catalog', {}],
+  ['a schema declared in code (the pooler check)', { schema }],
+  ['a flush log to check', { schema, flushLog: 'flush_log' }],
+] as const
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test.each(CASES)('%s: connect fails QUERY_TIMEOUT within flushTimeoutMs', async (name, options) => {
+    // postgres.js does not pipeline: no pooler check, so a declared schema connects without a query.
+    const noQuery = driver === 'postgres.js' && name.startsWith('a schema declared')
+    // No connect timeout: postgres.js's default is 30 s, pg has none.
+    const c = openTrackedClient(driver, url, { max: 1, postgresJs: { connect_timeout: 30 } })
+    try {
+      const connecting = await settleWithin(
+        EntityManager.connect(c.client, { ...options, flushTimeoutMs: 700 }),
+        10_000,
+        'connect',
+      )
+      expect(connecting.ms).toBeLessThan(2_000)
+      if (noQuery) {
+        expect(connecting.error).toBeUndefined()
+        return
+      }
+      expect(connecting.error).toMatchObject({ name: 'PipeflushError', code: 'QUERY_TIMEOUT' })
+      expect((connecting.error as Error).message).toMatch(/within flushTimeoutMs \(700 ms/)
+    } finally {
+      void c.end().catch(() => {})
+    }
+  })
+})
