@@ -132,6 +132,8 @@ export class RuntimeDriver implements Driver {
     // the server said `N`) as it reports one the network cut: the meter saw which it was.
     const last = this.meters.lastFailure
     if (e.kind !== 'connection' || !last?.tlsRefused || !TLS_CUT.test(e.message)) return e
+    // Once: the error may be read again (a reservation's, then the read's or the flush's).
+    if (e.message.includes(last.reason)) return e
     return { ...e, message: `${e.message}: ${last.reason}` }
   }
 
