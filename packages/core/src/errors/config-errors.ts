@@ -31,6 +31,14 @@ export const configErrors = {
     )
   },
 
+  /** A pg.Pool's `connectionString` that node-postgres cannot parse (it would fail every connection). */
+  pgInvalidUrl(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      "the pg.Pool's connectionString is not a URL node-postgres can read, and every connection would fail: a user name or password holding @ : / ? # [ ] or % must be percent-encoded (encodeURIComponent), and the port must be a number.",
+    )
+  },
+
   /** The flush log table is missing or not as pipeflush needs it (`ddl`: how to create it). */
   flushLogTable(sqlName: string, problem: string, ddl: string): PipeflushError {
     return new PipeflushError(

@@ -50,7 +50,10 @@ export class PgAdapter implements DriverAdapter {
   /** The application's `pool.end()`, made to wait for pipeflush's requests (see `ClientEnd`). */
   readonly #end: ClientEnd
 
-  /** Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}). */
+  /**
+   * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), or a connection string
+   * node-postgres cannot read.
+   */
   constructor(pool: PgPool) {
     const hosts = hostsOf(pool)
     if (hosts?.includes(',')) throw errors.pgMultiHost(hosts)
@@ -271,24 +274,53 @@ export function hostsOf(pool: PgPool): string | undefined {
   return param === undefined ? undefined : decodeURIComponent(param)
 }
 
-/** `host:port` of the pool's server, from its options or connection string (never credentials). */
+/**
+ * `host:port` of the pool's server, from its options or connection string (never credentials);
+ * `INVALID_CONFIG` for a connection string node-postgres cannot read.
+ */
 function addressOf(pool: PgPool): string {
   const o = pool.options
   let host = o.host
   let port = o.port === undefined ? undefined : String(o.port)
   if (o.connectionString !== undefined) {
-    try {
-      const url = new URL(o.connectionString)
-      host ??= decodeURIComponent(url.hostname) || undefined
-      port ??= url.port || undefined
-      host ??= url.searchParams.get('host') ?? undefined
-    } catch {
-      // an unparsable connection string: pg reports it when it connects
-    }
+    const parts = connectionParts(o.connectionString)
+    if (parts === null) throw errors.pgInvalidUrl()
+    host ??= parts.host
+    port ??= parts.port
   }
   host ??= process.env['PGHOST'] ?? 'localhost'
   port ??= process.env['PGPORT'] ?? '5432'
   return host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : `${host}:${port}`
+}
+
+/**
+ * The host and port of a connection string as node-postgres reads them (`pg-connection-string`): a
+ * socket path's first word; else a URL relative to `postgres://base` (spaces and stray `%` encoded
+ * first), tried again with a placeholder host where it names none (`postgres://user@/db?host=...`),
+ * its `host` and `port` parameters first. Null when neither parses: pg fails every connection then
+ * ("Invalid URL").
+ */
+export function connectionParts(text: string): { host?: string; port?: string } | null {
+  if (text.startsWith('/')) return { host: text.split(' ')[0]! }
+  const str = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(text)
+    ? encodeURI(text).replace(/%25(\d\d)/g, '%$1')
+    : text
+  let url: URL
+  let hostless = false
+  try {
+    url = new URL(str, 'postgres://base')
+  } catch {
+    try {
+      url = new URL(str.replace('@/', '@___DUMMY___/'), 'postgres://base')
+      hostless = true
+    } catch {
+      return null
+    }
+  }
+  const named = hostless ? '' : decodeURIComponent(url.hostname.replace(/^\[(.+)\]$/, '$1'))
+  const host = url.searchParams.get('host') || named || undefined
+  const port = url.searchParams.get('port') || url.port || undefined
+  return { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) }
 }
 
 /** A simple-protocol answer: one result per statement, or the only one's. */
