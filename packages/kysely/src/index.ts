@@ -36,6 +36,7 @@ export {
   type RunResult,
 } from './factory.ts'
 export {
+  type ManyRelationName,
   type NoRelations,
   type Related,
   type RelationName,

@@ -31,10 +31,16 @@ export type NoRelations = Record<never, never>
 /** The relation names of table `T` in `R`. */
 export type RelationName<R, T> = T extends keyof R ? keyof R[T] & string : never
 
+/** The names of `T`'s relations of many rows in `R` (one-to-many, many-to-many): what `$count` counts. */
+export type ManyRelationName<R, T> = T extends keyof R
+  ? { [K in keyof R[T]]: R[T][K] extends { readonly many: true } ? K : never }[keyof R[T]] & string
+  : never
+
 /**
  * A `with` tree from table `T`: each relation of `T` in `R`, `true` or the tree of its table (with
- * what to read of it: {@link RelationTree}), and `$count`: relations of `T` to count per row
- * (`em.countOf`). Any tree (core's `With`) when `R` knows nothing of `T`.
+ * what to read of it: {@link RelationTree}), and `$count`: relations of many rows of `T` to count per
+ * row (`em.countOf`; a many-to-one is refused, as at run time). Any tree (core's `With`) when `R`
+ * knows nothing of `T`.
  *
  * @example
  * const tree: WithTree<DB, R, 'author'> = { books: { reviews: true }, $count: ['books'] }
@@ -48,7 +54,7 @@ export type WithTree<DB, R, T> = [T] extends [never]
           | (R[T][K] extends { readonly table: infer U extends TableName<DB>; readonly many: infer M }
               ? RelationTree<DB, R, U, M extends true ? true : false>
               : never)
-      } & { readonly $count?: readonly (keyof R[T] & string)[] | undefined }
+      } & { readonly $count?: readonly ManyRelationName<R, T>[] | undefined }
     : With
 
 /** An ordering of table `T`'s rows: `{ created_at: 'desc' }`, or several as an array of such. */

@@ -223,7 +223,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
    */
   countOf<T extends TableName<DB>>(
     entity: TypedEntity<DB, T>,
-    name: RelationName<R, T> | ([keyof R] extends [never] ? string : never),
+    name: ManyRelationName<R, T> | ([keyof R] extends [never] ? string : never),
   ): number {
     return this.core.countOf(entity as unknown as Entity, name)
   }

@@ -239,6 +239,8 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       void rem.find('book', {}, { with: { reviews: { $orderBy: { stars: 'up' } } } })
       // @ts-expect-error: $count names relations of the level's table
       void rem.find('book', {}, { with: { $count: ['tags'] } })
+      // @ts-expect-error: $count counts relations of many rows: a book has one author (refused at run time too)
+      void rem.find('book', {}, { with: { $count: ['author'] } })
       // A many-to-one reads one row: $where and $orderBy, no $limit (refused at run time too).
       void rem.find('book', {}, { with: { author: { $where: { name: 'Ada' } } } })
       // @ts-expect-error: a many-to-one takes no $limit
@@ -249,6 +251,8 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       expectTypeOf(rem.countOf(ada, 'books')).toEqualTypeOf<number>()
       // @ts-expect-error: author has no relation reviews to count
       rem.countOf(ada, 'reviews')
+      // @ts-expect-error: a book's author is one row, never counted
+      rem.countOf(rem.create('book', { title: 'Notes', author_id: ada, price: 1 }), 'author')
     }
   })
 
