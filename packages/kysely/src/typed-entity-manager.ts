@@ -2,6 +2,7 @@ import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from
 import type { Compilable, InferResult, Kysely } from 'kysely'
 import { loadQuery, selectQuery } from './load/load-query.ts'
 import type {
+  ManyRelationName,
   NoRelations,
   Related,
   RelationName,
