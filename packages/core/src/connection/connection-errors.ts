@@ -11,6 +11,8 @@ export interface Purpose {
   readonly timeoutMs: number
   /** A flush's id: its errors are a flush's (`FLUSH_TIMEOUT`, `CONNECTION_LOST`), carrying the id. */
   readonly flushId?: string | undefined
+  /** Started before the application ended the client (see `Driver.admit`): its reservation is served. */
+  readonly admitted?: boolean | undefined
 }
 
 /**

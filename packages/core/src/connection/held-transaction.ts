@@ -162,7 +162,7 @@ export class HeldTransaction implements ConnectionSource {
   async #reserve(deadline: number, purpose: Purpose): Promise<Session> {
     let session: Session
     try {
-      session = await this.#driver.reserve({ deadline })
+      session = await this.#driver.reserve({ deadline, admitted: purpose.admitted })
     } catch (e) {
       throw redactError(reservationError(this.#driver.toDriverError(e), purpose))
     }

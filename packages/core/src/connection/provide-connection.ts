@@ -94,7 +94,7 @@ export async function provideConnection<S extends GuardedSession, T>(
 export function poolSource(driver: Driver): ConnectionSource {
   return {
     lease(deadline, purpose) {
-      return driver.reserve({ deadline }).then(
+      return driver.reserve({ deadline, admitted: purpose.admitted }).then(
         (session): Lease => ({ session, continued: false, begins: false, end: () => session.release() }),
         (e: unknown) => {
           throw redactError(reservationError(driver.toDriverError(e), purpose))

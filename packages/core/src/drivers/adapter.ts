@@ -39,9 +39,13 @@ export interface DriverAdapter {
   /**
    * A connection of the pool, once one is free: no deadline of its own (the caller's, who gives up
    * through `giveUp` when it passes). Rejects when none can be opened (after the driver's connect
-   * timeout at the latest). A connection answered after the caller gave up is given back by the caller.
+   * timeout at the latest), or once the application ended the client, unless the work was
+   * `admitted` before (see {@link admit}). A connection answered after the caller gave up is given
+   * back by the caller.
    */
-  acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection>
+  acquire(meters: Meters, giveUp: GiveUp, admitted?: boolean): Promise<AdapterConnection>
+  /** See `Driver.admit`. */
+  admit(): (() => void) | DriverError
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
 }

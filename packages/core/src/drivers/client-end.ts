@@ -57,6 +57,15 @@ export class ClientEnd {
     }
   }
 
+  /**
+   * Work started now that reserves its connection later (a read batch gathers its reads until the
+   * next macrotask): counted as begun (see {@link begin}), its reservations served even once the
+   * client is ending (see `DriverAdapter.acquire`). The refusal instead when the client is ending.
+   */
+  admit(): (() => void) | DriverError {
+    return this.#ending === undefined ? this.begin() : this.#refusal()
+  }
+
   /** `make` with each of its calls counted (see {@link begin}) until what it returns settles. */
   counting<A extends unknown[], R>(make: (...args: A) => R | Promise<R>): (...args: A) => Promise<R> {
     return async (...args) => {

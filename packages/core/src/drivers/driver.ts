@@ -158,6 +158,11 @@ export interface Session {
 export interface ReserveOptions {
   /** `performance.now()` past which the reservation gives up (Infinity: never). */
   readonly deadline: number
+  /**
+   * For work admitted before the application ended the client (see {@link Driver.admit}): served
+   * even once it is ending, where any other reservation is refused.
+   */
+  readonly admitted?: boolean | undefined
 }
 
 /**
@@ -188,6 +193,13 @@ export interface Driver {
    * passed.
    */
   reserve(options: ReserveOptions): Promise<Session>
+  /**
+   * Work started now that reserves its connection later (a read batch gathers its reads until the
+   * next macrotask): the client's end waits until the returned function is called, and its
+   * reservations (`admitted`) are served. The refusal instead when the application ended the client:
+   * the work is refused, as anything started after the end.
+   */
+  admit(): (() => void) | DriverError
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
   /**

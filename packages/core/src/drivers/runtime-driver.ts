@@ -87,7 +87,12 @@ export class RuntimeDriver implements Driver {
     return this.#acquire(
       options.deadline,
       (connection) => new RuntimeSession(this.#adapter, connection, this.meters, started),
+      options.admitted,
     )
+  }
+
+  admit(): (() => void) | DriverError {
+    return this.#adapter.admit()
   }
 
   /**
@@ -142,7 +147,7 @@ export class RuntimeDriver implements Driver {
    * of a reservation); one that comes later goes back at once. A failure to get one is a connection
    * error naming where the client tried.
    */
-  #acquire<T>(deadline: number, make: (connection: AdapterConnection) => T): Promise<T> {
+  #acquire<T>(deadline: number, make: (connection: AdapterConnection) => T, admitted?: boolean): Promise<T> {
     const giveUp = new GiveUp()
     return new Promise((resolve, reject) => {
       let done = false
@@ -151,7 +156,7 @@ export class RuntimeDriver implements Driver {
         giveUp.give()
         reject(deadlineError(this.address))
       })
-      this.#adapter.acquire(this.meters, giveUp).then(
+      this.#adapter.acquire(this.meters, giveUp, admitted).then(
         (connection) => {
           if (done) return connection.release()
           done = true

@@ -1,3 +1,4 @@
+import { reservationError } from '../connection/connection-errors.ts'
 import type { Row } from '../drivers/driver.ts'
 import { errors, PipeflushError } from '../errors.ts'
 import { type ReadContext, routeReads } from './read-router.ts'
@@ -35,6 +36,11 @@ export class ReadBatch {
   readonly #context: ReadContext
   /** The reads of the next batch: this tick's, and every one started while a batch is in flight. */
   #waiting: BatchItem[] = []
+  /**
+   * What the waiting reads hold of the client (see `Driver.admit`): started before the application
+   * ended it, their batch is served, and the end waits for it.
+   */
+  #admitted: (() => void)[] = []
   #grouped = new Map<string, BatchItem>()
   #scheduled = false
   /** A batch is in flight, or the next one waits for the unit's flush being sent: reads gather. */
@@ -56,8 +62,17 @@ export class ReadBatch {
     })
   }
 
-  /** Joins `item` to the next batch: this tick's, or the one after the batch in flight. */
+  /**
+   * Joins `item` to the next batch: this tick's, or the one after the batch in flight. Refused at
+   * once, as a lost connection, when the application ended the client before it was started.
+   */
   add(item: BatchItem): void {
+    const admitted = this.#context.connections.driver.admit()
+    if (typeof admitted !== 'function') {
+      item.fail(reservationError(admitted, { what: item.what, timeoutMs: this.#context.timeoutMs }))
+      return
+    }
+    this.#admitted.push(admitted)
     this.#waiting.push(item)
     if (!this.#busy) this.#schedule()
   }
@@ -115,8 +130,19 @@ export class ReadBatch {
     return items
   }
 
-  /** Sends `items` and settles each (never rejects). */
+  /** Sends `items` and settles each (never rejects), then lets the client's end go on (see {@link add}). */
   async #send(items: readonly BatchItem[]): Promise<void> {
+    const admitted = this.#admitted
+    this.#admitted = []
+    try {
+      await this.#sendAdmitted(items)
+    } finally {
+      for (let i = 0; i < admitted.length; i++) admitted[i]!()
+    }
+  }
+
+  async #sendAdmitted(items: readonly BatchItem[]): Promise<void> {
+    const context: ReadContext = { ...this.#context, admitted: true }
     const parts = items.map((item) => {
       try {
         return item.statements()
@@ -130,7 +156,7 @@ export class ReadBatch {
     const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
     try {
       const rowSets = await routeReads(
-        this.#context,
+        context,
         live.flatMap((l) => l.statements),
         what,
       )
@@ -146,7 +172,7 @@ export class ReadBatch {
         // The server ended the message at the failing select: each read again, on its own.
         for (const { item, statements } of live) {
           try {
-            settle(item, await routeReads(this.#context, statements, item.what))
+            settle(item, await routeReads(context, statements, item.what))
           } catch (own) {
             item.fail(own as PipeflushError)
           }

@@ -10,6 +10,8 @@ import { type ReadTarget, sendReads } from './send-reads.ts'
 /** What routing a unit of work's reads needs: its settings and its connections. */
 export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 'replicas'> & {
   readonly connections: UnitConnections
+  /** The batch's reads were started before the application ended the client (see `Driver.admit`). */
+  readonly admitted?: boolean | undefined
 }
 
 /**

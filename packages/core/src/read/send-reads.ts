@@ -24,7 +24,7 @@ export interface ReadTarget {
  * const [rows] = await sendReads(settings, { source: pool, driver }, [{ text: 'select 1', params: [] }], 'Reading', {})
  */
 export function sendReads(
-  settings: Pick<Settings, 'timeoutMs' | 'named' | 'observe'>,
+  settings: Pick<Settings, 'timeoutMs' | 'named' | 'observe'> & { readonly admitted?: boolean | undefined },
   target: ReadTarget,
   statements: readonly ReadStatement[],
   what: string,
@@ -37,6 +37,7 @@ export function sendReads(
       {
         what,
         timeoutMs,
+        admitted: settings.admitted,
         session: (session, deadline, continued) => new GuardedSession(session, deadline, continued),
         failure: (e, session) => {
           if (span !== undefined) costs(span, session)

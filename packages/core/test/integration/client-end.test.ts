@@ -98,6 +98,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await otherBackends()).toBe(0)
   })
 
+  // A read's batch goes a macrotask after the read is started: end() called in that tick still waits
+  // for it (it was refused as if started after the end), and a read started after end() in the same
+  // tick is refused, even when it joins the same unit's batch.
+  test('end() in the tick a read started: the read answers, then the client ends; a read after end() fails', async () => {
+    const { c, root } = await open(2)
+    await root.fork().find('shelf', { name: 'seed' }) // a warm pool
+    const em = root.fork()
+    const before = em.find('shelf', { name: 'seed' })
+    const ending = end(c)
+    const after = em.find('volume', {}).catch((e: unknown) => e)
+    const later = root
+      .fork()
+      .find('volume', {})
+      .catch((e: unknown) => e)
+    expect((await before).map((s) => s['name'])).toEqual(['seed'])
+    expect(await settles(ending)).toBe('ended')
+    for (const refused of [await after, await later])
+      expect(isPipeflushError(refused) && refused.code, String(refused)).toBe('CONNECTION_LOST')
+    expect(await otherBackends()).toBe(0)
+  })
+
   test("end() while units wait for the pool's one connection: every flush commits, then the client ends", async () => {
     const { c, root } = await open(1)
     const flushes = Array.from({ length: 4 }, (_, u) => {

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { errors } from '../../errors.ts'
-import type { AdapterConnection, DriverAdapter } from '../adapter.ts'
+import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
 import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } from '../driver.ts'
 import { closedError, toDriverError } from '../driver-errors.ts'
@@ -108,8 +108,12 @@ export class PgAdapter implements DriverAdapter {
     }
   }
 
-  acquire(): Promise<AdapterConnection> {
-    if (this.#end.ending) return Promise.reject(this.#end.ended())
+  admit(): (() => void) | DriverError {
+    return this.#end.admit()
+  }
+
+  acquire(_meters?: Meters, _giveUp?: GiveUp, admitted?: boolean): Promise<AdapterConnection> {
+    if (this.#end.ending && admitted !== true) return Promise.reject(this.#end.ended())
     const done = this.#end.begin()
     // The pool's callback form: one promise, where its promise form and a `then` made three.
     return new Promise((resolve, reject) => {

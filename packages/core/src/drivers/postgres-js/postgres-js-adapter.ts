@@ -341,8 +341,12 @@ export class PostgresJsAdapter implements DriverAdapter {
     return refusedOpening(this.#strandedWhy)
   }
 
-  acquire(meters: Meters, giveUp: GiveUp): Promise<AdapterConnection> {
-    if (this.#end.ending) return Promise.reject(this.#end.ended())
+  admit(): (() => void) | DriverError {
+    return this.#end.admit()
+  }
+
+  acquire(meters: Meters, giveUp: GiveUp, admitted?: boolean): Promise<AdapterConnection> {
+    if (this.#end.ending && admitted !== true) return Promise.reject(this.#end.ended())
     this.#meters = meters
     const done = this.#end.begin()
     const watch = {
