@@ -4,10 +4,13 @@
 // flush path; the CPU scenario's table is the figure of record.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
-//     [--flushes 2000] [--warmup 100] [--profile /tmp/p]
+//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan]
 //
 // `--warmup`: untimed flushes of each per cell first (a few thousand: what a long-running server
 // runs, V8 done compiling a flush's functions; see warmup-curve.ts).
+// `--preplan`: a diagnostic, not a measurement of pipeflush as used: each shop unit is planned once
+// (`em.plan()`, untimed) right before its flush, so the flush finds its planner's code and data in
+// the CPU's caches; what that takes off the flush is what the flush pays for finding them cold.
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
@@ -27,6 +30,7 @@ const drivers = (arg('drivers')?.split(',') ?? ['postgres.js', 'pg']) as DriverN
 const flushes = Number(arg('flushes') ?? 2000)
 const warmup = Number(arg('warmup') ?? 100)
 const profileDir = arg('profile')
+const preplan = args.includes('--preplan')
 
 function workOf(cell: string): Work {
   const m = /^(\d+)x(\d+)$/.exec(cell)
@@ -36,6 +40,7 @@ function workOf(cell: string): Work {
 /** Client CPU of one flush (its unit prepared untimed first), µs. */
 async function once(client: SeriesClient, work: Work, system?: number[]): Promise<number> {
   if (work.shop) await client.prepare?.(work)
+  if (preplan) client.planPrepared?.()
   const before = process.cpuUsage()
   await client.flush(work)
   const d = process.cpuUsage(before)

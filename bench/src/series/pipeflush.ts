@@ -164,6 +164,9 @@ function pipeflushSeries(mode: PipelineMode, driver: DriverName, description: st
               async prepare(work: Work) {
                 prepared = await shop.prepare(work)
               },
+              planPrepared() {
+                prepared?.plan()
+              },
             }
           : {}),
         lastReport: () => last,

@@ -62,6 +62,12 @@ export interface SeriesClient {
    * (loads rows, creates and changes them, or plans the statements), which the next `flush` sends.
    */
   prepare?(work: Work): Promise<void>
+  /**
+   * Plans the prepared unit without sending it (`em.plan()`), untimed: a diagnostic of what a flush
+   * pays for its planner's code and data being out of the CPU's caches (`pair-cpu.ts --preplan`).
+   * pipeflush's shop cells only.
+   */
+  planPrepared?(): void
   /** One autocommit query's rows (for the backend's process id; counted by the counter too). */
   query(text: string): Promise<readonly Record<string, unknown>[]>
   /** Ends every connection. */
