@@ -21,6 +21,8 @@ export class RuntimeDriver implements Driver {
   readonly meters = new Meters()
   readonly #adapter: DriverAdapter
   #pooler: Promise<boolean> | undefined
+  /** Reservations waiting for a connection (see {@link #endStalledOpenings}). */
+  #waiting = 0
 
   constructor(adapter: DriverAdapter) {
     this.#adapter = adapter
@@ -145,21 +147,28 @@ export class RuntimeDriver implements Driver {
   /**
    * A connection of the pool before `deadline`, as `make` makes it (in the same promise: the session
    * of a reservation); one that comes later goes back at once. A failure to get one is a connection
-   * error naming where the client tried.
+   * error naming where the client tried. Given up at the deadline, with no other reservation waiting,
+   * the connections that began opening meanwhile and are not ready yet are ended (see
+   * {@link #endStalledOpenings}).
    */
   #acquire<T>(deadline: number, make: (connection: AdapterConnection) => T, admitted?: boolean): Promise<T> {
     const giveUp = new GiveUp()
+    const started = performance.now()
+    this.#waiting++
     return new Promise((resolve, reject) => {
       let done = false
       const alarm = setAlarm(deadline, () => {
         done = true
+        this.#waiting--
         giveUp.give()
+        this.#endStalledOpenings(started)
         reject(deadlineError(this.address))
       })
       this.#adapter.acquire(this.meters, giveUp, admitted).then(
         (connection) => {
           if (done) return connection.release()
           done = true
+          this.#waiting--
           alarm.cancel()
           let made: T
           try {
@@ -174,11 +183,29 @@ export class RuntimeDriver implements Driver {
         (error: unknown) => {
           if (done) return
           done = true
+          this.#waiting--
           alarm.cancel()
           reject(this.#connectError(error))
         },
       )
     })
+  }
+
+  /**
+   * Ends the connections that began opening since `since` and are still not ready for queries (the
+   * server silent: a path that black-holes its packets, a stuck middlebox), once the reservation
+   * they opened for gave up and none other waits for one. Left to the driver, such an opening holds
+   * a slot of the pool until the driver's connect timeout: none by default on node-postgres (every
+   * later reservation then failed, and the client's end never settled), 30 s on postgres.js. Ended,
+   * the pool opens a new connection for the next reservation.
+   */
+  #endStalledOpenings(since: number): void {
+    if (this.#waiting > 0) return
+    const openings = this.meters.unclaimedOpenings(since, performance.now())
+    for (let i = 0; i < openings.length; i++) {
+      const m = openings[i]!
+      if (!m.meter.ready) m.socket.destroy()
+    }
   }
 
   /** A failure to get a connection, as a connection error naming where the client tried to connect. */

@@ -1,0 +1,87 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net'
+import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { settleWithin, watchProcess } from './support.ts'
+import { openTrackedClient } from './tracked-client.ts'
+
+// A connection that opens and then hears nothing more from the server (a black-holing path, a stuck
+// middlebox: the TCP connection stays up), on a client without a connect timeout shorter than the
+// flush's (pg's default is none, postgres.js's 30 s). The flush that waited for it settles at its
+// deadline (FLUSH_TIMEOUT); the opening is ended then, so that the pool opens a new connection: the
+// retry, on a healthy network, commits, and the client ends. The opening held the pool's slot: every
+// retry failed (pg: for ever) and end() did not settle.
+const db = useTestDatabase()
+const schema = defineSchema({ gizmo: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
+
+let proxy: Server
+let url = ''
+/** The next connection the proxy takes stalls after this many bytes from the server (then it passes all). */
+let stallNext: number | undefined
+const sockets: Socket[] = []
+
+beforeAll(async () => {
+  await db.sql.unsafe('create table if not exists gizmo (id int8 primary key, name text not null)')
+  const target = new URL(db.url)
+  proxy = createServer((client) => {
+    const server = createConnection({ host: target.hostname, port: Number(target.port) })
+    sockets.push(client, server)
+    const stallAfter = stallNext
+    stallNext = undefined
+    let passed = 0
+    client.on('error', () => server.destroy())
+    server.on('error', () => client.destroy())
+    client.on('close', () => server.destroy())
+    server.on('close', () => client.destroy())
+    client.on('data', (chunk) => server.write(chunk))
+    server.on('data', (chunk: Buffer) => {
+      if (stallAfter === undefined) {
+        client.write(chunk)
+        return
+      }
+      const room = stallAfter - passed
+      if (room > 0) client.write(chunk.subarray(0, room))
+      passed += chunk.length // the rest is dropped: the connection stays up, silent
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(db.url)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String((proxy.address() as { port: number }).port)
+  url = proxied.toString()
+})
+
+afterAll(async () => {
+  for (const s of sockets) s.destroy()
+  await new Promise<void>((resolve) => proxy.close(() => resolve()))
+})
+
+let nextId = 1
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test.each([0, 9])(
+    'an opening that stalls after %i bytes: the flush FLUSH_TIMEOUT, the retry commits, the client ends',
+    async (bytes) => {
+      const c = openTrackedClient(driver, url, { max: 1, postgresJs: { connect_timeout: 30 } })
+      const watch = watchProcess()
+      try {
+        const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 800 })
+        const em = root.fork()
+        const id = nextId++
+        em.create('gizmo', { id, name: `stalled-${driver}` })
+        await c.closeAll() // connect's own connection closed: the flush opens one
+        stallNext = bytes
+        const first = await settleWithin(em.flush(), 5_000, 'the flush')
+        expect(isPipeflushError(first.error, 'FLUSH_TIMEOUT'), String(first.error)).toBe(true)
+        const retry = await settleWithin(em.flush(), 5_000, 'the retry')
+        expect(retry.error, String(retry.error)).toBeUndefined()
+        const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from gizmo where id = ${id}`
+        expect(row!.n).toBe(1)
+        await settleWithin(c.end(), 5_000, 'the end')
+        await watch.assertClean()
+      } finally {
+        watch.dispose()
+      }
+    },
+  )
+})
