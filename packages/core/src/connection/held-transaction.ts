@@ -67,18 +67,12 @@ export class HeldTransaction implements ConnectionSource {
       if (this.#ended !== undefined) throw errors.locksReleased(this.#ended)
       const begins = this.#session === undefined
       if (begins) this.#session = await this.#reserve(deadline, purpose)
-      let begun = begins
       return {
         session: this.#session!,
         continued: !begins,
         begins,
-        notBegun: () => {
-          begun = false
-        },
         end: async (failure) => {
-          // A first read whose BEGIN did not run leaves no transaction to roll back.
-          const how = begins && !begun ? 'release' : 'rollback'
-          if (failure !== undefined) await this.#end(`a read in it failed: ${failure.code}`, how)
+          if (failure !== undefined) await this.#end(`a read in it failed: ${failure.code}`, 'rollback')
           done()
         },
       }
@@ -192,11 +186,8 @@ export class HeldTransaction implements ConnectionSource {
     unflushed.unregister(this)
   }
 
-  /**
-   * Ends the transaction: ROLLBACK when the connection can take it, else the connection is closed;
-   * `release`: none is open (its BEGIN never ran), the connection goes back as it is.
-   */
-  async #end(why: string, how: 'rollback' | 'close' | 'release'): Promise<void> {
+  /** Ends the transaction: ROLLBACK when the connection can take it, else the connection is closed. */
+  async #end(why: string, how: 'rollback' | 'close'): Promise<void> {
     const session = this.#session
     if (session === undefined || this.#ended !== undefined) return
     this.#ended = why
@@ -209,7 +200,9 @@ export class HeldTransaction implements ConnectionSource {
       } catch {
         session.terminate()
       }
-    } else if (how === 'close' || session.isEnded()) session.terminate()
+    } else {
+      session.terminate()
+    }
     session.release()
   }
 }

@@ -18,11 +18,6 @@ export interface Lease {
    */
   readonly begins: boolean
   /**
-   * Told, when the work `begins` the transaction, that the message holding its BEGIN did not parse:
-   * none of it ran, so no transaction began (nothing to roll back when the work fails).
-   */
-  readonly notBegun?: (() => void) | undefined
-  /**
    * Gives the connection back once the work is over, `failure` when it failed (coded): to the pool,
    * kept for the transaction that holds it, or ended with it.
    */

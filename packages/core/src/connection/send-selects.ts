@@ -1,5 +1,4 @@
 import type { DriverError, Param, PipelinedStatement, Row } from '../drivers/driver.ts'
-import { isParseError } from '../drivers/driver-errors.ts'
 import type { GuardedSession } from '../drivers/guarded-session.ts'
 import { inlineParams } from '../drivers/inline-params.ts'
 import { statementName } from './statement-name.ts'
@@ -25,8 +24,6 @@ export interface SelectsOptions {
   readonly named: boolean
   /** Send BEGIN in front of the selects (the first locking read of a unit of work). */
   readonly begin?: boolean | undefined
-  /** Told when the message holding that BEGIN did not parse: it did not run (see `Lease.notBegun`). */
-  readonly notBegun?: (() => void) | undefined
 }
 
 const BEGIN: PipelinedStatement = { text: 'begin', params: [] }
@@ -77,13 +74,12 @@ export async function sendSelects(
   try {
     return [...(await session.simple(parts.join(';\n'), { rowSets: selects.length })).rowSets]
   } catch (e) {
-    // The server skipped the rest of the message, the COMMIT with it: its transaction is still open,
-    // unless the message did not parse (then nothing of it ran, its BEGIN neither: a locking read's
-    // transaction is told so, and has none to roll back).
-    const unparsed = (e as DriverError)?.kind === 'server' && isParseError(e)
-    if (snapshot && (e as DriverError)?.kind === 'server' && !unparsed && session.usable)
+    // The server skipped the rest of the message, the COMMIT with it: its transaction is still open.
+    // Rolled back even when the error says the text did not parse: a statement that parses text as it
+    // runs (a cast to regtype, EXECUTE) fails in the parser too, with a position, after the BEGIN ran;
+    // a message that did not parse at all leaves none open, and the ROLLBACK only draws a warning.
+    if (snapshot && (e as DriverError)?.kind === 'server' && session.usable)
       await session.simple('rollback').catch(() => {})
-    if (begin && unparsed) options.notBegun?.()
     throw e
   }
 }

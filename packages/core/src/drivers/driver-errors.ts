@@ -122,20 +122,6 @@ export function toDriverError(
   return { kind: connection ? 'connection' : 'client', message, code, cause: error }
 }
 
-/**
- * Did the server refuse the message's own text as it parsed it, before running any of its
- * statements? A simple-protocol message is parsed whole before its first statement runs (its BEGIN
- * included), so after such an error no transaction of it is open: a ROLLBACK would only draw a
- * warning. Told by the parser's routine and a position in the message: text a statement parses as
- * it runs (a function's EXECUTE, `query_to_xml`) fails in the same routines, after the BEGIN ran, and
- * the server places that error in its own query (an internal position), not in the message.
- */
-export function isParseError(e: unknown): boolean {
-  const error = e as DriverError | null
-  const routine = error?.routine
-  return (routine === 'scanner_yyerror' || routine === 'base_yyparse') && error?.position !== undefined
-}
-
 /** Is `e` already a {@link DriverError}? */
 export function isDriverError(e: unknown): e is DriverError {
   const k = (e as DriverError | null)?.kind

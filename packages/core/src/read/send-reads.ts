@@ -45,12 +45,10 @@ export function sendReads(
         },
       },
       (session, lease) =>
-        sendSelects(session, statements, { named, begin: lease.begins, notBegun: lease.notBegun }).then(
-          (rowSets) => {
-            if (span !== undefined) costs(span, session)
-            return rowSets
-          },
-        ),
+        sendSelects(session, statements, { named, begin: lease.begins }).then((rowSets) => {
+          if (span !== undefined) costs(span, session)
+          return rowSets
+        }),
     ),
   )
 }
