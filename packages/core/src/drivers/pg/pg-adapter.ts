@@ -299,8 +299,8 @@ function addressOf(pool: PgPool): string {
 
 /**
  * The host and port of a connection string as node-postgres reads them (`pg-connection-string`): a
- * socket path's first word; else a URL relative to `postgres://base` (spaces and stray `%` encoded
- * first), tried again with a placeholder host where it names none (`postgres://user@/db?host=...`),
+ * socket path's first word; a `socket:` URL's path; else a URL relative to `postgres://base` (spaces
+ * and stray `%` encoded first), tried again with a placeholder host where it names none (`postgres://user@/db?host=...`),
  * its `host` and `port` parameters first. Null when neither parses: pg fails every connection then
  * ("Invalid URL").
  */
@@ -321,8 +321,10 @@ export function connectionParts(text: string): { host?: string; port?: string } 
       return null
     }
   }
+  // `socket:/dir?db=...`: the socket's directory is the path.
+  const socketDir = url.protocol === 'socket:' ? decodeURI(url.pathname) : undefined
   const named = hostless ? '' : decodeURIComponent(url.hostname.replace(/^\[(.+)\]$/, '$1'))
-  const host = url.searchParams.get('host') || named || undefined
+  const host = socketDir ?? (url.searchParams.get('host') || named || undefined)
   const port = url.searchParams.get('port') || url.port || undefined
   return { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) }
 }

@@ -34,6 +34,7 @@ describe("a pg.Pool's connection string", () => {
     ['postgres://app:p@[::1]:5433/app', { host: '::1', port: '5433' }],
     ['postgres://app:p%23w@h/app', { host: 'h' }],
     ['/var/run/postgresql app', { host: '/var/run/postgresql' }],
+    ['socket:/var/run/postgresql?db=app&port=5433', { host: '/var/run/postgresql', port: '5433' }],
   ] as [string, { host: string; port?: string }][])('%s: the host and port pg connects to', (url, parts) => {
     expect(connectionParts(url)).toEqual(parts)
     const params = (
