@@ -46,6 +46,12 @@ export interface DriverAdapter {
   acquire(meters: Meters, giveUp: GiveUp, admitted?: boolean): Promise<AdapterConnection>
   /** See `Driver.admit`. */
   admit(): (() => void) | DriverError
+  /**
+   * The reservation (its `giveUp`) whose {@link acquire} made the client open `socket`, where the
+   * adapter can tell (node-postgres opens within the call); absent where it cannot (postgres.js opens
+   * a timer later, for whichever request comes first).
+   */
+  openedFor?(socket: Duplex): GiveUp | undefined
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
 }

@@ -161,7 +161,7 @@ export class RuntimeDriver implements Driver {
         done = true
         this.#waiting--
         giveUp.give()
-        this.#endStalledOpenings(started)
+        this.#endStalledOpenings(started, deadline, giveUp)
         reject(deadlineError(this.address))
       })
       this.#adapter.acquire(this.meters, giveUp, admitted).then(
@@ -192,19 +192,30 @@ export class RuntimeDriver implements Driver {
   }
 
   /**
-   * Ends the connections that began opening since `since` and are still not ready for queries (the
-   * server silent: a path that black-holes its packets, a stuck middlebox), once the reservation
-   * they opened for gave up and none other waits for one. Left to the driver, such an opening holds
-   * a slot of the pool until the driver's connect timeout: none by default on node-postgres (every
-   * later reservation then failed, and the client's end never settled), 30 s on postgres.js. Ended,
-   * the pool opens a new connection for the next reservation.
+   * Ends the connections that opened for a reservation that gave up (`giveUp`, waiting since `since`
+   * until `deadline`) and are still not ready for queries (the server silent: a path that black-holes
+   * its packets, a stuck middlebox), when no other reservation waits. Left to the driver, such an
+   * opening holds a slot of the pool until the driver's connect timeout: none by default on
+   * node-postgres (every later reservation then failed, and the client's end never settled), 30 s on
+   * postgres.js. Ended, the pool opens a new connection for the next reservation.
+   *
+   * Which openings are the reservation's: those the adapter says it made for it (node-postgres);
+   * else those that began opening within the first tenth of its wait (at most 100 ms), silent for
+   * nearly all of it, and not one the application's own queries opened later on a slow network.
    */
-  #endStalledOpenings(since: number): void {
+  #endStalledOpenings(since: number, deadline: number, giveUp: GiveUp): void {
     if (this.#waiting > 0) return
-    const openings = this.meters.unclaimedOpenings(since, performance.now())
+    const openedFor = this.#adapter.openedFor
+    const latest = since + Math.min(100, (deadline - since) / 10)
+    const openings = this.meters.unclaimedOpenings(
+      since,
+      openedFor === undefined ? latest : performance.now(),
+    )
     for (let i = 0; i < openings.length; i++) {
       const m = openings[i]!
-      if (!m.meter.ready) m.socket.destroy()
+      if (m.meter.ready) continue
+      if (openedFor !== undefined && openedFor.call(this.#adapter, m.socket) !== giveUp) continue
+      m.socket.destroy()
     }
   }
 

@@ -49,6 +49,10 @@ export class PgAdapter implements DriverAdapter {
   readonly sharesOpenings = false
   /** The application's `pool.end()`, made to wait for pipeflush's requests (see `ClientEnd`). */
   readonly #end: ClientEnd
+  /** The reservation whose `pool.connect()` is being called: a socket made meanwhile opens for it. */
+  #opening: GiveUp | undefined
+  /** The reservation each socket the pool made opened for (see {@link openedFor}). */
+  readonly #openedFor = new WeakMap<Duplex, GiveUp>()
 
   /**
    * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), or a connection string
@@ -100,6 +104,8 @@ export class PgAdapter implements DriverAdapter {
     const address = this.address
     this.pool.options.stream = (config: unknown) => {
       const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
+      // pg-pool makes a new client, and its socket, within the `connect()` that found none idle.
+      if (this.#opening !== undefined) this.#openedFor.set(stream, this.#opening)
       // node's `connect` resets `write` on the socket: put the meter on once connected, before the
       // driver's first write (its own 'connect' listener is added after this one).
       if (stream instanceof Socket && stream.pending) stream.once('connect', () => meter(stream, address, 0))
@@ -112,7 +118,15 @@ export class PgAdapter implements DriverAdapter {
     return this.#end.admit()
   }
 
-  acquire(_meters?: Meters, _giveUp?: GiveUp, admitted?: boolean): Promise<AdapterConnection> {
+  /**
+   * The reservation (its `giveUp`) whose `acquire` made the pool open `socket`; undefined for a
+   * socket the application's own queries opened, or one made otherwise.
+   */
+  openedFor(socket: Duplex): GiveUp | undefined {
+    return this.#openedFor.get(socket)
+  }
+
+  acquire(_meters?: Meters, giveUp?: GiveUp, admitted?: boolean): Promise<AdapterConnection> {
     if (this.#end.ending && admitted !== true) return Promise.reject(this.#end.ended())
     const done = this.#end.begin()
     // The pool's callback form: one promise, where its promise form and a `then` made three.
@@ -128,7 +142,13 @@ export class PgAdapter implements DriverAdapter {
       }
       try {
         // A pool that takes no callback answers by its promise (pg-pool's own answers undefined).
-        const answered: unknown = this.pool.connect(answer)
+        this.#opening = giveUp
+        let answered: unknown
+        try {
+          answered = this.pool.connect(answer)
+        } finally {
+          this.#opening = undefined
+        }
         if (typeof (answered as Promise<PgPoolClient> | undefined)?.then === 'function')
           (answered as Promise<PgPoolClient>).then(
             (client) => answer(undefined, client),

@@ -18,6 +18,8 @@ let proxy: Server
 let url = ''
 /** The next connection the proxy takes stalls after this many bytes from the server (then it passes all). */
 let stallNext: number | undefined
+/** Every byte from the server is held back this long (a slow path). */
+let delayMs = 0
 const sockets: Socket[] = []
 
 beforeAll(async () => {
@@ -36,7 +38,8 @@ beforeAll(async () => {
     client.on('data', (chunk) => server.write(chunk))
     server.on('data', (chunk: Buffer) => {
       if (stallAfter === undefined) {
-        client.write(chunk)
+        if (delayMs === 0) client.write(chunk)
+        else setTimeout(() => client.write(chunk), delayMs)
         return
       }
       const room = stallAfter - passed
@@ -84,4 +87,32 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       }
     },
   )
+})
+
+// The application's own query on the same pool opens a connection too: on a slow path, it is still
+// opening when the flush gives up, and must not be ended with the flush's (it was, on node-postgres).
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test("a flush that gives up while the application's own query opens a connection on a slow path: that query is answered", async () => {
+    const c = openTrackedClient(driver, url, { max: 3, postgresJs: { connect_timeout: 30 } })
+    const watch = watchProcess()
+    try {
+      const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 300 })
+      await c.closeAll()
+      delayMs = 400
+      const em = root.fork()
+      em.create('gizmo', { id: nextId++, name: `slow-${driver}` })
+      const flush = em.flush().catch((e: unknown) => e)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const own = settleWithin(c.query('select 1 as one'), 10_000, "the application's query")
+      expect(isPipeflushError(await flush, 'FLUSH_TIMEOUT'), String(await flush)).toBe(true)
+      const answered = await own
+      expect(answered.error, String(answered.error)).toBeUndefined()
+      delayMs = 0
+      await settleWithin(c.end(), 10_000, 'the end')
+      await watch.assertClean()
+    } finally {
+      delayMs = 0
+      watch.dispose()
+    }
+  })
 })
