@@ -37,6 +37,9 @@ function sequenceKeys(schema: SchemaModel): string[] {
   return [...out]
 }
 
+/** What `connect`'s own queries may take at least, whatever `flushTimeoutMs` (see `connectClient`). */
+const CONNECT_MIN_MS = 10_000
+
 /**
  * A failure of `connect`'s own queries as a coded error, as a read's would be (a driver's error is
  * not one): no connection, or a connection lost, as a reservation's; a statement refused as a read's.
@@ -62,8 +65,9 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     'INVALID_CONFIG',
   ) as EntityManagerOptions
   pipelineOption(options.pipeline)
-  // Each of connect's own queries settles within it, as a read does (QUERY_TIMEOUT).
-  const timeoutMs = flushTimeoutOption(options.flushTimeoutMs)
+  // Each of connect's own queries settles within it, as a read does (QUERY_TIMEOUT), but never sooner
+  // than CONNECT_MIN_MS: a first connection and the catalog read take longer than a flush.
+  const timeoutMs = Math.max(flushTimeoutOption(options.flushTimeoutMs), CONNECT_MIN_MS)
   const blockSize = idBlockSizeOption(options.idBlockSize)
   const prepare = prepareOption(options.prepare)
   const prefetchIds = prefetchIdsOption(options.prefetchIds)
