@@ -40,6 +40,9 @@ function sequenceKeys(schema: SchemaModel): string[] {
 /** What `connect`'s own queries may take at least, whatever `flushTimeoutMs` (see `connectClient`). */
 const CONNECT_MIN_MS = 10_000
 
+/** The limit of `connect`'s own queries, as their QUERY_TIMEOUT names it. */
+const CONNECT_LIMIT = `connect's own queries wait flushTimeoutMs, at least ${CONNECT_MIN_MS} ms`
+
 /**
  * A failure of `connect`'s own queries as a coded error, as a read's would be (a driver's error is
  * not one): no connection, or a connection lost, as a reservation's; a statement refused as a read's.
@@ -47,7 +50,7 @@ const CONNECT_MIN_MS = 10_000
 function connectError(e: unknown, timeoutMs: number): unknown {
   if (!isDriverError(e)) return e
   return e.kind === 'connection'
-    ? reservationError(e, { what: 'Connecting', timeoutMs })
+    ? reservationError(e, { what: 'Connecting', timeoutMs, limit: CONNECT_LIMIT })
     : errors.queryFailed('Connecting', e)
 }
 
@@ -82,7 +85,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     )
   }
   const driver = driverFor(client)
-  const schema = options.schema ?? (await cachedSchema(driver, options, timeoutMs))
+  const schema = options.schema ?? (await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT))
   const serverValues = serverValuesOption(options.serverValues, schema)
   const hooks = flushHooksOption(options.hooks, schema)
   if (options.flushLog !== undefined)

@@ -13,6 +13,8 @@ export interface Purpose {
   readonly flushId?: string | undefined
   /** Started before the application ended the client (see `Driver.admit`): its reservation is served. */
   readonly admitted?: boolean | undefined
+  /** What set `timeoutMs`, where it is not `flushTimeoutMs` alone (connect's queries), for messages. */
+  readonly limit?: string | undefined
 }
 
 /**
@@ -29,7 +31,7 @@ export function reservationError(e: DriverError, purpose: Purpose): PipeflushErr
   const { what, timeoutMs, flushId } = purpose
   if (e.code === 'DEADLINE') {
     return flushId === undefined
-      ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection')
+      ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection', purpose.limit)
       : errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
   }
   const failure = connectFailure(e)

@@ -99,12 +99,16 @@ export const flushErrors = {
     )
   },
 
-  /** A read did not settle within `flushTimeoutMs`. */
-  queryTimeout(what: string, timeoutMs: number, where: string): PipeflushError {
-    return new PipeflushError(
-      'QUERY_TIMEOUT',
-      `${what} did not settle within flushTimeoutMs (${timeoutMs} ms; ${where}).`,
-    )
+  /**
+   * A read did not settle within `flushTimeoutMs`, or within `limit` where something else set it
+   * (`EntityManager.connect`'s own queries: `flushTimeoutMs`, but at least 10 s).
+   */
+  queryTimeout(what: string, timeoutMs: number, where: string, limit?: string): PipeflushError {
+    const within =
+      limit === undefined
+        ? `flushTimeoutMs (${timeoutMs} ms; ${where})`
+        : `${timeoutMs} ms (${limit}; ${where})`
+    return new PipeflushError('QUERY_TIMEOUT', `${what} did not settle within ${within}.`)
   },
 
   /** pipeflush broke one of its own invariants (`where`: the function; `what`: the invariant). */

@@ -7,13 +7,14 @@ const cache = new WeakMap<Driver, Map<string, Promise<SchemaModel>>>()
 
 /**
  * The schema of the driver's database, read once per client and options (a failed read is retried by
- * the next call), each query within `timeoutMs` (`QUERY_TIMEOUT`): entity managers of one process
+ * the next call), each query within `timeoutMs` (`QUERY_TIMEOUT`, its message naming `limit`): entity managers of one process
  * share it.
  */
 export function cachedSchema(
   driver: Driver,
   options: ReadSchemaOptions,
   timeoutMs = Number.POSITIVE_INFINITY,
+  limit?: string,
 ): Promise<SchemaModel> {
   let byDriver = cache.get(driver)
   if (!byDriver) {
@@ -27,7 +28,7 @@ export function cachedSchema(
   })
   let p = byDriver.get(key)
   if (!p) {
-    const read = readSchemaWithin(driver, options, timeoutMs)
+    const read = readSchemaWithin(driver, options, timeoutMs, limit)
     p = read
     byDriver.set(key, read)
     read.catch(() => byDriver.delete(key))

@@ -64,12 +64,13 @@ export function readSchema(client: unknown, given: ReadSchemaOptions = {}): Prom
 /**
  * {@link readSchema}, each query within `timeoutMs` (the wait for a connection included):
  * `QUERY_TIMEOUT` past it, as a read's (`EntityManager.connect` reads the schema within its
- * `flushTimeoutMs`).
+ * `flushTimeoutMs`, at least 10 s: `limit` says so in the error).
  */
 export async function readSchemaWithin(
   client: unknown,
   given: ReadSchemaOptions,
   timeoutMs: number,
+  limit?: string,
 ): Promise<SchemaModel> {
   const options = readSchemaOption(
     recordArgument(given, 'readSchema: the options', 'INVALID_CONFIG') as ReadSchemaOptions,
@@ -105,7 +106,7 @@ export async function readSchemaWithin(
       })
     }
     if (isDriverError(cause) && cause.code === 'DEADLINE')
-      throw errors.queryTimeout('Reading the schema', timeoutMs, cause.message)
+      throw errors.queryTimeout('Reading the schema', timeoutMs, cause.message, limit)
     // A connection lost is coded as it is for a read or a flush, whatever the query.
     if (isDriverError(cause) && cause.kind === 'connection')
       throw errors.queryFailed('Reading the schema', cause)
