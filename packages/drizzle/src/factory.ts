@@ -2,6 +2,7 @@ import {
   EntityManager,
   type EntityManagerOptions,
   type FlushReport,
+  type ForkOptions,
   isPipeflushError,
   type PipelineMode,
   type SchemaModel,
@@ -68,6 +69,8 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
 export interface RunOptions {
   /** Pipeline mode of this run's flush (default: the factory's). */
   readonly pipeline?: PipelineMode | undefined
+  /** `flushTimeoutMs` of this run's reads and flush (default: the factory's). */
+  readonly flushTimeoutMs?: number | undefined
   /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
@@ -133,7 +136,7 @@ export class EntityManagerFactory<S> {
    * @example
    * const em = factory.fork()
    */
-  fork(options: { readonly pipeline?: PipelineMode | undefined } = {}): DrizzleEntityManager<S> {
+  fork(options: ForkOptions = {}): DrizzleEntityManager<S> {
     return this.typedOf(this.#root.fork(options))
   }
 
@@ -165,7 +168,7 @@ export class EntityManagerFactory<S> {
       throw errors.invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
     }
     for (let attempt = 1; ; attempt++) {
-      const em = this.fork(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
+      const em = this.fork({ pipeline: options.pipeline, flushTimeoutMs: options.flushTimeoutMs })
       try {
         const result = await work(em)
         const report = await em.flush()

@@ -2,6 +2,7 @@ import {
   EntityManager,
   type EntityManagerOptions,
   type FlushReport,
+  type ForkOptions,
   isPipeflushError,
   type PipelineMode,
   type SchemaModel,
@@ -37,6 +38,8 @@ export interface EntityManagerFactoryOptions<DB> extends Omit<EntityManagerOptio
 export interface RunOptions {
   /** Pipeline mode of this run's flush (default: the factory's). */
   readonly pipeline?: PipelineMode | undefined
+  /** `flushTimeoutMs` of this run's reads and flush (default: the factory's). */
+  readonly flushTimeoutMs?: number | undefined
   /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
@@ -102,7 +105,7 @@ export class EntityManagerFactory<DB, R = NoRelations> {
    * @example
    * const em = factory.em()
    */
-  em(options: { readonly pipeline?: PipelineMode | undefined } = {}): TypedEntityManager<DB, R> {
+  em(options: ForkOptions = {}): TypedEntityManager<DB, R> {
     return this.typedOf(this.#root.fork(options))
   }
 
@@ -136,7 +139,7 @@ export class EntityManagerFactory<DB, R = NoRelations> {
       throw errors.invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
     }
     for (let attempt = 1; ; attempt++) {
-      const em = this.em(options.pipeline === undefined ? {} : { pipeline: options.pipeline })
+      const em = this.em({ pipeline: options.pipeline, flushTimeoutMs: options.flushTimeoutMs })
       try {
         const result = await work(em)
         const report = await em.flush()
