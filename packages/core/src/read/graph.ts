@@ -5,7 +5,7 @@ import { columnSql } from '../schema/column-sql.ts'
 import { type RelationModel, relationsOf } from '../schema/relations.ts'
 import { castText } from '../values/index.ts'
 import type { ReadStatement } from './read-statement.ts'
-import { selectList, textParams, type Where, whereSql } from './select-sql.ts'
+import { selectList, textParams, type Where, whereParamCount, whereSql } from './select-sql.ts'
 import { type Direction, parseWith, type WithNode } from './with-tree.ts'
 
 export type { Direction, OrderBy, With, WithOptions } from './with-tree.ts'
@@ -218,10 +218,11 @@ function buildShape(
   const conditionOn = (target: TableModel, where: Where | undefined) => {
     if (where === undefined) return undefined
     const first = values
-    values += Object.values(where).filter((v) => v !== null).length
     whereTables.push(target)
-    // Entities stand for their keys (the text depends on the values' kinds only: null, one, a list).
+    // Entities stand for their keys (the text depends on the values' kinds only: null, one, a list,
+    // with nulls or only nulls).
     const resolved = resolveWhere(target, where)
+    values += whereParamCount(target, resolved)
     return (a: string) => whereSql(target, resolved, a, (n) => token(first + n - 1), 'a $where condition').sql
   }
   const counts = (

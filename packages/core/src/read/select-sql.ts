@@ -6,7 +6,10 @@ import { perTable } from '../schema/per-table.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { castText, castTextList, comparedColumn, encodeValue, type ValueLocation } from '../values/index.ts'
 
-/** A where clause: column = value, column = any(values) for arrays of values, `is null` for null. */
+/**
+ * A where clause: column = value, column = any(values) for arrays of values (a null among them: or
+ * `is null`), `is null` for null.
+ */
 export type Where = Readonly<Record<string, unknown>>
 
 /**
@@ -59,11 +62,20 @@ export function whereSql(
       throw errors.unknownFindColumn(table.key, name)
     }
     const col = comparedColumn(`${alias}.${columnSql(table, name)}`, column)
+    const isNull = `${alias}.${columnSql(table, name)} is null`
     if (value === null) {
-      conditions.push(`${alias}.${columnSql(table, name)} is null`)
+      conditions.push(isNull)
     } else if (Array.isArray(value) && !column.isArray) {
-      params.push(value.map((v) => encodeValue(v, column, at)))
-      conditions.push(`${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`)
+      // Any of the list; a null in it is `is null` (`= any` never matches a null).
+      const values = value.filter((v) => v !== null)
+      const orNull = values.length < value.length
+      if (orNull && values.length === 0) {
+        conditions.push(isNull)
+        continue
+      }
+      params.push(values.map((v) => encodeValue(v, column, at)))
+      const any = `${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`
+      conditions.push(orNull ? `(${any} or ${isNull})` : any)
     } else {
       const text = encodeValue(value, column, at)
       params.push(text ?? '')
@@ -71,6 +83,27 @@ export function whereSql(
     }
   }
   return { sql: conditions.join(' and '), params }
+}
+
+/**
+ * How many parameters {@link whereSql} makes of `where` on `table`: one per condition but a null and
+ * a list of nulls only (`is null`). Columns it does not know count as one: whereSql refuses them.
+ */
+export function whereParamCount(table: TableModel, where: Where): number {
+  let n = 0
+  for (const name in where) {
+    if (!Object.hasOwn(where, name)) continue
+    const value = where[name]
+    if (value === null) continue
+    if (
+      Array.isArray(value) &&
+      table.columnsByName.get(name)?.isArray !== true &&
+      value.every((v) => v === null)
+    )
+      continue
+    n++
+  }
+  return n
 }
 
 /**

@@ -101,13 +101,23 @@ export function parseWith(tree: unknown, path: string): WithNode {
     for (const column in where) {
       if (!Object.hasOwn(where, column)) continue
       const value = where[column]
-      shape += `${JSON.stringify(column)}${value === null ? 'n' : Array.isArray(value) ? 'l' : 'v'},`
+      shape += `${JSON.stringify(column)}${value === null ? 'n' : Array.isArray(value) ? listShape(value) : 'v'},`
     }
   }
   if (orderBy.length > 0) shape += `o:${JSON.stringify(orderBy)},`
   if (limit !== undefined) shape += `l:${limit},`
   if (count.length > 0) shape += `c:${JSON.stringify(count)},`
   return { relations, where, orderBy, limit, count, shape: `${shape}}` }
+}
+
+/**
+ * A list's part of a `$where` shape: its text depends on whether it holds nulls, and only nulls
+ * (`is null`, no parameter), as well as on the column (one array value, or any of a list).
+ */
+function listShape(list: readonly unknown[]): string {
+  let nulls = 0
+  for (const v of list) if (v === null) nulls++
+  return nulls === 0 ? 'l' : nulls === list.length ? 'lN' : 'lU'
 }
 
 /** A `$where` object; one without columns (`{}`, as options built from optional filters give) filters nothing. */
