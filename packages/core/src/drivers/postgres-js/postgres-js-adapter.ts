@@ -77,10 +77,16 @@ export class PostgresJsAdapter implements DriverAdapter {
    * 20 s), and its `end()` waits for that.
    */
   readonly #leftBehind = new Map<Promise<unknown>, number>()
-  /** Releases of the end's holds waiting for the next opening to be over (see `#awaitReopening`). */
-  #afterOpening: (() => void)[] = []
-  /** Requests rejected while their connection opened, left behind until an opening is ready (see `#awaitReopening`). */
-  readonly #reopenedFor = new Set<Promise<unknown>>()
+  /**
+   * Releases of the end's holds waiting for the next reopening to be over, each with the closes
+   * postgres.js had handled when it was taken (see `#awaitReopening`).
+   */
+  #afterOpening: { readonly closes: number; readonly release: () => void }[] = []
+  /**
+   * Requests rejected while their connection opened, left behind until a reopening is ready, each
+   * with the closes postgres.js had handled then (see `#awaitReopening`).
+   */
+  readonly #reopenedFor = new Map<Promise<unknown>, number>()
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
@@ -195,15 +201,19 @@ export class PostgresJsAdapter implements DriverAdapter {
           // opening: postgres.js reopens a connection for each request it rejected so. Releasing every
           // hold with the first let the end start before the other reopenings, whose connections
           // postgres.js's end then waited for without end (over TLS, where it rejects at the handshake).
-          const held = this.#afterOpening.splice(0, 1)
+          // Only an opening begun after a close postgres.js handled since the rejection can be a reopening
+          // for it: one asked before (a cold pool opening two at once, the other rejected) is not.
+          const closes = this.#closesHandled
+          const first = this.#afterOpening.findIndex((hold) => hold.closes < closes)
+          const held = first < 0 ? [] : this.#afterOpening.splice(first, 1)
           let over = false
           // `ready`: the connection became the pool's; else it closed before.
           const opening = (ready = false) => {
             if (over) return
             over = true
             opened()
-            for (const release of held) release()
-            if (ready) this.#serverTakesConnections()
+            for (const hold of held) hold.release()
+            if (ready) this.#serverTakesConnections(closes)
           }
           socket.once('close', () => opening())
           openings.set(socket, opening)
@@ -294,8 +304,9 @@ export class PostgresJsAdapter implements DriverAdapter {
    * Holds the client's end until an opening is over (ready or closed), for at most
    * {@link REOPENING_WAIT_MS}: postgres.js reopens a connection for `request`, rejected while its
    * connection opened (a few ms later, after its backoff), and an end asked before that opening is
-   * over waits for that connection until its bound. Each opening over releases one such hold, the
-   * oldest. The request stays left behind (the end bounded) as long as postgres.js may reconnect for it.
+   * over waits for that connection until its bound. Each opening begun after a close handled since
+   * the rejection releases one such hold, the oldest. The request stays left behind (the end
+   * bounded) as long as postgres.js may reconnect for it.
    */
   #awaitReopening(request: Promise<unknown>): void {
     this.#leftBehind.set(request, performance.now())
@@ -310,23 +321,33 @@ export class PostgresJsAdapter implements DriverAdapter {
     // Those no longer left behind (older than postgres.js's longest backoff) go: the set stays small
     // however long the server refuses.
     this.#waitingLeftBehind()
-    for (const earlier of this.#reopenedFor)
+    for (const earlier of this.#reopenedFor.keys())
       if (!this.#leftBehind.has(earlier)) this.#reopenedFor.delete(earlier)
-    this.#reopenedFor.add(request)
-    this.#afterOpening.push(() => {
-      clearTimeout(timer)
-      done()
+    const closes = this.#closesHandled
+    this.#reopenedFor.set(request, closes)
+    this.#afterOpening.push({
+      closes,
+      release: () => {
+        clearTimeout(timer)
+        done()
+      },
     })
   }
 
   /**
    * An opening became the pool's: the server takes connections again, so postgres.js's reopenings
    * for the requests it rejected while their connection opened get theirs, and its end waits for
-   * none of them: they are no longer left behind.
+   * none of them: they are no longer left behind. Only the requests rejected before a close that
+   * came before this opening began (`closes`, handled then): an opening asked before is no reopening
+   * for them, and an end asked after it while postgres.js still waits out its backoff to reopen
+   * waited for that connection without end.
    */
-  #serverTakesConnections(): void {
-    for (const request of this.#reopenedFor) this.#leftBehind.delete(request)
-    this.#reopenedFor.clear()
+  #serverTakesConnections(closes: number): void {
+    for (const [request, rejectedAt] of this.#reopenedFor) {
+      if (rejectedAt >= closes) continue
+      this.#leftBehind.delete(request)
+      this.#reopenedFor.delete(request)
+    }
   }
 
   /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
