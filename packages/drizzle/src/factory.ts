@@ -13,7 +13,8 @@ import { DrizzleEntityManager, type ManagerContext } from './entity-manager.ts'
 import { errors } from './errors.ts'
 import { buildSchema } from './schema/build-schema.ts'
 import { checkCatalog } from './schema/check-catalog.ts'
-import { type SchemaTable, SchemaTables } from './schema/tables.ts'
+import { searchPathSchemas } from './schema/search-path.ts'
+import { type SchemaTable, SchemaTables, unqualifiedNames } from './schema/tables.ts'
 import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
 import type { ColumnKey, TableAt, TableKey } from './types.ts'
 
@@ -224,31 +225,48 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
     )
   }
   const client = explicit ?? internals.$client
-  const tables = new SchemaTables(schema)
   const casing = internals.dialect?.casing
   const dbName = (column: PgColumn) => casing?.getColumnCasing(column) ?? column.name
-  const built = buildSchema(schema, tables, dbName, versionOf(version, tables))
+  const versions = (tables: SchemaTables) => versionOf(version, tables)
+  const connect = (model: SchemaModel, more: Partial<EntityManagerOptions>) =>
+    EntityManager.connect(client, { ...rest, ...more, schema: model }).catch((e: unknown) => {
+      // The database's own client is not one pipeflush takes (a pg.Client): name the option that gives one.
+      if (
+        explicit === undefined &&
+        isPipeflushError(e, 'INVALID_CONFIG') &&
+        /is not a client/.test(e.message)
+      )
+        throw errors.invalidConfig(
+          `createEntityManagerFactory: the database's own client (db.$client) cannot be used: ${e.message} Give the factory the pool as \`client\`: createEntityManagerFactory({ db, client: pool })`,
+        )
+      throw e
+    })
+  let tables = new SchemaTables(schema)
+  let built = buildSchema(schema, tables, dbName, versions(tables))
+  // Tables of \`pgTable\` are in the schema the application's search path finds them in, as Drizzle's
+  // unqualified SQL is (one query): with \`public\` taken for granted, a pool whose search path is a
+  // tenant's read its rows with Drizzle and wrote public's with pipeflush.
+  const unqualified = unqualifiedNames(schema)
+  if (unqualified.length > 0) {
+    const probe = await connect(built.model, { prefetchIds: false, hooks: undefined })
+    const found = await searchPathSchemas(probe, unqualified)
+    if ([...found.values()].some((s) => s !== 'public')) {
+      tables = new SchemaTables(schema, found)
+      built = buildSchema(schema, tables, dbName, versions(tables))
+    }
+  }
   if (checkDatabase === true) await checkCatalog(client, built.model)
   const defaults = new ClientDefaults(tables)
   const context: ManagerContext = { tables, defaults, untracked: built.untracked }
   let factory: EntityManagerFactory<S> | undefined
   const typed = (em: EntityManager) => factory!.typedOf(em)
   const core = coreHooks(hooks, defaults.onUpdate, typed)
-  const root = await EntityManager.connect(client, {
-    // The schema comes from the definitions, without a query: the ids are fetched at start all the
-    // same (one query), so that the first flushes fetch none.
-    ...rest,
-    // An option given as undefined takes this default too.
+  // The schema comes from the definitions, without a catalog read: the ids are fetched at start all
+  // the same (one query), so that the first flushes fetch none. An option given as undefined takes
+  // this default too.
+  const root = await connect(built.model, {
     prefetchIds: rest.prefetchIds ?? true,
-    schema: built.model,
     ...(core === undefined ? {} : { hooks: core }),
-  }).catch((e: unknown) => {
-    // The database's own client is not one pipeflush takes (a pg.Client): name the option that gives one.
-    if (explicit === undefined && isPipeflushError(e, 'INVALID_CONFIG') && /is not a client/.test(e.message))
-      throw errors.invalidConfig(
-        `createEntityManagerFactory: the database's own client (db.$client) cannot be used: ${e.message} Give the factory the pool as \`client\`: createEntityManagerFactory({ db, client: pool })`,
-      )
-    throw e
   })
   factory = new EntityManagerFactory<S>(root, db, context)
   return factory

@@ -7,7 +7,11 @@ export interface SchemaTable {
   /** Its key in the schema object (`books`): the table key of the entity manager, errors and hooks. */
   readonly key: string
   readonly table: PgTable
-  /** Its name in the database (`book`) and its schema (`public` unless `pgSchema` says otherwise). */
+  /**
+   * Its name in the database (`book`) and its schema: its `pgSchema`'s, else the one the search path
+   * of the application's connections finds it in, as Drizzle's unqualified SQL does (see
+   * {@link SchemaTables}).
+   */
   readonly name: string
   readonly schema: string
   /** Its columns by property (`authorId`), in definition order. */
@@ -26,7 +30,18 @@ export class SchemaTables {
   readonly #byTable = new Map<unknown, SchemaTable>()
   readonly #byUniqueName = new Map<string, SchemaTable>()
 
-  constructor(schema: Readonly<Record<string, unknown>>) {
+  readonly #searchPath: ReadonlyMap<string, string>
+
+  /**
+   * `searchPath`: the schema of each table of the schema object without a `pgSchema`, by its name in
+   * the database, as the application's connections find it (see {@link unqualifiedNames}); `public`
+   * for a name it lacks.
+   */
+  constructor(
+    schema: Readonly<Record<string, unknown>>,
+    searchPath: ReadonlyMap<string, string> = new Map(),
+  ) {
+    this.#searchPath = searchPath
     for (const [key, value] of Object.entries(schema)) {
       if (!is(value, PgTable)) continue
       const table = value as PgTable
@@ -41,7 +56,7 @@ export class SchemaTables {
         key,
         table,
         name: nameOf(table),
-        schema: schemaOf(table),
+        schema: this.#schemaOf(table),
         columns,
         propertyOf,
       }
@@ -73,7 +88,11 @@ export class SchemaTables {
   find(table: unknown): SchemaTable | undefined {
     const direct = this.#byTable.get(table)
     if (direct !== undefined || !is(table, PgTable)) return direct
-    return this.#byUniqueName.get(`${schemaOf(table as PgTable)}.${nameOf(table as PgTable)}`)
+    return this.#byUniqueName.get(`${this.#schemaOf(table as PgTable)}.${nameOf(table as PgTable)}`)
+  }
+
+  #schemaOf(table: PgTable): string {
+    return declaredSchemaOf(table) ?? this.#searchPath.get(nameOf(table)) ?? 'public'
   }
 }
 
@@ -88,7 +107,20 @@ export function nameOf(table: PgTable): string {
   return (t[ORIGINAL_NAME] ?? t[NAME]) as string
 }
 
-/** A table's schema: its `pgSchema`'s name, else `public`. */
-export function schemaOf(table: PgTable): string {
-  return ((table as unknown as Record<symbol, unknown>)[SCHEMA] as string | undefined) ?? 'public'
+/** A table's `pgSchema`'s name; undefined for a table of `pgTable` (its schema is the search path's). */
+function declaredSchemaOf(table: PgTable): string | undefined {
+  return (table as unknown as Record<symbol, unknown>)[SCHEMA] as string | undefined
+}
+
+/**
+ * The names in the database of the tables of a schema object that no `pgSchema` places: Drizzle
+ * writes them unqualified, so the search path of the application's connections says which schema
+ * they are in.
+ */
+export function unqualifiedNames(schema: Readonly<Record<string, unknown>>): string[] {
+  const names = new Set<string>()
+  for (const value of Object.values(schema))
+    if (is(value, PgTable) && declaredSchemaOf(value as PgTable) === undefined)
+      names.add(nameOf(value as PgTable))
+  return [...names]
 }

@@ -1,10 +1,15 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import { isPipeflushError } from '@pipeflush/core'
+import { integer, pgSchema, text } from 'drizzle-orm/pg-core'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory } from '../../src/index.ts'
-import { authors, schema } from '../fixtures/schema.ts'
+
+// Tables of a pgSchema: the factory asks the search path nothing (the server never answers).
+const app = pgSchema('app')
+const authors = app.table('author', { id: integer('id').primaryKey(), fullName: text('full_name').notNull() })
+const schema = { authors }
 
 // A server on loopback that accepts and never answers: a read waits for it until its flushTimeoutMs.
 let server: Server
