@@ -2,7 +2,8 @@ import type { Row } from '../drivers/driver.ts'
 import { errors, type PipeflushError } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
-import { recordCount, recordOrder } from '../unit-of-work/relation-reads.ts'
+import { canonicalText } from '../unit-of-work/referring-index.ts'
+import { recordCount, recordOrder, recordReference } from '../unit-of-work/relation-reads.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue, normalizeKeyValue } from '../values/index.ts'
 import { decodeRow } from './decode-row.ts'
@@ -42,6 +43,8 @@ export function graphLoad(
     statements: (): readonly ReadStatement[] => sent,
     settle(rowSets: readonly (readonly Row[])[]) {
       const states: EntityState[][] = []
+      // Each level's rows as read (an entity already managed keeps its pending changes in its own row).
+      const read: Record<string, unknown>[][] = []
       for (let i = 0; i < levels.length; i++) {
         const level = levels[i]!
         const rowsOf = level.rowsOf
@@ -49,10 +52,14 @@ export function graphLoad(
         if (level.role === 'counts') {
           counted(level, rows, states[level.parent!]!)
           states.push([])
+          read.push([])
         } else if (rowsOf !== undefined) {
           states.push(states[rowsOf]!)
+          read.push(read[rowsOf]!)
         } else {
-          states.push(rows.map((raw) => uow.add(level.table, decodeRow(level.table, raw), 'managed')))
+          const decoded = rows.map((raw) => decodeRow(level.table, raw))
+          read.push(decoded)
+          states.push(decoded.map((row) => uow.add(level.table, row, 'managed')))
         }
       }
       for (let i = 0; i < levels.length; i++) {
@@ -60,10 +67,16 @@ export function graphLoad(
         if (level.role !== 'related' || level.parent === undefined || level.relation === undefined) continue
         const name = level.relation.name
         const ranks = level.ordered ? new Map(states[i]!.map((s, r) => [s, r])) : undefined
-        for (const parent of states[level.parent]!) {
+        const parents = states[level.parent]!
+        // A many-to-one read for the key each parent row held: none read is none (see `navigate`).
+        const rows = level.relation.kind === 'many-to-one' ? read[level.parent]! : undefined
+        for (let p = 0; p < parents.length; p++) {
+          const parent = parents[p]!
           parent.loaded ??= new Set()
           parent.loaded.add(name)
           if (ranks !== undefined) recordOrder(parent, name, ranks)
+          if (rows !== undefined)
+            recordReference(parent, name, canonicalText(parent.table, level.relation.columns, rows[p]!))
         }
       }
       done(states[0]!.filter((s) => s.status === 'managed' || s.status === 'new').map((s) => s.entity))

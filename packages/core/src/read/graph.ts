@@ -26,8 +26,9 @@ export interface GraphLevel {
   readonly role: 'roots' | 'related' | 'links' | 'counts'
   /**
    * The earlier level whose select gives these very rows (the same table through the same columns of
-   * the same parent rows: a link table's one-to-many beside a many-to-many through it): this level's
-   * own select is not sent.
+   * the same parent rows, neither filtered nor limited: a link table's one-to-many beside a
+   * many-to-many through it), in the order this level needs (its `$orderBy`'s, when it has one): this
+   * level's own select is not sent.
    */
   readonly rowsOf?: number | undefined
   /** Its rows come in the order the application asked for (`$orderBy`): navigation follows it. */
@@ -60,8 +61,9 @@ export type ResolveWhere = (table: TableModel, where: Where) => Where
  * columns from <the parent's select>)`, so the whole tree is one message whatever its depth, and
  * every select carries the roots' parameters (then its own `$where`'s). A many-to-many is two selects:
  * the link rows, and the targets through them; rows a level selects that an earlier one selects
- * already (the link rows of a many-to-many beside the link table's one-to-many) are not selected
- * twice (`rowsOf`). A level may be filtered (`$where`), ordered (`$orderBy`; else by primary key) and
+ * already (the link rows of a many-to-many beside the link table's one-to-many, neither with `$where`
+ * or `$limit`, and in the same order when the later one has a `$orderBy`) are not selected twice
+ * (`rowsOf`). A level may be filtered (`$where`), ordered (`$orderBy`; else by primary key) and
  * limited per parent row (`$limit`, by `row_number()` over the parent's rows), and count relations of
  * its rows (`$count`: one `group by` select per relation, no rows read). Each select lists every
  * column as text (`c0, c1...`). Unknown relations are `UNKNOWN_RELATION`, bad options
@@ -205,13 +207,29 @@ function buildShape(
       return window === '' ? `select ${list} from ${from}` : `select ${list} from ${from}${order}${window}`
     }
   }
-  // The levels selecting (table, its columns) in (parent level's columns), for rows selected twice.
-  const selected = new Map<string, number>()
-  const once = (at: number, of: TableModel, columns: readonly string[], parentColumns: readonly string[]) => {
+  // The levels selecting (table, its columns) in (parent level's columns) unfiltered, for rows
+  // selected twice, each with the order it gives them in ('' for its primary key's). `order`: the
+  // order this level must give them in (an asked `$orderBy`, whose ranks navigation follows), or
+  // undefined when any will do (a many-to-many's links, a relation without `$orderBy`). A level whose
+  // order no earlier one gives has its own select.
+  const selected = new Map<string, { readonly level: number; readonly order: string }[]>()
+  const once = (
+    at: number,
+    of: TableModel,
+    columns: readonly string[],
+    parentColumns: readonly string[],
+    order: string | undefined,
+  ) => {
     const key = `${at}\u0000${of.key}\u0000${columns.join('\u0000')}\u0000${parentColumns.join('\u0000')}`
-    const earlier = selected.get(key)
-    if (earlier === undefined) selected.set(key, levels.length)
-    return earlier === undefined ? {} : { rowsOf: earlier }
+    let earlier = selected.get(key)
+    if (earlier === undefined) {
+      earlier = []
+      selected.set(key, earlier)
+    }
+    const same = earlier.find((e) => order === undefined || e.order === order)
+    if (same !== undefined) return { rowsOf: same.level }
+    earlier.push({ level: levels.length, order: order ?? '' })
+    return {}
   }
   // `$where` values are numbered in the order of this walk, as `whereValues` collects them.
   let values = 0
@@ -310,7 +328,7 @@ function buildShape(
           parent: at,
           relation,
           role: 'links',
-          ...(filtered ? {} : once(at, link, relation.through.columns, relation.columns)),
+          ...(filtered ? {} : once(at, link, relation.through.columns, relation.columns, undefined)),
         })
         const la2 = alias()
         const linked = `select ${relation.through.targetColumns.map((c) => `${la2}.${columnSql(link, c)}`).join(', ')} from ${link.sqlName} as ${la2} where ${tuple(link, la2, relation.through.columns)} in (${keysOf(relation.columns)})`
@@ -324,7 +342,13 @@ function buildShape(
         role: 'related',
         ...(below.orderBy.length > 0 ? { ordered: true } : {}),
         ...(relation.through === undefined && !filtered
-          ? once(at, target, relation.targetColumns, relation.columns)
+          ? once(
+              at,
+              target,
+              relation.targetColumns,
+              relation.columns,
+              below.orderBy.length > 0 ? JSON.stringify(below.orderBy) : undefined,
+            )
           : {}),
       })
       const from = targetFrom

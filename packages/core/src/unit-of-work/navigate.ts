@@ -5,14 +5,16 @@ import { NOT_A_RELATION } from '../track/entity-proxy.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { normalizeKeyValue } from '../values/index.ts'
 import { canonicalText, keyLocation } from './referring-index.ts'
-import { inReadOrder } from './relation-reads.ts'
+import { inReadOrder, referenceRead } from './relation-reads.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 
 /**
  * Relation `name` of the entity of `state`, as this unit of work holds it now (its pending changes
  * included: a book whose `author_id` was assigned another author is among that author's `books`):
  * - many-to-one: the related entity (null for a null foreign key), when this unit of work manages
- *   it; else `NOT_LOADED`;
+ *   it; else null when a graph load read the relation for the foreign key it holds now (its row
+ *   failed the read's `$where`, or was removed since, as a one-to-many leaves removed ones out); else
+ *   `NOT_LOADED`;
  * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
  *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included;
  * - one-to-one: as a one-to-many, the one entity referencing it, or null.
@@ -40,7 +42,10 @@ export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityStat
   return inReadOrder(state, name, out).map((s) => s.entity)
 }
 
-/** The entity a many-to-one refers to, or null; `NOT_LOADED` when this unit of work does not hold it. */
+/**
+ * The entity a many-to-one refers to, or null; `NOT_LOADED` when this unit of work does not hold it
+ * and no graph load read it for the foreign key the entity holds now.
+ */
 function manyToOne(
   uow: UnitOfWork,
   state: EntityState,
@@ -52,8 +57,11 @@ function manyToOne(
   const assigned = values.length === 1 ? stateOf(values[0]) : undefined
   if (assigned !== undefined) return assigned.entity
   const found = find(uow, target, relation.targetColumns, state, relation.columns)
-  if (found === undefined) throw errors.notLoaded(state.table.key, relation.name, state.key)
-  return found.entity
+  if (found !== undefined) return found.entity
+  const read = referenceRead(state, relation.name)
+  if (read !== undefined && read !== null && read === canonicalText(state.table, relation.columns, state.row))
+    return null // read for this key, and no row held for it: its `$where` did not match it, or it was removed since
+  throw errors.notLoaded(state.table.key, relation.name, state.key)
 }
 
 /** The entity of `target` whose `targetColumns` hold what `from`'s `columns` hold. */

@@ -3,6 +3,12 @@ import type { EntityState } from '../track/entity-state.ts'
 /** What a graph load counted per entity: relation name to count (`$count`). */
 const counts = new WeakMap<EntityState, Map<string, number>>()
 
+/**
+ * What a graph load read a many-to-one for, per entity: relation name to the canonical text of the
+ * foreign key's values in the row read (see `canonicalText`), null for a null key.
+ */
+const references = new WeakMap<EntityState, Map<string, string | null>>()
+
 /** The order a graph load read an entity's related rows in (`$orderBy`): relation name to each row's rank. */
 const orders = new WeakMap<EntityState, Map<string, ReadonlyMap<EntityState, number>>>()
 
@@ -65,4 +71,26 @@ export function inReadOrder(state: EntityState, relation: string, related: Entit
     .map((s, i) => ({ s, i, rank: ranks.get(s) ?? last }))
     .sort((a, b) => a.rank - b.rank || a.i - b.i)
     .map((x) => x.s)
+}
+
+/**
+ * Records that a graph load read many-to-one `relation` of the entity of `state` for the foreign key
+ * `key` (its canonical text in the row read): the related row, if the read gave none (its `$where`
+ * did not match), is none, and navigation gives null while the key is still that one.
+ *
+ * @example
+ * recordReference(book, 'publisher', '1')
+ */
+export function recordReference(state: EntityState, relation: string, key: string | null): void {
+  let map = references.get(state)
+  if (map === undefined) {
+    map = new Map()
+    references.set(state, map)
+  }
+  map.set(relation, key)
+}
+
+/** The foreign key a graph load last read many-to-one `relation` of `state` for; undefined when none did. */
+export function referenceRead(state: EntityState, relation: string): string | null | undefined {
+  return references.get(state)?.get(relation)
 }

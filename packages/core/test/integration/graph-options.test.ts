@@ -22,6 +22,7 @@ beforeAll(async () => {
       primary key (user_id, article_id));
     create table comment (id bigserial primary key, article_id bigint not null references article,
       author_id bigint not null references app_user, body text not null, created_at timestamptz not null);
+    create table article_stat (article_id bigint primary key references article, views int not null);
     insert into app_user (username) values ('ada'), ('grace'), ('alan'), ('edsger');
     insert into follow values (1, 2), (1, 3), (4, 2);
     insert into article (author_id, slug, created_at) values
@@ -31,6 +32,7 @@ beforeAll(async () => {
     insert into favorite values (1, 1), (2, 1), (3, 1), (1, 3), (4, 5);
     insert into comment (article_id, author_id, body, created_at) values
       (1, 1, 'first', '2024-02-01'), (1, 3, 'third', '2024-02-03'), (1, 4, 'second', '2024-02-02'), (3, 2, 'only', '2024-02-04');
+    insert into article_stat values (1, 10), (2, 20);
   `)
 })
 
@@ -183,6 +185,102 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       'third',
       'second',
     ])
+  })
+
+  // The link rows a many-to-many reads (in key order) are not the rows of the link table's
+  // one-to-many beside it when that one asks another order: the order of the keys of the tree changes
+  // nothing, and the whole tree is still one round trip.
+  test("a link table's one-to-many beside a many-to-many through it keeps its $orderBy, written before or after it", async () => {
+    const { root, counter } = await setup()
+    const read = async (tree: Record<string, unknown>, links: string, by: string, name: string) => {
+      const em = root.fork()
+      counter.reset()
+      const [g1] = await em.find('article', { slug: 'g1' }, { with: tree as never })
+      expect(counter.read().roundTrips).toBe(1)
+      const related = (g1![name] as Entity[]).map((e) => String(e['name'] ?? e['username'])).sort()
+      return { related, links: (g1![links] as Entity[]).map((l) => l[by]) }
+    }
+    const tagsDesc = { $orderBy: { tag_id: 'desc' } }
+    const tags = { related: ['code', 'math'], links: ['2', '1'] }
+    expect(await read({ tags: true, article_tags: tagsDesc }, 'article_tags', 'tag_id', 'tags')).toEqual(tags)
+    expect(await read({ article_tags: tagsDesc, tags: true }, 'article_tags', 'tag_id', 'tags')).toEqual(tags)
+    const usersDesc = { $orderBy: { user_id: 'desc' } }
+    const users = { related: ['ada', 'alan', 'grace'], links: ['3', '2', '1'] }
+    expect(
+      await read({ app_users: true, favorites: usersDesc }, 'favorites', 'user_id', 'app_users'),
+    ).toEqual(users)
+    expect(
+      await read({ favorites: usersDesc, app_users: true }, 'favorites', 'user_id', 'app_users'),
+    ).toEqual(users)
+    // Read further through the ordered rows, and without an order (the many-to-many's rows, reused).
+    const em = root.fork()
+    const [g1] = await em.find(
+      'article',
+      { slug: 'g1' },
+      { with: { tags: true, article_tags: { ...tagsDesc, tag: true } } },
+    )
+    expect((g1!['article_tags'] as Entity[]).map((l) => (l['tag'] as Entity)['name'])).toEqual([
+      'code',
+      'math',
+    ])
+    const [again] = await root
+      .fork()
+      .find('article', { slug: 'g1' }, { with: { tags: true, article_tags: true } })
+    expect((again!['article_tags'] as Entity[]).map((l) => l['tag_id']).sort()).toEqual(['1', '2'])
+  })
+
+  // Docs, "Reading a relation": a many-to-one or one-to-one gives the entity or null; only one that
+  // was not loaded is NOT_LOADED.
+  test('a many-to-one or one-to-one loaded with a $where its row fails reads as null; one not loaded is NOT_LOADED', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    counter.reset()
+    const [first, only] = await Promise.all([
+      em.find('comment', { body: 'first' }, { with: { author: { $where: { username: 'nobody' } } } }),
+      em.find('comment', { body: 'only' }, { with: { author: { $where: { username: 'grace' } } } }),
+    ])
+    expect(counter.read().roundTrips).toBe(1)
+    expect(first![0]!['author']).toBeNull()
+    expect((only![0]!['author'] as Entity)['username']).toBe('grace')
+    // Its key assigned another row, one no read loaded: that one is not loaded.
+    first![0]!['author_id'] = '4'
+    expect(() => first![0]!['author']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    first![0]!['author_id'] = '1'
+    expect(first![0]!['author']).toBeNull()
+    // Not loaded at all: NOT_LOADED; loaded without $where: its row.
+    const other = root.fork()
+    const [second] = await other.find('comment', { body: 'second' })
+    expect(() => second!['author']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    const [third] = await other.find('comment', { body: 'third' }, { with: { author: true } })
+    expect((third!['author'] as Entity)['username']).toBe('alan')
+    // A one-to-one, both ways, and through a graph: the same.
+    const stats = root.fork()
+    const [g1] = await stats.find(
+      'article',
+      { slug: 'g1' },
+      {
+        with: {
+          article_stat: { $where: { views: 99 } },
+          comments: { author: { $where: { username: 'ada' } } },
+        },
+      },
+    )
+    expect(g1!['article_stat']).toBeNull()
+    const byBody = Object.fromEntries(
+      (g1!['comments'] as Entity[]).map((c) => [
+        c['body'],
+        (c['author'] as Entity | null)?.['username'] ?? null,
+      ]),
+    )
+    expect(byBody).toEqual({ first: 'ada', second: null, third: null })
+    const [stat] = await stats.find(
+      'article_stat',
+      { article_id: '2' },
+      { with: { article: { $where: { slug: 'x' } } } },
+    )
+    expect(stat!['article']).toBeNull()
+    const [unread] = await root.fork().find('article_stat', { article_id: '1' })
+    expect(() => unread!['article']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
   })
 
   test('bad options fail before anything is sent', async () => {

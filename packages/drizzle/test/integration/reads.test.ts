@@ -60,6 +60,28 @@ describe.each(TEST_DRIVERS)('%s: reads', (driver) => {
     expect(isPipeflushError(unknown, 'UNKNOWN_RELATION')).toBe(true)
   })
 
+  // Navigation is core's: a one() loaded with a $where its row fails is null, one not loaded
+  // NOT_LOADED; a link table's relation keeps its $orderBy beside the many-to-many through it.
+  test('a one() loaded with a $where its row fails is null; a link relation ordered beside its many-to-many keeps its order', async () => {
+    const { db: drizzle, counter } = drizzleOn(db, driver, 1)
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const em = factory.fork()
+    await em.find(tags)
+    counter.reset()
+    const [compilers, notes] = await Promise.all([
+      em.load(books, 3, { with: { writer: { $where: { fullName: 'Ada' } } } }),
+      em.load(books, 1, {
+        with: { tags: true, book_tags: { $orderBy: { tagId: 'desc' } } } as never,
+      }),
+    ])
+    expect(counter.read().roundTrips).toBe(1)
+    expect(em.related(compilers, 'writer')).toBeNull()
+    expect(compilers.writer).toBeNull()
+    expect(() => em.related(notes, 'writer')).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    const links = (notes as unknown as { book_tags: { tagId: number }[] }).book_tags
+    expect(links.map((l) => l.tagId)).toEqual([2, 1])
+  })
+
   test('a Drizzle select loaded with the tick other reads, in one round trip; tracked rows kept', async () => {
     const { db: drizzle, counter } = drizzleOn(db, driver, 1)
     const factory = await createEntityManagerFactory({ db: drizzle })

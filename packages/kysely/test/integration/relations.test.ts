@@ -48,4 +48,37 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const ada = em.related(first, 'author')!
     expect(em.related(ada, 'followers').map((p) => p.name)).toEqual(['Grace'])
   })
+
+  // Navigation is core's: a many-to-one or one-to-one loaded with a $where its row fails is null,
+  // as `related` is typed; one not loaded is NOT_LOADED.
+  test('related gives null for a relation loaded with a $where its row fails, NOT_LOADED for one not loaded', async () => {
+    const { client, counter } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<ForumDB, ForumRelations>({
+      client,
+      schemas: ['public', 'forum_meta'],
+    })
+    const em = factory.em()
+    await em.find('board', {})
+    counter.reset()
+    const threads = await em.find(
+      'thread',
+      { title: 'Hello' },
+      {
+        with: {
+          thread_stat: { $where: { postCount: 99 } },
+          posts: { author: { $where: { name: 'Grace' } } },
+        },
+      },
+    )
+    expect(counter.read().roundTrips).toBe(1)
+    const hello = threads[0]!
+    expect(em.related(hello, 'thread_stat')).toBeNull()
+    const authors = em.related(hello, 'posts').map((p) => [p.body, em.related(p, 'author')?.name ?? null])
+    expect(authors.sort()).toEqual([
+      ['first', null],
+      ['reply', 'Grace'],
+    ])
+    const [first] = await factory.em().find('post', { body: 'first' })
+    expect(() => em.related(first!, 'author')).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+  })
 })

@@ -94,4 +94,50 @@ describe('graphLevels', () => {
     )
     expect(apart.every((l) => l.rowsOf === undefined)).toBe(true)
   })
+
+  test('rows selected twice are selected once only when they are the same rows, in the order the later level asks', () => {
+    const shown = (tree: object) =>
+      graphLevels(schema, author, { where: where, params: ['1'] }, tree as never).map(
+        (l) =>
+          `${l.table.key}:${l.role}${l.rowsOf === undefined ? '' : `=${l.rowsOf}`}${l.ordered ? ':ordered' : ''}`,
+      )
+    const desc = { $orderBy: { tag_id: 'desc' } }
+    // The links come in key order: a one-to-many ordered otherwise has its own select.
+    expect(shown({ books: { tags: true, book_tags: desc } })).toEqual([
+      'author:roots',
+      'book:related',
+      'book_tag:links',
+      'tag:related',
+      'book_tag:related:ordered',
+    ])
+    // A many-to-many's links, in any order, are the ordered one-to-many's rows.
+    expect(shown({ books: { book_tags: desc, tags: true } })).toEqual([
+      'author:roots',
+      'book:related',
+      'book_tag:related:ordered',
+      'book_tag:links=2',
+      'tag:related',
+    ])
+    // Filtered or limited, on either side: other rows.
+    for (const tree of [
+      { books: { tags: true, book_tags: { $where: { tag_id: 1 } } } },
+      { books: { tags: true, book_tags: { $limit: 1 } } },
+      { books: { book_tags: { $where: { tag_id: 1 } }, tags: true } },
+      { books: { book_tags: true, tags: { $where: { name: 'x' } } } },
+      { books: { tags: { $where: { name: 'x' } }, book_tags: true } },
+    ])
+      expect(
+        shown(tree).some((l) => l.includes('=')),
+        JSON.stringify(tree),
+      ).toBe(false)
+    // Counted or read further, the rows are still the same rows.
+    expect(shown({ books: { tags: true, book_tags: { $count: [], tag: true } } })).toEqual([
+      'author:roots',
+      'book:related',
+      'book_tag:links',
+      'tag:related',
+      'book_tag:related=2',
+      'tag:related',
+    ])
+  })
 })
