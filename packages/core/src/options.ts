@@ -27,7 +27,8 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
    * other sequence of the pool for as long as the fetched ones last (in proportion to its use, up to
    * 16 times this), so that tables used at different paces do not run short one after the other. A
    * process that ends leaves at most that many of each sequence's ids unused (gaps, as a rolled-back
-   * `nextval` leaves).
+   * `nextval` leaves). A sequence with fewer values left than asked (near its MAXVALUE) gives only
+   * the ids a flush needs, and none at connect.
    */
   readonly idBlockSize?: number | undefined
   /**

@@ -248,6 +248,25 @@ export const flushErrors = {
     )
   },
 
+  /**
+   * `sequence`, the key sequence of `tables`, has `left` values left and the pool `pooled` of its ids,
+   * fewer than the `needed` new ids of a flush. Nothing was sent.
+   */
+  sequenceExhausted(
+    sequence: string,
+    tables: readonly string[],
+    needed: number,
+    pooled: number,
+    left: number,
+  ): PipeflushError {
+    const of = tables.length === 0 ? '' : ` (the key of ${tables.join(', ')})`
+    return new PipeflushError(
+      'SEQUENCE_EXHAUSTED',
+      `Sequence ${sequence}${of} has ${left} values left, and ${pooled} more in this process's id pool, where the flush needs ${needed} new ids from it: the sequence does not cycle, and its MAXVALUE (its MINVALUE, counting down) comes first. Nothing was sent; the unit of work is unchanged. Raise its limit (ALTER SEQUENCE ... MAXVALUE, or a wider key type), or give the keys.`,
+      { table: tables[0] },
+    )
+  },
+
   /** The id pool of a sequence holds fewer ids than a flush takes. */
   idPoolShort(sequence: string, free: number, needed: number): PipeflushError {
     return new PipeflushError(

@@ -35,6 +35,12 @@ export type ErrorCode =
   /** The server rejected a statement for another reason. */
   | 'STATEMENT_FAILED'
   /**
+   * A key's sequence has fewer values left than the flush needs new ids from it (it does not cycle,
+   * and is near its MAXVALUE, or its MINVALUE counting down). Found before anything is sent: nothing
+   * was committed, and the sequence's last values are left to whoever fits in them.
+   */
+  | 'SEQUENCE_EXHAUSTED'
+  /**
    * A write reached a server that only reads (a standby, or one with `default_transaction_read_only`:
    * SQLSTATE 25006), as after a failover to a pool still pointing at the old primary: nothing was committed.
    */
@@ -148,7 +154,10 @@ export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushEr
  * Messages go to logs and error trackers: a value the application wrote stays out of them.
  */
 export function serverMessage(message: string, sqlState: string | undefined): string {
-  return sqlState?.startsWith('22') ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"') : message
+  // 2200H (a sequence past its MAXVALUE or MINVALUE) quotes the sequence's name, not a value.
+  return sqlState?.startsWith('22') && sqlState !== '2200H'
+    ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"')
+    : message
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FlushConnection } from '../connection/unit-connections.ts'
-import { assignIds, idNeed, placeholderIn, provisionalIds } from '../ids/assign-ids.ts'
+import { assignIds, idNeed, placeholderIn, provisionalIds, tablesDrawingFrom } from '../ids/assign-ids.ts'
 import { fetchIds } from '../ids/fetch-ids.ts'
 import type { IdQuery } from '../ids/id-allocator.ts'
 import { type CompletedPlan, completePlan, givesAssignedId } from '../plan/complete-plan.ts'
@@ -91,7 +91,7 @@ export async function flushUnitOfWork(
         // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
         if (ids.short(need)) {
           idFetch = true
-          await fetchIds(queryOn(fs), ids, need)
+          await fetchIds(queryOn(fs), ids, need, (seq) => tablesDrawingFrom(rows, seq))
         }
         assignIds(rows, need, ids)
         const replan = shortAtCall && uow.edits !== edits

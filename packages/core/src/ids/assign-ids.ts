@@ -55,6 +55,17 @@ export function idNeed(states: readonly EntityState[]): Map<string, number> {
   return need
 }
 
+/** The tables of `states` whose rows lack a key `sequence` fills, each once, in order. */
+export function tablesDrawingFrom(states: readonly EntityState[], sequence: string): string[] {
+  const out = new Set<string>()
+  for (const s of states) {
+    if (out.has(s.table.key)) continue
+    if (sequenceKeys(s.table).some((key) => key.sequence === sequence && unfilled(s, key)))
+      out.add(s.table.key)
+  }
+  return [...out]
+}
+
 /**
  * Takes `need` ids from `ids` and writes them into the rows of `states`, in order (for a table with
  * several sequence key columns, column by column within each row).

@@ -12,11 +12,16 @@ import { IdQueue, type IdRun, runTexts } from './id-runs.ts'
 export function fetchIdsSql(
   sequences: readonly string[],
   counts: readonly number[],
-  options: { readonly usableOnly?: boolean } = {},
+  options: { readonly usableOnly?: boolean; readonly needed?: readonly number[] } = {},
 ): string {
   for (const n of counts) {
     if (!Number.isSafeInteger(n) || n < 1)
       throw errors.internal('fetchIdsSql', `an id count must be a positive integer, not ${n}`)
+  }
+  const needed = counts.map((n, i) => Math.min(n, options.needed?.[i] ?? 0))
+  for (const m of needed) {
+    if (!Number.isSafeInteger(m) || m < 0)
+      throw errors.internal('fetchIdsSql', `a needed id count must be a natural integer, not ${m}`)
   }
   // A sequence named for its column (see `ownedSequence`) is the one the server finds from the column,
   // else the one of that name: the others' names are resolved as they are.
@@ -39,15 +44,35 @@ export function fetchIdsSql(
   // resolving it for every id took half the server's time. The ids are drawn into an array by an
   // array constructor, in the order its subquery draws them: an aggregate sorted its input first (and
   // took a quarter more of the server's time for 100,000 ids).
-  const drawn = 'select array(select nextval(s.r) from generate_series(1, s.n)) as a'
+  // What the sequence has left is read in the same statement, so that no fetch calls nextval past its
+  // MAXVALUE (MINVALUE when it counts down): that fails the statement, and the values drawn before the
+  // failure are lost to every client. A sequence that cycles has no end. Its last value comes from
+  // `pg_sequence_last_value`, null when the role may not read it or when the sequence gave no value
+  // since it was created or set with `is_called` false: then one value is drawn first (nextval cannot
+  // fail there, as that value is the sequence's own) and what is left is counted from it. Values a
+  // session caches (CACHE) are below that last value: counted as drawn, they leave the count low, never
+  // high. The block (`n`) is drawn when that many are left, else only what the flush needs (`m`: none
+  // for a prefetch or a top-up), else nothing: the last values of a sequence are not taken into a pool
+  // where they would wait for this process, and a flush they do not suffice for leaves them.
+  const last =
+    "select case when pg_catalog.has_sequence_privilege(s.r, 'SELECT,USAGE') then pg_catalog.pg_sequence_last_value(s.r) end as v offset 0"
+  const first = 'select case when l.v is null then nextval(s.r) end as f offset 0'
+  const lastDrawn = 'coalesce(l.v, f.f)'
+  const left = `case when q.seqrelid is null or q.seqcycle then null when q.seqincrement > 0 then floor((q.seqmax::numeric - ${lastDrawn}) / q.seqincrement) else floor((${lastDrawn}::numeric - q.seqmin) / -q.seqincrement) end`
+  const counted = `select ${left} as left_, s.n - (f.f is not null)::int as n, greatest(s.m - (f.f is not null)::int, 0) as m offset 0`
+  const taken =
+    'select case when k.left_ is null or k.left_ >= k.n then k.n when k.left_ >= k.m then k.m else 0 end as t offset 0'
+  const drawn =
+    "select case when f.f is null then '{}'::int8[] else array[f.f] end || array(select nextval(s.r) from generate_series(1, c.t)) as a"
   const consecutive =
     'coalesce(q.seqincrement = 1 and not q.seqcycle and d.a[cardinality(d.a)] - d.a[1] + 1 = cardinality(d.a), false)'
-  const arrays = `${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[]`
+  const arrays = `${quoteTextArrayLiteral(sequences)}, '{${counts.join(',')}}'::int4[], '{${needed.join(',')}}'::int4[]`
   const unnested = owned
-    ? `unnest(${arrays}, ${quoteTextArrayLiteral(owners.map((o) => o?.table ?? null))}, ${quoteTextArrayLiteral(owners.map((o) => o?.column ?? null))}) as u(seq, n, t, c)`
-    : `unnest(${arrays}) as u(seq, n)`
-  const source = `(select u.seq, ${resolved} as r, u.n from ${unnested}${usable} offset 0) as s`
-  return `select x.seq, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else array_to_string(x.a, ',') end as ids from (select s.seq, d.a, ${consecutive} as consecutive from ${source} cross join lateral (${drawn}) as d left join pg_catalog.pg_sequence as q on q.seqrelid = s.r) as x`
+    ? `unnest(${arrays}, ${quoteTextArrayLiteral(owners.map((o) => o?.table ?? null))}, ${quoteTextArrayLiteral(owners.map((o) => o?.column ?? null))}) as u(seq, n, m, t, c)`
+    : `unnest(${arrays}) as u(seq, n, m)`
+  const source = `(select u.seq, ${resolved} as r, u.n, u.m from ${unnested}${usable} offset 0) as s`
+  const joined = `${source} left join pg_catalog.pg_sequence as q on q.seqrelid = s.r cross join lateral (${last}) as l cross join lateral (${first}) as f cross join lateral (${counted}) as k cross join lateral (${taken}) as c cross join lateral (${drawn}) as d`
+  return `select x.seq, x.rest, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else nullif(array_to_string(x.a, ','), '') end as ids from (select s.seq, (k.left_ - c.t)::text as rest, d.a, ${consecutive} as consecutive from ${joined}) as x`
 }
 
 /**
@@ -56,6 +81,8 @@ export function fetchIdsSql(
  */
 interface FetchedIds {
   readonly seq: string
+  /** How many values the sequence has left after this fetch (decimal text); null: no end (it cycles). */
+  readonly rest?: string | null
   readonly first?: string | null
   readonly count?: number | string | null
   readonly ids: string | null
@@ -101,6 +128,11 @@ export class IdAllocator {
    * {@link fill} that follows it does not grow their block.
    */
   #toppedUp: ReadonlySet<string> = new Set()
+  /**
+   * Per sequence: how many values it had left after its last fetch, when it has an end (it does not
+   * cycle); absent when unknown or without end.
+   */
+  readonly #left = new Map<string, number>()
 
   constructor(options: { blockSize?: number } = {}) {
     this.#blockSize = Math.max(1, options.blockSize ?? 50)
@@ -109,6 +141,14 @@ export class IdAllocator {
   /** Ids available now for `sequence`. */
   available(sequence: string): number {
     return this.#pool.get(sequence)?.size ?? 0
+  }
+
+  /**
+   * How many values `sequence` had left after its last fetch (beyond the ids of the pool), when that
+   * fetch counted them: undefined when it did not, or when the sequence cycles.
+   */
+  leftIn(sequence: string): number | undefined {
+    return this.#left.get(sequence)
   }
 
   /**
@@ -185,6 +225,7 @@ export class IdAllocator {
     if (wanted.length === 0) return
     await this.#add(
       query,
+      // Nothing needed: a sequence with fewer values left than a block gives none (see `fetchIdsSql`).
       fetchIdsSql(
         wanted,
         wanted.map(() => this.#blockSize),
@@ -198,8 +239,15 @@ export class IdAllocator {
    * trip. The query goes as a simple-protocol query with literal values, so it costs one round trip
    * on a fresh connection too (a prepared statement would be described first: two). Each sequence
    * fetched grows its next block, but those the {@link missing} just before only topped up.
+   * `needed`: per sequence, how many of `counts` the flush cannot do without. A sequence with fewer
+   * values left than its count gives only those, or none when it has fewer left than those either
+   * (see `fetchIdsSql`, and {@link leftIn}).
    */
-  async fill(query: IdQuery, counts: ReadonlyMap<string, number>): Promise<number> {
+  async fill(
+    query: IdQuery,
+    counts: ReadonlyMap<string, number>,
+    needed: ReadonlyMap<string, number> = new Map(),
+  ): Promise<number> {
     if (counts.size === 0) return 0
     const seqs = [...counts.keys()]
     for (const seq of seqs) {
@@ -211,6 +259,7 @@ export class IdAllocator {
       fetchIdsSql(
         seqs,
         seqs.map((s) => counts.get(s) ?? 0),
+        { needed: seqs.map((s) => needed.get(s) ?? 0) },
       ),
     )
     return 1
@@ -226,6 +275,9 @@ export class IdAllocator {
         this.#pool.set(row.seq, q)
       }
       q.push(idsOf(row))
+      const left = row.rest === null || row.rest === undefined ? undefined : Number(row.rest)
+      if (left === undefined || !Number.isFinite(left)) this.#left.delete(row.seq)
+      else this.#left.set(row.seq, left)
     }
   }
 

@@ -1,10 +1,11 @@
 import type { IdQuery } from '../../../src/ids/id-allocator.ts'
 
-const UNNEST = /unnest\('\{([^}]*)\}'::text\[\], '\{([^}]*)\}'::int4\[\]\)/
+const UNNEST = /unnest\('\{([^}]*)\}'::text\[\], '\{([^}]*)\}'::int4\[\][,)]/
 
 /**
  * Sequences without a database: `query` reads the sequence names and counts of a `fetchIdsSql` text
- * (simple names only: no quotes or backslashes) and answers a `{ seq, ids }` row per sequence as the
+ * (simple names only: no quotes or backslashes; sequences without end, so that the counts needed
+ * are not read) and answers a `{ seq, ids }` row per sequence as the
  * server would (`ids`: its ids joined by commas), each sequence counting from `start` (1). Sequences in `denied` are
  * left out of a `usableOnly` query, as `has_sequence_privilege` would. Every request is recorded.
  */
