@@ -124,7 +124,10 @@ export const flushErrors = {
    * flush nothing was sent; after the commit, the commit stands.
    */
   hookFailed(hook: string, cause: unknown, table?: string): PipeflushError {
-    const why = cause instanceof Error ? cause.message : String(cause)
+    // The cause's own "Nothing was sent." (a PipeflushError a hook let through) is said once, below.
+    const why = (cause instanceof Error ? cause.message : String(cause))
+      .replace(/\s*Nothing was sent\.?\s*$/, '')
+      .replace(/\.\s*$/, '')
     const outcome =
       hook === 'afterCommit'
         ? 'The flush committed; this error does not undo it.'
