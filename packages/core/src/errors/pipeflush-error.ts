@@ -147,17 +147,25 @@ export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushEr
 /**
  * A server's error message without the values it quotes: data exceptions (SQLSTATE class 22, e.g.
  * `invalid input syntax for type integer: "4111..."`, `value "..." is out of range`) quote the value
- * at fault in double quotes, each shown as `"(a value)"`. Other messages name tables, columns and
+ * at fault in double quotes, shown as `"(a value)"`. Other messages name tables, columns and
  * constraints, and are kept. The server's DETAIL (where a unique violation shows the key) is never in
  * a message.
+ *
+ * The server quotes a value as it is, its own double quotes, backslashes and line breaks unescaped
+ * (`"card "4111" exp"`): no quote in the message tells where a value ends. So everything from the
+ * message's first double quote to its last is hidden, whatever lies between; a type name the server
+ * quotes next to the value (`enum "Mood": "..."`) goes with it. A lone quote hides the rest of the
+ * message.
  *
  * Messages go to logs and error trackers: a value the application wrote stays out of them.
  */
 export function serverMessage(message: string, sqlState: string | undefined): string {
   // 2200H (a sequence past its MAXVALUE or MINVALUE) quotes the sequence's name, not a value.
-  return sqlState?.startsWith('22') && sqlState !== '2200H'
-    ? message.replace(/"(?:[^"]|"")*"/g, '"(a value)"')
-    : message
+  if (!sqlState?.startsWith('22') || sqlState === '2200H') return message
+  const first = message.indexOf('"')
+  if (first < 0) return message
+  const last = message.lastIndexOf('"')
+  return `${message.slice(0, first)}"(a value)"${last > first ? message.slice(last + 1) : ''}`
 }
 
 /**

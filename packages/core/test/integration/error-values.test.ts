@@ -11,7 +11,7 @@ const IP = 'host-4111-1111'
 
 beforeAll(async () => {
   await db.sql.unsafe(`
-    create table card (id bigserial primary key, number text not null unique, ip inet, amount int4);
+    create table card (id bigserial primary key, number text not null unique, ip inet, amount int4, r int4range);
     insert into card (number) values ('${CARD}');
   `)
 })
@@ -54,6 +54,50 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(text(read)).not.toContain('4111')
     })
   }
+
+  // The server quotes a value as it is, quotes, backslashes and line breaks unescaped: a value that
+  // holds a double quote is hidden whole all the same.
+  const QUOTED = ['card "4111-1111-1111-1111" exp', 'secret"4111-ABC"x', 'a\\"4111\\', 'line\n"4111"\nbreak']
+  test.each(QUOTED)(
+    'a value holding quotes, backslashes or line breaks: %j is not in a message',
+    async (value) => {
+      const { client } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client)
+      const number = `${value} ${driver}`
+      const first = root.fork()
+      first.create('card', { number })
+      await first.flush()
+      const dup = root.fork()
+      dup.create('card', { number })
+      const unique = (await dup.flush().catch((e: unknown) => e)) as PipeflushError
+      expect(unique.code).toBe('CONSTRAINT_VIOLATION')
+      expect(text(unique)).not.toContain('4111')
+      expect(unique.detail).toContain(number)
+
+      for (const row of [{ ip: value }, { r: value }]) {
+        const em = root.fork()
+        em.create('card', { number: 'q', ...row })
+        const refused = (await em.flush().catch((e: unknown) => e)) as PipeflushError
+        expect(refused).toMatchObject({ code: 'STATEMENT_FAILED', sqlState: '22P02' })
+        expect(refused.message).toMatch(/: "\(a value\)"\. Nothing was committed\.$/)
+        expect(text(refused)).not.toContain('4111')
+      }
+
+      const badAmount = root.fork()
+      badAmount.create('card', { number: 'y', amount: value })
+      const invalid = (await badAmount.flush().catch((e: unknown) => e)) as PipeflushError
+      expect(invalid.code).toBe('INVALID_VALUE')
+      expect(text(invalid)).not.toContain('4111')
+      expect(invalid.value).toBe(value)
+
+      const read = await root
+        .fork()
+        .find('card', { r: value })
+        .catch((e: unknown) => e)
+      expect(isPipeflushError(read, 'STATEMENT_FAILED')).toBe(true)
+      expect(text(read)).not.toContain('4111')
+    },
+  )
 
   test('errorValues: true puts the values in messages, for development', async () => {
     const { client } = db.client(driver, { max: 1 })
