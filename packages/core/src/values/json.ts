@@ -16,6 +16,14 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null
 }
 
+/**
+ * How deep arrays and objects may nest in a json or jsonb value: a deeper one is `INVALID_VALUE`
+ * before anything is sent. PostgreSQL takes any depth, but `JSON.stringify`, which writes the value,
+ * and the snapshot's copy recurse, and run out of stack a few thousand levels down (a `RangeError`,
+ * at a depth that depends on the caller's stack).
+ */
+export const MAX_JSON_DEPTH = 1000
+
 function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
   switch (typeof value) {
     case 'string': {
@@ -35,6 +43,8 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
   }
   if (value === null) return
   if (ancestors.has(value)) problem(`the value at ${path} is circular`)
+  if (ancestors.size >= MAX_JSON_DEPTH)
+    problem(`the value nests arrays and objects more than ${MAX_JSON_DEPTH} deep, more than pipeflush writes`)
   ancestors.add(value)
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype)
@@ -66,7 +76,13 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
  */
 export function jsonText(value: unknown): string {
   checkJsonValue(value)
-  return JSON.stringify(value)
+  try {
+    return JSON.stringify(value)
+  } catch (e) {
+    // Within MAX_JSON_DEPTH, only a caller already deep in its own stack gets here.
+    if (e instanceof RangeError) problem(`the value is too deep to write here (${e.message})`)
+    throw e
+  }
 }
 
 /** Depth past which {@link plainJson} leaves a value to {@link checkJson} (which tells a cycle apart). */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
 import { encodeValue } from '../../../src/values/index.ts'
+import { MAX_JSON_DEPTH } from '../../../src/values/json.ts'
+import { normalizeKeyValue } from '../../../src/values/key.ts'
 import { at, column } from './columns.ts'
 
 function rejects(value: unknown, col = column('text'), pattern?: RegExp): PipeflushError {
@@ -317,6 +319,24 @@ describe('encodeValue: json and jsonb', () => {
     let bad: unknown = { t: 'a\u0000' }
     for (let i = 0; i < 100; i++) bad = [bad]
     rejects(bad, c, /the JSON string at \$(\[0\]){100}\.t contains a NUL character/)
+  })
+
+  it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} (JSON.stringify and copies recurse), whatever the depth, as INVALID_VALUE`, () => {
+    const nest = (n: number, leaf: unknown = 1) => {
+      let v: unknown = leaf
+      for (let i = 0; i < n; i++) v = i % 2 === 0 ? [v] : { k: v }
+      return v
+    }
+    for (const type of ['json', 'jsonb'] as const) {
+      const c = column(type)
+      const deepest = nest(MAX_JSON_DEPTH)
+      expect(encodeValue(deepest, c, at)).toBe(JSON.stringify(deepest))
+      for (const depth of [MAX_JSON_DEPTH + 1, 4000, 6000, 50_000])
+        rejects(nest(depth), c, new RegExp(`nests arrays and objects more than ${MAX_JSON_DEPTH} deep`))
+      rejects([nest(10_000)], column(type, { isArray: true }), /more than 1000 deep/)
+    }
+    // jsonb keys too
+    expect(() => normalizeKeyValue(nest(50_000), column('jsonb'), at)).toThrow(/more than 1000 deep/)
   })
 
   it('accepts shared (non-circular) references', () => {
