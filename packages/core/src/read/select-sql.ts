@@ -140,7 +140,8 @@ const singleKeyWhere = perTable((table): string | undefined => {
 /**
  * The condition that `alias`'s row has one of `keys` (canonical key values by column), for a key of
  * any number of columns: `= any($n)` for one column, else the columns `in` an unnest of one array per
- * column. Its parameters are numbered from `$first`.
+ * column (also for a key with an array column, each key's value one element). Its parameters are
+ * numbered from `$first`.
  *
  * The loads by key of one tick go in one select (see `key-loads.ts`), whatever the key's columns.
  */
@@ -152,6 +153,7 @@ export function keySetSql(
 ): { sql: string; params: (string | null)[][] } {
   const columns = table.primaryKey.map((name) => table.columnsByName.get(name)!)
   const params = columns.map((c) => keys.map((k) => encode(k[c.name], c, table)))
+  if (columns.some((c) => c.isArray)) return arrayKeySetSql(table, columns, alias, first, params)
   if (columns.length === 1) {
     const c = columns[0]!
     const col = comparedColumn(`${alias}.${columnSql(table, c.name)}`, c)
@@ -160,6 +162,28 @@ export function keySetSql(
   const cols = columns.map((c) => comparedColumn(`${alias}.${columnSql(table, c.name)}`, c)).join(', ')
   const arrays = columns.map((c, i) => castTextList(`$${first + i}::text[]`, c)).join(', ')
   return { sql: `(${cols}) in (select * from unnest(${arrays}))`, params }
+}
+
+/**
+ * {@link keySetSql} for a key with an array column, whose key value is one array: each key's array
+ * literal is one text of its column's `text[]` parameter, read as the column's type (`= any` of an
+ * `int4[]` would compare the column with integers, and an unnest of one would give integers).
+ */
+function arrayKeySetSql(
+  table: TableModel,
+  columns: readonly ColumnModel[],
+  alias: string,
+  first: number,
+  params: (string | null)[][],
+): { sql: string; params: (string | null)[][] } {
+  const cols = columns.map((c) => comparedColumn(`${alias}.${columnSql(table, c.name)}`, c)).join(', ')
+  const names = columns.map((_, i) => `pf_k${i}`)
+  const values = columns.map((c, i) => castText(names[i]!, c)).join(', ')
+  const texts = columns.map((_, i) => `$${first + i}::text[]`).join(', ')
+  return {
+    sql: `(${cols}) in (select ${values} from unnest(${texts}) as pf_keys(${names.join(', ')}))`,
+    params,
+  }
 }
 
 /** A condition's value as text (entities given as values are resolved to keys by the caller). */
