@@ -60,8 +60,13 @@ const COLUMNS: readonly TypmodColumn[] = [
   // Exact under the fields: found by the text written, which the where clause reads with the typmod too.
   { sql: 'interval year to month', samples: [s('1'), s('1-2')] },
   { sql: 'interval day to second', samples: [s('1 2:3:4'), s('5')] },
-  { sql: 'character varying(5)', samples: [s('abc'), s('abcde')], bad: [s('abcdef')] },
-  { sql: 'character(3)', samples: [s('ab'), s('abc')], bad: [s('abcd')] },
+  // Spaces past the length are dropped by the assignment, as they are from a literal.
+  {
+    sql: 'character varying(5)',
+    samples: [s('abc'), s('abcde'), s('abcde  '), s('ab    ')],
+    bad: [s('abcdef'), s('abcde x')],
+  },
+  { sql: 'character(3)', samples: [s('ab'), s('abc'), s('abc  ')], bad: [s('abcd'), s('abc d')] },
   { sql: 'real', samples: [{ write: 0.1, literal: '0.1' }] },
   { sql: 'pf_years', samples: [s('1'), s('3 years 4 months')] },
   { sql: 'pf_bits', samples: [s('11')], bad: [s('111')] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
-import { encodeValue } from '../../../src/values/index.ts'
+import { encodeValue, sameValue } from '../../../src/values/index.ts'
 import { MAX_JSON_DEPTH } from '../../../src/values/json.ts'
 import { normalizeKeyValue } from '../../../src/values/key.ts'
 import { at, column } from './columns.ts'
@@ -212,11 +212,32 @@ describe('encodeValue: strings', () => {
     expect(encodeValue('abc', v, at)).toBe('abc')
     expect(encodeValue('😀😀😀', v, at)).toBe('😀😀😀')
     rejects('abcd', v, /a string of 4 characters is 4 characters long, more than varchar\(3\) allows/)
-    rejects('abc ', v, /4 characters long/)
+    rejects('abc\t', v, /4 characters long/)
+    rejects('ab d', v, /4 characters long/)
     const b = column('bpchar', { maxLength: 2 })
     expect(encodeValue('é', b, at)).toBe('é')
     rejects('abc', b, /more than char\(2\) allows/)
     expect(encodeValue('x'.repeat(10_000), column('varchar'), at)).toHaveLength(10_000)
+  })
+
+  it('drops spaces past varchar(n) and char(n), as the assignment does, and compares and keys as stored', () => {
+    const v = column('varchar', { maxLength: 3 })
+    expect(encodeValue('abc  ', v, at)).toBe('abc')
+    expect(encodeValue('ab    ', v, at)).toBe('ab ')
+    expect(encodeValue('😀😀😀 ', v, at)).toBe('😀😀😀')
+    rejects('abc \u00a0', v, /5 characters long/) // only spaces are dropped
+    rejects('abcd ', v, /5 characters long/)
+    expect(sameValue('abc  ', 'abc', v)).toBe(true)
+    expect(sameValue('ab ', 'ab', v)).toBe(false) // within the length, a space is kept: varchar compares it
+    expect(sameValue('abcd', 'abc', v)).toBe(false)
+    expect(normalizeKeyValue('abc  ', v, at)).toBe(normalizeKeyValue('abc', v, at))
+    expect(normalizeKeyValue('ab ', v, at)).not.toBe(normalizeKeyValue('ab', v, at))
+    const b = column('bpchar', { maxLength: 2 })
+    expect(encodeValue('ab ', b, at)).toBe('ab')
+    expect(encodeValue('a   ', b, at)).toBe('a ')
+    rejects('ab c', b, /more than char\(2\) allows/)
+    expect(sameValue('ab   ', 'ab', b)).toBe(true)
+    expect(normalizeKeyValue('ab ', b, at)).toBe(normalizeKeyValue('ab', b, at))
   })
 
   it('accepts enum labels only', () => {
@@ -231,10 +252,37 @@ describe('encodeValue: strings', () => {
     expect(encodeValue('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', c, at)).toBe(
       'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
     )
-    rejects('a0eebc999c0b4ef8bb6d6bb9bd380a11', c, /is not a valid uuid/)
-    rejects('{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', c, /is not a valid uuid/)
     rejects('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g', c, /is not a valid uuid/)
     rejects(123, c, /expected a string for uuid/)
+  })
+
+  it('takes the uuid forms the server reads, written, compared and keyed in the canonical form reads give', () => {
+    const c = column('uuid')
+    const canonical = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'
+    for (const form of [
+      '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}',
+      'a0eebc999c0b4ef8bb6d6bb9bd380a11',
+      '{A0EEBC999C0B4EF8BB6D6BB9BD380A11}',
+      'a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11',
+      'a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11',
+    ]) {
+      expect(encodeValue(form, c, at)).toBe(canonical)
+      expect(sameValue(form, canonical, c)).toBe(true)
+      expect(normalizeKeyValue(form, c, at)).toBe(normalizeKeyValue(canonical, c, at))
+    }
+    for (const bad of [
+      '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', // one brace
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}',
+      'a0eeb-c99-9c0b-4ef8-bb6d-6bb9bd380a11', // a hyphen inside a group of four
+      'a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11', // two hyphens
+      '-a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', // leading or trailing hyphen
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11-',
+      ' a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1', // 31 digits
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a111', // 33
+    ])
+      rejects(bad, c, /is not a valid uuid/)
+    expect(sameValue('{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}', 'not a uuid', c)).toBe(false)
   })
 })
 
