@@ -1,7 +1,7 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
-import type { SchemaModel } from '../model/model.ts'
+import type { SchemaModel, TableModel } from '../model/model.ts'
 import { parseMissingLookup } from '../plan/statements/lookup-check.ts'
 import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
@@ -103,7 +103,20 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
   }
   const column = e.column === undefined ? undefined : table.columns.find((c) => c.dbName === e.column)
   if (column !== undefined) (e as { column: string | undefined }).column = column.name
+  // The server names no column for a foreign key or unique violation: its constraint's, when it has one.
+  if (e.column === undefined && e.code === 'CONSTRAINT_VIOLATION' && e.constraint !== undefined) {
+    const only = constraintColumns(table, e.constraint)
+    if (only?.length === 1) (e as { column: string | undefined }).column = only[0]
+  }
   return e
+}
+
+/** The columns (API names) of `table`'s foreign key or unique constraint `name`, if it has one so named. */
+function constraintColumns(table: TableModel, name: string): readonly string[] | undefined {
+  return (
+    table.foreignKeys.find((fk) => fk.name === name)?.columns ??
+    table.uniques.find((u) => u.name === name)?.columns
+  )
 }
 
 /**

@@ -92,10 +92,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const error = await em.flush().catch((e: unknown) => e)
       expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
       const pe = error as PipeflushError
-      expect([pe.message.slice(0, 17), pe.constraint, pe.keys]).toEqual([
+      expect([pe.message.slice(0, 17), pe.constraint, pe.keys, pe.column]).toEqual([
         'update on account',
         'account_owner_key',
         [mover['id']],
+        'owner', // the unique constraint's one column (the server names none)
       ])
     })
 
