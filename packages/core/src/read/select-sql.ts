@@ -87,7 +87,7 @@ export function whereSql(
 
 /**
  * How many parameters {@link whereSql} makes of `where` on `table`: one per condition but a null and
- * a list of nulls only (`is null`). Columns it does not know count as one: whereSql refuses them.
+ * a non-empty list of nulls only (`is null`). Columns it does not know count as one: whereSql refuses them.
  */
 export function whereParamCount(table: TableModel, where: Where): number {
   let n = 0
@@ -95,8 +95,10 @@ export function whereParamCount(table: TableModel, where: Where): number {
     if (!Object.hasOwn(where, name)) continue
     const value = where[name]
     if (value === null) continue
+    // A list of nulls only is `is null`; an empty list is a parameter all the same (`= any('{}')`).
     if (
       Array.isArray(value) &&
+      value.length > 0 &&
       table.columnsByName.get(name)?.isArray !== true &&
       value.every((v) => v === null)
     )

@@ -58,7 +58,9 @@ function manyToOne(
   if (assigned !== undefined) return assigned.entity
   const found = find(uow, target, relation.targetColumns, state, relation.columns)
   if (found !== undefined) return found.entity
-  const read = referenceRead(state, relation.name)
+  // Only while the unit of work holds the entity: cleared (detached), what was read of it is gone too.
+  const held = state.status === 'managed' || state.status === 'new'
+  const read = held ? referenceRead(state, relation.name) : undefined
   if (read !== undefined && read !== null && read === canonicalText(state.table, relation.columns, state.row))
     return null // read for this key, and no row held for it: its `$where` did not match it, or it was removed since
   throw errors.notLoaded(state.table.key, relation.name, state.key)

@@ -16,6 +16,8 @@ beforeAll(async () => {
       create table "${s}".book (id int primary key, publisher_id int references "${s}".publisher, title text);
       insert into "${s}".publisher values (1, 'One'), (2, 'Two');
       insert into "${s}".book values (1, 1, 'a'), (2, 2, 'b'), (3, null, 'c'), (4, 1, null), (5, null, null);
+      create table "${s}".award (id int primary key, publisher_id int not null references "${s}".publisher, name text not null);
+      insert into "${s}".award values (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'x');
     `)
   }
 })
@@ -29,6 +31,30 @@ const CASES = [
 ] as const
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('an empty list in one $where, a value in the next: each reads its own parameter', async () => {
+    const s = schemaOf('lists', driver)
+    const { root, end } = await connectOn(db, driver, s)
+    try {
+      const awards = async (titles: unknown[]) =>
+        (
+          await root.fork().find(
+            'publisher',
+            {},
+            {
+              orderBy: { id: 'asc' },
+              with: { books: { $where: { title: titles } }, awards: { $where: { name: 'x' } } },
+            },
+          )
+        ).map((p) => (p['awards'] as { id: number }[]).map((a) => a.id))
+      // The empty list first, then the same tree with values: its shape is not the empty list's.
+      expect(await awards([])).toEqual([[1], [3]])
+      expect(await awards(['a', 'b'])).toEqual([[1], [3]])
+      expect(await awards([null])).toEqual([[1], [3]])
+    } finally {
+      await end()
+    }
+  })
+
   test.each(CASES)('find with %j: the rows of %s', async (list, sql) => {
     const s = schemaOf('lists', driver)
     const { root, end } = await connectOn(db, driver, s)

@@ -253,6 +253,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(() => second!['author']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
     const [third] = await other.find('comment', { body: 'third' }, { with: { author: true } })
     expect((third!['author'] as Entity)['username']).toBe('alan')
+    // Cleared, the unit of work holds neither: NOT_LOADED, as before any read (never a null).
+    await em.clear()
+    expect(() => first![0]!['author']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    await other.clear()
+    expect(() => third!['author']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
     // A one-to-one, both ways, and through a graph: the same.
     const stats = root.fork()
     const [g1] = await stats.find(
