@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely'
+import type { Insertable, InsertType, Selectable, SelectQueryBuilder, Updateable, UpdateType } from 'kysely'
 
 /**
  * The table names of a Kysely database interface `DB` (as written by hand or by kysely-codegen).
@@ -68,8 +68,20 @@ export type Condition<V> = [NonNullable<V>] extends [readonly unknown[]] ? V : V
  * const where: Where<DB, 'book'> = { author_id: [1, 2], published_on: null }
  */
 export type Where<DB, T extends TableName<DB>> = {
-  readonly [K in keyof Row<DB, T>]?: Condition<RefOr<DB, Row<DB, T>[K]>>
+  readonly [K in keyof Row<DB, T>]?: Condition<WhereValue<DB, T, K>>
 }
+
+/**
+ * A value {@link Where} takes for column `K`: the column's type as read, or an entity wherever create
+ * or assign take one for that column. An `Int8` column reads as a string, yet is written from numbers
+ * and bigints, so an entity stands for its key there too.
+ */
+export type WhereValue<DB, T extends TableName<DB>, K extends keyof Row<DB, T>> =
+  | RefOr<DB, Row<DB, T>[K]>
+  | (K extends keyof DB[T] ? KeyRef<DB, InsertType<DB[T][K]> | UpdateType<DB[T][K]>> : never)
+
+/** An entity of `DB` when `V` takes numbers or bigints (a key-like column), else `never`. */
+type KeyRef<DB, V> = [Extract<V, number | bigint>] extends [never] ? never : AnyEntity<DB>
 
 /** A primary key: one value, or an object of the key columns for composite keys. */
 export type KeyOf<DB, T extends TableName<DB>> = string | number | bigint | Partial<Row<DB, T>>
