@@ -129,7 +129,7 @@ export class DrizzleEntityManager<S> {
    *   with: { reviews: { $orderBy: { stars: 'desc' }, $limit: 3 }, $count: ['reviews'] },
    * })
    */
-  async find<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+  async find<T extends PgTable, const W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     where: Where<T> = {},
     options: TypedFindOptions<S, KeyOfTable<S, T>, W> = {},
@@ -138,7 +138,7 @@ export class DrizzleEntityManager<S> {
   }
 
   /** The first row of {@link find}, or undefined. */
-  async findOne<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+  async findOne<T extends PgTable, const W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     where: Where<T> = {},
     options: TypedFindOptions<S, KeyOfTable<S, T>, W> = {},
@@ -190,12 +190,12 @@ export class DrizzleEntityManager<S> {
    *   with: { author: true, $count: ['reviews'] },
    * })
    */
-  load<T extends PgTable, W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
+  load<T extends PgTable, const W extends WithTree<S, KeyOfTable<S, T>> = Record<never, never>>(
     table: T,
     key: KeyOf<T>,
     options?: TypedReadOptions<S, KeyOfTable<S, T>, W>,
   ): Promise<Found<S, T, W>>
-  load<Q extends AnySelect, W extends WithTree<S, SelectKey<S, Q>> = Record<never, never>>(
+  load<Q extends AnySelect, const W extends WithTree<S, SelectKey<S, Q>> = Record<never, never>>(
     query: Q,
     options?: TypedReadOptions<S, SelectKey<S, Q>, W>,
   ): Promise<([SelectKey<S, Q>] extends [never] ? SelectOf<S, Q> : Loaded<S, SelectKey<S, Q>, W>)[]>

@@ -1,7 +1,8 @@
 import { relations } from 'drizzle-orm'
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { boolean, integer, pgEnum, pgTable, text } from 'drizzle-orm/pg-core'
 import { describe, expectTypeOf, test } from 'vitest'
-import type { DrizzleEntityManager, Where } from '../../src/index.ts'
+import type { DrizzleEntityManager, Entity, Where } from '../../src/index.ts'
 import { kinds, type schema } from '../fixtures/schema.ts'
 
 // Type tests of `find` conditions: nothing here runs against a database. Each `@ts-expect-error` marks
@@ -67,6 +68,107 @@ describe('where', () => {
       await em.find(kinds, { texts: [['a'], ['b']] })
       // @ts-expect-error: nor is one text
       await em.find(kinds, { texts: 'a' })
+    }
+  })
+})
+
+/** A level whose `$where` gives an enum column one label, beside other relations of that level. */
+const role = pgEnum('user_role', ['admin', 'member'])
+const users = pgTable('users', { id: integer('id').primaryKey(), role: role('role').notNull() })
+const audits = pgTable('audits', {
+  id: integer('id').primaryKey(),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id),
+})
+const carts = pgTable('carts', {
+  id: integer('id').primaryKey(),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id),
+  status: status('status').notNull(),
+})
+const lines = pgTable('lines', {
+  id: integer('id').primaryKey(),
+  cartId: integer('cart_id')
+    .notNull()
+    .references(() => carts.id),
+})
+const store = {
+  role,
+  status,
+  users,
+  audits,
+  carts,
+  lines,
+  usersRelations: relations(users, ({ many }) => ({ carts: many(carts), audits: many(audits) })),
+  auditsRelations: relations(audits, ({ one }) => ({
+    user: one(users, { fields: [audits.userId], references: [users.id] }),
+  })),
+  cartsRelations: relations(carts, ({ one, many }) => ({
+    user: one(users, { fields: [carts.userId], references: [users.id] }),
+    lines: many(lines),
+  })),
+  linesRelations: relations(lines, ({ one }) => ({
+    cart: one(carts, { fields: [lines.cartId], references: [carts.id] }),
+  })),
+}
+declare const storeEm: DrizzleEntityManager<typeof store>
+declare const storeDb: NodePgDatabase<typeof store>
+type Line = Entity<typeof lines>
+type Audit = Entity<typeof audits>
+
+describe("with: a $where giving an enum column one label keeps the level's other relations", () => {
+  test('on a many() level, in find, findOne, load(table, key) and load(query)', async () => {
+    if (noRun) {
+      const [u] = await storeEm.find(
+        users,
+        {},
+        { with: { carts: { $where: { status: 'paid' }, lines: true } } },
+      )
+      expectTypeOf(u!.carts[0]!.lines).toEqualTypeOf<Line[]>()
+      const one = await storeEm.findOne(
+        users,
+        {},
+        { with: { carts: { $where: { status: 'paid' }, lines: true } } },
+      )
+      expectTypeOf(one!.carts[0]!.lines).toEqualTypeOf<Line[]>()
+      const byKey = await storeEm.load(users, 1, {
+        with: { carts: { $where: { status: 'paid' }, lines: true } },
+      })
+      expectTypeOf(byKey.carts[0]!.lines).toEqualTypeOf<Line[]>()
+      const [byQuery] = await storeEm.load(storeDb.select().from(users), {
+        with: { carts: { $where: { status: 'paid' }, lines: true } },
+      })
+      expectTypeOf(byQuery!.carts[0]!.lines).toEqualTypeOf<Line[]>()
+      // as before: a list, and a label as const
+      const [l] = await storeEm.find(
+        users,
+        {},
+        { with: { carts: { $where: { status: ['paid'] }, lines: true } } },
+      )
+      expectTypeOf(l!.carts[0]!.lines).toEqualTypeOf<Line[]>()
+      // @ts-expect-error: not a label of the enum
+      await storeEm.find(users, {}, { with: { carts: { $where: { status: 'lost' }, lines: true } } })
+      // @ts-expect-error: no such property of carts
+      await storeEm.find(users, {}, { with: { carts: { $where: { state: 'paid' }, lines: true } } })
+    }
+  })
+
+  test('on a one() level', async () => {
+    if (noRun) {
+      const [a] = await storeEm.find(
+        audits,
+        {},
+        { with: { user: { $where: { role: 'admin' }, audits: true } } },
+      )
+      expectTypeOf(a!.user!.audits).toEqualTypeOf<Audit[]>()
+      const line = await storeEm.load(lines, 1, {
+        with: { cart: { $where: { status: 'shipped' }, user: { $where: { role: 'member' }, audits: true } } },
+      })
+      expectTypeOf(line.cart!.user!.audits).toEqualTypeOf<Audit[]>()
+      // @ts-expect-error: not a label of the enum
+      await storeEm.find(audits, {}, { with: { user: { $where: { role: 'root' }, audits: true } } })
     }
   })
 })
