@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 
 /**
  * A Kysely query's parameters as text, the way pipeflush sends every value: strings as they are,
- * numbers and bigints in decimal, booleans as `true`/`false`, Dates as ISO timestamps, bytes as
+ * numbers and bigints in decimal, booleans as `true`/`false`, Dates as timestamps (see {@link dateText}), bytes as
  * `\x` hex, null as null, arrays as PostgreSQL array literals, other objects as JSON. The server
  * converts each text to the type the query compares it with.
  */
@@ -18,13 +18,34 @@ function text(value: unknown): string | null {
     return String(value)
   }
   if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw errors.invalidDateParam()
-    return value.toISOString()
-  }
+  if (value instanceof Date) return dateText(value)
   if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`
   if (Array.isArray(value)) return `{${value.map(element).join(',')}}`
   return JSON.stringify(value)
+}
+
+/** The largest time a Date holds (ms): pipeflush writes and reads `infinity` as this, `-infinity` as its negation. */
+const DATE_LIMIT_MS = 8.64e15
+
+/**
+ * A Date as PostgreSQL reads it, whatever the column (`timestamptz`, `timestamp` or `date`): its
+ * ISO timestamp within years 1 to 9999; outside them PostgreSQL reads no ISO text (`+010000-01-01T…`,
+ * `-000099-…`), so the year is written as the server writes it: `10000-01-01 00:00:00.000+00`,
+ * `0100-01-01 00:00:00.000+00 BC` (the year before 1 is 1 BC). `new Date(8.64e15)` and
+ * `new Date(-8.64e15)` are `infinity` and `-infinity`, as pipeflush writes and reads them.
+ */
+function dateText(value: Date): string {
+  const ms = value.getTime()
+  if (Number.isNaN(ms)) throw errors.invalidDateParam()
+  if (ms === DATE_LIMIT_MS) return 'infinity'
+  if (ms === -DATE_LIMIT_MS) return '-infinity'
+  const year = value.getUTCFullYear()
+  if (year >= 1 && year <= 9999) return value.toISOString()
+  // toISOString() is `±YYYYYY-MM-DDTHH:MM:SS.sssZ` here: keep its month to milliseconds.
+  const iso = value.toISOString()
+  const rest = iso.slice(iso.indexOf('-', 1), -1).replace('T', ' ')
+  const bc = year <= 0
+  return `${String(bc ? 1 - year : year).padStart(4, '0')}${rest}+00${bc ? ' BC' : ''}`
 }
 
 /** An element of an array literal: quoted, with `"` and `\` escaped; NULL for null. */

@@ -31,6 +31,11 @@ interface Mixed {
   }
 }
 
+/** Timestamps and dates outside years 1 to 9999, as parameters of a query. */
+interface Events {
+  ev: { id: number; at: Date; ts: Date; day: string }
+}
+
 /** {@link DB} with a view over `book`, as kysely-codegen lists views among tables. */
 interface WithView extends DB {
   cheap_book: { id: string; title: string; price: string }
@@ -46,6 +51,13 @@ beforeAll(async () => {
       day date, ts timestamp, tstz timestamptz, doc jsonb, bytes bytea, ints int4[], stamps timestamp[],
       days date[], docs json[]
     );
+    create table ev (id int primary key, at timestamptz not null, ts timestamp not null, day date not null);
+    insert into ev values
+      (1, '0500-06-01 00:00:00+00', '0500-06-01 00:00:00', '0500-06-01'),
+      (2, 'infinity', 'infinity', 'infinity'),
+      (3, '0044-03-15 00:00:00+00 BC', '0044-03-15 00:00:00 BC', '0044-03-15 BC'),
+      (4, '10000-01-01 12:30:05.007+00', '10000-01-01 12:30:05.007', '10000-01-01'),
+      (5, '0001-06-01 00:00:00+00 BC', '0001-06-01 00:00:00 BC', '0001-06-01 BC');
   `)
 })
 
@@ -221,5 +233,51 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
       cheap[0]!.title = 'x'
     }).toThrowError(expect.objectContaining({ code: 'UNSUPPORTED_TABLE', table: 'cheap_book' }))
     expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+  })
+})
+
+describe.each(TEST_DRIVERS)('%s: load(query) with Date parameters', (driver) => {
+  test('a Date outside years 1 to 9999, infinity and BC included, is sent as the server reads it', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<Events>({ client })
+    const em = factory.em()
+    const utc = (year: number, month = 0, day = 1, ...time: number[]) => {
+      const d = new Date(Date.UTC(2000, month, day, ...time))
+      d.setUTCFullYear(year)
+      return d
+    }
+    const ids = async (where: (q: ReturnType<typeof select>) => ReturnType<typeof select>) =>
+      (await em.load(where(select()).orderBy('id'))).map((e) => e.id)
+    const select = () => factory.db.selectFrom('ev').selectAll()
+    const infinity = new Date(8.64e15)
+    const bc44 = utc(-43, 2, 15)
+    const y10000 = utc(10000, 0, 1, 12, 30, 5, 7)
+    const bc1 = utc(0, 5, 1)
+    expect(await ids((q) => q.where('at', '=', infinity))).toEqual([2])
+    expect(await ids((q) => q.where('at', '<', utc(-9)))).toEqual([3])
+    expect(await ids((q) => q.where('at', '>', utc(-99)))).toEqual([1, 2, 3, 4, 5])
+    expect(await ids((q) => q.where('at', '=', bc44))).toEqual([3])
+    expect(await ids((q) => q.where('at', '=', y10000))).toEqual([4])
+    expect(await ids((q) => q.where('at', '=', bc1))).toEqual([5])
+    expect(await ids((q) => q.where('at', '>=', utc(1000)))).toEqual([2, 4])
+    expect(await ids((q) => q.where('at', '<', new Date(-8.64e15)))).toEqual([])
+    expect(await ids((q) => q.where('ts', '=', y10000))).toEqual([4])
+    expect(await ids((q) => q.where('ts', '=', bc44))).toEqual([3])
+    expect(await ids((q) => q.where('ts', '=', infinity))).toEqual([2])
+    expect(await ids((q) => q.where('day', '=', bc44 as never))).toEqual([3])
+    expect(await ids((q) => q.where('day', '>=', y10000 as never))).toEqual([2, 4])
+    // A list of Dates (an array parameter) too.
+    expect(
+      await ids((q) => q.where(sql<boolean>`at = any(${[bc44, y10000, infinity]}::timestamptz[])`)),
+    ).toEqual([2, 3, 4])
+    // As core's find reads the same Dates.
+    for (const [at, expected] of [
+      [infinity, [2]],
+      [bc44, [3]],
+      [y10000, [4]],
+      [bc1, [5]],
+    ] as const) {
+      expect((await em.find('ev', { at })).map((e) => e.id).sort()).toEqual(expected)
+    }
   })
 })
