@@ -112,7 +112,12 @@ export type Related<DB, R, T, K> = T extends keyof R
  * // then: createEntityManagerFactory<DB, Relations>({ client: pool, db })
  */
 export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): string {
-  const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+  // A name of printable ASCII but ' and \ as it is; any other (a line break, a quote, a backslash)
+  // escaped as JSON escapes it, and U+2028 and U+2029, which end a line for TypeScript.
+  const literal = (s: string) =>
+    /^[\x20-\x7e]*$/.test(s) && !/['\\]/.test(s)
+      ? `'${s}'`
+      : JSON.stringify(s).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
   const quote = (s: string) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : literal(s))
   const lines = [
     "// Written by relationsTypeSource() of @pipeflush/kysely from the database's foreign keys.",
