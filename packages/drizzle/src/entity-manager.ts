@@ -89,15 +89,15 @@ export class DrizzleEntityManager<S> {
 
   /**
    * A new entity of `table`, inserted by the next flush. Columns with a default, a `$defaultFn`
-   * (run now), generated or nullable columns may be left out; an entity given as a key value stands
-   * for its key.
+   * (run now), generated or nullable columns may be left out (a property given as `undefined` is left
+   * out, as Drizzle's insert leaves it out); an entity given as a key value stands for its key.
    *
    * @example
    * const book = em.create(books, { title: 'Notes', authorId: ada })
    */
   create<T extends PgTable>(table: T, values: CreateValues<T>): Entity<T> {
     const key = this.#key(table)
-    const filled = this.#context.defaults.filled(key, values as Record<string, unknown>)
+    const filled = this.#context.defaults.filled(key, given(values as Record<string, unknown>))
     return this.core.create(key, filled) as unknown as Entity<T>
   }
 
@@ -241,7 +241,8 @@ export class DrizzleEntityManager<S> {
   /**
    * Inserts `values` into `table`, or, when a row with the same `conflict` properties exists (a
    * unique constraint or index, or the primary key), updates the `update` ones (default: every
-   * supplied property but the conflict and key ones; `[]`: none). Batched per table in the next
+   * supplied property but the conflict and key ones; `[]`: none); a property given as `undefined` is
+   * left out, as at `create`. Batched per table in the next
    * flush. Returns the row's entity, which rows created in the same flush may reference: the flush
    * looks its key up by the conflict values, in the same round trip (see core's `upsert`).
    *
@@ -263,7 +264,12 @@ export class DrizzleEntityManager<S> {
       model === undefined
         ? []
         : [...model.primaryKey, ...(model.versionColumn === null ? [] : [model.versionColumn])]
-    const upserted = this.#context.defaults.upserted(key, values as Record<string, unknown>, options, kept)
+    const upserted = this.#context.defaults.upserted(
+      key,
+      given(values as Record<string, unknown>),
+      options,
+      kept,
+    )
     return this.core.upsert(key, upserted.values, upserted.options) as unknown as Entity<T>
   }
 
@@ -327,4 +333,23 @@ export class DrizzleEntityManager<S> {
     if (why !== undefined) throw errors.untrackedTable(key, why)
     return key
   }
+}
+
+/**
+ * `values` without its properties given as `undefined` (itself when it has none): Drizzle's insert
+ * leaves such a property out (the column's default, or NULL), and `$inferInsert` allows it. Core
+ * refuses `undefined` as a value (`INVALID_VALUE`); its own API keeps doing so.
+ *
+ * @example
+ * given({ name: 'Ada', role: undefined }) // { name: 'Ada' }
+ */
+function given(values: Record<string, unknown>): Record<string, unknown> {
+  if (typeof values !== 'object' || values === null) return values
+  let out: Record<string, unknown> | undefined
+  for (const property of Object.keys(values)) {
+    if (values[property] !== undefined) continue
+    out ??= { ...values }
+    delete out[property]
+  }
+  return out ?? values
 }
