@@ -65,6 +65,7 @@ export async function flushUnitOfWork(
     // Nothing to write; a locking transaction still ends (COMMIT), its locks with it.
     const { held } = context.connection
     const roundTrips = held === undefined ? 0 : await held.finish(settings.timeoutMs)
+    uow.settleUnchanged()
     const nothing = { roundTrips, connectRoundTrips: 0, connected: false, idFetch: false }
     return { ...base, ...nothing, statements: 0, waves: 0, durationMs: performance.now() - started }
   }

@@ -85,10 +85,36 @@ export function applyFlushed(
     uow.removed.delete(s)
     uow.map.delete(s)
   }
-  for (const s of uow.touched) {
-    if (s.status !== 'managed' || !hasChanges(s, uow.owner)) uow.touched.delete(s)
-  }
+  settleUnchanged(uow)
   uow.upserts.splice(0, upsertCount)
+}
+
+/**
+ * After a flush (one that wrote nothing too): assigned entities left with nothing to write are no
+ * longer touched, and an entity each holds as a foreign-key value standing for the key its row holds
+ * already (`em.assign(book, { author_id: ada })` where the row points to Ada) is replaced by that key,
+ * as the flush replaces the ones it writes. It stayed the entity, though no later read tells it apart.
+ */
+export function settleUnchanged(uow: UnitOfWorkState): void {
+  for (const s of uow.touched) {
+    if (s.status === 'managed' && hasChanges(s, uow.owner)) continue
+    uow.touched.delete(s)
+    if (s.status === 'managed') resolveUnchanged(s)
+  }
+}
+
+/** {@link settleUnchanged} of one entity: its references equal to its snapshot's values become them. */
+function resolveUnchanged(s: EntityState): void {
+  const held = s.heldSnapshot
+  if (held === null) return
+  const columns = s.table.columns
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!
+    const now = s.row[c.name]
+    if (typeof now !== 'object' || now === null || !stateOf(now)) continue
+    const was = isKept(held) ? keptValue(held, s, c) : held[c.name]
+    if (was !== undefined && sameValue(resolvedOrSelf(now, c, s), was, c)) s.row[c.name] = was
+  }
 }
 
 /**

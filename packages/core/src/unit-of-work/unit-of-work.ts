@@ -7,7 +7,7 @@ import { type Entity, type EntityState, type EntityStatus, stateOf } from '../tr
 import { rowKey } from '../track/keys.ts'
 import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
 import { describeKeyText } from '../values/location.ts'
-import { applyFlushed } from './apply-flushed.ts'
+import { applyFlushed, settleUnchanged } from './apply-flushed.ts'
 import { type Checkpoint, checkpoint } from './checkpoint.ts'
 import { pendingChanges } from './pending.ts'
 import { ReferringIndex } from './referring-index.ts'
@@ -163,6 +163,14 @@ export class UnitOfWork {
     editsAtPending?: number,
   ): void {
     applyFlushed(this.#uow, pending, sent, upsertCount, filled, editsAtPending)
+  }
+
+  /**
+   * After a flush that had nothing to write: what assignments left unchanged settles (an entity
+   * given as a foreign-key value standing for the key the row holds becomes that key).
+   */
+  settleUnchanged(): void {
+    settleUnchanged(this.#uow)
   }
 
   /**

@@ -494,6 +494,35 @@ describe('UnitOfWork.applyFlushed', () => {
     })
   })
 
+  // Bug: an entity assigned as a foreign-key value the row held already stayed the entity after the
+  // flush (which rightly wrote nothing): `book.author_id` an object where the key was expected.
+  it('replaces a FK entity standing for the key the row holds already by that key, nothing written', () => {
+    const uow = new UnitOfWork()
+    const ada = author(uow, '1')
+    const grace = author(uow, '2')
+    const b = book(uow, {})
+    b.entity.author_id = ada.entity
+    const { pending } = flushed(uow)
+    expect(pending.updates).toEqual([])
+    expect(b.row.author_id).toBe('1')
+    expect(b.entity.author_id).toBe('1')
+    // one that stands for another key is written and resolved as before
+    b.entity.author_id = grace.entity
+    flushed(uow)
+    expect(b.row.author_id).toBe('2')
+    expect(outline(uow)).toEqual(NOTHING)
+  })
+
+  it('replaces such a FK entity also when the flush has nothing at all to write', () => {
+    const uow = new UnitOfWork()
+    const ada = author(uow, '1')
+    const b = book(uow, {})
+    b.entity.author_id = ada.entity
+    expect(outline(uow)).toEqual(NOTHING)
+    uow.settleUnchanged()
+    expect(b.entity.author_id).toBe('1')
+  })
+
   it('keeps a FK entity assigned while in flight instead of the id that was sent', () => {
     const uow = new UnitOfWork()
     const ada = author(uow, '1')
