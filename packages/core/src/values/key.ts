@@ -66,17 +66,25 @@ export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): n
 
 /**
  * A referenced row's key value as the referencing `column` holds it: an `int8` key (held as its
- * decimal text) given to an `int2` or `int4` foreign key as a number, the form those columns take;
- * any other value as it is (the column's codec checks it). PostgreSQL lets a foreign key of one
- * integer type reference a key of another (an `int` column referencing a `bigserial` key).
+ * decimal text, or as a bigint by a mapping) given to an `int2` or `int4` foreign key as a number,
+ * the form those columns take; any other value as it is (the column's codec checks it). PostgreSQL
+ * lets a foreign key of one integer type reference a key of another (an `int` column referencing a
+ * `bigserial` key).
  *
  * @example
  * referencingValue('42', int4Column) // 42
+ * referencingValue(42n, int4Column) // 42
  * referencingValue('42', int8Column) // '42'
  */
 export function referencingValue(value: unknown, column: ColumnModel): unknown {
-  if (typeof value !== 'string' || (column.type !== 'int4' && column.type !== 'int2')) return value
-  if (column.isArray || column.mapping !== undefined) return value
+  const type = column.type
+  if (column.isArray) return value
+  if ((type !== 'int4' && type !== 'int2') || column.mapping !== undefined) return value
+  if (typeof value === 'bigint') {
+    const n = Number(value)
+    return Number.isSafeInteger(n) ? n : value
+  }
+  if (typeof value !== 'string') return value
   const n = Number(value)
   return Number.isSafeInteger(n) && String(n) === value ? n : value
 }

@@ -34,7 +34,8 @@ export class RowLocation implements ValueLocation {
   }
 
   get key(): Readonly<Record<string, unknown>> | undefined {
-    if (this.#names.length === 1 && this.#values[0] instanceof Slot) return undefined
+    // No part known (a slot, or none given): a new row, not `id=undefined`.
+    if (this.#values.every((v) => v === undefined || v instanceof Slot)) return undefined
     return Object.fromEntries(
       this.#names.map((name, i) => [name, this.#values[i] instanceof Slot ? undefined : this.#values[i]]),
     )

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
+import { rowLocation } from '../../../src/plan/rows/row-key.ts'
 import {
   compareKeyValues,
   compareNormalizedKeys,
@@ -7,6 +8,7 @@ import {
   normalizeKeyValue,
   referencingValue,
 } from '../../../src/values/index.ts'
+import { table } from '../track/fixtures.ts'
 import { column } from './columns.ts'
 
 describe('normalizeKeyValue', () => {
@@ -185,5 +187,22 @@ describe('referencingValue', () => {
     expect(referencingValue('9007199254740993', column('int4'))).toBe('9007199254740993')
     expect(referencingValue('042', column('int4'))).toBe('042')
     expect(referencingValue('42', column('int4', { isArray: true }))).toBe('42')
+  })
+
+  // Bug: a bigint key (Drizzle's bigserial in bigint mode) given to an int4 foreign key was
+  // INVALID_VALUE "expected a number for int4, got a bigint".
+  it('gives a bigint key to an int4 or int2 column as a number while it is a safe integer', () => {
+    expect(referencingValue(42n, column('int4'))).toBe(42)
+    expect(referencingValue(-7n, column('int2'))).toBe(-7)
+    expect(referencingValue(42n, column('int8'))).toBe(42n)
+    expect(referencingValue(2n ** 53n, column('int4'))).toBe(2n ** 53n)
+  })
+})
+
+describe('rowLocation', () => {
+  // Bug: a new row's error said "row id=undefined".
+  it('names a row whose key is not known as a new row', () => {
+    expect(rowLocation(table('book'), undefined).key).toBeUndefined()
+    expect(rowLocation(table('book'), 7).key).toEqual({ id: 7 })
   })
 })
