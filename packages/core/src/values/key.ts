@@ -1,5 +1,6 @@
 import type { ColumnModel } from '../model/model.ts'
 import { codecFor } from './codecs.ts'
+import { int8Text } from './integer.ts'
 import type { ValueLocation } from './location.ts'
 import { describeWritten, locatedError, problem } from './location.ts'
 import { storedValue } from './mapping.ts'
@@ -67,7 +68,9 @@ export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): n
 /**
  * A referenced row's key value as the referencing `column` holds it: an `int8` key (held as its
  * decimal text, or as a bigint by a mapping) given to an `int2` or `int4` foreign key as a number,
- * the form those columns take; any other value as it is (the column's codec checks it). PostgreSQL
+ * the form those columns take; an integer given to an `int8` column with a mapping as the mapping
+ * reads it (a Drizzle `bigint` of `mode: 'number'` holds a number, of `mode: 'bigint'` a bigint,
+ * whatever the key's own form); any other value as it is (the column's codec checks it). PostgreSQL
  * lets a foreign key of one integer type reference a key of another (an `int` column referencing a
  * `bigserial` key).
  *
@@ -79,6 +82,7 @@ export function compareKeyValues(a: unknown, b: unknown, column: ColumnModel): n
 export function referencingValue(value: unknown, column: ColumnModel): unknown {
   const type = column.type
   if (column.isArray) return value
+  if (type === 'int8') return column.mapping === undefined ? value : mappedInt8(value, column)
   if ((type !== 'int4' && type !== 'int2') || column.mapping !== undefined) return value
   if (typeof value === 'bigint') {
     const n = Number(value)
@@ -87,4 +91,17 @@ export function referencingValue(value: unknown, column: ColumnModel): unknown {
   if (typeof value !== 'string') return value
   const n = Number(value)
   return Number.isSafeInteger(n) && String(n) === value ? n : value
+}
+
+/**
+ * An integer as an `int8` column with a mapping holds it: what the mapping reads of its decimal text
+ * (the form pipeflush decodes int8 in); anything else, and anything the mapping refuses, as it is.
+ */
+function mappedInt8(value: unknown, column: ColumnModel): unknown {
+  if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'string') return value
+  try {
+    return column.mapping!.read(int8Text(value))
+  } catch {
+    return value
+  }
 }

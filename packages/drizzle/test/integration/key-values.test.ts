@@ -1,7 +1,7 @@
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
-import { relations } from 'drizzle-orm'
+import { eq, relations } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import { bigserial, integer, pgTable, serial, text } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, integer, pgTable, serial, text } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js'
 import type pg from 'pg'
 import type postgres from 'postgres'
@@ -36,7 +36,20 @@ const intRefs = pgTable('kv_int_ref', {
     .references(() => accounts.id),
 })
 
-const schema = { authors, books, booksRelations, accounts, intRefs }
+// Foreign keys whose mode differs from their key's: a number-mode bigint referencing a bigint-mode
+// bigserial, and a bigint-mode bigint referencing a serial.
+const lines = pgTable('kv_line', {
+  id: serial('id').primaryKey(),
+  accountId: bigint('account_id', { mode: 'number' })
+    .notNull()
+    .references(() => accounts.id),
+})
+const events = pgTable('kv_event', {
+  id: serial('id').primaryKey(),
+  authorId: bigint('author_id', { mode: 'bigint' }).references(() => authors.id),
+})
+
+const schema = { authors, books, booksRelations, accounts, intRefs, lines, events }
 
 beforeAll(async () => {
   await db.sql.unsafe(`
@@ -45,6 +58,8 @@ create table kv_book (id serial primary key, title text not null, author_id int 
 insert into kv_author (name) values ('Ada'), ('Grace');
 create table kv_account (id bigserial primary key, name text not null);
 create table kv_int_ref (id serial primary key, account_id integer not null references kv_account);
+create table kv_line (id serial primary key, account_id bigint not null references kv_account);
+create table kv_event (id serial primary key, author_id bigint references kv_author);
 `)
 })
 
@@ -98,5 +113,39 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(again.accountId).toBe(Number(created.account.id))
     const stored = await drizzle.select().from(intRefs)
     expect(stored.filter((r) => r.accountId === Number(created.account.id))).toHaveLength(2)
+  })
+
+  // Bug: after the flush `line.accountId` held 1n (typed number: JSON.stringify threw), and
+  // `event.authorId` 1 (typed bigint), the key in its own table's mode.
+  test('a foreign key of another mode than its key: after the flush, the value Drizzle selects for it', async () => {
+    const drizzle = drizzleOf()
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const { result } = await factory.run((em) => {
+      const account = em.create(accounts, { name: `mode-${driver}` })
+      const author = em.create(authors, { name: `mode-${driver}` })
+      return {
+        account,
+        author,
+        line: em.create(lines, { accountId: account }),
+        event: em.create(events, { authorId: author }),
+      }
+    })
+    const [line] = await drizzle.select().from(lines).where(eq(lines.id, result.line.id))
+    const [event] = await drizzle.select().from(events).where(eq(events.id, result.event.id))
+    expect(typeof line!.accountId).toBe('number')
+    expect(typeof event!.authorId).toBe('bigint')
+    expect({ ...result.line }).toEqual(line)
+    expect({ ...result.event }).toEqual(event)
+    // Loaded parents, and a reassignment of a managed row.
+    const { result: again } = await factory.run(async (em) => {
+      const account = await em.load(accounts, result.account.id)
+      const author = await em.load(authors, 2)
+      const stored = await em.load(lines, result.line.id)
+      em.assign(stored, { accountId: account })
+      const event = em.create(events, { authorId: author })
+      return { stored, event }
+    })
+    expect(again.stored.accountId).toBe(Number(result.account.id))
+    expect(again.event.authorId).toBe(2n)
   })
 })
