@@ -6,6 +6,7 @@ import type { UpsertSpec } from '../plan/types.ts'
 import { columnOf, givenColumn } from '../schema/checks.ts'
 import { keyFills } from '../schema/key-fill.ts'
 import { emptyRowOf } from '../track/row.ts'
+import { versionValue } from '../values/mapping.ts'
 
 /**
  * The row of a new entity of `table`: a copy of `values` whose every column exists and may be
@@ -22,7 +23,8 @@ export function newRow(
   const row = writableRow(table, values)
   fillUuidKeys(table, row)
   const version = table.versionColumn
-  if (version && (row[version] === undefined || row[version] === null)) row[version] = 1
+  if (version && (row[version] === undefined || row[version] === null))
+    row[version] = versionValue(1, columnOf(table, version))
   return row
 }
 
@@ -61,7 +63,8 @@ export function upsertOf(
     Object.keys(row).filter(
       (c) => !conflict.includes(c) && !table.primaryKey.includes(c) && c !== table.versionColumn,
     )
-  if (table.versionColumn && row[table.versionColumn] === undefined) row[table.versionColumn] = 1
+  if (table.versionColumn && row[table.versionColumn] === undefined)
+    row[table.versionColumn] = versionValue(1, columnOf(table, table.versionColumn))
   fillUuidKeys(table, row)
   return { row, spec: { conflict: [...conflict], update: [...update] } }
 }

@@ -34,6 +34,19 @@ export function applicationValue(value: unknown, column: ColumnModel): unknown {
   }
 }
 
+/**
+ * Version `n` of a row as its version `column` holds it: what the column's mapping reads of it (given
+ * in the form pipeflush decodes the column's type in: a number for int2 and int4, the decimal text
+ * otherwise), or `n` itself. A Drizzle `bigint({ mode: 'bigint' })` version holds `2n`, as read.
+ *
+ * @example
+ * versionValue(2, int8ColumnMappedToBigint) // 2n
+ */
+export function versionValue(n: number, column: ColumnModel): unknown {
+  if (column.mapping === undefined) return n
+  return applicationValue(column.type === 'int2' || column.type === 'int4' ? n : String(n), column)
+}
+
 function reason(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }

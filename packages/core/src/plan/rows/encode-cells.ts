@@ -5,6 +5,7 @@ import type { EntityState } from '../../track/entity-state.ts'
 import { emptyRowOf } from '../../track/row.ts'
 import { snapshotValue } from '../../track/snapshot.ts'
 import { encodeValue, type ValueLocation } from '../../values/index.ts'
+import { versionValue } from '../../values/mapping.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
 import { copiesRows } from '../statements/copy-statements.ts'
 import { type FormOptions, statementForms, statementShape } from '../statements/statement-shape.ts'
@@ -237,7 +238,7 @@ function updatedSnapshot(
     out[name] = value instanceof Slot ? undefined : snapshotValue(table, name, value)
   }
   const version = table.versionColumn
-  if (version) out[version] = Number(old?.[version]) + 1
+  if (version) out[version] = versionValue(Number(old?.[version]) + 1, columnOf(table, version))
   return out
 }
 

@@ -8,7 +8,9 @@ import { planFlush } from '../../../src/plan/plan-flush.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { hasMutableColumns } from '../../../src/track/snapshot.ts'
 import { decodeValue, encodeValue, normalizeKeyValue, sameValue } from '../../../src/values/index.ts'
+import { versionValue } from '../../../src/values/mapping.ts'
 import { changes } from '../plan/fixtures.ts'
+import { column as columnOfType } from './columns.ts'
 
 // A column's own representation over pipeflush's (`ColumnModel.mapping`): int8 held as numbers, a
 // timestamp held as the server's text (`text: true`) mapped to Dates, a point as an [x, y] pair.
@@ -103,5 +105,19 @@ describe('a column mapping', () => {
       changes({ inserts: [{ table: 'spot', values: { id: 3, seen: new Date(0), at: [0, 1] } }] }),
     )
     expect(planStatements(plan)[0]?.params).toEqual([['3'], ['1970-01-01T00:00:00.000Z'], ['(0,1)']])
+  })
+})
+
+describe('versionValue', () => {
+  // Bug: a version column mapped to bigints (Drizzle's bigint({ mode: 'bigint' })) held the numbers
+  // 1 and 2 after a create and an update, where a read gives 1n.
+  it('gives a version as the column mapping reads it, the number itself without a mapping', () => {
+    const asBigint = columnOfType('int8', { mapping: { read: (v) => BigInt(v as string), write: (v) => v } })
+    const asText = columnOfType('int8', { mapping: { read: (v) => `v${String(v)}`, write: (v) => v } })
+    const int4 = columnOfType('int4', { mapping: { read: (v) => (v as number) * 10, write: (v) => v } })
+    expect(versionValue(2, asBigint)).toBe(2n)
+    expect(versionValue(2, asText)).toBe('v2')
+    expect(versionValue(2, int4)).toBe(20)
+    expect(versionValue(2, columnOfType('int8'))).toBe(2)
   })
 })
