@@ -3,7 +3,7 @@ import type { ColumnModel, ForeignKeyModel, TableModel } from '../model/model.ts
 import { keyFillOf, keyFills } from '../schema/key-fill.ts'
 import { perTable } from '../schema/per-table.ts'
 import { tableOfKey } from '../schema/table-of-key.ts'
-import { referencingValue, sameValue } from '../values/index.ts'
+import { referencingValue, sameValue, storedKeyText } from '../values/index.ts'
 import { type EntityState, stateOf } from './entity-state.ts'
 import { emptyRow } from './row.ts'
 import { heldValue, isKept, isKeptTime, type Kept, keptColumns } from './sent-snapshot.ts'
@@ -107,10 +107,14 @@ export function resolveReference(
     unknownKey(table, column, ref.table, targetColumn)
   }
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
+  // A string key as the target column stores it (its spaces past varchar(n), a uuid's canonical form),
+  // not as the entity was given it: a wider referencing column would write the given form.
   const resolved =
     targetColumn && stateOf(key.value)
       ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned)
-      : key.value
+      : targetColumn
+        ? storedKeyText(key.value, targetColumn)
+        : key.value
   return referencingValue(resolved, column)
 }
 

@@ -40,6 +40,21 @@ function fitLength(s: string, column: ColumnModel): string | undefined {
   return s.slice(0, s.length - excess)
 }
 
+/**
+ * A string key value of `column` as the column stores it: spaces past a `varchar(n)`/`char(n)`'s length
+ * dropped, a uuid in its canonical form; anything else as it is. What a reference to that key writes,
+ * whatever the referencing column (a wider `varchar`, a `text` without a foreign key).
+ *
+ * @example
+ * storedKeyText('ab   ', varchar3) // 'ab '
+ */
+export function storedKeyText(value: unknown, column: ColumnModel): unknown {
+  if (typeof value !== 'string' || column.isArray) return value
+  if (column.type === 'uuid') return canonicalUuid(value) ?? value
+  if (column.type === 'varchar' || column.type === 'bpchar') return fitLength(value, column) ?? value
+  return value
+}
+
 /** `varchar(n)` strings equal as the column stores them (see {@link fitLength}). */
 function sameFitted(a: unknown, b: unknown, column: ColumnModel): boolean {
   if (typeof a !== 'string' || typeof b !== 'string') return false
