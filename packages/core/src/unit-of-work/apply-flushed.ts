@@ -5,7 +5,7 @@ import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { isKept, type Kept, keptValue, wholeSnapshot } from '../track/sent-snapshot.ts'
 import { hasMutableColumns } from '../track/snapshot.ts'
-import { referencingValue, sameValue } from '../values/index.ts'
+import { referencingValue, sameValue, storedKeyText } from '../values/index.ts'
 import { settleUpserts } from './settle-upserts.ts'
 import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState } from './state.ts'
 
@@ -188,10 +188,10 @@ function resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): un
   const ref = stateOf(value)
   if (!ref) return value
   try {
-    const key = referencedKey(ref, column, s.table).value
-    const resolved = stateOf(key)
-      ? resolvedOrSelf(key, ref.table.columnsByName.get(referencedKey(ref, column, s.table).column)!, ref)
-      : key
+    const { value: key, column: keyColumn } = referencedKey(ref, column, s.table)
+    const target = ref.table.columnsByName.get(keyColumn)!
+    // As `resolveReference` wrote it: a string key as the target column stores it.
+    const resolved = stateOf(key) ? resolvedOrSelf(key, target, ref) : storedKeyText(key, target)
     return referencingValue(resolved, column)
   } catch {
     return value

@@ -49,6 +49,31 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         em.find('tag_ref', { tagged_id: tagged }),
       ])
       expect([byEntity.length, tags.length]).toEqual([1, 1])
+      // After the flush each reference holds the key as stored, not the parent entity.
+      const held = [...byEntity, ...tags].map((r) => r['parent_id'] ?? r['tagged_id'])
+      expect(held).toEqual(['ab ', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'])
+    } finally {
+      await c.end()
+    }
+  })
+
+  test('a new parent and its child in one flush: the child holds the stored key after it', async () => {
+    const s = schemaOf('stored_keys', driver)
+    const c = db.client(driver, {
+      max: 1,
+      postgresJs: { connection: { search_path: s } },
+      pg: { options: `-c search_path=${s}` },
+    })
+    try {
+      const root = await EntityManager.connect(c.client)
+      const em = root.fork()
+      const parent = em.create('parent', { code: 'cd   ', n: 0 })
+      const kid = em.create('kid_fk', { parent_id: parent, n: 1 })
+      const text = em.create('kid_text', { parent_id: parent, n: 1 })
+      await em.flush()
+      expect([kid['parent_id'], text['parent_id']]).toEqual(['cd ', 'cd '])
+      const again = await em.flush()
+      expect(again.statements).toBe(0)
     } finally {
       await c.end()
     }
