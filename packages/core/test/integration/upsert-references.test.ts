@@ -29,6 +29,10 @@ create table printing (id bigserial primary key, edition_id bigint not null refe
 create table tag_note (id bigserial primary key, tag_id bigint not null references tag, lang text not null,
   body text, unique (tag_id, lang));
 create table note_mark (id bigserial primary key, tag_note_id bigint not null references tag_note);
+create table shelf (id serial primary key, name text not null);
+create table shelf_profile (shelf_id int primary key references shelf, bio text);
+create table profile_mark (id bigserial primary key, shelf_profile_id int not null references shelf_profile);
+insert into shelf (name) values ('kept');
 create table alias (id bigserial primary key, label text not null unique, tag_id bigint references tag);
 create table label_tag (id bigserial primary key, name text not null unique, color text);
 create function label_tag_lower() returns trigger language plpgsql as $$
@@ -234,6 +238,20 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       [String(later['id'])],
     )
     expect(row?.['id']).toBe(String(note['id']))
+  })
+
+  test('a row referencing an upsert keyed by a loaded entity (a one-to-one keyed by its parent): one round trip', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const em = root.fork()
+    const shelf = await em.load('shelf', 1)
+    const profile = em.upsert('shelf_profile', { shelf_id: shelf, bio: driver }, { conflict: ['shelf_id'] })
+    const mark = em.create('profile_mark', { shelf_profile_id: profile })
+    expect((await counted(counter, () => em.flush())).roundTrips).toBe(1)
+    const [row] = await db.sql.unsafe(
+      `select shelf_profile_id as id from "${schema}".profile_mark where id = $1`,
+      [String(mark['id'])],
+    )
+    expect(row?.['id']).toBe(1)
   })
 
   test('an earlier upsert of one key, referenced, is looked up as the last one (which wins)', async () => {

@@ -115,7 +115,8 @@ function conflictTexts(table: TableModel, column: string, state: EntityState): s
     const model = target.columnsByName.get(name)!
     const now = state.row[name]
     const invalid = (why: string) => errors.upsertReferenceInvalid(table.key, column, target.key, why)
-    if (!sameValue(now, values[i], model))
+    // The same entity given at upsert() is unchanged (an entity is no value its column compares).
+    if (now !== values[i] && !sameValue(now, values[i], model))
       throw invalid(`its conflict column "${name}" was changed after upsert(); upsert again instead.`)
     const value = resolveReference(now, model, target, state.owner)
     if ((value === undefined || value === null) && stateOf(now) !== undefined)
