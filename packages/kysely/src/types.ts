@@ -72,16 +72,16 @@ export type Where<DB, T extends TableName<DB>> = {
 }
 
 /**
- * A value {@link Where} takes for column `K`: the column's type as read, or an entity wherever create
- * or assign take one for that column. An `Int8` column reads as a string, yet is written from numbers
- * and bigints, so an entity stands for its key there too.
+ * A value {@link Where} takes for column `K`: the column's type as read, or an entity for a key-like
+ * column. An `Int8` column reads as a string, yet is written from bigints (and numbers), so an entity
+ * stands for its key there too; a `Numeric` one, written from numbers but never bigints, is no key.
  */
 export type WhereValue<DB, T extends TableName<DB>, K extends keyof Row<DB, T>> =
   | RefOr<DB, Row<DB, T>[K]>
   | (K extends keyof DB[T] ? KeyRef<DB, InsertType<DB[T][K]> | UpdateType<DB[T][K]>> : never)
 
-/** An entity of `DB` when `V` takes numbers or bigints (a key-like column), else `never`. */
-type KeyRef<DB, V> = [Extract<V, number | bigint>] extends [never] ? never : AnyEntity<DB>
+/** An entity of `DB` when `V` takes bigints (an `Int8`, key-like column), else `never`. */
+type KeyRef<DB, V> = [Extract<V, bigint>] extends [never] ? never : AnyEntity<DB>
 
 /** A primary key: one value, or an object of the key columns for composite keys. */
 export type KeyOf<DB, T extends TableName<DB>> = string | number | bigint | Partial<Row<DB, T>>
