@@ -1,7 +1,6 @@
-import { EntityManager } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { schemaOf } from './fixtures/schema-client.ts'
+import { connectOn, schemaOf } from './fixtures/schema-client.ts'
 
 // A key given in a form the server stores otherwise (spaces past a varchar(n), a uuid in braces) is
 // referenced as stored: a wider column (varchar(10) with a foreign key, text without one) writes the
@@ -25,13 +24,8 @@ beforeAll(async () => {
 describe.each(TEST_DRIVERS)('%s', (driver) => {
   test('a reference writes the key as the parent row stores it', async () => {
     const s = schemaOf('stored_keys', driver)
-    const c = db.client(driver, {
-      max: 1,
-      postgresJs: { connection: { search_path: s } },
-      pg: { options: `-c search_path=${s}` },
-    })
+    const { root, end } = await connectOn(db, driver, s)
     try {
-      const root = await EntityManager.connect(c.client)
       const em = root.fork()
       const parent = em.create('parent', { code: 'ab   ', n: 0 }) // stored 'ab '
       const tagged = em.create('tagged', { id: '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}', n: 0 })
@@ -53,19 +47,14 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const held = [...byEntity, ...tags].map((r) => r['parent_id'] ?? r['tagged_id'])
       expect(held).toEqual(['ab ', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'])
     } finally {
-      await c.end()
+      await end()
     }
   })
 
   test('a new parent and its child in one flush: the child holds the stored key after it', async () => {
     const s = schemaOf('stored_keys', driver)
-    const c = db.client(driver, {
-      max: 1,
-      postgresJs: { connection: { search_path: s } },
-      pg: { options: `-c search_path=${s}` },
-    })
+    const { root, end } = await connectOn(db, driver, s)
     try {
-      const root = await EntityManager.connect(c.client)
       const em = root.fork()
       const parent = em.create('parent', { code: 'cd   ', n: 0 })
       const kid = em.create('kid_fk', { parent_id: parent, n: 1 })
@@ -75,7 +64,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const again = await em.flush()
       expect(again.statements).toBe(0)
     } finally {
-      await c.end()
+      await end()
     }
   })
 })
