@@ -51,13 +51,21 @@ export async function kysely(pool: pg.Pool): Promise<void> {
   })
   const em = factory.em({ pipeline: config.pipeline })
   await em.find('author', {}, { with: undefined })
+  // A patch whose properties may be undefined (a request body's optional fields): left as they are.
+  const author = em.create('author', { id: 2, name: 'Bob' })
+  em.assign(author, { name: config.name })
   await kyselyFactory<DB>({
     client: pool,
     hooks: { beforeFlush: undefined, tables: { author: { beforeCreate: undefined } } },
   })
 }
 
-const authors = pgTable('author', { id: integer('id').primaryKey(), name: text('name').notNull() })
+const authors = pgTable('author', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull(),
+  bio: text('bio'),
+  role: text('role').notNull().default('member'),
+})
 
 export async function drizzleApp(pool: pg.Pool): Promise<void> {
   const db = drizzle(pool, { schema: { authors } })
@@ -70,6 +78,10 @@ export async function drizzleApp(pool: pg.Pool): Promise<void> {
   await factory.run((em) => em.find(authors, {}, { limit: config.limit }), { retries: config.retries })
   const em = factory.fork({ pipeline: config.pipeline })
   em.upsert(authors, { id: 1, name: 'Ada' }, { conflict: ['id'], update: undefined })
+  // A repository's patch as applications type it (`Partial` of the insert type, whose optional
+  // properties allow undefined): a property given as undefined is left as it is.
+  const patch: Partial<typeof authors.$inferInsert> = { name: 'Ada', bio: config.name, role: config.name }
+  em.assign(em.create(authors, { id: 2, name: 'Bob' }), patch)
   await drizzleFactory({
     db,
     hooks: { afterCommit: undefined, tables: { authors: { beforeUpdate: undefined } } },

@@ -84,12 +84,17 @@ export type CreateValues<T extends PgTable> = {
   [K in keyof T['$inferInsert']]: ColumnRefOr<T, K, T['$inferInsert'][K]>
 }
 
-/** What `assign(entity, values)` takes: any columns of the table Drizzle inserts (not a generated column or a `GENERATED ALWAYS` identity), refs accepted. */
+/**
+ * What `assign(entity, values)` takes: any columns of the table Drizzle inserts (not a generated
+ * column or a `GENERATED ALWAYS` identity), refs accepted. A property given as `undefined` is left
+ * as it is (as Drizzle's `update().set()` leaves it), so a `Partial<typeof table.$inferInsert>` patch
+ * is taken under `exactOptionalPropertyTypes` too.
+ */
 export type AssignValues<T> = T extends {
   readonly $inferSelect: infer R
   readonly $inferInsert: infer I
 }
-  ? { [K in keyof R as K extends keyof I ? K : never]?: ColumnRefOr<T, K, R[K]> }
+  ? { [K in keyof R as K extends keyof I ? K : never]?: ColumnRefOr<T, K, R[K]> | undefined }
   : never
 
 /**

@@ -85,4 +85,21 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(stored.find((u) => u.name === `v-${driver}`)).toMatchObject({ role: 'member', nickname: 'nick' })
     expect(result.map((e) => e.role)).toEqual(['admin', 'member'])
   })
+
+  test('assign: an undefined property is left as it is (a Partial<$inferInsert> patch), as Drizzle set() leaves it', async () => {
+    const drizzle = drizzleOf()
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    await drizzle.insert(users).values({ name: `p-${driver}`, role: 'admin', nickname: 'pat' })
+    const patch: Partial<typeof users.$inferInsert> = { role: undefined, nickname: 'patty' }
+    const { report } = await factory.run(async (em) => {
+      const [user] = await em.find(users, { name: `p-${driver}` })
+      em.assign(user!, patch)
+    })
+    expect(report.updated).toBe(1)
+    const [stored] = await drizzle
+      .select()
+      .from(users)
+      .where(eq(users.name, `p-${driver}`))
+    expect(stored).toMatchObject({ role: 'admin', nickname: 'patty' })
+  })
 })
