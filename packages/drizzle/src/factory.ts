@@ -50,7 +50,8 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
   /**
    * Optimistic locking: the version column's property, for every table that has it (`'version'`),
    * or by table key (`{ books: 'version' }`). An integer, NOT NULL; incremented by every flush that
-   * updates the row, checked in the same statement (`OPTIMISTIC_LOCK`).
+   * updates the row, checked in the same statement (`OPTIMISTIC_LOCK`). A create leaving it out
+   * writes 1; declared without a default (`.default(1)`), `create`'s type requires it.
    */
   readonly version?:
     | string
