@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net'
 import { isPipeflushError } from '@pipeflush/core'
+import { type SilentServer, startSilentServer } from '@pipeflush/testkit'
 import { integer, pgSchema, text } from 'drizzle-orm/pg-core'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
@@ -12,19 +12,15 @@ const authors = app.table('author', { id: integer('id').primaryKey(), fullName: 
 const schema = { authors }
 
 // A server on loopback that accepts and never answers: a read waits for it until its flushTimeoutMs.
-let server: Server
-const sockets: Socket[] = []
+let silent: SilentServer
 let sql: postgres.Sql
 beforeAll(async () => {
-  server = createServer((socket) => sockets.push(socket))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  sql = postgres({ host: '127.0.0.1', port, max: 1, connect_timeout: 30 })
+  silent = await startSilentServer()
+  sql = postgres({ host: '127.0.0.1', port: silent.port, max: 1, connect_timeout: 30 })
 })
 afterAll(async () => {
   await sql.end({ timeout: 0 })
-  for (const s of sockets) s.destroy()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await silent.close()
 })
 
 /** The error `work` rejects with, as `code: message`. */

@@ -1,23 +1,19 @@
-import { createServer, type Server, type Socket } from 'node:net'
 import { defineSchema, isPipeflushError } from '@pipeflush/core'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
+import { type SilentServer, startSilentServer } from '@pipeflush/testkit'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 
 // A server on loopback that accepts and never answers: a read waits for it until its flushTimeoutMs.
-let server: Server
-const sockets: Socket[] = []
+let silent: SilentServer
 let sql: postgres.Sql
 beforeAll(async () => {
-  server = createServer((socket) => sockets.push(socket))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  sql = postgres({ host: '127.0.0.1', port, max: 1, connect_timeout: 30 })
+  silent = await startSilentServer()
+  sql = postgres({ host: '127.0.0.1', port: silent.port, max: 1, connect_timeout: 30 })
 })
 afterAll(async () => {
   await sql.end({ timeout: 0 })
-  for (const s of sockets) s.destroy()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await silent.close()
 })
 
 interface DB {

@@ -1,5 +1,6 @@
-import { createServer, type Server, Socket } from 'node:net'
+import { createServer, Socket } from 'node:net'
 import { EntityManager } from '@pipeflush/core'
+import { type SilentServer, startSilentServer } from '@pipeflush/testkit'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -11,29 +12,19 @@ import { settleWithin, watchProcess } from './support.ts'
 // pipeflush's socket factory every new connection tried the silent host first again, and failed.
 const db = useTestDatabase()
 
-let silent: Server
-let silentPort = 0
-const held: Socket[] = []
+let silent: SilentServer
 
 beforeAll(async () => {
   await db.sql.unsafe('create table if not exists silent_item (id int8 primary key, name text not null)')
-  silent = createServer((socket) => {
-    held.push(socket)
-    socket.on('error', () => {})
-  })
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-  silentPort = (silent.address() as { port: number }).port
+  silent = await startSilentServer()
 })
 
-afterAll(async () => {
-  for (const s of held) s.destroy()
-  await new Promise<void>((resolve) => silent.close(() => resolve()))
-})
+afterAll(() => silent.close())
 
 describe('postgres.js, the first host silent', () => {
   test('the first connect times out there; the next, and every unit after, reach the second host', async () => {
     const target = new URL(db.url)
-    const url = `postgres://${target.username}:${target.password}@127.0.0.1:${silentPort},127.0.0.1:${target.port}${target.pathname}`
+    const url = `postgres://${target.username}:${target.password}@127.0.0.1:${silent.port},127.0.0.1:${target.port}${target.pathname}`
     const sql = postgres(url, { max: 2, connect_timeout: 1, onnotice: () => {} })
     const watch = watchProcess()
     try {
