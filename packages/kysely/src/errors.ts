@@ -21,6 +21,26 @@ export const errors = {
     return new PipeflushError('UNKNOWN_TABLE', `load(query): unknown table "${label}".`, { table: label })
   },
 
+  /**
+   * A string given to a json or jsonb column (`create`, `upsert`, `assign`: `call`) that is not JSON
+   * text. Neither the text nor the parser's message (which quotes it) is in the message.
+   */
+  invalidJsonText(call: string, table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `${call}(${table}): ${column} is a json column, and a string given to it is JSON text (as Kysely sends it); this one is not JSON. Give the value itself, or its JSON.stringify().`,
+      { table, column },
+    )
+  },
+
+  /** A query given to `select` that writes (`kind`: the Kysely node that does, `InsertQueryNode`...). */
+  writeInSelect(kind: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `select(query): the query writes (a ${kind}); select runs selects only, with the reads of its tick. Write through the unit of work, or with Kysely's own execute().`,
+    )
+  },
+
   /** A `load(query)` parameter that is a Date whose time is NaN. */
   invalidDateParam(): PipeflushError {
     return new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')

@@ -1,5 +1,15 @@
 import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
-import type { Compilable, InferResult, Kysely } from 'kysely'
+import type {
+  Compilable,
+  DeleteQueryBuilder,
+  InferResult,
+  InsertQueryBuilder,
+  Kysely,
+  MergeQueryBuilder,
+  UpdateQueryBuilder,
+  WheneableMergeQueryBuilder,
+} from 'kysely'
+import { given } from './given-values.ts'
 import { loadQuery, selectQuery } from './load/load-query.ts'
 import type {
   ManyRelationName,
@@ -24,6 +34,19 @@ import type {
   TypedEntity,
   Where,
 } from './types.ts'
+
+/**
+ * What {@link TypedEntityManager.select} adds to its query's type: nothing for a select; for a Kysely
+ * builder that writes, a property no value has, so that the call does not compile.
+ */
+type SelectOnly<Q> = Q extends
+  | InsertQueryBuilder<infer _D, infer _T, infer _O>
+  | UpdateQueryBuilder<infer _D, infer _U, infer _T, infer _O>
+  | DeleteQueryBuilder<infer _D, infer _T, infer _O>
+  | MergeQueryBuilder<infer _D, infer _T, infer _O>
+  | WheneableMergeQueryBuilder<infer _D, infer _T, infer _S, infer _O>
+  ? { readonly 'select takes a select, not a query that writes': never }
+  : unknown
 
 /**
  * A unit of work typed by the Kysely database interface `DB`: table names, column names and value
@@ -70,18 +93,23 @@ export class TypedEntityManager<DB, R = NoRelations> {
 
   /**
    * A new entity of `table`, inserted by the next flush. Generated and defaulted columns may be left
-   * out; an entity given as a foreign-key value stands for its key.
+   * out (or given as `undefined`, as Kysely's insert takes them); an entity given as a foreign-key
+   * value stands for its key; a string given to a json or jsonb column is JSON text, as Kysely sends
+   * it (`JSONColumnType`, kysely-codegen's `Json`): the entity holds the value it is.
    *
    * @example
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create<T extends TableName<DB>>(table: T, values: CreateValues<DB, T>): TypedEntity<DB, T> {
-    return this.core.create(table, values as Record<string, unknown>) as unknown as TypedEntity<DB, T>
+    const row = given(this.core.schema, table, values as Record<string, unknown>, 'create')
+    return this.core.create(table, row) as unknown as TypedEntity<DB, T>
   }
 
   /**
    * Assigns several columns of `entity` at once (Kysely's `Updateable` types); an entity is accepted
-   * for a key column. Plain assignment (`book.title = 'x'`) works too.
+   * for a key column. A column given as `undefined` is left as it is, and a string given to a json or
+   * jsonb column is JSON text, as at {@link create}. Plain assignment (`book.title = 'x'`) works too
+   * (the value as it is).
    *
    * @example
    * em.assign(book, { title: 'Final', publisher_id: newPublisher })
@@ -91,7 +119,10 @@ export class TypedEntityManager<DB, R = NoRelations> {
     values: AssignValues<DB, T>,
   ): TypedEntity<DB, T> {
     const target = entity as unknown as Record<string, unknown>
-    for (const [column, value] of Object.entries(values)) if (value !== undefined) target[column] = value
+    const table =
+      this.core.stateOf(entity) === undefined ? '' : this.core.tableOf(entity as unknown as Entity)
+    const row = given(this.core.schema, table, values as Record<string, unknown>, 'assign')
+    for (const column of Object.keys(row)) target[column] = row[column]
     return entity
   }
 
@@ -198,7 +229,9 @@ export class TypedEntityManager<DB, R = NoRelations> {
 
   /**
    * The rows of any Kysely select, untracked, typed as Kysely types its result, with the other reads
-   * of this tick (one round trip): an aggregate or a scalar beside the entities a request reads. The
+   * of this tick (one round trip): an aggregate or a scalar beside the entities a request reads. A
+   * query that writes (an insert, update, delete or merge builder, or a select `with` one) does not
+   * compile, and is `INVALID_STATE` at run time, nothing sent. The
    * values are the driver's (its type parsers: an int8 `count(*)` is a string; cast it, e.g.
    * `sql<number>\`count(*)::int\``).
    *
@@ -209,7 +242,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * ]) // one round trip
    * const total = Number(counted[0]?.n) // an int8 count comes as a string
    */
-  select<Q extends Compilable>(query: Q): Promise<InferResult<Q>> {
+  select<Q extends Compilable>(query: Q & SelectOnly<Q>): Promise<InferResult<Q>> {
     return selectQuery(this.core, query) as Promise<InferResult<Q>>
   }
 
@@ -236,7 +269,8 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * (`insert ... select from unnest ... on conflict ... do update ... returning`). Returns the row's
    * entity, which rows created in the same flush may reference: the flush looks its key up by the
    * conflict values, in the same round trip; afterwards it holds the row as stored (see the core
-   * `EntityManager.upsert`).
+   * `EntityManager.upsert`). `values` are taken as at {@link create} (`undefined` left out, JSON text
+   * parsed).
    *
    * @example
    * const ace = em.upsert('publisher', { name: 'Ace' }, { conflict: ['name'], update: [] })
@@ -250,10 +284,8 @@ export class TypedEntityManager<DB, R = NoRelations> {
       readonly update?: readonly ColumnName<DB, T>[] | undefined
     },
   ): TypedEntity<DB, T> {
-    return this.core.upsert(table, values as Record<string, unknown>, options) as unknown as TypedEntity<
-      DB,
-      T
-    >
+    const row = given(this.core.schema, table, values as Record<string, unknown>, 'upsert')
+    return this.core.upsert(table, row, options) as unknown as TypedEntity<DB, T>
   }
 
   /**

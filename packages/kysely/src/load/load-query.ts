@@ -1,5 +1,6 @@
 import type { Entity, EntityManager, ReadOptions } from '@pipeflush/core'
-import type { Compilable, SelectQueryBuilder } from 'kysely'
+import type { Compilable, RootOperationNode, SelectQueryBuilder } from 'kysely'
+import { errors } from '../errors.ts'
 import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
@@ -37,5 +38,23 @@ export async function selectQuery(
   query: unknown,
 ): Promise<readonly Record<string, unknown>[]> {
   const compiled = (query as Compilable).compile()
+  const writes = writeIn(compiled.query)
+  if (writes !== undefined) throw errors.writeInSelect(writes)
   return em.select({ text: compiled.sql, params: queryParams(compiled.parameters) })
+}
+
+/**
+ * The kind of the node of `root` that writes, if one does: `root` itself when it is not a select (an
+ * insert, update, delete, merge, or a schema change), or a `with` query of a select that is one
+ * (`with gone as (delete ... returning *) select ...`). A select's subqueries cannot write.
+ */
+function writeIn(root: RootOperationNode): string | undefined {
+  // Raw SQL (`sql` in a `with`) is the application's to know: sent as it is.
+  if (root.kind === 'RawNode') return undefined
+  if (root.kind !== 'SelectQueryNode') return root.kind
+  for (const cte of root.with?.expressions ?? []) {
+    const kind = writeIn(cte.expression as RootOperationNode)
+    if (kind !== undefined) return kind
+  }
+  return undefined
 }

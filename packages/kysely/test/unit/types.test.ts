@@ -261,7 +261,32 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       void (async () => {
         const rows = await em.select(db.selectFrom('book').select(['id', 'title']).where('author_id', '=', 1))
         expectTypeOf(rows).toEqualTypeOf<{ id: string; title: string }[]>()
+        const counted = await em.select(
+          db
+            .with('cheap', (d) => d.selectFrom('book').select('id').where('price', '<', '10'))
+            .selectFrom('cheap')
+            .select((eb) => eb.fn.countAll<string>().as('n')),
+        )
+        expectTypeOf(counted).toEqualTypeOf<{ n: string }[]>()
       })()
+    }
+  })
+
+  test('select(query) takes no query that writes', () => {
+    if (noRun) {
+      // @ts-expect-error: an insert
+      void em.select(db.insertInto('author').values({ name: 'Ada' }).returning('id'))
+      // @ts-expect-error: an update
+      void em.select(db.updateTable('author').set({ name: 'Ada' }).where('id', '=', 1))
+      // @ts-expect-error: a delete
+      void em.select(db.deleteFrom('review').where('id', '=', 1).returningAll())
+      const merge = db
+        .mergeInto('author')
+        .using('book', 'book.author_id', 'author.id')
+        .whenMatched()
+        .thenDelete()
+      // @ts-expect-error: a merge
+      void em.select(merge)
     }
   })
 
