@@ -7,7 +7,7 @@ import {
   type PipelineMode,
   type SchemaModel,
 } from '@pipeflush/core'
-import { Kysely, PostgresDialect } from 'kysely'
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
 import { errors } from './errors.ts'
 import type { NoRelations } from './relations.ts'
@@ -162,7 +162,7 @@ export class EntityManagerFactory<DB, R = NoRelations> {
  *
  * @example
  * import pg from 'pg'
- * import { Kysely, PostgresDialect } from 'kysely'
+ * import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
  * import type { DB } from './db.ts' // e.g. written by kysely-codegen
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, pipeline: true })
@@ -190,6 +190,10 @@ export async function createEntityManagerFactory<DB, R = NoRelations>(
       'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
     )
   }
+  if (db !== undefined && renamesColumns(db))
+    throw errors.invalidConfig(
+      "createEntityManagerFactory: db uses Kysely's CamelCasePlugin, and pipeflush's tables, columns and entities are the database's names (a DB interface in camelCase does not fit them): give a Kysely instance without it, typed by the database's names",
+    )
   let factory: EntityManagerFactory<DB, R> | undefined
   const typed = (em: EntityManager) => factory!.typedOf(em) as unknown as TypedEntityManager<DB>
   const root = await EntityManager.connect(
@@ -198,6 +202,26 @@ export async function createEntityManagerFactory<DB, R = NoRelations>(
   )
   factory = new EntityManagerFactory<DB, R>(root, db ?? kyselyOn<DB>(root.driver, client))
   return factory
+}
+
+/**
+ * Whether the application's Kysely renames columns between the database and its rows (Kysely's
+ * `CamelCasePlugin`, or one made from it): `load(query)` would give entities the database's names
+ * under a type of the plugin's, each property read `undefined`. Known by the plugin's class (its name
+ * too: the application's Kysely may be another copy of the package than this one's).
+ */
+function renamesColumns(db: object): boolean {
+  const executor = (db as { getExecutor?: () => { readonly plugins?: readonly unknown[] } }).getExecutor?.()
+  for (const plugin of executor?.plugins ?? []) {
+    if (plugin instanceof CamelCasePlugin) return true
+    // The plugin's class and the classes it extends, by name.
+    let c: unknown = (plugin as object | null)?.constructor
+    while (typeof c === 'function' && c !== Function.prototype) {
+      if (c.name === 'CamelCasePlugin') return true
+      c = Object.getPrototypeOf(c)
+    }
+  }
+  return false
 }
 
 /** A Kysely instance over the client's own pool. */

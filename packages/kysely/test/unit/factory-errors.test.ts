@@ -1,5 +1,7 @@
 import { defineSchema, PipeflushError } from '@pipeflush/core'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
+import { CamelCasePlugin, Kysely, ParseJSONResultsPlugin } from 'kysely'
+import { PostgresJSDialect } from 'kysely-postgres-js'
 import postgres from 'postgres'
 import { afterAll, describe, expect, test } from 'vitest'
 
@@ -27,6 +29,35 @@ describe('the factory refuses bad options with INVALID_CONFIG before any query',
     ['a bad pipeline', { client: sql, schema, pipeline: 'fast' }],
   ])('%s', async (_label, options) => {
     expect(await code(() => createEntityManagerFactory(options as never))).toBe('INVALID_CONFIG')
+  })
+
+  test("a Kysely with CamelCasePlugin (or one extending it, or another copy's): its names are not the database's", async () => {
+    const db = new Kysely({
+      dialect: new PostgresJSDialect({ postgres: sql }),
+      plugins: [new CamelCasePlugin()],
+    })
+    class Mapped extends CamelCasePlugin {}
+    /** A plugin of another copy of Kysely: a class of that name, not this copy's. */
+    const OtherCopy = { CamelCasePlugin: class CamelCasePlugin {} }.CamelCasePlugin
+    for (const plugins of [[new CamelCasePlugin()], [new Mapped()], [new OtherCopy()]]) {
+      const error = await Promise.resolve(
+        createEntityManagerFactory({
+          client: sql,
+          schema,
+          db: db.withoutPlugins().withPlugin(plugins[0] as never),
+        }),
+      ).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(PipeflushError)
+      expect((error as PipeflushError).code).toBe('INVALID_CONFIG')
+      expect((error as Error).message).toMatch(/CamelCasePlugin/)
+    }
+    // Another plugin is fine (with a schema given, the factory asks the database nothing).
+    const other = await createEntityManagerFactory({
+      client: sql,
+      schema,
+      db: db.withoutPlugins().withPlugin(new ParseJSONResultsPlugin()),
+    })
+    expect(other.db).toBeDefined()
   })
 
   test('no client: the message names the option', async () => {
