@@ -1,3 +1,4 @@
+import type { SchemaModel } from '../model/model.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 
 /** What the server said of a statement it rejected, as far as telling which one it was goes. */
@@ -11,6 +12,8 @@ export interface RejectionFacts {
   readonly detail?: string | undefined
   /** Its context (see `DriverError.where`). */
   readonly where?: string | undefined
+  /** The constraint it names (a foreign key of `table` for a row still referenced). */
+  readonly constraint?: string | undefined
 }
 
 /**
@@ -39,7 +42,9 @@ const REFERENTIAL_ACTION = /^SQL statement "(?:UPDATE|DELETE FROM) .*OPERATOR\(p
  * A row still referenced (`Key (id)=(5) is still referenced from table "child"`) is the exception: the
  * server names the referencing table, but the statement that failed removed the referenced row (a
  * delete, the one whose rows hold the key first) or changed its key (an update setting one of the
- * key's columns), on another table or the same.
+ * key's columns), on another table or the same: on the table its foreign key references, when
+ * `schema` knows that constraint (another table's delete may hold the same key in a column of the
+ * same name: `comment.id` 5 beside `article.id` 5).
  *
  * @example
  * // an update of t's name and an insert into t, the insert's id taken:
@@ -48,6 +53,7 @@ const REFERENTIAL_ACTION = /^SQL statement "(?:UPDATE|DELETE FROM) .*OPERATOR\(p
 export function rejectedStatement(
   statements: readonly (PlannedStatement | undefined)[],
   facts: RejectionFacts,
+  schema?: SchemaModel,
 ): PlannedStatement | undefined {
   const { table } = facts
   const isOn = onTableOf(statements, facts)
@@ -67,7 +73,7 @@ export function rejectedStatement(
   if (table === undefined) return undefined
   const key = detailKey(facts.detail)
   if (key?.referenced === true) {
-    const removing = removingStatement(statements, key)
+    const removing = removingStatement(statements, key, referencedTable(facts, schema))
     if (removing !== undefined) return removing
   }
   const onTable: PlannedStatement[] = []
@@ -165,23 +171,51 @@ interface DetailKey {
 }
 
 /**
+ * The key of the table the foreign key `facts.constraint` of the referencing table `facts.table`
+ * references, when `schema` has that table and constraint.
+ */
+function referencedTable(facts: RejectionFacts, schema: SchemaModel | undefined): string | undefined {
+  const { table, constraint } = facts
+  if (schema === undefined || table === undefined || constraint === undefined) return undefined
+  for (const t of schema.tables.values()) {
+    if (t.name !== table || (facts.schema !== undefined && t.schema !== facts.schema)) continue
+    const fk = t.foreignKeys.find((f) => f.name === constraint)
+    if (fk !== undefined) return fk.target
+  }
+  return undefined
+}
+
+/**
  * The statement that removed or rekeyed a row still referenced (see {@link rejectedStatement}): of the
- * deletes, and the updates setting a column of the key, the first whose rows hold the key's values,
- * else the first. Undefined when there is none.
+ * deletes, and the updates setting a column of the key, on the referenced table (`target`) when it is
+ * known and one of them is on it, the first whose rows hold the key's values, else the first.
+ * Undefined when there is none.
  */
 function removingStatement(
   statements: readonly (PlannedStatement | undefined)[],
   key: DetailKey,
+  target: string | undefined,
 ): PlannedStatement | undefined {
+  if (target !== undefined && statements.some((s) => s?.table === target && removes(s, key))) {
+    return removingStatement(
+      statements.filter((s) => s?.table === target),
+      key,
+      undefined,
+    )
+  }
   let first: PlannedStatement | undefined
   for (const s of statements) {
     if (s === undefined) continue
-    const removes = s.kind === 'delete' || (s.kind === 'update' && writes(s, key.columns))
-    if (!removes) continue
+    if (!removes(s, key)) continue
     if (holdsKey(s, key)) return s
     first ??= s
   }
   return first
+}
+
+/** Whether `s` could have removed or rekeyed a row of `key`: a delete, or an update setting one of its columns. */
+function removes(s: PlannedStatement, key: DetailKey): boolean {
+  return s.kind === 'delete' || (s.kind === 'update' && writes(s, key.columns))
 }
 
 /** The key of `Key (a, b)=(1, x) ...`, or undefined for a detail of another form. */

@@ -6,6 +6,7 @@ import type {
   StatementResult,
 } from '../drivers/driver.ts'
 import { errors } from '../errors.ts'
+import type { SchemaModel } from '../model/model.ts'
 import { planStatements } from '../plan/format-plan.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
 import { flushLogInsert } from './flush-log.ts'
@@ -21,7 +22,10 @@ import { hasCopy, pipelined, SEPARATOR, simpleBatch, statementAt } from './state
 export type ReturnedRows = readonly (readonly Row[] | undefined)[]
 
 /** The settings a mode sends with (see {@link FlushSettings}). */
-type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'>
+type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'> & {
+  /** Tells which statement of a message a rejection names, where the server did not say (see `statementAt`). */
+  readonly schema?: SchemaModel | undefined
+}
 
 /** No flush log: nothing inserted before the plan. */
 const NOTHING_LOGGED: readonly string[] = []
@@ -118,7 +122,9 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
     // A statement failed: the open transaction is aborted; it ends before the connection goes back.
     if (input.inTransaction && (e as DriverError)?.kind === 'server' && fs.usable)
       await fs.simple('rollback').catch(() => {})
-    throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
+    throw serverError(fs, e, (d) =>
+      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId),
+    )
   }
 }
 
@@ -170,7 +176,9 @@ async function sendTogether(
     const rowSets = rowSetCount(statements)
     return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies, rowSets }))
   } catch (e) {
-    throw serverError(fs, e, (d) => statementError(d, statementAt(batch, d), input.flushId))
+    throw serverError(fs, e, (d) =>
+      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId),
+    )
   }
 }
 

@@ -2,6 +2,7 @@ import { statementName } from '../connection/statement-name.ts'
 import type { Param, PipelinedStatement } from '../drivers/driver.ts'
 import { inlineLiterals } from '../drivers/inline-params.ts'
 import { errors } from '../errors.ts'
+import type { SchemaModel } from '../model/model.ts'
 import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.ts'
 import { statementForm } from '../plan/statements/statement-sql.ts'
 import type { PlannedStatement } from '../plan/types.ts'
@@ -114,12 +115,13 @@ function codePoints(s: string): number {
 
 /**
  * The statement of `batch` an error of its message is about: by the error's character position, else
- * by what the server named (its table, and the key or column: see `rejectedStatement`). Undefined when
- * nothing matches.
+ * by what the server named (its table, and the key or column: see `rejectedStatement`, which `schema`
+ * helps tell a foreign key's referenced table). Undefined when nothing matches.
  */
 export function statementAt(
   batch: SimpleBatch,
   error: RejectionFacts & { readonly position?: number | undefined; readonly message?: string },
+  schema?: SchemaModel,
 ): PlannedStatement | undefined {
   // A row changed or gone: the update or delete on its table whose rows hold its key.
   const stale = parseStaleError({ code: error.sqlState, message: error.message })
@@ -133,7 +135,7 @@ export function statementAt(
     }
     return undefined
   }
-  return rejectedStatement(batch.statements, error)
+  return rejectedStatement(batch.statements, error, schema)
 }
 
 /**

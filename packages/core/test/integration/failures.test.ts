@@ -15,6 +15,9 @@ beforeAll(async () => {
     create table tally (id int primary key, n int not null, version int not null default 1);
     create table reading (id bigserial primary key, device text not null, recorded_at timestamptz not null,
       value float8 not null, unique (device, recorded_at));
+    create table post (id int primary key);
+    create table note (id int primary key, post_id int not null references post);
+    create table star (id int primary key, post_id int not null references post);
   `)
 })
 
@@ -163,6 +166,32 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       ])
       expect(await counts()).toEqual(before)
       expect(em.pending).toEqual({ inserts: 1, updates: 0, deletes: 1, upserts: 0 })
+    })
+
+    // A post deleted with its notes while another transaction stars it: the server names star and its
+    // foreign key, and a note's delete holds the post's key in a column of the same name (note 1 of
+    // post 1). The error names the post's delete, not the note's.
+    test("a row still referenced, while another table's delete holds the same key: the error names the referenced table's delete", async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const base = 1_000 * (TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode) + 1)
+      await db.sql.unsafe(
+        `insert into post values (${base}); insert into note values (${base}, ${base}), (${base + 1}, ${base})`,
+      )
+      const em = root.fork()
+      for (const note of await em.find('note', { post_id: base })) em.remove(note)
+      em.remove(await em.load('post', base))
+      await db.sql.unsafe(`insert into star values (${base}, ${base})`) // committed meanwhile
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 14), pe.table, pe.constraint, pe.keys]).toEqual([
+        'delete on post',
+        'post',
+        'star_post_id_fkey',
+        [base],
+      ])
+      expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 3, upserts: 0 })
     })
 
     // An upsert that updates a versioned row increments its version, as an update does: the unit that

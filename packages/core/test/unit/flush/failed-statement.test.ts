@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { rejectedStatement } from '../../../src/flush/failed-statement.ts'
+import { defineSchema } from '../../../src/index.ts'
 import type { PlannedStatement, StatementKind } from '../../../src/plan/types.ts'
 
 /** A statement of `kind` on `table` writing `columns`, its rows' texts per column (`params`). */
@@ -139,6 +140,41 @@ describe('rejectedStatement', () => {
     ).toBe(recode)
     // Nothing removed or rekeyed (not a statement of this message): as for other rejections.
     expect(rejectedStatement([insertNine], { table: 't', detail })).toBe(insertNine)
+  })
+
+  test("a row still referenced: the delete on the table the constraint references, when another table's holds the same key", () => {
+    // An article deleted with its comments; a favorite added meanwhile references article 1, and
+    // comment 1 is deleted in the same message: the server names favorite and its foreign key.
+    const schema = defineSchema({
+      article: { columns: { id: 'int4' }, primaryKey: ['id'] },
+      comment: {
+        columns: { id: 'int4', article_id: 'int4' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['article_id'], references: 'article' }],
+      },
+      favorite: {
+        columns: { user_id: 'int4', article_id: 'int4' },
+        primaryKey: ['user_id', 'article_id'],
+        foreignKeys: [{ columns: ['article_id'], references: 'article' }],
+      },
+    })
+    const removeComments = statement('delete', 'comment', ['id'], [['1', '2']])
+    const removeArticle = statement('delete', 'article', ['id'], [['1']])
+    const facts = {
+      sqlState: '23503',
+      schema: 'public',
+      table: 'favorite',
+      constraint: 'favorite_article_id_fkey',
+      detail: 'Key (id)=(1) is still referenced from table "favorite".',
+    }
+    expect(rejectedStatement([removeComments, removeArticle], facts, schema)).toBe(removeArticle)
+    // Without the schema (or a constraint it does not know), the first delete holding the key, as before.
+    expect(rejectedStatement([removeComments, removeArticle], facts)).toBe(removeComments)
+    expect(
+      rejectedStatement([removeComments, removeArticle], { ...facts, constraint: 'other' }, schema),
+    ).toBe(removeComments)
+    // The referenced table's statement is not in the message: of the others, as before.
+    expect(rejectedStatement([removeComments], facts, schema)).toBe(removeComments)
   })
 })
 
