@@ -14,6 +14,8 @@ beforeAll(async () => {
 
 const CLIENTS = 8
 const FANS = 12
+/** Users favoriting and commenting on an article while its author deletes it. */
+const RACERS = 12
 
 describe.each(configurations(TEST_DRIVERS))(
   '$driver, $implementation: clients at once',
@@ -118,18 +120,19 @@ describe.each(configurations(TEST_DRIVERS))(
     })
 
     // An article deleted while others favorite and comment on it: the delete read its favorites and
-    // comments, then one committed before its flush (a foreign key refused it: a 500), or the favorite
-    // referenced a row gone. Each runs again on what is stored then: a delete, favorites and comments,
-    // or 404s.
+    // comments, then one committed before its flush (a foreign key refused it: a 500 once the retries
+    // ran out, found by an outside probe with 20 users), or the favorite referenced a row gone. The
+    // delete locks the article as it reads it (the others' foreign key checks wait for it), and a
+    // write meeting a row gone runs again on what is stored then: a delete, favorites and comments, or
+    // 404s.
     test('an article deleted while others favorite and comment on it: no 500, and nothing left of it once deleted', async () => {
-      if (implementation !== 'pipeflush') return
       const conduit = await conduitOn(db, driver, implementation)
       try {
         const author = await register(conduit.apiUrl, 'deleter')
         const fans: Client[] = await Promise.all(
-          Array.from({ length: 4 }, (_, i) => register(conduit.apiUrl, `racer${i}`)),
+          Array.from({ length: RACERS }, (_, i) => register(conduit.apiUrl, `racer${i}`)),
         )
-        for (let k = 0; k < 3; k++) {
+        for (let k = 0; k < 6; k++) {
           const slug = await createArticle(author, `Deleted while favored ${k}`)
           const answers = await Promise.all([
             author.send('DELETE', `/articles/${slug}`),
@@ -140,11 +143,11 @@ describe.each(configurations(TEST_DRIVERS))(
             ),
           ])
           const statuses = answers.map((r) => r.status)
+          expect(statuses[0], `statuses ${statuses.join(', ')}`).toBe(204)
           expect(
-            statuses.filter((s) => s >= 500),
+            statuses.slice(1).filter((s) => s !== 200 && s !== 404),
             `statuses ${statuses.join(', ')}`,
           ).toEqual([])
-          expect(statuses[0]).toBe(204)
           const [left] = await db.sql`select count(*)::int as n from article where slug = ${slug}`
           expect(left!['n']).toBe(0)
         }

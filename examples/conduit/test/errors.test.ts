@@ -156,6 +156,14 @@ describe.each(configurations(TEST_DRIVERS))(
         await status(bob.send('PUT', '/user', { user: {} }), 422, {
           user: ['must change at least one field'],
         })
+        // A field given with the wrong type: that field's problem only (it did try to change one).
+        await status(bob.send('PUT', '/user', { user: { image: 5 } }), 422, { image: ['must be a string'] })
+        await status(bob.send('PUT', '/user', { user: { username: false } }), 422, {
+          username: ['must be a string'],
+        })
+        await status(alice.send('PUT', `/articles/${slug}`, { article: { body: 7 } }), 422, {
+          body: ['must be a string'],
+        })
         await status(alice.send('POST', '/articles', { article: { description: 'd', body: 'b' } }), 422, {
           title: ["can't be blank"],
         })

@@ -13,6 +13,11 @@ class Checks {
     this.#errors[field] = messages
   }
 
+  /** Whether a check failed so far. */
+  get failed(): boolean {
+    return Object.keys(this.#errors).length > 0
+  }
+
   /** Throws the 422 when a check failed. */
   done(): void {
     if (Object.keys(this.#errors).length > 0) throw unprocessable(this.#errors as ErrorFields)
@@ -124,7 +129,9 @@ export function userUpdate(body: unknown): {
     image: clearable('image'),
   }
   email(checks, input.email)
-  if (Object.values(input).every((v) => v === undefined)) checks.add('user', 'must change at least one field')
+  // A field given but refused (a number for the image) is not a request changing nothing.
+  if (!checks.failed && Object.values(input).every((v) => v === undefined))
+    checks.add('user', 'must change at least one field')
   checks.done()
   return input
 }
@@ -169,7 +176,7 @@ export function articleUpdate(body: unknown): {
     description: optional(checks, o, 'description'),
     body: optional(checks, o, 'body'),
   }
-  if (Object.values(input).every((v) => v === undefined))
+  if (!checks.failed && Object.values(input).every((v) => v === undefined))
     checks.add('article', 'must change at least one field')
   checks.done()
   return input

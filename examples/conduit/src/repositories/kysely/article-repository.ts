@@ -111,8 +111,13 @@ export class KyselyArticleRepository implements ArticleRepository {
     return this.bySlug(slug)
   }
 
+  /**
+   * The article locked first, so that a favorite or comment another request adds meanwhile waits for
+   * the lock (its foreign key check) and then finds the article gone, rather than failing this delete.
+   */
   async remove(article: ArticleRecord): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
+      await trx.selectFrom('article').select('id').where('id', '=', article.id).forUpdate().execute()
       await trx.deleteFrom('comment').where('article_id', '=', article.id).execute()
       await trx.deleteFrom('favorite').where('article_id', '=', article.id).execute()
       await trx.deleteFrom('article_tag').where('article_id', '=', article.id).execute()

@@ -22,10 +22,27 @@ export class KyselyStore implements Store {
   }
 
   async run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    try {
-      return await work(kyselyRepositories(this.#db))
-    } catch (e) {
-      throw uniqueViolationOf(e) ?? e
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work(kyselyRepositories(this.#db))
+      } catch (e) {
+        // A row the write references was removed meanwhile (a favorite or comment of an article being
+        // deleted): the work runs again on what is stored now (a 404). Each request writes with one
+        // statement or one transaction, so a failed write left nothing behind.
+        if (attempt < MAX_ATTEMPTS && sqlStateOf(e) === FOREIGN_KEY_VIOLATION) continue
+        throw uniqueViolationOf(e) ?? e
+      }
     }
   }
+}
+
+/** Runs of a request's work at most, when its write meets a row another request removed meanwhile. */
+const MAX_ATTEMPTS = 3
+
+/** SQLSTATE foreign_key_violation. */
+const FOREIGN_KEY_VIOLATION = '23503'
+
+/** The SQLSTATE of a driver's error (`code` on node-postgres's and postgres.js's alike). */
+function sqlStateOf(e: unknown): unknown {
+  return typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined
 }

@@ -103,12 +103,17 @@ export class PipeflushArticleRepository implements ArticleRepository {
     return view
   }
 
-  /** One graph load: the article with every row that references it. */
+  /**
+   * One graph load, locked (`for update`, in the transaction the flush commits): the article with
+   * every row that references it. A favorite or comment another request adds meanwhile waits for the
+   * article's lock (its foreign key check), then finds the article gone: the delete never meets a
+   * reference it did not read. Still two round trips: the locking read, the flush with its COMMIT.
+   */
   forRemoval(slug: string): Promise<Article | undefined> {
     return this.#em.findOne(
       'article',
       { slug },
-      { with: { comments: true, favorites: true, article_tags: true } },
+      { with: { comments: true, favorites: true, article_tags: true }, lock: 'update' },
     )
   }
 

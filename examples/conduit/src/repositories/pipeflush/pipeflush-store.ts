@@ -64,7 +64,14 @@ export class PipeflushStore implements Store {
   ): Promise<T> {
     const { pipeline, counter } = this.#options
     const em = this.#factory.em(pipeline === undefined ? {} : { pipeline })
-    const result = await work(pipeflushRepositories(em))
+    let result: T
+    try {
+      result = await work(pipeflushRepositories(em))
+    } catch (e) {
+      // A request that decides not to write (a 404, a 403) after a locking read: its locks released now.
+      await em.clear()
+      throw e
+    }
     const before = counter?.read().roundTrips
     try {
       const report = await em.flush()
