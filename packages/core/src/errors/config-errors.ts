@@ -15,6 +15,23 @@ export const configErrors = {
     return new PipeflushError('INVALID_CONFIG', `${what} ${advice}`)
   },
 
+  /**
+   * `schemas` lists `earlier` before the session's current schema `current`, and both hold tables of
+   * the same `names`: a bare name is the current schema's table (as unqualified SQL on the session
+   * resolves it), where the order of `schemas` reads as a search path putting `earlier`'s first.
+   */
+  schemasShadowed(current: string, earlier: string, names: readonly string[]): PipeflushError {
+    const shown =
+      names
+        .slice(0, 5)
+        .map((n) => `"${n}"`)
+        .join(', ') + (names.length > 5 ? '...' : '')
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `schemas lists "${earlier}" before "${current}", the session's current schema (the first of its search path), and both have ${shown}: a bare name is always the current schema's table ("${names[0]}" would be ${current}.${names[0]}), not the first listed. List "${current}" first and write "${earlier}.${names[0]}" for the other, or make "${earlier}" the session's current schema (its search path: ALTER ROLE ... SET search_path, which poolers keep).`,
+    )
+  },
+
   /** The `flushLog` option is not a table name. */
   flushLogName(shown: string): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', `flushLog must be a table name, not ${shown}.`)

@@ -112,6 +112,7 @@ export async function readSchemaWithin(
       throw errors.queryFailed('Reading the schema', cause)
     throw errors.schemaReadFailed(cause)
   }
+  if (options.schemas !== undefined) checkShadowing(rows, schemas, current)
   const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
   const tables: TableModel[] = rows.map((row) => {
     const key = keyOf(row.schema, row.name)
@@ -143,6 +144,21 @@ export async function readSchemaWithin(
     })
   })
   return buildSchemaModel(tables, options.relationNames)
+}
+
+/**
+ * Refuses a `schemas` option that lists another schema before the session's current one where both
+ * hold a relation of the same name: its bare name is the current schema's (keys follow the session,
+ * as the SQL an application writes does), which the order given reads as the other's.
+ */
+function checkShadowing(rows: readonly CatalogTable[], schemas: readonly string[], current: string): void {
+  const at = schemas.indexOf(current)
+  if (at <= 0) return
+  const own = new Set(rows.filter((r) => r.schema === current).map((r) => r.name))
+  for (const earlier of schemas.slice(0, at)) {
+    const both = rows.filter((r) => r.schema === earlier && own.has(r.name)).map((r) => r.name)
+    if (both.length > 0) throw errors.schemasShadowed(current, earlier, both.sort())
+  }
 }
 
 /**

@@ -32,4 +32,23 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(row?.['n']).toBe(0)
     },
   )
+
+  // `schemas` read as a search path (found by an outside probe): with ['music', 'public'] the bare
+  // name was still public's table (the session's current schema), and a create meant for music's
+  // wrote public's, silently.
+  test("schemas listing another schema before the session's current one, both with a table of one name: INVALID_CONFIG at connect", async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const error = await EntityManager.connect(client, { schemas: ['music', 'public'] }).catch(
+      (e: unknown) => e,
+    )
+    expect(isPipeflushError(error, 'INVALID_CONFIG')).toBe(true)
+    expect((error as Error).message).toMatch(
+      /schemas lists "music" before "public", the session's current schema .* both have "artist_alias"/,
+    )
+    // The current schema first, or the other alone (every key then qualified): as before.
+    const first = await EntityManager.connect(client, { schemas: ['public', 'music'] })
+    expect(first.schema.tables.get('artist_alias')?.schema).toBe('public')
+    const alone = await EntityManager.connect(client, { schemas: ['music'] })
+    expect([...alone.schema.tables.keys()]).toEqual(['music.artist_alias'])
+  })
 })
