@@ -16,6 +16,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'ENOTFOUND',
+  'ENOENT',
   'EAI_AGAIN',
   'ENOTCONN',
   'EPIPE',
@@ -160,9 +161,10 @@ export function deadlineError(address: string): DriverError {
 /** Codes of Node's TLS and certificate failures (a prefix or the whole code). */
 const TLS_CODES =
   /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_)/
-/** Codes of a server that cannot be reached. */
+/** Codes of a server that cannot be reached (ENOENT: a unix socket's file is not there, no server). */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
+  'ENOENT',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
@@ -171,12 +173,20 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ])
 
+/** SQLSTATE protocol_violation: what PgBouncer answers a refused login or an unknown database with. */
+const PROTOCOL_VIOLATION = '08P01'
+/** PgBouncer's words for a refused login ("password authentication failed", "SASL authentication failed", "no such user"). */
+const BOUNCER_LOGIN_REFUSED = /\b(password|SASL) authentication failed\b|\bno such user\b/i
+/** PgBouncer's words for a database it does not serve ("no such database: shop"). */
+const BOUNCER_NO_DATABASE = /\bno such database\b/i
+
 /** Codes of a connection the network dropped (reset, broken pipe, aborted). */
 const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
 
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
- * (SQLSTATE class 28), an unknown database (3D000), TLS refused or failed, an unreachable server.
+ * (SQLSTATE class 28, or PgBouncer's 08P01 saying so), an unknown database (3D000, or PgBouncer's
+ * 08P01 saying so), TLS refused or failed, an unreachable server (a unix socket with no file too).
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
  * These reasons have codes of their own (`LOGIN_FAILED`...), which tell the application what to fix.
@@ -186,6 +196,11 @@ export function connectFailure(
 ): 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | undefined {
   if (e.sqlState?.startsWith('28')) return 'LOGIN_FAILED'
   if (e.sqlState === '3D000') return 'DATABASE_NOT_FOUND'
+  if (e.sqlState === PROTOCOL_VIOLATION) {
+    // PgBouncer refuses a login and an unknown database with 08P01 and words of its own.
+    if (BOUNCER_LOGIN_REFUSED.test(e.message)) return 'LOGIN_FAILED'
+    if (BOUNCER_NO_DATABASE.test(e.message)) return 'DATABASE_NOT_FOUND'
+  }
   const codes = [
     e.code,
     stringField(e.cause, 'code'),

@@ -70,6 +70,24 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
   })
 
   describe.each(TEST_DRIVERS)('%s', (driver) => {
+    // PgBouncer refuses both with SQLSTATE 08P01 (protocol_violation) and its own words: they were
+    // CONNECTION_LOST, which reads as a network failure worth retrying (found by an outside probe).
+    test('a wrong password and an unknown database through the pooler: LOGIN_FAILED and DATABASE_NOT_FOUND', async () => {
+      const wrong = new URL(bouncer.url)
+      wrong.password = `wrong-${randomUUID()}`
+      const unknown = new URL(bouncer.url)
+      unknown.pathname = '/pipeflush_no_such_db'
+      for (const [url, code] of [
+        [wrong, 'LOGIN_FAILED'],
+        [unknown, 'DATABASE_NOT_FOUND'],
+      ] as const) {
+        const c = client(driver, 1, url.toString())
+        const error = await EntityManager.connect(c.client).catch((e: unknown) => e)
+        expect(isPipeflushError(error, code), String(error)).toBe(true)
+        expect((error as { sqlState?: string }).sqlState).toBe('08P01')
+      }
+    })
+
     test(
       driver === 'postgres.js'
         ? 'inserts as COPY through the pooler, in every mode: the data goes when the server asks, the rows land, round trips as counted'

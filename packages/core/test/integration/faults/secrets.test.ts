@@ -3,6 +3,8 @@ import { inspect } from 'node:util'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { createRoundTripCounter, openClient, type TestClient } from '@pipeflush/testkit'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import pg from 'pg'
+import postgres from 'postgres'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin } from './support.ts'
 
@@ -146,5 +148,24 @@ describe.each(TEST_DRIVERS)('%s: passwords never appear in errors', (driver) => 
       'CONNECTION_LOST', // a read
     ])
     for (const item of seen) expect(everything(item)).not.toContain(realPassword())
+  })
+})
+
+// A unix socket whose server is down: its file is missing (ENOENT), as a refused TCP port is
+// HOST_UNREACHABLE with advice to check the host and port (it was CONNECTION_LOST; found by an outside probe).
+describe('a unix-socket host with no server', () => {
+  test.each(TEST_DRIVERS)('%s: connect is HOST_UNREACHABLE', async (driver) => {
+    const host = `/tmp/pipeflush-no-server-${randomBytes(4).toString('hex')}`
+    const client =
+      driver === 'pg'
+        ? new pg.Pool({ host, port: 5432, user: 'nobody', database: 'none', pipeline: true } as pg.PoolConfig)
+        : postgres({ host, port: 5432, username: 'nobody', database: 'none', max: 1, onnotice: () => {} })
+    if (client instanceof pg.Pool) client.on('error', () => {})
+    try {
+      const error = await EntityManager.connect(client).catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'HOST_UNREACHABLE'), String(error)).toBe(true)
+    } finally {
+      await client.end()
+    }
   })
 })
