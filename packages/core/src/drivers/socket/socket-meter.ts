@@ -250,12 +250,9 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
         pending = undefined
       }
       // The handshake's records are written and read by TLS itself, out of sight: its round trips are
-      // added once it is over (ClientHello and the server's answer; a full TLS 1.2 handshake has a
-      // second), before the driver's first write over it.
+      // added once it is over (see `handshakeRoundTrips`), before the driver's first write over it.
       decrypted.prependOnceListener('secureConnect', () => {
-        const tls = decrypted as Duplex & { getProtocol?(): string | null; isSessionReused?(): boolean }
-        const full12 = tls.getProtocol?.() === 'TLSv1.2' && tls.isSessionReused?.() !== true
-        roundTrips += full12 ? 2 : 1
+        roundTrips += handshakeRoundTrips(decrypted)
         receivedSinceWrite = true
       })
       decrypted.prependListener('data', received)
@@ -330,4 +327,30 @@ function readParameter(message: Buffer, length: number, into: Map<string, string
 function startupCode(chunk: unknown): number | undefined {
   if (!(chunk instanceof Uint8Array) || chunk.byteLength < 8) return undefined
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).readUInt32BE(4)
+}
+
+/**
+ * The groups whose key shares Node's TLS client sends in its first ClientHello by default (OpenSSL's
+ * defaults: X25519, and from OpenSSL 3.5 the hybrid X25519MLKEM768 beside it). A TLS 1.3 handshake
+ * that agreed on another group (a server asking for P-256 only, as PostgreSQL up to 17 does by
+ * default with `ssl_ecdh_curve = prime256v1`) took a HelloRetryRequest: a second ClientHello.
+ */
+const FIRST_KEY_SHARES = /^X25519/i
+
+/**
+ * The round trips of a TLS handshake that is over: ClientHello and the server's answer (one), a
+ * second ClientHello after a HelloRetryRequest (TLS 1.3, a group other than the first key shares'),
+ * or a full TLS 1.2 handshake's second (not a resumed session's).
+ */
+function handshakeRoundTrips(decrypted: Duplex): number {
+  const tls = decrypted as Duplex & {
+    getProtocol?(): string | null
+    isSessionReused?(): boolean
+    getEphemeralKeyInfo?(): { readonly name?: string } | null
+  }
+  const protocol = tls.getProtocol?.()
+  if (protocol === 'TLSv1.2') return tls.isSessionReused?.() === true ? 1 : 2
+  if (protocol !== 'TLSv1.3') return 1
+  const group = tls.getEphemeralKeyInfo?.()?.name
+  return group !== undefined && !FIRST_KEY_SHARES.test(group) ? 2 : 1
 }

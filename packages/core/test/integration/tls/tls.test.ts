@@ -124,6 +124,31 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     }
   })
 
+  // PostgreSQL up to 17 asks for P-256 by default (`ssl_ecdh_curve = prime256v1`), where Node's client
+  // sends an X25519 key share first: a HelloRetryRequest and a second ClientHello, one round trip more
+  // than the report counted (found by an outside probe on PostgreSQL 15).
+  test('a server that asks for another key-share group (a HelloRetryRequest): the report still counts the wire', async () => {
+    const admin = clients[0]!
+    await admin.query(`alter system set ssl_ecdh_curve = 'prime256v1'`)
+    await admin.query('select pg_reload_conf()')
+    try {
+      const warm = await EntityManager.connect(tlsClient(driver, certs.ca).client)
+      const root = await EntityManager.connect(tlsClient(driver, certs.ca).client, {
+        schema: warm.schema,
+        prepare: true,
+      })
+      cut.record()
+      const em = root.fork()
+      em.create('tls_note', { body: `after a hello retry ${driver}` })
+      const report = await em.flush()
+      expect(report.connected).toBe(true)
+      expect(report.roundTrips).toBe(cut.recorded().roundTrips)
+    } finally {
+      await admin.query('alter system reset ssl_ecdh_curve')
+      await admin.query('select pg_reload_conf()')
+    }
+  })
+
   test('after the network drops the connection, the next read and flush open a new one over TLS', async () => {
     const { client } = tlsClient(driver, certs.ca)
     const em = await EntityManager.connect(client, { flushTimeoutMs: 3000 })
