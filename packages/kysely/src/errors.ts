@@ -23,12 +23,13 @@ export const errors = {
 
   /**
    * A string given to a json or jsonb column (`create`, `upsert`, `assign`: `call`) that is not JSON
-   * text. Neither the text nor the parser's message (which quotes it) is in the message.
+   * text pipeflush can store as it is (`problem`: why). Neither the text nor the parser's message
+   * (which quotes it) is in the message.
    */
-  invalidJsonText(call: string, table: string, column: string): PipeflushError {
+  invalidJsonText(call: string, table: string, column: string, problem: string): PipeflushError {
     return new PipeflushError(
       'INVALID_VALUE',
-      `${call}(${table}): ${column} is a json column, and a string given to it is JSON text (as Kysely sends it); this one is not JSON. Give the value itself, or its JSON.stringify().`,
+      `${call}(${table}): ${column} is a json column, and a string given to it is JSON text (as Kysely sends it): ${problem}.`,
       { table, column },
     )
   },

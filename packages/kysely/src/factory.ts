@@ -162,7 +162,7 @@ export class EntityManagerFactory<DB, R = NoRelations> {
  *
  * @example
  * import pg from 'pg'
- * import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
+ * import { Kysely, PostgresDialect } from 'kysely'
  * import type { DB } from './db.ts' // e.g. written by kysely-codegen
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, pipeline: true })

@@ -1,14 +1,5 @@
 import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
-import type {
-  Compilable,
-  DeleteQueryBuilder,
-  InferResult,
-  InsertQueryBuilder,
-  Kysely,
-  MergeQueryBuilder,
-  UpdateQueryBuilder,
-  WheneableMergeQueryBuilder,
-} from 'kysely'
+import type { Compilable, InferResult, Kysely } from 'kysely'
 import { given } from './given-values.ts'
 import { loadQuery, selectQuery } from './load/load-query.ts'
 import type {
@@ -36,17 +27,11 @@ import type {
 } from './types.ts'
 
 /**
- * What {@link TypedEntityManager.select} adds to its query's type: nothing for a select; for a Kysely
- * builder that writes, a property no value has, so that the call does not compile.
+ * What {@link TypedEntityManager.select} takes: a Kysely query that reads. Kysely's builders that
+ * write (insert, update, delete, merge) have `returning`, which a select's has not, so such a query
+ * does not compile (a select whose `with` writes does, and is refused at run time, nothing sent).
  */
-type SelectOnly<Q> = Q extends
-  | InsertQueryBuilder<infer _D, infer _T, infer _O>
-  | UpdateQueryBuilder<infer _D, infer _U, infer _T, infer _O>
-  | DeleteQueryBuilder<infer _D, infer _T, infer _O>
-  | MergeQueryBuilder<infer _D, infer _T, infer _O>
-  | WheneableMergeQueryBuilder<infer _D, infer _T, infer _S, infer _O>
-  ? { readonly 'select takes a select, not a query that writes': never }
-  : unknown
+type ReadQuery = Compilable & { readonly returning?: never }
 
 /**
  * A unit of work typed by the Kysely database interface `DB`: table names, column names and value
@@ -229,9 +214,10 @@ export class TypedEntityManager<DB, R = NoRelations> {
 
   /**
    * The rows of any Kysely select, untracked, typed as Kysely types its result, with the other reads
-   * of this tick (one round trip): an aggregate or a scalar beside the entities a request reads. A
-   * query that writes (an insert, update, delete or merge builder, or a select `with` one) does not
-   * compile, and is `INVALID_STATE` at run time, nothing sent. The
+   * of this tick (one round trip): an aggregate or a scalar beside the entities a request reads. An
+   * insert, update, delete or merge builder does not compile; a query that writes (those, or a select
+   * `with` one) is `INVALID_STATE` at run time, nothing sent (raw `sql` in a `with` is sent as it is).
+   * The
    * values are the driver's (its type parsers: an int8 `count(*)` is a string; cast it, e.g.
    * `sql<number>\`count(*)::int\``).
    *
@@ -242,7 +228,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * ]) // one round trip
    * const total = Number(counted[0]?.n) // an int8 count comes as a string
    */
-  select<Q extends Compilable>(query: Q & SelectOnly<Q>): Promise<InferResult<Q>> {
+  select<Q extends ReadQuery>(query: Q): Promise<InferResult<Q>> {
     return selectQuery(this.core, query) as Promise<InferResult<Q>>
   }
 

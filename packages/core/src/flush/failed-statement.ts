@@ -177,9 +177,13 @@ interface DetailKey {
 function referencedTable(facts: RejectionFacts, schema: SchemaModel | undefined): string | undefined {
   const { table, constraint } = facts
   if (schema === undefined || table === undefined || constraint === undefined) return undefined
+  // A foreign key referencing a partitioned table has a copy per partition, which the server names
+  // (`star_post_id_fkey_1`, `star_post_id_fkey1`): the key it was copied from is the one read.
+  const copiedFrom = constraint.replace(/_?\d+$/, '')
   for (const t of schema.tables.values()) {
     if (t.name !== table || (facts.schema !== undefined && t.schema !== facts.schema)) continue
-    const fk = t.foreignKeys.find((f) => f.name === constraint)
+    const fk =
+      t.foreignKeys.find((f) => f.name === constraint) ?? t.foreignKeys.find((f) => f.name === copiedFrom)
     if (fk !== undefined) return fk.target
   }
   return undefined
@@ -187,21 +191,20 @@ function referencedTable(facts: RejectionFacts, schema: SchemaModel | undefined)
 
 /**
  * The statement that removed or rekeyed a row still referenced (see {@link rejectedStatement}): of the
- * deletes, and the updates setting a column of the key, on the referenced table (`target`) when it is
- * known and one of them is on it, the first whose rows hold the key's values, else the first.
- * Undefined when there is none.
+ * deletes, and the updates setting a column of the key, the one on the referenced table (`target`,
+ * when known) whose rows hold the key's values, else the first of any table holding them, else the
+ * first. Undefined when there is none.
  */
 function removingStatement(
   statements: readonly (PlannedStatement | undefined)[],
   key: DetailKey,
   target: string | undefined,
 ): PlannedStatement | undefined {
-  if (target !== undefined && statements.some((s) => s?.table === target && removes(s, key))) {
-    return removingStatement(
-      statements.filter((s) => s?.table === target),
-      key,
-      undefined,
-    )
+  // Of the referenced table's, the one holding the key; none holding it (a trigger removed the row),
+  // as without the table.
+  if (target !== undefined) {
+    const holding = statements.find((s) => s?.table === target && removes(s, key) && holdsKey(s, key))
+    if (holding !== undefined) return holding
   }
   let first: PlannedStatement | undefined
   for (const s of statements) {

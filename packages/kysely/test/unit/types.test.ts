@@ -1,5 +1,5 @@
 import type { PipeflushError } from '@pipeflush/core'
-import type { Kysely } from 'kysely'
+import type { Kysely, SelectQueryBuilder } from 'kysely'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
   AnyEntity,
@@ -274,6 +274,9 @@ describe('relations (the R type relationsTypeSource writes)', () => {
 
   test('select(query) takes no query that writes', () => {
     if (noRun) {
+      // A helper generic over selects compiles.
+      const firstOf = <Q extends SelectQueryBuilder<DB, keyof DB, object>>(q: Q) => em.select(q.limit(1))
+      void firstOf(db.selectFrom('book').selectAll())
       // @ts-expect-error: an insert
       void em.select(db.insertInto('author').values({ name: 'Ada' }).returning('id'))
       // @ts-expect-error: an update

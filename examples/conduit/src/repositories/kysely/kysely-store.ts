@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, NoResultError } from 'kysely'
 import type { DB } from '../../schema.ts'
 import type { Store } from '../store.ts'
 import type { Repositories } from '../types.ts'
@@ -27,9 +27,11 @@ export class KyselyStore implements Store {
         return await work(kyselyRepositories(this.#db))
       } catch (e) {
         // A row the write references was removed meanwhile (a favorite or comment of an article being
-        // deleted): the work runs again on what is stored now (a 404). Each request writes with one
-        // statement or one transaction, so a failed write left nothing behind.
-        if (attempt < MAX_ATTEMPTS && sqlStateOf(e) === FOREIGN_KEY_VIOLATION) continue
+        // deleted), or the row it changes (an update returning no row): the work runs again on what is
+        // stored now (a 404). Each request writes with one statement or one transaction, so a failed
+        // write left nothing behind.
+        if (attempt < MAX_ATTEMPTS && (sqlStateOf(e) === FOREIGN_KEY_VIOLATION || e instanceof NoResultError))
+          continue
         throw uniqueViolationOf(e) ?? e
       }
     }

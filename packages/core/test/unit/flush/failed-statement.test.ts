@@ -175,6 +175,11 @@ describe('rejectedStatement', () => {
     ).toBe(removeComments)
     // The referenced table's statement is not in the message: of the others, as before.
     expect(rejectedStatement([removeComments], facts, schema)).toBe(removeComments)
+    // Its delete holds another key (a trigger of another delete removed article 1): as before, the
+    // first holding the key, else the first (not the article's delete of article 2).
+    const removeOtherArticle = statement('delete', 'article', ['id'], [['2']])
+    const removeAudit = statement('delete', 'comment', ['id'], [['7']])
+    expect(rejectedStatement([removeAudit, removeOtherArticle], facts, schema)).toBe(removeAudit)
   })
 })
 
