@@ -29,24 +29,49 @@ export function guardConnection(
   connection: PostgresJsConnection,
   sockets: SocketState,
   address: string,
+  state: PostgresJsQuery['state'] = null,
 ): void {
   if (guarded.has(connection)) return
   const execute = connection.execute
   if (typeof execute !== 'function') return // another postgres.js: nothing to guard
   guarded.add(connection)
+  // The connection's cancel key object: postgres.js updates it in place when it connects again.
   let backend: PostgresJsQuery['state'] = null
+  const learn = (key: PostgresJsQuery['state']) => {
+    if (backend !== null || !key) return
+    backend = key
+    byState.set(key, connection)
+  }
+  learn(state)
   connection.execute = (query: PostgresJsQuery) => {
     if (backend !== null && backend.pid !== null && backend.secret !== null) {
       if (sockets.ended(cancelKeyOf(backend.pid, backend.secret)) === true) {
+        // Marked as taken by this connection, as postgres.js's own `execute` marks a query first: the
+        // reservation that asked it then knows something went to a connection whose socket ended,
+        // and must not give that connection back to the pool (see `PostgresJsReservation.discard`).
+        ;(query as { state: PostgresJsQuery['state'] }).state = backend
         query.reject(closedConnectionError(address))
         return true // settled: the pool or the reservation goes on as after any answered query
       }
     }
     const ready = execute(query)
-    // The connection's cancel key object: postgres.js updates it in place when it connects again.
-    backend ??= query.state
+    learn(query.state)
     return ready
   }
+}
+
+/** The guarded connections by their cancel key object (a query's `state`). */
+const byState = new WeakMap<object, PostgresJsConnection>()
+
+/**
+ * The guarded connection a query was executed on, by its `state`: postgres.js tells a reservation its
+ * connection through `onexecute` only when the write went through at once (not when the socket
+ * refused it, nor when the guard rejected the query).
+ */
+export function guardedConnectionOf(
+  state: PostgresJsQuery['state'] | undefined,
+): PostgresJsConnection | undefined {
+  return state ? byState.get(state) : undefined
 }
 
 /** The error postgres.js itself gives a query whose connection closed. */

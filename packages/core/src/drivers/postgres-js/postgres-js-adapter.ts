@@ -13,7 +13,7 @@ import type {
   PostgresJsResult,
   PostgresJsSql,
 } from './client-types.ts'
-import { guardConnection } from './connection-guard.ts'
+import { guardConnection, guardedConnectionOf } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
 import { socketFactory } from './socket-factory.ts'
@@ -464,13 +464,17 @@ class PostgresJsReservation implements AdapterConnection {
   }
 
   discard(): void {
-    const c = this.#connection
-    // Nothing written on it (a session terminated before its first query was, its deadline passed as
-    // the reservation was answered; what it asked was cancelled unwritten): the connection is as the
-    // pool gave it, and goes back. Else one whose socket closed is the pool's again (it reconnects it
-    // on demand); releasing it would put a dead connection among the open ones.
+    // A connection a query went to and whose socket closed is the pool's again (it reconnects it on
+    // demand). Given back, it would sit among the open ones for good: the guard rejects every query on
+    // it (postgres.js never learns the socket closed), and each reservation that got it, not told its
+    // connection, gave it back again. postgres.js tells a reservation its connection (`onexecute`) only
+    // when the write went through at once: not when the socket refused it (as one whose peer ended does
+    // a query of 1 KiB or more), nor when the guard rejected the query. A query taken so has its `state`.
+    const c = this.#connection ?? guardedConnectionOf(this.#first?.state)
     if (c !== undefined) this.#adapter.dropped(c, () => this.#key())
-    else if (this.#cancelled) {
+    else if (this.#first?.state) {
+      // Taken by a connection that was never guarded (its first query): not given back either.
+    } else if (this.#cancelled) {
       // postgres.js still hands a cancelled query to the connection, a microtask or two after it was
       // asked, and then marks the connection full: given back once that is over, it is open again.
       setImmediate(() => {
@@ -510,7 +514,12 @@ class PostgresJsReservation implements AdapterConnection {
       this.#adapter.reused(c)
       this.#onclose = (error) => this.#onEnd?.(this.#adapter.toDriverError(error))
       c.onclose = this.#onclose
-      guardConnection(c, { ended: (key) => this.#adapter.socketEnded(key) }, this.#adapter.address)
+      guardConnection(
+        c,
+        { ended: (key) => this.#adapter.socketEnded(key) },
+        this.#adapter.address,
+        this.#first?.state ?? null,
+      )
       this.#unwritten = undefined
     }
     return true // a falsy result would make postgres.js stop pipelining on this connection

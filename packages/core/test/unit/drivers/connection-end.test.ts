@@ -4,7 +4,7 @@ import type { DriverError, Session, SimpleResult } from '../../../src/drivers/dr
 import { closedError } from '../../../src/drivers/driver-errors.ts'
 import { Interrupted } from '../../../src/drivers/guarded-session.ts'
 import type { PostgresJsConnection, PostgresJsQuery } from '../../../src/drivers/postgres-js/client-types.ts'
-import { guardConnection } from '../../../src/drivers/postgres-js/connection-guard.ts'
+import { guardConnection, guardedConnectionOf } from '../../../src/drivers/postgres-js/connection-guard.ts'
 import { SessionLifecycle } from '../../../src/drivers/session-lifecycle.ts'
 import { Meters } from '../../../src/drivers/socket/meters.ts'
 import { FlushSession } from '../../../src/flush/flush-session.ts'
@@ -164,6 +164,23 @@ describe('guardConnection (postgres.js)', () => {
     c.execute(query('b'))
     expect(asked).toEqual(['43:7'])
     expect(written).toEqual(['a', 'b'])
+  })
+
+  it('marks a refused query with the connection’s cancel key, by which its connection is found (postgres.js does not tell a reservation the connection of a query it did not write)', () => {
+    const { c, backend } = connection()
+    guardConnection(c, { ended: () => true }, 'db:5432', backend)
+    const refused = query('select 1')
+    expect(c.execute(refused)).toBe(true)
+    expect(refused.reject).toHaveBeenCalledWith(expect.objectContaining({ code: 'CONNECTION_CLOSED' }))
+    expect(refused.state).toBe(backend)
+    expect(guardedConnectionOf(refused.state)).toBe(c)
+  })
+
+  it('guards the first query after it is set up when the cancel key is given', () => {
+    const { c, written, backend } = connection()
+    guardConnection(c, { ended: () => true }, 'db:5432', backend)
+    c.execute(query('a'))
+    expect(written).toEqual([])
   })
 
   it('guards a connection once', () => {
