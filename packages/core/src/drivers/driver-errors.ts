@@ -120,8 +120,17 @@ export function toDriverError(
     }
   }
   const connection = isConnectionCode(code) || isConnection(code, message)
-  return { kind: connection ? 'connection' : 'client', message, code, cause: error }
+  const driverError: DriverError = { kind: connection ? 'connection' : 'client', message, code, cause: error }
+  return (error as { [UNWRITTEN]?: unknown } | null)?.[UNWRITTEN] === true
+    ? { ...driverError, unwritten: true }
+    : driverError
 }
+
+/**
+ * Set (`true`) on an error a driver's query was rejected with before any byte of it was written: its
+ * {@link DriverError} says `unwritten`.
+ */
+export const UNWRITTEN: unique symbol = Symbol('pipeflush: the query was not written')
 
 /** Is `e` already a {@link DriverError}? */
 export function isDriverError(e: unknown): e is DriverError {

@@ -63,6 +63,12 @@ export interface DriverError {
   readonly routine?: string | undefined
   /** The driver's error code for connection errors (`ECONNRESET`, `CONNECTION_CLOSED`...). */
   readonly code?: string | undefined
+  /**
+   * The query was refused before any byte of it was written (its connection's socket had ended: see
+   * the postgres.js adapter's connection guard): the server never saw it, so a COMMIT in it did not
+   * commit.
+   */
+  readonly unwritten?: true | undefined
   readonly cause: unknown
 }
 

@@ -154,7 +154,8 @@ export function someServerRejection(results: readonly PromiseSettledResult<State
 /**
  * The error a flush fails with when its connection ended, it timed out, or the driver refused: after
  * the COMMIT was sent and before any error answer from the server, the outcome is unknown; before it,
- * nothing was committed.
+ * or when the driver refused the message before writing any of it (`DriverError.unwritten`), nothing
+ * was committed.
  */
 export function interruptionError(
   e: unknown,
@@ -178,7 +179,9 @@ export function interruptionError(
   if (driverError?.kind === 'client') {
     return errors.driverRefused(flushId, why, driverError.cause)
   }
-  return unknownOutcome
+  // A message refused unwritten (its socket had ended) leaves nothing for the server to commit: the
+  // COMMIT in it, or after it, was never sent.
+  return unknownOutcome && driverError?.unwritten !== true
     ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)
     : errors.connectionLost(flushId, why, driverError?.cause)
 }

@@ -1,3 +1,4 @@
+import { UNWRITTEN } from '../driver-errors.ts'
 import { cancelKeyOf } from '../socket/socket-meter.ts'
 import type { PostgresJsConnection, PostgresJsQuery } from './client-types.ts'
 
@@ -80,5 +81,6 @@ function closedConnectionError(address: string): Error {
     code: 'CONNECTION_CLOSED',
     errno: 'CONNECTION_CLOSED',
     address,
+    [UNWRITTEN]: true, // nothing of the query was written: a COMMIT in it did not commit
   })
 }

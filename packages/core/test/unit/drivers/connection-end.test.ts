@@ -1,13 +1,22 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import type { DriverError, Session, SimpleResult } from '../../../src/drivers/driver.ts'
-import { closedError } from '../../../src/drivers/driver-errors.ts'
+import { closedError, toDriverError } from '../../../src/drivers/driver-errors.ts'
 import { Interrupted } from '../../../src/drivers/guarded-session.ts'
 import type { PostgresJsConnection, PostgresJsQuery } from '../../../src/drivers/postgres-js/client-types.ts'
 import { guardConnection, guardedConnectionOf } from '../../../src/drivers/postgres-js/connection-guard.ts'
 import { SessionLifecycle } from '../../../src/drivers/session-lifecycle.ts'
 import { Meters } from '../../../src/drivers/socket/meters.ts'
 import { FlushSession } from '../../../src/flush/flush-session.ts'
+import { interruptionError } from '../../../src/flush/outcome.ts'
+
+/** Where postgres.js's server errors keep their fields (none is read here). */
+const POSTGRES_FIELDS = {
+  constraint: 'constraint_name',
+  schema: 'schema_name',
+  table: 'table_name',
+  column: 'column_name',
+}
 
 /** A server message: type byte, length, body. */
 function message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
@@ -181,6 +190,24 @@ describe('guardConnection (postgres.js)', () => {
     guardConnection(c, { ended: () => true }, 'db:5432', backend)
     c.execute(query('a'))
     expect(written).toEqual([])
+  })
+
+  // A flush refused so was COMMIT_OUTCOME_UNKNOWN ("the COMMIT was sent"), though nothing of it was
+  // written (found by the fix of a stuck pool): the refusal says so, and the outcome rules read it.
+  it('a refused query is unwritten: a flush whose COMMIT it held lost its connection, nothing committed', () => {
+    const { c, backend } = connection()
+    guardConnection(c, { ended: () => true }, 'db:5432', backend)
+    const refused = query('insert ...; commit')
+    c.execute(refused)
+    const driverError = toDriverError(refused.reject.mock.calls[0]?.[0], POSTGRES_FIELDS, () => false)
+    expect(driverError).toMatchObject({ kind: 'connection', code: 'CONNECTION_CLOSED', unwritten: true })
+    const fs = new FlushSession({} as Session, Number.POSITIVE_INFINITY)
+    fs.commitSent = true
+    expect(interruptionError(driverError, fs, 'f1', 1000).code).toBe('CONNECTION_LOST')
+    // A connection that ended after the message was written: the outcome is unknown, as before.
+    expect(interruptionError({ ...driverError, unwritten: undefined }, fs, 'f1', 1000).code).toBe(
+      'COMMIT_OUTCOME_UNKNOWN',
+    )
   })
 
   it('guards a connection once', () => {
