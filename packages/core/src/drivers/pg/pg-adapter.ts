@@ -176,10 +176,24 @@ class PgConnection implements AdapterConnection {
   /** Tells the pool's `end()` this client is given back (see `ClientEnd`). */
   readonly #done: () => void
 
+  /**
+   * An error the client emitted before {@link watchEnd} listened, told to it then. pg-pool hands over
+   * a new client from inside the parsing of its ReadyForQuery, having taken off its own listener: a
+   * FATAL read in the same chunk (the server ending the session: `idle_session_timeout`, a terminate,
+   * a shutdown) is emitted before the session is made, and an 'error' nobody listens to is thrown,
+   * ending the process.
+   */
+  #early: unknown
+  readonly #listenEarly = (error?: unknown) => {
+    this.#early ??= error ?? new Error('client error')
+  }
+
   constructor(adapter: PgAdapter, client: PgPoolClient, done: () => void) {
     this.#adapter = adapter
     this.#client = client
     this.#done = done
+    // In the pool's callback, synchronously: see #early.
+    client.on('error', this.#listenEarly)
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
@@ -211,6 +225,10 @@ class PgConnection implements AdapterConnection {
     const onClientEnd = () => onEnd(closedError(adapter.address, 'the connection ended'))
     client.on('error', onError) // while checked out, nobody else listens: an 'error' would be thrown
     client.on('end', onClientEnd)
+    client.off('error', this.#listenEarly)
+    // Told once the caller holds what this returns (it stops listening when told).
+    const early = this.#early
+    if (early !== undefined) queueMicrotask(() => onError(early))
     return () => {
       client.off('error', onError)
       client.off('end', onClientEnd)
@@ -218,11 +236,13 @@ class PgConnection implements AdapterConnection {
   }
 
   release(): void {
+    this.#client.off('error', this.#listenEarly)
     this.#client.release()
     this.#done()
   }
 
   discard(cause: DriverError): void {
+    this.#client.off('error', this.#listenEarly)
     // With an error the pool closes the client and drops it (a dead or terminated connection).
     this.#client.release(new Error(cause.message))
     this.#done()
