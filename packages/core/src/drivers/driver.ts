@@ -153,9 +153,11 @@ export interface Session {
   isEnded(): boolean
   /**
    * Closes the connection at once: whatever is in flight rejects, the server rolls back a transaction
-   * that did not reach its COMMIT, the pool replaces the connection. Idempotent.
+   * that did not reach its COMMIT, the pool replaces the connection. Idempotent. `cancel` (a deadline
+   * passed): the server is first asked to cancel what the backend runs, which a closed socket does
+   * not stop while it waits on a lock or runs a long statement.
    */
-  terminate(): void
+  terminate(options?: { readonly cancel?: boolean }): void
   /** Gives the connection back to the pool (after its socket ended or a terminate, it is discarded). */
   release(): void
 }

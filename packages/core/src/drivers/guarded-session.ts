@@ -202,7 +202,9 @@ export class GuardedSession {
       )
       alarm = setAlarm(this.#deadline, () => {
         this.#timedOut = true
-        this.session.terminate()
+        // The backend may be waiting on a lock or running on: cancelled, it lets go of its locks
+        // and connection slot now, not when it next touches the closed socket.
+        this.session.terminate({ cancel: true })
         finish(() => reject(new Interrupted('timeout')))
       })
       stopListening = this.session.onEnd((cause) => {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import type { AdapterConnection, DriverAdapter } from './adapter.ts'
 import type {
   DriverError,
@@ -9,6 +10,7 @@ import type {
 } from './driver.ts'
 import { closedError } from './driver-errors.ts'
 import { SessionLifecycle } from './session-lifecycle.ts'
+import { sendCancelRequest } from './socket/cancel-request.ts'
 import {
   claimOpening,
   countOf,
@@ -140,9 +142,10 @@ export class RuntimeSession implements Session {
     }
   }
 
-  terminate(): void {
+  terminate(options?: { readonly cancel?: boolean }): void {
     if (this.#life.terminated) return
     const m = this.#identify()
+    if (m !== undefined && options?.cancel === true) cancelBackend(m)
     if (m !== undefined) m.socket.destroy()
     else this.#connection.destroy()
     this.#life.terminate(closedError(this.#adapter.address, 'terminated by pipeflush'))
@@ -211,4 +214,15 @@ export class RuntimeSession implements Session {
   #gone(): DriverError {
     return this.#life.cause ?? closedError(this.#adapter.address, 'terminated')
   }
+}
+
+/**
+ * Asks the server to cancel what the backend of `m` runs (see `sendCancelRequest`), when its cancel
+ * key and its TCP peer are known (a unix socket's path is not: none asked there).
+ */
+function cancelBackend(m: MeteredSocket): void {
+  const key = m.meter.key
+  const socket = m.socket as Partial<Socket>
+  if (key === undefined || socket.remoteAddress === undefined || socket.remotePort === undefined) return
+  sendCancelRequest(socket.remoteAddress, socket.remotePort, key)
 }
