@@ -152,10 +152,16 @@ export function someServerRejection(results: readonly PromiseSettledResult<State
 }
 
 /**
+ * SQLSTATEs of a session the server ended while it waited for input: idle_in_transaction_session_timeout
+ * (25P03) and idle_session_timeout (57P05).
+ */
+const ENDED_IDLE: ReadonlySet<string> = new Set(['25P03', '57P05'])
+
+/**
  * The error a flush fails with when its connection ended, it timed out, or the driver refused: after
  * the COMMIT was sent and before any error answer from the server, the outcome is unknown; before it,
- * or when the driver refused the message before writing any of it (`DriverError.unwritten`), nothing
- * was committed.
+ * or when the driver refused the message before writing any of it (`DriverError.unwritten`), or the
+ * server ended the session for idling, nothing was committed.
  */
 export function interruptionError(
   e: unknown,
@@ -180,8 +186,11 @@ export function interruptionError(
     return errors.driverRefused(flushId, why, driverError.cause)
   }
   // A message refused unwritten (its socket had ended) leaves nothing for the server to commit: the
-  // COMMIT in it, or after it, was never sent.
-  return unknownOutcome && driverError?.unwritten !== true
+  // COMMIT in it, or after it, was never sent. Nor does a session the server ended for idling (in a
+  // transaction, as a locking read's waiting for its flush, or not): it was waiting for input, so
+  // nothing that arrived after ran.
+  const notRun = driverError?.unwritten === true || ENDED_IDLE.has(driverError?.sqlState ?? '')
+  return unknownOutcome && !notRun
     ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)
     : errors.connectionLost(flushId, why, driverError?.cause)
 }

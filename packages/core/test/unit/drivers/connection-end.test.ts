@@ -208,6 +208,25 @@ describe('guardConnection (postgres.js)', () => {
     expect(interruptionError({ ...driverError, unwritten: undefined }, fs, 'f1', 1000).code).toBe(
       'COMMIT_OUTCOME_UNKNOWN',
     )
+    // The server ended the session for idling (a locking read's transaction waiting for its flush):
+    // it ran nothing that arrived after (found by an outside probe: COMMIT_OUTCOME_UNKNOWN before).
+    for (const sqlState of ['25P03', '57P05'])
+      expect(
+        interruptionError(
+          { kind: 'connection', message: 'terminating', sqlState, cause: null },
+          fs,
+          'f1',
+          1000,
+        ).code,
+      ).toBe('CONNECTION_LOST')
+    expect(
+      interruptionError(
+        { kind: 'connection', message: 'terminating', sqlState: '57P01', cause: null },
+        fs,
+        'f1',
+        1000,
+      ).code,
+    ).toBe('COMMIT_OUTCOME_UNKNOWN')
   })
 
   it('guards a connection once', () => {
