@@ -20,7 +20,13 @@ export function jsonValueOf(text: string): { readonly value: unknown } | { reado
       return v
     }) as (key: string, v: unknown) => unknown)
   } catch {
-    return { problem: 'this one is not JSON' }
+    // The reviver's recursion runs out of stack on text nested some thousands deep, which JSON.parse
+    // alone reads: such a value goes on as it is (core refuses JSON nested that deep, saying so).
+    try {
+      return { value: JSON.parse(text) }
+    } catch {
+      return { problem: 'this one is not JSON' }
+    }
   }
   if (inexact)
     return {

@@ -16,7 +16,6 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'ENOTFOUND',
-  'ENOENT',
   'EAI_AGAIN',
   'ENOTCONN',
   'EPIPE',
@@ -170,10 +169,9 @@ export function deadlineError(address: string): DriverError {
 /** Codes of Node's TLS and certificate failures (a prefix or the whole code). */
 const TLS_CODES =
   /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_)/
-/** Codes of a server that cannot be reached (ENOENT: a unix socket's file is not there, no server). */
+/** Codes of a server that cannot be reached. */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
-  'ENOENT',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
@@ -182,12 +180,20 @@ const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
 ])
 
+/** Whether `e` is a connect to a unix socket whose file is not there (ENOENT from `connect`). */
+function noSocketFile(e: unknown): boolean {
+  return stringField(e, 'code') === 'ENOENT' && stringField(e, 'syscall') === 'connect'
+}
+
 /** SQLSTATE protocol_violation: what PgBouncer answers a refused login or an unknown database with. */
 const PROTOCOL_VIOLATION = '08P01'
 /** PgBouncer's words for a refused login ("password authentication failed", "SASL authentication failed", "no such user"). */
 const BOUNCER_LOGIN_REFUSED = /\b(password|SASL) authentication failed\b|\bno such user\b/i
-/** PgBouncer's words for a database it does not serve ("no such database: shop"). */
-const BOUNCER_NO_DATABASE = /\bno such database\b/i
+/**
+ * PgBouncer's words for a database it does not serve ("no such database: shop"), or the server's it
+ * passes on for one the server does not have (`database "shop" does not exist`).
+ */
+const BOUNCER_NO_DATABASE = /\bno such database\b|\bdatabase ".*" does not exist\b/i
 
 /** Codes of a connection the network dropped (reset, broken pipe, aborted). */
 const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
@@ -218,6 +224,9 @@ export function connectFailure(
   if (codes.some((c) => c !== undefined && TLS_CODES.test(c))) return 'TLS_FAILED'
   if (/does not support SSL/i.test(e.message)) return 'TLS_FAILED'
   if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
+  // A unix socket's file not there: no server (not another file missing, a certificate's).
+  if (noSocketFile(e.cause) || noSocketFile((e.cause as { cause?: unknown })?.cause))
+    return 'HOST_UNREACHABLE'
   // The network dropped the connection during the TLS handshake ("Client network socket disconnected
   // before secure TLS connection was established", ECONNRESET): no TLS setting to fix, a connection
   // lost while it opened, as it would be on plain TCP.

@@ -16,6 +16,11 @@ describe('jsonValueOf', () => {
     expect(jsonValueOf(text)).toEqual({ value })
   })
 
+  test('text nested deeper than the reviver can recurse is read as JSON.parse reads it', () => {
+    const deep = `${'['.repeat(4000)}1${']'.repeat(4000)}`
+    expect('value' in jsonValueOf(deep)).toBe(true)
+  })
+
   test.each([
     ['{theme: dark}', /not JSON/],
     ['', /not JSON/],

@@ -71,6 +71,27 @@ describe('connectFailure', () => {
     expect(connectFailure(server('28P01'))).toBe('LOGIN_FAILED')
     expect(connectFailure(server('3D000'))).toBe('DATABASE_NOT_FOUND')
   })
+
+  it("PgBouncer's 08P01: its own words, and the server's it passes on; other 08P01s are none of these", () => {
+    const bouncer = (message: string): DriverError => ({
+      kind: 'connection',
+      message,
+      sqlState: '08P01',
+      cause: null,
+    })
+    expect(connectFailure(bouncer('SASL authentication failed'))).toBe('LOGIN_FAILED')
+    expect(connectFailure(bouncer('password authentication failed'))).toBe('LOGIN_FAILED')
+    expect(connectFailure(bouncer('no such database: shop'))).toBe('DATABASE_NOT_FOUND')
+    expect(connectFailure(bouncer('database "gone" does not exist'))).toBe('DATABASE_NOT_FOUND')
+    expect(connectFailure(bouncer('invalid message format'))).toBeUndefined()
+  })
+
+  it('ENOENT: a unix socket with no file is unreachable; another missing file (a certificate) is not', () => {
+    const enoent = (syscall: string) =>
+      connectionError(Object.assign(new Error(`${syscall} ENOENT /x`), { code: 'ENOENT', syscall }))
+    expect(connectFailure(enoent('connect'))).toBe('HOST_UNREACHABLE')
+    expect(connectFailure(enoent('open'))).toBeUndefined()
+  })
 })
 
 describe('postgres.js: attempts that failed for longer than connect_timeout', () => {
