@@ -333,7 +333,9 @@ function startupCode(chunk: unknown): number | undefined {
  * The groups whose key shares Node's TLS client sends in its first ClientHello by default (OpenSSL's
  * defaults: X25519, and from OpenSSL 3.5 the hybrid X25519MLKEM768 beside it). A TLS 1.3 handshake
  * that agreed on another group (a server asking for P-256 only, as PostgreSQL up to 17 does by
- * default with `ssl_ecdh_curve = prime256v1`) took a HelloRetryRequest: a second ClientHello.
+ * default with `ssl_ecdh_curve = prime256v1`) took a HelloRetryRequest: a second ClientHello. The
+ * TLS socket does not say which groups its client was configured with: one given `ecdhCurve` whose
+ * first group is the server's (P-256 against P-256) took none, and is counted one round trip too many.
  */
 const FIRST_KEY_SHARES = /^X25519/i
 
