@@ -228,9 +228,17 @@ async function runFlush(run: Run, unit: Unit, unblock: () => Promise<void>): Pro
   if (outcome.code === 'COMMIT_OUTCOME_UNKNOWN') {
     const answer = checker.wasCommitted(error.flushId!)
     if (scenario.rowLock) {
-      // The check waits behind the flush's own uncommitted log row; free the flush, and it commits.
-      await waitForLockWaiters(db.sql, 2)
-      await unblock()
+      // Were the flush's backend still waiting on the lock, the check would wait behind its
+      // uncommitted log row (then freeing the flush lets it answer); its backend cancelled at the
+      // deadline, the check answers at once.
+      const first = await Promise.race([
+        answer.then(() => 'answered'),
+        waitForLockWaiters(db.sql, 2).then(
+          () => 'waiting',
+          () => 'answered',
+        ),
+      ])
+      if (first === 'waiting') await unblock()
     }
     committed = await answer
     if (outcome.committed !== 'either') expect(committed).toBe(outcome.committed)
