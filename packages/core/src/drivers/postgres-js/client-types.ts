@@ -31,7 +31,13 @@ export interface PostgresJsOptions {
    * its first ReadyForQuery, and moves on to the next host when it does not match.
    */
   target_session_attrs?: string | null | undefined
-  readonly shared?: { readonly typeArrayMap?: Readonly<Record<string, unknown>> }
+  /**
+   * `retries`: the connection failures counted since a connection last opened (`src/index.js` line 498),
+   * from which a closed connection's wait before it reconnects is computed (`src/connection.js` line 456).
+   */
+  readonly shared?: { readonly typeArrayMap?: Readonly<Record<string, unknown>>; readonly retries?: number }
+  /** Seconds to wait before a connection that closed reconnects, or a function of `shared.retries` (`src/index.js` line 456). */
+  readonly backoff?: number | ((retries: number) => number)
 }
 
 /** A result: an array of rows with its command tag; `columns` is set when a row description came. */

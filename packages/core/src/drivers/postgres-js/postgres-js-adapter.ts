@@ -16,7 +16,7 @@ import type {
 import { guardConnection, guardedConnectionOf } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
-import { socketFactory } from './socket-factory.ts'
+import { endOpening, socketFactory } from './socket-factory.ts'
 
 /** postgres.js's names of the server's error fields (the keys of the errors it throws). */
 const POSTGRES_JS_FIELDS = {
@@ -87,6 +87,15 @@ export class PostgresJsAdapter implements DriverAdapter {
    * with the closes postgres.js had handled then (see `#awaitReopening`).
    */
   readonly #reopenedFor = new Map<Promise<unknown>, number>()
+  /** Reopenings to refuse, one per request rejected when its connection timed out (see `#refuseReopening`). */
+  #reopeningRefusals: ReopeningRefusal[] = []
+  /**
+   * The end's hold of each opening refused, by the error it was refused with: released once
+   * postgres.js handled its close (see `#refusal`).
+   */
+  readonly #refused = new Map<Error, () => void>()
+  /** Reservations asked of postgres.js that have not settled (see `#endSilentOpenings`). */
+  #reserving = 0
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
@@ -245,7 +254,15 @@ export class PostgresJsAdapter implements DriverAdapter {
             }),
           )
         },
-        () => this.#closesHandled++,
+        (refused) => {
+          this.#closesHandled++
+          this.#awaitReconnect()
+          for (const refusal of this.#reopeningRefusals) refusal.closed()
+          const over = refused === undefined ? undefined : this.#refused.get(refused)
+          if (over === undefined) return
+          this.#refused.delete(refused!)
+          over()
+        },
         (socket, tls) => {
           // Over TLS postgres.js reads fetch_types once the handshake is over, when another connection
           // may have fetched the types (and fetch_types been turned off): read it again then, just before
@@ -277,12 +294,37 @@ export class PostgresJsAdapter implements DriverAdapter {
    * host's failure and reconnects for the same request (it never sees the error), so refusing would
    * only keep it from the hosts, the request never rejected.
    */
-  #strand(requests: number, why: DriverError): void {
+  #strand(requests: number, why: DriverError, since: number): void {
     const o = this.sql.options
     if (!o.path && o.host.length > 1) return
     this.#refusals += 2 * requests
     this.#strandedWhy = why
     this.#refuseUntil = performance.now() + REFUSING_MS
+    // Once the reservations given up in this round of checks have settled.
+    setImmediate(() => this.#endSilentOpenings(since, why))
+  }
+
+  /**
+   * Ends the connections begun opening since `since` that the server has not answered a byte, when
+   * no reservation of pipeflush's waits any more: postgres.js opened them for requests of reservations
+   * given up after their connection attempts failed for `connect_timeout` (`why`), and against a silent
+   * server each would hold a slot of the pool, and the client's end, for another `connect_timeout`
+   * (postgres.js's own queries fail at the timeout of the connection opened for them, and leave none).
+   * Ended with an error, as postgres.js's own connect timeout does: postgres.js rejects the request it
+   * opened for and does not open again for it. At most as many as the requests pipeflush left to
+   * postgres.js, the oldest first: which opening is for which request cannot be told, and one beyond
+   * them is the application's own (one of those may be ended instead: its query then fails as it would
+   * at its own connect timeout, sooner).
+   */
+  #endSilentOpenings(since: number, why: DriverError): void {
+    if (this.#reserving > 0 || this.#meters === undefined) return
+    let left = this.#waitingLeftBehind() ? this.#leftBehind.size : 0
+    for (const m of this.#meters.unclaimedOpenings(since, performance.now())) {
+      if (left === 0) return
+      if (m.meter.ready || m.meter.bytesIn > 0) continue
+      left--
+      endOpening(m.socket as Socket, Object.assign(new Error(why.message), { code: 'CONNECT_TIMEOUT' }))
+    }
   }
 
   /**
@@ -350,16 +392,121 @@ export class PostgresJsAdapter implements DriverAdapter {
     }
   }
 
-  /** The error an opening fails with while requests are stranded (see `#strand`), else undefined. */
+  /**
+   * Refuses the connection postgres.js opens again for `request`, rejected with `error` when its
+   * connection did not open within `connect_timeout` (a server that takes connections and never
+   * answers), or when an opening the client refused was made for it after its reservation was over.
+   * postgres.js 3.4.9 leaves a `reserve()` request in its queue while it connects for it, and the close
+   * of a connection rejected so takes it from there and opens once more for it (as for item 20's): a
+   * connection to the silent server that nobody waits for, which held a slot of the pool, and the
+   * client's end, for another `connect_timeout` (postgres.js's own queries leave no such opening: its
+   * end after one timed out is at once). So the first opening begun after a close postgres.js handled
+   * since the rejection fails at once (see `#refusal`). The client's end waits for that opening, until
+   * postgres.js handled its close: an end asked while postgres.js is about to reopen waits for that
+   * connection until its bound. No reopening comes when postgres.js had already taken the request
+   * from its queue: the refusal lapses once the close that follows the rejection was handled and
+   * postgres.js's backoff passed (see {@link ReopeningRefusal.closed}), at most
+   * {@link REOPENING_WAIT_MS} after the rejection. Which opening is made for which request cannot be
+   * told: one refused for a reservation that still waits is asked again (see `reservation.ts`). Not
+   * with several hosts: postgres.js's reopening then goes to the next host (see `#strand`).
+   */
+  #refuseReopening(request: Promise<unknown>, error: unknown): void {
+    const o = this.sql.options
+    if (!o.path && o.host.length > 1) {
+      this.#awaitReopening(request)
+      return
+    }
+    this.#leftBehind.set(request, performance.now())
+    const done = this.#end.begin()
+    let timer: NodeJS.Timeout | undefined
+    const wait = (ms: number) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => over(), ms)
+    }
+    const closes = this.#closesHandled
+    let lapsing = false
+    const over = () => {
+      clearTimeout(timer)
+      this.#reopeningRefusals = this.#reopeningRefusals.filter((r) => r !== refusal)
+      this.#leftBehind.delete(request)
+      done()
+    }
+    const refusal: ReopeningRefusal = {
+      closes,
+      error: refusedOpening(this.toDriverError(error)),
+      over,
+      closed: () => {
+        if (lapsing || this.#closesHandled <= closes) return
+        lapsing = true
+        wait(Math.min(REOPENING_WAIT_MS, this.#reconnectDelayMs() + REOPENING_MARGIN_MS))
+      },
+    }
+    wait(REOPENING_WAIT_MS)
+    this.#reopeningRefusals.push(refusal)
+  }
+
+  /**
+   * postgres.js handled a connection's close: it reconnects it for the oldest request of its queue, if
+   * any, after its backoff. While openings are to be refused (see `#refusal`), the client's end waits
+   * for that backoff, at most {@link REOPENING_WAIT_MS}, so that such a reconnect is counted, and
+   * refused: ended while a connection waits to reconnect for a request, postgres.js's end waits for
+   * that connection until its bound. Not otherwise: the reconnect would be a connection the end waits
+   * for until it is ready or closed (with several hosts all down, postgres.js reconnects for ever).
+   */
+  #awaitReconnect(): void {
+    const refusing =
+      this.#reopeningRefusals.length > 0 || (this.#refusals > 0 && performance.now() <= this.#refuseUntil)
+    if (!refusing) return
+    const done = this.#end.begin()
+    setTimeout(done, Math.min(REOPENING_WAIT_MS, this.#reconnectDelayMs() + REOPENING_MARGIN_MS))
+  }
+
+  /**
+   * How long postgres.js may wait before it reconnects a connection that closed now: its `backoff`
+   * (seconds) at the failures counted since a connection last opened (`shared.retries`). A function is
+   * asked once, and its answer doubled: postgres.js's own draws from half its longest wait to all of
+   * it (`src/index.js` line 511).
+   */
+  #reconnectDelayMs(): number {
+    const o = this.sql.options
+    const retries = o.shared?.retries ?? 0
+    const seconds = typeof o.backoff === 'function' ? 2 * o.backoff(retries) : Number(o.backoff ?? 0)
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0
+  }
+
+  /**
+   * The error an opening fails with: once the client ended; a reopening for a request whose connection
+   * timed out (see `#refuseReopening`); while requests are stranded (see `#strand`). Else undefined.
+   * The client's end waits until postgres.js handled the close of an opening refused (it rejects the
+   * request the opening is for then): ended while the opening's connection is connecting for a
+   * request, postgres.js's end waits for that connection until its bound.
+   */
   #refusal(): Error | undefined {
     if (this.#ended) return endedOpening(this.address)
-    if (this.#refusals === 0) return undefined
-    if (performance.now() > this.#refuseUntil) {
-      this.#refusals = 0
-      return undefined
+    let error: Error
+    const reopening = this.#reopeningRefusals.find((r) => r.closes < this.#closesHandled)
+    if (reopening !== undefined) {
+      error = reopening.error
+      reopening.over()
+    } else {
+      if (this.#refusals === 0) return undefined
+      if (performance.now() > this.#refuseUntil) {
+        this.#refusals = 0
+        return undefined
+      }
+      this.#refusals--
+      error = refusedOpening(this.#strandedWhy)
     }
-    this.#refusals--
-    return refusedOpening(this.#strandedWhy)
+    const done = this.#end.begin()
+    const timer = setTimeout(() => {
+      this.#refused.delete(error)
+      done()
+    }, REOPENING_WAIT_MS)
+    this.#refused.set(error, () => {
+      clearTimeout(timer)
+      done()
+    })
+    return error
   }
 
   admit(): (() => void) | DriverError {
@@ -375,14 +522,20 @@ export class PostgresJsAdapter implements DriverAdapter {
       closesHandled: () => this.#closesHandled,
       connectTimeoutMs: this.connectTimeoutMs,
       address: this.address,
-      strand: (requests: number, why: DriverError) => this.#strand(requests, why),
+      strand: (requests: number, why: DriverError, since: number) => this.#strand(requests, why, since),
       leave: (request: Promise<unknown>) => this.#leftBehind.set(request, performance.now()),
       settled: (request: Promise<unknown>) => this.#leftBehind.delete(request),
-      rejectedOpening: (request: Promise<unknown>) => this.#awaitReopening(request),
+      rejectedOpening: (request: Promise<unknown>, error: unknown) =>
+        isConnectTimeout(error) ? this.#refuseReopening(request, error) : this.#awaitReopening(request),
     }
+    this.#reserving++
     return reserveConnection(this.sql, watch, giveUp).then(
-      (reserved) => new PostgresJsReservation(this, reserved, done),
+      (reserved) => {
+        this.#reserving--
+        return new PostgresJsReservation(this, reserved, done)
+      },
       (error: unknown) => {
+        this.#reserving--
         done()
         throw error
       },
@@ -543,6 +696,9 @@ const LEFT_BEHIND_END_S = 2
  */
 const REOPENING_WAIT_MS = 1000
 
+/** Added to postgres.js's backoff before a refusal of a reopening lapses (see `#refuseReopening`). */
+const REOPENING_MARGIN_MS = 50
+
 /** postgres.js's longest reconnect backoff (20 s at most by its default), with a margin. */
 const LEFT_BEHIND_WAIT_MS = 30_000
 
@@ -561,6 +717,27 @@ function refusedOpening(why: DriverError | undefined): Error {
       [REFUSED]: true,
     },
   )
+}
+
+/**
+ * Whether a request was rejected because its connection did not open within `connect_timeout`
+ * (postgres.js's own timer, the socket factory's connect, an opening ended for a given-up reservation:
+ * see `#endSilentOpenings`), or by an opening the client refused (see `#refusal`).
+ */
+function isConnectTimeout(error: unknown): boolean {
+  const e = error as { code?: unknown } | null
+  return typeof e === 'object' && e !== null && e.code === 'CONNECT_TIMEOUT'
+}
+
+/** An opening to refuse for a request rejected when its connection timed out (see `#refuseReopening`). */
+interface ReopeningRefusal {
+  /** The closes postgres.js had handled at the rejection: an opening begun after a later one is refused. */
+  readonly closes: number
+  readonly error: Error
+  /** Refused, or lapsed: the end no longer waits for it. */
+  over(): void
+  /** postgres.js handled a close: once one since the rejection, it lapses after postgres.js's backoff. */
+  closed(): void
 }
 
 /** The cancel key of a query's connection (its `state`, which postgres.js updates when it reconnects). */

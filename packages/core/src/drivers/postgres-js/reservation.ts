@@ -16,10 +16,11 @@ export interface ReservationWatch {
   /**
    * `requests` of a reservation given up after its connection attempts failed (`why`), which
    * postgres.js still holds: it reconnects for them until they settle (forever, when the server
-   * closes each connection as it opens), so the client refuses the next openings, which rejects them
-   * (see the adapter's `#strand`).
+   * closes each connection as it opens), so the client refuses the next openings, which rejects them,
+   * and ends the openings begun since the reservation asked (`since`) that the server has not
+   * answered, if no reservation waits any more (see the adapter's `#strand`).
    */
-  strand(requests: number, why: DriverError): void
+  strand(requests: number, why: DriverError, since: number): void
   /**
    * `request`, asked of postgres.js for a reservation that is over (served by another request, failed
    * or given up), is left to postgres.js until it settles: the client's end is bounded while it is
@@ -29,11 +30,12 @@ export interface ReservationWatch {
   /** `request` settled (left behind or not). */
   settled(request: Promise<unknown>): void
   /**
-   * `request` was rejected while its connection opened: postgres.js opens once more for it (see
-   * {@link reserveConnection}); the client's end waits for that opening, briefly, and is bounded
-   * until it is over.
+   * `request` was rejected with `error` while its connection opened: postgres.js opens once more for
+   * it (see {@link reserveConnection}); the client's end waits for that opening, briefly, and is
+   * bounded until it is over. One that timed out (`connect_timeout`, a silent server) is not opened
+   * again (see the adapter's `#refuseReopening`).
    */
-  rejectedOpening(request: Promise<unknown>): void
+  rejectedOpening(request: Promise<unknown>, error: unknown): void
 }
 
 /**
@@ -76,7 +78,7 @@ export function reserveConnection(
     }
     /** Gives up after connection attempts failed for `connect_timeout`: postgres.js's requests left are stranded. */
     const failed = (why: DriverError) => {
-      if (pending.size > 0) watch.strand(pending.size, why)
+      if (pending.size > 0) watch.strand(pending.size, why, started)
     }
     // Given up by the caller: what postgres.js still holds for it is served once a connection opens.
     const abandon = () => finish(() => reject(new Error('the reservation was given up')))
@@ -101,7 +103,7 @@ export function reserveConnection(
           // Rejected while its connection opened (a wrong password, a database that does not exist),
           // the request stays in postgres.js's queue: the connection's close takes it from there and
           // opens again for it, and an end asked meanwhile would wait for that connection forever.
-          watch.rejectedOpening(request)
+          watch.rejectedOpening(request, error)
           finish(() => reject(error))
         },
       )

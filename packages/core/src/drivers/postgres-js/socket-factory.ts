@@ -38,9 +38,10 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * reports off: on its own it would keep the connection.
  *
  * postgres.js handles each socket's close a macrotask late (see `deferCloseListeners`; over TLS, on the
- * TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is called then. `onTls` is told the TLS
- * socket postgres.js puts over a socket, as it is made. While `refusal` gives an error, no socket is
- * opened: postgres.js is handed one that fails with it (which rejects the request it connects for).
+ * TLS socket: `deferDriverCloseOn`), and `onDriverClosed` is called then (given the error of a refused
+ * opening: see `refusal`). `onTls` is told the TLS socket postgres.js puts over a socket, as it is made.
+ * While `refusal` gives an error, no socket is opened: postgres.js is handed one that fails with it
+ * (which rejects the request it connects for).
  * `ended` is asked again once a socket opened: a client ended meanwhile gets no connection (postgres.js
  * ended the connection while it waited for the socket, and would start it on this one all the same,
  * an idle connection kept open after the end); when no host of a multi-host URL could be connected
@@ -49,7 +50,7 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
 export function socketFactory(
   inner: SocketFactory | undefined,
   onSocket: OnSocket,
-  onDriverClosed: () => void = () => {},
+  onDriverClosed: (refused: Error | undefined) => void = () => {},
   onTls: OnTls = () => {},
   refusal: () => Error | undefined = () => undefined,
   ended: () => Error | undefined = () => undefined,
@@ -83,7 +84,9 @@ export function socketFactory(
   // With several hosts postgres.js never fails a request for a socket that fails (it takes it for one
   // host's failure and opens again): it does for a server's refusal.
   const refusedSocket = (error: Error, options: PostgresJsOptions) =>
-    !options.path && options.host.length > 1 ? refusingSocket(error, options) : failedSocket(error, options)
+    !options.path && options.host.length > 1
+      ? refusingSocket(error, options)
+      : failedSocket(error, options, { refused: true })
   return async (options) => {
     let socket: Socket
     let admit: Admission | undefined
@@ -110,10 +113,11 @@ export function socketFactory(
     // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
     if (refused === undefined) onSocket(socket, admit)
     const quiet = () => fetchingTypes(socket)
-    deferCloseListeners(socket, onDriverClosed, quiet)
+    const closed = () => onDriverClosed(refused)
+    deferCloseListeners(socket, closed, quiet)
     holdDataOnceDestroyed(socket)
     watchTlsUpgrade(socket, (tls) => {
-      deferDriverCloseOn(tls, onDriverClosed, quiet)
+      deferDriverCloseOn(tls, closed, quiet)
       holdDataOnceDestroyed(tls)
       onTls(socket, tls)
     })
@@ -309,8 +313,12 @@ function quietClose(listener: (...args: unknown[]) => void, quiet: () => boolean
  * A factory that throws instead would leave the connection object stuck among those connecting (no
  * close event ever moves it back), a slot of the pool lost for good; failing before the first write
  * would leave postgres.js's pending write timer behind, stalling that connection's next startup.
+ * `refused`: an opening the client refused, no attempt: its close is one without an error, as after
+ * postgres.js's own connect timeout (see {@link endOpening}), so that postgres.js does not count it
+ * as a failure and wait longer before its next reconnects (its backoff grows with each failure, to
+ * 20 s: refusals during an outage held the first openings after it).
  */
-function failedSocket(error: Error, options: PostgresJsOptions): Socket {
+function failedSocket(error: Error, options: PostgresJsOptions, { refused = false } = {}): Socket {
   const socket = new Socket()
   Object.assign(socket, { host: options.host[0], port: options.port[0] })
   let failing = false
@@ -318,7 +326,7 @@ function failedSocket(error: Error, options: PostgresJsOptions): Socket {
     if (failing) return
     failing = true
     clearTimeout(fallback)
-    setImmediate(() => socket.destroy(error))
+    setImmediate(() => (refused ? endOpening(socket, error) : socket.destroy(error)))
   }
   socket.write = ((..._args: unknown[]) => {
     fail()
@@ -326,6 +334,17 @@ function failedSocket(error: Error, options: PostgresJsOptions): Socket {
   }) as Socket['write']
   const fallback = setTimeout(fail, 1000)
   return socket
+}
+
+/**
+ * Ends the opening on `socket` as postgres.js's own connect timeout does: its `error` listeners told
+ * `error` (postgres.js rejects the request it opens for with it, and does not open again for that
+ * request), then closed without an error (postgres.js's backoff not grown, as for a timeout).
+ */
+export function endOpening(socket: Socket, error: Error): void {
+  if (socket.destroyed) return
+  socket.emit('error', error)
+  socket.destroy()
 }
 
 /**
