@@ -5,8 +5,8 @@ import { PgAdapter } from '../../../src/drivers/pg/pg-adapter.ts'
 // How a connection is had of a pool: by its callback form (pg-pool's: no promise made), or by the
 // promise a pool answers when it takes no callback. Either way one connection, or the pool's error.
 
-/** A client as the pool hands it over, told apart by its process id. */
-const client = (pid: number) => ({ processID: pid })
+/** A client as the pool hands it over, told apart by its process id (an emitter, as pg's clients are). */
+const client = (pid: number) => ({ processID: pid, on: () => {}, off: () => {} })
 
 /** A pool-shaped object whose `connect` is `connect`. */
 function poolWith(connect: (callback?: (error: unknown, c?: unknown) => void) => unknown): PgPool {
