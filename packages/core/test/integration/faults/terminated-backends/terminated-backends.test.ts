@@ -14,25 +14,28 @@ const db = useTestDatabase()
 
 const CASES = TEST_DRIVERS.flatMap((driver) => [2, 4].map((max) => ({ driver, max })))
 
+/** Runs the child on `driver`'s pool of `max` (the race too with `race`): no crash, no problem. */
+async function expectRecovery(driver: (typeof CASES)[number]['driver'], max: number, race: boolean) {
+  const config: TerminatedBackendsConfig = {
+    driver,
+    adminUrl: db.url,
+    max,
+    name: `tb_${randomBytes(4).toString('hex')}`,
+    race,
+  }
+  const run = await runChild(CHILD, config, 55_000)
+  const result = lastLine<TerminatedBackendsResult>(run)
+  expect({ code: run.code, stderr: run.stderr.slice(0, 4000), problems: result?.problems }).toEqual({
+    code: 0,
+    stderr: '',
+    problems: [],
+  })
+}
+
 describe('the server ends the pool backends: every later read and flush succeeds', () => {
   test.each(CASES)(
     '$driver, pool of $max: once held connections ended, no connection stays dead in the pool',
-    async ({ driver, max }) => {
-      const config: TerminatedBackendsConfig = {
-        driver,
-        adminUrl: db.url,
-        max,
-        name: `tb_${randomBytes(4).toString('hex')}`,
-        race: false,
-      }
-      const run = await runChild(CHILD, config, 55_000)
-      const result = lastLine<TerminatedBackendsResult>(run)
-      expect({ code: run.code, stderr: run.stderr.slice(0, 4000), problems: result?.problems }).toEqual({
-        code: 0,
-        stderr: '',
-        problems: [],
-      })
-    },
+    ({ driver, max }) => expectRecovery(driver, max, false),
     60_000,
   )
 })
@@ -44,22 +47,7 @@ describe('the server ends the pool backends: every later read and flush succeeds
 describe.skipIf(process.env['RACE'] !== '1')('the backends ended again and again under load (RACE=1)', () => {
   test.each(CASES)(
     '$driver, pool of $max: no crash, and every later read and flush succeeds',
-    async ({ driver, max }) => {
-      const config: TerminatedBackendsConfig = {
-        driver,
-        adminUrl: db.url,
-        max,
-        name: `tb_${randomBytes(4).toString('hex')}`,
-        race: true,
-      }
-      const run = await runChild(CHILD, config, 55_000)
-      const result = lastLine<TerminatedBackendsResult>(run)
-      expect({ code: run.code, stderr: run.stderr.slice(0, 4000), problems: result?.problems }).toEqual({
-        code: 0,
-        stderr: '',
-        problems: [],
-      })
-    },
+    ({ driver, max }) => expectRecovery(driver, max, true),
     60_000,
   )
 })
