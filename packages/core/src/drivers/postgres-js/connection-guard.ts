@@ -75,8 +75,8 @@ export function guardedConnectionOf(
   return state ? byState.get(state) : undefined
 }
 
-/** The error postgres.js itself gives a query whose connection closed. */
-function closedConnectionError(address: string): Error {
+/** The error postgres.js itself gives a query whose connection closed, marked as never written. */
+export function closedConnectionError(address: string): Error {
   return Object.assign(new Error(`write CONNECTION_CLOSED ${address}`), {
     code: 'CONNECTION_CLOSED',
     errno: 'CONNECTION_CLOSED',

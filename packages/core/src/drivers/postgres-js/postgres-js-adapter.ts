@@ -13,7 +13,7 @@ import type {
   PostgresJsResult,
   PostgresJsSql,
 } from './client-types.ts'
-import { guardConnection, guardedConnectionOf } from './connection-guard.ts'
+import { closedConnectionError, guardConnection, guardedConnectionOf } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
 import { endOpening, socketFactory } from './socket-factory.ts'
@@ -64,6 +64,8 @@ export class PostgresJsAdapter implements DriverAdapter {
   /** Sockets whose close postgres.js handled (a macrotask after the close: see `socket-factory.ts`). */
   #closesHandled = 0
   #meters: Meters | undefined
+  /** The cancel key objects of the connections the guard watches: at most one per connection of the pool. */
+  readonly #guardedStates = new Set<NonNullable<PostgresJsQuery['state']>>()
   /** The application's `sql.end()`, made to wait for pipeflush's reservations and openings. */
   readonly #end: ClientEnd
   /**
@@ -555,6 +557,36 @@ export class PostgresJsAdapter implements DriverAdapter {
   socketEnded(key: string): boolean | undefined {
     return this.#meters?.byKey(key)?.meter.closed
   }
+
+  /** A mark of the sockets ended so far, for {@link mayHoldEndedSocket}. */
+  endedMark(): number {
+    return this.#meters?.endedMark ?? 0
+  }
+
+  /** `state` (a connection's cancel key object, updated in place) is a guarded connection's. */
+  guarded(state: PostgresJsQuery['state']): void {
+    if (state) this.#guardedStates.add(state)
+  }
+
+  /**
+   * Whether a connection reserved when the sockets ended were `mark` ({@link endedMark}), on which
+   * pipeflush has not written yet, may be one whose socket ended since: some socket ended since, and
+   * the connection guard does not watch its connection. A first query written on such a connection
+   * would throw from postgres.js's write timer (see `connection-guard.ts`), and the connection,
+   * given back, would sit among the open ones with no socket.
+   */
+  mayHoldEndedSocket(mark: number): boolean {
+    const meters = this.#meters
+    if (meters === undefined || meters.endedMark === mark) return false
+    const ended = meters.endedSince(mark)
+    return ended === undefined || ended.some((m) => !this.#isGuardedKey(m.meter.key))
+  }
+
+  /** Whether `key` is the cancel key a guarded connection has now. */
+  #isGuardedKey(key: string | undefined): boolean {
+    for (const state of this.#guardedStates) if (key !== undefined && keyOf(state) === key) return true
+    return false
+  }
 }
 
 /** A reserved postgres.js connection. */
@@ -571,14 +603,23 @@ class PostgresJsReservation implements AdapterConnection {
   #cancelled = false
   /** Tells the client's `end()` this reservation is over (see `ClientEnd`). */
   readonly #done: () => void
+  /** The sockets ended when the reservation was answered (see `PostgresJsAdapter.mayHoldEndedSocket`). */
+  readonly #endedMark: number
+  /** The connection may have lost its socket before pipeflush wrote on it: never written on nor given back. */
+  #doubtful = false
 
   constructor(adapter: PostgresJsAdapter, reserved: PostgresJsReserved, done: () => void) {
     this.#adapter = adapter
     this.#reserved = reserved
     this.#done = done
+    this.#endedMark = adapter.endedMark()
   }
 
   simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
+    // Held across a macrotask before its first query (never so in a flush or a read: they write at
+    // once), while a socket ended that may be this connection's: postgres.js would write on no socket.
+    if (this.#first === undefined && this.#isDoubtful())
+      return Promise.reject(closedConnectionError(this.#adapter.address))
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
     // Made now, in the run that completed the plan (see `copyRows`): the server asks for the data a
     // round trip later, and what the application does meanwhile must not reach it.
@@ -612,8 +653,21 @@ class PostgresJsReservation implements AdapterConnection {
   }
 
   release(): void {
-    this.#reserved.release()
+    if (!(this.#first === undefined && this.#isDoubtful())) this.#reserved.release()
     this.#done()
+  }
+
+  /**
+   * Whether the connection, on which nothing was written, may have lost its socket since it was
+   * reserved. Such a connection is the pool's again if it did (postgres.js reconnects it on demand):
+   * given back, it would sit among the open ones with no socket, and its next query, written on none,
+   * would end the process. Not given back, a connection whose socket is fine stays reserved: only when
+   * a socket of a connection the guard does not watch ended while a reservation was held with nothing
+   * written, which a flush or a read never does.
+   */
+  #isDoubtful(): boolean {
+    if (!this.#doubtful && this.#adapter.mayHoldEndedSocket(this.#endedMark)) this.#doubtful = true
+    return this.#doubtful
   }
 
   discard(): void {
@@ -631,11 +685,11 @@ class PostgresJsReservation implements AdapterConnection {
       // postgres.js still hands a cancelled query to the connection, a microtask or two after it was
       // asked, and then marks the connection full: given back once that is over, it is open again.
       setImmediate(() => {
-        this.#reserved.release()
+        if (!this.#isDoubtful()) this.#reserved.release()
         this.#done()
       })
       return
-    } else this.#reserved.release()
+    } else if (!this.#isDoubtful()) this.#reserved.release()
     this.#done()
   }
 
@@ -667,6 +721,7 @@ class PostgresJsReservation implements AdapterConnection {
       this.#adapter.reused(c)
       this.#onclose = (error) => this.#onEnd?.(this.#adapter.toDriverError(error))
       c.onclose = this.#onclose
+      this.#adapter.guarded(this.#first?.state ?? null)
       guardConnection(
         c,
         { ended: (key) => this.#adapter.socketEnded(key) },

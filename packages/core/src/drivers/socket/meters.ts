@@ -115,6 +115,8 @@ export class Meters {
   #failures = 0
   #opened = 0
   #ended = 0
+  /** Sockets that ended after their connection got its cancel key, since the first (see {@link endedSince}). */
+  #endedWithKey = 0
   #lastFailure: ConnectFailure | undefined
 
   /**
@@ -150,6 +152,7 @@ export class Meters {
       this.#open.delete(metered)
       if (metered.meter.key !== undefined) {
         this.#endedSockets.push(metered)
+        this.#endedWithKey++
         if (this.#endedSockets.length > RECENTLY_ENDED) this.#endedSockets.shift()
       }
       if (metered.meter.ready) this.#ended++
@@ -228,6 +231,29 @@ export class Meters {
   /** Connections that became ready for queries so far. */
   get opened(): number {
     return this.#opened
+  }
+
+  /**
+   * A mark of the sockets ended so far after their connection got its cancel key: give it to
+   * {@link endedSince} later.
+   */
+  get endedMark(): number {
+    return this.#endedWithKey
+  }
+
+  /**
+   * The sockets (whose connection had its cancel key) that ended since `mark` ({@link endedMark}), in
+   * the order they ended; `undefined` when more ended than the meters remember.
+   *
+   * @example
+   * const mark = meters.endedMark
+   * // ... a macrotask or more later:
+   * const ended = meters.endedSince(mark) // [] when none ended
+   */
+  endedSince(mark: number): readonly MeteredSocket[] | undefined {
+    const count = this.#endedWithKey - mark
+    if (count === 0) return []
+    return count > this.#endedSockets.length ? undefined : this.#endedSockets.slice(-count)
   }
 
   /** Connections that ended after they had been ready, so far. */

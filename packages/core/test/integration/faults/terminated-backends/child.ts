@@ -9,9 +9,12 @@
 // open connections for good, every query on it rejected with "write CONNECTION_CLOSED".
 //
 // 1. Deterministic: each connection of the pool is held by a session that has sent nothing yet while
-//    its backend is ended; the session's first query then fails, and the session is given back.
-// 2. A race, as an outside probe met it (only with `race`: see the test): reads (whose text is over
-//    1 KiB) and flushes run, 40 at a time, while the pool's backends are ended 6 times.
+//    its backend is ended; the session's first query then fails, and the session is given back. Once
+//    on the cold pool (pipeflush never wrote on those connections: postgres.js would have written the
+//    query on no socket, an error thrown from its write timer that ended the process), once after the
+//    pool served reads and flushes.
+// 2. A race, as an outside probe met it (only with `race`): reads (whose text is over 1 KiB) and
+//    flushes run, 40 at a time, while the pool's backends are ended 6 times.
 // After each, every read and flush (rounds of twice the pool's size, concurrently) must succeed.
 // Prints one JSON line.
 import { EntityManager, isPipeflushError } from '@pipeflush/core'
@@ -97,21 +100,25 @@ const expectHealthy = async (phase: string) => {
   }
 }
 
-// The pool's connections open, and each serves a few queries.
-await Promise.all(Array.from({ length: 4 * cfg.max }, (_, i) => (i % 2 === 0 ? read() : write())))
-
-// 1. Each connection held by a session with nothing sent, while its backend ends.
-const held = await Promise.all(
-  Array.from({ length: cfg.max }, () => sessions.reserve({ deadline: performance.now() + 5000 })),
-)
-await terminate()
-for (let i = 0; i < 100 && (await backends()) > 0; i++) await sleep(20)
-await sleep(100) // the drivers handled the sockets' close
-for (const session of held) {
-  await session.simple('select 1').catch(() => {}) // fails: the connection is gone
-  session.release()
+/** 1. Each connection held by a session with nothing sent, while its backend ends. */
+const holdWhileEnded = async (phase: string) => {
+  const held = await Promise.all(
+    Array.from({ length: cfg.max }, () => sessions.reserve({ deadline: performance.now() + 5000 })),
+  )
+  await terminate()
+  for (let i = 0; i < 100 && (await backends()) > 0; i++) await sleep(20)
+  await sleep(100) // the drivers handled the sockets' close
+  for (const session of held) {
+    await session.simple('select 1').catch(() => {}) // fails: the connection is gone
+    session.release()
+  }
+  await expectHealthy(phase)
 }
-await expectHealthy('after the held connections ended')
+
+await holdWhileEnded("after the cold pool's held connections ended")
+// The pool's connections open again, and each serves a few queries.
+await Promise.all(Array.from({ length: 4 * cfg.max }, (_, i) => (i % 2 === 0 ? read() : write())))
+await holdWhileEnded('after the held connections ended')
 
 // 2. The backends ended again and again while reads and flushes run.
 let stop = !cfg.race
