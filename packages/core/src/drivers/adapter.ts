@@ -52,6 +52,12 @@ export interface DriverAdapter {
    * a timer later, for whichever request comes first).
    */
   openedFor?(socket: Duplex): GiveUp | undefined
+  /**
+   * The sockets the client began to connect for the reservation `giveUp` whose TCP connection is not
+   * up yet (no meter is on them: see {@link meterSockets}), where the adapter can tell; ended with the
+   * reservation's other openings when it gives up (see `RuntimeDriver`).
+   */
+  unconnectedFor?(giveUp: GiveUp): readonly Duplex[]
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
 }

@@ -199,7 +199,8 @@ export class RuntimeDriver implements Driver {
    * node-postgres (every later reservation then failed, and the client's end never settled), 30 s on
    * postgres.js. Ended, the pool opens a new connection for the next reservation.
    *
-   * Which openings are the reservation's: those the adapter says it made for it (node-postgres);
+   * Which openings are the reservation's: those the adapter says it made for it (node-postgres, whose
+   * sockets not connected yet it tells too: a host that drops the packets);
    * else those that began opening within the first tenth of its wait (at most 100 ms), silent for
    * nearly all of it, and not one the application's own queries opened later on a slow network.
    */
@@ -217,6 +218,8 @@ export class RuntimeDriver implements Driver {
       if (openedFor !== undefined && openedFor.call(this.#adapter, m.socket) !== giveUp) continue
       m.socket.destroy()
     }
+    // Not connected at all yet (the host drops the packets): no meter knows them.
+    for (const socket of this.#adapter.unconnectedFor?.(giveUp) ?? []) socket.destroy()
   }
 
   /** A failure to get a connection, as a connection error naming where the client tried to connect. */

@@ -53,6 +53,8 @@ export class PgAdapter implements DriverAdapter {
   #opening: GiveUp | undefined
   /** The reservation each socket the pool made opened for (see {@link openedFor}). */
   readonly #openedFor = new WeakMap<Duplex, GiveUp>()
+  /** The sockets made for a reservation whose TCP connection is not up yet (see {@link unconnectedFor}). */
+  readonly #unconnected = new Set<Socket>()
 
   /**
    * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), or a connection string
@@ -105,11 +107,19 @@ export class PgAdapter implements DriverAdapter {
     this.pool.options.stream = (config: unknown) => {
       const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
       // pg-pool makes a new client, and its socket, within the `connect()` that found none idle.
-      if (this.#opening !== undefined) this.#openedFor.set(stream, this.#opening)
+      const giveUp = this.#opening
+      if (giveUp !== undefined) this.#openedFor.set(stream, giveUp)
       // node's `connect` resets `write` on the socket: put the meter on once connected, before the
       // driver's first write (its own 'connect' listener is added after this one).
-      if (stream instanceof Socket && stream.pending) stream.once('connect', () => meter(stream, address, 0))
-      else meter(stream, address, 0)
+      if (stream instanceof Socket && stream.pending) {
+        // Until then, known as unconnected (see `unconnectedFor`).
+        if (giveUp !== undefined) this.#unconnected.add(stream)
+        stream.once('close', () => this.#unconnected.delete(stream))
+        stream.once('connect', () => {
+          this.#unconnected.delete(stream)
+          meter(stream, address, 0)
+        })
+      } else meter(stream, address, 0)
       return stream
     }
   }
@@ -124,6 +134,18 @@ export class PgAdapter implements DriverAdapter {
    */
   openedFor(socket: Duplex): GiveUp | undefined {
     return this.#openedFor.get(socket)
+  }
+
+  /**
+   * The sockets the pool made for the reservation `giveUp` that are not connected yet: a host that
+   * drops the connection's packets (a failover's old address, a firewall) leaves one so until the
+   * system gives up, minutes later, pg having no connect timeout by default; it holds a slot of the
+   * pool all along.
+   */
+  unconnectedFor(giveUp: GiveUp): readonly Duplex[] {
+    const out: Duplex[] = []
+    for (const socket of this.#unconnected) if (this.#openedFor.get(socket) === giveUp) out.push(socket)
+    return out
   }
 
   acquire(_meters?: Meters, giveUp?: GiveUp, admitted?: boolean): Promise<AdapterConnection> {
