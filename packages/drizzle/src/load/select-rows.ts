@@ -61,25 +61,44 @@ export async function selectRows(em: EntityManager, query: unknown): Promise<unk
       'this drizzle-orm has no orderSelectedFields or mapResultRow: it is not a version pipeflush reads selects of',
     )
   const fields = orderSelectedFields(config.fields)
-  const aliased = fields.map(({ path, field }, i) => ({ path, field: aliasedField(field, i) }))
+  const names = columnNames(fields)
+  const aliased = fields.map(({ path, field }, i) => ({ path, field: aliasedField(field, names[i]!) }))
   const compiled = dialect.sqlToQuery(dialect.buildSelectQuery({ ...config, fieldsFlat: aliased } as never))
   const rows = await em.select({ text: compiled.sql, params: queryParams(compiled.params) })
   return rows.map((row) =>
     mapResultRow(
       fields,
-      fields.map((_, i) => row[`c${i}`]),
+      names.map((name) => row[name]),
       builder!.joinsNotNullableMap,
     ),
   )
 }
 
-/** `field` selected as `c<i>` (as text when Drizzle reads its type as text: see {@link selectRows}). */
-function aliasedField(field: Field, i: number): SQL.Aliased {
+/**
+ * The name each field is selected as: `c<i>`, but for an expression the application named (`.as()`),
+ * which keeps its name (an `orderBy` may refer to it) unless another field takes that name too.
+ */
+function columnNames(fields: readonly SelectedField[]): string[] {
+  const named = fields.map(({ field }) => (isNamedExpression(field) ? field.fieldAlias : undefined))
+  const counts = new Map<string, number>()
+  for (const name of named) if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1)
+  const taken = (name: string) => /^c\d+$/.test(name) || counts.get(name) !== 1
+  return named.map((name, i) => (name !== undefined && !taken(name) ? name : `c${i}`))
+}
+
+/** An expression the application named with `.as()` (not a subquery's field, which is read by its name). */
+function isNamedExpression(field: Field): field is SQL.Aliased {
+  return is(field, SQL.Aliased) && !(field as unknown as { isSelectionField?: boolean }).isSelectionField
+}
+
+/** `field` selected as `name` (as text when Drizzle reads its type as text: see {@link selectRows}). */
+function aliasedField(field: Field, name: string): SQL.Aliased {
   if (is(field, Subquery))
     fail('a subquery among the selected fields is not read here: select it as sql`(...)`')
-  // Inside SQL, an aliased field is its expression (or, for a subquery's field, its name).
-  const inner = field as SQL | SQL.Aliased | Column
-  return (readAsText(field) ? sql`${inner}::text` : sql`${inner}`).as(`c${i}`)
+  // Inside SQL, an aliased field stands for its name: an expression named with `.as()` is selected
+  // by its own SQL (as Drizzle's select list writes it), a subquery's field by its name.
+  const inner = isNamedExpression(field) ? field.sql : (field as SQL | SQL.Aliased | Column)
+  return (readAsText(field) ? sql`${inner}::text` : sql`${inner}`).as(name)
 }
 
 /** Whether the field's values are dates, timestamps or intervals (or arrays of them), by its column. */

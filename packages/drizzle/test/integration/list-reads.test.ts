@@ -162,6 +162,44 @@ describe.each(TEST_DRIVERS)('%s: list reads', (driver) => {
     expect(joined).toEqual(await selects[2])
     expect(joined.find((r) => r.book.id === 2)?.review).toBeNull() // a left join's missing row
     expect(raw).toEqual(await selects[3])
+    // Expressions named with .as(): selected by their SQL (they were selected by their alias alone, a
+    // column that does not exist), an alias an orderBy names kept; two of one name, and a subquery's
+    // fields, read as Drizzle reads them.
+    const counted = drizzle
+      .select({ authorId: books.authorId, n: count().as('n') })
+      .from(books)
+      .groupBy(books.authorId)
+      .as('counted')
+    const named = [
+      drizzle
+        .select({ upper: sql<string>`upper(${books.title})`.as('upper'), n: count().as('n') })
+        .from(books)
+        .groupBy(books.title)
+        .orderBy(books.title),
+      drizzle
+        .select({ id: books.id, len: sql<number>`length(${books.title})`.mapWith(Number).as('len') })
+        .from(books)
+        .orderBy(sql`len desc`, books.id),
+      drizzle
+        .select({
+          a: sql<string>`lower(${books.title})`.as('same'),
+          b: sql<string>`upper(${books.title})`.as('same'),
+        })
+        .from(books)
+        .orderBy(books.id),
+      drizzle
+        .select({ writer: authors.fullName, n: counted.n })
+        .from(counted)
+        .innerJoin(authors, eq(authors.id, counted.authorId))
+        .orderBy(authors.fullName),
+    ] as const
+    const [upper, byLength, same, sub] = await Promise.all(named.map((q) => em.select(q)))
+    expect(upper).toEqual(await named[0])
+    expect(upper!.length).toBeGreaterThan(0)
+    expect(byLength).toEqual(await named[1])
+    expect(same).toEqual(await named[2])
+    expect(sub).toEqual(await named[3])
+    expect(sub![0]).toMatchObject({ writer: 'Ada' })
     // A union is Drizzle's to run.
     const union = drizzle
       .select({ id: books.id })
