@@ -106,13 +106,14 @@ export type Condition<V> = [NonNullable<V>] extends [readonly unknown[]] ? V : V
 
 /**
  * What `find(table, where)` takes: property = value (an array means any of, null means IS NULL),
- * conditions joined with AND.
+ * conditions joined with AND. Where a key may be, an entity stands for its key (as in `create`).
  *
  * @example
  * const where: Where<typeof books> = { authorId: [1, 2], publisherId: null }
+ * const byAuthor: Where<typeof books> = { authorId: ada } // ada: Entity<typeof authors>
  */
 export type Where<T extends PgTable> = {
-  readonly [K in keyof T['$inferSelect']]?: Condition<T['$inferSelect'][K]>
+  readonly [K in keyof T['$inferSelect']]?: Condition<ColumnRefOr<T, K, T['$inferSelect'][K]>>
 }
 
 /** The property of `T`'s column declared `.primaryKey()` (never when the table's config declares its key). */

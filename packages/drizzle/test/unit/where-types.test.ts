@@ -57,6 +57,19 @@ describe('where', () => {
     }
   })
 
+  test('an entity stands for its key where a key may be, alone or in a list', async () => {
+    type Customer = Entity<typeof customers>
+    const customer = {} as Customer
+    const where: Where<typeof orders> = { customerId: customer }
+    expectTypeOf(where).toExtend<Where<typeof orders>>()
+    if (noRun) {
+      await shopEm.find(orders, { customerId: customer })
+      await shopEm.find(orders, { customerId: [customer, 7] })
+      // @ts-expect-error: a text column takes no entity
+      await shopEm.find(orders, { channel: customer })
+    }
+  })
+
   test('an array column takes an array as its value (equality), not a list of arrays', async () => {
     const where: Where<typeof orders> = { labels: ['a', 'b'] }
     expectTypeOf(where).toExtend<Where<typeof orders>>()
