@@ -2,7 +2,10 @@ import type { ScalarCodec } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 import { compareCodeUnits, textProblem } from './text.ts'
 
-/** A value `JSON.stringify` writes exactly and `JSON.parse` reads back deep-equal. */
+/**
+ * A value `JSON.stringify` writes exactly and `JSON.parse` reads back deep-equal (an object's
+ * property that is `undefined` is left out, as `JSON.stringify` leaves it out).
+ */
 export type JsonValue =
   | string
   | number
@@ -59,6 +62,7 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
       problem(`${describeWritten(value)} at ${path} is not JSON (only plain objects are)`, value)
     if (Object.getOwnPropertySymbols(value).length > 0) problem(`the object at ${path} has symbol keys`)
     for (const [key, v] of Object.entries(value)) {
+      if (v === undefined) continue // left out, as JSON.stringify leaves it out
       const why = textProblem(key)
       if (why !== undefined) problem(`the key ${describeWritten(key)} at ${path} ${why}`, key)
       checkJson(v, `${path}.${key}`, ancestors)
@@ -69,7 +73,9 @@ function checkJson(value: unknown, path: string, ancestors: Set<object>): void {
 
 /**
  * The JSON text of `value` for `json`/`jsonb`, after checking that `JSON.stringify` writes it exactly:
- * plain objects and arrays, strings, finite numbers, booleans and nulls only (no undefined, functions,
+ * plain objects and arrays, strings, finite numbers, booleans and nulls only, an object's property
+ * that is `undefined` left out, as `JSON.stringify`, Drizzle and the drivers leave it out (no other
+ * undefined — in an array, `JSON.stringify` would write null —, no functions,
  * symbols, bigints, NaN, Dates, Maps, class instances, holes, cycles, NUL characters or lone
  * surrogates). A top-level JS `null` is SQL NULL, never the JSON `null`. A JS string is stored as a
  * JSON string (`'{"a":1}'` is written `"{\"a\":1}"`), never parsed.
@@ -125,15 +131,18 @@ function plainJson(value: unknown, depth: number): boolean {
   const keys = Object.keys(value)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!
+    const v = (value as Record<string, unknown>)[key]
+    if (v === undefined) continue // left out (see checkJson)
     if (textProblem(key) !== undefined) return false
-    if (!plainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+    if (!plainJson(v, depth + 1)) return false
   }
   return true
 }
 
 /**
- * Deep equality of JSON values: object key order is ignored (jsonb reorders keys), numbers compare
- * with `===` (so `-0` equals `0`; jsonb does not keep `-0`).
+ * Deep equality of JSON values: object key order is ignored (jsonb reorders keys), a property that is
+ * `undefined` is no property (it is not written), numbers compare with `===` (so `-0` equals `0`;
+ * jsonb does not keep `-0`).
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true
@@ -144,13 +153,18 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return true
   }
   if (Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k)) return false
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  const ra = a as Record<string, unknown>
+  const rb = b as Record<string, unknown>
+  let defined = 0
+  for (const k of Object.keys(a)) {
+    const va = ra[k]
+    if (va === undefined) continue
+    defined++
+    if (!Object.hasOwn(b, k) || !sameJson(va, rb[k])) return false
   }
-  return true
+  let inB = 0
+  for (const k of Object.keys(b)) if (rb[k] !== undefined) inB++
+  return defined === inB
 }
 
 /**
@@ -183,6 +197,8 @@ export const jsonCodec: ScalarCodec = {
 function sortedJson(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value)
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`
-  const keys = Object.keys(value).sort(compareCodeUnits)
+  const keys = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort(compareCodeUnits)
   return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson((value as Record<string, unknown>)[k])}`).join(',')}}`
 }

@@ -1,7 +1,7 @@
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { asc, eq } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import { date, pgTable, serial, text } from 'drizzle-orm/pg-core'
+import { date, jsonb, pgTable, serial, text } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js'
 import type pg from 'pg'
 import type postgres from 'postgres'
@@ -21,11 +21,19 @@ const users = pgTable('uv_user', {
   nickname: text('nickname').$defaultFn(() => 'nick'),
 })
 
-const schema = { users }
+// A jsonb object's optional property given as undefined is left out of the JSON, as Drizzle (by
+// JSON.stringify) leaves it out; it failed the flush with INVALID_VALUE (found by an outside probe).
+const prefs = pgTable('uv_prefs', {
+  id: serial('id').primaryKey(),
+  settings: jsonb('settings').$type<{ theme: string; locale?: string | undefined }>().notNull(),
+})
+
+const schema = { users, prefs }
 
 beforeAll(async () => {
   await db.sql.unsafe(`create table uv_user (id serial primary key, name text not null unique,
-  role text not null default 'member', birth_date date, nickname text)`)
+  role text not null default 'member', birth_date date, nickname text);
+  create table uv_prefs (id serial primary key, settings jsonb not null)`)
 })
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {
@@ -84,6 +92,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     })
     expect(stored.find((u) => u.name === `v-${driver}`)).toMatchObject({ role: 'member', nickname: 'nick' })
     expect(result.map((e) => e.role)).toEqual(['admin', 'member'])
+  })
+
+  test("jsonb: an object's undefined property is left out, as Drizzle leaves it out; no update follows", async () => {
+    const drizzle = drizzleOf()
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const given = { theme: 'dark', locale: undefined }
+    const { result } = await factory.run((em) => em.create(prefs, { settings: given }))
+    const [viaDrizzle] = await drizzle.insert(prefs).values({ settings: given }).returning()
+    const [stored] = await drizzle.select().from(prefs).where(eq(prefs.id, result.id))
+    expect(stored!.settings).toEqual(viaDrizzle!.settings)
+    expect(Object.keys(stored!.settings)).toEqual(['theme'])
+    const { report } = await factory.run(async (em) => {
+      const held = await em.load(prefs, result.id)
+      held.settings = { theme: 'dark', locale: undefined } // the same JSON as stored
+    })
+    expect(report.updated).toBe(0)
+    const changed = await factory.run(async (em) => {
+      const held = await em.load(prefs, result.id)
+      held.settings = { ...held.settings, locale: 'fr' }
+    })
+    expect(changed.report.updated).toBe(1)
   })
 
   test('assign: an undefined property is left as it is (a Partial<$inferInsert> patch), as Drizzle set() leaves it', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PipeflushError } from '../../../src/errors.ts'
 import { encodeValue, sameValue } from '../../../src/values/index.ts'
-import { MAX_JSON_DEPTH } from '../../../src/values/json.ts'
+import { jsonCodec, MAX_JSON_DEPTH } from '../../../src/values/json.ts'
 import { normalizeKeyValue } from '../../../src/values/key.ts'
 import { at, column } from './columns.ts'
 
@@ -323,9 +323,22 @@ describe('encodeValue: json and jsonb', () => {
     }
   })
 
+  it("leaves an object's undefined property out, as JSON.stringify, Drizzle and the drivers do", () => {
+    const c = column('jsonb')
+    expect(encodeValue({ theme: 'dark', locale: undefined }, c, at)).toBe('{"theme":"dark"}')
+    expect(encodeValue({ a: [{ b: undefined, c: 1 }] }, c, at)).toBe('{"a":[{"c":1}]}')
+    // Still checked: what the left-out property's siblings hold.
+    rejects({ a: undefined, b: () => 1 }, c, /a function at \$\.b is not a JSON value/)
+    expect(jsonCodec.same({ a: 1, b: undefined }, { a: 1 }, c)).toBe(true)
+    expect(jsonCodec.same({ a: 1 }, { a: 1, b: undefined }, c)).toBe(true)
+    expect(jsonCodec.same({ a: 1, b: undefined }, { a: 1, c: 2 }, c)).toBe(false)
+    expect(jsonCodec.same({ a: undefined }, { b: undefined }, c)).toBe(true)
+    const keyColumn = column('jsonb')
+    expect(jsonCodec.key?.({ b: 1, a: undefined }, keyColumn)).toBe(jsonCodec.key?.({ b: 1 }, keyColumn))
+  })
+
   it('rejects values JSON.stringify does not write exactly', () => {
     const c = column('jsonb')
-    rejects({ a: undefined }, c, /undefined at \$\.a is not a JSON value/)
     rejects([1, undefined], c, /undefined at \$\[1\] is not a JSON value/)
     rejects({ f: () => 1 }, c, /a function at \$\.f is not a JSON value/)
     rejects({ s: Symbol('x') }, c, /a symbol at \$\.s/)
