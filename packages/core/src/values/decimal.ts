@@ -2,7 +2,11 @@ import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 
-const DECIMAL_TEXT = /^([+-]?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+/** A decimal as PostgreSQL reads one: digits on at least one side of the point (`.5`, `5.`). */
+const DECIMAL_TEXT = /^([+-]?)(?=\.?\d)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
+
+/** The white space PostgreSQL skips around a numeric's text (C's `isspace`). */
+const SPACES = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
 
 /** PostgreSQL's limits for `numeric`: 131072 digits before the point, 16383 after. */
 const MAX_INTEGER_DIGITS = 131072
@@ -12,7 +16,8 @@ const SPECIALS = new Set(['NaN', 'Infinity', '-Infinity'])
 
 /**
  * The plain decimal text PostgreSQL stores for a `numeric` written as `value` (a finite number, a
- * bigint or a decimal string with optional sign, fraction and exponent), or `'NaN'`, `'Infinity'` and
+ * bigint or a decimal string with optional sign, fraction and exponent, white space around it skipped
+ * as the server skips it), or `'NaN'`, `'Infinity'` and
  * `'-Infinity'` as the server prints them (what a read gives). Exponents are expanded and the scale is
  * kept as PostgreSQL keeps it, so the text means the same on every server version. Throws a value
  * problem for anything else, including the numbers `NaN` and `Infinity` (most often a computation's
@@ -27,6 +32,9 @@ export function numericText(value: unknown): string {
     text = String(value)
   } else if (typeof value === 'string') {
     text = value
+    const n = value.length
+    if (n > 0 && (isSpace(value.charCodeAt(0)) || isSpace(value.charCodeAt(n - 1))))
+      text = value.replace(SPACES, '')
   } else {
     problem(
       `expected a number, a bigint or a decimal string for numeric, got ${describeWritten(value)}`,
@@ -58,6 +66,11 @@ export function numericText(value: unknown): string {
   if (shift >= 0) return minus + significant + '0'.repeat(shift)
   const padded = significant.padStart(scale + 1, '0')
   return `${minus}${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`
+}
+
+/** Whether `code` is a character of {@link SPACES}. */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13)
 }
 
 /**

@@ -122,6 +122,12 @@ describe('encodeValue: numeric', () => {
     expect(encodeValue('1.5E+3', c, at)).toBe('1500')
     expect(encodeValue('15e-3', c, at)).toBe('0.015')
     expect(encodeValue('0.0000e1000', c, at)).toBe('0')
+    // As PostgreSQL reads them: white space around, no digit on one side of the point.
+    expect(encodeValue(' 12.5 ', c, at)).toBe('12.5')
+    expect(encodeValue('\t-1\n', c, at)).toBe('-1')
+    expect(encodeValue('.5', c, at)).toBe('0.5')
+    expect(encodeValue('5.', c, at)).toBe('5')
+    expect(encodeValue('-.5e1', c, at)).toBe('-5')
     expect(encodeValue('123456789012345678901234567890.123456789', c, at)).toBe(
       '123456789012345678901234567890.123456789',
     )
@@ -142,9 +148,11 @@ describe('encodeValue: numeric', () => {
     rejects('+Infinity', c, /not a valid numeric/)
     rejects('inf', c, /not a valid numeric/)
     rejects('1,5', c, /not a valid numeric/)
-    rejects('.5', c, /not a valid numeric/)
-    rejects('5.', c, /not a valid numeric/)
     rejects('', c, /not a valid numeric/)
+    rejects('.', c, /not a valid numeric/)
+    rejects(' ', c, /not a valid numeric/)
+    rejects('1 2', c, /not a valid numeric/)
+    rejects('\u00a012', c, /not a valid numeric/) // not a space PostgreSQL skips
     rejects('1e', c, /not a valid numeric/)
     rejects(true, c, /expected a number, a bigint or a decimal string for numeric/)
     rejects(`0.${'1'.repeat(16384)}`, c, /more than 16383 digits after the decimal point/)
