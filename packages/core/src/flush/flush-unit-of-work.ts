@@ -54,6 +54,7 @@ export async function flushUnitOfWork(
   const flushId = randomUUID()
   const pending = uow.pending()
   const edits = uow.edits
+  const clears = uow.clears
   const counts = {
     inserted: pending.inserts.length,
     updated: pending.updates.length,
@@ -119,7 +120,7 @@ export async function flushUnitOfWork(
   }
   const { plan, sent, returned } = used.value
   const filled = serverFilled(schema, plan, returned, sent, pending.inserts, pending.upserts)
-  uow.applyFlushed(pending, sent, upsertCount, filled, edits)
+  uow.applyFlushed(pending, sent, upsertCount, filled, edits, clears)
   // Written out, not a spread of `base`: once per flush.
   return {
     flushId,

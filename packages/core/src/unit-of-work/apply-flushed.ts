@@ -16,7 +16,9 @@ import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState 
  * (see `settleUpserts`). Changes made while the
  * flush was in flight stay pending. `editsAtPending`, the `edits` count when `pending` was taken:
  * when nothing was edited since, the flushed entities are known to equal what was sent and are not
- * compared again.
+ * compared again. `clearsAtPending`, the `clears` count then: when the unit of work was cleared
+ * since, it forgot the flush's entities, which stay forgotten (detached, nothing pending for them:
+ * a new entity detached by `clear()` is not one removed meanwhile, whose delete is pending).
  */
 export function applyFlushed(
   uow: UnitOfWorkState,
@@ -25,7 +27,14 @@ export function applyFlushed(
   upsertCount: number,
   filled: ServerFilled = new Map(),
   editsAtPending?: number,
+  clearsAtPending?: number,
 ): void {
+  if (clearsAtPending !== undefined && clearsAtPending !== uow.clears) {
+    // Forgotten while the flush was in flight: nothing of it is taken back (the entities of the
+    // unit as it is now, loaded or made since, are left as they are).
+    settleUnchanged(uow)
+    return
+  }
   const quiet = editsAtPending === uow.edits
   const sentOf = inOrder(sent)
   // Upserts first: the rows referencing them settle with the keys they got (see `settle`).

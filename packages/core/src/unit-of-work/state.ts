@@ -43,6 +43,11 @@ export interface UnitOfWorkState {
   flushing: number
   /** Counts the flushes that ended, whatever their outcome. */
   flushed: number
+  /**
+   * Counts `clear()` calls: a flush in flight across one settles into a unit of work that forgot its
+   * entities (see `applyFlushed`).
+   */
+  clears: number
 }
 
 /** The state of an empty unit of work whose entities point at `owner`. */
@@ -58,6 +63,7 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
     edits: 0,
     flushing: 0,
     flushed: 0,
+    clears: 0,
   }
 }
 

@@ -68,6 +68,11 @@ export class UnitOfWork {
     return this.#uow.edits
   }
 
+  /** How many times {@link clear} was called: a flush's settling compares it with the count at its start. */
+  get clears(): number {
+    return this.#uow.clears
+  }
+
   /**
    * A new entity of `table` over `row` (a copy the caller made): `new` ones are inserted by the next
    * flush, `managed` ones are rows the database holds (read or merged), tracked in the identity map.
@@ -161,8 +166,9 @@ export class UnitOfWork {
     upsertCount: number,
     filled?: ServerFilled,
     editsAtPending?: number,
+    clearsAtPending?: number,
   ): void {
-    applyFlushed(this.#uow, pending, sent, upsertCount, filled, editsAtPending)
+    applyFlushed(this.#uow, pending, sent, upsertCount, filled, editsAtPending, clearsAtPending)
   }
 
   /**
@@ -204,6 +210,7 @@ export class UnitOfWork {
     uow.touched.clear()
     uow.watch.clear()
     uow.upserts.length = 0
+    uow.clears++
     // The relation indexes hold the entities they saw: let go of with them.
     this.#referring.clear()
   }

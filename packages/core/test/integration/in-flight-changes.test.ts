@@ -1,0 +1,67 @@
+import { EntityManager } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+// What the unit of work does with calls made while its flush is in flight (the flush not awaited yet).
+// `clear()` forgets every entity and change: the flush in flight commits, and the next one sends
+// nothing. A new entity it had made detached read as one removed while in flight, and the next flush
+// deleted the row just inserted (found by an outside probe). Entities loaded after the clear are the
+// unit's, untouched by the settling of the flush that was in flight.
+const db = useTestDatabase()
+
+beforeAll(async () => {
+  await db.sql.unsafe(`
+    create table ifc_item (id serial primary key, v text not null);
+    create table ifc_note (id serial primary key, item_id int references ifc_item, body text not null);
+  `)
+})
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  const rows = async () =>
+    (await db.sql.unsafe<{ id: number; v: string }[]>('select id, v from ifc_item order by id')).map(
+      (r) => `${r.id}:${r.v}`,
+    )
+
+  test('clear() while a flush is in flight: the flush commits, the next flush sends nothing', async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe('delete from ifc_note; delete from ifc_item')
+    const em = root.fork()
+    const made = em.create('ifc_item', { v: 'created' })
+    em.create('ifc_note', { item_id: made, body: 'a note' })
+    const flushing = em.flush()
+    em.clear()
+    const first = await flushing
+    expect(first.inserted).toBe(2)
+    const id = Number(made['id'])
+    expect(await rows()).toEqual([`${id}:created`])
+    expect(em.plan().waves).toEqual([])
+    const second = await em.flush()
+    expect({ statements: second.statements, deleted: second.deleted }).toEqual({ statements: 0, deleted: 0 })
+    expect(await rows()).toEqual([`${id}:created`])
+
+    // A loaded row changed, then cleared while its update is in flight.
+    const em2 = root.fork()
+    const held = await em2.load('ifc_item', id)
+    held['v'] = 'changed'
+    const updating = em2.flush()
+    em2.clear()
+    expect((await updating).updated).toBe(1)
+    expect((await em2.flush()).statements).toBe(0)
+    expect(await rows()).toEqual([`${id}:changed`])
+
+    // Loaded again after the clear, while the flush was in flight: the unit's own, left as loaded.
+    const em3 = root.fork()
+    const before = await em3.load('ifc_item', id)
+    before['v'] = 'third'
+    const third = em3.flush()
+    em3.clear()
+    const again = await em3.load('ifc_item', id)
+    await third
+    expect(again).not.toBe(before)
+    expect(em3.plan().waves).toEqual([])
+    again['v'] = 'fourth'
+    expect((await em3.flush()).updated).toBe(1)
+    expect(await rows()).toEqual([`${id}:fourth`])
+  })
+})
