@@ -1,4 +1,5 @@
 import type { ColumnModel } from '../model/model.ts'
+import { sentReference } from '../plan/rows/sent-references.ts'
 import { SentRows } from '../plan/sent-rows.ts'
 import { changedColumns, type PendingChanges, referencedKey } from '../track/changes.ts'
 import { type EntityState, stateOf } from '../track/entity-state.ts'
@@ -138,6 +139,7 @@ function settle(
 ): void {
   if (sent === undefined) return
   const server = filled.get(s)
+  const asSent = sent
   if (isKept(sent)) {
     // Held by the entity since its values were checked: kept as sent, or made whole by an assignment meanwhile.
     const held = s.heldSnapshot
@@ -162,8 +164,16 @@ function settle(
     const c = columns[i]!
     const now = s.row[c.name]
     if (typeof now !== 'object' || now === null) continue // only an entity is replaced
-    // A reference to an upserted row was sent as a lookup: its key is known now.
-    const id = snapshot[c.name] === undefined && stateOf(now) ? resolvedOrSelf(now, c, s) : undefined
+    // A reference to an upserted row was sent as a lookup: its key is known now. The key of the
+    // entity sent, not of one assigned while the flush was in flight (a change still to write).
+    const target =
+      snapshot[c.name] === undefined && typeof asSent === 'object' ? sentReference(asSent, c.name) : undefined
+    const id =
+      target !== undefined
+        ? resolvedKey(target, c, s)
+        : snapshot[c.name] === undefined && stateOf(now)
+          ? resolvedOrSelf(now, c, s)
+          : undefined
     if (id !== undefined && !stateOf(id)) snapshot[c.name] = id
     if (stateOf(now) && sameValue(resolvedOrSelf(now, c, s), snapshot[c.name], c))
       s.row[c.name] = snapshot[c.name]
@@ -195,7 +205,11 @@ function settleKept(s: EntityState, sent: Kept): void {
  */
 function resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): unknown {
   const ref = stateOf(value)
-  if (!ref) return value
+  return ref ? (resolvedKey(ref, column, s) ?? value) : value
+}
+
+/** The key the entity of `ref` stands for in `column` of `s`, undefined when it cannot. */
+function resolvedKey(ref: EntityState, column: ColumnModel, s: EntityState): unknown {
   try {
     const { value: key, column: keyColumn } = referencedKey(ref, column, s.table)
     const target = ref.table.columnsByName.get(keyColumn)!
@@ -203,7 +217,7 @@ function resolvedOrSelf(value: unknown, column: ColumnModel, s: EntityState): un
     const resolved = stateOf(key) ? resolvedOrSelf(key, target, ref) : storedKeyText(key, target)
     return referencingValue(resolved, column)
   } catch {
-    return value
+    return undefined
   }
 }
 

@@ -13,6 +13,8 @@ beforeAll(async () => {
   await db.sql.unsafe(`
     create table ifc_item (id serial primary key, v text not null);
     create table ifc_note (id serial primary key, item_id int references ifc_item, body text not null);
+    create table ifc_parent (id serial primary key, code text unique not null, name text);
+    create table ifc_child (id serial primary key, parent_id int references ifc_parent, v text);
   `)
 })
 
@@ -64,4 +66,38 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect((await em3.flush()).updated).toBe(1)
     expect(await rows()).toEqual([`${id}:fourth`])
   })
+
+  // A reference to an upserted entity goes as a lookup by its conflict values, its key known once the
+  // flush answers. Reassigned while the flush was in flight, the new reference is the next flush's:
+  // it was lost (the entity showed it, the next flush sent nothing), the settling taking the key of
+  // whatever the column held by then as the key sent (found by an outside probe).
+  test.each(['a loaded entity', 'another upsert of the flush'])(
+    'a reference to an upsert reassigned to %s while the flush is in flight: the next flush writes it',
+    async (to) => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client)
+      await db.sql.unsafe('delete from ifc_child; delete from ifc_parent')
+      const setup = root.fork()
+      const stored = setup.create('ifc_parent', { code: 'k', name: 'stored' })
+      const other = setup.create('ifc_parent', { code: 'other', name: 'other' })
+      await setup.flush()
+      const em = root.fork()
+      const loaded = await em.load('ifc_parent', Number(other['id']))
+      const up = em.upsert('ifc_parent', { code: 'k', name: 'upserted' }, { conflict: ['code'] })
+      const second = em.upsert('ifc_parent', { code: 'new', name: 'new' }, { conflict: ['code'] })
+      const child = em.create('ifc_child', { parent_id: up, v: 'child' })
+      const flushing = em.flush()
+      const target = to === 'a loaded entity' ? loaded : second
+      child['parent_id'] = target
+      await flushing
+      const next = await em.flush()
+      expect(next.updated).toBe(1)
+      const [row] = await db.sql.unsafe<{ parent_id: number }[]>(
+        `select parent_id from ifc_child where id = ${Number(child['id'])}`,
+      )
+      expect(row!.parent_id).toBe(Number(target['id']))
+      expect(row!.parent_id).not.toBe(Number(stored['id']))
+      expect((await em.flush()).statements).toBe(0)
+    },
+  )
 })

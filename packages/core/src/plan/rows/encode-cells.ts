@@ -12,7 +12,9 @@ import { type FormOptions, statementForms, statementShape } from '../statements/
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell, insertColumns, setCell, setColumns, tableOf } from './cells.ts'
 import { checkInsert } from './check-insert.ts'
+import { ConflictRef } from './conflict-ref.ts'
 import { keyPart, RowLocation } from './row-key.ts'
+import { noteSentReference } from './sent-references.ts'
 
 /**
  * Where values are encoded column by column: a failure there is found again row by row (see
@@ -141,7 +143,12 @@ function encodeColumn(
     if (value instanceof Slot) {
       cells[r] = value
       draft.slotted[p] = true
-      if (snapshots !== undefined) snapshots[r]![name] = undefined
+      if (snapshots !== undefined) {
+        snapshots[r]![name] = undefined
+        // An upsert's key comes with the answer: the snapshot takes it then (see `sentReference`).
+        if (value instanceof ConflictRef && value.state !== undefined)
+          noteSentReference(snapshots[r]!, name, value.state)
+      }
       continue
     }
     if (value !== previous) {
