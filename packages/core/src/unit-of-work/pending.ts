@@ -1,7 +1,8 @@
 import { errors } from '../errors.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
 import { changedColumns, type PendingChanges, resolveReference } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
-import { encodeValue } from '../values/index.ts'
+import { encodeValue, normalizeKeyValue } from '../values/index.ts'
 import type { RecordedUpsert, UnitOfWorkState } from './state.ts'
 
 /**
@@ -71,9 +72,26 @@ function upsertKey(state: EntityState, conflict: readonly string[], owner: objec
   const texts = conflict.map((c) => {
     const column = table.columnsByName.get(c)!
     const value = resolveReference(state.row[c], column, table, owner, standIn)
-    return value instanceof KeyToCome ? value.text : encodeValue(value, column, { table: table.key })
+    return value instanceof KeyToCome ? value.text : conflictText(value, column, table)
   })
   return JSON.stringify([table.key, conflict, texts])
+}
+
+/**
+ * A conflict value as the server compares it (`'1.50'` and `'1.5'` of a numeric, a citext's cases,
+ * a char(n)'s trailing spaces are one value: two upserts of them are one row, the last wins); as
+ * written where it cannot be a key (null).
+ */
+function conflictText(value: unknown, column: ColumnModel, table: TableModel): string | null {
+  if (value !== null && value !== undefined) {
+    try {
+      return `k${normalizeKeyValue(value, column)}`
+    } catch {
+      // Checked as written below: the value's own error.
+    }
+  }
+  const text = encodeValue(value, column, { table: table.key })
+  return text === null ? null : `e${text}`
 }
 
 /** What stands, in an upsert's conflict values, for a new entity's key that its flush gives. */

@@ -10,7 +10,8 @@ type Row = Record<string, unknown>
 
 /**
  * A text naming an upserted entity's row by table and conflict values (references resolved), or
- * undefined when a value is null or cannot be a key.
+ * undefined when a value cannot be a key. A null stands for itself: it conflicts under a constraint
+ * `NULLS NOT DISTINCT`, and otherwise the row is inserted and returned with it.
  *
  * Upserts of one row are told by their conflict values, the only key they have before the flush.
  */
@@ -29,7 +30,10 @@ export function conflictIdOf(
   values: Readonly<Record<string, unknown>>,
 ): string | undefined {
   try {
-    const texts = conflict.map((name) => normalizeKeyValue(values[name], table.columnsByName.get(name)!))
+    const texts = conflict.map((name) => {
+      const value = values[name]
+      return value === null ? 'n' : `v${normalizeKeyValue(value, table.columnsByName.get(name)!)}`
+    })
     // No canonical form holds a NUL character: the joined texts name one tuple.
     return `${table.key}\u0000${conflict.join('\u0001')}\u0000${texts.join('\u0000')}`
   } catch {
