@@ -14,8 +14,15 @@ export interface PendingChanges {
   readonly inserts: readonly EntityState[]
   readonly updates: readonly { readonly state: EntityState; readonly changed: readonly string[] }[]
   readonly deletes: readonly EntityState[]
-  /** Rows to insert or update on conflict; not tracked after the flush. */
-  readonly upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[]
+  /**
+   * Rows to insert or update on conflict; not tracked after the flush. `row`: a copy of the entity's
+   * row as taken, to tell what was assigned while the flush was in flight.
+   */
+  readonly upserts: readonly {
+    readonly state: EntityState
+    readonly spec: UpsertSpec
+    readonly row?: Readonly<Record<string, unknown>>
+  }[]
 }
 
 /**

@@ -39,10 +39,19 @@ export function applyFlushed(
   const quiet = editsAtPending === uow.edits
   const sentOf = inOrder(sent)
   // Upserts first: the rows referencing them settle with the keys they got (see `settle`).
-  if (upsertCount > 0)
-    settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, (s) => {
+  if (upsertCount > 0) {
+    const sentRows = new Map<EntityState, Readonly<Record<string, unknown>>>()
+    for (const u of pending.upserts) if (u.row !== undefined) sentRows.set(u.state, u.row)
+    const inFlight = {
+      sent: sentRows,
+      touched: (s: EntityState) => uow.touched.add(s),
+      removed: (s: EntityState) => removeEntity(uow, s),
+    }
+    const watch = (s: EntityState) => {
       if (hasMutableColumns(s.table)) uow.watch.add(s)
-    })
+    }
+    settleUpserts(uow.upserts.slice(0, upsertCount), filled, uow.map, watch, inFlight)
+  }
   // Nothing created or removed since `pending` was taken: the new entities are exactly its inserts
   // (let go of before the identity map and the watch list take them).
   if (quiet) uow.created.clear()

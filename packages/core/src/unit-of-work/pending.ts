@@ -58,7 +58,9 @@ function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   }
   // A reference to an earlier upsert of a key is planned as one to the last (see `conflict-ref.ts`).
   for (const [state, key] of keys) if (state.upserted) state.upserted.by = byKey.get(key)!.state
-  return [...byKey.values()]
+  const out: RecordedUpsert[] = []
+  for (const u of byKey.values()) out.push({ state: u.state, spec: u.spec, row: { ...u.state.row } })
+  return out
 }
 
 /**

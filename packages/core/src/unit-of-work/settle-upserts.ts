@@ -42,19 +42,32 @@ export function conflictIdOf(
 }
 
 /**
+ * What the application did to the flushed upserts' entities while the flush was in flight: `sent`,
+ * each one's row as the flush took it (what was sent); the entities assigned since are `touched`
+ * (their values kept, to be written by the next flush), those removed since are `removed` (their
+ * delete is the next flush's: their rows are in the database now).
+ */
+export interface InFlight {
+  readonly sent: ReadonlyMap<EntityState, Readonly<Row>>
+  touched(state: EntityState): void
+  removed(state: EntityState): void
+}
+
+/**
  * After a commit, the entities of the flushed `upserts` (in the order upserted) hold their rows as
  * stored (`filled`, the flush's `ServerFilled`: every column, as the upsert returned them) and are managed. When an entity of that
  * key is already managed, it stays the one the unit of work tracks, as it was (its snapshot is not
  * refreshed: its pending changes would be lost), and the upserted entity is detached, holding the stored
  * values. An earlier upsert of the same conflict values, replaced by the later one (the last wins), is
- * detached too, with the values the later one got. An upserted entity removed before the commit is
- * detached.
+ * detached too, with the values the later one got. An upserted entity removed before the flush is
+ * detached; one removed or assigned while it was in flight: see {@link InFlight}.
  */
 export function settleUpserts(
   upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[],
   filled: ReadonlyMap<EntityState, { readonly row: Row; readonly snapshot: Row }>,
   map: IdentityMap,
   watch: (state: EntityState) => void,
+  inFlight?: InFlight,
 ): void {
   // The stored rows by conflict values, for earlier upserts of a key (made when one is met).
   let stored: Map<string, Record<string, unknown>> | undefined
@@ -70,7 +83,11 @@ export function settleUpserts(
     return stored.get(id)
   }
   for (const { state, spec } of upserts) {
-    if (state.status !== 'new' || state.upserted === undefined) {
+    const sentRow = inFlight?.sent.get(state)
+    // Removed while the flush was in flight (sent, then forgotten as a new entity is).
+    const removedMeanwhile =
+      state.status === 'detached' && state.upserted !== undefined && sentRow !== undefined
+    if ((state.status !== 'new' && !removedMeanwhile) || state.upserted === undefined) {
       state.upserted = undefined
       continue
     }
@@ -85,7 +102,20 @@ export function settleUpserts(
       for (const name of unkeyed) delete state.row[name]
       continue
     }
-    for (const column of state.table.columns) state.row[column.name] = values[column.name]
+    // A value assigned while the flush was in flight stays, for the next flush to write.
+    let assigned = false
+    for (const column of state.table.columns) {
+      const name = column.name
+      // (The ids the flush itself gave are not the application's: `unkeyed`.)
+      if (
+        sentRow !== undefined &&
+        !removedMeanwhile &&
+        state.row[name] !== sentRow[name] &&
+        !unkeyed.includes(name)
+      )
+        assigned = true
+      else state.row[name] = values[name]
+    }
     if (own === undefined) continue
     state.snapshot = own.snapshot
     const key = rowKey(state.table, state.row)
@@ -96,5 +126,7 @@ export function settleUpserts(
     state.status = 'managed'
     map.set(state)
     watch(state)
+    if (removedMeanwhile) inFlight!.removed(state)
+    else if (assigned) inFlight!.touched(state)
   }
 }

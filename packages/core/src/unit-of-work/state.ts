@@ -15,7 +15,12 @@ export type ServerFilled = ReadonlyMap<
 export type { SentValues } from '../plan/types.ts'
 
 /** An upsert recorded by `UnitOfWork.upsert`: its row (not tracked) and how it meets a conflict. */
-export type RecordedUpsert = { state: EntityState; spec: UpsertSpec }
+export type RecordedUpsert = {
+  state: EntityState
+  spec: UpsertSpec
+  /** The row as a flush took it (see `PendingChanges.upserts`). */
+  row?: Readonly<Record<string, unknown>>
+}
 
 /**
  * What one unit of work holds, in one object: the `UnitOfWork` class owns it, and the modules of its
