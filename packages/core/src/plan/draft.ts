@@ -210,12 +210,20 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** The deterministic statement order: kind (updates, inserts, deletes), table key, column set, fix-ups after plain updates. */
+/**
+ * The deterministic statement order: kind (updates, inserts, deletes), table key, plain inserts
+ * before upserts, column set, fix-ups after plain updates.
+ */
 export function compareDrafts(a: StatementDraft, b: StatementDraft): number {
   const byKind = KIND_RANK[a.kind] - KIND_RANK[b.kind]
   if (byKind !== 0) return byKind
   const byTable = compareText(a.table.key, b.table.key)
   if (byTable !== 0) return byTable
+  // A table's plain inserts before its upserts: an upsert of a value a create of the flush takes
+  // updates that row, whatever columns each was given (else the order, by columns, decided whether
+  // the flush committed or failed on the unique value).
+  const byUpsert = Number(a.upsert !== undefined) - Number(b.upsert !== undefined)
+  if (byUpsert !== 0) return byUpsert
   const length = Math.min(a.columns.length, b.columns.length)
   for (let i = 0; i < length; i++) {
     const byColumn = compareText(a.columns[i]!, b.columns[i]!)

@@ -16,6 +16,7 @@ beforeAll(async () => {
     create table ucv_forms (id serial primary key, ci citext unique, nu numeric unique, ch char(4) unique, note text);
     create table ucv_distinct (id serial primary key, k text unique, v text);
     create table ucv_not_distinct (id serial primary key, k text, v text, unique nulls not distinct (k));
+    create table ucv_cu (id serial primary key, u text unique, v text, w text);
   `)
 })
 
@@ -64,6 +65,36 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         expect((await em.flush()).updated).toBe(1)
         await db.sql.unsafe(`update ${table} set v = 'v${round}' where id = ${Number(e['id'])}`)
       }
+    },
+  )
+})
+
+// A create and an upsert of one unique value in one flush: the create's insert goes first, the upsert
+// updates its row, whatever columns each was given. The order followed the column sets, so the flush
+// committed or failed on the unique value by the columns the create was given (an outside probe).
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test.each([
+    ['{ u }', (u: string) => ({ u })],
+    ['{ u, v }', (u: string) => ({ u, v: 'created' })],
+    ['{ u, v, w }', (u: string) => ({ u, v: 'created', w: 'w' })],
+    ['{ u, w }', (u: string) => ({ u, w: 'w' })],
+  ])(
+    'a create of %s and an upsert of its unique value: committed, the upsert updates the row',
+    async (_, values) => {
+      const { client } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client)
+      await db.sql.unsafe(
+        'create table if not exists ucv_cu (id serial primary key, u text unique, v text, w text); delete from ucv_cu',
+      )
+      const em = root.fork()
+      const made = em.create('ucv_cu', values('x'))
+      const up = em.upsert('ucv_cu', { u: 'x', v: 'upserted' }, { conflict: ['u'] })
+      const report = await em.flush()
+      expect({ inserted: report.inserted, upserted: report.upserted }).toEqual({ inserted: 1, upserted: 1 })
+      const rows = await db.sql.unsafe<{ id: number; v: string }[]>('select id, v from ucv_cu')
+      expect(rows.map((r) => r.v)).toEqual(['upserted'])
+      expect(made['id']).toBe(rows[0]!.id)
+      expect(up['v']).toBe('upserted')
     },
   )
 })
