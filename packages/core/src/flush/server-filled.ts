@@ -170,11 +170,16 @@ function upserted(
   const { conflict } = statement.upsert!
   const returning = statement.returning!
   const byConflict = new Map<string, EntityState>()
+  // Conflict values two upserts share (NULLs, each a row of its own): their rows cannot be told apart.
+  const shared = new Set<string>()
   for (const { state, spec } of upserts) {
     if (state.table !== table || !sameNames(spec.conflict, conflict)) continue
     const id = out.size === 0 ? conflictId(state, conflict) : storedConflictId(state, conflict, out)
-    if (id !== undefined) byConflict.set(id, state)
+    if (id === undefined) continue
+    if (byConflict.has(id)) shared.add(id)
+    byConflict.set(id, state)
   }
+  for (const id of shared) byConflict.delete(id)
   const at = conflict.map((name) => returning.indexOf(name))
   const unmatched: number[] = []
   for (let r = 0; r < rows.length; r++) {

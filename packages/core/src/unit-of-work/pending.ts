@@ -74,9 +74,25 @@ function upsertKey(state: EntityState, conflict: readonly string[], owner: objec
   const texts = conflict.map((c) => {
     const column = table.columnsByName.get(c)!
     const value = resolveReference(state.row[c], column, table, owner, standIn)
-    return value instanceof KeyToCome ? value.text : conflictText(value, column, table)
+    if (value instanceof KeyToCome) return value.text
+    // NULL conflicts with no NULL (but under NULLS NOT DISTINCT, which is rare): each such upsert is
+    // a row of its own, as the server inserts each.
+    return value === null ? nullConflict(state) : conflictText(value, column, table)
   })
   return JSON.stringify([table.key, conflict, texts])
+}
+
+const nullConflicts = new WeakMap<EntityState, string>()
+let nullConflictCount = 0
+
+/** What stands for a NULL conflict value of `state`'s upsert: its own, never another's. */
+function nullConflict(state: EntityState): string {
+  let text = nullConflicts.get(state)
+  if (text === undefined) {
+    text = `\u0000null ${nullConflictCount++}` // not a value's text: a NUL is no text's
+    nullConflicts.set(state, text)
+  }
+  return text
 }
 
 /**

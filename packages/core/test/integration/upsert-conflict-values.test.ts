@@ -67,6 +67,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       }
     },
   )
+
+  test('two upserts of a NULL conflict value in one flush (NULLS DISTINCT): two rows, neither entity holds the other', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe('delete from ucv_distinct')
+    const em = root.fork()
+    const a = em.upsert('ucv_distinct', { k: null, v: 'a' }, { conflict: ['k'] })
+    const b = em.upsert('ucv_distinct', { k: null, v: 'b' }, { conflict: ['k'] })
+    const report = await em.flush()
+    expect(report.upserted).toBe(2)
+    const rows = await db.sql.unsafe<{ id: number; v: string }[]>('select id, v from ucv_distinct order by v')
+    expect(rows.map((r) => r.v)).toEqual(['a', 'b'])
+    // Their rows cannot be told apart by conflict values: each entity holds its own row or none.
+    for (const [e, v] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const)
+      if (e['id'] !== undefined) expect(rows.find((r) => r.id === e['id'])?.v).toBe(v)
+    expect(a['v']).toBe('a')
+    expect(b['v']).toBe('b')
+  })
 })
 
 // A create and an upsert of one unique value in one flush: the create's insert goes first, the upsert
