@@ -82,7 +82,8 @@ function columnNames(fields: readonly SelectedField[]): string[] {
   const named = fields.map(({ field }) => (isNamedExpression(field) ? field.fieldAlias : undefined))
   const counts = new Map<string, number>()
   for (const name of named) if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1)
-  const taken = (name: string) => /^c\d+$/.test(name) || counts.get(name) !== 1
+  // `__proto__` is no property a driver's row object can hold.
+  const taken = (name: string) => /^c\d+$/.test(name) || name === '__proto__' || counts.get(name) !== 1
   return named.map((name, i) => (name !== undefined && !taken(name) ? name : `c${i}`))
 }
 

@@ -184,6 +184,7 @@ describe.each(TEST_DRIVERS)('%s: list reads', (driver) => {
         .select({
           a: sql<string>`lower(${books.title})`.as('same'),
           b: sql<string>`upper(${books.title})`.as('same'),
+          p: sql<number>`1`.mapWith(Number).as('__proto__'),
         })
         .from(books)
         .orderBy(books.id),
