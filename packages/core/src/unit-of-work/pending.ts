@@ -1,7 +1,8 @@
 import { errors } from '../errors.ts'
 import type { ColumnModel, TableModel } from '../model/model.ts'
 import { changedColumns, type PendingChanges, resolveReference } from '../track/changes.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import { type EntityState, stateOf } from '../track/entity-state.ts'
+import { snapshotValue } from '../track/snapshot.ts'
 import { encodeValue, normalizeKeyValue } from '../values/index.ts'
 import type { RecordedUpsert, UnitOfWorkState } from './state.ts'
 
@@ -59,7 +60,25 @@ function dedupedUpserts(uow: UnitOfWorkState): RecordedUpsert[] {
   // A reference to an earlier upsert of a key is planned as one to the last (see `conflict-ref.ts`).
   for (const [state, key] of keys) if (state.upserted) state.upserted.by = byKey.get(key)!.state
   const out: RecordedUpsert[] = []
-  for (const u of byKey.values()) out.push({ state: u.state, spec: u.spec, row: { ...u.state.row } })
+  for (const u of byKey.values()) out.push({ state: u.state, spec: u.spec, row: rowAsTaken(u.state) })
+  return out
+}
+
+/**
+ * A copy of `state`'s row as the flush takes it: values that change in place (json, arrays, Dates)
+ * copied, so that a change made to them while the flush is in flight shows (see `settleUpserts`).
+ */
+function rowAsTaken(state: EntityState): Record<string, unknown> {
+  const out = { ...state.row }
+  for (const name of Object.keys(out)) {
+    const value = out[name]
+    if (value === null || typeof value !== 'object' || stateOf(value)) continue
+    try {
+      out[name] = snapshotValue(state.table, name, value)
+    } catch {
+      // What no column stores: the flush refuses it, naming it.
+    }
+  }
   return out
 }
 

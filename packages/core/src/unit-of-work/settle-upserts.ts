@@ -1,9 +1,9 @@
-import type { TableModel } from '../model/model.ts'
+import type { ColumnModel, TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { resolvedValues } from '../track/changes.ts'
-import type { EntityState } from '../track/entity-state.ts'
+import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
-import { normalizeKeyValue } from '../values/index.ts'
+import { normalizeKeyValue, sameValue } from '../values/index.ts'
 import type { IdentityMap } from './identity-map.ts'
 
 type Row = Record<string, unknown>
@@ -51,6 +51,21 @@ export interface InFlight {
   readonly sent: ReadonlyMap<EntityState, Readonly<Row>>
   touched(state: EntityState): void
   removed(state: EntityState): void
+}
+
+/**
+ * Whether a value of `column` is other than `taken`, the copy the flush took of it: assigned since, or
+ * changed in place (a json value, an array, a Date).
+ */
+function changedSince(now: unknown, taken: unknown, column: ColumnModel): boolean {
+  if (now === taken) return false
+  if (now === null || taken === null || typeof now !== 'object' || typeof taken !== 'object') return true
+  if (stateOf(now) || stateOf(taken)) return true
+  try {
+    return !sameValue(now, taken, column)
+  } catch {
+    return true
+  }
 }
 
 /**
@@ -110,8 +125,8 @@ export function settleUpserts(
       if (
         sentRow !== undefined &&
         !removedMeanwhile &&
-        state.row[name] !== sentRow[name] &&
-        !unkeyed.includes(name)
+        !unkeyed.includes(name) &&
+        changedSince(state.row[name], sentRow[name], column)
       )
         assigned = true
       else state.row[name] = values[name]

@@ -15,6 +15,7 @@ beforeAll(async () => {
     create table ifc_note (id serial primary key, item_id int references ifc_item, body text not null);
     create table ifc_parent (id serial primary key, code text unique not null, name text);
     create table ifc_child (id serial primary key, parent_id int references ifc_parent, v text);
+    create table ifc_doc (id serial primary key, code text unique not null, doc jsonb not null, at timestamptz not null);
   `)
 })
 
@@ -140,4 +141,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(await db.sql.unsafe("select id from ifc_parent where code = 'up'")).toHaveLength(0)
     },
   )
+
+  // Changed in place (a json value, a Date) rather than assigned: found by a review of the fix above.
+  test('an upsert whose json value and Date are changed in place while its flush is in flight: the next flush writes them', async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe('delete from ifc_doc')
+    const em = root.fork()
+    const doc = { tags: ['a'], n: 1 }
+    const at = new Date('2024-01-01T00:00:00Z')
+    const up = em.upsert('ifc_doc', { code: 'd', doc, at }, { conflict: ['code'] })
+    const flushing = em.flush()
+    doc.tags.push('b')
+    at.setUTCFullYear(2030)
+    await flushing
+    expect((await em.flush()).updated).toBe(1)
+    const [row] = await db.sql.unsafe<{ doc: unknown; at: Date }[]>(
+      "select doc, at from ifc_doc where code = 'd'",
+    )
+    expect(row!.doc).toEqual({ tags: ['a', 'b'], n: 1 })
+    expect(new Date(row!.at).getUTCFullYear()).toBe(2030)
+    expect(up['doc']).toEqual({ tags: ['a', 'b'], n: 1 })
+    expect((await em.flush()).statements).toBe(0)
+  })
 })
