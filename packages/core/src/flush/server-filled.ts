@@ -9,7 +9,7 @@ import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
-import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
+import { asTaken, conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue, referencingValue, type ValueLocation } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
@@ -107,7 +107,11 @@ export function serverFilled(
   returned: ReturnedRows,
   sent: SentValues,
   inserts: readonly EntityState[] = [],
-  upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[] = [],
+  upserts: readonly {
+    readonly state: EntityState
+    readonly spec: UpsertSpec
+    readonly row?: Readonly<Record<string, unknown>>
+  }[] = [],
 ): ServerFilled {
   const out: Filled = new Map()
   // Most flushes read nothing back: found without building anything.
@@ -165,16 +169,22 @@ function upserted(
   statement: PlannedStatement,
   rows: readonly Readonly<Record<string, unknown>>[],
   table: TableModel,
-  upserts: readonly { readonly state: EntityState; readonly spec: UpsertSpec }[],
+  upserts: readonly {
+    readonly state: EntityState
+    readonly spec: UpsertSpec
+    readonly row?: Readonly<Record<string, unknown>>
+  }[],
 ): void {
   const { conflict } = statement.upsert!
   const returning = statement.returning!
   const byConflict = new Map<string, EntityState>()
   // Conflict values two upserts share (NULLs, each a row of its own): their rows cannot be told apart.
   const shared = new Set<string>()
-  for (const { state, spec } of upserts) {
+  for (const { state, spec, row } of upserts) {
     if (state.table !== table || !sameNames(spec.conflict, conflict)) continue
-    const id = out.size === 0 ? conflictId(state, conflict) : storedConflictId(state, conflict, out)
+    // By the values sent: a conflict value assigned while the flush was in flight is the next flush's.
+    const sent = row === undefined ? state : asTaken(state, row)
+    const id = out.size === 0 ? conflictId(sent, conflict) : storedConflictId(sent, conflict, out)
     if (id === undefined) continue
     if (byConflict.has(id)) shared.add(id)
     byConflict.set(id, state)

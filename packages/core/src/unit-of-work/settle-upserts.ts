@@ -54,6 +54,14 @@ export interface InFlight {
 }
 
 /**
+ * `state` as the flush took it (`row`, its row then: see `PendingChanges.upserts`), for reading its
+ * conflict values as they were sent.
+ */
+export function asTaken(state: EntityState, row: Readonly<Row>): EntityState {
+  return { status: state.status, table: state.table, owner: state.owner, row } as unknown as EntityState
+}
+
+/**
  * Whether a value of `column` is other than `taken`, the copy the flush took of it: assigned since, or
  * changed in place (a json value, an array, a Date).
  */
@@ -84,6 +92,11 @@ export function settleUpserts(
   watch: (state: EntityState) => void,
   inFlight?: InFlight,
 ): void {
+  /** `state` as the flush took it, where known (see {@link asTaken}). */
+  const takenOf = (state: EntityState) => {
+    const row = inFlight?.sent.get(state)
+    return row === undefined ? state : asTaken(state, row)
+  }
   // The stored rows by conflict values, for earlier upserts of a key (made when one is met).
   let stored: Map<string, Record<string, unknown>> | undefined
   const storedOf = (id: string) => {
@@ -91,7 +104,7 @@ export function settleUpserts(
       stored = new Map()
       for (const { state, spec } of upserts) {
         const values = filled.get(state)
-        const key = values === undefined ? undefined : conflictId(state, spec.conflict)
+        const key = values === undefined ? undefined : conflictId(takenOf(state), spec.conflict)
         if (key !== undefined) stored.set(key, values!.snapshot)
       }
     }
@@ -107,7 +120,7 @@ export function settleUpserts(
       continue
     }
     const own = filled.get(state)
-    const id = own === undefined ? conflictId(state, spec.conflict) : undefined
+    const id = own === undefined ? conflictId(takenOf(state), spec.conflict) : undefined
     const values = own?.row ?? (id === undefined ? undefined : storedOf(id))
     const { unkeyed } = state.upserted
     state.upserted = undefined

@@ -164,4 +164,23 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(up['doc']).toEqual({ tags: ['a', 'b'], n: 1 })
     expect((await em.flush()).statements).toBe(0)
   })
+
+  // Its conflict value assigned while in flight: the row sent is matched by the value sent (the entity
+  // was left detached without its id, the row unchanged): found by a review.
+  test('an upsert whose conflict value is assigned while its flush is in flight: the next flush writes it', async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe('delete from ifc_child; delete from ifc_parent')
+    const em = root.fork()
+    const up = em.upsert('ifc_parent', { code: 'x', name: 'upserted' }, { conflict: ['code'] })
+    const flushing = em.flush()
+    up['code'] = 'y'
+    await flushing
+    const [stored] = await db.sql.unsafe<{ id: number }[]>("select id from ifc_parent where code = 'x'")
+    expect(up['id']).toBe(stored!.id)
+    expect(em.stateOf(up)).toBe('managed')
+    expect((await em.flush()).updated).toBe(1)
+    const rows = await db.sql.unsafe<{ id: number; code: string }[]>('select id, code from ifc_parent')
+    expect(rows).toEqual([{ id: stored!.id, code: 'y' }])
+  })
 })
