@@ -183,4 +183,28 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const rows = await db.sql.unsafe<{ id: number; code: string }[]>('select id, code from ifc_parent')
     expect(rows).toEqual([{ id: stored!.id, code: 'y' }])
   })
+
+  // The same on a loaded row's update (found by a review of the new row's fix).
+  test("a loaded row's reference set to an upsert, reassigned while the flush is in flight: the next flush writes it", async () => {
+    const { client } = db.client(driver, { max: 2 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe('delete from ifc_child; delete from ifc_parent')
+    const setup = root.fork()
+    const other = setup.create('ifc_parent', { code: 'other', name: 'other' })
+    const child = setup.create('ifc_child', { v: 'child' })
+    await setup.flush()
+    const em = root.fork()
+    const loadedChild = await em.load('ifc_child', Number(child['id']))
+    const loadedOther = await em.load('ifc_parent', Number(other['id']))
+    const up = em.upsert('ifc_parent', { code: 'k', name: 'upserted' }, { conflict: ['code'] })
+    loadedChild['parent_id'] = up
+    const flushing = em.flush()
+    loadedChild['parent_id'] = loadedOther
+    await flushing
+    expect((await em.flush()).updated).toBe(1)
+    const [row] = await db.sql.unsafe<{ parent_id: number }[]>(
+      `select parent_id from ifc_child where id = ${Number(child['id'])}`,
+    )
+    expect(row!.parent_id).toBe(Number(other['id']))
+  })
 })

@@ -243,6 +243,8 @@ function updatedSnapshot(
     const name = columns[i]!
     const value = setCell(row, columnOf(table, name), table)
     out[name] = value instanceof Slot ? undefined : snapshotValue(table, name, value)
+    // An upsert's key comes with the answer: the snapshot takes it then (see `sentReference`).
+    if (value instanceof ConflictRef && value.state !== undefined) noteSentReference(out, name, value.state)
   }
   const version = table.versionColumn
   if (version) out[version] = versionValue(Number(old?.[version]) + 1, columnOf(table, version))
