@@ -16,13 +16,15 @@ export interface Checkpoint {
  * Remembers the unit of work as it is, before code that may change it (the flush hooks). Call
  * `settled()` once that code is done; `undo()` then takes back what it changed (entities created,
  * columns assigned, entities removed, upserts), leaving what changed after `settled()`, and entities
- * loaded meanwhile, as they are.
+ * loaded meanwhile, as they are. After a `clear()` since the checkpoint, there is nothing to take back:
+ * the unit of work forgot the hooks' changes with the rest (its upserts now are later ones).
  */
 export function checkpoint(uow: UnitOfWorkState): Checkpoint {
   const known = [...uow.map.values(), ...uow.created]
   const before: Copies = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
   const created = new Set(uow.created)
   const upserts = uow.upserts.length
+  const clears = uow.clears
   let after: Copies | undefined
   let hookCreated: EntityState[] = []
   let hookUpserts = 0
@@ -33,6 +35,7 @@ export function checkpoint(uow: UnitOfWorkState): Checkpoint {
       hookUpserts = uow.upserts.length - upserts
     },
     undo: () => {
+      if (uow.clears !== clears) return
       if (after === undefined) undoAll(uow, before, created, upserts)
       else undoHooks(uow, before, after, hookCreated, upserts, hookUpserts)
     },
