@@ -9,7 +9,7 @@ import { type EntityState, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
 import { isKept, wholeSnapshot } from '../track/sent-snapshot.ts'
-import { asTaken, conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
+import { conflictId, conflictIdOf } from '../unit-of-work/settle-upserts.ts'
 import type { SentValues, ServerFilled } from '../unit-of-work/unit-of-work.ts'
 import { decodeValue, referencingValue, type ValueLocation } from '../values/index.ts'
 import type { ReturnedRows } from './modes.ts'
@@ -46,18 +46,19 @@ function statesByKey(
 }
 
 /**
- * `values` with each of `names` (the key's parts by default) that references an upserted entity
- * replaced by that entity's stored value.
+ * `values` with each of `names` (the key's parts by default) that references an upserted entity (in
+ * `row`, the entity's row by default) replaced by that entity's stored value.
  */
 function storedKeyParts(
   state: EntityState,
   values: Record<string, unknown>,
   upserted: Filled,
   names: readonly string[] = state.table.primaryKey,
+  row: Readonly<Record<string, unknown>> = state.row,
 ): Record<string, unknown> {
   let out: Record<string, unknown> | undefined
   for (const name of names) {
-    const ref = stateOf(state.row[name])
+    const ref = stateOf(row[name])
     if (ref?.upserted === undefined) continue
     const stored = upserted.get(ref.upserted.by ?? ref)
     if (stored === undefined) continue
@@ -183,8 +184,9 @@ function upserted(
   for (const { state, spec, row } of upserts) {
     if (state.table !== table || !sameNames(spec.conflict, conflict)) continue
     // By the values sent: a conflict value assigned while the flush was in flight is the next flush's.
-    const sent = row === undefined ? state : asTaken(state, row)
-    const id = out.size === 0 ? conflictId(sent, conflict) : storedConflictId(sent, conflict, out)
+    const sent = row ?? state.row
+    const id =
+      out.size === 0 ? conflictId(state, conflict, sent) : storedConflictId(state, conflict, out, sent)
     if (id === undefined) continue
     if (byConflict.has(id)) shared.add(id)
     byConflict.set(id, state)
@@ -226,10 +228,11 @@ function storedConflictId(
   state: EntityState,
   conflict: readonly string[],
   upserted: Filled,
+  row: Readonly<Record<string, unknown>> = state.row,
 ): string | undefined {
   try {
-    const values = resolvedValues(state, state.owner, conflict)
-    return conflictIdOf(state.table, conflict, storedKeyParts(state, values, upserted, conflict))
+    const values = resolvedValues(state, state.owner, conflict, row)
+    return conflictIdOf(state.table, conflict, storedKeyParts(state, values, upserted, conflict, row))
   } catch {
     return undefined
   }

@@ -225,15 +225,16 @@ export function resolvedValues(
   state: EntityState,
   owner: object,
   columns?: readonly string[],
+  row: Readonly<Record<string, unknown>> = state.row,
 ): Record<string, unknown> {
   const out = emptyRow()
   // Key columns the server fills, left out (or null): the insert leaves them to their DEFAULT.
   const serverKeys = state.status === 'new' ? keyFills(state.table).server : NO_COLUMNS
   for (const column of state.table.columns) {
     const name = column.name
-    if (columns ? !columns.includes(name) : !(name in state.row)) continue
-    if (serverKeys.length > 0 && serverKeys.includes(column) && state.row[name] == null) continue
-    out[name] = resolveReference(state.row[name], column, state.table, owner)
+    if (columns ? !columns.includes(name) : !(name in row)) continue
+    if (serverKeys.length > 0 && serverKeys.includes(column) && row[name] == null) continue
+    out[name] = resolveReference(row[name], column, state.table, owner)
   }
   return out
 }

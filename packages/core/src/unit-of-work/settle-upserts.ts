@@ -15,9 +15,13 @@ type Row = Record<string, unknown>
  *
  * Upserts of one row are told by their conflict values, the only key they have before the flush.
  */
-export function conflictId(state: EntityState, conflict: readonly string[]): string | undefined {
+export function conflictId(
+  state: EntityState,
+  conflict: readonly string[],
+  row: Readonly<Row> = state.row,
+): string | undefined {
   try {
-    return conflictIdOf(state.table, conflict, resolvedValues(state, state.owner, conflict))
+    return conflictIdOf(state.table, conflict, resolvedValues(state, state.owner, conflict, row))
   } catch {
     return undefined
   }
@@ -54,14 +58,6 @@ export interface InFlight {
 }
 
 /**
- * `state` as the flush took it (`row`, its row then: see `PendingChanges.upserts`), for reading its
- * conflict values as they were sent.
- */
-export function asTaken(state: EntityState, row: Readonly<Row>): EntityState {
-  return { status: state.status, table: state.table, owner: state.owner, row } as unknown as EntityState
-}
-
-/**
  * Whether a value of `column` is other than `taken`, the copy the flush took of it: assigned since, or
  * changed in place (a json value, an array, a Date).
  */
@@ -92,11 +88,8 @@ export function settleUpserts(
   watch: (state: EntityState) => void,
   inFlight?: InFlight,
 ): void {
-  /** `state` as the flush took it, where known (see {@link asTaken}). */
-  const takenOf = (state: EntityState) => {
-    const row = inFlight?.sent.get(state)
-    return row === undefined ? state : asTaken(state, row)
-  }
+  /** `state`'s row as the flush took it, where known (see {@link InFlight}). */
+  const takenOf = (state: EntityState) => inFlight?.sent.get(state) ?? state.row
   // The stored rows by conflict values, for earlier upserts of a key (made when one is met).
   let stored: Map<string, Record<string, unknown>> | undefined
   const storedOf = (id: string) => {
@@ -104,7 +97,7 @@ export function settleUpserts(
       stored = new Map()
       for (const { state, spec } of upserts) {
         const values = filled.get(state)
-        const key = values === undefined ? undefined : conflictId(takenOf(state), spec.conflict)
+        const key = values === undefined ? undefined : conflictId(state, spec.conflict, takenOf(state))
         if (key !== undefined) stored.set(key, values!.snapshot)
       }
     }
@@ -120,7 +113,7 @@ export function settleUpserts(
       continue
     }
     const own = filled.get(state)
-    const id = own === undefined ? conflictId(takenOf(state), spec.conflict) : undefined
+    const id = own === undefined ? conflictId(state, spec.conflict, takenOf(state)) : undefined
     const values = own?.row ?? (id === undefined ? undefined : storedOf(id))
     const { unkeyed } = state.upserted
     state.upserted = undefined
