@@ -1,3 +1,4 @@
+import { withArticle } from './article.ts'
 import { PipeflushError } from './pipeflush-error.ts'
 
 /**
@@ -66,7 +67,7 @@ export const entityErrors = {
   notPopulatable(table: string, status: string): PipeflushError {
     return new PipeflushError(
       'INVALID_STATE',
-      `populate: a ${status} ${table} entity has no stored relations to load (only managed entities do).`,
+      `populate: ${withArticle(status)} ${table} entity has no stored relations to load (only managed entities do).`,
       { table },
     )
   },
@@ -75,7 +76,7 @@ export const entityErrors = {
   entityOfAnotherManager(table: string, column: string, target: string): PipeflushError {
     return new PipeflushError(
       'INVALID_STATE',
-      `${table}.${column} refers to a ${target} entity of another entity manager.`,
+      `${table}.${column} refers to ${withArticle(target)} entity of another entity manager.`,
       { table, column },
     )
   },
@@ -84,7 +85,7 @@ export const entityErrors = {
   refersToEntityIn(table: string, column: string, target: string, status: string): PipeflushError {
     return new PipeflushError(
       'INVALID_STATE',
-      `${table}.${column} refers to a ${target} entity that is ${status}.`,
+      `${table}.${column} refers to ${withArticle(target)} entity that is ${status}.`,
       {
         table,
         column,
@@ -96,7 +97,7 @@ export const entityErrors = {
   wrongReferenceTarget(table: string, column: string, targets: string, target: string): PipeflushError {
     return new PipeflushError(
       'INVALID_VALUE',
-      `${table}.${column} references ${targets}, not ${target}: a ${target} entity cannot stand for it.`,
+      `${table}.${column} references ${targets}, not ${target}: ${withArticle(target)} entity cannot stand for it.`,
       { table, column },
     )
   },
@@ -105,7 +106,7 @@ export const entityErrors = {
   entityForCompositeColumn(table: string, column: string, target: string): PipeflushError {
     return new PipeflushError(
       'INVALID_VALUE',
-      `${table}.${column}: a ${target} entity cannot stand for one column (composite key); assign the key values.`,
+      `${table}.${column}: ${withArticle(target)} entity cannot stand for one column (composite key); assign the key values.`,
       { table, column },
     )
   },
@@ -145,16 +146,20 @@ export const entityErrors = {
   propertyDeleted(table: string, prop: string): PipeflushError {
     return new PipeflushError(
       'INVALID_STATE',
-      `Cannot delete property ${prop} of a ${table} entity; assign null instead.`,
+      `Cannot delete property ${prop} of ${withArticle(table)} entity; assign null instead.`,
       { table },
     )
   },
 
   /** `Object.defineProperty` on an entity. */
   propertyDefined(table: string, prop: string): PipeflushError {
-    return new PipeflushError('INVALID_STATE', `Cannot define property ${prop} on a ${table} entity.`, {
-      table,
-    })
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot define property ${prop} on ${withArticle(table)} entity.`,
+      {
+        table,
+      },
+    )
   },
 
   /** A key of a single-column key that is no key (`shown`: the value given). */

@@ -1,3 +1,4 @@
+import { withArticle } from './article.ts'
 import { PipeflushError, type PipeflushErrorDetails, serverMessage } from './pipeflush-error.ts'
 
 const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
@@ -207,7 +208,7 @@ export const flushErrors = {
   ): PipeflushError {
     return new PipeflushError(
       'CONSTRAINT_VIOLATION',
-      `${table}.${column} references a ${target} row upserted by this flush, and no ${target} row holds the conflict values it was upserted with (a trigger, or the type's input, changed them): the reference cannot be made. Nothing was committed.`,
+      `${table}.${column} references ${withArticle(target)} row upserted by this flush, and no ${target} row holds the conflict values it was upserted with (a trigger, or the type's input, changed them): the reference cannot be made. Nothing was committed.`,
       { ...details, table, column },
     )
   },

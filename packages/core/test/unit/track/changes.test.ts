@@ -149,7 +149,7 @@ describe('resolveReference', () => {
         code: 'INVALID_STATE',
         table: 'book',
         column: 'author_id',
-        message: `book.author_id refers to a author entity that is ${status}.`,
+        message: `book.author_id refers to an author entity that is ${status}.`,
       })
     }
   })
@@ -162,7 +162,7 @@ describe('resolveReference', () => {
       code: 'INVALID_STATE',
       table: 'book',
       column: 'author_id',
-      message: 'book.author_id refers to a author entity of another entity manager.',
+      message: 'book.author_id refers to an author entity of another entity manager.',
     })
   })
 

@@ -229,14 +229,14 @@ describe('trackEntity: assignment through the Proxy', () => {
       name: 'PipeflushError',
       code: 'INVALID_STATE',
       table: 'author',
-      message: 'Cannot delete property name of a author entity; assign null instead.',
+      message: 'Cannot delete property name of an author entity; assign null instead.',
     })
     expect(thrown(() => Reflect.deleteProperty(entity, 'bio')).code).toBe('INVALID_STATE')
     expect(thrown(() => Object.defineProperty(entity, 'name', { value: 'Grace' }))).toEqual({
       name: 'PipeflushError',
       code: 'INVALID_STATE',
       table: 'author',
-      message: 'Cannot define property name on a author entity.',
+      message: 'Cannot define property name on an author entity.',
     })
     expect(thrown(() => Object.defineProperty(entity, Symbol.for('x'), { value: 1 })).code).toBe(
       'INVALID_STATE',

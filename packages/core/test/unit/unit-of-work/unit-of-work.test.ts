@@ -734,7 +734,7 @@ describe('UnitOfWork.own and statusOf', () => {
     const foreign = author(new UnitOfWork(), '1')
     book(uow, { author_id: foreign.entity }, 'new')
     expect(thrown(() => sentValues(uow, uow.pending())).message).toBe(
-      'book.author_id refers to a author entity of another entity manager.',
+      'book.author_id refers to an author entity of another entity manager.',
     )
   })
 })
