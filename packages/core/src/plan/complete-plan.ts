@@ -80,7 +80,7 @@ function tupleOf(
       value = slotId(draft, r, value, ids, target, targetColumns[i]!)
       if (value === undefined) return undefined
     } else if (value === undefined || value === null) return undefined
-    else value = normalizeKeyValue(value, target.columnsByName.get(targetColumns[i]!)!)
+    else value = normalizeKeyValue(value, draft.table.columnsByName.get(columns[i]!)!)
     id = i === 0 ? (value as string) : `${id}\u0000${value as string}`
   }
   return holdsSlot === slotted ? id : undefined

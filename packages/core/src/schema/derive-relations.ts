@@ -93,12 +93,18 @@ export function deriveRelations(schema: SchemaModel): Map<string, Map<string, Re
     const owner = schema.tables.get(key) as TableModel
     const names = pickNames(
       list.map((w) => w.wish),
-      new Set(owner.columnsByName.keys()),
+      new Set([...owner.columnsByName.keys(), ...NEVER_RELATION_NAMES]),
     )
     out.set(key, byName(list.map((w, i) => ({ ...w.relation, name: names[i]! }))))
   }
   return out
 }
+
+/**
+ * Names no relation takes: `then`, which `await` reads on whatever a read resolves to (an entity
+ * whose relation `then` is not loaded would refuse it, and the read with it).
+ */
+export const NEVER_RELATION_NAMES: readonly string[] = ['then']
 
 /** Relations by name, in the order of their names (by code unit: the same on every machine). */
 export function byName(relations: readonly RelationModel[]): Map<string, RelationModel> {

@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
 import type { SchemaModel } from '../model/model.ts'
 import { describeValue } from '../values/location.ts'
-import { byName, deriveRelations } from './derive-relations.ts'
+import { byName, deriveRelations, NEVER_RELATION_NAMES } from './derive-relations.ts'
 import type { RelationModel } from './relation-model.ts'
 
 export type { RelationModel } from './relation-model.ts'
@@ -60,6 +60,10 @@ function renamed(
       throw errors.invalidConfig(`relationNames names "${path}", which is not a relation (table.relation).`)
     if (typeof name !== 'string' || name === '' || map.has(name))
       throw errors.invalidConfig(`relationNames["${path}"] must be a new name, not ${describeValue(name)}.`)
+    if (NEVER_RELATION_NAMES.includes(name))
+      throw errors.invalidConfig(
+        `relationNames["${path}"] cannot be "${name}": await reads it on every entity a read resolves to.`,
+      )
     map.delete(relation.name)
     map.set(name, { ...relation, name })
   }

@@ -79,32 +79,30 @@ function find(
   const wanted = canonicalText(from.table, columns, from.row)
   if (wanted === null) return undefined
   if (sameColumns(targetColumns, target.primaryKey)) {
-    const s = uow.get(target.key, canonicalAsKey(target, targetColumns, from.row, columns))
+    const s = uow.get(target.key, canonicalAsKey(target, targetColumns, from, columns))
     return s?.status === 'managed' ? s : undefined
   }
   return uow.referring(target, targetColumns).firstWithText(wanted)
 }
 
-/** The identity-map key of `target` from `from`'s `columns` matched to `targetColumns` (its key). */
+/**
+ * The identity-map key of `target` from `from`'s `columns` matched to `targetColumns` (its key): each
+ * value read as its own column's type (a `bigint` column referencing an `int` key), which gives the
+ * form the key's value has.
+ */
 function canonicalAsKey(
   target: TableModel,
   targetColumns: readonly string[],
-  row: Readonly<Record<string, unknown>>,
+  from: EntityState,
   columns: readonly string[],
 ): string {
+  const table = from.table
   if (columns.length === 1)
-    return normalizeKeyValue(
-      row[columns[0]!],
-      target.columnsByName.get(targetColumns[0]!)!,
-      keyLocation(target),
-    )
-  const values: Record<string, unknown> = {}
-  targetColumns.forEach((c, i) => {
-    values[c] = row[columns[i]!]
+    return normalizeKeyValue(from.row[columns[0]!], table.columnsByName.get(columns[0]!)!, keyLocation(table))
+  const parts = target.primaryKey.map((k) => {
+    const c = columns[targetColumns.indexOf(k)]!
+    return normalizeKeyValue(from.row[c], table.columnsByName.get(c)!, keyLocation(table))
   })
-  const parts = target.primaryKey.map((k) =>
-    normalizeKeyValue(values[k], target.columnsByName.get(k)!, keyLocation(target)),
-  )
   return parts.length === 1 ? parts[0]! : JSON.stringify(parts)
 }
 

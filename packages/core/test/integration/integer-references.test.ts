@@ -15,6 +15,11 @@ beforeAll(async () => {
     create table tiny_child (id bigserial primary key, parent_id smallint references big_parent);
     create table pair_child (parent_id int not null references big_parent, n smallint not null, primary key (parent_id, n));
     create table wide_child (id bigserial primary key, owner_id bigint references small_child);
+    create table wide_tag (id serial primary key, name text not null);
+    create table wide_child_tag (child_id bigint references wide_child, tag_id bigint references wide_tag, primary key (child_id, tag_id));
+    create table cycle_a (id serial primary key, b_id bigint);
+    create table cycle_b (id serial primary key, a_id bigint references cycle_a);
+    alter table cycle_a add foreign key (b_id) references cycle_b;
   `)
 })
 
@@ -106,5 +111,52 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(String((error as Error).message)).toMatch(/small_child\.parent_id.*out of range for int4/)
     expect(counter.read().bytesOut).toBe(before)
     expect(em.pending).toEqual({ inserts: 1, updates: 0, deletes: 0, upserts: 0 })
+  })
+  // A \`bigint\` column referencing an \`int\` key (a migration tool's foreign keys beside an older
+  // \`serial\` key): its values are texts, the key's numbers; they are matched as the integers they are.
+  test('bigint columns referencing int keys: a many-to-one and a many-to-many read, a flush mixing given and drawn ids, a delete cycle', async () => {
+    const { root, counter } = await connect()
+    const seed = root.fork()
+    const owner = seed.create('small_child', { parent_id: null, label: `owner-${driver}` })
+    const wide = seed.create('wide_child', { owner_id: owner })
+    const tag = seed.create('wide_tag', { name: `tag-${driver}` })
+    seed.create('wide_child_tag', { child_id: wide, tag_id: tag })
+    await seed.flush()
+    const ownerId = owner['id'] as number
+    const em = root.fork()
+    const [read] = await em.find('wide_child', { id: wide['id'] }, { with: { owner: true, wide_tags: true } })
+    expect(read!['owner_id']).toBe(String(ownerId))
+    expect((read!['owner'] as Record<string, unknown>)['label']).toBe(`owner-${driver}`)
+    expect((read!['wide_tags'] as Record<string, unknown>[]).map((t) => t['name'])).toEqual([`tag-${driver}`])
+    // A new int row (its id drawn by the flush) beside a new bigint row given a stored key as text.
+    const drawn = em.create('small_child', { parent_id: null, label: `drawn-${driver}` })
+    const given = em.create('wide_child', { owner_id: String(ownerId) })
+    const after = em.create('wide_child', { owner_id: drawn })
+    const report = await em.flush()
+    expect([report.inserted, report.roundTrips]).toEqual([3, report.idFetch ? 2 : 1])
+    expect(given['owner']).toBe(read!['owner'])
+    expect(after['owner_id']).toBe(drawn['id'])
+    // Two loaded rows referencing each other through bigint columns, deleted in one flush: the cycle
+    // is broken by setting one reference to NULL first.
+    const a = em.create('cycle_a', { b_id: null })
+    await em.flush()
+    const b = em.create('cycle_b', { a_id: a })
+    await em.flush()
+    a['b_id'] = b
+    await em.flush()
+    // Read again: the bigint columns hold texts now.
+    const cycle = root.fork()
+    const [a2] = await cycle.find('cycle_a', { id: a['id'] })
+    const [b2] = await cycle.find('cycle_b', { id: b['id'] })
+    expect([a2!['b_id'], b2!['a_id']]).toEqual([String(b['id']), String(a['id'])])
+    cycle.remove(a2!)
+    cycle.remove(b2!)
+    const before = counter.read().writes
+    const removed = await cycle.flush()
+    expect(removed.deleted).toBe(2)
+    expect(counter.read().writes - before).toBe(removed.roundTrips)
+    const left =
+      await db.sql`select id from cycle_a where id = ${a['id'] as number} union all select id from cycle_b where id = ${b['id'] as number}`
+    expect(left).toEqual([])
   })
 })

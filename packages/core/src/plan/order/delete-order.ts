@@ -106,7 +106,7 @@ function referencingRows(child: StatementDraft, fk: ForeignKeyModel, parent: Sta
     for (let i = 0; i < at.length; i++) {
       const value = stored[fk.columns[at[i]!]!]
       if (value === undefined || value === null) break
-      parts.push(normalizeKeyValue(value, target.columnsByName.get(target.primaryKey[i]!)!))
+      parts.push(normalizeKeyValue(value, child.table.columnsByName.get(fk.columns[at[i]!]!)!))
     }
     if (parts.length === at.length && keys.has(parts.join('\u0000'))) out.push(r)
   }

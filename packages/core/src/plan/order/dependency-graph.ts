@@ -93,12 +93,20 @@ class NewRowIndex {
 
   /**
    * The statement inserting the row of `fk.target` that `values` (in `fk.columns` order, of the row
-   * `row`) references, if any. Callers ask {@link targetsNewRows} once per foreign key first.
+   * `row` of `from`, the table holding `fk`) references, if any. Callers ask {@link targetsNewRows}
+   * once per foreign key first.
    */
-  find(fk: ForeignKeyModel, values: readonly unknown[], row: InsertInput | StoredInput): number | undefined {
+  find(
+    fk: ForeignKeyModel,
+    from: TableModel,
+    values: readonly unknown[],
+    row: InsertInput | StoredInput,
+  ): number | undefined {
     const target = this.#schema.tables.get(fk.target)
     if (target === undefined) return undefined
-    const tuple = this.#tupleId(target, fk.targetColumns, values, row)
+    // The values are the referencing columns': read as their types (a `bigint` column referencing an
+    // `int` key), they have the forms the referenced columns' values have.
+    const tuple = this.#tupleId(from, fk.columns, values, row)
     if (tuple === undefined) return undefined
     return this.#index(fk, target)[values.some(isSlot) ? 1 : 0].get(tuple)
   }
@@ -195,7 +203,7 @@ export function findInsertEdges(schema: SchemaModel, inserts: readonly Statement
       const values = new Array<unknown>(fk.columns.length)
       for (let r = 0; r < draft.rows.length; r++) {
         for (let c = 0; c < values.length; c++) values[c] = valueAt(draft, r, fk.columns[c]!)
-        const from = index.find(fk, values, draft.rows[r]!)
+        const from = index.find(fk, draft.table, values, draft.rows[r]!)
         if (from === undefined || from === to) continue
         const id = from * inserts.length + to
         let edge = edges.get(id)
@@ -256,7 +264,7 @@ export function findUpdateEdges(
       const values = new Array<unknown>(fk.columns.length)
       for (let r = 0; r < draft.rows.length; r++) {
         for (let c = 0; c < values.length; c++) values[c] = valueAt(draft, r, fk.columns[c]!)
-        const from = index.find(fk, values, draft.rows[r]!)
+        const from = index.find(fk, table, values, draft.rows[r]!)
         if (from !== undefined) edges.add(`${from}>${u + updateOffset}`)
       }
     }

@@ -182,6 +182,28 @@ describe('relation names from catalog rows', () => {
 describe('relation names from declared schemas', () => {
   const people = { columns: { id: 'int8' }, primaryKey: ['id'] } as const
 
+  // `await` reads `then` on whatever a read resolves to: a relation so named, not loaded, would
+  // refuse the read of every entity of its table.
+  it('never name a relation then: a then_id column takes its next name, and relationNames cannot give it', () => {
+    const step = {
+      columns: { id: 'int8', then_id: 'int8' },
+      primaryKey: ['id'],
+      foreignKeys: [{ columns: ['then_id'], references: 'step' }],
+    } as const
+    const schema = defineSchema({ step })
+    expect([...relationsOf(schema, 'step').keys()]).toEqual(['step', 'steps_by_then'])
+    expect(relationsOf(schema, 'step').get('step')).toMatchObject({
+      kind: 'many-to-one',
+      columns: ['then_id'],
+    })
+    expect(() => defineSchema({ step }, { relationNames: { 'step.step': 'then' } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining('cannot be "then"'),
+      }),
+    )
+  })
+
   it('make a table with a unique constraint on its foreign key one-to-one', () => {
     const schema = defineSchema({
       person: people,
