@@ -99,7 +99,13 @@ export class ClientEnd {
         for (const resume of this.#waiting.splice(0)) resume()
       }, timeout * 1000)
     while (!late) {
-      if (this.#busy > 0) await new Promise<void>((resume) => this.#waiting.push(resume))
+      if (this.#busy > 0) {
+        // Some holds end by timers that do not keep the process alive (see the adapters): the end
+        // being awaited does, until they are over.
+        const alive = setInterval(() => {}, KEEP_ALIVE_MS)
+        await new Promise<void>((resume) => this.#waiting.push(resume))
+        clearInterval(alive)
+      }
       if (late) break
       await new Promise((resume) => setTimeout(resume, 0))
       if (this.#busy === 0) break
@@ -108,3 +114,6 @@ export class ClientEnd {
     return timeout === undefined ? undefined : Math.max(0, timeout - (performance.now() - started) / 1000)
   }
 }
+
+/** The period of the timer that keeps the process alive while an end waits (it never needs to fire). */
+const KEEP_ALIVE_MS = 60_000

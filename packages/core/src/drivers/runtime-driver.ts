@@ -23,6 +23,11 @@ export class RuntimeDriver implements Driver {
   #pooler: Promise<boolean> | undefined
   /** Reservations waiting for a connection (see {@link #endStalledOpenings}). */
   #waiting = 0
+  /**
+   * Reservations given up whose openings are still to be looked at: the openings of one given up
+   * while others waited may serve those, and are looked at once none waits.
+   */
+  readonly #gaveUp: GaveUpReservation[] = []
 
   constructor(adapter: DriverAdapter) {
     this.#adapter = adapter
@@ -161,7 +166,9 @@ export class RuntimeDriver implements Driver {
         done = true
         this.#waiting--
         giveUp.give()
-        this.#endStalledOpenings(started, deadline, giveUp)
+        // At most the latest few: while reservations keep waiting (an outage under load), none is looked at.
+        if (this.#gaveUp.push({ since: started, deadline, giveUp }) > MAX_GAVE_UP) this.#gaveUp.shift()
+        this.#endStalledOpenings()
         reject(deadlineError(this.address))
       })
       this.#adapter.acquire(this.meters, giveUp, admitted).then(
@@ -169,6 +176,7 @@ export class RuntimeDriver implements Driver {
           if (done) return connection.release()
           done = true
           this.#waiting--
+          if (this.#gaveUp.length > 0) this.#endStalledOpenings()
           alarm.cancel()
           let made: T
           try {
@@ -184,6 +192,7 @@ export class RuntimeDriver implements Driver {
           if (done) return
           done = true
           this.#waiting--
+          if (this.#gaveUp.length > 0) this.#endStalledOpenings()
           alarm.cancel()
           reject(this.#connectError(error))
         },
@@ -192,9 +201,11 @@ export class RuntimeDriver implements Driver {
   }
 
   /**
-   * Ends the connections that opened for a reservation that gave up (`giveUp`, waiting since `since`
-   * until `deadline`) and are still not ready for queries (the server silent: a path that black-holes
-   * its packets, a stuck middlebox), when no other reservation waits. Left to the driver, such an
+   * Ends the connections that opened for the reservations that gave up (each waiting from `since`
+   * until its `deadline`) and are still not ready for queries (the server silent: a path that
+   * black-holes its packets, a stuck middlebox), once no other reservation waits (those given up
+   * while one did are looked at then: two reads given up at one deadline, each opening a connection,
+   * left the first one's to hold a slot of the pool). Left to the driver, such an
    * opening holds a slot of the pool until the driver's connect timeout: none by default on
    * node-postgres (every later reservation then failed, and the client's end never settled), 30 s on
    * postgres.js. Ended, the pool opens a new connection for the next reservation.
@@ -204,22 +215,24 @@ export class RuntimeDriver implements Driver {
    * else those that began opening within the first tenth of its wait (at most 100 ms), silent for
    * nearly all of it, and not one the application's own queries opened later on a slow network.
    */
-  #endStalledOpenings(since: number, deadline: number, giveUp: GiveUp): void {
+  #endStalledOpenings(): void {
     if (this.#waiting > 0) return
-    const openedFor = this.#adapter.openedFor
-    const latest = since + Math.min(100, (deadline - since) / 10)
-    const openings = this.meters.unclaimedOpenings(
-      since,
-      openedFor === undefined ? latest : performance.now(),
-    )
-    for (let i = 0; i < openings.length; i++) {
-      const m = openings[i]!
-      if (m.meter.ready) continue
-      if (openedFor !== undefined && openedFor.call(this.#adapter, m.socket) !== giveUp) continue
-      m.socket.destroy()
+    for (const { since, deadline, giveUp } of this.#gaveUp.splice(0)) {
+      const openedFor = this.#adapter.openedFor
+      const latest = since + Math.min(100, (deadline - since) / 10)
+      const openings = this.meters.unclaimedOpenings(
+        since,
+        openedFor === undefined ? latest : performance.now(),
+      )
+      for (let i = 0; i < openings.length; i++) {
+        const m = openings[i]!
+        if (m.meter.ready) continue
+        if (openedFor !== undefined && openedFor.call(this.#adapter, m.socket) !== giveUp) continue
+        m.socket.destroy()
+      }
+      // Not connected at all yet (the host drops the packets): no meter knows them.
+      for (const socket of this.#adapter.unconnectedFor?.(giveUp) ?? []) socket.destroy()
     }
-    // Not connected at all yet (the host drops the packets): no meter knows them.
-    for (const socket of this.#adapter.unconnectedFor?.(giveUp) ?? []) socket.destroy()
   }
 
   /** A failure to get a connection, as a connection error naming where the client tried to connect. */
@@ -229,6 +242,16 @@ export class RuntimeDriver implements Driver {
     const message = e.message.includes(where) ? e.message : `could not connect to ${where}: ${e.message}`
     return { ...e, kind: 'connection', message }
   }
+}
+
+/** Reservations given up kept to be looked at (see `RuntimeDriver.#endStalledOpenings`). */
+const MAX_GAVE_UP = 64
+
+/** A reservation given up at its deadline, whose openings are yet to be looked at. */
+interface GaveUpReservation {
+  readonly since: number
+  readonly deadline: number
+  readonly giveUp: GiveUp
 }
 
 /** No answer within `timeoutMs`: a connection error of code `DEADLINE` (see `Driver.query`). */

@@ -1,3 +1,4 @@
+import { createConnection, createServer, type Server } from 'node:net'
 import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import {
   createRoundTripCounter,
@@ -156,4 +157,73 @@ describe.each(ORDERS)('postgres.js, a multi-host URL with target_session_attrs=r
     },
     90_000,
   )
+})
+
+/** A multi-host URL of the cluster's database over `hosts`, with `target_session_attrs=attrs`. */
+function urlOver(hosts: readonly string[], attrs: string): string {
+  const url = new URL(cluster.primary.url)
+  return `postgres://${url.username}:${url.password}@${hosts.join(',')}${url.pathname}?target_session_attrs=${attrs}`
+}
+
+// Values postgres.js judges itself (pipeflush judges `read-write` and `primary`): a connection to the
+// primary listed first is ended by postgres.js at the end of its startup, which opens again at the
+// next host. The standby lacks the marker (its replay is paused): a read that finds none ran there.
+describe.each(['standby', 'prefer-standby'])(
+  'postgres.js, target_session_attrs=%s, the primary listed first',
+  (attrs) => {
+    test('connect reads the schema and the reads go to the standby, directly and as a replica', async () => {
+      const url = urlOver([hostOf(cluster.primary), hostOf(cluster.standby)], attrs)
+      const direct = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: 5 })
+      open.push({ end: () => direct.end({ timeout: 1 }) })
+      const root = await EntityManager.connect(direct as never)
+      expect((await root.fork().find('item', { name: 'marker' })).length, 'read on the standby').toBe(0)
+      const primary = postgres(cluster.primary.url, { max: 2, onnotice: () => {} })
+      const replica = postgres(url, { max: 2, onnotice: () => {}, connect_timeout: 5 })
+      open.push({ end: () => primary.end({ timeout: 1 }) }, { end: () => replica.end({ timeout: 1 }) })
+      const withReplica = await EntityManager.connect(primary as never, { replicas: [replica as never] })
+      const em = withReplica.fork()
+      expect((await em.find('item', { name: 'marker' })).length, 'read on the replica').toBe(0)
+      expect(em.replicas.map((r) => r.usable)).toEqual([true])
+    })
+  },
+)
+
+// A failover before the promotion: every host of a read-write URL is a standby (here the standby
+// under two names, through a proxy counting the connections it takes). The connection fails at once
+// with the reason, postgres.js's reconnects for what waited are spaced out, and the end settles.
+describe('postgres.js, target_session_attrs=read-write, no primary among the hosts', () => {
+  test('connect fails at once naming the standby; the attempts after it are spaced out; the end settles', async () => {
+    let taken = 0
+    const proxy: Server = createServer((client) => {
+      taken++
+      const server = createConnection({ host: cluster.standby.host, port: cluster.standby.port })
+      client.pipe(server).pipe(client)
+      client.on('error', () => server.destroy())
+      server.on('error', () => client.destroy())
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    open.push({ end: () => new Promise((resolve) => proxy.close(resolve)) })
+    const port = (proxy.address() as { port: number }).port
+    const sql = postgres(urlOver([`127.0.0.1:${port}`, `localhost:${port}`], 'read-write'), {
+      max: 2,
+      onnotice: () => {},
+    })
+    const started = performance.now()
+    const error = await EntityManager.connect(sql as never, { flushTimeoutMs: 10_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    const took = performance.now() - started
+    expect(isPipeflushError(error, 'CONNECTION_LOST'), String(error)).toBe(true)
+    expect((error as { cause?: { code?: unknown } }).cause?.code).toBe('SERVER_NOT_WRITABLE')
+    expect(took, 'failed at once').toBeLessThan(2_000)
+    // Each attempt that found no primary waits twice as long as the last before the next (0.1 s, then
+    // up to 2 s): a few connections in a second and a half, where there were hundreds.
+    const before = taken
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(taken - before, 'connections taken in 1.5 s').toBeLessThanOrEqual(8)
+    const ending = performance.now()
+    await sql.end()
+    expect(performance.now() - ending, 'the end').toBeLessThan(3_000)
+  })
 })

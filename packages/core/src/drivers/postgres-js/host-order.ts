@@ -4,7 +4,8 @@
  * URL on (a host that refuses the connection or does not answer is skipped for the next); hosts whose
  * last connection was refused for the client's `target_session_attrs` (a standby, for `read-write`)
  * go last, until one of their connections is accepted again (after a failover the old standby is
- * the primary: it is tried as soon as the others fail, and accepted).
+ * the primary: it is tried as soon as the others fail, and accepted). While every host is refused,
+ * each attempt starts after the host refused last: the hosts are tried in turn.
  *
  * Where a host's connection could not be judged at its startup (a server before PostgreSQL 14 reports
  * no `in_hot_standby`; `target_session_attrs` other than `read-write` and `primary` are left to
@@ -37,13 +38,22 @@ export class HostOrder {
     this.#from = (index + 1) % this.#count
   }
 
+  /** Whether host `index`'s last judged connection was refused (it is tried after the others). */
+  refused(index: number): boolean {
+    return this.#refused.has(index)
+  }
+
   /**
    * A connection to host `index` finished its startup: `accepted` for the client, refused, or
    * `undefined` when it could not be judged (postgres.js judges it).
    */
   judged(index: number, accepted: boolean | undefined): void {
     if (accepted === true) this.#refused.delete(index)
-    else if (accepted === false) this.#refused.add(index)
-    else this.#from = (index + 1) % this.#count
+    else if (accepted === false) {
+      this.#refused.add(index)
+      // Every host refused (a failover before the promotion, or refusals of hosts since promoted):
+      // each attempt goes on to the next host, and finds the one promoted.
+      if (this.#refused.size === this.#count) this.#from = (index + 1) % this.#count
+    } else this.#from = (index + 1) % this.#count
   }
 }

@@ -248,10 +248,15 @@ export class PostgresJsAdapter implements DriverAdapter {
           // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
           // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
           // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
-          // Over TLS that listener is on the TLS socket (the meter reads the messages from it).
+          // Over TLS that listener is on the TLS socket (the meter reads the messages from it). A
+          // connection postgres.js ended at that ReadyForQuery (its own `target_session_attrs` check,
+          // `standby` or `prefer-standby`, refused the server: it opens again at the next host) is
+          // handed to no one: it would fail its first query `CONNECTION_DESTROYED`.
           m.meter.onReady(() =>
             setImmediate(() => {
-              ;(m.decrypted ?? socket).emit('drain')
+              const driven = m.decrypted ?? socket
+              if (driven.writableEnded || driven.destroyed) return opening()
+              driven.emit('drain')
               opening(true)
             }),
           )
@@ -279,6 +284,7 @@ export class PostgresJsAdapter implements DriverAdapter {
         () => this.#refusal(),
         () => (this.#ended ? endedOpening(this.address) : undefined),
         (socket) => fetching.get(socket)?.() === true,
+        () => this.#end.ending && this.#reserving === 0,
       ),
     )
   }
@@ -478,10 +484,13 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   /**
    * The error an opening fails with: once the client ended; a reopening for a request whose connection
-   * timed out (see `#refuseReopening`); while requests are stranded (see `#strand`). Else undefined.
-   * The client's end waits until postgres.js handled the close of an opening refused (it rejects the
-   * request the opening is for then): ended while the opening's connection is connecting for a
-   * request, postgres.js's end waits for that connection until its bound.
+   * timed out (see `#refuseReopening`); while requests are stranded (see `#strand`); once the client
+   * is ending, while no reservation of pipeflush's waits and requests of given-up ones are left to
+   * postgres.js (it reopens for them, a connection nobody waits for: to a silent server, one that
+   * held the process for postgres.js's connect timeout). Else undefined. The client's end waits
+   * until postgres.js handled the close of an opening refused (it rejects the request the opening is
+   * for then): ended while the opening's connection is connecting for a request, postgres.js's end
+   * waits for that connection until its bound.
    */
   #refusal(): Error | undefined {
     if (this.#ended) return endedOpening(this.address)
@@ -490,6 +499,13 @@ export class PostgresJsAdapter implements DriverAdapter {
     if (reopening !== undefined) {
       error = reopening.error
       reopening.over()
+    } else if (this.#end.ending && this.#reserving === 0 && this.#waitingLeftBehind()) {
+      error = endedOpening(this.address)
+      // The reopening an end's hold waits for (see `#awaitReopening`) is this one: its hold is over,
+      // the refusal's own below holds the end until postgres.js handled the close.
+      const closes = this.#closesHandled
+      const first = this.#afterOpening.findIndex((hold) => hold.closes < closes)
+      if (first >= 0) this.#afterOpening.splice(first, 1)[0]!.release()
     } else {
       if (this.#refusals === 0) return undefined
       if (performance.now() > this.#refuseUntil) {

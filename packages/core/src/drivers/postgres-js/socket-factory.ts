@@ -33,7 +33,10 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * startup by what the server reported then (`in_hot_standby`, `default_transaction_read_only`: no
  * round trip), and one to a standby is refused (`admit`, applied by the meter): its socket is destroyed
  * with a `SERVER_NOT_WRITABLE` error before postgres.js sees the server ready, which postgres.js takes
- * as a failed attempt and opens the connection again, through this factory, at the next host.
+ * as a failed attempt and opens the connection again, through this factory, at the next host. When
+ * no host serves the client (a host refused before is refused again, or every host is), the error is
+ * marked as one of an attempt that connected to no host ({@link EVERY_HOST}): the request fails at
+ * once, and the next attempts are spaced out (see {@link EveryHostPause}).
  * postgres.js 3.4.9 decides `read-write` by `default_transaction_read_only` alone, which a hot standby
  * reports off: on its own it would keep the connection.
  *
@@ -55,25 +58,40 @@ export function socketFactory(
   refusal: () => Error | undefined = () => undefined,
   ended: () => Error | undefined = () => undefined,
   fetchingTypes: (socket: Socket) => boolean = () => false,
+  ending: () => boolean = () => false,
 ): SocketFactory {
   let hostOrder: HostOrder | undefined
   const pause = new EveryHostPause()
-  const open = async (options: PostgresJsOptions): Promise<{ socket: Socket; index: number }> => {
+  const open = async (
+    options: PostgresJsOptions,
+  ): Promise<{ socket: Socket; index: number; fallback: boolean } | Error> => {
     const hosts = options.path ? 1 : options.host.length
-    if (inner && hosts <= 1) return { socket: named(await inner(options), options, 0), index: 0 }
-    if (options.path) return { socket: await connect(options, { path: options.path }), index: 0 }
+    if (inner && hosts <= 1)
+      return { socket: named(await inner(options), options, 0), index: 0, fallback: false }
+    if (options.path)
+      return { socket: await connect(options, { path: options.path }), index: 0, fallback: false }
     hostOrder ??= new HostOrder(hosts)
-    await pause.wait()
+    // No host served the last attempt: an end asked meanwhile (nothing of pipeflush's waiting) is not
+    // held by the next one (postgres.js reopens at once for a request it holds, for ever: the end
+    // would wait for its openings for ever).
+    if (await pause.wait(ending)) {
+      const refused = refusal()
+      if (refused !== undefined) return refused
+    }
     const failures: unknown[] = []
     for (const index of hostOrder.order()) {
       const host = options.host[index] ?? 'localhost'
       const port = options.port[index] ?? options.port[0] ?? 5432
+      // A host refused for `target_session_attrs` comes after the others: tried, they all failed.
+      const fallback = hosts > 1 && hostOrder.refused(index)
       try {
         const socket = inner
           ? named(await inner({ ...options, host: [host], port: [port] }), options, index)
           : Object.assign(await connect(options, { host, port }), { host, port })
-        pause.connected()
-        return { socket, index }
+        // A connection judged at the end of its startup is no connection made until it is accepted
+        // there (a standby accepts TCP connections, to refuse them at the end of the startup).
+        if (!judgedAtStartup(options)) pause.connected()
+        return { socket, index, fallback }
       } catch (e) {
         failures.push(e)
       }
@@ -94,17 +112,20 @@ export function socketFactory(
     if (refused !== undefined) socket = refusedSocket(refused, options)
     else
       try {
+        // An Error: the opening is refused (an end asked during a pause).
         const opened = await open(options)
-        refused = ended()
+        refused = opened instanceof Error ? opened : ended()
         if (refused !== undefined) {
-          opened.socket.destroy()
+          if (!(opened instanceof Error)) opened.socket.destroy()
           socket = refusedSocket(refused, options)
         } else {
-          socket = opened.socket
+          // Not refused: a socket was opened.
+          const { index, fallback } = opened as { socket: Socket; index: number; fallback: boolean }
+          socket = (opened as { socket: Socket }).socket
           socket.setNoDelay(true)
           if (hostOrder !== undefined && !options.path && options.host.length > 1)
-            watchAnswer(socket, opened.index, hostOrder)
-          admit = admission(options, socket, opened.index, hostOrder)
+            watchAnswer(socket, index, hostOrder)
+          admit = admission(options, socket, index, hostOrder, pause, fallback)
         }
       } catch (e) {
         refused = ended()
@@ -200,6 +221,8 @@ function admission(
   socket: Socket,
   index: number,
   order: HostOrder | undefined,
+  pause: EveryHostPause,
+  fallback: boolean,
 ): Admission | undefined {
   const attrs = targetSessionAttrs(options.target_session_attrs)
   if (attrs === 'any') return undefined
@@ -208,10 +231,23 @@ function admission(
   return (parameters) => {
     const refusal = wantsPrimary(attrs) ? refusalOf(attrs, parameters) : 'unknown'
     order?.judged(index, refusal === 'unknown' ? undefined : refusal === undefined)
-    return refusal === undefined || refusal === 'unknown'
-      ? undefined
-      : notWritableError(address, attrs, refusal)
+    if (refusal === undefined || refusal === 'unknown') {
+      pause.connected()
+      return undefined
+    }
+    const error = notWritableError(address, attrs, refusal)
+    if (!fallback) return error
+    // A host refused before, tried because every other failed, refused again: no host serves the
+    // client now (a failover before the promotion). As when none could be connected to, the request
+    // fails at once, and the next attempt waits (see `EveryHostPause`).
+    pause.failed()
+    return Object.assign(error, { [EVERY_HOST]: true as const })
   }
+}
+
+/** Whether a connection to the client's server is judged at the end of its startup (see `admission`). */
+function judgedAtStartup(options: PostgresJsOptions): boolean {
+  return wantsPrimary(targetSessionAttrs(options.target_session_attrs))
 }
 
 /**
@@ -393,19 +429,30 @@ function errorResponse(code: string, message: string): Buffer {
 
 /**
  * How long a multi-host client waits before it tries the hosts again after an attempt that connected
- * to none: postgres.js opens again at once after a failed opening, so while every host refuses, a
- * request would try them thousands of times a second. The first attempt is not delayed (the request
- * fails at once, as with one host: see `reservation.ts`); the next waits 100 ms, then twice as long
- * each time, at most {@link MAX_PAUSE_MS}; a connection made starts over.
+ * to none, or whose connection was refused for `target_session_attrs` by a host refused before (every
+ * other host failed: no host serves the client, a failover before the promotion): postgres.js opens
+ * again at once after a failed opening, so while every host refuses, a request would try them
+ * thousands of times a second. The first attempt is not delayed (the request fails at once, as with
+ * one host: see `reservation.ts`); the next waits 100 ms, then twice as long each time, at most
+ * {@link MAX_PAUSE_MS}; a connection made (accepted at the end of its startup, when judged there)
+ * starts over. An end asked during a pause refuses the opening after it (see `socketFactory`).
  */
 class EveryHostPause {
   #failedAt = Number.NEGATIVE_INFINITY
   #ms = 0
 
-  /** Resolves once the pause after the last attempt that connected to no host is over. */
-  wait(): Promise<void> | undefined {
-    const left = this.#failedAt + this.#ms - performance.now()
-    return left > 0 ? new Promise((resolve) => setTimeout(resolve, left)) : undefined
+  /**
+   * Resolves once the pause after the last attempt that connected to no host is over, or `stop`
+   * says so (asked every {@link PAUSE_CHECK_MS}): whether it paused at all.
+   */
+  async wait(stop: () => boolean): Promise<boolean> {
+    let left = this.#failedAt + this.#ms - performance.now()
+    if (left <= 0) return false
+    while (left > 0 && !stop()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, PAUSE_CHECK_MS)))
+      left = this.#failedAt + this.#ms - performance.now()
+    }
+    return true
   }
 
   failed(): void {
@@ -419,6 +466,8 @@ class EveryHostPause {
 }
 
 const FIRST_PAUSE_MS = 100
+/** How often a pause asks whether to stop (see {@link EveryHostPause.wait}). */
+const PAUSE_CHECK_MS = 50
 const MAX_PAUSE_MS = 2_000
 
 /** A connected TCP (or unix) socket, or an error naming where it tried, within `connect_timeout`. */

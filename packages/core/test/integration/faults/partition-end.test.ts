@@ -1,0 +1,87 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net'
+import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
+import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { settleWithin, sleep, watchProcess } from './support.ts'
+import { openTrackedClient } from './tracked-client.ts'
+
+// A network partition: once it starts, the server's address still takes TCP connections, and
+// nothing passes either way. A flush and two reads give up at their deadline, the reads' connections
+// opening, silent. The application's end settles, and with it those openings end. On postgres.js,
+// which opens connections again for the requests they left it, those were left until its connect
+// timeout, holding the process after `end()` returned; on node-postgres (no connect timeout), the
+// opening of the read that gave up first, while the other waited, was never ended: its slot of the
+// pool held for good, and `pool.end()` never settled.
+const db = useTestDatabase()
+const schema = defineSchema({ shard: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
+
+let proxy: Server
+let url = ''
+/** Whether the partition is on: nothing passes, new connections are taken and left silent. */
+let partitioned = false
+const sockets: Socket[] = []
+
+beforeAll(async () => {
+  await db.sql.unsafe('create table if not exists shard (id int8 primary key, name text not null)')
+  const target = new URL(db.url)
+  proxy = createServer((client) => {
+    sockets.push(client)
+    client.on('error', () => {})
+    if (partitioned) return
+    const server = createConnection({ host: target.hostname, port: Number(target.port) })
+    sockets.push(server)
+    server.on('error', () => client.destroy())
+    client.on('close', () => server.destroy())
+    server.on('close', () => client.destroy())
+    client.on('data', (chunk) => {
+      if (!partitioned) server.write(chunk)
+    })
+    server.on('data', (chunk: Buffer) => {
+      if (!partitioned) client.write(chunk)
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(db.url)
+  proxied.hostname = '127.0.0.1'
+  proxied.port = String((proxy.address() as { port: number }).port)
+  url = proxied.toString()
+})
+
+afterAll(async () => {
+  for (const s of sockets) s.destroy()
+  await new Promise<void>((resolve) => proxy.close(() => resolve()))
+})
+
+let nextId = 1
+
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test('a partition: a flush and two reads give up at their deadline, the end settles and leaves no connection opening', async () => {
+    partitioned = false
+    const c = openTrackedClient(driver, url, { max: 4, postgresJs: { connect_timeout: 20 } })
+    const watch = watchProcess()
+    try {
+      const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 800 })
+      const warm = root.fork()
+      warm.create('shard', { id: nextId++, name: `before-${driver}` })
+      await warm.flush()
+      partitioned = true
+      const em = root.fork()
+      em.create('shard', { id: nextId++, name: `during-${driver}` })
+      const given = await Promise.all([
+        settleWithin(em.flush(), 5_000, 'the flush'),
+        settleWithin(root.fork().find('shard', {}, { limit: 1 }), 5_000, 'a read'),
+        settleWithin(root.fork().find('shard', {}, { limit: 2 }), 5_000, 'another read'),
+      ])
+      for (const { error } of given) expect(isPipeflushError(error), String(error)).toBe(true)
+      const ended = await settleWithin(c.end(), 5_000, 'the end')
+      expect(ended.error, String(ended.error)).toBeUndefined()
+      // What closes with the end has closed a macrotask later; nothing waits for the connect timeout.
+      await sleep(100)
+      expect([...c.sockets].filter((s) => !s.destroyed).length, 'sockets left open after the end').toBe(0)
+      await watch.assertClean()
+    } finally {
+      partitioned = false
+      watch.dispose()
+    }
+  })
+})
