@@ -34,9 +34,9 @@ export type OnTls = (socket: Socket, tls: TLSSocket) => void
  * round trip), and one to a standby is refused (`admit`, applied by the meter): its socket is destroyed
  * with a `SERVER_NOT_WRITABLE` error before postgres.js sees the server ready, which postgres.js takes
  * as a failed attempt and opens the connection again, through this factory, at the next host. When
- * no host serves the client (a host refused before is refused again, or every host is), the error is
- * marked as one of an attempt that connected to no host ({@link EVERY_HOST}): the request fails at
- * once, and the next attempts are spaced out (see {@link EveryHostPause}).
+ * no host serves the client (a host refused before, picked because every other failed, is refused
+ * again), the error is marked as one of an attempt that connected to no host ({@link EVERY_HOST}):
+ * the request fails at once, and the next attempts are spaced out (see {@link EveryHostPause}).
  * postgres.js 3.4.9 decides `read-write` by `default_transaction_read_only` alone, which a hot standby
  * reports off: on its own it would keep the connection.
  *
