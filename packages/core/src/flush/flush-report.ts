@@ -34,6 +34,11 @@ export interface FlushReport {
   /** Statements sent (BEGIN and COMMIT not counted). */
   readonly statements: number
   readonly waves: number
+  /**
+   * Entities the flush wrote, by what the application asked (created, changed, removed): entities,
+   * not statements. The updates a flush adds on its own (closing a cycle of new rows, clearing a
+   * reference before a delete) are counted in `statements`, not in `updated`.
+   */
   readonly inserted: number
   readonly updated: number
   readonly deleted: number

@@ -103,9 +103,12 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
   }
   const column = e.column === undefined ? undefined : table.columns.find((c) => c.dbName === e.column)
   if (column !== undefined) (e as { column: string | undefined }).column = column.name
-  // The server names no column for a foreign key or unique violation: its constraint's, when it has one.
+  // The server names no column for a foreign key or unique violation: its constraint's, when it has
+  // one; for another constraint (the primary key, a unique index) the one its detail names.
   if (e.column === undefined && e.code === 'CONSTRAINT_VIOLATION' && e.constraint !== undefined) {
-    const only = constraintColumns(table, e.constraint)
+    const only =
+      constraintColumns(table, e.constraint) ??
+      (KEY_CONFLICT.has(e.sqlState ?? '') ? detailColumns(table, e.detail) : undefined)
     if (only?.length === 1) (e as { column: string | undefined }).column = only[0]
   }
   return e
@@ -117,6 +120,48 @@ function constraintColumns(table: TableModel, name: string): readonly string[] |
     table.foreignKeys.find((fk) => fk.name === name)?.columns ??
     table.uniques.find((u) => u.name === name)?.columns
   )
+}
+
+/** SQLSTATEs of a unique and an exclusion violation: their detail names the key's columns. */
+const KEY_CONFLICT: ReadonlySet<string> = new Set(['23505', '23P01'])
+
+/**
+ * The columns (API names) of `table` the detail of a unique or exclusion violation names, `Key (a,
+ * "B c")=(...) already exists.`, each as the server prints an identifier (quoted when it must be);
+ * undefined when the detail is not of that form (left out for a role that may not read the row) or
+ * names an expression.
+ */
+function detailColumns(table: TableModel, detail: string | undefined): string[] | undefined {
+  if (detail === undefined || !detail.startsWith('Key (')) return undefined
+  const names: string[] = []
+  let at = 5
+  for (;;) {
+    let name: string
+    if (detail[at] === '"') {
+      name = ''
+      at++
+      for (;;) {
+        const quote = detail.indexOf('"', at)
+        if (quote < 0) return undefined
+        name += detail.slice(at, quote)
+        at = quote + 1
+        if (detail[at] !== '"') break
+        name += '"'
+        at++
+      }
+    } else {
+      const end = detail.slice(at).search(/[,)]/)
+      if (end < 0) return undefined
+      name = detail.slice(at, at + end)
+      at += end
+    }
+    const column = table.columns.find((c) => (c.dbName ?? c.name) === name)
+    if (column === undefined) return undefined
+    names.push(column.name)
+    if (detail.startsWith(')=(', at)) return names
+    if (!detail.startsWith(', ', at)) return undefined
+    at += 2
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 import { checkText, compareCodeUnits } from './text.ts'
+import { timestampTextKey } from './timestamp.ts'
 
 function textForm(value: unknown, column: ColumnModel): string {
   if (typeof value !== 'string') {
@@ -35,7 +36,8 @@ function isCitext(column: ColumnModel): boolean {
 }
 
 /**
- * The key form of a text-form value: its text; a `citext`'s with its ASCII letters lowercased, as the
+ * The key form of a text-form value: its text; a timestamp's the instant or wall clock it stands for
+ * (see `timestampTextKey`); a `citext`'s with its ASCII letters lowercased, as the
  * server compares them (`'POETRY'` is the key `'Poetry'`: a child holding it references that row,
  * and `load` by it finds it). Other letters are left as they are: whether the server folds them
  * depends on the database's locale (under `C` it does not), and two rows it tells apart must not be
@@ -43,6 +45,9 @@ function isCitext(column: ColumnModel): boolean {
  */
 function keyForm(value: unknown, column: ColumnModel): string {
   const text = textForm(value, column)
+  const type = column.castType
+  if (type === 'timestamptz' || type === 'timestamp')
+    return timestampTextKey(text, type === 'timestamptz') ?? text
   return isCitext(column) ? text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : text
 }
 

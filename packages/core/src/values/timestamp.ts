@@ -145,6 +145,43 @@ export function parseTimestampText(text: string, withZone: boolean, keepMicros =
   return date
 }
 
+/**
+ * A timestamp's input text, in the ISO forms PostgreSQL reads: `T` or a space between date and time,
+ * seconds and their fraction optional, then `Z` or an offset (`+02`, `+0200`, `+02:00`), then ` BC`.
+ */
+const TIMESTAMP_INPUT =
+  /^\s*(\d{4,})-(\d{1,2})-(\d{1,2})(?:[Tt]|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?\s*(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?(\s+BC)?\s*$/
+
+/**
+ * The key form of a timestamp given as text (a column declared `text: true`, as `@pipeflush/drizzle`
+ * declares Drizzle's timestamps, whose values are the server's text): the instant (`timestamptz`, by
+ * `withZone`) or the wall clock (`timestamp`) it stands for, in {@link timestampText}'s form, so that
+ * `'2022-06-01T12:00:00.5Z'`, `'2022-06-01 12:00:00.500+00'` and `'2022-06-01 14:00:00.5+02'` (the
+ * server's output under another TimeZone) are one key, as the server holds them one value. Undefined
+ * when the text is in no form read here, or is a `timestamptz` without an offset (the session's
+ * TimeZone says which instant it is): such a text is its own key.
+ *
+ * @example
+ * timestampTextKey('2022-06-01T12:00:00.5Z', true) // '2022-06-01 12:00:00.500+00'
+ */
+export function timestampTextKey(text: string, withZone: boolean): string | undefined {
+  if (text === 'infinity' || text === '-infinity') return text
+  const m = TIMESTAMP_INPUT.exec(text)
+  if (m === null) return undefined
+  const [, y = '', mo = '', d = '', h = '', mi = '', s = '00', frac = '', zulu, sign, oh, om, os, bc] = m
+  const offset =
+    zulu !== undefined ? '+00' : sign === undefined ? undefined : `${sign}${oh}:${om ?? '00'}:${os ?? '00'}`
+  // A timestamp without time zone ignores an offset, as the server does.
+  if (withZone && offset === undefined) return undefined
+  const two = (part: string) => part.padStart(2, '0')
+  const normalized = `${y}-${two(mo)}-${two(d)} ${two(h)}:${mi}:${s}${frac}${withZone ? offset : ''}${bc === undefined ? '' : ' BC'}`
+  try {
+    return timestampText(parseTimestampText(normalized, withZone, true), withZone)
+  } catch {
+    return undefined // not a timestamp the server takes: it says so
+  }
+}
+
 function makeTimestampCodec(withZone: boolean): ScalarCodec {
   return {
     encode: (value) => timestampText(value, withZone),

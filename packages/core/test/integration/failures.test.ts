@@ -18,6 +18,8 @@ beforeAll(async () => {
     create table post (id int primary key);
     create table note (id int primary key, post_id int not null references post);
     create table star (id int primary key, post_id int not null references post);
+    create table "Badge" ("Badge Id" int primary key, "Code, Name" text not null, slot int not null);
+    create unique index badge_code on "Badge" ("Code, Name");
   `)
 })
 
@@ -72,13 +74,33 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const error = await em.flush().catch((e: unknown) => e)
       expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
       const pe = error as PipeflushError
-      expect([pe.message.slice(0, 16), pe.table, pe.keys]).toEqual([
+      expect([pe.message.slice(0, 16), pe.table, pe.keys, pe.constraint, pe.column]).toEqual([
         'insert on gadget',
         'gadget',
         [taken!.id],
+        'gadget_pkey',
+        'id', // the primary key's one column, named by the detail (no unique constraint is so named)
       ])
       dup['id'] = undefined
       expect((await em.flush()).inserted).toBe(1)
+    })
+
+    test('a key or a unique index value taken, quoted names: the column the detail names', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const base = 1_000 * (TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode))
+      await db.sql.unsafe(`insert into "Badge" values (${base + 1}, 'taken ${base}', 1)`)
+      for (const [values, column, constraint] of [
+        [{ 'Badge Id': base + 1, 'Code, Name': `free ${base}` }, 'Badge Id', 'Badge_pkey'],
+        [{ 'Badge Id': base + 2, 'Code, Name': `taken ${base}` }, 'Code, Name', 'badge_code'],
+      ] as const) {
+        const em = root.fork()
+        em.create('Badge', { ...values, slot: 1 })
+        em.create('gadget', { name: 'beside it' })
+        const error = await em.flush().catch((e: unknown) => e)
+        expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+        expect(error).toMatchObject({ table: 'Badge', constraint, column })
+      }
     })
 
     test('a unique value taken by an update beside an insert of the same table: the error names the update and its key', async () => {

@@ -28,13 +28,26 @@ const stamps = pgTable('ts_stamp', {
   n: integer('n').notNull(),
 })
 
-const schema = { payments, stamps }
+/** The same key as `drizzle-kit pull` writes it: `mode: 'string'`, the server's text. */
+const textPayments = pgTable(
+  'ts_text_payment',
+  {
+    paymentDate: timestamp('payment_date', { withTimezone: true, mode: 'string' }).notNull(),
+    paymentId: integer('payment_id').notNull(),
+    amount: numeric('amount').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.paymentDate, t.paymentId] })],
+)
+
+const schema = { payments, stamps, textPayments }
 
 beforeAll(async () => {
   await db.sql.unsafe(`
 create table ts_payment (payment_date timestamptz, payment_id int, amount numeric not null,
   primary key (payment_date, payment_id));
 create table ts_stamp (at timestamp primary key, n int not null);
+create table ts_text_payment (payment_date timestamptz, payment_id int, amount numeric not null,
+  primary key (payment_date, payment_id));
 `)
 })
 
@@ -75,4 +88,42 @@ insert into ts_stamp values ('2022-01-24 08:00:00.12345${id}', 0);`)
       .where(and(eq(payments.paymentId, id)))
     expect(left).toHaveLength(1)
   })
+
+  test.each([
+    ['an ISO text', '2022-06-01T12:00:00.5Z'],
+    ['the server text in UTC', '2022-06-01 12:00:00.5+00'],
+  ])(
+    "a mode: 'string' key given as %s, read back in another TimeZone: one entity, updated by its key",
+    async (_form, given) => {
+      const id = (driver === 'pg' ? 10 : 20) + (given.includes('T') ? 1 : 2)
+      const client = db.client(driver, {
+        max: 2,
+        postgresJs: { connection: { TimeZone: 'Europe/Paris' } },
+        pg: { options: '-c TimeZone=Europe/Paris' },
+      })
+      const drizzle =
+        driver === 'postgres.js'
+          ? drizzlePostgresJs(client.client as postgres.Sql, { schema })
+          : drizzlePg(client.client as pg.Pool, { schema })
+      const factory = await createEntityManagerFactory({ db: drizzle })
+      const em = factory.fork()
+      const made = em.create(textPayments, { paymentDate: given, paymentId: id, amount: '1.00' })
+      await em.flush()
+      const [found] = await em.find(textPayments, { paymentId: id })
+      expect(found).toBe(made)
+      made.amount = '2.00'
+      expect(await em.flush()).toMatchObject({ updated: 1 })
+      // A unit of work that reads the row first finds the entity by the key as given, too.
+      const other = factory.fork()
+      const [read] = await other.find(textPayments, { paymentId: id })
+      expect(read!.paymentDate).toBe('2022-06-01 14:00:00.5+02')
+      expect(await other.load(textPayments, { paymentDate: given, paymentId: id })).toBe(read)
+      read!.amount = '3.00'
+      await other.flush()
+      const stored = await db.sql.unsafe(
+        `select amount::text from ts_text_payment where payment_id = ${id} and payment_date = '2022-06-01 12:00:00.5+00'`,
+      )
+      expect(stored.map((r) => r['amount'])).toEqual(['3.00'])
+    },
+  )
 })

@@ -176,3 +176,44 @@ describe('values of other types', () => {
     expect(parseArrayLiteral('{a,b}', ';')).toEqual(['a,b'])
   })
 })
+
+describe('timestamps declared as text (Drizzle holds the server text)', () => {
+  it('key a timestamptz by the instant its text stands for: an ISO text, the server text in any TimeZone', () => {
+    const tz = other('timestamptz')
+    const key = normalizeKeyValue('2022-06-01 12:00:00.5+00', tz)
+    for (const form of [
+      '2022-06-01T12:00:00.5Z',
+      '2022-06-01T12:00:00.500000Z',
+      '2022-06-01 14:00:00.5+02',
+      '2022-06-01 14:00:00.5+02:00',
+      '2022-06-01T14:00:00.5+0200',
+      '2022-06-01 06:30:00.5-05:30',
+    ])
+      expect(normalizeKeyValue(form, tz), form).toBe(key)
+    expect(normalizeKeyValue('2022-06-01 12:00:00.500001+00', tz)).not.toBe(key)
+    expect(normalizeKeyValue('2022-06-01 12:00:00.500001+00', tz)).toBe(
+      normalizeKeyValue('2022-06-01T12:00:00.500001Z', tz),
+    )
+    expect(normalizeKeyValue('2022-06-01T12:00Z', tz)).toBe(normalizeKeyValue('2022-06-01 12:00:00+00', tz))
+  })
+
+  it('key a timestamptz text without an offset, or in another form, by its text (the session TimeZone reads it)', () => {
+    const tz = other('timestamptz')
+    expect(normalizeKeyValue('2022-06-01 12:00:00', tz)).toBe('2022-06-01 12:00:00')
+    expect(normalizeKeyValue('June 1 2022 12:00', tz)).toBe('June 1 2022 12:00')
+    expect(normalizeKeyValue('2022-13-01 12:00:00+00', tz)).toBe('2022-13-01 12:00:00+00')
+    expect(normalizeKeyValue('infinity', tz)).toBe('infinity')
+  })
+
+  it('key a timestamp without time zone by its wall clock, an offset ignored as the server ignores it', () => {
+    const ts = other('timestamp')
+    const key = normalizeKeyValue('2022-06-01 12:00:00.123456', ts)
+    expect(normalizeKeyValue('2022-06-01T12:00:00.123456', ts)).toBe(key)
+    expect(normalizeKeyValue('2022-06-01T12:00:00.123456Z', ts)).toBe(key)
+    expect(normalizeKeyValue('2022-06-01 12:00:00.123456+05', ts)).toBe(key)
+    expect(normalizeKeyValue('2022-06-01 12:00:00.123457', ts)).not.toBe(key)
+    expect(normalizeKeyValue('0044-03-15 12:00:00 BC', ts)).toBe(
+      normalizeKeyValue('0044-03-15T12:00:00 BC', ts),
+    )
+  })
+})
