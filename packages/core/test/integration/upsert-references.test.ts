@@ -290,6 +290,56 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(counter.read().roundTrips).toBe(0)
   })
 
+  test('a tag list replaced: links removed and created again to tags got by upserts, kept ones included (delete first), one round trip', async () => {
+    const { root, counter, schema } = await setup(driver)
+    const seed = root.fork()
+    const book = seed.create('book', { title: `Relinked ${driver}` })
+    for (const name of ['old-a', 'old-b'])
+      seed.create('book_tag', {
+        book_id: book,
+        tag_id: seed.upsert('tag', { name }, { conflict: ['name'], update: [] }),
+      })
+    await seed.flush()
+    // The request: the list is now old-b and a new tag; every old link removed, each new one created.
+    const em = root.fork()
+    for (const link of await em.find('book_tag', { book_id: book['id'] })) em.remove(link)
+    const names = ['old-b', `relinked-${driver}`]
+    for (const name of names)
+      em.create('book_tag', {
+        book_id: book['id'],
+        tag_id: em.upsert('tag', { name }, { conflict: ['name'], update: [] }),
+      })
+    const report = await counted(counter, () => em.flush())
+    expect(report).toMatchObject({ roundTrips: 1, deleted: 2, inserted: 2, upserted: 2 })
+    const stored = await db.sql.unsafe(
+      `select t.name from "${schema}".book_tag bt join "${schema}".tag t on t.id = bt.tag_id where bt.book_id = $1 order by t.name`,
+      [String(book['id'])],
+    )
+    expect(stored.map((r) => r['name'])).toEqual([...names].sort())
+    // A unique constraint holding the reference: a note freed by a delete, another by an update.
+    const notes = root.fork()
+    const tagB = await notes.load('tag', await idOfTag(schema, 'old-b'))
+    const gone = notes.create('tag_note', { tag_id: tagB, lang: `en-relink-${driver}` })
+    const moved = notes.create('tag_note', { tag_id: tagB, lang: `de-relink-${driver}` })
+    await notes.flush()
+    notes.remove(gone)
+    moved['lang'] = `fr-relink-${driver}`
+    for (const lang of [`en-relink-${driver}`, `de-relink-${driver}`])
+      notes.create('tag_note', {
+        tag_id: notes.upsert('tag', { name: 'old-b' }, { conflict: ['name'], update: [] }),
+        lang,
+        body: 'again',
+      })
+    await notes.flush()
+    const langs = await db.sql.unsafe(
+      `select lang, body from "${schema}".tag_note where tag_id = $1 and lang like '%-relink-%' order by lang`,
+      [String(tagB['id'])],
+    )
+    expect(langs.map((r) => `${r['lang']}:${r['body'] ?? ''}`)).toEqual(
+      [`de-relink-${driver}:again`, `en-relink-${driver}:again`, `fr-relink-${driver}:`].sort(),
+    )
+  })
+
   test('a composite conflict key; an existing row upserted with do-nothing keeps its key and values', async () => {
     const { root, counter, schema } = await setup(driver)
     const em = root.fork()

@@ -127,8 +127,15 @@ export function orderStatements(
   // contradict the foreign keys' (then the server reports the duplicate, as it would have).
   const handoffs = findHandoffEdges(inserts, updates, updateOffset, deletes, deleteOffset)
   if (handoffs.length > 0) {
-    const ordered = edges.concat(handoffs)
-    if (acyclic(statements.length, ordered)) append(edges, handoffs)
+    const sure = handoffs.filter((edge) => edge.maybe !== true)
+    const ordered = edges.concat(sure)
+    if (acyclic(statements.length, ordered)) append(edges, sure)
+    // A value a lookup may take (a reference to an upserted row): freed first where that contradicts nothing.
+    for (const edge of handoffs) {
+      if (edge.maybe !== true) continue
+      edges.push(edge)
+      if (!acyclic(statements.length, edges)) edges.pop()
+    }
   }
   // Deletes before the delete whose cascade may remove the rows they reference, each only where it
   // contradicts no order above (the rows they reference are not known).

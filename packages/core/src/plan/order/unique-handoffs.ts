@@ -2,6 +2,7 @@ import type { ColumnModel, TableModel } from '../../model/model.ts'
 import { perTable } from '../../schema/per-table.ts'
 import { normalizeKeyValue } from '../../values/index.ts'
 import { type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
+import { ConflictRef } from '../rows/conflict-ref.ts'
 import { acyclic } from './cycles.ts'
 import { type Edge, valueAt } from './dependency-graph.ts'
 import { assignWaves, groupByWave } from './waves.ts'
@@ -51,7 +52,10 @@ const uniqueColumns = perTable(
  * Indexes: inserts from 0, `updates` from `updateOffset`, `deletes` from `deleteOffset`. A value is
  * compared by its key form (`normalizeKeyValue`); a tuple holding a null (never equal to another), an
  * id not assigned yet (a new row's: no stored row holds it), or a value that has no key form is not
- * compared. A stored row's values other than its key are known for an entity (its snapshot), not for
+ * compared. A reference to an upserted row (its key looked up in the statement, see `conflict-ref.ts`)
+ * may be any stored key: a tuple taking one matches every freed tuple equal in its other values, by an
+ * edge marked `maybe` (a tag list replaced, a link removed and created again to a tag got by an
+ * upsert), which the caller adds only where it contradicts no other order. A stored row's values other than its key are known for an entity (its snapshot), not for
  * a change set's row. Rows of one update statement handing values to each other are split into
  * statements of their own first (see {@link splitHandoffs}), which this then orders.
  *
@@ -64,7 +68,7 @@ export function findHandoffEdges(
   updateOffset: number,
   deletes: readonly StatementDraft[],
   deleteOffset: number,
-): Edge[] {
+): HandoffEdge[] {
   if (deletes.length + updates.length === 0) return [] // nothing freed
   // A new entity's key is drawn, made or given; given, it may be one a removed entity of its table
   // held (a row replaced): keys are compared when a change set's rows or upserts are inserted, or
@@ -108,19 +112,29 @@ export function findHandoffEdges(
     if (at === undefined) freed.set(id, [statement])
     else if (!at.includes(statement)) at.push(statement)
   }
+  // A flush with upserts: a taken tuple may hold a lookup (see `lookupHandoffs`), compared with the freed ones.
+  const upserting = inserts.some((draft) => draft.upsert !== undefined)
+  const freedTuples: Tuple[] = []
+  const lookedUp: Tuple[] = []
   deletes.forEach((draft, d) => {
     uniqueKeys(draft.table).forEach((key, k) => {
       for (let r = 0; r < draft.rows.length; r++) {
-        const id = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
-        if (id !== undefined) free(id, d + deleteOffset)
+        const read = (c: ColumnModel) => storedValue(draft, r, c)
+        const id = tupleId(draft.table, k, key, read)
+        if (id === undefined) continue
+        free(id, d + deleteOffset)
+        if (upserting) freedTuples.push([draft.table, k, key, read, d + deleteOffset])
       }
     })
   })
   // Each changed row of an update frees its tuple before and takes its tuple after.
   const taken: [string, number][] = []
   for (const u of keyUpdates) {
-    eachChange(updates[u]!, uniqueKeys, (before, after) => {
+    const draft = updates[u]!
+    eachChange(draft, uniqueKeys, (before, after, r, k, key) => {
       if (before !== undefined) free(before, u + updateOffset)
+      if (before !== undefined && upserting)
+        freedTuples.push([draft.table, k, key, (c) => storedValue(draft, r, c), u + updateOffset])
       if (after !== undefined) taken.push([after, u + updateOffset])
     })
   }
@@ -133,18 +147,66 @@ export function findHandoffEdges(
   inserts.forEach((draft, i) => {
     if (!taking(draft)) return
     uniqueKeys(draft.table).forEach((key, k) => {
-      for (let r = 0; r < draft.rows.length; r++)
-        take(
-          tupleId(draft.table, k, key, (c) => insertedValue(draft, r, c)),
-          i,
-        )
+      for (let r = 0; r < draft.rows.length; r++) {
+        const read = (c: ColumnModel) => insertedValue(draft, r, c)
+        const id = tupleId(draft.table, k, key, read)
+        if (id !== undefined) take(id, i)
+        else if (upserting && key.some((c) => read(c) instanceof ConflictRef))
+          lookedUp.push([draft.table, k, key, read, i])
+      }
     })
   })
   for (const [id, statement] of taken) take(id, statement)
-  return [...edges].map((id) => {
+  const out: HandoffEdge[] = [...edges].map((id) => {
     const [from, to] = id.split('>')
     return { from: Number(from), to: Number(to) }
   })
+  if (lookedUp.length > 0) out.push(...lookupHandoffs(freedTuples, lookedUp, edges))
+  return out
+}
+
+/** An edge of {@link findHandoffEdges}: `maybe` when it follows a lookup that may or may not find the freed value. */
+export interface HandoffEdge extends Edge {
+  readonly maybe?: true
+}
+
+/** A tuple of a key: its table, the key's place among the table's keys and its columns, its values, its statement. */
+type Tuple = readonly [TableModel, number, readonly ColumnModel[], (column: ColumnModel) => unknown, number]
+
+/**
+ * The `maybe` edges of {@link findHandoffEdges}: from each statement freeing a tuple (`freed`) to each
+ * statement taking, with lookups, a tuple of the same key whose other values equal it (`lookedUp`),
+ * but for the edges already `made`.
+ */
+function lookupHandoffs(
+  freed: readonly Tuple[],
+  lookedUp: readonly Tuple[],
+  made: ReadonlySet<string>,
+): HandoffEdge[] {
+  const edges = new Set<string>()
+  for (const [table, k, key, read, statement] of lookedUp) {
+    for (const [freedTable, freedK, , held, from] of freed) {
+      if (freedTable !== table || freedK !== k || from === statement) continue
+      if (!key.every((c) => read(c) instanceof ConflictRef || samePart(key, c, read(c), held(c)))) continue
+      const edge = `${from}>${statement}`
+      if (!made.has(edge)) edges.add(edge)
+    }
+  }
+  return [...edges].map((id) => {
+    const [from, to] = id.split('>')
+    return { from: Number(from), to: Number(to), maybe: true }
+  })
+}
+
+/** Whether two values of `column` of `key` are one in the key (see {@link tupleId}). */
+function samePart(key: readonly ColumnModel[], column: ColumnModel, a: unknown, b: unknown): boolean {
+  if (a === null || b === null) return a === b && nullsEqual.has(key)
+  if (a === undefined || b === undefined || a instanceof Slot || b instanceof Slot) return false
+  try {
+    return normalizeKeyValue(a, column) === normalizeKeyValue(b, column)
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -156,11 +218,18 @@ function insertedValue(draft: StatementDraft, r: number, column: ColumnModel): u
   return column.hasDefault || column.identity !== null || column.generated ? undefined : null
 }
 
-/** Whether some row of an insert draft has a key the application gave (not an id drawn by the flush). */
+/**
+ * Whether some row of an insert draft has a key the application gave (not an id drawn by the flush):
+ * a reference to an upserted row in it too (whose key may be any stored one).
+ */
 function givesKeys(draft: StatementDraft): boolean {
   const key = draft.table.primaryKey
-  for (let r = 0; r < draft.rows.length; r++)
-    for (let k = 0; k < key.length; k++) if (!(valueAt(draft, r, key[k]!) instanceof Slot)) return true
+  for (let r = 0; r < draft.rows.length; r++) {
+    for (let k = 0; k < key.length; k++) {
+      const value = valueAt(draft, r, key[k]!)
+      if (!(value instanceof Slot) || value instanceof ConflictRef) return true
+    }
+  }
   return false
 }
 
@@ -241,14 +310,20 @@ function sliceDraft(draft: StatementDraft, rows: readonly number[]): StatementDr
 function eachChange(
   draft: StatementDraft,
   keysOf: (table: TableModel) => readonly (readonly ColumnModel[])[],
-  visit: (before: string | undefined, after: string | undefined, r: number) => void,
+  visit: (
+    before: string | undefined,
+    after: string | undefined,
+    r: number,
+    k: number,
+    key: readonly ColumnModel[],
+  ) => void,
 ): void {
   keysOf(draft.table).forEach((key, k) => {
     if (!key.some((c) => draft.columns.includes(c.name))) return
     for (let r = 0; r < draft.rows.length; r++) {
       const before = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
       const after = updatedId(draft, r, k, key)
-      if (before !== after) visit(before, after, r)
+      if (before !== after) visit(before, after, r, k, key)
     }
   })
 }
