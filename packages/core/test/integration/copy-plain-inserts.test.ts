@@ -98,15 +98,17 @@ describe.each(combos)('%s, %s', (driver, mode) => {
   })
 
   test.each([
-    ['ids fetched', 50],
-    ['ids from the pool', 5_000],
+    ['ids fetched', 50, 2_000],
+    ['ids from the pool', 5_000, 2_000],
+    // Data of many chunks, written as made (on postgres.js one chunk per turn, while the application runs).
+    ['ids from the pool, many chunks', 50_000, 20_000],
   ])(
     'values changed while the flush is in flight (%s): what was sent is stored, the changes stay pending',
-    async (ids, idBlockSize) => {
+    async (ids, idBlockSize, rows) => {
       const c = db.client(driver, { max: 1 })
       const root = await EntityManager.connect(c.client, { pipeline: mode, copyRows: 50, idBlockSize })
       const em = root.fork()
-      const made = items(em, tag(`flight ${ids}`), 2_000)
+      const made = items(em, tag(`flight ${ids}`), rows)
       const flushing = em.flush()
       // One change per turn of the event loop, until the flush is over: some land before the plan
       // (the flush plans again and sends them), some after (sent as they were, then pending).
@@ -122,7 +124,7 @@ describe.each(combos)('%s, %s', (driver, mode) => {
       }
       const report = await flushing
       const sent = await stored(tag(`flight ${ids}`))
-      expect(sent).toHaveLength(2_000)
+      expect(sent).toHaveLength(rows)
       const unsent = made.filter((m, i) => m['v'] !== sent[i]!.v).length
       expect(em.pending.updates).toBe(unsent)
       // With the ids at hand the flush is planned before it yields: every change comes after.

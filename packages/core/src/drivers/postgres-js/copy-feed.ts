@@ -18,7 +18,7 @@ import type { PostgresJsQuery } from './client-types.ts'
  * the stream; the query rejects with that error, so the stream's own `error` event is only silenced.
  * A COPY beyond `copies` gets CopyFail: the server rejects it.
  */
-export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly Buffer[])[]): void {
+export function feedCopies(query: PostgresJsQuery, copies: readonly Iterable<Buffer>[]): void {
   // Another postgres.js might settle queries otherwise: then fail before sending, not hang in COPY.
   if (!Object.hasOwn(query, 'resolve') || typeof query.resolve !== 'function')
     throw errors.internal('feedCopies', 'this postgres.js query has no own resolve to feed COPY data through')
@@ -35,20 +35,52 @@ export function feedCopies(query: PostgresJsQuery, copies: readonly (readonly Bu
       value.destroy(new Error('pipeflush has no data for this COPY'))
       return
     }
-    quietDestroy(value)
-    for (const chunk of chunks) value.write(chunk)
-    value.end()
+    const copyFail = quietDestroy(value)
+    writeAsMade(value, chunks, copyFail)
   }
 }
 
 /**
- * Makes destroying `stream` write nothing. postgres.js's stream answers a destroy with CopyFail and
+ * Writes the chunks of `chunks` to `stream` as they are made, one per turn of the event loop (or once
+ * the stream drained), so that each leaves before the next is made: postgres.js writes a chunk to its
+ * socket once the previous one was, and the server reads the first while the next is made. Then ends
+ * the stream (CopyDone). A chunk that fails to be made sends CopyFail with the reason, which the
+ * server answers with an error: the query rejects with it.
+ */
+function writeAsMade(stream: Writable, chunks: Iterable<Buffer>, copyFail: Writable['_destroy']): void {
+  let iterator: Iterator<Buffer>
+  const step = (): void => {
+    if (stream.destroyed) return // the server left the COPY, or the connection ended
+    let chunk: IteratorResult<Buffer>
+    try {
+      iterator ??= chunks[Symbol.iterator]()
+      chunk = iterator.next()
+    } catch (e) {
+      ;(stream as unknown as { _destroy: Writable['_destroy'] })._destroy = copyFail
+      stream.destroy(e instanceof Error ? e : new Error(String(e)))
+      return
+    }
+    if (chunk.done) {
+      stream.end()
+      return
+    }
+    if (stream.write(chunk.value)) setImmediate(step)
+    else stream.once('drain', step)
+  }
+  step()
+}
+
+/**
+ * Makes destroying `stream` write nothing; answers what destroying it did (CopyFail). postgres.js's stream answers a destroy with CopyFail and
  * forgets the connection's current COPY stream; it is destroyed once finished (`autoDestroy`), after
  * the server completed the COPY, which may by then have reached the next COPY of the message: the
  * CopyFail would break that one (found by a message of two COPYs), and the connection would forget
  * its stream. A stream postgres.js destroys on an error needs no CopyFail either: the server already
  * left the COPY, or the connection is gone.
  */
-function quietDestroy(stream: Writable): void {
-  ;(stream as unknown as { _destroy: Writable['_destroy'] })._destroy = (error, callback) => callback(error)
+function quietDestroy(stream: Writable): Writable['_destroy'] {
+  const own = stream as unknown as { _destroy: Writable['_destroy'] }
+  const copyFail = own._destroy
+  own._destroy = (error, callback) => callback(error)
+  return copyFail
 }

@@ -637,13 +637,10 @@ class PostgresJsReservation implements AdapterConnection {
     if (this.#first === undefined && this.#isDoubtful())
       return Promise.reject(closedConnectionError(this.#adapter.address))
     const q = this.#reserved.unsafe(text, [], { onexecute: (c) => this.#learn(c) })
-    // Made now, in the run that completed the plan (see `copyRows`): the server asks for the data a
-    // round trip later, and what the application does meanwhile must not reach it.
-    if (copies !== undefined && copies.length > 0)
-      feedCopies(
-        q,
-        copies.map((data) => [...data]),
-      )
+    // Made as the server asks for it, a round trip later, each chunk written as made (see
+    // `feedCopies`): from what the entities hold as sent (see `copyRows`), which what the application
+    // does meanwhile leaves alone.
+    if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
     this.#first ??= q
     this.#unwritten?.push(q)
     return Promise.resolve(q).then(simpleResult)

@@ -37,6 +37,11 @@ function copyStream() {
   return { stream, written, events }
 }
 
+/** A few turns of the event loop: the chunks are written one per turn. */
+async function turns(n = 5): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
 /** A chunk of COPY data, as the flush makes them. */
 const b = (text: string) => Buffer.from(text, 'utf8')
 
@@ -48,7 +53,7 @@ describe('feedCopies', () => {
     const second = copyStream()
     q.resolve(first.stream)
     q.resolve(second.stream)
-    await new Promise((resolve) => setImmediate(resolve))
+    await turns()
     expect([first.written, second.written]).toEqual([['1\ta\n', '2\tb\n'], ['3\tc\n']])
     expect(settled).toEqual([])
     q.resolve(['results'])
@@ -72,6 +77,21 @@ describe('feedCopies', () => {
     await new Promise((resolve) => setImmediate(resolve))
     expect(failing.stream.destroyed).toBe(true)
     expect(failing.events.filter((e) => e.startsWith('CopyFail'))).toEqual([])
+  })
+
+  it('data that fails as it is made: the chunks made are written, then CopyFail with the reason', async () => {
+    const { query: q, settled } = query()
+    const chunks = function* () {
+      yield b('1\ta\n')
+      throw new Error('a value did not encode')
+    }
+    feedCopies(q, [{ [Symbol.iterator]: chunks }])
+    const copy = copyStream()
+    q.resolve(copy.stream)
+    await turns()
+    expect(copy.written).toEqual(['1\ta\n'])
+    expect(copy.events).toEqual(['CopyFail a value did not encode'])
+    expect(settled).toEqual([])
   })
 
   it('refuses a query without its own resolve (another postgres.js) before anything is sent', () => {
