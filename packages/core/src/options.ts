@@ -144,8 +144,12 @@ export function pipelineOption(mode: unknown): PipelineMode {
   return mode as PipelineMode
 }
 
+/** The longest a Node.js timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
- * The flush timeout in milliseconds, checked (default 30000; Infinity allowed).
+ * The flush timeout in milliseconds, checked (default 30000; Infinity allowed). One longer than a
+ * timer can wait ({@link MAX_TIMER_MS}) is no timeout: Infinity.
  *
  * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
@@ -156,7 +160,7 @@ export function flushTimeoutOption(ms: unknown): number {
       `flushTimeoutMs must be a positive number of milliseconds (or Infinity), not ${describeValue(ms)}.`,
     )
   }
-  return ms
+  return ms > MAX_TIMER_MS ? Number.POSITIVE_INFINITY : ms
 }
 
 /**

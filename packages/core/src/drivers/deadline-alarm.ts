@@ -49,7 +49,8 @@ export function setAlarm(deadline: number, ring: () => void): Alarm {
 function arm(at: number): void {
   if (timer !== undefined) clearTimeout(timer)
   armedAt = at
-  timer = setTimeout(fire, Math.max(0, at - performance.now()))
+  // A longer wait than a timer takes (2^31 - 1 ms) fires at once: `fire` arms again for what is left.
+  timer = setTimeout(fire, Math.min(Math.max(0, at - performance.now()), 2 ** 31 - 1))
 }
 
 function fire(): void {

@@ -119,9 +119,8 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
     if (answer.lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, answer.lastCommand)
     return simpleRows(statements, answer)
   } catch (e) {
-    // A statement failed: the open transaction is aborted; it ends before the connection goes back.
-    if (input.inTransaction && (e as DriverError)?.kind === 'server' && fs.usable)
-      await fs.simple('rollback').catch(() => {})
+    // A statement failed inside the open transaction: aborted, it is rolled back as the connection
+    // goes back (see `HeldTransaction.taken`), once.
     throw serverError(fs, e, (d) =>
       statementError(d, statementAt(batch, d, input.settings.schema), input.flushId),
     )
@@ -196,7 +195,8 @@ async function inTransaction(fs: FlushSession, input: Sending, body: () => Promi
     }
     await body()
   } catch (e) {
-    if (fs.serverRejected && fs.usable) await fs.simple('rollback').catch(() => {})
+    // The open transaction a locking read began is rolled back as its connection goes back (once).
+    if (fs.serverRejected && fs.usable && !input.inTransaction) await fs.simple('rollback').catch(() => {})
     throw e
   }
   const { lastCommand } = await fs.simple('commit', { commits: true, rowSets: 0 })

@@ -210,6 +210,21 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect((await root.fork().load('account', 2))['owner']).toBe('grace')
   })
 
+  test.each([2 ** 31, 30 * 24 * 3_600_000])(
+    'flushTimeoutMs %i, longer than a timer waits: no limit, the locks held until the flush commits',
+    async (flushTimeoutMs) => {
+      const { root } = await setup({ flushTimeoutMs })
+      for (const em of [root.fork(), root.fork({ flushTimeoutMs })]) {
+        const ada = await em.load('account', 1, { lock: 'update' })
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(await locked(1), 'still held').toBe(true)
+        ada['balance'] = Number(ada['balance']) - 1
+        expect(await em.flush()).toMatchObject({ updated: 1 })
+      }
+      expect(await balance(1)).toBe(98)
+    },
+  )
+
   test('the held connection lost: the flush fails, commits nothing, the pool serves the next read', async () => {
     const { root } = await setup()
     const em = root.fork()
@@ -227,21 +242,27 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect((await root.fork().load('account', 2))['owner']).toBe('grace')
   })
 
-  test('a statement of the flush fails: nothing committed, the locks released, the next flush is told', async () => {
-    const { root } = await setup()
-    const em = root.fork()
-    const alan = await em.load('account', 3, { lock: 'update' })
-    alan['balance'] = -1 // breaks the check constraint
-    const e = await em.flush().catch((error: unknown) => error)
-    expect(isPipeflushError(e, 'CONSTRAINT_VIOLATION')).toBe(true)
-    expect(await locked(3)).toBe(false)
-    expect((await root.fork().load('account', 2))['owner'], 'the connection is back, usable').toBe('grace')
-    const again = await em.flush().catch((error: unknown) => error)
-    expect(isPipeflushError(again, 'LOCKS_RELEASED')).toBe(true)
-    alan['balance'] = 1
-    await em.flush() // then it flushes as a unit of work that never locked
-    expect(await balance(3)).toBe(1)
-  })
+  test.each(MODES)(
+    '%s mode: a statement of the flush fails: nothing committed, the locks released (one ROLLBACK), the next flush is told',
+    async (mode) => {
+      const { root, counter } = await setup()
+      const em = root.fork({ pipeline: mode })
+      const alan = await em.load('account', 3, { lock: 'update' })
+      alan['balance'] = -1 // breaks the check constraint
+      counter.reset()
+      const e = await em.flush().catch((error: unknown) => error)
+      expect(isPipeflushError(e, 'CONSTRAINT_VIOLATION')).toBe(true)
+      // The statements, then one ROLLBACK (a second one was answered "no transaction in progress").
+      expect(counter.read().roundTrips).toBe(2)
+      expect(await locked(3)).toBe(false)
+      expect((await root.fork().load('account', 2))['owner'], 'the connection is back, usable').toBe('grace')
+      const again = await em.flush().catch((error: unknown) => error)
+      expect(isPipeflushError(again, 'LOCKS_RELEASED')).toBe(true)
+      alan['balance'] = 1
+      await em.flush() // then it flushes as a unit of work that never locked
+      expect(await balance(3)).toBe(1)
+    },
+  )
 
   test('an unknown lock is INVALID_VALUE before anything is sent', async () => {
     const { root, counter } = await setup()

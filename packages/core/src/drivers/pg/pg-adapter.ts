@@ -51,6 +51,12 @@ export class PgAdapter implements DriverAdapter {
   readonly #end: ClientEnd
   /** The reservation whose `pool.connect()` is being called: a socket made meanwhile opens for it. */
   #opening: GiveUp | undefined
+  /**
+   * Reservations queued by the pool without a socket made for them, oldest first: pg-pool queues a
+   * request while it has an idle client (handed over at the next tick) and makes a new client for the
+   * next one in the queue then, outside its `connect()`; such a socket opens for the oldest.
+   */
+  readonly #queued: GiveUp[] = []
   /** The reservation each socket the pool made opened for (see {@link openedFor}). */
   readonly #openedFor = new WeakMap<Duplex, GiveUp>()
   /** The sockets made for a reservation whose TCP connection is not up yet (see {@link unconnectedFor}). */
@@ -106,8 +112,11 @@ export class PgAdapter implements DriverAdapter {
     const address = this.address
     this.pool.options.stream = (config: unknown) => {
       const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
-      // pg-pool makes a new client, and its socket, within the `connect()` that found none idle.
-      const giveUp = this.#opening
+      // pg-pool makes a new client, and its socket, within the `connect()` that found none idle, or
+      // for the oldest request it queued (see #queued).
+      let giveUp = this.#opening
+      if (giveUp !== undefined) this.#opening = undefined
+      else giveUp = this.#queued.shift()
       if (giveUp !== undefined) this.#openedFor.set(stream, giveUp)
       // node's `connect` resets `write` on the socket: put the meter on once connected, before the
       // driver's first write (its own 'connect' listener is added after this one).
@@ -153,7 +162,15 @@ export class PgAdapter implements DriverAdapter {
     const done = this.#end.begin()
     // The pool's callback form: one promise, where its promise form and a `then` made three.
     return new Promise((resolve, reject) => {
+      let queued = false
+      let settled = false
       const answer = (error: unknown, client: PgPoolClient | undefined) => {
+        settled = true
+        if (queued) {
+          queued = false
+          const at = this.#queued.indexOf(giveUp!)
+          if (at >= 0) this.#queued.splice(at, 1)
+        }
         if (error !== undefined && error !== null) {
           done()
           reject(error)
@@ -166,10 +183,17 @@ export class PgAdapter implements DriverAdapter {
         // A pool that takes no callback answers by its promise (pg-pool's own answers undefined).
         this.#opening = giveUp
         let answered: unknown
+        let made = false
         try {
           answered = this.pool.connect(answer)
         } finally {
+          // A socket made within the call took the reservation (see `meterSockets`).
+          made = giveUp !== undefined && this.#opening === undefined
           this.#opening = undefined
+        }
+        if (giveUp !== undefined && !made && !settled) {
+          queued = true
+          this.#queued.push(giveUp)
         }
         if (typeof (answered as Promise<PgPoolClient> | undefined)?.then === 'function')
           (answered as Promise<PgPoolClient>).then(

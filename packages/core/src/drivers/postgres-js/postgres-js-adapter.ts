@@ -100,6 +100,8 @@ export class PostgresJsAdapter implements DriverAdapter {
   #reserving = 0
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
+  /** The sockets made for the client's connections that are not closed. */
+  readonly #sockets = new Set<Socket>()
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
   #refusals = 0
   /** Why those reservations were given up, and until when their refusals stand. */
@@ -129,9 +131,13 @@ export class PostgresJsAdapter implements DriverAdapter {
           if (this.#dropped.size > 0) setImmediate(() => this.#unstick())
           // Once ended, no connection opens: one postgres.js was to reopen after its backoff (for a
           // request left to it) would open after the end, its socket keeping the process alive.
+          // Its connections ended, a socket still open is one postgres.js ended without closing it (a
+          // server that never answers the Terminate): it would keep the process alive until the
+          // system gives up on it.
           ending.then(
             () => {
               this.#ended = true
+              for (const socket of this.#sockets) socket.destroy()
             },
             () => {},
           )
@@ -206,6 +212,8 @@ export class PostgresJsAdapter implements DriverAdapter {
           const address = o.path ? String(o.path) : `${String(named.host)}:${String(named.port)}`
           const m = meter(socket, address, typeQuery, admit)
           metered.set(socket, m)
+          this.#sockets.add(socket)
+          socket.once('close', () => this.#sockets.delete(socket))
           // The application's `sql.end()` waits until the connection is the pool's, or closed.
           const opened = this.#end.begin()
           // The oldest of the end's holds for a reopening (see `#awaitReopening`) is over with this
