@@ -290,7 +290,7 @@ export class PostgresJsAdapter implements DriverAdapter {
           if (opening !== undefined) tls.once('close', () => opening())
         },
         () => this.#refusal(),
-        () => (this.#ended ? endedOpening(this.address) : undefined),
+        () => (this.#ended ? this.#endedOpening() : undefined),
         (socket) => fetching.get(socket)?.() === true,
         () => this.#end.ending && this.#reserving === 0,
       ),
@@ -491,6 +491,19 @@ export class PostgresJsAdapter implements DriverAdapter {
   }
 
   /**
+   * The refusal of an opening once the client ends. postgres.js opens again for each request it holds
+   * (pipeflush's reservations given up), after a backoff that grows with each failure it met, up to
+   * 20 s: refused one after the other, a dozen requests held the process for a minute and more after
+   * the end. Its count of failures is set back, so that the next attempt comes at once (milliseconds)
+   * and the requests it holds are refused in a moment.
+   */
+  #endedOpening(): Error {
+    const shared = (this.sql.options as { shared?: { retries?: unknown } }).shared
+    if (shared !== undefined && typeof shared.retries === 'number') shared.retries = 0
+    return endedOpening(this.address)
+  }
+
+  /**
    * The error an opening fails with: once the client ended; a reopening for a request whose connection
    * timed out (see `#refuseReopening`); while requests are stranded (see `#strand`); once the client
    * is ending, while no reservation of pipeflush's waits and requests of given-up ones are left to
@@ -501,14 +514,14 @@ export class PostgresJsAdapter implements DriverAdapter {
    * waits for that connection until its bound.
    */
   #refusal(): Error | undefined {
-    if (this.#ended) return endedOpening(this.address)
+    if (this.#ended) return this.#endedOpening()
     let error: Error
     const reopening = this.#reopeningRefusals.find((r) => r.closes < this.#closesHandled)
     if (reopening !== undefined) {
       error = reopening.error
       reopening.over()
     } else if (this.#end.ending && this.#reserving === 0 && this.#waitingLeftBehind()) {
-      error = endedOpening(this.address)
+      error = this.#endedOpening()
       // The reopening an end's hold waits for (see `#awaitReopening`) is this one: its hold is over,
       // the refusal's own below holds the end until postgres.js handled the close.
       const closes = this.#closesHandled
