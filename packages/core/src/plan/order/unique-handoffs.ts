@@ -119,11 +119,11 @@ export function findHandoffEdges(
   deletes.forEach((draft, d) => {
     uniqueKeys(draft.table).forEach((key, k) => {
       for (let r = 0; r < draft.rows.length; r++) {
-        const read = (c: ColumnModel) => storedValue(draft, r, c)
-        const id = tupleId(draft.table, k, key, read)
+        const id = tupleId(draft.table, k, key, (c) => storedValue(draft, r, c))
         if (id === undefined) continue
         free(id, d + deleteOffset)
-        if (upserting) freedTuples.push([draft.table, k, key, read, d + deleteOffset])
+        if (upserting)
+          freedTuples.push([draft.table, k, key, (c) => storedValue(draft, r, c), d + deleteOffset])
       }
     })
   })
@@ -148,11 +148,10 @@ export function findHandoffEdges(
     if (!taking(draft)) return
     uniqueKeys(draft.table).forEach((key, k) => {
       for (let r = 0; r < draft.rows.length; r++) {
-        const read = (c: ColumnModel) => insertedValue(draft, r, c)
-        const id = tupleId(draft.table, k, key, read)
+        const id = tupleId(draft.table, k, key, (c) => insertedValue(draft, r, c))
         if (id !== undefined) take(id, i)
-        else if (upserting && key.some((c) => read(c) instanceof ConflictRef))
-          lookedUp.push([draft.table, k, key, read, i])
+        else if (upserting && key.some((c) => insertedValue(draft, r, c) instanceof ConflictRef))
+          lookedUp.push([draft.table, k, key, (c) => insertedValue(draft, r, c), i])
       }
     })
   })
