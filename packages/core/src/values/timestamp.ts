@@ -169,6 +169,11 @@ export function timestampTextKey(text: string, withZone: boolean): string | unde
   const m = TIMESTAMP_INPUT.exec(text)
   if (m === null) return undefined
   const [, y = '', mo = '', d = '', h = '', mi = '', s = '00', frac = '', zulu, sign, oh, om, os, bc] = m
+  // Fields the server refuses (a text it rejects must not be the key of a value it holds).
+  const hour = Number(h)
+  const past24 = hour === 24 && (Number(mi) !== 0 || Number(s) !== 0 || /[1-9]/.test(frac))
+  if (hour > 24 || past24 || Number(mi) > 59 || Number(s) > 60 || Number(y) === 0) return undefined
+  if (Number(oh ?? 0) > 15 || Number(om ?? 0) > 59 || Number(os ?? 0) > 59) return undefined
   const offset =
     zulu !== undefined ? '+00' : sign === undefined ? undefined : `${sign}${oh}:${om ?? '00'}:${os ?? '00'}`
   // A timestamp without time zone ignores an offset, as the server does.

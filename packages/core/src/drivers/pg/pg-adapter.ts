@@ -54,7 +54,7 @@ export class PgAdapter implements DriverAdapter {
   /**
    * Reservations queued by the pool without a socket made for them, oldest first: pg-pool queues a
    * request while it has an idle client (handed over at the next tick) and makes a new client for the
-   * next one in the queue then, outside its `connect()`; such a socket opens for the oldest.
+   * next one in the queue then, outside its `connect()` (see {@link #queuedOpening}).
    */
   readonly #queued: GiveUp[] = []
   /** The reservation each socket the pool made opened for (see {@link openedFor}). */
@@ -116,7 +116,7 @@ export class PgAdapter implements DriverAdapter {
       // for the oldest request it queued (see #queued).
       let giveUp = this.#opening
       if (giveUp !== undefined) this.#opening = undefined
-      else giveUp = this.#queued.shift()
+      else giveUp = this.#queuedOpening()
       if (giveUp !== undefined) this.#openedFor.set(stream, giveUp)
       // node's `connect` resets `write` on the socket: put the meter on once connected, before the
       // driver's first write (its own 'connect' listener is added after this one).
@@ -155,6 +155,18 @@ export class PgAdapter implements DriverAdapter {
     const out: Duplex[] = []
     for (const socket of this.#unconnected) if (this.#openedFor.get(socket) === giveUp) out.push(socket)
     return out
+  }
+
+  /**
+   * The reservation a socket the pool makes outside any `connect()` opens for: the oldest queued one,
+   * when every request the pool queued is pipeflush's (the one it serves taken from its queue, the
+   * others still in it). When the application's own requests are queued too (a pool Drizzle or the
+   * application shares), none: the socket may be theirs, and ending it would fail them.
+   */
+  #queuedOpening(): GiveUp | undefined {
+    const waiting = (this.pool as { waitingCount?: unknown }).waitingCount
+    if (typeof waiting !== 'number' || waiting + 1 !== this.#queued.length) return undefined
+    return this.#queued.shift()
   }
 
   acquire(_meters?: Meters, giveUp?: GiveUp, admitted?: boolean): Promise<AdapterConnection> {

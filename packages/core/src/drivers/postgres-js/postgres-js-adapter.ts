@@ -288,6 +288,8 @@ export class PostgresJsAdapter implements DriverAdapter {
           })
           const opening = openings.get(socket)
           if (opening !== undefined) tls.once('close', () => opening())
+          // postgres.js took every listener off the socket, the one that forgets it too.
+          tls.once('close', () => this.#sockets.delete(socket))
         },
         () => this.#refusal(),
         () => (this.#ended ? this.#endedOpening() : undefined),

@@ -126,21 +126,24 @@ export function orderStatements(
   // A unique value freed by one statement and taken by another: freed first, unless that order would
   // contradict the foreign keys' (then the server reports the duplicate, as it would have).
   const handoffs = findHandoffEdges(inserts, updates, updateOffset, deletes, deleteOffset)
-  if (handoffs.length > 0) {
-    const sure = handoffs.filter((edge) => edge.maybe !== true)
+  const sure = handoffs.length === 0 ? handoffs : handoffs.filter((edge) => edge.maybe !== true)
+  if (sure.length > 0) {
     const ordered = edges.concat(sure)
     if (acyclic(statements.length, ordered)) append(edges, sure)
-    // A value a lookup may take (a reference to an upserted row): freed first where that contradicts nothing.
-    for (const edge of handoffs) {
-      if (edge.maybe !== true) continue
-      edges.push(edge)
-      if (!acyclic(statements.length, edges)) edges.pop()
-    }
   }
   // Deletes before the delete whose cascade may remove the rows they reference, each only where it
   // contradicts no order above (the rows they reference are not known).
   if (deletes.length > 1) {
     for (const edge of findCascadeDeleteEdges(deletes, deleteOffset)) {
+      edges.push(edge)
+      if (!acyclic(statements.length, edges)) edges.pop()
+    }
+  }
+  // A value a lookup may take (a reference to an upserted row, which may or may not be the freed
+  // one): freed first, last of all orders, each only where it contradicts none of them.
+  if (sure.length < handoffs.length) {
+    for (const edge of handoffs) {
+      if (edge.maybe !== true) continue
       edges.push(edge)
       if (!acyclic(statements.length, edges)) edges.pop()
     }

@@ -175,7 +175,9 @@ type Tuple = readonly [TableModel, number, readonly ColumnModel[], (column: Colu
 /**
  * The `maybe` edges of {@link findHandoffEdges}: from each statement freeing a tuple (`freed`) to each
  * statement taking, with lookups, a tuple of the same key whose other values equal it (`lookedUp`),
- * but for the edges already `made`.
+ * but for the edges already `made`. The freed tuples are indexed by the values a taken tuple gives
+ * (its lookups left out), once per table, key and places of lookups: a list replaced with thousands of
+ * references to upserted rows is matched in one pass, not each taken tuple with each freed one.
  */
 function lookupHandoffs(
   freed: readonly Tuple[],
@@ -183,12 +185,29 @@ function lookupHandoffs(
   made: ReadonlySet<string>,
 ): HandoffEdge[] {
   const edges = new Set<string>()
+  // Per table, key and places of lookups: the statements freeing each tuple, by its other values.
+  const indexes = new Map<string, Map<string, number[]>>()
   for (const [table, k, key, read, statement] of lookedUp) {
-    for (const [freedTable, freedK, , held, from] of freed) {
-      if (freedTable !== table || freedK !== k || from === statement) continue
-      if (!key.every((c) => read(c) instanceof ConflictRef || samePart(key, c, read(c), held(c)))) continue
+    const lookups = key.map((c) => read(c) instanceof ConflictRef)
+    const taken = partsId(table, k, key, read, lookups)
+    if (taken === undefined) continue
+    const name = `${table.key}\u0000${k}\u0000${lookups.join()}`
+    let index = indexes.get(name)
+    if (index === undefined) {
+      index = new Map()
+      indexes.set(name, index)
+      for (const [freedTable, freedK, , held, from] of freed) {
+        if (freedTable !== table || freedK !== k) continue
+        const id = partsId(table, k, key, held, lookups)
+        if (id === undefined) continue
+        const at = index.get(id)
+        if (at === undefined) index.set(id, [from])
+        else if (!at.includes(from)) at.push(from)
+      }
+    }
+    for (const from of index.get(taken) ?? []) {
       const edge = `${from}>${statement}`
-      if (!made.has(edge)) edges.add(edge)
+      if (from !== statement && !made.has(edge)) edges.add(edge)
     }
   }
   return [...edges].map((id) => {
@@ -197,15 +216,17 @@ function lookupHandoffs(
   })
 }
 
-/** Whether two values of `column` of `key` are one in the key (see {@link tupleId}). */
-function samePart(key: readonly ColumnModel[], column: ColumnModel, a: unknown, b: unknown): boolean {
-  if (a === null || b === null) return a === b && nullsEqual.has(key)
-  if (a === undefined || b === undefined || a instanceof Slot || b instanceof Slot) return false
-  try {
-    return normalizeKeyValue(a, column) === normalizeKeyValue(b, column)
-  } catch {
-    return false
-  }
+/** The tuple id (see {@link tupleId}) of the values `read` gives for `key`, those at `lookups` left out. */
+function partsId(
+  table: TableModel,
+  k: number,
+  key: readonly ColumnModel[],
+  read: (column: ColumnModel) => unknown,
+  lookups: readonly boolean[],
+): string | undefined {
+  const plain = key.filter((_, i) => !lookups[i])
+  if (plain.length === 0) return `${table.key}\u0000${k}`
+  return tupleId(table, k, plain, read, key)
 }
 
 /**
@@ -351,18 +372,20 @@ function updatedId(
 /**
  * A text naming the tuple of key `k` of `table` whose values `read` gives, equal for tuples the
  * server holds equal; undefined when a value is null (unless the constraint is `NULLS NOT
- * DISTINCT`) or unknown, an id not assigned yet, or has no key form.
+ * DISTINCT`) or unknown, an id not assigned yet, or has no key form. `key` may be some columns of the
+ * key `whole` (whose constraint says how NULLs compare).
  */
 function tupleId(
   table: TableModel,
   k: number,
   key: readonly ColumnModel[],
   read: (column: ColumnModel) => unknown,
+  whole: readonly ColumnModel[] = key,
 ): string | undefined {
   let id = `${table.key}\u0000${k}`
   for (const column of key) {
     const value = read(column)
-    if (value === null && nullsEqual.has(key)) {
+    if (value === null && nullsEqual.has(whole)) {
       id += '\u0001' // no key form holds a control character before its NUL-separated text
       continue
     }

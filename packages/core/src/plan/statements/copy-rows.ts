@@ -31,10 +31,11 @@ const NOTHING = Symbol('nothing')
  * The rows are read twice (checked when planned, written here): their texts never all exist at once.
  *
  * Written as they are sent: each chunk is made when the driver asks for the next one, so the server
- * inserts the first rows while the later ones are written. The drivers make them in the run that
- * completed the plan, before the application runs again (pg as it writes the message; postgres.js,
- * whose server asks for the data a round trip later, before it sends the query). Each iteration
- * writes the rows again, the same chunks.
+ * inserts the first rows while the later ones are written. pg makes them in the run that completed
+ * the plan, as it writes the message; postgres.js once the server asks for the data (a round trip
+ * later), one chunk per turn of the event loop, while the application runs: the values are what the
+ * entities hold as sent, which its assignments meanwhile leave alone. Each iteration writes the rows
+ * again, the same chunks.
  */
 export function copyRows(draft: StatementDraft, order: Int32Array | null, ids: IdSource): Iterable<Buffer> {
   return { [Symbol.iterator]: () => writeRows(draft, order, ids) }

@@ -203,6 +203,19 @@ describe('timestamps declared as text (Drizzle holds the server text)', () => {
     expect(normalizeKeyValue('June 1 2022 12:00', tz)).toBe('June 1 2022 12:00')
     expect(normalizeKeyValue('2022-13-01 12:00:00+00', tz)).toBe('2022-13-01 12:00:00+00')
     expect(normalizeKeyValue('infinity', tz)).toBe('infinity')
+    // Texts the server refuses are not the key of a value it holds (the next day's, another instant).
+    for (const refused of [
+      '2022-06-01 24:00:01+00',
+      '2022-06-01 25:00+00',
+      '2022-06-01 23:60:00+00',
+      '2022-06-01 12:00:00+02:75',
+      '2022-06-01 12:00:00+16',
+      '0000-06-01 12:00:00+00',
+    ])
+      expect(normalizeKeyValue(refused, tz), refused).toBe(refused)
+    expect(normalizeKeyValue('2022-06-01 24:00:00+00', tz)).toBe(
+      normalizeKeyValue('2022-06-02 00:00:00+00', tz),
+    )
   })
 
   it('key a timestamp without time zone by its wall clock, an offset ignored as the server ignores it', () => {
