@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from './drivers/deadline-alarm.ts'
 import { errors } from './errors.ts'
 import type { PipelineMode } from './flush/pipeline-mode.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
@@ -143,9 +144,6 @@ export function pipelineOption(mode: unknown): PipelineMode {
   }
   return mode as PipelineMode
 }
-
-/** The longest a Node.js timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * The flush timeout in milliseconds, checked (default 30000; Infinity allowed). One longer than a

@@ -25,6 +25,9 @@ const pending = new Set<Entry>()
 let timer: NodeJS.Timeout | undefined
 let armedAt = Number.POSITIVE_INFINITY
 
+/** The longest a Node.js timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * Calls `ring` once `performance.now()` reaches `deadline` (never for an infinite one), unless the
  * alarm is cancelled first. Every alarm shares one Node timer, armed for the earliest: a flush or a
@@ -49,8 +52,8 @@ export function setAlarm(deadline: number, ring: () => void): Alarm {
 function arm(at: number): void {
   if (timer !== undefined) clearTimeout(timer)
   armedAt = at
-  // A longer wait than a timer takes (2^31 - 1 ms) fires at once: `fire` arms again for what is left.
-  timer = setTimeout(fire, Math.min(Math.max(0, at - performance.now()), 2 ** 31 - 1))
+  // A longer wait than a timer takes fires at once: `fire` arms again for what is left.
+  timer = setTimeout(fire, Math.min(Math.max(0, at - performance.now()), MAX_TIMER_MS))
 }
 
 function fire(): void {

@@ -71,8 +71,8 @@ function writeAsMade(stream: Writable, chunks: Iterable<Buffer>, copyFail: Writa
 }
 
 /**
- * Makes destroying `stream` write nothing; answers what destroying it did (CopyFail). postgres.js's stream answers a destroy with CopyFail and
- * forgets the connection's current COPY stream; it is destroyed once finished (`autoDestroy`), after
+ * Makes destroying `stream` write nothing; answers what destroying it did (CopyFail). postgres.js's
+ * stream answers a destroy with CopyFail and forgets the connection's current COPY stream; it is destroyed once finished (`autoDestroy`), after
  * the server completed the COPY, which may by then have reached the next COPY of the message: the
  * CopyFail would break that one (found by a message of two COPYs), and the connection would forget
  * its stream. A stream postgres.js destroys on an error needs no CopyFail either: the server already

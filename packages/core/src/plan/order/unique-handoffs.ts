@@ -55,8 +55,8 @@ const uniqueColumns = perTable(
  * compared. A reference to an upserted row (its key looked up in the statement, see `conflict-ref.ts`)
  * may be any stored key: a tuple taking one matches every freed tuple equal in its other values, by an
  * edge marked `maybe` (a tag list replaced, a link removed and created again to a tag got by an
- * upsert), which the caller adds only where it contradicts no other order. A stored row's values other than its key are known for an entity (its snapshot), not for
- * a change set's row. Rows of one update statement handing values to each other are split into
+ * upsert), which the caller adds last, only where it contradicts no other order. A stored row's values
+ * other than its key are known for an entity (its snapshot), not for a change set's row. Rows of one update statement handing values to each other are split into
  * statements of their own first (see {@link splitHandoffs}), which this then orders.
  *
  * @example
@@ -156,12 +156,17 @@ export function findHandoffEdges(
     })
   })
   for (const [id, statement] of taken) take(id, statement)
-  const out: HandoffEdge[] = [...edges].map((id) => {
-    const [from, to] = id.split('>')
-    return { from: Number(from), to: Number(to) }
-  })
+  const out = edgesOf(edges, false)
   if (lookedUp.length > 0) out.push(...lookupHandoffs(freedTuples, lookedUp, edges))
   return out
+}
+
+/** The edges `from>to` of `ids`, marked `maybe` when they are. */
+function edgesOf(ids: ReadonlySet<string>, maybe: boolean): HandoffEdge[] {
+  return [...ids].map((id) => {
+    const [from, to] = id.split('>')
+    return maybe ? { from: Number(from), to: Number(to), maybe } : { from: Number(from), to: Number(to) }
+  })
 }
 
 /** An edge of {@link findHandoffEdges}: `maybe` when it follows a lookup that may or may not find the freed value. */
@@ -210,10 +215,7 @@ function lookupHandoffs(
       if (from !== statement && !made.has(edge)) edges.add(edge)
     }
   }
-  return [...edges].map((id) => {
-    const [from, to] = id.split('>')
-    return { from: Number(from), to: Number(to), maybe: true }
-  })
+  return edgesOf(edges, true)
 }
 
 /** The tuple id (see {@link tupleId}) of the values `read` gives for `key`, those at `lookups` left out. */
