@@ -4,13 +4,15 @@
 // flush path; the CPU scenario's table is the figure of record.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
-//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan]
+//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan] [--ours-only]
 //
 // `--warmup`: untimed flushes of each per cell first (a few thousand: what a long-running server
 // runs, V8 done compiling a flush's functions; see warmup-curve.ts).
 // `--preplan`: a diagnostic, not a measurement of pipeflush as used: each shop unit is planned once
 // (`em.plan()`, untimed) right before its flush, so the flush finds its planner's code and data in
 // the CPU's caches; what that takes off the flush is what the flush pays for finding them cold.
+// `--ours-only`: the raw driver's flushes left out of the timed loop (a profile of pipeflush's alone,
+// without the planning the raw side's statements are taken from); no ratio then.
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
@@ -31,6 +33,7 @@ const flushes = Number(arg('flushes') ?? 2000)
 const warmup = Number(arg('warmup') ?? 100)
 const profileDir = arg('profile')
 const preplan = args.includes('--preplan')
+const oursOnly = args.includes('--ours-only')
 
 function workOf(cell: string): Work {
   const m = /^(\d+)x(\d+)$/.exec(cell)
@@ -77,7 +80,7 @@ try {
         if (session) await session.post('Profiler.start')
         for (let i = 0; i < flushes; i++) {
           ta.push(await once(a, work, sa))
-          tb.push(await once(b, work, sb))
+          if (!oursOnly) tb.push(await once(b, work, sb))
         }
         if (session) {
           const { profile } = await session.post('Profiler.stop')
@@ -85,6 +88,10 @@ try {
         }
         const mean = (t: number[]) => Math.round(t.reduce((x, y) => x + y, 0) / t.length)
         const p50 = (t: number[]) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)]!
+        if (oursOnly) {
+          console.log(`${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs`)
+          continue
+        }
         console.log(
           `${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs  raw-simple p50 ${p50(tb)} µs  ratio ${(p50(ta) / p50(tb)).toFixed(2)}x  (system mean ${mean(sa)} / ${mean(sb)} µs)`,
         )

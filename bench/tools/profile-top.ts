@@ -2,7 +2,8 @@
 // the heaviest first, with each function's share of all samples; only pipeflush's own functions
 // (packages/core) with `--core`. With `--stages a,b,c`, the time spent under each function so named
 // instead (inclusive: a sample counts once for each named function on its stack), per flush when
-// `--per N` gives the number of flushes profiled.
+// `--per N` gives the number of flushes profiled; `--within name`: only the samples with that function on
+// their stack (a flush's own calls, say, apart from the same functions called by a benchmark's setup).
 //
 //   npx node bench/tools/profile-top.ts bench/results/profile-pipeflush-burst-pg-mix.cpuprofile [--core] [--top 15]
 //   npx node bench/tools/profile-top.ts <file> --stages draftFlush,completePlan,sendByMode,applyFlushed --per 900
@@ -30,6 +31,8 @@ if (!file) {
 const core = args.includes('--core')
 const stagesArg = args.indexOf('--stages')
 const stages = stagesArg < 0 ? undefined : (args[stagesArg + 1] ?? '').split(',')
+const withinArg = args.indexOf('--within')
+const within = withinArg < 0 ? undefined : args[withinArg + 1]
 const perArg = args.indexOf('--per')
 const per = perArg < 0 ? 1 : Number(args[perArg + 1]) || 1
 const top = Number(args[args.indexOf('--top') + 1]) || 15
@@ -66,7 +69,13 @@ function printStages(names: readonly string[]): void {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]))
   const under = new Map<string, number>(names.map((n) => [n, 0]))
+  const on = (id: number, name: string) => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
+      if (nodes.get(at)?.callFrame.functionName === name) return true
+    return false
+  }
   for (const [id, us] of byNode) {
+    if (within !== undefined && !on(id, within)) continue
     const seen = new Set<string>()
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const name = nodes.get(at)?.callFrame.functionName ?? ''

@@ -115,6 +115,7 @@ export function toDriverError(
       position: Number.isFinite(position) && position > 0 ? position : undefined,
       where: stringField(error, 'where'),
       routine: stringField(error, 'routine'),
+      completed: completedOf(error),
       cause: error,
     }
   }
@@ -130,6 +131,17 @@ export function toDriverError(
  * {@link DriverError} says `unwritten`.
  */
 export const UNWRITTEN: unique symbol = Symbol('pipeflush: the query was not written')
+
+/**
+ * Set on a server's error answering a simple-protocol message: how many of its statements the server
+ * completed before the error (its {@link DriverError} says `completed`).
+ */
+export const COMPLETED: unique symbol = Symbol('pipeflush: statements completed before the error')
+
+function completedOf(error: unknown): number | undefined {
+  const completed = (error as { [COMPLETED]?: unknown } | null)?.[COMPLETED]
+  return typeof completed === 'number' ? completed : undefined
+}
 
 /** Is `e` already a {@link DriverError}? */
 export function isDriverError(e: unknown): e is DriverError {

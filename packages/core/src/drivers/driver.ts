@@ -61,6 +61,12 @@ export interface DriverError {
   readonly where?: string | undefined
   /** The server's function that raised it (`scanner_yyerror`, `base_yyparse`: the text did not parse). */
   readonly routine?: string | undefined
+  /**
+   * How many statements of a simple-protocol message of several the server completed before this
+   * error: the failed one is the next (or none, when all completed: the error came at the end of the
+   * message's transaction). Undefined where the driver does not tell.
+   */
+  readonly completed?: number | undefined
   /** The driver's error code for connection errors (`ECONNRESET`, `CONNECTION_CLOSED`...). */
   readonly code?: string | undefined
   /**

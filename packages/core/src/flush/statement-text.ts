@@ -115,18 +115,23 @@ function codePoints(s: string): number {
 
 /**
  * The statement of `batch` an error of its message is about: by the error's character position, else
+ * the one after the statements the server completed before it (where the driver counts them), else
  * by what the server named (its table, and the key or column: see `rejectedStatement`, which `schema`
  * helps tell a foreign key's referenced table). Undefined when nothing matches.
  */
 export function statementAt(
   batch: SimpleBatch,
-  error: RejectionFacts & { readonly position?: number | undefined; readonly message?: string },
+  error: RejectionFacts & {
+    readonly position?: number | undefined
+    readonly completed?: number | undefined
+    readonly message?: string
+  },
   schema?: SchemaModel,
 ): PlannedStatement | undefined {
   // A row changed or gone: the update or delete on its table whose rows hold its key.
   const stale = parseStaleError({ code: error.sqlState, message: error.message })
   if (stale !== null) return staleStatement(batch.statements, stale)
-  const { position } = error
+  const { position, completed } = error
   if (position !== undefined) {
     let end = 0
     for (let i = 0; i < batch.texts.length; i++) {
@@ -135,6 +140,9 @@ export function statementAt(
     }
     return undefined
   }
+  // The statement after those the server completed (none of the batch's when all completed: the
+  // error came as the transaction ended, a deferred constraint's, which names its table).
+  if (completed !== undefined && completed < batch.texts.length) return batch.statements[completed]
   return rejectedStatement(batch.statements, error, schema)
 }
 

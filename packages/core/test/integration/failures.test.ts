@@ -20,6 +20,11 @@ beforeAll(async () => {
     create table star (id int primary key, post_id int not null references post);
     create table "Badge" ("Badge Id" int primary key, "Code, Name" text not null, slot int not null);
     create unique index badge_code on "Badge" ("Code, Name");
+    create domain positive_int as int check (value > 0);
+    create table guarded (id int primary key, name text not null, score positive_int);
+    create function guard_name() returns trigger language plpgsql as $$
+      begin if new.name = 'forbidden' then raise exception 'the name % is forbidden', new.name; end if; return new; end $$;
+    create trigger guarded_name before insert or update on guarded for each row execute function guard_name();
   `)
 })
 
@@ -144,6 +149,46 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         'insert on part',
         'part_n_check',
         [base + 2],
+      ])
+    })
+
+    // A trigger's RAISE and a domain's check name no table: one message holding every statement, the
+    // failing one is told by how many statements the server completed before the error.
+    test('an error naming no table (a trigger raising, a domain check): the error names the statement that failed', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const base = 1_000 * (TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode) + 1)
+      await db.sql.unsafe(`insert into guarded values (${base + 1}, 'kept', 1)`)
+      const before = await counts()
+      const raised = root.fork()
+      ;(await raised.load('guarded', base + 1))['name'] = 'renamed'
+      raised.create('gadget', { name: 'beside it' })
+      const forbidden = raised.create('guarded', { id: base + 2, name: 'forbidden' })
+      const error = await raised.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'STATEMENT_FAILED')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 17), pe.table, pe.keys, pe.sqlState]).toEqual([
+        'insert on guarded',
+        'guarded',
+        [base + 2],
+        'P0001',
+      ])
+      expect(await counts()).toEqual(before)
+      forbidden['name'] = 'allowed'
+      expect((await raised.flush()).inserted).toBe(2)
+
+      const checked = root.fork()
+      ;(await checked.load('guarded', base + 1))['score'] = -1
+      checked.create('guarded', { id: base + 3, name: 'fine', score: 2 })
+      checked.create('gadget', { name: 'beside it too' })
+      const refused = await checked.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(refused, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const re = refused as PipeflushError
+      expect([re.message.slice(0, 17), re.table, re.keys, re.constraint]).toEqual([
+        'update on guarded',
+        'guarded',
+        [base + 1],
+        'positive_int_check',
       ])
     })
 

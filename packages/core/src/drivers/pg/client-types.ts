@@ -36,12 +36,17 @@ export type PgCallback = (error: Error | undefined, result: PgResult | PgResult[
 
 /**
  * A pg query object: the client writes it with `submit(connection)` when its turn
- * comes, then hands it each message of its answer (`handle...` methods), `handleCopyInResponse` when
- * the server asks for COPY data (pg's own answers with CopyFail).
+ * comes, then hands it each message of its answer (`handle...` methods): `handleCommandComplete` as each
+ * statement completes, `handleError` with an error, `handleCopyInResponse` when the server asks for
+ * COPY data (pg's own answers with CopyFail).
  */
 export interface PgQuery {
   submit(connection: PgConnection): Error | null | undefined
   handleCopyInResponse(connection: PgConnection): void
+  /** A statement of the message completed (its CommandComplete). */
+  handleCommandComplete(message: unknown, connection: PgConnection): void
+  /** The server's error (or the connection's): the callback is told it. */
+  handleError(error: unknown, connection: PgConnection): void
 }
 
 /**

@@ -7,7 +7,7 @@ import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } f
 import { closedError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
-import { copyQueryClass } from './copy-query.ts'
+import { simpleQueryClass } from './simple-query.ts'
 
 /** Is `client` a `pg.Pool` (told by shape: pipeflush does not import the driver)? */
 export function isPgPool(client: unknown): client is PgPool {
@@ -43,7 +43,7 @@ export class PgAdapter implements DriverAdapter {
   readonly name = 'pg' as const
   readonly address: string
   readonly pool: PgPool
-  /** COPY data goes behind a simple-protocol message, pipelining pool or not (see `copy-query.ts`). */
+  /** COPY data goes behind a simple-protocol message, pipelining pool or not (see `simple-query.ts`). */
   readonly copies = true
   /** pg-pool hands a client it opened to the request it opened it for. */
   readonly sharesOpenings = false
@@ -255,14 +255,16 @@ class PgConnection implements AdapterConnection {
     if (client.pipeline === true) this.pipeline = (statements) => this.#pipeline(statements)
   }
 
-  simple(text: string, copies?: readonly Iterable<Buffer>[]): Promise<SimpleResult> {
-    let sent: Promise<PgResult | PgResult[]>
-    try {
-      sent = copies === undefined || copies.length === 0 ? this.#client.query(text) : this.#copy(text, copies)
-    } catch (e) {
-      return Promise.reject(e) // a send refused at once fails like one that failed on the wire
-    }
-    return sent.then(simpleResult)
+  simple(text: string, copies: readonly Iterable<Buffer>[] = NO_COPIES): Promise<SimpleResult> {
+    const base = this.#client.constructor.Query
+    if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
+    const SimpleQuery = simpleQueryClass(base)
+    return new Promise<PgResult | PgResult[]>((resolve, reject) => {
+      // A send refused at once fails like one that failed on the wire.
+      this.#client.query(
+        new SimpleQuery(text, copies, (error, result) => (error ? reject(error) : resolve(result ?? []))),
+      )
+    }).then(simpleResult)
   }
 
   metered(meters: Meters): MeteredSocket | undefined {
@@ -308,18 +310,6 @@ class PgConnection implements AdapterConnection {
 
   destroy(): void {
     this.#client.connection.stream.destroy()
-  }
-
-  /** `text` with the data of its COPY statements written behind it (see `copy-query.ts`). */
-  #copy(text: string, copies: readonly Iterable<Buffer>[]): Promise<PgResult | PgResult[]> {
-    const base = this.#client.constructor.Query
-    if (base === undefined) return Promise.reject(new Error('this pg client has no Query class'))
-    const CopyQuery = copyQueryClass(base)
-    return new Promise((resolve, reject) => {
-      this.#client.query(
-        new CopyQuery(text, copies, (error, result) => (error ? reject(error) : resolve(result ?? []))),
-      )
-    })
   }
 
   #pipeline(statements: readonly PipelinedStatement[]): Promise<PromiseSettledResult<StatementResult>[]> {
@@ -426,6 +416,9 @@ export function connectionParts(text: string): { host?: string; port?: string } 
   const port = url.searchParams.get('port') || url.port || undefined
   return { ...(host === undefined ? {} : { host }), ...(port === undefined ? {} : { port }) }
 }
+
+/** No COPY data behind a message. */
+const NO_COPIES: readonly Iterable<Buffer>[] = []
 
 /** A simple-protocol answer: one result per statement, or the only one's. */
 function simpleResult(result: PgResult | PgResult[]): SimpleResult {

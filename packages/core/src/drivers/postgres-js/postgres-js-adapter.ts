@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
 import type { DriverError, Row, SimpleResult } from '../driver.ts'
-import { toDriverError } from '../driver-errors.ts'
+import { COMPLETED, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
@@ -592,6 +592,14 @@ export class PostgresJsAdapter implements DriverAdapter {
     )
   }
 
+  /**
+   * The statements the server completed answering the last simple-protocol message on the connection
+   * of the cancel key `key` (see `SocketMeter.completedInQuery`).
+   */
+  completedInQuery(key: string | undefined): number | undefined {
+    return key === undefined ? undefined : this.#meters?.byKey(key)?.meter.completedInQuery
+  }
+
   /** Whether the socket of a cancel key ended, for the connection guard. */
   socketEnded(key: string): boolean | undefined {
     return this.#meters?.byKey(key)?.meter.closed
@@ -666,7 +674,14 @@ class PostgresJsReservation implements AdapterConnection {
     if (copies !== undefined && copies.length > 0) feedCopies(q, copies)
     this.#first ??= q
     this.#unwritten?.push(q)
-    return Promise.resolve(q).then(simpleResult)
+    return Promise.resolve(q).then(simpleResult, (error: unknown) => {
+      // The statements completed before a server's error, as its socket's meter read them: postgres.js
+      // keeps no count.
+      const completed = this.#adapter.completedInQuery(this.#key())
+      if (completed !== undefined && typeof error === 'object' && error !== null)
+        (error as { [COMPLETED]?: number })[COMPLETED] = completed
+      throw error
+    })
   }
 
   /** Found by the cancel key the connection got, once its first query was written. */

@@ -55,6 +55,13 @@ export interface SocketMeter {
    * listening.
    */
   onRoundTrips(count: number, listener: () => void): () => void
+  /**
+   * The statements the server completed (CommandComplete) answering the simple-protocol Query message
+   * written last, so far; undefined before one was written, or when its answer could not be read
+   * (encrypted without `readDecrypted`, or not a message stream). Meaningful while that message is the
+   * only query in flight on the connection, as a flush's is: a failed statement is the next one.
+   */
+  readonly completedInQuery: number | undefined
 }
 
 /** SSLRequest's code (a startup-phase message without a type byte). */
@@ -192,13 +199,19 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
     if (reading !== 'done') readMessages(data)
   }
 
+  const answer = completionCounter()
   // First among the data listeners: a driver answers some messages from inside its own listener (an
-  // authentication step), and that write must see the data that prompted it.
-  socket.prependListener('data', received)
+  // authentication step), and that write must see the data that prompted it. The messages are this
+  // socket's until it is encrypted; then the decrypted stream's (see `readDecrypted`).
+  socket.prependListener('data', (data: Buffer) => {
+    received(data)
+    if (answer.reading && decryptedStream === undefined) answer.read(data)
+  })
 
   const write = socket.write.bind(socket) as Write
   socket.write = ((chunk: unknown, ...rest: unknown[]) => {
     counted(chunk)
+    answer.wrote(chunk, decrypting)
     if (firstWrite) {
       firstWrite = false
       const code = startupCode(chunk)
@@ -255,7 +268,10 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
         roundTrips += handshakeRoundTrips(decrypted)
         receivedSinceWrite = true
       })
-      decrypted.prependListener('data', received)
+      decrypted.prependListener('data', (data: Buffer) => {
+        received(data)
+        if (answer.reading) answer.read(data)
+      })
       // What the driver wrote over TLS before it was handed here (node-postgres writes its startup
       // message as soon as it made the TLS socket): one write.
       const early = (decrypted as Duplex & { bytesWritten?: number }).bytesWritten ?? 0
@@ -263,6 +279,7 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
       const writeDecrypted = decrypted.write.bind(decrypted) as Write
       decrypted.write = ((chunk: unknown, ...rest: unknown[]) => {
         counted(chunk)
+        answer.wrote(chunk, false)
         return writeDecrypted(chunk, ...rest)
       }) as Duplex['write']
       decrypted.once('close', end)
@@ -284,6 +301,9 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
       tripListeners.add(waiting)
       return () => tripListeners.delete(waiting)
     },
+    get completedInQuery() {
+      return answer.completed
+    },
     onClose(listener) {
       if (closed) {
         listener()
@@ -291,6 +311,82 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
       }
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+  }
+}
+
+/** The type bytes of the messages a completion counter reads (see {@link completionCounter}). */
+const QUERY = 0x51 // 'Q'
+const COMMAND_COMPLETE = 0x43 // 'C'
+const READY_FOR_QUERY = 0x5a // 'Z'
+const COPY_DATA = 0x64 // 'd'
+const COPY_DONE = 0x63 // 'c'
+const COPY_FAIL = 0x66 // 'f'
+
+/**
+ * Counts the CommandComplete messages of the answer to the simple-protocol Query message written last:
+ * `wrote` sees each write (a chunk starting with `Q` starts a count, one of COPY data goes on with it,
+ * any other makes it unknown; `encrypted`: the chunk is TLS records, not messages), `read` each chunk of the server's messages while `reading` (the answer's
+ * ReadyForQuery ends it). Only the type byte and length of each message are read; a chunk that is no
+ * message stream (a type byte that is no letter, a length below 4) ends the count, unknown.
+ */
+function completionCounter() {
+  let completed: number | undefined
+  let reading = false
+  /** Bytes of the current message's body still to come. */
+  let skip = 0
+  /** The bytes of a message header (type, length) split across chunks. */
+  let header: number[] = []
+  const stop = (known: boolean) => {
+    reading = false
+    if (!known) completed = undefined
+  }
+  return {
+    get completed() {
+      return completed
+    },
+    get reading() {
+      return reading
+    },
+    wrote(chunk: unknown, encrypted: boolean) {
+      if (encrypted) return
+      const first = chunk instanceof Uint8Array && chunk.byteLength > 0 ? chunk[0] : undefined
+      // A COPY's data, written as the server asks for it, belongs to the Query's answer.
+      if (first === COPY_DATA || first === COPY_DONE || first === COPY_FAIL) return
+      const query = first === QUERY
+      completed = query ? 0 : undefined
+      reading = query
+      skip = 0
+      header = []
+    },
+    read(data: Buffer) {
+      let i = 0
+      while (i < data.length) {
+        if (skip > 0) {
+          const taken = Math.min(skip, data.length - i)
+          skip -= taken
+          i += taken
+          continue
+        }
+        let type: number
+        let length: number
+        if (header.length === 0 && i + 5 <= data.length) {
+          type = data[i]!
+          length = data.readUInt32BE(i + 1)
+          i += 5
+        } else {
+          while (header.length < 5 && i < data.length) header.push(data[i++]!)
+          if (header.length < 5) return
+          type = header[0]!
+          length = ((header[1]! << 24) | (header[2]! << 16) | (header[3]! << 8) | header[4]!) >>> 0
+          header = []
+        }
+        const letter = (type >= 0x41 && type <= 0x5a) || (type >= 0x61 && type <= 0x7a)
+        if (!letter || length < 4) return stop(false)
+        if (type === COMMAND_COMPLETE) completed = (completed ?? 0) + 1
+        if (type === READY_FOR_QUERY) return stop(true)
+        skip = length - 4
+      }
     },
   }
 }

@@ -42,6 +42,12 @@ beforeAll(async () => {
   const setup = openClient('postgres.js', admin.toString(), createRoundTripCounter())
   clients.push(setup)
   await setup.query('create table tls_note (id bigserial primary key, body text not null)')
+  await setup.query(`create function tls_refuse() returns trigger language plpgsql as $$
+    begin if new.body = 'refused' then raise exception 'refused over TLS'; end if; return new; end $$`)
+  await setup.query('create table tls_guarded (id bigserial primary key, body text not null)')
+  await setup.query(
+    'create trigger tls_refuse before insert on tls_guarded for each row execute function tls_refuse()',
+  )
 }, 120_000)
 
 afterAll(async () => {
@@ -122,6 +128,18 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
       expect(report).toMatchObject({ connected: false, connectRoundTrips: 0 })
       expect(report.roundTrips - (report.idFetch ? 1 : 0)).toBe(1)
     }
+  })
+
+  // The server names no table for a trigger's RAISE: the failed statement is told by the statements
+  // completed before it, which postgres.js's adapter reads off the decrypted stream.
+  test('an error naming no table names the statement that failed, over TLS too', async () => {
+    const root = await EntityManager.connect(tlsClient(driver, certs.ca).client)
+    const em = root.fork()
+    em.create('tls_note', { body: 'beside the refused one' })
+    em.create('tls_guarded', { body: 'refused' })
+    const error = await em.flush().catch((e: unknown) => e)
+    expect(isPipeflushError(error, 'STATEMENT_FAILED')).toBe(true)
+    expect(error).toMatchObject({ table: 'tls_guarded', sqlState: 'P0001' })
   })
 
   // PostgreSQL up to 17 asks for P-256 by default (`ssl_ecdh_curve = prime256v1`), where Node's client

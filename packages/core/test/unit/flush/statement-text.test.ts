@@ -85,6 +85,14 @@ describe('statementAt', () => {
     expect(statementAt(x, { table: 'zzz' })).toBeUndefined()
     expect(statementAt(x, {})).toBeUndefined()
   })
+
+  test('without a position, the statement after those the server completed, before what it named', () => {
+    expect(statementAt(x, { completed: 0, table: 'b' })).toBeUndefined() // the added text failed
+    expect(statementAt(x, { completed: 1, table: 'b' })).toBe(a)
+    expect(statementAt(x, { completed: 2 })).toBe(b)
+    // All completed: the error came as the transaction ended (a deferred constraint), by its table.
+    expect(statementAt(x, { completed: 3, table: 'a' })).toBe(a)
+  })
 })
 
 describe('statementName', () => {
