@@ -25,8 +25,9 @@ interface SelectBuilder {
  * Runs a Drizzle select from one table of the schema (`db.select().from(books).where(...)`) and tracks
  * its rows in `em`'s identity map (rows already managed come back as the same objects, with their
  * unflushed changes; removed ones are left out). The select keeps its WHERE, ORDER BY, LIMIT, OFFSET,
- * DISTINCT and locking clauses; its select list is replaced by every column of the table as text
- * (decoded, then mapped to Drizzle's values, as `em.find` does). Its own dialect compiles it; it runs
+ * DISTINCT ON and locking clauses; its select list is replaced by every column of the table as text
+ * (decoded, then mapped to Drizzle's values, as `em.find` does), and a DISTINCT is dropped (every
+ * column selected, the rows are distinct already). Its own dialect compiles it; it runs
  * with `em`'s other reads of this tick, in one round trip on one connection of `em`'s client, its
  * parameters sent as text (see `queryParams`). `options.with` reads the rows' relations in the same
  * message, each level selected through the select (it is the root of a graph load: see core's
@@ -58,8 +59,14 @@ export function loadSelect(
   model.columns.forEach((column, i) => {
     fields[`c${i}`] = sql`${columns[column.name]}::text`.as(`c${i}`)
   })
+  // DISTINCT (not DISTINCT ON, which picks rows) is dropped where the table has a key: every column
+  // is selected, the key among them, so the rows are distinct already; kept, it would refuse an ORDER
+  // BY on a column, which a select list of texts does not hold (`for SELECT DISTINCT, ORDER BY
+  // expressions must appear...`). A view without a key keeps it.
+  const keyed = model.primaryKey.length > 0
+  const distinct = config['distinct'] === true && keyed ? undefined : config['distinct']
   const compiled = dialect.sqlToQuery(
-    dialect.buildSelectQuery({ ...config, fields, fieldsFlat: undefined } as never),
+    dialect.buildSelectQuery({ ...config, fields, fieldsFlat: undefined, distinct } as never),
   )
   return em.loadRows(entry.key, { text: compiled.sql, params: queryParams(compiled.params) }, options)
 }

@@ -116,6 +116,21 @@ describe.each(TEST_DRIVERS)('%s: reads', (driver) => {
     ])
   })
 
+  // Its select list is every column as text, which holds none of the columns an ORDER BY names.
+  test('a DISTINCT select ordered by its columns, and a DISTINCT ON', async () => {
+    const { db: drizzle } = drizzleOn(db, driver, 1)
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    const em = factory.fork()
+    const distinct = await em.load(
+      drizzle.selectDistinct().from(books).orderBy(asc(books.authorId), desc(books.id)),
+    )
+    expect(distinct.map((x) => x.id)).toEqual([2, 1, 3])
+    const first = await em.load(
+      drizzle.selectDistinctOn([books.authorId]).from(books).orderBy(asc(books.authorId), asc(books.id)),
+    )
+    expect(first.map((x) => x.id)).toEqual([1, 3])
+  })
+
   test('a select joining tables, or from a table outside the schema, is refused before sending', async () => {
     const { db: drizzle } = drizzleOn(db, driver, 1)
     const factory = await createEntityManagerFactory({ db: drizzle })

@@ -1,5 +1,5 @@
 import type { Entity, EntityManager, ReadOptions } from '@pipeflush/core'
-import type { Compilable, RootOperationNode, SelectQueryBuilder } from 'kysely'
+import type { Compilable, KyselyPlugin, RootOperationNode, SelectQueryBuilder } from 'kysely'
 import { errors } from '../errors.ts'
 import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
@@ -10,8 +10,9 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
 /**
  * Runs a Kysely select over one table and tracks its rows in `em`'s identity map (rows already
  * managed come back as the same objects, with their unflushed changes; removed ones are left out).
- * The query keeps its WHERE, ORDER BY, LIMIT, locking...; its select list is replaced by every column
- * as text (decoded as `em.find` does), so the result does not depend on the client's type parsers.
+ * The query keeps its WHERE, ORDER BY, LIMIT, DISTINCT ON, locking...; its select list is replaced by
+ * every column as text (decoded as `em.find` does), so the result does not depend on the client's type
+ * parsers, and a DISTINCT is dropped (every column selected, the rows are distinct already).
  * Its relations in `options.with` are read in the same message. It runs with `em`'s other reads of this tick, in one round trip on one connection
  * of `em`'s client (its parameters sent as text: see `queryParams`).
  */
@@ -25,8 +26,31 @@ export async function loadQuery(
   const compiled = builder
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
+    .withPlugin(model.primaryKey.length > 0 ? WITHOUT_DISTINCT : KEEP)
     .compile()
   return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) }, options)
+}
+
+/**
+ * Takes DISTINCT off the select of a table with a key: every column is selected, the key among them,
+ * so its rows are distinct already; kept, it would refuse an ORDER BY on a column (a select list of
+ * texts holds none of the columns: `for SELECT DISTINCT, ORDER BY expressions must appear in select
+ * list`). DISTINCT ON is kept: it picks rows. A view without a key keeps its DISTINCT.
+ */
+const WITHOUT_DISTINCT: KyselyPlugin = {
+  transformQuery({ node }) {
+    if (node.kind !== 'SelectQueryNode') return node
+    const modifiers = node.frontModifiers
+    if (modifiers === undefined || !modifiers.some((m) => m.modifier === 'Distinct')) return node
+    return { ...node, frontModifiers: modifiers.filter((m) => m.modifier !== 'Distinct') }
+  },
+  transformResult: async ({ result }) => result,
+}
+
+/** The select as it is. */
+const KEEP: KyselyPlugin = {
+  transformQuery: ({ node }) => node,
+  transformResult: async ({ result }) => result,
 }
 
 /**

@@ -136,6 +136,42 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     ])
   })
 
+  // Its select list is every column as text, which holds none of the columns an ORDER BY names.
+  test('a DISTINCT select ordered by its columns, and a DISTINCT ON', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client })
+    const names = ['Dora D', 'Dora D', 'Cleo D']
+    await factory.run((em) => {
+      for (const name of names) em.create('author', { name })
+    })
+    const em = factory.em()
+    const distinct = await em.load(
+      em.db
+        .selectFrom('author')
+        .selectAll()
+        .distinct()
+        .where('name', 'like', '% D')
+        .orderBy('name')
+        .orderBy('id', 'desc'),
+    )
+    const ids = distinct.map((a) => a.id)
+    expect(distinct.map((a) => a.name)).toEqual(['Cleo D', 'Dora D', 'Dora D'])
+    expect(ids[1]).toBeGreaterThan(ids[2]!)
+    const first = await em.load(
+      em.db
+        .selectFrom('author')
+        .selectAll()
+        .distinctOn('name')
+        .where('name', 'like', '% D')
+        .orderBy('name')
+        .orderBy('id'),
+    )
+    expect(first.map((a) => [a.name, a.id])).toEqual([
+      ['Cleo D', ids[0]],
+      ['Dora D', ids[2]],
+    ])
+  })
+
   test('accepts an aliased or schema-qualified table and refuses joins', async () => {
     const { client } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
