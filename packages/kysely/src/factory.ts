@@ -110,6 +110,16 @@ export class EntityManagerFactory<DB, R = NoRelations> {
   }
 
   /**
+   * {@link em}, by the name core's root and `@pipeflush/drizzle`'s factory give it.
+   *
+   * @example
+   * const em = factory.fork()
+   */
+  fork(options: ForkOptions = {}): TypedEntityManager<DB, R> {
+    return this.em(options)
+  }
+
+  /**
    * Runs one request's work on a fresh entity manager and flushes at the end; returns what the work
    * returned and the flush report. Nothing is written if the work throws, and the entity manager is
    * cleared (a locking read's locks released). With `retries`, a conflict of the work's reads or of

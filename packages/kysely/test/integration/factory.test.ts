@@ -59,6 +59,10 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
       .where('author_id', '=', author.id)
       .execute()
     expect(rows).toEqual([{ title: "Ada's book", author_id: author.id }])
+    // fork(), em() by core's and @pipeflush/drizzle's name: a new unit of work on the same pool.
+    const forked = factory.fork()
+    expect(forked).not.toBe(factory.fork())
+    expect((await forked.load('author', author.id)).name).toBe('Ada')
   })
 
   test('writes nothing when the work throws', async () => {
