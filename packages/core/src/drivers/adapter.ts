@@ -23,6 +23,12 @@ export interface DriverAdapter {
   /** Round trips each COPY of a simple message adds (its data goes when the server asks for it). */
   readonly copyRoundTrips?: number
   /**
+   * Whether a server's error answering a simple message carries the count of its statements the
+   * server completed (`COMPLETED`), counted by the adapter; else the socket meters count them (see
+   * `SocketMeter.completedInQuery`).
+   */
+  readonly countsCompleted: boolean
+  /**
    * Whether the pool may hand a waiting request a connection it began to open for another one
    * (postgres.js): the opening is then claimed by a session that waited (see `Session.openings`).
    */

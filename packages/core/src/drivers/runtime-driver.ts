@@ -18,7 +18,7 @@ const TLS_CUT = /before secure TLS connection was established/
  * sends (see `adapter.ts`).
  */
 export class RuntimeDriver implements Driver {
-  readonly meters = new Meters()
+  readonly meters: Meters
   readonly #adapter: DriverAdapter
   #pooler: Promise<boolean> | undefined
   /** Reservations waiting for a connection (see {@link #endStalledOpenings}). */
@@ -31,6 +31,7 @@ export class RuntimeDriver implements Driver {
 
   constructor(adapter: DriverAdapter) {
     this.#adapter = adapter
+    this.meters = new Meters({ countCompleted: !adapter.countsCompleted })
     adapter.meterSockets((socket, address, afterReady, admit) =>
       this.meters.add(socket, address, true, afterReady, admit),
     )

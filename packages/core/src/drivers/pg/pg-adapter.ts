@@ -45,6 +45,8 @@ export class PgAdapter implements DriverAdapter {
   readonly pool: PgPool
   /** COPY data goes behind a simple-protocol message, pipelining pool or not (see `simple-query.ts`). */
   readonly copies = true
+  /** Its simple messages go as a query object that counts their completed statements (see `simple-query.ts`). */
+  readonly countsCompleted = true
   /** pg-pool hands a client it opened to the request it opened it for. */
   readonly sharesOpenings = false
   /** The application's `pool.end()`, made to wait for pipeflush's requests (see `ClientEnd`). */

@@ -57,6 +57,8 @@ export class PostgresJsAdapter implements DriverAdapter {
    * round trip more than on node-postgres, which writes the data with the statement.
    */
   readonly copyRoundTrips = 1
+  /** postgres.js keeps no count of a message's completed statements: the socket meters count them. */
+  readonly countsCompleted = false
   /** The pool hands a waiting reservation whichever connection is free first. */
   readonly sharesOpenings = true
   readonly address: string

@@ -118,6 +118,12 @@ export class Meters {
   /** Sockets that ended after their connection got its cancel key, since the first (see {@link endedSince}). */
   #endedWithKey = 0
   #lastFailure: ConnectFailure | undefined
+  /** Whether the meters count the statements each simple message's answer completes (see `meterSocket`). */
+  readonly #countCompleted: boolean
+
+  constructor(options: { readonly countCompleted?: boolean } = {}) {
+    this.#countCompleted = options.countCompleted === true
+  }
 
   /**
    * Meters `socket` (once) and returns it; `fromStart` when no byte went through it yet; `afterReady`:
@@ -129,7 +135,7 @@ export class Meters {
     if (known) return known
     const metered: MeteredSocket = {
       socket,
-      meter: meterSocket(socket, admit),
+      meter: meterSocket(socket, admit, this.#countCompleted),
       fromStart,
       openingClaimed: false,
       afterReady,

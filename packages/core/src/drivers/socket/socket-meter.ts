@@ -60,6 +60,7 @@ export interface SocketMeter {
    * written last, so far; undefined before one was written, or when its answer could not be read
    * (encrypted without `readDecrypted`, or not a message stream). Meaningful while that message is the
    * only query in flight on the connection, as a flush's is: a failed statement is the next one.
+   * Always undefined on a meter made without `countCompleted`.
    */
   readonly completedInQuery: number | undefined
 }
@@ -82,11 +83,12 @@ export type Admission = (parameters: ReadonlyMap<string, string>) => Error | und
 /**
  * Puts a meter on `socket`: wraps its `write` and listens to its data. Call it before the driver writes
  * anything to count the connection's opening; later, to count from then on. `admit` judges the
- * connection at the end of its startup (see {@link Admission}).
+ * connection at the end of its startup (see {@link Admission}). `countCompleted`: it counts the
+ * statements each simple message's answer completes (see `completedInQuery`).
  *
  * The socket sees every message whatever the driver: the one source of `report.roundTrips`.
  */
-export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
+export function meterSocket(socket: Duplex, admit?: Admission, countCompleted = false): SocketMeter {
   let receivedSinceWrite = true
   let roundTrips = 0
   let bytesOut = 0
@@ -199,7 +201,7 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
     if (reading !== 'done') readMessages(data)
   }
 
-  const answer = completionCounter()
+  const answer = countCompleted ? completionCounter() : NO_COUNT
   // First among the data listeners: a driver answers some messages from inside its own listener (an
   // authentication step), and that write must see the data that prompted it. The messages are this
   // socket's until it is encrypted; then the decrypted stream's (see `readDecrypted`).
@@ -314,6 +316,9 @@ export function meterSocket(socket: Duplex, admit?: Admission): SocketMeter {
     },
   }
 }
+
+/** What a meter that counts no completed statements has instead of a counter. */
+const NO_COUNT = { completed: undefined, reading: false, wrote() {}, read() {} }
 
 /** The type bytes of the messages a completion counter reads (see {@link completionCounter}). */
 const QUERY = 0x51 // 'Q'

@@ -22,7 +22,7 @@ function meteredSocket() {
       done()
     },
   })
-  const meter = meterSocket(socket)
+  const meter = meterSocket(socket, undefined, true)
   // The startup is over: what follows are queries and their answers.
   socket.write(Buffer.from([0, 0, 0, 8, 0, 3, 0, 0]))
   socket.emit('data', READY)
@@ -66,6 +66,14 @@ describe('the statements completed answering the last simple-protocol query', ()
     socket.write(message('c'))
     answer(Buffer.concat([complete('COPY 1'), message('E', 'SERROR\0\0'), READY]))
     expect(meter.completedInQuery).toBe(1)
+  })
+
+  it('is not counted by a meter made without counting', () => {
+    const socket = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() })
+    const meter = meterSocket(socket)
+    socket.write(query('insert ...'))
+    socket.emit('data', Buffer.concat([complete('INSERT 0 1'), READY]))
+    expect(meter.completedInQuery).toBeUndefined()
   })
 
   it('is unknown after another message is written (an extended-protocol query), or an answer that is no message stream', () => {
