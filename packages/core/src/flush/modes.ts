@@ -9,6 +9,7 @@ import { errors } from '../errors.ts'
 import type { SchemaModel } from '../model/model.ts'
 import { planStatements } from '../plan/format-plan.ts'
 import type { FlushPlan, PlannedStatement } from '../plan/types.ts'
+import { rejectedStatement } from './failed-statement.ts'
 import { flushLogInsert } from './flush-log.ts'
 import type { FlushSession } from './flush-session.ts'
 import type { FlushSettings } from './flush-settings.ts'
@@ -199,7 +200,16 @@ async function inTransaction(fs: FlushSession, input: Sending, body: () => Promi
     if (fs.serverRejected && fs.usable && !input.inTransaction) await fs.simple('rollback').catch(() => {})
     throw e
   }
-  const { lastCommand } = await fs.simple('commit', { commits: true, rowSets: 0 })
+  let lastCommand: string
+  try {
+    lastCommand = (await fs.simple('commit', { commits: true, rowSets: 0 })).lastCommand
+  } catch (e) {
+    // A deferred constraint checked as the transaction ends: the statement of the table it names.
+    const { plan, settings, flushId } = input
+    throw serverError(fs, e, (d) =>
+      statementError(d, rejectedStatement(planStatements(plan), d, settings.schema), flushId),
+    )
+  }
   if (lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, lastCommand)
 }
 

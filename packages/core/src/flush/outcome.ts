@@ -76,6 +76,8 @@ export function statementError(
   }
   return errors.statementFailed(what, serverMessage(e.message, e.sqlState), {
     table,
+    // A column the server named (a trigger's `RAISE ... USING COLUMN`, a type's input refused).
+    column: e.column,
     sqlState: e.sqlState,
     keys: statement?.keys,
     flushId,

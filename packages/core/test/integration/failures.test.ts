@@ -23,8 +23,13 @@ beforeAll(async () => {
     create domain positive_int as int check (value > 0);
     create table guarded (id int primary key, name text not null, score positive_int);
     create function guard_name() returns trigger language plpgsql as $$
-      begin if new.name = 'forbidden' then raise exception 'the name % is forbidden', new.name; end if; return new; end $$;
+      begin
+        if new.name = 'forbidden' then raise exception 'the name % is forbidden', new.name using column = 'name'; end if;
+        return new;
+      end $$;
     create trigger guarded_name before insert or update on guarded for each row execute function guard_name();
+    create table dept (id int primary key);
+    create table staff (id int primary key, dept_id int references dept deferrable initially deferred);
   `)
 })
 
@@ -167,11 +172,12 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const error = await raised.flush().catch((e: unknown) => e)
       expect(isPipeflushError(error, 'STATEMENT_FAILED')).toBe(true)
       const pe = error as PipeflushError
-      expect([pe.message.slice(0, 17), pe.table, pe.keys, pe.sqlState]).toEqual([
+      expect([pe.message.slice(0, 17), pe.table, pe.keys, pe.sqlState, pe.column]).toEqual([
         'insert on guarded',
         'guarded',
         [base + 2],
         'P0001',
+        'name', // the RAISE's USING COLUMN
       ])
       expect(await counts()).toEqual(before)
       forbidden['name'] = 'allowed'
@@ -190,6 +196,31 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         [base + 1],
         'positive_int_check',
       ])
+    })
+
+    // Found as the transaction ends: in a burst with the message, else at the COMMIT of its own.
+    test('a deferred foreign key violated: the error names the insert, its key and the column', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode })
+      const base = 1_000 * (TEST_DRIVERS.indexOf(driver) * modes.length + modes.indexOf(mode) + 1)
+      const before = await counts()
+      const em = root.fork()
+      em.create('gadget', { name: 'beside the orphan' })
+      const orphan = em.create('staff', { id: base + 1, dept_id: base + 999 })
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      const pe = error as PipeflushError
+      expect([pe.message.slice(0, 15), pe.table, pe.column, pe.constraint, pe.keys]).toEqual([
+        'insert on staff',
+        'staff',
+        'dept_id',
+        'staff_dept_id_fkey',
+        [base + 1],
+      ])
+      expect(await counts()).toEqual(before)
+      em.create('dept', { id: base + 999 })
+      expect((await em.flush()).inserted).toBe(3)
+      expect(em.stateOf(orphan)).toBe('managed')
     })
 
     test('a NULL refused in the second of two inserts of one table: the error names that insert and its key', async () => {
