@@ -1,8 +1,8 @@
-import { createServer, type Server, type Socket } from 'node:net'
 import { defineSchema, EntityManager } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin } from './support.ts'
+import { startTestProxy, type TestProxy } from './test-proxy.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
 // `EntityManager.connect` against a server that accepts the connection and never answers, on a client
@@ -13,26 +13,16 @@ import { openTrackedClient } from './tracked-client.ts'
 const db = useTestDatabase()
 const schema = defineSchema({ gizmo: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
 
-let silent: Server
+let silent: TestProxy
 let url = ''
-const held: Socket[] = []
 
 beforeAll(async () => {
-  silent = createServer((socket) => {
-    held.push(socket)
-    socket.on('error', () => {})
-  })
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-  const target = new URL(db.url)
-  target.hostname = '127.0.0.1'
-  target.port = String((silent.address() as { port: number }).port)
-  url = target.toString()
+  // Connections taken and never answered: nothing is opened to the server.
+  silent = await startTestProxy(db.url, () => {})
+  url = silent.url
 })
 
-afterAll(async () => {
-  for (const s of held) s.destroy()
-  await new Promise<void>((resolve) => silent.close(() => resolve()))
-})
+afterAll(() => silent.close())
 
 const CASES = [
   ['the schema read from the catalog', {}],

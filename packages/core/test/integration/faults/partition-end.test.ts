@@ -1,8 +1,8 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin, sleep, watchProcess } from './support.ts'
+import { startTestProxy, type TestProxy } from './test-proxy.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
 // A network partition: once it starts, the server's address still takes TCP connections, and
@@ -15,24 +15,16 @@ import { openTrackedClient } from './tracked-client.ts'
 const db = useTestDatabase()
 const schema = defineSchema({ shard: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
 
-let proxy: Server
+let proxy: TestProxy
 let url = ''
 /** Whether the partition is on: nothing passes, new connections are taken and left silent. */
 let partitioned = false
-const sockets: Socket[] = []
 
 beforeAll(async () => {
   await db.sql.unsafe('create table if not exists shard (id int8 primary key, name text not null)')
-  const target = new URL(db.url)
-  proxy = createServer((client) => {
-    sockets.push(client)
-    client.on('error', () => {})
+  proxy = await startTestProxy(db.url, (client, upstream) => {
     if (partitioned) return
-    const server = createConnection({ host: target.hostname, port: Number(target.port) })
-    sockets.push(server)
-    server.on('error', () => client.destroy())
-    client.on('close', () => server.destroy())
-    server.on('close', () => client.destroy())
+    const server = upstream()
     client.on('data', (chunk) => {
       if (!partitioned) server.write(chunk)
     })
@@ -40,17 +32,10 @@ beforeAll(async () => {
       if (!partitioned) client.write(chunk)
     })
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  const proxied = new URL(db.url)
-  proxied.hostname = '127.0.0.1'
-  proxied.port = String((proxy.address() as { port: number }).port)
-  url = proxied.toString()
+  url = proxy.url
 })
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy()
-  await new Promise<void>((resolve) => proxy.close(() => resolve()))
-})
+afterAll(() => proxy.close())
 
 let nextId = 1
 

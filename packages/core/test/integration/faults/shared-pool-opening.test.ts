@@ -1,9 +1,9 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin, watchProcess } from './support.ts'
+import { startTestProxy, type TestProxy } from './test-proxy.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
 // node-postgres, a pool the application shares with pipeflush (its own queries, Drizzle's): the
@@ -14,38 +14,23 @@ import { openTrackedClient } from './tracked-client.ts'
 const db = useTestDatabase()
 const schema = defineSchema({ shared_item: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
 
-let proxy: Server
+let proxy: TestProxy
 let url = ''
 /** New connections are passed to the server this late (the first ones at once). */
 let lateMs = 0
-const sockets: Socket[] = []
 
 beforeAll(async () => {
   await db.sql.unsafe('create table if not exists shared_item (id int8 primary key, name text not null)')
-  const target = new URL(db.url)
-  proxy = createServer((client) => {
-    sockets.push(client)
-    client.on('error', () => {})
+  proxy = await startTestProxy(db.url, (client, upstream) => {
     setTimeout(() => {
-      const server = createConnection({ host: target.hostname, port: Number(target.port) })
-      sockets.push(server)
-      server.on('error', () => client.destroy())
-      client.on('close', () => server.destroy())
-      server.on('close', () => client.destroy())
+      const server = upstream()
       client.pipe(server).pipe(client)
     }, lateMs)
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  const proxied = new URL(db.url)
-  proxied.hostname = '127.0.0.1'
-  proxied.port = String((proxy.address() as { port: number }).port)
-  url = proxied.toString()
+  url = proxy.url
 })
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy()
-  await new Promise<void>((resolve) => proxy.close(() => resolve()))
-})
+afterAll(() => proxy.close())
 
 describe('pg', () => {
   test("a flush gives up behind the application's queued requests: their connections are left to open, and serve them", async () => {

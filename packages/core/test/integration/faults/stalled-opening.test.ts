@@ -1,8 +1,8 @@
-import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin, watchProcess } from './support.ts'
+import { startTestProxy, type TestProxy } from './test-proxy.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
 // A connection that opens and then hears nothing more from the server (a black-holing path, a stuck
@@ -14,27 +14,20 @@ import { openTrackedClient } from './tracked-client.ts'
 const db = useTestDatabase()
 const schema = defineSchema({ gizmo: { columns: { id: 'int8', name: 'text' }, primaryKey: ['id'] } })
 
-let proxy: Server
+let proxy: TestProxy
 let url = ''
 /** The next connection the proxy takes stalls after this many bytes from the server (then it passes all). */
 let stallNext: number | undefined
 /** Every byte from the server is held back this long (a slow path). */
 let delayMs = 0
-const sockets: Socket[] = []
 
 beforeAll(async () => {
   await db.sql.unsafe('create table if not exists gizmo (id int8 primary key, name text not null)')
-  const target = new URL(db.url)
-  proxy = createServer((client) => {
-    const server = createConnection({ host: target.hostname, port: Number(target.port) })
-    sockets.push(client, server)
+  proxy = await startTestProxy(db.url, (client, upstream) => {
+    const server = upstream()
     const stallAfter = stallNext
     stallNext = undefined
     let passed = 0
-    client.on('error', () => server.destroy())
-    server.on('error', () => client.destroy())
-    client.on('close', () => server.destroy())
-    server.on('close', () => client.destroy())
     client.on('data', (chunk) => server.write(chunk))
     server.on('data', (chunk: Buffer) => {
       if (stallAfter === undefined) {
@@ -47,17 +40,10 @@ beforeAll(async () => {
       passed += chunk.length // the rest is dropped: the connection stays up, silent
     })
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  const proxied = new URL(db.url)
-  proxied.hostname = '127.0.0.1'
-  proxied.port = String((proxy.address() as { port: number }).port)
-  url = proxied.toString()
+  url = proxy.url
 })
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy()
-  await new Promise<void>((resolve) => proxy.close(() => resolve()))
-})
+afterAll(() => proxy.close())
 
 let nextId = 1
 
