@@ -275,7 +275,8 @@ export function findUpdateEdges(
 /**
  * Update-before-delete edges (indexes offset as given): an update of C runs before the delete of P when
  * it sets a column of a foreign key C -> P (it may move rows away from a deleted P row), or when that key
- * cascades deletes (deleting P first would delete the updated row and fail the update's row count).
+ * cascades deletes to a row it updates (deleting P first would delete the updated row and fail the
+ * update's row count: see {@link mayCascadeTo}).
  */
 export function findUpdateDeleteEdges(
   updates: readonly StatementDraft[],
@@ -289,12 +290,80 @@ export function findUpdateDeleteEdges(
       const matters = draft.table.foreignKeys.some(
         (fk) =>
           fk.target === deleted.table.key &&
-          (fk.onDelete === 'cascade' || fk.columns.some((name) => draft.columns.includes(name))),
+          (fk.columns.some((name) => draft.columns.includes(name)) ||
+            (fk.onDelete === 'cascade' && mayCascadeTo(draft, fk, deleted))),
       )
       if (matters) edges.push({ from: u + updateOffset, to: d + deleteOffset })
     })
   })
   return edges
+}
+
+/**
+ * Whether the cascade of `fk` (from `update`'s table, whose columns it does not set) may remove a row
+ * of `update` when `deleted` runs first. A row whose key as stored holds a null references nothing;
+ * a row of another table whose key holds none of the deleted rows' keys is no child of theirs. Else
+ * it may be: its stored values unknown (a change set's row), a key to other columns than the primary
+ * key, a tree (a row may be a deleted row's grandchild), a value without a key form.
+ *
+ * A unique value freed by deleting a node of a tree and taken by an update of a root is then handed
+ * on: the update is no longer held before the delete.
+ */
+function mayCascadeTo(update: StatementDraft, fk: ForeignKeyModel, deleted: StatementDraft): boolean {
+  const { table } = update
+  const target = deleted.table
+  const byPrimaryKey =
+    fk.targetColumns.length === target.primaryKey.length &&
+    fk.targetColumns.every((name, i) => target.primaryKey[i] === name)
+  const tree = fk.target === table.key
+  let deletedKeys: Set<string> | undefined
+  const values = new Array<unknown>(fk.columns.length)
+  for (let r = 0; r < update.rows.length; r++) {
+    const state = (update.rows[r] as StoredInput).state
+    let none = false
+    for (let c = 0; c < fk.columns.length; c++) {
+      const name = fk.columns[c]!
+      const value = table.primaryKey.includes(name) ? valueAt(update, r, name) : state?.snapshot?.[name]
+      if (value === undefined) return true
+      if (value === null) none = true
+      values[c] = value
+    }
+    if (none) continue
+    if (tree || !byPrimaryKey) return true
+    deletedKeys ??= keyTexts(deleted)
+    const text = keyText(target, values)
+    if (text === undefined || deletedKeys.has(text)) return true
+  }
+  return false
+}
+
+/** The key texts of a delete's rows (see {@link keyText}); a row whose key has none is left out. */
+function keyTexts(deleted: StatementDraft): Set<string> {
+  const { table, keys } = deleted
+  const parts = table.primaryKey.length
+  const out = new Set<string>()
+  const values = new Array<unknown>(parts)
+  for (let r = 0; r < keys.length; r++) {
+    for (let i = 0; i < parts; i++) values[i] = keyPart(keys[r], i, parts)
+    const text = keyText(table, values)
+    if (text !== undefined) out.add(text)
+  }
+  return out
+}
+
+/** The primary key of `table` holding `values` as one text, equal for keys the server holds equal. */
+function keyText(table: TableModel, values: readonly unknown[]): string | undefined {
+  let text = ''
+  for (let i = 0; i < values.length; i++) {
+    const column = table.columnsByName.get(table.primaryKey[i]!)
+    if (column === undefined) return undefined
+    try {
+      text += `${normalizeKeyValue(values[i], column)}\u0000`
+    } catch {
+      return undefined
+    }
+  }
+  return text
 }
 
 /** The delete order really matters: the server would reject or the row count check would fail. */
