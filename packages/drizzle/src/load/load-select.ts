@@ -25,9 +25,10 @@ interface SelectBuilder {
  * Runs a Drizzle select from one table of the schema (`db.select().from(books).where(...)`) and tracks
  * its rows in `em`'s identity map (rows already managed come back as the same objects, with their
  * unflushed changes; removed ones are left out). The select keeps its WHERE, ORDER BY, LIMIT, OFFSET,
- * DISTINCT ON and locking clauses; its select list is replaced by every column of the table as text
- * (decoded, then mapped to Drizzle's values, as `em.find` does), and a DISTINCT is dropped (every
- * column selected, the rows are distinct already). Its own dialect compiles it; it runs
+ * DISTINCT and locking clauses; its select list is replaced by every column of the table as text
+ * (decoded, then mapped to Drizzle's values, as `em.find` does); an ordered DISTINCT select reads the
+ * table's rows without DISTINCT (every column selected, the key among them, they are distinct
+ * already: a table inheriting from it may add rows of the same key). Its own dialect compiles it; it runs
  * with `em`'s other reads of this tick, in one round trip on one connection of `em`'s client, its
  * parameters sent as text (see `queryParams`). `options.with` reads the rows' relations in the same
  * message, each level selected through the select (it is the root of a graph load: see core's
@@ -59,12 +60,13 @@ export function loadSelect(
   model.columns.forEach((column, i) => {
     fields[`c${i}`] = sql`${columns[column.name]}::text`.as(`c${i}`)
   })
-  // DISTINCT (not DISTINCT ON, which picks rows) is dropped where the table has a key: every column
-  // is selected, the key among them, so the rows are distinct already; kept, it would refuse an ORDER
-  // BY on a column, which a select list of texts does not hold (`for SELECT DISTINCT, ORDER BY
-  // expressions must appear...`). A view without a key keeps it.
-  const keyed = model.primaryKey.length > 0
-  const distinct = config['distinct'] === true && keyed ? undefined : config['distinct']
+  // A DISTINCT (not DISTINCT ON, which picks rows) of an ordered select of a table with a key is
+  // dropped: the server refuses an ORDER BY on a column under DISTINCT when the select list, every
+  // column as text, does not hold it (`for SELECT DISTINCT, ORDER BY expressions must appear...`), and
+  // every column being selected, the key among them, the table's own rows are distinct already.
+  const ordered = (config['orderBy'] as readonly unknown[] | undefined)?.length ?? 0
+  const dropped = config['distinct'] === true && ordered > 0 && model.primaryKey.length > 0
+  const distinct = dropped ? undefined : config['distinct']
   const compiled = dialect.sqlToQuery(
     dialect.buildSelectQuery({ ...config, fields, fieldsFlat: undefined, distinct } as never),
   )

@@ -1,5 +1,13 @@
 import type { Entity, EntityManager, ReadOptions } from '@pipeflush/core'
-import type { Compilable, KyselyPlugin, RootOperationNode, SelectQueryBuilder } from 'kysely'
+import {
+  AliasNode,
+  type Compilable,
+  IdentifierNode,
+  type KyselyPlugin,
+  type RootOperationNode,
+  SelectionNode,
+  type SelectQueryBuilder,
+} from 'kysely'
 import { errors } from '../errors.ts'
 import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
@@ -10,9 +18,9 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
 /**
  * Runs a Kysely select over one table and tracks its rows in `em`'s identity map (rows already
  * managed come back as the same objects, with their unflushed changes; removed ones are left out).
- * The query keeps its WHERE, ORDER BY, LIMIT, DISTINCT ON, locking...; its select list is replaced by
+ * The query keeps its WHERE, ORDER BY, LIMIT, DISTINCT, locking...; its select list is replaced by
  * every column as text (decoded as `em.find` does), so the result does not depend on the client's type
- * parsers, and a DISTINCT is dropped (every column selected, the rows are distinct already).
+ * parsers (a DISTINCT select selects its ORDER BY expressions too: see `ORDER_SELECTED`).
  * Its relations in `options.with` are read in the same message. It runs with `em`'s other reads of this tick, in one round trip on one connection
  * of `em`'s client (its parameters sent as text: see `queryParams`).
  */
@@ -26,30 +34,28 @@ export async function loadQuery(
   const compiled = builder
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
-    .withPlugin(model.primaryKey.length > 0 ? WITHOUT_DISTINCT : KEEP)
+    .withPlugin(ORDER_SELECTED)
     .compile()
   return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) }, options)
 }
 
 /**
- * Takes DISTINCT off the select of a table with a key: every column is selected, the key among them,
- * so its rows are distinct already; kept, it would refuse an ORDER BY on a column (a select list of
- * texts holds none of the columns: `for SELECT DISTINCT, ORDER BY expressions must appear in select
- * list`). DISTINCT ON is kept: it picks rows. A view without a key keeps its DISTINCT.
+ * A DISTINCT select ordered by expressions selects them too (`o0, o1...`, beside the columns `c0...`,
+ * which are all that is read): its select list is every column as text, which holds none of the
+ * expressions an ORDER BY names, and PostgreSQL refuses that (`for SELECT DISTINCT, ORDER BY
+ * expressions must appear in select list`). Being the row's own values, they change no row's
+ * distinctness. DISTINCT ON needs no such column.
  */
-const WITHOUT_DISTINCT: KyselyPlugin = {
+const ORDER_SELECTED: KyselyPlugin = {
   transformQuery({ node }) {
     if (node.kind !== 'SelectQueryNode') return node
-    const modifiers = node.frontModifiers
-    if (modifiers === undefined || !modifiers.some((m) => m.modifier === 'Distinct')) return node
-    return { ...node, frontModifiers: modifiers.filter((m) => m.modifier !== 'Distinct') }
+    const items = node.orderBy?.items
+    if (items === undefined || !node.frontModifiers?.some((m) => m.modifier === 'Distinct')) return node
+    const ordered = items.map((item, i) =>
+      SelectionNode.create(AliasNode.create(item.orderBy, IdentifierNode.create(`o${i}`))),
+    )
+    return { ...node, selections: [...(node.selections ?? []), ...ordered] }
   },
-  transformResult: async ({ result }) => result,
-}
-
-/** The select as it is. */
-const KEEP: KyselyPlugin = {
-  transformQuery: ({ node }) => node,
   transformResult: async ({ result }) => result,
 }
 

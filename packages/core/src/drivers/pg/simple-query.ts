@@ -40,7 +40,8 @@ export function simpleQueryClass(base: PgQueryClass): SimpleQueryClass {
       }
 
       override handleError(error: unknown, connection: PgConnection): void {
-        if (typeof error === 'object' && error !== null)
+        // Only where it can be: an error a type parser of the application threw may be frozen.
+        if (typeof error === 'object' && error !== null && Object.isExtensible(error))
           (error as { [COMPLETED]?: number })[COMPLETED] = this.#completed
         super.handleError(error, connection)
       }
