@@ -30,6 +30,11 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'SERVER_NOT_WRITABLE',
+  // A driver reading a message past the bytes it holds: the stream is not the server's messages (a
+  // pooler wrote its error behind a half-sent row when its server link broke), and nothing more on it
+  // can be read.
+  'ERR_OUT_OF_RANGE',
+  'ERR_BUFFER_OUT_OF_BOUNDS',
 ])
 
 /** Is `code` a connection failure code (see {@link CONNECTION_CODES})? */

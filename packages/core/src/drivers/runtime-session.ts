@@ -61,8 +61,12 @@ export class RuntimeSession implements Session {
     this.#toError = (e) => adapter.toDriverError(e)
     this.#life = new SessionLifecycle((broken) => {
       for (const stop of this.#unwatch.splice(0)) stop()
-      if (broken) connection.discard(this.#life.cause ?? closedError(adapter.address, 'terminated'))
-      else connection.release()
+      if (!broken) return connection.release()
+      // A connection lost for a reason its socket did not show (a stream the driver could not read,
+      // a FATAL answer) is closed: nothing more on it can be trusted, and the pool opens another.
+      const m = this.#identify()
+      if (m !== undefined && !m.meter.closed) m.socket.destroy()
+      connection.discard(this.#life.cause ?? closedError(adapter.address, 'terminated'))
     })
     this.#unwatch.push(connection.watchEnd((cause) => this.#life.end(cause)))
     if (adapter.copyRoundTrips !== undefined) this.copyRoundTrips = adapter.copyRoundTrips

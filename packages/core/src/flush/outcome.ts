@@ -229,7 +229,8 @@ export function interruptionError(
   const driverError = e instanceof Interrupted ? e.driverError : (e as DriverError)
   const why = driverError?.message ?? 'the connection ended'
   if (driverError?.kind === 'server') return statementError(driverError, undefined, flushId)
-  if (driverError?.kind === 'client') {
+  // A refusal once the COMMIT went out refused nothing the server got: its outcome is not known.
+  if (driverError?.kind === 'client' && !unknownOutcome) {
     return errors.driverRefused(flushId, why, driverError.cause)
   }
   // A message refused unwritten (its socket had ended) leaves nothing for the server to commit: the

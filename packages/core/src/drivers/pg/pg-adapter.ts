@@ -7,6 +7,7 @@ import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } f
 import { closedError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
+import { guardReading } from './read-guard.ts'
 import { simpleQueryClass } from './simple-query.ts'
 
 /** Is `client` a `pg.Pool` (told by shape: pipeflush does not import the driver)? */
@@ -114,6 +115,7 @@ export class PgAdapter implements DriverAdapter {
     const address = this.address
     this.pool.options.stream = (config: unknown) => {
       const stream = (typeof inner === 'function' ? inner(config) : (inner ?? new Socket())) as Duplex
+      guardReading(stream)
       // pg-pool makes a new client, and its socket, within the `connect()` that found none idle, or
       // for the oldest request it queued (see #queued).
       let giveUp = this.#opening
@@ -272,6 +274,7 @@ class PgConnection implements AdapterConnection {
   metered(meters: Meters): MeteredSocket | undefined {
     // A TLS client's stream is the TLS socket made after the handshake: metered from now on.
     const stream = this.#client.connection.stream
+    guardReading(stream)
     return meters.of(stream) ?? meters.add(stream, this.#adapter.address, false)
   }
 

@@ -227,6 +227,18 @@ describe('guardConnection (postgres.js)', () => {
         1000,
       ).code,
     ).toBe('COMMIT_OUTCOME_UNKNOWN')
+    // An error of the driver's own once the COMMIT went out refused nothing the server got (found by
+    // an outside probe: STATEMENT_FAILED, "Nothing was committed", for a flush that had committed).
+    const clientError = { kind: 'client' as const, message: 'out of range', cause: null }
+    expect(interruptionError(clientError, fs, 'f1', 1000).code).toBe('COMMIT_OUTCOME_UNKNOWN')
+    expect(interruptionError(clientError, new FlushSession({} as Session, 0), 'f1', 1000).code).toBe(
+      'STATEMENT_FAILED',
+    )
+    // A driver reading past a message's bytes: the stream is not the server's, the connection lost.
+    const garbled = Object.assign(new RangeError('The value of "offset" is out of range.'), {
+      code: 'ERR_OUT_OF_RANGE',
+    })
+    expect(toDriverError(garbled, POSTGRES_FIELDS, () => false).kind).toBe('connection')
   })
 
   it('guards a connection once', () => {
