@@ -10,29 +10,29 @@ const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before 
  */
 export const flushErrors = {
   /** The connection failed before the COMMIT was sent: nothing was committed. */
-  connectionLost(flushId: string, why: string, cause?: unknown): PipeflushError {
+  connectionLost(flushId: string, why: string, cause?: unknown, sqlState?: string): PipeflushError {
     return new PipeflushError(
       'CONNECTION_LOST',
       `The flush lost its connection before its COMMIT was sent (${why}). Nothing was committed; the unit of work is unchanged: flush again to retry.`,
-      { flushId, cause },
+      { flushId, cause, sqlState },
     )
   },
 
   /** No connection could be had for the flush: nothing was sent. */
-  noConnection(flushId: string, why: string, cause?: unknown): PipeflushError {
+  noConnection(flushId: string, why: string, cause?: unknown, sqlState?: string): PipeflushError {
     return new PipeflushError(
       'CONNECTION_LOST',
       `The flush could not get a connection (${why}). Nothing was sent; the unit of work is unchanged: flush again to retry.`,
-      { flushId, cause },
+      { flushId, cause, sqlState },
     )
   },
 
   /** The connection failed or stalled after the COMMIT was sent, before its answer. */
-  commitOutcomeUnknown(flushId: string, why: string, cause?: unknown): PipeflushError {
+  commitOutcomeUnknown(flushId: string, why: string, cause?: unknown, sqlState?: string): PipeflushError {
     return new PipeflushError(
       'COMMIT_OUTCOME_UNKNOWN',
       `The flush's COMMIT was sent but its answer never came (${why}): flush ${flushId} may or may not be committed. ${FLUSH_LOG_ADVICE}`,
-      { flushId, cause },
+      { flushId, cause, sqlState },
     )
   },
 

@@ -238,7 +238,9 @@ export function interruptionError(
   // transaction, as a locking read's waiting for its flush, or not): it was waiting for input, so
   // nothing that arrived after ran.
   const notRun = driverError?.unwritten === true || ENDED_IDLE.has(driverError?.sqlState ?? '')
+  // The server's SQLSTATE, when it ended the session with one (57P01 a backend terminated).
+  const sqlState = driverError?.sqlState
   return unknownOutcome && !notRun
-    ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause)
-    : errors.connectionLost(flushId, why, driverError?.cause)
+    ? errors.commitOutcomeUnknown(flushId, why, driverError?.cause, sqlState)
+    : errors.connectionLost(flushId, why, driverError?.cause, sqlState)
 }

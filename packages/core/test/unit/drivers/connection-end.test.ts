@@ -219,14 +219,22 @@ describe('guardConnection (postgres.js)', () => {
           1000,
         ).code,
       ).toBe('CONNECTION_LOST')
+    const terminated = interruptionError(
+      { kind: 'connection', message: 'terminating', sqlState: '57P01', cause: null },
+      fs,
+      'f1',
+      1000,
+    )
+    // The server's SQLSTATE stays on the error (found by an outside probe: undefined before).
+    expect([terminated.code, terminated.sqlState]).toEqual(['COMMIT_OUTCOME_UNKNOWN', '57P01'])
     expect(
       interruptionError(
         { kind: 'connection', message: 'terminating', sqlState: '57P01', cause: null },
-        fs,
+        new FlushSession({} as Session, 0),
         'f1',
         1000,
-      ).code,
-    ).toBe('COMMIT_OUTCOME_UNKNOWN')
+      ).sqlState,
+    ).toBe('57P01')
     // An error of the driver's own once the COMMIT went out refused nothing the server got (found by
     // an outside probe: STATEMENT_FAILED, "Nothing was committed", for a flush that had committed).
     const clientError = { kind: 'client' as const, message: 'out of range', cause: null }
