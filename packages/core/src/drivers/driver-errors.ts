@@ -30,12 +30,22 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'SERVER_NOT_WRITABLE',
-  // A driver reading a message past the bytes it holds: the stream is not the server's messages (a
-  // pooler wrote its error behind a half-sent row when its server link broke), and nothing more on it
-  // can be read.
-  'ERR_OUT_OF_RANGE',
-  'ERR_BUFFER_OUT_OF_BOUNDS',
+  ...unreadableCodes(),
 ])
+
+/**
+ * A driver reading a message past the bytes it holds: the stream is not the server's messages (a
+ * pooler wrote its error behind a half-sent row when its server link broke), and nothing more on it
+ * can be read.
+ */
+function unreadableCodes(): string[] {
+  return ['ERR_OUT_OF_RANGE', 'ERR_BUFFER_OUT_OF_BOUNDS']
+}
+
+/** Whether `e` says its connection's stream could not be read (see {@link unreadableCodes}): it is closed. */
+export function isUnreadableStream(e: DriverError | undefined): boolean {
+  return e?.code !== undefined && unreadableCodes().includes(e.code)
+}
 
 /** Is `code` a connection failure code (see {@link CONNECTION_CODES})? */
 export function isConnectionCode(code: unknown): boolean {

@@ -8,7 +8,7 @@ import type {
   SimpleResult,
   StatementResult,
 } from './driver.ts'
-import { closedError } from './driver-errors.ts'
+import { closedError, isUnreadableStream } from './driver-errors.ts'
 import { SessionLifecycle } from './session-lifecycle.ts'
 import { sendCancelRequest } from './socket/cancel-request.ts'
 import {
@@ -62,11 +62,12 @@ export class RuntimeSession implements Session {
     this.#life = new SessionLifecycle((broken) => {
       for (const stop of this.#unwatch.splice(0)) stop()
       if (!broken) return connection.release()
-      // A connection lost for a reason its socket did not show (a stream the driver could not read,
-      // a FATAL answer) is closed: nothing more on it can be trusted, and the pool opens another.
-      const m = this.#identify()
+      const cause = this.#life.cause
+      // A stream the driver could not read stays open under it: closed, never to be read again, the
+      // pool opens another connection.
+      const m = isUnreadableStream(cause) ? this.#identify() : undefined
       if (m !== undefined && !m.meter.closed) m.socket.destroy()
-      connection.discard(this.#life.cause ?? closedError(adapter.address, 'terminated'))
+      connection.discard(cause ?? closedError(adapter.address, 'terminated'))
     })
     this.#unwatch.push(connection.watchEnd((cause) => this.#life.end(cause)))
     if (adapter.copyRoundTrips !== undefined) this.copyRoundTrips = adapter.copyRoundTrips

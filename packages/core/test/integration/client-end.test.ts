@@ -351,11 +351,13 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         em.create('shelf', { name: `reset-${driver}-${delay}-${i}` })
         await em.flush()
       })
+      // Watched from now on: a unit may fail before the toxic's request is answered.
+      const allSettled = Promise.allSettled(units)
       await sleep(delay)
       await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream', name: 'reset-all' })
       let settled: PromiseSettledResult<void>[]
       try {
-        settled = await Promise.allSettled(units)
+        settled = await allSettled
       } finally {
         await db.proxy.removeToxic('reset-all')
       }

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
 import type { DriverError, Row, SimpleResult } from '../driver.ts'
-import { COMPLETED, toDriverError } from '../driver-errors.ts'
+import { COMPLETED, serverSqlState, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import { type Admission, cancelKeyOf } from '../socket/socket-meter.ts'
 import type {
@@ -678,10 +678,11 @@ class PostgresJsReservation implements AdapterConnection {
     this.#unwritten?.push(q)
     return Promise.resolve(q).then(simpleResult, (error: unknown) => {
       // The statements completed before a server's error, as its socket's meter read them: postgres.js
-      // keeps no count.
+      // keeps no count. Only a server's error is looked at: the sockets are not looked up for others
+      // (a connection's failure), which change what the adapter knows of them.
+      if (serverSqlState(error) === undefined || !Object.isExtensible(error)) throw error
       const completed = this.#adapter.completedInQuery(this.#key())
-      if (completed !== undefined && typeof error === 'object' && error !== null)
-        (error as { [COMPLETED]?: number })[COMPLETED] = completed
+      if (completed !== undefined) (error as { [COMPLETED]?: number })[COMPLETED] = completed
       throw error
     })
   }
