@@ -758,7 +758,11 @@ class PostgresJsReservation implements AdapterConnection {
     else {
       // Nothing written yet (postgres.js writes a query a microtask after it is asked): never written.
       for (const q of this.#unwritten ?? []) {
-        q.cancel()
+        // A query executed meanwhile is cancelled on a connection postgres.js opens for the
+        // CancelRequest, whose failure (the server unreachable: CONNECT_TIMEOUT) rejects what
+        // `cancel()` returned: watched, or it is an unhandled rejection.
+        const cancelled = q.cancel()
+        if (cancelled instanceof Promise) cancelled.catch(() => {})
         this.#cancelled = true
       }
       this.#unwritten = undefined
