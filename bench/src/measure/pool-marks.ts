@@ -52,6 +52,16 @@ export function markPool(pool: pg.Pool): PoolMarks {
           }
           return query(...a)
         }
+        const submitted = a[0] as { submit?: unknown; callback?: unknown } | undefined
+        if (typeof submitted?.submit === 'function' && typeof submitted.callback === 'function') {
+          // A query object (pipeflush's simple messages): its callback answers it.
+          const callback = submitted.callback as (...r: unknown[]) => unknown
+          submitted.callback = (...result: unknown[]) => {
+            mark('answer')
+            return callback.apply(submitted, result)
+          }
+          return query(...a)
+        }
         const answer = query(...a)
         if (!(answer instanceof Promise)) return answer
         return answer.then(
