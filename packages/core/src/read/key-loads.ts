@@ -3,9 +3,22 @@ import type { PipeflushError } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import { rowKey } from '../track/keys.ts'
 import { emptyRow } from '../track/row.ts'
+import { encodeKeyValue } from '../values/index.ts'
 import { decodeRow } from './decode-row.ts'
 import type { BatchItem, ReadStatement } from './read-batch.ts'
-import { keySetSql, orderBy, selectList, textParams } from './select-sql.ts'
+import { keySetSql, loadKeyAt, orderBy, selectList, textParams } from './select-sql.ts'
+
+/**
+ * Throws `INVALID_VALUE` for a key given to load that cannot be sent (a `varchar(3)` key given four
+ * letters): checked before the load joins its tick's select, so that it fails alone and the other
+ * loads go (the select would fail for all of them).
+ */
+export function checkLoadKey(table: TableModel, where: Readonly<Record<string, unknown>>): void {
+  for (let i = 0; i < table.primaryKey.length; i++) {
+    const name = table.primaryKey[i]!
+    encodeKeyValue(where[name], table.columnsByName.get(name)!, loadKeyAt(table))
+  }
+}
 
 interface Waiter {
   readonly resolve: (row: Record<string, unknown> | undefined) => void

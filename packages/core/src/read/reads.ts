@@ -12,7 +12,7 @@ import { describeKeyText, describeValue } from '../values/location.ts'
 import { decodeRow } from './decode-row.ts'
 import { type GraphRoot, graphLevels, type OrderBy, type With } from './graph.ts'
 import { graphLoad } from './graph-load.ts'
-import { KeyLoads } from './key-loads.ts'
+import { checkLoadKey, KeyLoads } from './key-loads.ts'
 import { checkSelectedColumns, ownStatement } from './own-sql.ts'
 import { type BatchItem, ReadBatch } from './read-batch.ts'
 import type { ReadContext } from './read-router.ts'
@@ -118,6 +118,7 @@ export class UnitOfWorkReads {
       if (found) return found
     } else {
       if (known?.status === 'managed') return known.entity
+      if (canonical !== null) checkLoadKey(model, where)
       const loads = this.#batch.grouped(`load:${model.key}`, () => new KeyLoads(model))
       const row = canonical === null ? undefined : await loads.add(canonical, where)
       if (row !== undefined) {

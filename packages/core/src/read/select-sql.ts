@@ -4,7 +4,14 @@ import type { ColumnModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
 import { perTable } from '../schema/per-table.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
-import { castText, castTextList, comparedColumn, encodeValue, type ValueLocation } from '../values/index.ts'
+import {
+  castText,
+  castTextList,
+  comparedColumn,
+  encodeKeyValue,
+  encodeValue,
+  type ValueLocation,
+} from '../values/index.ts'
 
 /**
  * A where clause: column = value, column = any(values) for arrays of values (a null among them: or
@@ -123,7 +130,7 @@ export function keyWhereT0(
   const sql = singleKeyWhere(table)
   if (sql === undefined) return whereSql(table, key, 't0', undefined, 'the key given to load')
   const column = table.columnsByName.get(table.primaryKey[0]!)!
-  return { sql, params: [encodeValue(key[column.name], column, loadKeyAt(table)) ?? ''] }
+  return { sql, params: [encodeKeyValue(key[column.name], column, loadKeyAt(table)) ?? ''] }
 }
 
 /** Where the values of a key given to load are, for messages (one object per table). */
@@ -188,7 +195,7 @@ function arrayKeySetSql(
   }
 }
 
-/** A condition's value as text (entities given as values are resolved to keys by the caller). */
+/** A key's value as text (entities given as values are resolved to keys by the caller). */
 function encode(value: unknown, column: ColumnModel, table: TableModel): string | null {
-  return encodeValue(value, column, { table: table.key })
+  return encodeKeyValue(value, column, { table: table.key })
 }

@@ -87,3 +87,24 @@ function encodeNonNull(value: unknown, column: ColumnModel): string {
   }
   return delimitedArrayLiteral(texts, column.arrayDelimiter ?? ',')
 }
+
+/**
+ * {@link encodeValue} of a stored row's key, where a key matches a row (an update's or a delete's
+ * WHERE, a load by key): a float key that is `NaN` or `±Infinity` is written as the server's text
+ * (`'NaN'`, `'Infinity'`, `'-Infinity'`). Such keys are never written by pipeflush (a new value must
+ * be finite), but a row another writer stored with one is read, and is then found again by its key.
+ *
+ * @example
+ * encodeKeyValue(Number.POSITIVE_INFINITY, float8Key, { table: 'reading' }) // 'Infinity'
+ */
+export function encodeKeyValue(value: unknown, column: ColumnModel, at: ValueLocation): string | null {
+  if (
+    typeof value === 'number' &&
+    !Number.isFinite(value) &&
+    (column.type === 'float8' || column.type === 'float4') &&
+    !column.isArray &&
+    column.mapping === undefined
+  )
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'
+  return encodeValue(value, column, at)
+}

@@ -7,7 +7,7 @@ export { arrayLiteral, delimitedArrayLiteral, parseArrayLiteral } from './array-
 export { castSql, castText, castTextList, comparedColumn, typeSqlName } from './cast.ts'
 export type { ScalarCodec } from './codec.ts'
 export { decodeValue, plainCodec } from './decode.ts'
-export { checkValue, encodeValue } from './encode.ts'
+export { checkValue, encodeKeyValue, encodeValue } from './encode.ts'
 export { quoteIdentifier } from './identifier.ts'
 export type { JsonValue } from './json.ts'
 export { compareKeyValues, compareNormalizedKeys, normalizeKeyValue, referencingValue } from './key.ts'

@@ -4,7 +4,7 @@ import { columnOf } from '../../schema/checks.ts'
 import type { EntityState } from '../../track/entity-state.ts'
 import { emptyRowOf } from '../../track/row.ts'
 import { snapshotValue } from '../../track/snapshot.ts'
-import { encodeValue, type ValueLocation } from '../../values/index.ts'
+import { encodeKeyValue, encodeValue, type ValueLocation } from '../../values/index.ts'
 import { versionValue } from '../../values/mapping.ts'
 import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
 import { copiesRows } from '../statements/copy-statements.ts'
@@ -171,7 +171,7 @@ function encodeStored(draft: StatementDraft): void {
   for (let i = 0; i < parts; i++) {
     const column = columnOf(table, table.primaryKey[i]!)
     const cells: Cell[] = new Array(n)
-    for (let r = 0; r < n; r++) cells[r] = encodeValue(keyPart(keys[r], i, parts), column, UNLOCATED) ?? ''
+    for (let r = 0; r < n; r++) cells[r] = encodeKeyValue(keyPart(keys[r], i, parts), column, UNLOCATED) ?? ''
     params.push(cells)
   }
   const capture = capturedColumns(table, undefined)
@@ -306,7 +306,7 @@ export function firstBadValue(
     const row = input as StoredInput
     if (kind === 'update' && row.set.length === 0) continue
     const at = locationOf(table, row, (r, column) => r.key[column.name])
-    for (const name of table.primaryKey) encodeValue(row.key[name], columnOf(table, name), at)
+    for (const name of table.primaryKey) encodeKeyValue(row.key[name], columnOf(table, name), at)
     for (const name of kind === 'update' ? setColumns(table, row.set) : []) {
       const column = columnOf(table, name)
       const value = setCell(row, column, table)

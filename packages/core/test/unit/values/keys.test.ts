@@ -5,6 +5,7 @@ import {
   compareKeyValues,
   compareNormalizedKeys,
   decodeValue,
+  encodeKeyValue,
   normalizeKeyValue,
   referencingValue,
 } from '../../../src/values/index.ts'
@@ -220,5 +221,20 @@ describe('rowLocation', () => {
   it('names a row whose key is not known as a new row', () => {
     expect(rowLocation(table('book'), undefined).key).toBeUndefined()
     expect(rowLocation(table('book'), 7).key).toEqual({ id: 7 })
+  })
+})
+
+describe('encodeKeyValue', () => {
+  it("writes a float key of NaN or ±Infinity as the server's text, and any other value as encodeValue does", () => {
+    const at = { table: 'reading' }
+    for (const type of ['float8', 'float4'] as const) {
+      const c = column(type)
+      expect(encodeKeyValue(Number.NaN, c, at)).toBe('NaN')
+      expect(encodeKeyValue(Number.POSITIVE_INFINITY, c, at)).toBe('Infinity')
+      expect(encodeKeyValue(Number.NEGATIVE_INFINITY, c, at)).toBe('-Infinity')
+      expect(encodeKeyValue(1.5, c, at)).toBe('1.5')
+      expect(() => encodeKeyValue('1.5', c, at)).toThrow(PipeflushError)
+    }
+    expect(() => encodeKeyValue(Number.POSITIVE_INFINITY, column('int8'), at)).toThrow(PipeflushError)
   })
 })
