@@ -115,8 +115,13 @@ export interface ColumnModel {
   readonly keyPart?: true
   /** Labels of an enum type, in order. */
   readonly enumLabels?: readonly string[]
-  /** varchar(n)/bpchar(n) length limit, if any. */
+  /** varchar(n)/bpchar(n) length limit, if any (of each element, for an array). */
   readonly maxLength?: number
+  /**
+   * A `numeric(p,s)`'s precision and scale (of each element, for an array): a value that, rounded to
+   * the scale as the server rounds it, has more than `precision` digits is refused before it is sent.
+   */
+  readonly numericTypmod?: NumericTypmod
   /**
    * How the application's values of the column differ from pipeflush's own (its type's, see the
    * README's values table), when they do: entities hold, and every part of the API takes and gives,
@@ -125,6 +130,12 @@ export interface ColumnModel {
    * every flush (its values may be objects changed without an assignment).
    */
   readonly mapping?: ValueMapping
+}
+
+/** The precision and scale of a `numeric(p,s)` column (scale may be negative from PostgreSQL 15). */
+export interface NumericTypmod {
+  readonly precision: number
+  readonly scale: number
 }
 
 /**

@@ -2,6 +2,7 @@ import { errors, type PipeflushError } from '../errors.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
+  NumericTypmod,
   RelationKind,
   ScalarType,
   SchemaModel,
@@ -37,6 +38,7 @@ export interface ColumnModelInput {
   readonly generated?: boolean | undefined
   readonly enumLabels?: readonly string[] | undefined
   readonly maxLength?: number | undefined
+  readonly numericTypmod?: NumericTypmod | undefined
   readonly mapping?: ValueMapping | undefined
 }
 
@@ -90,6 +92,7 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
     generated,
     ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
     ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
+    ...(input.numericTypmod === undefined ? {} : { numericTypmod: input.numericTypmod }),
     ...(input.castType === undefined ? {} : { castType: input.castType }),
     ...(input.inputTypmod === undefined ? {} : { inputTypmod: input.inputTypmod }),
     ...(input.arrayDelimiter === undefined || input.arrayDelimiter === ','

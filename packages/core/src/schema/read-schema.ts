@@ -6,6 +6,7 @@ import { errors, PipeflushError } from '../errors.ts'
 import type {
   ColumnModel,
   ForeignKeyModel,
+  NumericTypmod,
   OnDeleteAction,
   RelationKind,
   ScalarType,
@@ -187,8 +188,7 @@ function toColumn(c: CatalogColumn): ColumnModel {
   const sqlType =
     (own.startsWith('pg_catalog.') ? own.slice('pg_catalog.'.length) : own) +
     (c.qualifiedElemType !== null ? '[]' : '')
-  const maxLength =
-    (type === 'varchar' || type === 'bpchar') && c.typmod > 4 && !c.isArray ? c.typmod - 4 : undefined
+  const maxLength = (type === 'varchar' || type === 'bpchar') && c.typmod > 4 ? c.typmod - 4 : undefined
   const castType = type === 'enum' || type === 'other' ? typeSqlName(c.baseSchema, c.baseName) : undefined
   // A cast from text reads an interval without its fields (`'1'` is a second even for `interval year`).
   const inputTypmod =
@@ -210,7 +210,18 @@ function toColumn(c: CatalogColumn): ColumnModel {
     generated: c.generated !== '',
     enumLabels: type === 'enum' ? (c.enumLabels ?? []) : undefined,
     maxLength,
+    numericTypmod: type === 'numeric' ? numericTypmodOf(c.typmod) : undefined,
   })
+}
+
+/**
+ * The precision and scale a `numeric` column's typmod holds (`((p << 16) | (s & 0x7ff)) + 4`, the
+ * scale an 11-bit signed number from PostgreSQL 15, which allows negative scales); none for -1.
+ */
+function numericTypmodOf(typmod: number): NumericTypmod | undefined {
+  if (typmod < 4) return undefined
+  const t = typmod - 4
+  return { precision: (t >> 16) & 0xffff, scale: ((t & 0x7ff) ^ 0x400) - 0x400 }
 }
 
 function pickVersionColumn(

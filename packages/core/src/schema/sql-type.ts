@@ -1,4 +1,4 @@
-import type { ScalarType } from '../model/model.ts'
+import type { NumericTypmod, ScalarType } from '../model/model.ts'
 import { typeSqlName } from '../values/cast.ts'
 
 /** What a column type written in SQL (`bigint`, `varchar(40)[]`, `interval year`, `public.citext`) means for pipeflush. */
@@ -8,6 +8,7 @@ export type ParsedSqlType =
       readonly type: Exclude<ScalarType, 'enum' | 'other'>
       readonly isArray: boolean
       readonly maxLength?: number
+      readonly numericTypmod?: NumericTypmod
     }
   | {
       readonly kind: 'other'
@@ -109,7 +110,8 @@ interface Token {
   readonly text: string
 }
 
-const TOKEN = /\s*(?:"((?:[^"]|"")*)"|([A-Za-z_][A-Za-z0-9_$]*)|(\d+)|([.(),[\]]))/y
+/** A token of a type name; a number may be negative (`numeric(3,-2)`, a scale from PostgreSQL 15). */
+const TOKEN = /\s*(?:"((?:[^"]|"")*)"|([A-Za-z_][A-Za-z0-9_$]*)|(-?\d+)|([.(),[\]]))/y
 
 function tokenize(sql: string): Token[] | undefined {
   const tokens: Token[] = []
@@ -211,7 +213,14 @@ export function parseSqlType(sql: string): ParsedSqlType | string {
       if (known === 'varchar' && numbers[0] !== undefined) maxLength = numbers[0]
       if (known === 'bpchar' && name !== 'bpchar') maxLength = numbers[0] ?? 1
       if (known === 'bpchar' && name === 'bpchar' && numbers[0] !== undefined) maxLength = numbers[0]
-      return maxLength === undefined || isArray
+      if (known === 'numeric' && numbers[0] !== undefined)
+        return {
+          kind: 'known',
+          type: known,
+          isArray,
+          numericTypmod: { precision: numbers[0], scale: numbers[1] ?? 0 },
+        }
+      return maxLength === undefined
         ? { kind: 'known', type: known, isArray }
         : { kind: 'known', type: known, isArray, maxLength }
     }

@@ -1,3 +1,4 @@
+import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
@@ -150,11 +151,48 @@ function compareMagnitudes(a: string, b: string): number {
 const NUMERIC_OUTPUT = /^(-?\d+(\.\d+)?|NaN|-?Infinity)$/
 
 /**
+ * `text` (a {@link numericText}) checked against the column's `numeric(p,s)`, as the server checks
+ * it: rounded half away from zero to the scale (what the server stores), it must have at most
+ * `precision` digits, and be no infinity (`NaN` fits every numeric). The text sent is `text`: the
+ * server rounds it.
+ */
+function fitNumeric(text: string, column: ColumnModel, value: unknown): string {
+  const typmod = column.numericTypmod
+  if (typmod === undefined || text === 'NaN') return text
+  const { precision, scale } = typmod
+  const fits = `numeric(${precision},${scale})`
+  if (text === 'Infinity' || text === '-Infinity')
+    problem(`${describeWritten(value)} cannot be stored in a ${fits} column (no infinity)`, value)
+  const point = text.indexOf('.')
+  const fraction = point < 0 ? '' : text.slice(point + 1)
+  const digits = (point < 0 ? text : text.slice(0, point) + fraction).replace('-', '')
+  // The value is digits x 10^-fraction.length; rounded to the scale: rounded x 10^-scale.
+  const shift = scale - fraction.length
+  let rounded = BigInt(digits)
+  if (shift >= 0) rounded *= 10n ** BigInt(shift)
+  else {
+    const unit = 10n ** BigInt(-shift)
+    const rest = rounded % unit
+    rounded /= unit
+    if (2n * rest >= unit) rounded += 1n
+  }
+  if (rounded !== 0n && rounded.toString().length > precision) {
+    const before = precision - scale
+    problem(
+      `${describeWritten(value)} does not fit a ${fits} column: ${before > 0 ? `at most ${before} digit${before === 1 ? '' : 's'} before the decimal point` : `its absolute value must be below 10^${before}`} once rounded to ${scale} decimal place${scale === 1 ? '' : 's'}`,
+      value,
+    )
+  }
+  return text
+}
+
+/**
  * `numeric`: written from a finite number, a bigint or a decimal string (`'NaN'`, `'Infinity'`,
- * `'-Infinity'` too); read as a string.
+ * `'-Infinity'` too); read as a string. A `numeric(p,s)` column refuses what does not fit it (see
+ * {@link fitNumeric}); what it rounds, the server rounds.
  */
 export const numericCodec: ScalarCodec = {
-  encode: numericText,
+  encode: (value, column) => fitNumeric(numericText(value), column, value),
   decode(text) {
     if (!NUMERIC_OUTPUT.test(text)) problem(`cannot decode ${describeWritten(text)} as numeric`, text)
     return text

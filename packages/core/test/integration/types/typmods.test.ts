@@ -33,12 +33,38 @@ interface TypmodColumn {
   readonly bad?: readonly Sample[]
   /** The column rounds what is written (a precision): rows are found by the value read, not the one written. */
   readonly rounds?: true
+  /**
+   * pipeflush itself refuses the bad texts, scalar or array element (`INVALID_VALUE`, nothing sent);
+   * the server refuses the others (`STATEMENT_FAILED`).
+   */
+  readonly checked?: true
 }
 
 const COLUMNS: readonly TypmodColumn[] = [
   { sql: 'bit(3)', samples: [s('101'), s('000')], bad: [s('1010'), s('10')] },
   { sql: 'bit varying(3)', samples: [s('101'), s('1'), s('')], bad: [s('1010')] },
-  { sql: 'numeric(5,2)', samples: [s('1.005'), s('-999.994'), s('12')], bad: [s('1000')], rounds: true },
+  {
+    sql: 'numeric(5,2)',
+    samples: [s('1.005'), s('-999.994'), s('12')],
+    bad: [s('1000'), s('999.995'), s('-1e3')],
+    rounds: true,
+    checked: true,
+  },
+  // A negative scale rounds to hundreds; a scale above the precision holds small values only.
+  {
+    sql: 'numeric(3,-2)',
+    samples: [s('12349'), s('-99949')],
+    bad: [s('99950')],
+    rounds: true,
+    checked: true,
+  },
+  {
+    sql: 'numeric(3,5)',
+    samples: [s('0.00012'), s('-0.009994')],
+    bad: [s('0.01')],
+    rounds: true,
+    checked: true,
+  },
   {
     sql: 'timestamp(2) without time zone',
     samples: [{ write: new Date('2024-01-02T03:04:05.675Z'), literal: '2024-01-02 03:04:05.675' }],
@@ -65,8 +91,14 @@ const COLUMNS: readonly TypmodColumn[] = [
     sql: 'character varying(5)',
     samples: [s('abc'), s('abcde'), s('abcde  '), s('ab    ')],
     bad: [s('abcdef'), s('abcde x')],
+    checked: true,
   },
-  { sql: 'character(3)', samples: [s('ab'), s('abc'), s('abc  ')], bad: [s('abcd'), s('abc d')] },
+  {
+    sql: 'character(3)',
+    samples: [s('ab'), s('abc'), s('abc  ')],
+    bad: [s('abcd'), s('abc d')],
+    checked: true,
+  },
   { sql: 'real', samples: [{ write: 0.1, literal: '0.1' }] },
   { sql: 'pf_years', samples: [s('1'), s('3 years 4 months')] },
   { sql: 'pf_bits', samples: [s('11')], bad: [s('111')] },
@@ -201,19 +233,26 @@ describe.each(
           db.sql.unsafe(`insert into tm_ref (id, c${i}) values (-1, ${quoteStringLiteral(bad.literal)})`),
           `${c.sql} literal ${bad.literal}`,
         ).rejects.toThrow()
-        const fix = root.fork()
-        const entity = fix.create('tm', { id: base + 90, [`c${i}`]: bad.write })
-        const error = await fix.flush().then(
-          () => undefined,
-          (e: unknown) => e,
-        )
-        expect(isPipeflushError(error), `${c.sql}: ${String(error)}`).toBe(true)
-        expect(['INVALID_VALUE', 'STATEMENT_FAILED']).toContain((error as { code: string }).code)
-        entity[`c${i}`] = c.samples[0]!.write
-        expect((await fix.flush()).inserted).toBe(1)
-        const cleanup = root.fork()
-        cleanup.remove((await cleanup.find('tm', { id: base + 90 }))[0]!)
-        await cleanup.flush()
+        // The scalar, then an array's element (checked by pipeflush only where it checks the scalar).
+        for (const column of c.checked ? [`c${i}`, `c${i}a`] : [`c${i}`]) {
+          const fix = root.fork()
+          const array = column.endsWith('a')
+          const entity = fix.create('tm', { id: base + 90, [column]: array ? [null, bad.write] : bad.write })
+          const error = await fix.flush().then(
+            () => undefined,
+            (e: unknown) => e,
+          )
+          expect(isPipeflushError(error), `${c.sql}: ${String(error)}`).toBe(true)
+          const codes = c.checked ? ['INVALID_VALUE'] : ['INVALID_VALUE', 'STATEMENT_FAILED']
+          expect(codes, `${column} ${c.sql} = ${String(bad.write)}`).toContain(
+            (error as { code: string }).code,
+          )
+          entity[column] = array ? [c.samples[0]!.write] : c.samples[0]!.write
+          expect((await fix.flush()).inserted).toBe(1)
+          const cleanup = root.fork()
+          cleanup.remove((await cleanup.find('tm', { id: base + 90 }))[0]!)
+          await cleanup.flush()
+        }
       }
     }
   })
@@ -231,6 +270,7 @@ test('a schema declared with the SQL names of the columns equals the schema read
       castType: c.castType,
       inputTypmod: c.inputTypmod,
       maxLength: c.maxLength,
+      numericTypmod: c.numericTypmod,
       arrayDelimiter: c.arrayDelimiter,
     }))
   expect(shape(mine)).toEqual(shape(read))

@@ -10,7 +10,31 @@ describe('parseSqlType', () => {
     expect(parseSqlType('double precision')).toEqual({ kind: 'known', type: 'float8', isArray: false })
     expect(parseSqlType('float(10)')).toEqual({ kind: 'known', type: 'float4', isArray: false })
     expect(parseSqlType('float')).toEqual({ kind: 'known', type: 'float8', isArray: false })
-    expect(parseSqlType('numeric(10, 2)')).toEqual({ kind: 'known', type: 'numeric', isArray: false })
+    expect(parseSqlType('numeric(10, 2)')).toEqual({
+      kind: 'known',
+      type: 'numeric',
+      isArray: false,
+      numericTypmod: { precision: 10, scale: 2 },
+    })
+    expect(parseSqlType('decimal(5)[]')).toEqual({
+      kind: 'known',
+      type: 'numeric',
+      isArray: true,
+      numericTypmod: { precision: 5, scale: 0 },
+    })
+    expect(parseSqlType('numeric')).toEqual({ kind: 'known', type: 'numeric', isArray: false })
+    expect(parseSqlType('numeric(3, -2)')).toEqual({
+      kind: 'known',
+      type: 'numeric',
+      isArray: false,
+      numericTypmod: { precision: 3, scale: -2 },
+    })
+    expect(parseSqlType('varchar(3)[]')).toEqual({
+      kind: 'known',
+      type: 'varchar',
+      isArray: true,
+      maxLength: 3,
+    })
     expect(parseSqlType('character varying(40)')).toEqual({
       kind: 'known',
       type: 'varchar',

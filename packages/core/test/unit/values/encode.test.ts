@@ -104,6 +104,38 @@ describe('encodeValue: integers', () => {
   })
 })
 
+describe('encodeValue: numeric(p,s)', () => {
+  const typed = (precision: number, scale: number, isArray = false) =>
+    column('numeric', { numericTypmod: { precision, scale }, isArray })
+  it('sends what fits once rounded to the scale, as given (the server rounds it)', () => {
+    const c = typed(5, 2)
+    expect(encodeValue('1.235', c, at)).toBe('1.235')
+    expect(encodeValue('999.994', c, at)).toBe('999.994')
+    expect(encodeValue(-999.99, c, at)).toBe('-999.99')
+    expect(encodeValue('0.001', c, at)).toBe('0.001')
+    expect(encodeValue('NaN', c, at)).toBe('NaN')
+    expect(encodeValue(12n, c, at)).toBe('12')
+    expect(encodeValue('9.99e2', c, at)).toBe('999')
+    expect(encodeValue(['1.5', null], typed(5, 2, true), at)).toBe('{"1.5",NULL}')
+    // A negative scale rounds to tens, hundreds...; a scale above the precision holds only small values.
+    expect(encodeValue('12349', typed(3, -2), at)).toBe('12349')
+    expect(encodeValue('0.00012', typed(3, 5), at)).toBe('0.00012')
+  })
+
+  it('refuses, before anything is sent, what the server would find too large once rounded, and the infinities', () => {
+    const c = typed(5, 2)
+    rejects('1000', c, /does not fit a numeric\(5,2\) column: at most 3 digits before the decimal point/)
+    rejects('999.995', c, /does not fit a numeric\(5,2\) column/)
+    rejects(-1234.5, c, /does not fit/)
+    rejects('1e3', c, /does not fit/)
+    rejects('Infinity', c, /cannot be stored in a numeric\(5,2\) column \(no infinity\)/)
+    rejects(['1', '1000'], typed(5, 2, true), /element 1: .*does not fit a numeric\(5,2\)/)
+    rejects('99950', typed(3, -2), /does not fit a numeric\(3,-2\) column/)
+    rejects('0.01', typed(3, 5), /its absolute value must be below 10\^-2/)
+    rejects('2', typed(1, 1), /at most 0 digits|below 10\^0/)
+  })
+})
+
 describe('encodeValue: numeric', () => {
   const c = column('numeric')
   it('encodes numbers, bigints and decimal strings as plain decimals, keeping the scale', () => {
