@@ -320,6 +320,8 @@ function peerRanges(packed: readonly Packed[]): Record<string, string> {
   const out: Record<string, string> = {}
   for (const p of packed) {
     for (const [name, range] of Object.entries(p.manifest.peerDependencies ?? {})) {
+      // Our own packages are the tarballs, installed side by side.
+      if (name.startsWith('@pipeflush/')) continue
       if (out[name] !== undefined && out[name] !== range) {
         throw new Error(`${name}: peer range ${range} in ${p.manifest.name}, ${out[name]} elsewhere`)
       }

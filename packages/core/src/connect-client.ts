@@ -19,7 +19,7 @@ import {
   readSchemaOption,
   serverValuesOption,
 } from './options.ts'
-import { isSchemaModel } from './schema/build-table.ts'
+import { builtByAnotherCopy, isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import { keyFills } from './schema/key-fill.ts'
 import type { ClientSettings } from './settings.ts'
@@ -79,6 +79,11 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   serverValuesOption(options.serverValues, undefined)
   flushHooksOption(options.hooks, undefined)
   const flushLog = options.flushLog === undefined ? undefined : flushLogSqlName(options.flushLog)
+  if (options.schema !== undefined && builtByAnotherCopy(options.schema)) {
+    throw errors.invalidConfig(
+      'schema was made by another copy of @pipeflush/core than the one connecting: two versions are installed (npm ls @pipeflush/core shows them); install one version of @pipeflush/core and the @pipeflush packages made for it.',
+    )
+  }
   if (options.schema !== undefined && !isSchemaModel(options.schema)) {
     throw errors.invalidConfig(
       `schema must be a model made by defineSchema() or readSchema(), not ${describeValue(options.schema)}.`,

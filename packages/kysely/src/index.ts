@@ -26,6 +26,10 @@
  * console.log(result.id, report.roundTrips) // 1 round trip once warm
  */
 
+// The errors it throws are @pipeflush/core's: importable from here, where an install keeps each
+// package's dependencies apart (pnpm, npm's linked installs).
+export type { ErrorCode, PipeflushErrorDetails } from '@pipeflush/core'
+export { isPipeflushError, PipeflushError } from '@pipeflush/core'
 export type { Generated, Int8, Numeric } from './column-types.ts'
 export { describeFlush } from './describe-flush.ts'
 export {

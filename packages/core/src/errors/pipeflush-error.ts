@@ -107,7 +107,19 @@ export interface PipeflushErrorDetails {
   readonly detail?: string | undefined
 }
 
+/**
+ * Marks a pipeflush error whatever copy of `@pipeflush/core` made it: an application with two copies
+ * installed (a typed package nesting another version) still tells them by `isPipeflushError` and
+ * `instanceof PipeflushError`.
+ */
+const BRAND: unique symbol = Symbol.for('pipeflush.error')
+
 export class PipeflushError extends Error {
+  /** `instanceof PipeflushError` holds for an error any copy of `@pipeflush/core` made. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true
+  }
+
   readonly code: ErrorCode
   readonly table: string | undefined
   readonly column: string | undefined
@@ -139,7 +151,9 @@ export class PipeflushError extends Error {
   }
 }
 
-/** Is `e` a pipeflush error, optionally of the given code? */
+Object.defineProperty(PipeflushError.prototype, BRAND, { value: true })
+
+/** Is `e` a pipeflush error (made by any copy of `@pipeflush/core`), optionally of the given code? */
 export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushError {
   return e instanceof PipeflushError && (code === undefined || e.code === code)
 }

@@ -248,10 +248,27 @@ export function buildSchemaModel(
   for (const key of byKey.keys()) relationsOf(model, key) // bad relationNames fail here
   recordSchemaTables(byKey)
   built.add(model)
+  Object.defineProperty(model, BUILT_BY_A_COPY, { value: true })
   return model
 }
 
 const built = new WeakSet<SchemaModel>()
+
+/** Marks a schema model any copy of `@pipeflush/core` built (see {@link builtByAnotherCopy}). */
+const BUILT_BY_A_COPY = Symbol.for('pipeflush.schemaModel')
+
+/**
+ * Whether `value` is a schema model another copy of `@pipeflush/core` built (two versions installed
+ * side by side): refused as a `schema` option, with a message that says so.
+ */
+export function builtByAnotherCopy(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !built.has(value as SchemaModel) &&
+    (value as { [BUILT_BY_A_COPY]?: unknown })[BUILT_BY_A_COPY] === true
+  )
+}
 
 /**
  * Whether `value` is a schema model made by {@link buildSchemaModel} (`defineSchema`, `readSchema`).
