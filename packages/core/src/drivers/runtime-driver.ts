@@ -117,7 +117,8 @@ export class RuntimeDriver implements Driver {
         const unwatch = connection.watchEnd(() => {})
         try {
           const { rowSets } = await withinDeadline(
-            connection.simple('select pg_backend_pid()::int4 as pid'),
+            // As text: an application's type parser for int4 (pg's `types.setTypeParser`) does not apply.
+            connection.simple('select pg_backend_pid()::text as pid'),
             deadline,
             () => noAnswerError(this.address, timeoutMs),
           )

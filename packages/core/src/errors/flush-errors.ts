@@ -112,6 +112,20 @@ export const flushErrors = {
     return new PipeflushError('QUERY_TIMEOUT', `${what} did not settle within ${within}.`)
   },
 
+  /**
+   * Code running in the flush threw (`cause`), not the connection nor the server: a pipeflush bug, or
+   * the application's own code the driver runs (a type parser). Before the COMMIT was sent: nothing
+   * was committed.
+   */
+  threwInFlush(flushId: string, cause: unknown): PipeflushError {
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)
+    return new PipeflushError(
+      'INTERNAL_ERROR',
+      `The flush failed on an exception of code it ran (${what}), before its COMMIT was sent. Nothing was committed; the unit of work is unchanged. Unless it comes from the application's own code (a type parser of the driver), please report it with its cause.`,
+      { flushId, cause },
+    )
+  },
+
   /** pipeflush broke one of its own invariants (`where`: the function; `what`: the invariant). */
   internal(where: string, what: string): PipeflushError {
     return new PipeflushError(

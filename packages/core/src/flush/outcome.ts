@@ -1,4 +1,5 @@
 import type { DriverError, StatementResult } from '../drivers/driver.ts'
+import { isDriverError } from '../drivers/driver-errors.ts'
 import { Interrupted } from '../drivers/guarded-session.ts'
 import { errors, PipeflushError, serverMessage } from '../errors.ts'
 import type { SchemaModel, TableModel } from '../model/model.ts'
@@ -226,7 +227,13 @@ export function interruptionError(
         )
       : errors.flushTimeout(flushId, timeoutMs, 'the connection was terminated')
   }
-  const driverError = e instanceof Interrupted ? e.driverError : (e as DriverError)
+  // Neither the connection nor the server: an exception of code the flush ran, given as its cause.
+  if (!(e instanceof Interrupted) && !isDriverError(e)) {
+    return unknownOutcome
+      ? errors.commitOutcomeUnknown(flushId, String(e), e)
+      : errors.threwInFlush(flushId, e)
+  }
+  const driverError = e instanceof Interrupted ? e.driverError : e
   const why = driverError?.message ?? 'the connection ended'
   if (driverError?.kind === 'server') return statementError(driverError, undefined, flushId)
   // A refusal once the COMMIT went out refused nothing the server got: its outcome is not known.

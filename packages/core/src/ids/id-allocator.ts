@@ -72,7 +72,7 @@ export function fetchIdsSql(
     : `unnest(${arrays}) as u(seq, n, m)`
   const source = `(select u.seq, ${resolved} as r, u.n, u.m from ${unnested}${usable} offset 0) as s`
   const joined = `${source} left join pg_catalog.pg_sequence as q on q.seqrelid = s.r cross join lateral (${last}) as l cross join lateral (${first}) as f cross join lateral (${counted}) as k cross join lateral (${taken}) as c cross join lateral (${drawn}) as d`
-  return `select x.seq, x.rest, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a) end as count, case when x.consecutive then null else nullif(array_to_string(x.a, ','), '') end as ids from (select s.seq, (k.left_ - c.t)::text as rest, d.a, ${consecutive} as consecutive from ${joined}) as x`
+  return `select x.seq, x.rest, case when x.consecutive then x.a[1]::text end as first, case when x.consecutive then cardinality(x.a)::text end as count, case when x.consecutive then null else nullif(array_to_string(x.a, ','), '') end as ids from (select s.seq, (k.left_ - c.t)::text as rest, d.a, ${consecutive} as consecutive from ${joined}) as x`
 }
 
 /**

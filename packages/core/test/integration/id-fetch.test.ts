@@ -34,7 +34,7 @@ const SEQUENCES = ['"Odd ""Schema""".plain_id_seq', 'public.idf_identity_id_seq'
 interface Fetched {
   seq: string
   first: string | null
-  count: number | null
+  count: string | null
   ids: string | null
 }
 
@@ -42,7 +42,7 @@ interface Fetched {
 function drawn(row: Fetched): { ids: number[]; form: 'range' | 'list' } {
   if (row.count !== null) {
     expect(row.ids).toBeNull()
-    return { ids: Array.from({ length: row.count }, (_, i) => Number(row.first) + i), form: 'range' }
+    return { ids: Array.from({ length: Number(row.count) }, (_, i) => Number(row.first) + i), form: 'range' }
   }
   return { ids: (row.ids ?? '').split(',').map(Number), form: 'list' }
 }

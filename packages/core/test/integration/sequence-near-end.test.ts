@@ -45,7 +45,7 @@ test('the id fetch draws a block only from a sequence with that many left, else 
     seq: string
     rest: string | null
     first: string | null
-    count: number | null
+    count: string | null
     ids: string | null
   }
   const fetch = async (n: number, needed: number) =>
@@ -55,9 +55,9 @@ test('the id fetch draws a block only from a sequence with that many left, else 
   // Needing 30 of them: none either.
   expect(await fetch(50, 30)).toMatchObject({ rest: '27', count: null, ids: null })
   // Needing 5: those 5.
-  expect(await fetch(50, 5)).toMatchObject({ rest: '22', first: '32741', count: 5 })
+  expect(await fetch(50, 5)).toMatchObject({ rest: '22', first: '32741', count: '5' })
   // A block that fits is drawn whole, to the last value.
-  expect(await fetch(22, 0)).toMatchObject({ rest: '0', first: '32746', count: 22 })
+  expect(await fetch(22, 0)).toMatchObject({ rest: '0', first: '32746', count: '22' })
   expect(await fetch(1, 1)).toMatchObject({ rest: '0', count: null, ids: null })
   expect(await sequenceState('sne_fetch')).toEqual({ last_value: '32767', is_called: true })
 })

@@ -39,7 +39,7 @@ export const FLUSH_LOG_INSERT =
  * Answers to what drivers and pipeflush send by themselves, used when no handler of the script
  * answers:
  * - postgres.js's fetch of the array types (a few common ones);
- * - `select pg_backend_pid()` (pipeflush's pooler check, `::int4 as pid`): the connection's process id;
+ * - `select pg_backend_pid()` (pipeflush's pooler check, `::text as pid`): the connection's process id;
  * - `SET`, `RESET`, `DISCARD`, `SHOW x` and `select current_setting('x')` (the connection's settings),
  *   `select version()`, `select <integer>`;
  * - pipeflush's session check at `connect` (current schema `public`, the connection's DateStyle,
@@ -66,10 +66,11 @@ export function defaultHandlers(state: DefaultsState): ScriptedHandler[] {
       },
     },
     {
-      match: /^select pg_backend_pid\(\)(::int4)?( as "?(\w+)"?)?$/i,
+      match: /^select pg_backend_pid\(\)(::int4|::text)?( as "?(\w+)"?)?$/i,
       answer: (s) => {
         const alias = /\bas "?(\w+)"?$/i.exec(s.normalized)?.[1] ?? 'pg_backend_pid'
-        return { columns: [{ name: alias, type: 23 }], rows: [[s.processId]] }
+        const type = /::text/i.test(s.normalized) ? 25 : 23
+        return { columns: [{ name: alias, type }], rows: [[type === 25 ? String(s.processId) : s.processId]] }
       },
     },
     { match: /^set\s/i, answer: { tag: 'SET' } },
@@ -166,10 +167,10 @@ function fetchIds(state: DefaultsState, s: ScriptedStatement): Answer {
     const n = counts[i] ?? 0
     const last = state.sequences.get(seq) ?? 0
     state.sequences.set(seq, last + n)
-    return { seq, first: n > 0 ? String(last + 1) : null, count: n, ids: null }
+    return { seq, first: n > 0 ? String(last + 1) : null, count: String(n), ids: null }
   })
   return {
-    columns: ['seq', 'first', { name: 'count', type: 23 }, 'ids'],
+    columns: ['seq', 'first', 'count', 'ids'],
     rows,
   }
 }

@@ -192,6 +192,25 @@ describe('guardConnection (postgres.js)', () => {
     expect(written).toEqual([])
   })
 
+  // An application's type parser throwing in pipeflush's id fetch was CONNECTION_LOST with no cause,
+  // "flush again to retry" (found by an outside probe): an exception of code the flush ran is no lost
+  // connection.
+  it('an exception of code the flush ran is INTERNAL_ERROR with it as cause; after the COMMIT went out, an unknown outcome', () => {
+    const thrown = new RangeError('Invalid array length')
+    const before = interruptionError(
+      thrown,
+      new FlushSession({} as Session, Number.POSITIVE_INFINITY),
+      'f1',
+      1000,
+    )
+    expect([before.code, before.cause]).toEqual(['INTERNAL_ERROR', thrown])
+    expect(before.message).toMatch(/RangeError: Invalid array length.*Nothing was committed/)
+    const fs = new FlushSession({} as Session, Number.POSITIVE_INFINITY)
+    fs.commitSent = true
+    const after = interruptionError(thrown, fs, 'f1', 1000)
+    expect([after.code, after.cause]).toEqual(['COMMIT_OUTCOME_UNKNOWN', thrown])
+  })
+
   // A flush refused so was COMMIT_OUTCOME_UNKNOWN ("the COMMIT was sent"), though nothing of it was
   // written (found by the fix of a stuck pool): the refusal says so, and the outcome rules read it.
   it('a refused query is unwritten: a flush whose COMMIT it held lost its connection, nothing committed', () => {
