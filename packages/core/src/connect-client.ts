@@ -67,6 +67,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     'EntityManager.connect: the options',
     'INVALID_CONFIG',
   ) as EntityManagerOptions
+  checkOptionNames(options)
   pipelineOption(options.pipeline)
   // Each of connect's own queries settles within it, as a read does (QUERY_TIMEOUT), but never sooner
   // than CONNECT_MIN_MS: a first connection and the catalog read take longer than a flush.
@@ -127,4 +128,52 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     hooks,
     copyRows: driver.copies ? copyRows : Number.POSITIVE_INFINITY,
   }
+}
+
+/** The options `EntityManager.connect` takes (see `EntityManagerOptions`). */
+const OPTION_NAMES: ReadonlySet<string> = new Set([
+  'pipeline',
+  'schema',
+  'schemas',
+  'versionColumn',
+  'relationNames',
+  'idBlockSize',
+  'prefetchIds',
+  'flushTimeoutMs',
+  'flushLog',
+  'prepare',
+  'serverValues',
+  'hooks',
+  'copyRows',
+  'errorValues',
+  'tracing',
+  'logger',
+  'replicas',
+  'maxReplicaLagMs',
+])
+
+/**
+ * Refuses an option `connect` does not know (`INVALID_CONFIG`, naming the closest it knows): a
+ * misspelled one (`pipline`) would otherwise be dropped, and its default taken, without a word.
+ */
+function checkOptionNames(options: object): void {
+  for (const name of Object.keys(options)) {
+    if (OPTION_NAMES.has(name)) continue
+    const near = [...OPTION_NAMES].find((known) => editDistance(known.toLowerCase(), name.toLowerCase()) <= 2)
+    throw errors.invalidConfig(
+      `EntityManager.connect: unknown option "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; the options are ${[...OPTION_NAMES].join(', ')}.`,
+    )
+  }
+}
+
+/** The Levenshtein distance of two short names. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = row
+  }
+  return previous[b.length]!
 }

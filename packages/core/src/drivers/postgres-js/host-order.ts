@@ -1,7 +1,8 @@
 /**
  * The order in which pipeflush's socket factory tries the hosts of a multi-host URL for a new
  * connection, and what it learnt of each host: as postgres.js and libpq do, from the first host of the
- * URL on (a host that refuses the connection or does not answer is skipped for the next); hosts whose
+ * URL on (a host that refuses the connection, or whose connection closes before its startup is over,
+ * is skipped for the next); hosts whose
  * last connection was refused for the client's `target_session_attrs` (a standby, for `read-write`)
  * go last, until one of their connections is accepted again (after a failover the old standby is
  * the primary: it is tried as soon as the others fail, and accepted). While every host is refused,
@@ -30,9 +31,10 @@ export class HostOrder {
   }
 
   /**
-   * A connection to host `index` closed before the server answered anything (a host that accepts
-   * connections and is silent: a hung server, a network that drops its packets): the next attempt
-   * starts after it, as postgres.js goes on to the next host when a connection times out.
+   * A connection to host `index` closed before its startup was over, not refused by a judgement (a
+   * silent host: a hung server, a network that drops its packets; one that closes connections during
+   * their startup: a crashing server, a proxy whose backend is gone, a reset during TLS or SCRAM): the
+   * next attempt starts after it, as postgres.js and libpq go on to the next host when an attempt fails.
    */
   unanswered(index: number): void {
     this.#from = (index + 1) % this.#count

@@ -270,6 +270,7 @@ export class PostgresJsAdapter implements DriverAdapter {
               opening(true)
             }),
           )
+          return m.meter
         },
         (refused) => {
           this.#closesHandled++

@@ -11,7 +11,12 @@ import { HostOrder } from './host-order.ts'
  * What the factory tells about every socket it hands to postgres.js, with how to judge its connection
  * at the end of the startup (`admit`, when the client has `target_session_attrs`).
  */
-export type OnSocket = (socket: Socket, admit: Admission | undefined) => void
+export type OnSocket = (socket: Socket, admit: Admission | undefined) => StartupSeen | undefined
+
+/** What the meter saw of a connection's startup: whether it is over (the server's first ReadyForQuery). */
+export interface StartupSeen {
+  readonly ready: boolean
+}
 
 /** What the factory tells when postgres.js put a TLS socket over one of its sockets. */
 export type OnTls = (socket: Socket, tls: TLSSocket) => void
@@ -108,6 +113,8 @@ export function socketFactory(
   return async (options) => {
     let socket: Socket
     let admit: Admission | undefined
+    /** The host of a multi-host URL the socket went to, watched until its startup is over. */
+    let watched: { readonly index: number; readonly judged: { done: boolean } } | undefined
     let refused = refusal()
     if (refused !== undefined) socket = refusedSocket(refused, options)
     else
@@ -123,16 +130,27 @@ export function socketFactory(
           const { index, fallback } = opened as { socket: Socket; index: number; fallback: boolean }
           socket = (opened as { socket: Socket }).socket
           socket.setNoDelay(true)
-          if (hostOrder !== undefined && !options.path && options.host.length > 1)
-            watchAnswer(socket, index, hostOrder)
           admit = admission(options, socket, index, hostOrder, pause, fallback)
+          if (hostOrder !== undefined && !options.path && options.host.length > 1) {
+            // A connection judged at its startup's end is the judgement's (see `admission`).
+            const judge = admit
+            const judged = { done: false }
+            if (judge !== undefined)
+              admit = (parameters) => {
+                judged.done = true
+                return judge(parameters)
+              }
+            watched = { index, judged }
+          }
         }
       } catch (e) {
         refused = ended()
         socket = refused === undefined ? failedSocket(e as Error, options) : refusedSocket(refused, options)
       }
     // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
-    if (refused === undefined) onSocket(socket, admit)
+    const seen = refused === undefined ? onSocket(socket, admit) : undefined
+    if (watched !== undefined && hostOrder !== undefined)
+      watchStartup(socket, watched.index, hostOrder, seen, watched.judged)
     const quiet = () => fetchingTypes(socket)
     const closed = () => onDriverClosed(refused)
     deferCloseListeners(socket, closed, quiet)
@@ -170,10 +188,17 @@ function everyHostFailed(failures: readonly unknown[]): Error & { code?: string;
 }
 
 /**
- * Tells `order` when `socket` (to host `index`) closes before the server sent a byte: that host is
- * tried after the others next time (see {@link HostOrder.unanswered}).
+ * Tells `order` when `socket` (to host `index`) closes before its startup was over (`seen`, the meter's;
+ * without one, before the server sent a byte), unless its startup's judgement refused it (`judged`):
+ * that host is tried after the others next time (see {@link HostOrder.unanswered}).
  */
-function watchAnswer(socket: Socket, index: number, order: HostOrder): void {
+function watchStartup(
+  socket: Socket,
+  index: number,
+  order: HostOrder,
+  seen: StartupSeen | undefined,
+  judged: { readonly done: boolean },
+): void {
   let answered = false
   // A CancelRequest's connection is closed by the server without a byte: no sign of a silent host.
   let cancel = false
@@ -190,7 +215,8 @@ function watchAnswer(socket: Socket, index: number, order: HostOrder): void {
     answered = true
   })
   socket.once('close', () => {
-    if (!answered && !cancel) order.unanswered(index)
+    if (cancel || judged.done) return
+    if (seen === undefined ? !answered : !seen.ready) order.unanswered(index)
   })
 }
 

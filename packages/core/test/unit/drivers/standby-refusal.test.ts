@@ -113,9 +113,12 @@ async function attempt(
 /** A factory metering its sockets as the adapter does. */
 function metered(): { factory: ReturnType<typeof socketFactory>; meters: Meters } {
   const meters = new Meters()
-  const factory = socketFactory(undefined, (socket, admit) => {
-    meters.add(socket, `127.0.0.1:${String((socket as Socket & { port?: unknown }).port)}`, true, 0, admit)
-  })
+  const factory = socketFactory(
+    undefined,
+    (socket, admit) =>
+      meters.add(socket, `127.0.0.1:${String((socket as Socket & { port?: unknown }).port)}`, true, 0, admit)
+        .meter,
+  )
   return { factory, meters }
 }
 
@@ -187,6 +190,35 @@ describe('postgres.js socket factory, without target_session_attrs', () => {
   })
 })
 
+// A host whose connections close during their startup (a crashing server, a proxy whose backend is
+// gone, a reset during SCRAM or TLS) made every attempt go to it again, the next host never tried
+// (found by an outside probe: postgres.js alone moves on at each attempt).
+describe('postgres.js socket factory, a host closing connections during their startup', () => {
+  /** A stand-in server that answers the startup with the start of a message, and closes. */
+  async function breaker(): Promise<number> {
+    const server = createServer((socket) => {
+      accepted.push(socket)
+      socket.on('error', () => {})
+      socket.once('data', () => socket.end(message('R', Buffer.from([0, 0, 0, 10])).subarray(0, 7)))
+    })
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as { port: number }).port
+  }
+
+  for (const attrs of [null, 'read-write']) {
+    it(`the next attempt goes on to the next host (target_session_attrs ${attrs})`, async () => {
+      const { factory, meters } = metered()
+      const broken = await breaker()
+      const o = options([broken, primaryPort], attrs)
+      const first = await attempt(factory, meters, o)
+      expect([first.port, first.ready]).toEqual([broken, false])
+      const second = await attempt(factory, meters, o)
+      expect([second.port, second.ready]).toEqual([primaryPort, true])
+    })
+  }
+})
+
 describe('postgres.js socket factory, an application factory inside', () => {
   it('is given one host at a time, in the order pipeflush chose', async () => {
     const meters = new Meters()
@@ -198,9 +230,7 @@ describe('postgres.js socket factory, an application factory inside', () => {
         await new Promise((resolve) => socket.once('connect', resolve))
         return socket
       },
-      (socket, admit) => {
-        meters.add(socket, 'x', true, 0, admit)
-      },
+      (socket, admit) => meters.add(socket, 'x', true, 0, admit).meter,
     )
     const o = options([standbyPort, primaryPort], 'read-write')
     const first = await attempt(factory, meters, o)
