@@ -7,7 +7,10 @@
 //   and a read fail TLS_FAILED; postgres.js reopens a connection for each request it rejected so,
 //   one after the other, some after the end was asked;
 // - `cutHandshake`: a cold pool whose every new connection is cut 1,000 bytes into the server's
-//   answer (inside the TLS handshake): a flush and a read fail, the cut is taken away, the end asked.
+//   answer (inside the TLS handshake): a flush and a read fail, the cut is taken away, the end asked;
+// - `cutOnce`: a cold pool whose next connection only is cut inside its handshake: a read fails, the
+//   next read is answered (its own opening, while postgres.js still waits out its backoff to reopen
+//   for the first), and the end is asked at once (it never settled, found by an outside probe).
 // Prints one JSON line.
 import { defineSchema, EntityManager } from '@pipeflush/core'
 import { startCutProxy } from '@pipeflush/testkit'
@@ -24,6 +27,7 @@ export interface EndAfterFailuresConfig {
 export interface EndAfterFailuresResult {
   readonly wrongCa: { readonly codes: readonly string[]; readonly endMs: number }
   readonly cutHandshake: { readonly codes: readonly string[]; readonly endMs: number }
+  readonly cutOnce: { readonly codes: readonly string[]; readonly endMs: number }
 }
 
 const config = JSON.parse(process.argv[2]!) as EndAfterFailuresConfig
@@ -73,8 +77,24 @@ async function cutHandshake(): Promise<EndAfterFailuresResult['cutHandshake']> {
   return { codes, endMs }
 }
 
+async function cutOnce(): Promise<EndAfterFailuresResult['cutOnce']> {
+  const proxy = await startCutProxy({ host: url.hostname, port: Number(url.port) })
+  const sql = postgres({ ...options(config.ca, proxy.port), max: 2, idle_timeout: 0.1 })
+  const root = await EntityManager.connect(sql, { flushTimeoutMs: 2500 })
+  await new Promise((resolve) => setTimeout(resolve, 400)) // the pool is cold (idle_timeout 100 ms)
+  proxy.arm({ direction: 'downstream', offset: 290, action: 'close', once: true })
+  const codes = [await codeOf(root.fork().find('tls_note', { id: 1 }))]
+  codes.push(await codeOf(root.fork().find('tls_note', { id: 1 })))
+  const started = performance.now()
+  await sql.end()
+  const endMs = Math.round(performance.now() - started)
+  await proxy.stop()
+  return { codes, endMs }
+}
+
 const result: EndAfterFailuresResult = {
   wrongCa: await wrongCa(),
   cutHandshake: await cutHandshake(),
+  cutOnce: await cutOnce(),
 }
 console.log(JSON.stringify(result))

@@ -242,6 +242,8 @@ describe('postgres.js over TLS, the end after failed openings', () => {
     expect(result.wrongCa.endMs).toBeLessThan(4000)
     expect(result.cutHandshake.codes).toEqual(['CONNECTION_LOST', 'CONNECTION_LOST'])
     expect(result.cutHandshake.endMs).toBeLessThan(4000)
+    expect(result.cutOnce.codes).toEqual(['CONNECTION_LOST', 'ok'])
+    expect(result.cutOnce.endMs).toBeLessThan(4000)
   }, 70_000)
 })
 
