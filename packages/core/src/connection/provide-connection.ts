@@ -46,7 +46,8 @@ export interface ConnectionUse<S extends GuardedSession> extends Purpose {
  * Runs `work` on a connection of `source`, within `use.timeoutMs` (the wait for the connection
  * included), then gives the connection back. Every error leaving is a coded `PipeflushError`, secrets
  * redacted: the reservation's by {@link reservationError}, the work's by `use.failure`. A connection
- * whose server refused a write as read-only (a standby, as after a failover to a pool that still holds
+ * whose work failed on an exception of its own code (`INTERNAL_ERROR`) is closed, not given back. A
+ * connection whose server refused a write as read-only (a standby, as after a failover to a pool that still holds
  * connections to the old primary) is closed, not given back: it would refuse every later write.
  *
  * Flushes, read batches and a locking read's transaction all get their connection here.
@@ -69,7 +70,10 @@ export async function provideConnection<S extends GuardedSession, T>(
     value = await work(session, lease)
   } catch (e) {
     const error = redactError(use.failure(e, session))
-    if (error.code === 'READ_ONLY_SERVER') session.session.terminate()
+    // An exception of code the work ran (INTERNAL_ERROR) may leave the connection anywhere, inside a
+    // transaction of a flush's waves: closed, the server rolls that back; given back, the pool's next
+    // user would commit it.
+    if (error.code === 'READ_ONLY_SERVER' || error.code === 'INTERNAL_ERROR') session.session.terminate()
     await lease.end(error, session)
     throw error
   }

@@ -12,8 +12,9 @@ export interface FlushReport {
    * Network round trips the flush waited for, measured on its connection's socket: a client write
    * after data came back counts one (the rule of the test kit's counter). Opening a connection for the
    * flush and fetching ids are included; 0 when there was nothing to write. The TCP handshake is not a
-   * write and is not counted (add one per `connected`). Behind TLS the bytes of a connection opened for
-   * the flush cannot be observed: the flush's own round trips are counted.
+   * write and is not counted (add one per `connected`). Over TLS the handshake's round trips are
+   * counted too (from what the TLS socket reports once it is over). On postgres.js, an opening cut
+   * before it was ready, which the pool replaced by another, is not counted.
    */
   readonly roundTrips: number
   /**

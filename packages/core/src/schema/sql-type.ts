@@ -110,6 +110,9 @@ interface Token {
   readonly text: string
 }
 
+/** The names of `numeric`, whose scale may be negative. */
+const NUMERIC_NAMES: ReadonlySet<string> = new Set(['numeric', 'decimal', 'dec'])
+
 /** A token of a type name; a number may be negative (`numeric(3,-2)`, a scale from PostgreSQL 15). */
 const TOKEN = /\s*(?:"((?:[^"]|"")*)"|([A-Za-z_][A-Za-z0-9_$]*)|(-?\d+)|([.(),[\]]))/y
 
@@ -202,6 +205,10 @@ export function parseSqlType(sql: string): ParsedSqlType | string {
     }
   }
   if (depth !== 0) return 'unbalanced ( )'
+  // A negative number is a numeric's scale only (`numeric(3,-2)`).
+  const negative = numbers.findIndex((n) => n < 0)
+  if (negative >= 0 && !(negative === 1 && NUMERIC_NAMES.has(words.join(' '))))
+    return `unexpected ${numbers[negative]}`
   if (quoted !== undefined) return { kind: 'other', castType: typeSqlName(schema, quoted), isArray }
   const name = words.join(' ')
   if (name === '') return 'not a type name'

@@ -166,17 +166,23 @@ function fitNumeric(text: string, column: ColumnModel, value: unknown): string {
   const point = text.indexOf('.')
   const fraction = point < 0 ? '' : text.slice(point + 1)
   const digits = (point < 0 ? text : text.slice(0, point) + fraction).replace('-', '')
-  // The value is digits x 10^-fraction.length; rounded to the scale: rounded x 10^-scale.
+  // The value is digits x 10^-fraction.length; rounded to the scale: rounded x 10^-scale, whose
+  // digits must be at most `precision`.
   const shift = scale - fraction.length
-  let rounded = BigInt(digits)
-  if (shift >= 0) rounded *= 10n ** BigInt(shift)
-  else {
+  let length: number
+  if (shift >= 0) {
+    // Nothing to round (the usual value: `'19.99'` in a `numeric(10,2)`): counted, not computed.
+    let lead = 0
+    while (lead < digits.length && digits.charCodeAt(lead) === 48) lead++
+    length = lead === digits.length ? 0 : digits.length - lead + shift
+  } else {
     const unit = 10n ** BigInt(-shift)
-    const rest = rounded % unit
-    rounded /= unit
-    if (2n * rest >= unit) rounded += 1n
+    const whole = BigInt(digits)
+    let rounded = whole / unit
+    if (2n * (whole % unit) >= unit) rounded += 1n
+    length = rounded === 0n ? 0 : rounded.toString().length
   }
-  if (rounded !== 0n && rounded.toString().length > precision) {
+  if (length > precision) {
     const before = precision - scale
     problem(
       `${describeWritten(value)} does not fit a ${fits} column: ${before > 0 ? `at most ${before} digit${before === 1 ? '' : 's'} before the decimal point` : `its absolute value must be below 10^${before}`} once rounded to ${scale} decimal place${scale === 1 ? '' : 's'}`,

@@ -149,13 +149,16 @@ export function socketFactory(
       }
     // A refused opening is no attempt: not metered (a failed attempt would count against other waits).
     const seen = refused === undefined ? onSocket(socket, admit) : undefined
-    if (watched !== undefined && hostOrder !== undefined)
-      watchStartup(socket, watched.index, hostOrder, seen, watched.judged)
+    const watchTls =
+      watched !== undefined && hostOrder !== undefined
+        ? watchStartup(socket, watched.index, hostOrder, seen, watched.judged)
+        : undefined
     const quiet = () => fetchingTypes(socket)
     const closed = () => onDriverClosed(refused)
     deferCloseListeners(socket, closed, quiet)
     holdDataOnceDestroyed(socket)
     watchTlsUpgrade(socket, (tls) => {
+      watchTls?.(tls)
       deferDriverCloseOn(tls, closed, quiet)
       holdDataOnceDestroyed(tls)
       onTls(socket, tls)
@@ -190,7 +193,9 @@ function everyHostFailed(failures: readonly unknown[]): Error & { code?: string;
 /**
  * Tells `order` when `socket` (to host `index`) closes before its startup was over (`seen`, the meter's;
  * without one, before the server sent a byte), unless its startup's judgement refused it (`judged`):
- * that host is tried after the others next time (see {@link HostOrder.unanswered}).
+ * that host is tried after the others next time (see {@link HostOrder.unanswered}). Answers what
+ * watches the TLS socket postgres.js puts over it, whose close is the connection's then (postgres.js
+ * takes every listener off the socket as it upgrades it).
  */
 function watchStartup(
   socket: Socket,
@@ -198,7 +203,7 @@ function watchStartup(
   order: HostOrder,
   seen: StartupSeen | undefined,
   judged: { readonly done: boolean },
-): void {
+): (tls: TLSSocket) => void {
   let answered = false
   // A CancelRequest's connection is closed by the server without a byte: no sign of a silent host.
   let cancel = false
@@ -214,10 +219,17 @@ function watchStartup(
   socket.prependOnceListener('data', () => {
     answered = true
   })
-  socket.once('close', () => {
+  let over = false
+  const closed = () => {
+    if (over) return
+    over = true
     if (cancel || judged.done) return
     if (seen === undefined ? !answered : !seen.ready) order.unanswered(index)
-  })
+  }
+  socket.once('close', closed)
+  return (tls) => {
+    tls.once('close', closed)
+  }
 }
 
 /** Whether `chunk` is a CancelRequest (16 bytes: its length, then the code 80877102). */

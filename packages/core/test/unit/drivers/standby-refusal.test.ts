@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PostgresJsOptions } from '../../../src/drivers/postgres-js/client-types.ts'
 import { socketFactory } from '../../../src/drivers/postgres-js/socket-factory.ts'
@@ -194,6 +195,18 @@ describe('postgres.js socket factory, without target_session_attrs', () => {
 // gone, a reset during SCRAM or TLS) made every attempt go to it again, the next host never tried
 // (found by an outside probe: postgres.js alone moves on at each attempt).
 describe('postgres.js socket factory, a host closing connections during their startup', () => {
+  /** A stand-in server whose connections `serve` plays; its port. */
+  async function standInWith(serve: (socket: Socket) => void): Promise<number> {
+    const server = createServer((socket) => {
+      accepted.push(socket)
+      socket.on('error', () => {})
+      serve(socket)
+    })
+    servers.push(server)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return (server.address() as { port: number }).port
+  }
+
   /** A stand-in server that answers the startup with the start of a message, and closes. */
   async function breaker(): Promise<number> {
     const server = createServer((socket) => {
@@ -205,6 +218,42 @@ describe('postgres.js socket factory, a host closing connections during their st
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     return (server.address() as { port: number }).port
   }
+
+  it('over TLS too: a host that resets during the handshake is skipped by the next attempt', async () => {
+    // Answers 'S' to the SSLRequest, then resets during the handshake.
+    const broken = await standInWith((s) =>
+      s.once('data', () => {
+        s.write('S')
+        s.once('data', () => s.destroy())
+      }),
+    )
+    const answering = await standInWith((s) =>
+      s.once('data', () => {
+        s.write('S')
+        setTimeout(() => s.destroy(), 100)
+      }),
+    )
+    const { factory } = metered()
+    const o = options([broken, answering], null)
+    /** One attempt as postgres.js's secure() plays it: the SSLRequest, every listener off, TLS over the socket. */
+    const play = async () => {
+      const socket = await factory(o)
+      const port = (socket as Socket & { port?: number }).port
+      const request = Buffer.alloc(8)
+      request.writeUInt32BE(8, 0)
+      request.writeUInt32BE(80877103, 4)
+      socket.write(request)
+      await new Promise((resolve) => socket.once('data', resolve))
+      socket.removeAllListeners()
+      const tls = tlsConnect({ socket, rejectUnauthorized: false })
+      tls.on('error', () => {})
+      await new Promise((resolve) => tls.once('close', resolve))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return port
+    }
+    expect(await play()).toBe(broken)
+    expect(await play()).toBe(answering)
+  })
 
   for (const attrs of [null, 'read-write']) {
     it(`the next attempt goes on to the next host (target_session_attrs ${attrs})`, async () => {

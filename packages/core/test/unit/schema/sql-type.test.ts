@@ -23,6 +23,9 @@ describe('parseSqlType', () => {
       numericTypmod: { precision: 5, scale: 0 },
     })
     expect(parseSqlType('numeric')).toEqual({ kind: 'known', type: 'numeric', isArray: false })
+    // A negative number is a numeric's scale only, as PostgreSQL reads type names.
+    for (const refused of ['varchar(-1)', 'numeric(-3)', 'float(-1)', 'numeric(-3,2)'])
+      expect(typeof parseSqlType(refused), refused).toBe('string')
     expect(parseSqlType('numeric(3, -2)')).toEqual({
       kind: 'known',
       type: 'numeric',
