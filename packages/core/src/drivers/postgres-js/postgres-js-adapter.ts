@@ -376,11 +376,11 @@ export class PostgresJsAdapter implements DriverAdapter {
     const done = this.#end.begin()
     const timer = setTimeout(done, REOPENING_WAIT_MS)
     timer.unref()
-    // Left behind for postgres.js's longest backoff (see `#serverTakesConnections`), not until the
-    // next opening is over or ready: which opening postgres.js made for it cannot be told (another
-    // request's may come first), and while openings fail it may reopen again after the end (over TLS,
-    // every handshake failing, it reopens for each rejected request in turn), a connection its end
-    // would wait for without end: the end stays bounded.
+    // Left behind until an opening is ready (over TLS, for postgres.js's longest backoff: see
+    // `#serverTakesConnections`), not until the next one is over: which opening postgres.js made for
+    // it cannot be told (another request's may come first), and while openings fail it may reopen
+    // again after the end (over TLS, every handshake failing, it reopens for each rejected request in
+    // turn), a connection its end would wait for without end: the end stays bounded.
     // Those no longer left behind (older than postgres.js's longest backoff) go: the set stays small
     // however long the server refuses.
     this.#waitingLeftBehind()
@@ -398,19 +398,33 @@ export class PostgresJsAdapter implements DriverAdapter {
   }
 
   /**
-   * An opening became the pool's: the server takes connections again. The requests postgres.js
-   * rejected while their connection opened stay left behind all the same (the end bounded) until
-   * postgres.js's longest backoff passed (see {@link #waitingLeftBehind}): the opening may be another
-   * request's (the next read's, over TLS, while postgres.js still waits out its backoff to reopen for
-   * the rejected one), and an end asked before that reopening waited for its connection without end.
-   * Only their record for this opening goes (`closes`: those rejected before a close handled before
-   * it began).
+   * An opening became the pool's: the server takes connections again, so postgres.js's reopenings
+   * for the requests it rejected while their connection opened get theirs, and its end waits for
+   * none of them: they are no longer left behind (an application's own query then runs to its end).
+   * Only the requests rejected before a close that came before this opening began (`closes`, handled
+   * then): an opening asked before is no reopening for them, and an end asked after it while
+   * postgres.js still waits out its backoff to reopen waited for that connection without end. Over
+   * TLS they stay left behind (the end bounded) until postgres.js's longest backoff passed (see
+   * {@link #waitingLeftBehind}): there postgres.js reopens for a request rejected at the handshake
+   * after its backoff, and the opening ready first was the next read's own while the reopening was
+   * still to come; an end asked then never settled.
    */
   #serverTakesConnections(closes: number): void {
     for (const [request, rejectedAt] of this.#reopenedFor) {
       if (rejectedAt >= closes) continue
+      if (!this.#overTls) this.#leftBehind.delete(request)
       this.#reopenedFor.delete(request)
     }
+  }
+
+  /**
+   * Whether the client's connections may go over TLS (its `ssl` option, `prefer` included), where
+   * postgres.js reopens for a request it rejected at the handshake after its backoff, later than
+   * another request's opening may be ready (see {@link #serverTakesConnections}).
+   */
+  get #overTls(): boolean {
+    const ssl = this.sql.options.ssl
+    return ssl !== undefined && ssl !== null && ssl !== false && ssl !== 'disable'
   }
 
   /**
