@@ -45,10 +45,11 @@ export interface ConnectionUse<S extends GuardedSession> extends Purpose {
 /**
  * Runs `work` on a connection of `source`, within `use.timeoutMs` (the wait for the connection
  * included), then gives the connection back. Every error leaving is a coded `PipeflushError`, secrets
- * redacted: the reservation's by {@link reservationError}, the work's by `use.failure`. A connection
- * whose work failed on an exception of its own code (`INTERNAL_ERROR`) is closed, not given back. A
- * connection whose server refused a write as read-only (a standby, as after a failover to a pool that still holds
- * connections to the old primary) is closed, not given back: it would refuse every later write.
+ * redacted: the reservation's by {@link reservationError}, the work's by `use.failure`. A
+ * connection whose work failed on an exception of its own code (`INTERNAL_ERROR`) is closed, not
+ * given back. A connection whose server refused a write as read-only (a standby, as after a
+ * failover to a pool that still holds connections to the old primary) is closed, not given back: it
+ * would refuse every later write.
  *
  * Flushes, read batches and a locking read's transaction all get their connection here.
  *
