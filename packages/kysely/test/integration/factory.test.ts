@@ -173,18 +173,20 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   test('retries the work after a deadlock the server broke (SQLSTATE 40P01)', async () => {
     const { client } = db.client(driver, { max: 2 })
     const factory = await createEntityManagerFactory<DB>({ client })
-    const { result: pair } = await factory.run((em) => [
-      em.create('author', { name: 'd1' }),
-      em.create('author', { name: 'd2' }),
-    ])
-    const [first, second] = pair
-    // Another transaction holds the second row; the flush locks the first, then waits for the second;
-    // the other then asks for the first: a deadlock. The flush waited first, so its backend detects it
+    const { result: pair } = await factory.run((em) => {
+      const author = em.create('author', { name: 'd1' })
+      return [author, em.create('book', { title: 'd2', author_id: author, price: 1 })] as const
+    })
+    const [author, book] = pair
+    // Another transaction holds the book; the flush updates the author, then waits for the book (a
+    // flush updates a referenced table before the table referencing it: two statements, in that order,
+    // where one statement's rows would be locked in whatever order the server's plan reads them); the
+    // other then asks for the author: a deadlock. The flush waited first, so its backend detects it
     // (after deadlock_timeout) and is rolled back; the run retries and commits once the other is done.
     const other = await db.sql.reserve()
     await other`begin`
-    await other`update author set name = 'held' where id = ${second!.id}`
-    /** Once the flush waits for the second row, the other transaction asks for the first. */
+    await other`update book set title = 'held' where id = ${book.id}`
+    /** Once the flush waits for the book, the other transaction asks for the author. */
     const closeTheCycle = async () => {
       for (;;) {
         const [row] = await db.sql`select count(*)::int as n from pg_stat_activity
@@ -192,7 +194,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
         if (row!.n > 0) break
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
-      await other`update author set name = 'held' where id = ${first!.id}`.then(
+      await other`update author set name = 'held' where id = ${author.id}`.then(
         () => other`commit`,
         () => other`rollback`,
       )
@@ -204,9 +206,12 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
       async (em) => {
         calls++
         // The retry reads once the other transaction committed (its second update waited for the flush's
-        // rollback), so it sees the other's names.
+        // rollback), so it sees the other's values.
         if (closed !== undefined) await closed
-        for (const a of await em.find('author', { id: [first!.id, second!.id] })) a.name = `${a.name}+run`
+        const a = await em.load('author', author.id)
+        const b = await em.load('book', book.id)
+        a.name = `${a.name}+run`
+        b.title = `${b.title}+run`
         if (calls === 1) closed = closeTheCycle()
       },
       { retries: 1 },
@@ -214,9 +219,9 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     const { attempts } = await run
     expect(attempts).toBe(calls)
     expect(attempts).toBe(2)
-    const names =
-      await db.sql`select name from author where id in ${db.sql([first!.id, second!.id])} order by id`
-    expect(names.map((r) => r.name)).toEqual(['held+run', 'held+run'])
+    const [row] = await db.sql`select a.name, b.title from author a join book b on b.author_id = a.id
+      where b.id = ${book.id}`
+    expect(row).toEqual({ name: 'held+run', title: 'held+run' })
   })
 })
 
