@@ -99,7 +99,9 @@ function aliasedField(field: Field, name: string): SQL.Aliased {
   // Inside SQL, an aliased field stands for its name: an expression named with `.as()` is selected
   // by its own SQL (as Drizzle's select list writes it), a subquery's field by its name.
   const inner = isNamedExpression(field) ? field.sql : (field as SQL | SQL.Aliased | Column)
-  return (readAsText(field) ? sql`${inner}::text` : sql`${inner}`).as(name)
+  // Cast whole: `${a} + interval '1 day'` is an operator expression, whose last operand alone a bare
+  // `::text` would cast.
+  return (readAsText(field) ? sql`(${inner})::text` : sql`${inner}`).as(name)
 }
 
 /** Whether the field's values are dates, timestamps or intervals (or arrays of them), by its column. */

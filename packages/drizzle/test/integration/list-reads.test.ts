@@ -201,6 +201,27 @@ describe.each(TEST_DRIVERS)('%s: list reads', (driver) => {
     expect(same).toEqual(await named[2])
     expect(sub).toEqual(await named[3])
     expect(sub![0]).toMatchObject({ writer: 'Ada' })
+    // A date, timestamp or interval read as text: an operator expression mapped with such a column is
+    // cast whole, not its last operand (`... + interval '1 day'::text` is no timestamp).
+    const arithmetic = [
+      drizzle
+        .select({ next: sql`${books.createdAt} + interval '1 day'`.mapWith(books.createdAt) })
+        .from(books)
+        .orderBy(books.id),
+      drizzle
+        .select({
+          later: sql`${books.updatedAt} - interval '1 hour'`.mapWith(books.updatedAt).as('later'),
+          day: sql`${books.createdAt}::date - 7`.mapWith(kinds.day),
+          gap: sql`${books.updatedAt} - ${books.createdAt}`.mapWith(kinds.span),
+        })
+        .from(books)
+        .orderBy(books.id),
+    ] as const
+    const [next, shifted] = await Promise.all(arithmetic.map((q) => em.select(q)))
+    expect(next).toEqual(await arithmetic[0])
+    expect(next![0]!['next']).toBeInstanceOf(Date)
+    expect(shifted).toEqual(await arithmetic[1])
+    expect(typeof shifted![0]!['day']).toBe('string')
     // A union is Drizzle's to run.
     const union = drizzle
       .select({ id: books.id })
