@@ -50,8 +50,10 @@ export function columnSpec(
   const identity = column.generatedIdentity
   const options: ColumnOptions = {
     name: dbName,
-    // A serial column is NOT NULL whatever its definition says (Drizzle's bigint-mode bigserial says nullable).
-    nullable: !column.notNull && !SERIALS.has(column.columnType),
+    // A serial column is NOT NULL whatever its definition says (Drizzle's bigint-mode bigserial says
+    // nullable), and so is a primary key's column (Drizzle marks a single column's `.primaryKey()`, not
+    // the columns of `primaryKey({ columns })`).
+    nullable: !column.notNull && !SERIALS.has(column.columnType) && !keyPart,
     ...(identity === undefined
       ? {}
       : { identity: identity.type === 'always' ? 'always' : ('by default' as const) }),

@@ -1,7 +1,7 @@
 import { isPipeflushError, type PipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import { bigserial, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js'
 import type pg from 'pg'
 import type postgres from 'postgres'
@@ -62,5 +62,29 @@ describe.each(TEST_DRIVERS)('%s: checkDatabase', (driver) => {
     expect(error?.message).toContain('ghosts (public.ghost): no such table in the database')
     // Without the check the factory starts: the definitions are taken as they are.
     await expect(createEntityManagerFactory({ db: database })).resolves.toBeDefined()
+  })
+
+  test('a composite primary key whose columns the definitions leave nullable agrees with the catalog', async () => {
+    // PostgreSQL makes every primary-key column NOT NULL; Drizzle marks only a single column's
+    // `.primaryKey()` so, not the columns of `primaryKey({ columns })`.
+    const linked = {
+      bookTags: pgTable(
+        'book_tag',
+        { bookId: bigint('book_id', { mode: 'number' }), tagId: integer('tag_id') },
+        (t) => [primaryKey({ columns: [t.bookId, t.tagId] })],
+      ),
+    }
+    const { client, counter } = db.client(driver, { max: 1 })
+    const database =
+      driver === 'postgres.js'
+        ? drizzlePostgresJs(client as postgres.Sql, { schema: linked })
+        : drizzlePg(client as pg.Pool, { schema: linked })
+    const factory = await createEntityManagerFactory({ db: database, checkDatabase: true })
+    // A key part is still required before anything is sent.
+    const em = factory.fork()
+    em.create(linked.bookTags, { bookId: 1 })
+    counter.reset()
+    await expect(em.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE', column: 'tagId' })
+    expect(counter.read().roundTrips).toBe(0)
   })
 })

@@ -217,11 +217,11 @@ describe.each(TEST_DRIVERS)('%s: list reads', (driver) => {
         .from(books)
         .orderBy(books.id),
     ] as const
-    const [next, shifted] = await Promise.all(arithmetic.map((q) => em.select(q)))
+    const [next, shifted] = await Promise.all([em.select(arithmetic[0]), em.select(arithmetic[1])])
     expect(next).toEqual(await arithmetic[0])
-    expect(next![0]!['next']).toBeInstanceOf(Date)
+    expect(next[0]?.next).toBeInstanceOf(Date)
     expect(shifted).toEqual(await arithmetic[1])
-    expect(typeof shifted![0]!['day']).toBe('string')
+    expect(typeof shifted[0]?.day).toBe('string')
     // A union is Drizzle's to run.
     const union = drizzle
       .select({ id: books.id })
