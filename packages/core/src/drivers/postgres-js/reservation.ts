@@ -121,8 +121,11 @@ export function reserveConnection(
       const everyHost = everyHostFailed(watch, started)
       if (everyHost !== undefined) {
         if (finish(() => reject(everyHost))) failed(everyHost)
-      } else if (now - started >= watch.connectTimeoutMs) {
-        const why = cannotConnect(watch)
+      } else if (
+        now - started >= watch.connectTimeoutMs ||
+        meters.failures - failuresBefore >= FAILED_OPENINGS
+      ) {
+        const why = cannotConnect(watch, meters.failures - failuresBefore)
         if (finish(() => reject(why))) failed(why)
       } else if (now - lastAsk >= 1000) {
         ask()
@@ -139,6 +142,16 @@ export function reserveConnection(
  * with 57P03, 53300, 28xxx or 3D000.
  */
 const SESSION_ENDS = new Set(['57P01', '57P02', '57P05', '25P03'])
+
+/**
+ * Connection attempts failed since a reservation was asked after which it fails, before
+ * `connect_timeout`: postgres.js reconnects at once when a connection closes before it is ready (a
+ * server that closes each new connection: a proxy or load balancer with no backend), and would keep at
+ * it for the whole `connect_timeout` (30 s by default, `flushTimeoutMs`'s default too: every flush
+ * timed out waiting). node-postgres fails at the first such close; a few let one cut opening (the
+ * network's, or a server's restart) be followed by one that succeeds.
+ */
+const FAILED_OPENINGS = 3
 
 /** Asks again after at most this many refused openings (see `isRefusedOpening`). */
 const MAX_REFUSED_AGAIN = 64
@@ -182,15 +195,22 @@ function everyHostFailed(watch: ReservationWatch, since: number): DriverError | 
 }
 
 /**
- * Connection attempts kept failing for longer than `connect_timeout`: the last attempt's own error
- * is the cause, so that what failed is classified by its code (a handshake the network cut,
- * ECONNRESET, is no TLS setting to fix, whatever its message says of TLS).
+ * Connection attempts kept failing for longer than `connect_timeout`, or `attempts` of them failed
+ * (at least {@link FAILED_OPENINGS}): the last attempt's own error is the cause, so that what failed
+ * is classified by its code (a handshake the network cut, ECONNRESET, is no TLS setting to fix,
+ * whatever its message says of TLS).
  */
 export function cannotConnect(
   watch: Pick<ReservationWatch, 'meters' | 'address' | 'connectTimeoutMs'>,
+  attempts = 0,
 ): DriverError {
   const last = watch.meters.lastFailure
   const where = last?.address ?? watch.address
-  const message = `could not open a connection to ${where} within connect_timeout (${watch.connectTimeoutMs / 1000} s): ${last?.reason ?? 'no answer'}`
+  const reason = last?.reason ?? 'no answer'
+  if (attempts >= FAILED_OPENINGS) {
+    const message = `could not open a connection to ${where}: ${attempts} attempts failed: ${reason}`
+    return { kind: 'connection', message, cause: last?.error ?? new Error(message) }
+  }
+  const message = `could not open a connection to ${where} within connect_timeout (${watch.connectTimeoutMs / 1000} s): ${reason}`
   return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: last?.error ?? new Error(message) }
 }

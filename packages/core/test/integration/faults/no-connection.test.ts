@@ -214,6 +214,36 @@ describe('a server that closes every connection as it opens', () => {
         }
       },
     )
+
+    test("a flush with the driver's default connect timeout fails CONNECTION_LOST at once, as the server closes, not at flushTimeoutMs", async () => {
+      // postgres.js's default connect_timeout (30 s) is flushTimeoutMs's default too: waiting it out
+      // made every flush FLUSH_TIMEOUT after 30 s while the server was down. node-postgres fails at
+      // the first close; postgres.js, which reconnects at once, after a few.
+      const c = openTrackedClient(driver, closerUrl(), { max: 3 })
+      const watch = watchProcess()
+      try {
+        const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 20_000 }).catch(
+          (e: unknown) => e,
+        )
+        const started = performance.now()
+        let failed: unknown = root
+        if (root instanceof EntityManager) {
+          const em = root.fork()
+          em.create('gizmo', { id: nextId++, name: 'never stored' })
+          failed = await em.flush().catch((e: unknown) => e)
+          expect(em.pending.inserts).toBe(1)
+        }
+        expect(isPipeflushError(failed) && failed.code, String(failed)).toBe('CONNECTION_LOST')
+        expect((failed as Error).message).toContain(address)
+        expect(performance.now() - started).toBeLessThan(1500)
+        await new Promise((resolve) => setTimeout(resolve, 200)) // the last attempts settle
+        expect(await openedDuring(300), 'connections opened once the request failed').toBe(0)
+        expect((await settleWithin(c.end(), 5_000, 'the client end')).ok).toBe(true)
+        await watch.assertClean()
+      } finally {
+        watch.dispose()
+      }
+    })
   })
 })
 
