@@ -9,9 +9,10 @@ export interface NameWish {
 /**
  * Names the relations of one table, whatever order they come in: in rounds, each relation not yet
  * named asks for its next candidate; a name asked by one relation alone, not a column (`taken`) nor
- * given or refused before, is given; a name two relations ask for in the same round goes to neither
- * (nor to any later one) and both move on. A relation whose candidates all fail gets its last one
- * numbered (`_2`, `_3`, ... in the order of their identities).
+ * given or refused before, nor one starting with `$` (the options of a `with` level), is given; a name
+ * two relations ask for in the same round goes to neither (nor to any later one) and both move on. A
+ * relation whose candidates all fail gets its last one numbered (`_2`, `_3`, ... in the order of their
+ * identities; its leading `$` signs left out).
  *
  * @example
  * pickNames([{ candidates: ['posts', 'posts_by_author'], identity: 'a' }], new Set(['title']))
@@ -33,7 +34,8 @@ export function pickNames(wishes: readonly NameWish[], taken: ReadonlySet<string
     }
     if (asked.size === 0) break
     for (const [name, askers] of asked) {
-      if (askers.length === 1 && name !== '' && !refused.has(name)) names[askers[0]!] = name
+      if (askers.length === 1 && name !== '' && !name.startsWith('$') && !refused.has(name))
+        names[askers[0]!] = name
       else for (const i of askers) next[i] = next[i]! + 1
       refused.add(name)
     }
@@ -43,7 +45,7 @@ export function pickNames(wishes: readonly NameWish[], taken: ReadonlySet<string
     .filter(({ i }) => names[i] === undefined)
     .sort((a, b) => (a.w.identity < b.w.identity ? -1 : a.w.identity > b.w.identity ? 1 : 0))
   for (const { w, i } of left) {
-    const base = w.candidates.at(-1) ?? 'relation'
+    const base = (w.candidates.at(-1) ?? '').replace(/^\$+/, '') || 'relation'
     let n = 2
     while (refused.has(`${base}_${n}`)) n++
     names[i] = `${base}_${n}`

@@ -64,6 +64,10 @@ function renamed(
       throw errors.invalidConfig(
         `relationNames["${path}"] cannot be "${name}": await reads it on every entity a read resolves to.`,
       )
+    if (name.startsWith('$'))
+      throw errors.invalidConfig(
+        `relationNames["${path}"] cannot be "${name}": a name starting with $ is an option of a with level ($where, $orderBy...).`,
+      )
     map.delete(relation.name)
     map.set(name, { ...relation, name })
   }

@@ -204,6 +204,66 @@ describe('relation names from declared schemas', () => {
     )
   })
 
+  // The options of a `with` level start with `$` (`$where`, `$count`...): a relation so named could
+  // not be loaded by `with`.
+  it('never name a relation with a leading $: a $where_id column, a $count table and keys so named take their next names', () => {
+    const schema = defineSchema({
+      account: { columns: { id: 'int8' }, primaryKey: ['id'] },
+      item: {
+        columns: { id: 'int8', $where_id: 'int8' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['$where_id'], references: 'account' }],
+      },
+      $count: {
+        columns: { id: 'int8', account_id: 'int8' },
+        primaryKey: ['id'],
+        foreignKeys: [{ columns: ['account_id'], references: 'account' }],
+      },
+      $pair: {
+        columns: { a: 'int8', b: 'int8' },
+        primaryKey: ['a', 'b'],
+        foreignKeys: [
+          { columns: ['a'], references: 'account' },
+          { columns: ['b'], references: 'account' },
+        ],
+      },
+    })
+    const names = [...schema.tables.keys()].flatMap((t) => [...relationsOf(schema, t).keys()])
+    expect(names.filter((n) => n.startsWith('$'))).toEqual([])
+    expect(relationsOf(schema, 'item').get('account')).toMatchObject({
+      kind: 'many-to-one',
+      columns: ['$where_id'],
+    })
+    // The last resort, numbered, leaves the sign out too.
+    expect(
+      pickNames(
+        [
+          { candidates: ['$count'], identity: 'a' },
+          { candidates: ['$count'], identity: 'b' },
+        ],
+        new Set(),
+      ),
+    ).toEqual(['count_2', 'count_3'])
+    expect(() =>
+      defineSchema(
+        {
+          account: { columns: { id: 'int8' }, primaryKey: ['id'] },
+          item: {
+            columns: { id: 'int8', account_id: 'int8' },
+            primaryKey: ['id'],
+            foreignKeys: [{ columns: ['account_id'], references: 'account' }],
+          },
+        },
+        { relationNames: { 'item.account': '$where' } },
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining('cannot be "$where"'),
+      }),
+    )
+  })
+
   it('make a table with a unique constraint on its foreign key one-to-one', () => {
     const schema = defineSchema({
       person: people,
