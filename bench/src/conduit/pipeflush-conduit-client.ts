@@ -7,7 +7,7 @@ import type { Relations } from '@pipeflush/example-conduit/relations'
 import { PipeflushStore } from '@pipeflush/example-conduit/repositories/pipeflush/pipeflush-store'
 import type { RequestObserver } from '@pipeflush/example-conduit/repositories/store'
 import type { Repositories } from '@pipeflush/example-conduit/repositories/types'
-import type { DB } from '@pipeflush/example-conduit/schema'
+import { type DB, FLUSH_LOG } from '@pipeflush/example-conduit/schema'
 import { appKysely } from '@pipeflush/example-support'
 import { createEntityManagerFactory } from '@pipeflush/kysely'
 import type { DriverClient } from '../series/driver-client.ts'
@@ -24,7 +24,11 @@ import { FEED_LIMIT } from './conduit-requests.ts'
  */
 export async function pipeflushConduitClient(pool: DriverClient): Promise<ConduitClient> {
   const db = appKysely<DB>({ driver: pool.driver, client: pool.client })
-  const factory = await createEntityManagerFactory<DB, Relations>({ client: pool.client, db })
+  const factory = await createEntityManagerFactory<DB, Relations>({
+    client: pool.client,
+    db,
+    flushLog: FLUSH_LOG,
+  })
   const store = new PipeflushStore(factory, { pipeline: 'burst', counter: pool.counter })
 
   /** Runs `work` in a new unit of work, keeping its flush's report and socket count. */

@@ -9,7 +9,7 @@ import type { Relations } from './relations.ts'
 import { KyselyStore } from './repositories/kysely/kysely-store.ts'
 import { PipeflushStore } from './repositories/pipeflush/pipeflush-store.ts'
 import type { Store } from './repositories/store.ts'
-import type { DB } from './schema.ts'
+import { type DB, FLUSH_LOG } from './schema.ts'
 
 /** How the repositories are implemented: on pipeflush, or as plain Kysely (each query awaited). */
 export type Implementation = 'pipeflush' | 'kysely'
@@ -60,7 +60,11 @@ export async function startConduit(options: ConduitOptions): Promise<RunningCond
   if ((options.implementation ?? 'pipeflush') === 'kysely') {
     store = new KyselyStore(db)
   } else {
-    const factory = await createEntityManagerFactory<DB, Relations>({ client: pool.client, db })
+    const factory = await createEntityManagerFactory<DB, Relations>({
+      client: pool.client,
+      db,
+      flushLog: FLUSH_LOG,
+    })
     store = new PipeflushStore(factory, {
       pipeline: options.pipeline ?? 'burst',
       ...(pool.counter ? { counter: pool.counter } : {}),

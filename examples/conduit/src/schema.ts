@@ -1,3 +1,4 @@
+import { flushLogDdl } from '@pipeflush/core'
 import type { Generated } from '@pipeflush/kysely'
 
 /** Conduit's tables, as kysely-codegen would write them (the views' and relations' types are elsewhere). */
@@ -105,7 +106,15 @@ export type RunSql = (text: string) => Promise<unknown>
  */
 export async function createSchema(run: RunSql): Promise<void> {
   await run(DDL)
+  await run(flushLogDdl(FLUSH_LOG))
 }
+
+/**
+ * The flush log: each flush records its id in it, in its own transaction, so that a request whose
+ * flush lost its connection after the COMMIT was sent (`COMMIT_OUTCOME_UNKNOWN`) can ask whether it
+ * committed before answering (see `PipeflushStore`).
+ */
+export const FLUSH_LOG = 'flush_log'
 
 /**
  * Empties every table, referencing rows first. `delete`, not `truncate` (which gives each table new
@@ -117,6 +126,6 @@ export async function createSchema(run: RunSql): Promise<void> {
  */
 export async function resetData(run: RunSql): Promise<void> {
   await run(
-    'delete from comment; delete from favorite; delete from article_tag; delete from tag; delete from article; delete from follow; delete from app_user',
+    'delete from flush_log; delete from comment; delete from favorite; delete from article_tag; delete from tag; delete from article; delete from follow; delete from app_user',
   )
 }

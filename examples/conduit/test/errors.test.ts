@@ -28,14 +28,22 @@ describe.each(configurations(TEST_DRIVERS))(
         const before = await snapshot(db)
 
         const status = async (
-          answer: Promise<{ status: number; body: unknown }>,
+          // biome-ignore lint/suspicious/noExplicitAny: the body is read by path
+          answer: Promise<{ status: number; body: any }>,
           expected: number,
           errors?: object,
         ) => {
           const { status, body } = await answer
           expect(status).toBe(expected)
-          if (errors) expect(body).toEqual({ errors })
-          else expect(body).toMatchObject({ errors: expect.any(Object) })
+          // The spec's GenericErrorModel: every message in errors.body, each field's beside it.
+          expect(body).toMatchObject({ errors: { body: expect.any(Array) } })
+          for (const m of body.errors.body) expect(typeof m).toBe('string')
+          if (errors) {
+            const messages = Object.entries(errors).flatMap(([field, list]: [string, string[]]) =>
+              list.map((m) => `${field} ${m}`),
+            )
+            expect(body).toEqual({ errors: { ...errors, body: messages } })
+          }
         }
         const anonymous = (method: string, path: string, body?: unknown) => send(api, method, path, { body })
         const withAuthorization = (authorization: string, method = 'GET', path = '/user') =>

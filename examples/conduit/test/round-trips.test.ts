@@ -115,7 +115,7 @@ const EXPECTED: readonly {
     off: 4,
     kysely: 3,
   },
-  { name: 'Delete Article', route: 'DELETE /api/articles/:slug', burst: 2, off: 4, kysely: 8 },
+  { name: 'Delete Article', route: 'DELETE /api/articles/:slug', burst: 2, off: 5, kysely: 8 },
   { name: 'Register Celeb', route: 'POST /api/users', burst: 1, off: 3, kysely: 1 },
   { name: 'Profile', route: 'GET /api/profiles/:username', burst: 1, off: 1, kysely: 2 },
   { name: 'Follow Profile', route: 'POST /api/profiles/:username/follow', burst: 2, off: 4, kysely: 3 },

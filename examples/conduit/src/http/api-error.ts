@@ -1,4 +1,4 @@
-/** Field name to messages: the spec's error body is `{ errors: { <field>: [<message>, ...] } }`. */
+/** Field name to messages (the error body holds them, and every message in `errors.body`: see the server). */
 export type ErrorFields = Readonly<Record<string, readonly string[]>>
 
 /**

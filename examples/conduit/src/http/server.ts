@@ -8,7 +8,7 @@ import type { Auth, Tokens } from '../auth/tokens.ts'
 import type { RequestLog } from '../measure/request-log.ts'
 import type { Store } from '../repositories/store.ts'
 import { UniqueViolation } from '../repositories/unique-violation.ts'
-import { ApiError, notFound, unauthorized, unprocessable } from './api-error.ts'
+import { ApiError, type ErrorFields, notFound, unauthorized, unprocessable } from './api-error.ts'
 import { Router } from './router.ts'
 
 /** Options of {@link startServer}. */
@@ -112,17 +112,25 @@ async function authOf(req: IncomingMessage, tokens: Tokens): Promise<Auth | unde
 }
 
 function errorReply(e: unknown): Reply {
-  if (e instanceof ApiError) return { status: e.status, body: { errors: e.errors } }
+  if (e instanceof ApiError) return failure(e.status, e.errors)
   if (e instanceof UniqueViolation) {
     const field = UNIQUE_FIELDS[e.constraint] ?? 'body'
-    const { errors } = unprocessable({ [field]: ['has already been taken'] })
-    return { status: 422, body: { errors } }
+    return failure(422, unprocessable({ [field]: ['has already been taken'] }).errors)
   }
-  if (e instanceof URIError) return { status: 404, body: { errors: { route: ['not found'] } } }
-  if (isUnstorable(e))
-    return { status: 422, body: { errors: { body: ['holds a value that cannot be stored'] } } }
+  if (e instanceof URIError) return failure(404, { route: ['not found'] })
+  if (isUnstorable(e)) return failure(422, { body: ['holds a value that cannot be stored'] })
   console.error(e)
-  return { status: 500, body: { errors: { server: ['internal error'] } } }
+  return failure(500, { server: ['internal error'] })
+}
+
+/**
+ * An error answer with the spec's body (`GenericErrorModel`): `errors.body` lists every message,
+ * each after its field's name (`["email has already been taken"]`), and each field's own messages
+ * are beside it (`errors.email`), as Conduit's front ends read them.
+ */
+function failure(status: number, fields: ErrorFields): Reply {
+  const body = Object.entries(fields).flatMap(([field, messages]) => messages.map((m) => `${field} ${m}`))
+  return { status, body: { errors: { ...fields, body } } }
 }
 
 /**

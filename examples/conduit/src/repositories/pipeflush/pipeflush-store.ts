@@ -73,17 +73,46 @@ export class PipeflushStore implements Store {
       throw e
     }
     const before = counter?.read().roundTrips
-    try {
-      const report = await em.flush()
-      const after = counter?.read().roundTrips
-      observer?.flushed({
-        report,
-        socketRoundTrips: before === undefined || after === undefined ? undefined : after - before,
-      })
-    } catch (e) {
-      throw uniqueViolationOf(e) ?? e
+    for (let flush = 1; ; flush++) {
+      try {
+        const report = await em.flush()
+        const after = counter?.read().roundTrips
+        observer?.flushed({
+          report,
+          socketRoundTrips: before === undefined || after === undefined ? undefined : after - before,
+        })
+        return result
+      } catch (e) {
+        // The connection was lost after the COMMIT was sent: the flush log says whether it committed
+        // (the request then succeeded: a 500 would have the client retry work that is stored), else
+        // nothing was, and the unit of work, as it was, is flushed again.
+        if (isPipeflushError(e, 'COMMIT_OUTCOME_UNKNOWN') && e.flushId !== undefined) {
+          if (await committed(em, e.flushId)) return result
+          if (flush < MAX_ATTEMPTS) continue
+        }
+        throw uniqueViolationOf(e) ?? e
+      }
     }
-    return result
+  }
+}
+
+/** Times the flush log is asked at most, and the pause before asking again (ms). */
+const LOG_ASKS = 3
+const LOG_PAUSE_MS = 200
+
+/**
+ * Whether the flush `flushId` committed, by the flush log (`em.wasCommitted`). Asked again after a
+ * pause when asking fails: the network that cut the flush's connection may cut the next one too for
+ * a moment. Still failing, the outcome stays unknown: that error is the request's (a 500).
+ */
+async function committed(em: { wasCommitted(flushId: string): Promise<boolean> }, flushId: string) {
+  for (let ask = 1; ; ask++) {
+    try {
+      return await em.wasCommitted(flushId)
+    } catch (e) {
+      if (ask >= LOG_ASKS) throw e
+      await new Promise((resolve) => setTimeout(resolve, LOG_PAUSE_MS * ask))
+    }
   }
 }
 
