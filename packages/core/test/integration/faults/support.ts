@@ -110,17 +110,23 @@ export async function waitForQuietDatabase(direct: postgres.Sql, limitMs = 5000)
   )
 }
 
-/** Waits until `n` backends of the current database wait for a lock. */
-export async function waitForLockWaiters(direct: postgres.Sql, n: number, limitMs = 5000): Promise<void> {
+/** Waits until `n` backends of the current database (at least, or at most) wait for a lock. */
+export async function waitForLockWaiters(
+  direct: postgres.Sql,
+  n: number,
+  limitMs = 5000,
+  bound: 'at least' | 'at most' = 'at least',
+): Promise<void> {
   await waitUntil(
     async () => {
       const [row] = await direct<{ n: number }[]>`
         select count(*)::int as n from pg_stat_activity
         where datname = current_database() and wait_event_type = 'Lock'`
-      return (row?.n ?? 0) >= n
+      const waiting = row?.n ?? 0
+      return bound === 'at least' ? waiting >= n : waiting <= n
     },
     limitMs,
-    `${n} backends waiting for a lock`,
+    `${bound} ${n} backends waiting for a lock`,
   )
 }
 
