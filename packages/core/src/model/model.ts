@@ -174,6 +174,12 @@ export interface UniqueModel {
   readonly columns: readonly string[]
   /** `UNIQUE NULLS NOT DISTINCT`: a NULL equals a NULL (two rows of NULLs conflict). */
   readonly nullsNotDistinct?: boolean | undefined
+  /**
+   * A unique index with no constraint (`CREATE UNIQUE INDEX`): ordered as a constraint is (unique
+   * values handed on in a flush, errors naming its columns), but it does not make a relation
+   * one-to-one, so that relation names stay what they were before such indexes were read.
+   */
+  readonly index?: boolean | undefined
 }
 
 /**

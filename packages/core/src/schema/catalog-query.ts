@@ -166,16 +166,24 @@ select t.schema, t.name, t.kind, t.copy_refused,
     from leaf join pg_catalog.pg_class lc on lc.oid = leaf.relid
     where leaf.root = t.oid
   ) as partitions,
+  -- Unique constraints, and unique indexes of plain columns without a condition (CREATE UNIQUE INDEX:
+  -- what Prisma's @unique and Drizzle's uniqueIndex() make), which hold as a constraint does.
   (select coalesce(json_agg(json_build_object(
-      'name', co.conname,
-      'columns', (select json_agg(a.attname order by k.ord) from unnest(co.conkey) with ordinality k(num, ord)
-                  join pg_catalog.pg_attribute a on a.attrelid = co.conrelid and a.attnum = k.num),
+      'name', coalesce(co.conname, ic.relname),
+      'columns', (select json_agg(a.attname order by k.ord) from unnest(i.indkey) with ordinality k(num, ord)
+                  join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.num
+                  where k.ord <= i.indnkeyatts),
       -- NULLS NOT DISTINCT (PostgreSQL 15): read through to_jsonb, a column older servers lack.
-      'nullsNotDistinct', (select coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)
-                           from pg_catalog.pg_index i where i.indexrelid = co.conindid)
-    ) order by co.conname), '[]'::json)
-    from pg_catalog.pg_constraint co
-    where co.conrelid = t.oid and co.contype = 'u'
+      'nullsNotDistinct', coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false),
+      'index', co.oid is null
+    ) order by coalesce(co.conname, ic.relname)), '[]'::json)
+    from pg_catalog.pg_index i
+    join pg_catalog.pg_class ic on ic.oid = i.indexrelid
+    left join pg_catalog.pg_constraint co on co.conindid = i.indexrelid and co.contype = 'u'
+    where i.indrelid = t.oid and i.indisunique and not i.indisprimary
+      and i.indexprs is null and i.indpred is null
+      and (co.oid is not null or not exists (
+        select from pg_catalog.pg_constraint x where x.conindid = i.indexrelid))
   ) as uniques
 from t
 order by t.schema, t.name

@@ -59,7 +59,7 @@ export interface CatalogTable {
   readonly foreign_keys: CatalogForeignKey[]
   /** A partitioned table's leaf partitions, by name; null for other tables. */
   readonly partitions: CatalogPartition[] | null
-  readonly uniques: { name: string; columns: string[]; nullsNotDistinct?: boolean }[]
+  readonly uniques: { name: string; columns: string[]; nullsNotDistinct?: boolean; index?: boolean }[]
   /** Row-level security is enabled on the table, or it has rewrite rules. */
   readonly copy_refused: boolean
 }

@@ -20,8 +20,8 @@ export function linkKeys(table: TableModel): readonly [ForeignKeyModel, ForeignK
 
 /**
  * Whether `fk` makes its table one-to-one with the table it references: the table's primary key, or
- * one of its unique constraints, is exactly the foreign key's columns (in any order), so at most one
- * row references each target row.
+ * one of its unique constraints (not a unique index without one: see `UniqueModel.index`), is exactly
+ * the foreign key's columns (in any order), so at most one row references each target row.
  *
  * @example
  * isOneToOne(threadStat, threadStat.foreignKeys[0]!) // true: primary key ("threadId") references thread
@@ -29,5 +29,5 @@ export function linkKeys(table: TableModel): readonly [ForeignKeyModel, ForeignK
 export function isOneToOne(table: TableModel, fk: ForeignKeyModel): boolean {
   const same = (columns: readonly string[]) =>
     columns.length === fk.columns.length && fk.columns.every((c) => columns.includes(c))
-  return same(table.primaryKey) || table.uniques.some((u) => same(u.columns))
+  return same(table.primaryKey) || table.uniques.some((u) => u.index !== true && same(u.columns))
 }

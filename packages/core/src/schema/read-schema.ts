@@ -139,7 +139,8 @@ export async function readSchemaWithin(
       columns,
       primaryKey: row.primary_key ?? [],
       foreignKeys,
-      uniques: row.uniques,
+      // `index` only where true: a constraint's model is as it was before unique indexes were read.
+      uniques: row.uniques.map(({ index, ...unique }) => (index === true ? { ...unique, index } : unique)),
       versionColumn,
       copyable: row.copy_refused !== true,
     })

@@ -22,6 +22,12 @@ beforeAll(async () => {
       name text not null unique);
     create table cat_cascade (id bigserial primary key, parent_id bigint references cat_cascade on delete cascade,
       name text not null unique);
+    -- A unique index without a constraint (what Prisma's @unique and Drizzle's uniqueIndex() make);
+    -- a partial one and one over an expression are no unique column set.
+    create table account (id bigserial primary key, email text not null, handle text not null, gone boolean not null default false);
+    create unique index account_email on account (email);
+    create unique index account_handle_live on account (handle) where not gone;
+    create unique index account_lower_email on account (lower(email));
   `)
 })
 
@@ -63,6 +69,30 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       const mine = (await rows('member', 'email')).filter((r) => r.endsWith(`:ann-${tag}`))
       expect(mine).toEqual([`${String(fresh['id'])}:ann-${tag}`])
       expect(fresh['id']).not.toBe(old['id'])
+    })
+
+    test('a unique index without a constraint hands on its values as a constraint does: a row removed and one given its value, a value given up and taken', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const a = seed.create('account', { email: `a-${tag}`, handle: `ha-${tag}` })
+      const b = seed.create('account', { email: `b-${tag}`, handle: `hb-${tag}` })
+      await seed.flush()
+      const em = root.fork()
+      const [oldA, oldB] = await em.find('account', { id: [a.id, b.id] }, { orderBy: { id: 'asc' } })
+      em.remove(oldA!)
+      const fresh = em.create('account', { email: `a-${tag}`, handle: `hc-${tag}` })
+      expect(waves(em)).toEqual([['delete account'], ['insert account']])
+      await em.flush()
+      // Given up by one row, taken by another: the update giving it up first.
+      const em2 = root.fork()
+      const [b2, c2] = await em2.find('account', { id: [oldB!.id, fresh.id] }, { orderBy: { id: 'asc' } })
+      const emails = [b2!.email, c2!.email]
+      b2!.email = `b2-${tag}`
+      c2!.email = emails[0]!
+      await em2.flush()
+      expect(await rows('account', 'email')).toEqual(
+        expect.arrayContaining([`${oldB!.id}:b2-${tag}`, `${fresh.id}:b-${tag}`]),
+      )
     })
 
     test('a row taking the unique value of a row removed in the same flush', async () => {
