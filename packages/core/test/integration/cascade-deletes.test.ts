@@ -26,6 +26,12 @@ beforeAll(async () => {
     create table h_post (id int primary key, author_id int not null references h_author on delete cascade);
     create table h_comment (id int primary key, post_id int not null references h_post on delete cascade);
     create table h_flag (id int primary key, post_id int references h_post, comment_id int references h_comment);
+    create table f_team (id int primary key);
+    create table f_role (id int primary key);
+    create table f_member (id int primary key, team_id int not null references f_team on delete cascade,
+      role_id int not null references f_role);
+    create table f_grant (id int primary key, team_id int not null references f_team on delete cascade,
+      role_id int not null references f_role on delete restrict);
   `)
 })
 
@@ -68,6 +74,35 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       },
     )
   })
+
+  // A team and a role removed together, a membership (not loaded) of the team holding the role: the
+  // team's delete takes the membership with it, which frees the role; the role first would be refused
+  // (its name sorts first: the order of the tables' names decided it before). NO ACTION and RESTRICT.
+  test.each(modes)(
+    '%s: a delete whose cascade removes the rows holding another deleted row goes first',
+    async (mode) => {
+      const base = (TEST_DRIVERS.indexOf(driver) * 10 + modes.indexOf(mode)) * 10 + 7000
+      await db.sql.unsafe(`
+      insert into f_team values (${base}); insert into f_role values (${base}), (${base + 1});
+      insert into f_member values (${base}, ${base}, ${base}); insert into f_grant values (${base}, ${base}, ${base + 1});`)
+      const { client } = db.client(driver, { max: 2 })
+      const em = (await EntityManager.connect(client, { pipeline: mode })).fork()
+      const [team, role, other] = await Promise.all([
+        em.load('f_team', base),
+        em.load('f_role', base),
+        em.load('f_role', base + 1),
+      ])
+      em.remove(role)
+      em.remove(other)
+      em.remove(team)
+      const report = await em.flush()
+      expect(report.deleted).toBe(3)
+      const [left] = await db.sql<{ n: number }[]>`
+      select (select count(*) from f_team where id = ${base}) + (select count(*) from f_role where id in (${base}, ${base + 1}))
+        + (select count(*) from f_member where id = ${base}) + (select count(*) from f_grant where id = ${base}) as n`
+      expect(Number(left!.n)).toBe(0)
+    },
+  )
 
   // Whether the deleted rows reference rows a cascade reaches is not known: that order is kept only
   // where it contradicts no other. An author's pinned comment (NOT NULL) is under another author's

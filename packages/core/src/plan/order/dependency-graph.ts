@@ -1,6 +1,7 @@
 import type { ForeignKeyModel, SchemaModel, TableModel } from '../../model/model.ts'
 import { cascadeReach } from '../../schema/cascade-reach.ts'
 import { perTable } from '../../schema/per-table.ts'
+import { schemaTablesOf } from '../../schema/table-of-key.ts'
 import { normalizeKeyValue } from '../../values/index.ts'
 import {
   type InsertInput,
@@ -425,6 +426,40 @@ export function findCascadeDeleteEdges(deletes: readonly StatementDraft[], delet
         const target = deletes[q]!.table
         if (q === c || target.key === fk.target || !cascadeReach(target).has(fk.target)) continue
         edges.push({ from: c + deleteOffset, to: q + deleteOffset })
+      }
+    }
+  })
+  return edges
+}
+
+/**
+ * Delete-before-delete edges that may matter (indexes offset as given): delete(P) before delete(X)
+ * where a table T whose rows the delete of P may remove by ON DELETE CASCADE has a foreign key,
+ * without an action of its own (no CASCADE, SET NULL or SET DEFAULT, not deferred), to X: the rows of
+ * T that reference the deleted X rows may be the ones P's cascade removes (a membership removed with
+ * its team and its role: the team first, which takes the membership with it). Whether they are is not
+ * known, so the caller keeps such an edge only where it contradicts no other (see `orderStatements`).
+ */
+export function findCascadeFreeingEdges(deletes: readonly StatementDraft[], deleteOffset: number): Edge[] {
+  const edges: Edge[] = []
+  if (deletes.length < 2) return edges
+  deletes.forEach((draft, p) => {
+    const reach = cascadeReach(draft.table)
+    if (reach.size === 0) return
+    const tables = schemaTablesOf(draft.table)
+    for (let x = 0; x < deletes.length; x++) {
+      const freed = deletes[x]!.table
+      if (x === p || freed.key === draft.table.key) continue
+      for (const key of reach) {
+        const t = tables?.get(key)
+        if (t === undefined || t.key === freed.key) continue
+        const holds = t.foreignKeys.some(
+          (fk) => fk.target === freed.key && deleteOrderWeight(t, fk) !== DELETE_ORDER_HARMLESS,
+        )
+        if (holds) {
+          edges.push({ from: p + deleteOffset, to: x + deleteOffset })
+          break
+        }
       }
     }
   })

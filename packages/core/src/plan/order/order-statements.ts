@@ -6,6 +6,7 @@ import { deleteOrder, type NullingFixups, nullingFixups } from './delete-order.t
 import {
   type Edge,
   findCascadeDeleteEdges,
+  findCascadeFreeingEdges,
   findInsertEdges,
   findUpdateDeleteEdges,
   findUpdateEdges,
@@ -78,7 +79,8 @@ function orderInserts(schema: SchemaModel, inserts: readonly StatementDraft[]) {
  *   order matters least: at a nullable foreign key, set to NULL in the deleted C rows by a fix-up
  *   UPDATE before both deletes (see `nullingFixups`), else where the server decides;
  * - delete(C) before delete(P) where P's delete may cascade to the rows C references, where that
- *   contradicts none of these (see `findCascadeDeleteEdges`);
+ *   contradicts none of these (see `findCascadeDeleteEdges`); then delete(P) before delete(X) where
+ *   P's delete may cascade to rows that reference X's (see `findCascadeFreeingEdges`);
  * - the statement freeing a unique value (a delete, an update changing it) before the one taking it
  *   (an insert, an update), where that keeps the order above (see `unique-handoffs.ts`);
  * - then each delete as late as these let it (see `assignWaves`).
@@ -135,6 +137,11 @@ export function orderStatements(
   // contradicts no order above (the rows they reference are not known).
   if (deletes.length > 1) {
     for (const edge of findCascadeDeleteEdges(deletes, deleteOffset)) {
+      edges.push(edge)
+      if (!acyclic(statements.length, edges)) edges.pop()
+    }
+    // Then a delete whose cascade removes rows that reference another delete's rows, before it.
+    for (const edge of findCascadeFreeingEdges(deletes, deleteOffset)) {
       edges.push(edge)
       if (!acyclic(statements.length, edges)) edges.pop()
     }

@@ -347,11 +347,13 @@ describe('planFlush waves', () => {
       }),
     )
     // author.fav_book_id -> book closes a cycle with book.author_id: see the next test.
-    // Each delete as late as the order lets it: the tag's with the author's, in the last wave.
+    // Each delete as late as the order lets it; the tag's after the author's, whose cascade (through
+    // book) may remove book_tag rows not in the unit of work that still hold the tag.
     expect(outline(plan)).toEqual([
       ['update author (fix-up)', 'delete book_tag'],
       ['delete book'],
-      ['delete author', 'delete tag'],
+      ['delete author'],
+      ['delete tag'],
     ])
   })
 
