@@ -12,8 +12,9 @@ import type { Where } from './select-sql.ts'
  * against `owner` (an entity of another unit of work is `INVALID_STATE`). Unknown columns are
  * `UNKNOWN_COLUMN`.
  *
- * A condition may give an entity as a foreign-key value, as an assignment can; a new entity whose key
- * is not assigned yet (a sequence's, at its flush) is `INVALID_STATE` (`keylessInWhere`).
+ * A condition may give an entity as a foreign-key value, as an assignment can (a removed one too:
+ * finding the rows that hold it, to remove them as well); a new entity whose key is not assigned yet
+ * (a sequence's, at its flush) is `INVALID_STATE` (`keylessInWhere`).
  */
 export function resolveWhere(table: TableModel, where: Where, owner: object): Where {
   const given = recordArgument(where, `find(${table.key}): where`, 'INVALID_VALUE', { table: table.key })
@@ -22,7 +23,7 @@ export function resolveWhere(table: TableModel, where: Where, owner: object): Wh
     const column = columnOf(table, name)
     const value = given[name]
     const resolve = (v: unknown) => {
-      const resolved = resolveReference(v, column, table, owner)
+      const resolved = resolveReference(v, column, table, owner, undefined, true)
       if (resolved === undefined && v !== undefined)
         throw errors.keylessInWhere(table.key, name, stateOf(v)?.table.key ?? 'entity')
       return resolved

@@ -90,6 +90,8 @@ export type Unassigned = (ref: EntityState, column: string) => unknown
  * The value to write for `value` in `column`: an entity given as a foreign-key value becomes the
  * value of the referenced column (its primary key) of that entity. A new entity's key not assigned
  * yet is what `unassigned` gives for it (the planner's slot); without it, ids must be assigned before.
+ * With `read` (a read's condition), a removed or detached entity stands for its key too: only a
+ * write may not refer to it.
  */
 export function resolveReference(
   value: unknown,
@@ -97,13 +99,14 @@ export function resolveReference(
   table: TableModel,
   owner: object,
   unassigned?: Unassigned,
+  read = false,
 ): unknown {
   const ref = stateOf(value)
   if (!ref) return value
   if (ref.owner !== owner) {
     throw errors.entityOfAnotherManager(table.key, column.name, ref.table.key)
   }
-  if (ref.status === 'removed' || ref.status === 'detached') {
+  if (!read && (ref.status === 'removed' || ref.status === 'detached')) {
     throw errors.refersToEntityIn(table.key, column.name, ref.table.key, ref.status)
   }
   const key = referencedKey(ref, column, table)
@@ -118,7 +121,7 @@ export function resolveReference(
   // not as the entity was given it: a wider referencing column would write the given form.
   const resolved =
     targetColumn && stateOf(key.value)
-      ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned)
+      ? resolveReference(key.value, targetColumn, ref.table, owner, unassigned, read)
       : targetColumn
         ? storedKeyText(key.value, targetColumn)
         : key.value
