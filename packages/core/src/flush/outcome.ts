@@ -120,7 +120,7 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
 /** The columns (API names) of `table`'s foreign key or unique constraint `name`, if it has one so named. */
 function constraintColumns(table: TableModel, name: string): readonly string[] | undefined {
   return (
-    table.foreignKeys.find((fk) => fk.name === name)?.columns ??
+    table.foreignKeys.find((fk) => fk.name === name || fk.aliases?.includes(name) === true)?.columns ??
     table.uniques.find((u) => u.name === name)?.columns
   )
 }

@@ -167,6 +167,11 @@ export interface ForeignKeyModel {
   readonly deferrable: boolean
   readonly initiallyDeferred: boolean
   readonly onDelete: OnDeleteAction
+  /**
+   * The names of the constraints it stands for, when the partitions of a partitioned table each
+   * declare it (`name` is the first's): a violation names the partition's.
+   */
+  readonly aliases?: readonly string[] | undefined
 }
 
 export interface UniqueModel {

@@ -41,6 +41,8 @@ export interface CatalogForeignKey {
   readonly initiallyDeferred: boolean
   /** a no action, r restrict, c cascade, n set null, d set default. */
   readonly onDelete: string
+  /** A key every partition declares: each one's name (see `partitionForeignKeys`). */
+  readonly aliases?: readonly string[]
 }
 
 /** A leaf partition of a partitioned table and its foreign keys (targets as for the table's own). */

@@ -57,6 +57,8 @@ export function partitionForeignKeys(
       deferrable: keys.every((k) => k.deferrable),
       initiallyDeferred: keys.every((k) => k.initiallyDeferred),
       onDelete: strictestOnDelete(keys.map((k) => k.onDelete)),
+      // Each partition's constraint has its own name, which the server names in a violation.
+      aliases: [...new Set(keys.map((k) => k.name))],
     })
   }
   return out

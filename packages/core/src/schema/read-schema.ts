@@ -130,6 +130,7 @@ export async function readSchemaWithin(
         deferrable: fk.deferrable,
         initiallyDeferred: fk.initiallyDeferred,
         onDelete: ON_DELETE[fk.onDelete] ?? 'no action',
+        ...(fk.aliases === undefined ? {} : { aliases: fk.aliases }),
       }))
     return buildTableModel({
       kind,

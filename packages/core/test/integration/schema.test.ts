@@ -188,6 +188,7 @@ describe('readSchema: keys filled by a DEFAULT, partitions, views', () => {
         deferrable: false,
         initiallyDeferred: false,
         onDelete: 'no action',
+        aliases: ['part_a_loose_id_fkey'],
       },
       {
         name: 'part_a_other_id_fkey',
@@ -197,6 +198,7 @@ describe('readSchema: keys filled by a DEFAULT, partitions, views', () => {
         deferrable: true,
         initiallyDeferred: true,
         onDelete: 'no action',
+        aliases: ['part_a_other_id_fkey', 'part_b1_other_id_fkey', 'part_b2_other_id_fkey'],
       },
       {
         name: 'part_a_parent',
@@ -206,6 +208,7 @@ describe('readSchema: keys filled by a DEFAULT, partitions, views', () => {
         deferrable: false,
         initiallyDeferred: false,
         onDelete: 'cascade',
+        aliases: ['part_a_parent', 'part_b_parent'],
       },
     ])
     expect(schema.tables.get('shapes.empty_part')?.foreignKeys).toEqual([])
