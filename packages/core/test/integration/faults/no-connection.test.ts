@@ -179,6 +179,26 @@ describe('a server that closes every connection as it opens', () => {
     return accepted - before
   }
 
+  /** The error of a flush of one new row, which must fail; the row stays pending. */
+  async function failedFlush(root: EntityManager): Promise<unknown> {
+    const em = root.fork()
+    em.create('gizmo', { id: nextId++, name: 'never stored' })
+    const failed = await em.flush().catch((e: unknown) => e)
+    expect(em.pending.inserts).toBe(1)
+    return failed
+  }
+
+  /** Once a request failed: no connection opened after it, the client ends, nothing left unhandled. */
+  async function expectStoppedAndEnded(
+    c: ReturnType<typeof openTrackedClient>,
+    watch: ReturnType<typeof watchProcess>,
+  ): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 200)) // the last attempts settle
+    expect(await openedDuring(300), 'connections opened once the request failed').toBe(0)
+    expect((await settleWithin(c.end(), 5_000, 'the client end')).ok).toBe(true)
+    await watch.assertClean()
+  }
+
   describe.each(TEST_DRIVERS)('%s', (driver) => {
     test.each(['connect (reading the schema)', 'a flush (a schema declared)'] as const)(
       '%s fails CONNECTION_LOST naming the address within the connect timeout, then the client stops connecting and ends',
@@ -195,20 +215,12 @@ describe('a server that closes every connection as it opens', () => {
             const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 10_000 }).catch(
               (e: unknown) => e,
             )
-            if (root instanceof EntityManager) {
-              const em = root.fork()
-              em.create('gizmo', { id: nextId++, name: 'never stored' })
-              failed = await em.flush().catch((e: unknown) => e)
-              expect(em.pending.inserts).toBe(1)
-            } else failed = root
+            failed = root instanceof EntityManager ? await failedFlush(root) : root
           }
           expect(isPipeflushError(failed) && failed.code, String(failed)).toBe('CONNECTION_LOST')
           expect((failed as Error).message).toContain(address)
           expect(performance.now() - started).toBeLessThan(1000 + 1500)
-          await new Promise((resolve) => setTimeout(resolve, 200)) // the last attempts settle
-          expect(await openedDuring(300), 'connections opened once the request failed').toBe(0)
-          expect((await settleWithin(c.end(), 5_000, 'the client end')).ok).toBe(true)
-          await watch.assertClean()
+          await expectStoppedAndEnded(c, watch)
         } finally {
           watch.dispose()
         }
@@ -226,20 +238,11 @@ describe('a server that closes every connection as it opens', () => {
           (e: unknown) => e,
         )
         const started = performance.now()
-        let failed: unknown = root
-        if (root instanceof EntityManager) {
-          const em = root.fork()
-          em.create('gizmo', { id: nextId++, name: 'never stored' })
-          failed = await em.flush().catch((e: unknown) => e)
-          expect(em.pending.inserts).toBe(1)
-        }
+        const failed = root instanceof EntityManager ? await failedFlush(root) : root
         expect(isPipeflushError(failed) && failed.code, String(failed)).toBe('CONNECTION_LOST')
         expect((failed as Error).message).toContain(address)
         expect(performance.now() - started).toBeLessThan(1500)
-        await new Promise((resolve) => setTimeout(resolve, 200)) // the last attempts settle
-        expect(await openedDuring(300), 'connections opened once the request failed').toBe(0)
-        expect((await settleWithin(c.end(), 5_000, 'the client end')).ok).toBe(true)
-        await watch.assertClean()
+        await expectStoppedAndEnded(c, watch)
       } finally {
         watch.dispose()
       }
