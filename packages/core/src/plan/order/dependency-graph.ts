@@ -444,27 +444,36 @@ export function findCascadeFreeingEdges(deletes: readonly StatementDraft[], dele
   const edges: Edge[] = []
   if (deletes.length < 2) return edges
   deletes.forEach((draft, p) => {
-    const reach = cascadeReach(draft.table)
-    if (reach.size === 0) return
-    const tables = schemaTablesOf(draft.table)
-    for (let x = 0; x < deletes.length; x++) {
-      const freed = deletes[x]!.table
-      if (x === p || freed.key === draft.table.key) continue
-      for (const key of reach) {
-        const t = tables?.get(key)
-        if (t === undefined || t.key === freed.key) continue
-        const holds = t.foreignKeys.some(
-          (fk) => fk.target === freed.key && deleteOrderWeight(t, fk) !== DELETE_ORDER_HARMLESS,
-        )
-        if (holds) {
-          edges.push({ from: p + deleteOffset, to: x + deleteOffset })
-          break
-        }
-      }
-    }
+    const freed = freedByCascade(draft.table)
+    if (freed.size === 0) return
+    for (let x = 0; x < deletes.length; x++)
+      if (x !== p && freed.has(deletes[x]!.table.key))
+        edges.push({ from: p + deleteOffset, to: x + deleteOffset })
   })
   return edges
 }
+
+/**
+ * The keys of the tables that rows a delete from `table` may remove by ON DELETE CASCADE reference
+ * without an action of their own (see {@link findCascadeFreeingEdges}); `table`'s own left out.
+ * Found once per table.
+ */
+const freedByCascade = perTable((table: TableModel): ReadonlySet<string> => {
+  const freed = new Set<string>()
+  const tables = schemaTablesOf(table)
+  for (const key of cascadeReach(table)) {
+    const t = tables?.get(key)
+    if (t === undefined) continue
+    for (const fk of t.foreignKeys)
+      if (
+        fk.target !== t.key &&
+        fk.target !== table.key &&
+        deleteOrderWeight(t, fk) !== DELETE_ORDER_HARMLESS
+      )
+        freed.add(fk.target)
+  }
+  return freed
+})
 
 function parseEdge(id: string): Edge {
   const [from, to] = id.split('>')
