@@ -182,8 +182,11 @@ select t.schema, t.name, t.kind, t.copy_refused,
     left join pg_catalog.pg_constraint co on co.conindid = i.indexrelid and co.contype = 'u'
     where i.indrelid = t.oid and i.indisunique and not i.indisprimary
       and i.indexprs is null and i.indpred is null
+      -- An index another constraint of its table owns (an exclusion constraint's) is not one; a
+      -- foreign key referencing the index (of this table or another) names it too, and owns nothing.
       and (co.oid is not null or not exists (
-        select from pg_catalog.pg_constraint x where x.conindid = i.indexrelid))
+        select from pg_catalog.pg_constraint x
+        where x.conrelid = i.indrelid and x.conindid = i.indexrelid and x.contype <> 'f'))
   ) as uniques
 from t
 order by t.schema, t.name

@@ -28,6 +28,11 @@ beforeAll(async () => {
     create unique index account_email on account (email);
     create unique index account_handle_live on account (handle) where not gone;
     create unique index account_lower_email on account (lower(email));
+    -- A unique index that foreign keys reference, of its own table and of another.
+    create table login (id bigserial primary key, email text not null, referrer text);
+    create unique index login_email on login (email);
+    alter table login add foreign key (referrer) references login (email);
+    create table login_note (id bigserial primary key, email text not null references login (email));
   `)
 })
 
@@ -93,6 +98,24 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(await rows('account', 'email')).toEqual(
         expect.arrayContaining([`${oldB!.id}:b2-${tag}`, `${fresh.id}:b-${tag}`]),
       )
+    })
+
+    test('a unique index that foreign keys reference hands on its values: a row removed and one given its value', async () => {
+      const root = await manager()
+      const seed = root.fork()
+      const a = seed.create('login', { email: `a-${tag}` })
+      const z = seed.create('login', { email: `z-${tag}` })
+      seed.create('login', { email: `b-${tag}`, referrer: z })
+      seed.create('login_note', { email: z })
+      await seed.flush()
+      const em = root.fork()
+      const [old] = await em.find('login', { id: a.id })
+      em.remove(old!)
+      const fresh = em.create('login', { email: `a-${tag}` })
+      expect(waves(em)).toEqual([['delete login'], ['insert login']])
+      await em.flush()
+      expect(await rows('login', 'email')).toEqual(expect.arrayContaining([`${fresh.id}:a-${tag}`]))
+      expect(await rows('login', 'email')).not.toContain(`${a.id}:a-${tag}`)
     })
 
     test('a row taking the unique value of a row removed in the same flush', async () => {
