@@ -95,6 +95,15 @@ export const schemaErrors = {
     return new PipeflushError('UNKNOWN_TABLE', message, { table })
   },
 
+  /** A leaf partition named as a table: its partitioned table (`partitioned`) is read and written instead. */
+  partitionNotTable(shown: string, partitioned: string, table: string): PipeflushError {
+    return new PipeflushError(
+      'UNKNOWN_TABLE',
+      `Unknown table ${shown}: it is a partition of "${partitioned}". Read and write its rows through "${partitioned}" (the server routes each row to its partition; a find on it with a condition on the partition key reads that partition only).`,
+      { table },
+    )
+  },
+
   /** A table without a primary key, whose rows cannot be tracked. */
   noPrimaryKey(table: string): PipeflushError {
     return new PipeflushError(

@@ -218,6 +218,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
 export function buildSchemaModel(
   tables: readonly TableModel[],
   relationNames?: Readonly<Record<string, string>>,
+  partitionOf?: ReadonlyMap<string, string>,
 ): SchemaModel {
   const byKey = new Map<string, TableModel>()
   for (const table of tables) {
@@ -243,8 +244,11 @@ export function buildSchemaModel(
       }
     }
   }
-  const model: SchemaModel =
-    relationNames === undefined ? { tables: byKey } : { tables: byKey, relationNames }
+  const model: SchemaModel = {
+    tables: byKey,
+    ...(relationNames === undefined ? {} : { relationNames }),
+    ...(partitionOf === undefined || partitionOf.size === 0 ? {} : { partitionOf }),
+  }
   for (const key of byKey.keys()) relationsOf(model, key) // bad relationNames fail here
   recordSchemaTables(byKey)
   built.add(model)

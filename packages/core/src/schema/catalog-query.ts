@@ -161,9 +161,11 @@ select t.schema, t.name, t.kind, t.copy_refused,
   ) as foreign_keys,
   (select json_agg(json_build_object(
       'name', lc.relname,
+      'schema', ln.nspname,
       'foreignKeys', (select coalesce(json_agg(fk.fk order by fk.conname), '[]'::json) from fk where fk.conrelid = leaf.relid)
     ) order by lc.relname)
     from leaf join pg_catalog.pg_class lc on lc.oid = leaf.relid
+    join pg_catalog.pg_namespace ln on ln.oid = lc.relnamespace
     where leaf.root = t.oid
   ) as partitions,
   -- Unique constraints, and unique indexes of plain columns without a condition (CREATE UNIQUE INDEX:

@@ -48,6 +48,7 @@ export interface CatalogForeignKey {
 /** A leaf partition of a partitioned table and its foreign keys (targets as for the table's own). */
 export interface CatalogPartition {
   readonly name: string
+  readonly schema: string
   readonly foreignKeys: CatalogForeignKey[]
 }
 

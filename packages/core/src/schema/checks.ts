@@ -11,8 +11,10 @@ import { describeValue } from '../values/location.ts'
 export function readableTable(schema: SchemaModel, key: string): TableModel {
   const table = schema.tables.get(key)
   if (table === undefined) {
-    const known = [...schema.tables.keys()].slice(0, 30).join(', ')
     const shown = typeof key === 'string' ? `"${key}"` : describeValue(key)
+    const partitioned = typeof key === 'string' ? schema.partitionOf?.get(key) : undefined
+    if (partitioned !== undefined) throw errors.partitionNotTable(shown, partitioned, key)
+    const known = [...schema.tables.keys()].slice(0, 30).join(', ')
     throw errors.unknownTable(shown, known, typeof key === 'string' ? key : undefined)
   }
   if (table.kind !== 'table') return table

@@ -146,7 +146,11 @@ export async function readSchemaWithin(
       copyable: row.copy_refused !== true,
     })
   })
-  return buildSchemaModel(tables, options.relationNames)
+  const partitionOf = new Map<string, string>()
+  for (const row of rows)
+    for (const leaf of row.partitions ?? [])
+      partitionOf.set(keyOf(leaf.schema, leaf.name), keyOf(row.schema, row.name))
+  return buildSchemaModel(tables, options.relationNames, partitionOf)
 }
 
 /**

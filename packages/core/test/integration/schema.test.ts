@@ -219,6 +219,32 @@ describe('readSchema: keys filled by a DEFAULT, partitions, views', () => {
       { target: 'shapes.part', columns: ['day', 'part_id'], targetColumns: ['day', 'id'] },
     ])
     expect([...schema.tables.keys()].filter((k) => k.startsWith('shapes.part'))).toEqual(['shapes.part'])
+    // The leaves (not part_b, partitioned in turn) lead to their partitioned table.
+    expect(schema.partitionOf).toEqual(
+      new Map([
+        ['shapes.part_a', 'shapes.part'],
+        ['shapes.part_b1', 'shapes.part'],
+        ['shapes.part_b2', 'shapes.part'],
+      ]),
+    )
+  })
+
+  test('a leaf partition named as a table is UNKNOWN_TABLE naming its partitioned table, before anything is sent', async () => {
+    const { sql, counter } = db.connect({ max: 1, proxied: false })
+    const em = await EntityManager.connect(sql, { schemas: ['shapes'] })
+    counter.reset()
+    const partition = {
+      code: 'UNKNOWN_TABLE',
+      table: 'shapes.part_a',
+      message: expect.stringContaining('it is a partition of "shapes.part"'),
+    }
+    expect(() => em.create('shapes.part_a', { day: new Date('2024-01-02'), id: 1 })).toThrow(
+      expect.objectContaining(partition),
+    )
+    await expect(em.find('shapes.part_a', { id: 1 })).rejects.toMatchObject(partition)
+    expect(counter.read().roundTrips).toBe(0)
+    // A name that is nothing still lists the tables known.
+    expect(() => em.create('shapes.part_z', { id: 1 })).toThrow(/Unknown table "shapes.part_z" \(known: /)
   })
 
   // The global form names the version column of every table with an integer column of that name: a

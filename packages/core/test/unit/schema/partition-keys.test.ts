@@ -21,8 +21,8 @@ describe('partitionForeignKeys', () => {
     const keys = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('p1_customer_fkey')] },
-        { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
+        { name: 'p1', schema: 'public', foreignKeys: [fk('p1_customer_fkey')] },
+        { name: 'p2', schema: 'public', foreignKeys: [fk('p2_customer_fkey')] },
       ],
     )
     expect(keys).toEqual([{ ...fk('p1_customer_fkey'), aliases: ['p1_customer_fkey', 'p2_customer_fkey'] }])
@@ -39,10 +39,10 @@ describe('partitionForeignKeys', () => {
       partitionForeignKeys(
         [],
         [
-          { name: 'p1', foreignKeys: [fk('p1_customer_fkey'), staff] },
-          { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
-          { name: 'p3', foreignKeys: [{ ...staff, name: 'p3_staff_fkey' }] },
-          { name: 'p4', foreignKeys: [] },
+          { name: 'p1', schema: 'public', foreignKeys: [fk('p1_customer_fkey'), staff] },
+          { name: 'p2', schema: 'public', foreignKeys: [fk('p2_customer_fkey')] },
+          { name: 'p3', schema: 'public', foreignKeys: [{ ...staff, name: 'p3_staff_fkey' }] },
+          { name: 'p4', schema: 'public', foreignKeys: [] },
         ],
       ).map((k) => k.name),
     ).toEqual(['p1_customer_fkey', 'p1_staff_fkey'])
@@ -50,8 +50,8 @@ describe('partitionForeignKeys', () => {
       partitionForeignKeys(
         [],
         [
-          { name: 'p1', foreignKeys: [] },
-          { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
+          { name: 'p1', schema: 'public', foreignKeys: [] },
+          { name: 'p2', schema: 'public', foreignKeys: [fk('p2_customer_fkey')] },
         ],
       ).map((k) => k.name),
     ).toEqual(['p2_customer_fkey'])
@@ -62,8 +62,8 @@ describe('partitionForeignKeys', () => {
       partitionForeignKeys(
         [fk('payment_customer_fkey')],
         [
-          { name: 'p1', foreignKeys: [fk('p1_customer_fkey')] },
-          { name: 'p2', foreignKeys: [fk('p2_customer_fkey')] },
+          { name: 'p1', schema: 'public', foreignKeys: [fk('p1_customer_fkey')] },
+          { name: 'p2', schema: 'public', foreignKeys: [fk('p2_customer_fkey')] },
         ],
       ),
     ).toEqual([])
@@ -75,8 +75,16 @@ describe('partitionForeignKeys', () => {
     const keys = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('p1_customer_fkey'), fk('p1_customer_fkey_1'), byEmail] },
-        { name: 'p2', foreignKeys: [fk('p2_customer_fkey'), { ...byEmail, targetSchema: 'other' }] },
+        {
+          name: 'p1',
+          schema: 'public',
+          foreignKeys: [fk('p1_customer_fkey'), fk('p1_customer_fkey_1'), byEmail],
+        },
+        {
+          name: 'p2',
+          schema: 'public',
+          foreignKeys: [fk('p2_customer_fkey'), { ...byEmail, targetSchema: 'other' }],
+        },
       ],
     )
     expect(keys.map((k) => `${k.name} -> ${k.targetSchema}.${k.targetName}(${k.targetColumns})`)).toEqual([
@@ -90,26 +98,38 @@ describe('partitionForeignKeys', () => {
     const [mixed] = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('a', { deferrable: true, initiallyDeferred: true, onDelete: 'n' })] },
-        { name: 'p2', foreignKeys: [fk('b', { deferrable: true, initiallyDeferred: false, onDelete: 'c' })] },
-        { name: 'p3', foreignKeys: [fk('c', { deferrable: true, initiallyDeferred: true, onDelete: 'r' })] },
+        {
+          name: 'p1',
+          schema: 'public',
+          foreignKeys: [fk('a', { deferrable: true, initiallyDeferred: true, onDelete: 'n' })],
+        },
+        {
+          name: 'p2',
+          schema: 'public',
+          foreignKeys: [fk('b', { deferrable: true, initiallyDeferred: false, onDelete: 'c' })],
+        },
+        {
+          name: 'p3',
+          schema: 'public',
+          foreignKeys: [fk('c', { deferrable: true, initiallyDeferred: true, onDelete: 'r' })],
+        },
       ],
     )
     expect(mixed).toMatchObject({ name: 'a', deferrable: true, initiallyDeferred: false, onDelete: 'c' })
     const [restrict] = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('a', { onDelete: 'n' })] },
-        { name: 'p2', foreignKeys: [fk('b', { onDelete: 'r' })] },
-        { name: 'p3', foreignKeys: [fk('c', { onDelete: 'a' })] },
+        { name: 'p1', schema: 'public', foreignKeys: [fk('a', { onDelete: 'n' })] },
+        { name: 'p2', schema: 'public', foreignKeys: [fk('b', { onDelete: 'r' })] },
+        { name: 'p3', schema: 'public', foreignKeys: [fk('c', { onDelete: 'a' })] },
       ],
     )
     expect(restrict?.onDelete).toBe('r')
     const [same] = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('a', { onDelete: 'n', deferrable: true })] },
-        { name: 'p2', foreignKeys: [fk('b', { onDelete: 'n' })] },
+        { name: 'p1', schema: 'public', foreignKeys: [fk('a', { onDelete: 'n', deferrable: true })] },
+        { name: 'p2', schema: 'public', foreignKeys: [fk('b', { onDelete: 'n' })] },
       ],
     )
     expect(same).toMatchObject({ onDelete: 'n', deferrable: false })
@@ -119,9 +139,17 @@ describe('partitionForeignKeys', () => {
     const [deferred] = partitionForeignKeys(
       [],
       [
-        { name: 'p1', foreignKeys: [fk('a', { deferrable: true, initiallyDeferred: true })] },
-        { name: 'p2', foreignKeys: [] },
-        { name: 'p3', foreignKeys: [fk('c', { deferrable: true, initiallyDeferred: true })] },
+        {
+          name: 'p1',
+          schema: 'public',
+          foreignKeys: [fk('a', { deferrable: true, initiallyDeferred: true })],
+        },
+        { name: 'p2', schema: 'public', foreignKeys: [] },
+        {
+          name: 'p3',
+          schema: 'public',
+          foreignKeys: [fk('c', { deferrable: true, initiallyDeferred: true })],
+        },
       ],
     )
     expect(deferred).toMatchObject({ name: 'a', deferrable: true, initiallyDeferred: true })
