@@ -76,3 +76,4 @@ export type {
 export type { Entity } from './track/entity-state.ts'
 export { decodeValue } from './values/decode.ts'
 export { encodeValue } from './values/encode.ts'
+export { queryParamTexts } from './values/query-params.ts'

@@ -44,11 +44,6 @@ export const errors = {
     )
   },
 
-  /** A query's parameter that is a Date whose time is NaN. */
-  invalidDateParam(): PipeflushError {
-    return new PipeflushError('INVALID_VALUE', 'A query parameter is an invalid Date.')
-  },
-
   /**
    * The table definitions disagree with the database's catalog (`checkDatabase`): `what` says how,
    * naming the table (its key, and its name in the database) and the column (its property).

@@ -41,9 +41,4 @@ export const errors = {
       `select(query): the query writes (a ${kind}); select runs selects only, with the reads of its tick. Write through the unit of work, or with Kysely's own execute().`,
     )
   },
-
-  /** A `load(query)` parameter that is a Date whose time is NaN. */
-  invalidDateParam(): PipeflushError {
-    return new PipeflushError('INVALID_VALUE', 'load(query): a parameter is an invalid Date.')
-  },
 } as const

@@ -194,6 +194,11 @@ export const inputErrors = {
     return new PipeflushError('INVALID_VALUE', `the identifier ${shown} ${why}`)
   },
 
+  /** A query's parameter that is an invalid Date (see `queryParamTexts`). */
+  invalidDateParam(): PipeflushError {
+    return new PipeflushError('INVALID_VALUE', 'A query parameter is an invalid Date.')
+  },
+
   /** A text[] parameter PostgreSQL cannot take (`why`). */
   invalidTextArrayParam(why: string): PipeflushError {
     return new PipeflushError('INVALID_VALUE', `a text[] parameter ${why}`)

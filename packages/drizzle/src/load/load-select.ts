@@ -1,9 +1,9 @@
 import type { Entity as CoreEntity, EntityManager, ReadOptions } from '@pipeflush/core'
+import { queryParamTexts } from '@pipeflush/core'
 import { is, type SQL, sql } from 'drizzle-orm'
 import { type PgDialect, PgTable } from 'drizzle-orm/pg-core'
 import { errors } from '../errors.ts'
 import type { SchemaTables } from '../schema/tables.ts'
-import { queryParams } from './query-params.ts'
 
 /** What `load(query)` reads of a Drizzle select builder: its config, as its dialect builds it. */
 interface SelectConfig {
@@ -30,7 +30,7 @@ interface SelectBuilder {
  * table's rows without DISTINCT (every column selected, the key among them, they are distinct
  * already: a table inheriting from it may add rows of the same key). Its own dialect compiles it; it runs
  * with `em`'s other reads of this tick, in one round trip on one connection of `em`'s client, its
- * parameters sent as text (see `queryParams`). `options.with` reads the rows' relations in the same
+ * parameters sent as text (see `queryParamTexts`). `options.with` reads the rows' relations in the same
  * message, each level selected through the select (it is the root of a graph load: see core's
  * `loadRows`).
  */
@@ -70,7 +70,7 @@ export function loadSelect(
   const compiled = dialect.sqlToQuery(
     dialect.buildSelectQuery({ ...config, fields, fieldsFlat: undefined, distinct } as never),
   )
-  return em.loadRows(entry.key, { text: compiled.sql, params: queryParams(compiled.params) }, options)
+  return em.loadRows(entry.key, { text: compiled.sql, params: queryParamTexts(compiled.params) }, options)
 }
 
 /** Drizzle's columns symbol (registered: `Symbol.for`): an alias answers it with its own columns. */

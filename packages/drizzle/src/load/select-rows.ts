@@ -1,9 +1,9 @@
 import type { EntityManager } from '@pipeflush/core'
+import { queryParamTexts } from '@pipeflush/core'
 import * as drizzle from 'drizzle-orm'
 import { Column, is, SQL, Subquery, sql } from 'drizzle-orm'
 import type { PgDialect } from 'drizzle-orm/pg-core'
 import { errors } from '../errors.ts'
-import { queryParams } from './query-params.ts'
 
 /** What `select(query)` reads of a Drizzle select builder: its config, as its dialect builds it. */
 interface SelectBuilder {
@@ -64,7 +64,7 @@ export async function selectRows(em: EntityManager, query: unknown): Promise<unk
   const names = columnNames(fields)
   const aliased = fields.map(({ path, field }, i) => ({ path, field: aliasedField(field, names[i]!) }))
   const compiled = dialect.sqlToQuery(dialect.buildSelectQuery({ ...config, fieldsFlat: aliased } as never))
-  const rows = await em.select({ text: compiled.sql, params: queryParams(compiled.params) })
+  const rows = await em.select({ text: compiled.sql, params: queryParamTexts(compiled.params) })
   return rows.map((row) =>
     mapResultRow(
       fields,

@@ -222,6 +222,19 @@ describe.each(TEST_DRIVERS)('%s: list reads', (driver) => {
     expect(next[0]?.next).toBeInstanceOf(Date)
     expect(shifted).toEqual(await arithmetic[1])
     expect(typeof shifted[0]?.day).toBe('string')
+    // A nested array given to a query is a multi-dimensional array, as Drizzle's driver sends it.
+    const grid = drizzle
+      .select({
+        n: sql<string>`${sql.param([
+          [1, null],
+          [3, 4],
+        ])}::int[][]::text`,
+        dims: sql<number>`array_ndims(${sql.param([['a'], ['b']])}::text[][])`,
+      })
+      .from(books)
+      .limit(1)
+    expect(await em.select(grid)).toEqual([{ n: '{{1,NULL},{3,4}}', dims: 2 }])
+    expect(await em.select(grid)).toEqual(await grid)
     // A union is Drizzle's to run.
     const union = drizzle
       .select({ id: books.id })

@@ -1,4 +1,5 @@
 import type { Entity, EntityManager, ReadOptions } from '@pipeflush/core'
+import { queryParamTexts } from '@pipeflush/core'
 import {
   AliasNode,
   type Compilable,
@@ -9,7 +10,6 @@ import {
   type SelectQueryBuilder,
 } from 'kysely'
 import { errors } from '../errors.ts'
-import { queryParams } from './query-params.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
 
@@ -22,7 +22,7 @@ type AnySelect = SelectQueryBuilder<Record<string, Record<string, unknown>>, str
  * every column as text (decoded as `em.find` does), so the result does not depend on the client's type
  * parsers (a DISTINCT select selects its ORDER BY expressions too: see `ORDER_SELECTED`).
  * Its relations in `options.with` are read in the same message. It runs with `em`'s other reads of this tick, in one round trip on one connection
- * of `em`'s client (its parameters sent as text: see `queryParams`).
+ * of `em`'s client (its parameters sent as text: see `queryParamTexts`).
  */
 export async function loadQuery(
   em: EntityManager,
@@ -36,7 +36,7 @@ export async function loadQuery(
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .withPlugin(ORDER_SELECTED)
     .compile()
-  return em.loadRows(model.key, { text: compiled.sql, params: queryParams(compiled.parameters) }, options)
+  return em.loadRows(model.key, { text: compiled.sql, params: queryParamTexts(compiled.parameters) }, options)
 }
 
 /**
@@ -60,7 +60,7 @@ const ORDER_SELECTED: KyselyPlugin = {
 }
 
 /**
- * Runs any Kysely select (compiled, its parameters sent as text: see `queryParams`) with `em`'s other
+ * Runs any Kysely select (compiled, its parameters sent as text: see `queryParamTexts`) with `em`'s other
  * reads of this tick: its rows, untracked, as the driver gives them.
  */
 export async function selectQuery(
@@ -70,7 +70,7 @@ export async function selectQuery(
   const compiled = (query as Compilable).compile()
   const writes = writeIn(compiled.query)
   if (writes !== undefined) throw errors.writeInSelect(writes)
-  return em.select({ text: compiled.sql, params: queryParams(compiled.parameters) })
+  return em.select({ text: compiled.sql, params: queryParamTexts(compiled.parameters) })
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
-import type { ColumnType, Generated, JSONColumnType } from 'kysely'
+import { type ColumnType, type Generated, type JSONColumnType, sql } from 'kysely'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory } from '../../src/index.ts'
 
@@ -12,6 +12,7 @@ import { createEntityManagerFactory } from '../../src/index.ts'
 const db = useTestDatabase()
 
 interface DB {
+  kv_grid: { id: Generated<number>; grid: string[][] }
   kv_profile: {
     id: Generated<number>
     handle: string
@@ -26,7 +27,9 @@ beforeAll(async () => {
   await db.sql.unsafe(`create table kv_profile (
     id serial primary key, handle text not null unique, prefs jsonb not null, extra json,
     tag text default 'none', created_at timestamptz not null default '2020-01-01T00:00:00Z'
-  )`)
+  );
+  create table kv_grid (id serial primary key, grid text[][] not null);
+  insert into kv_grid (grid) values ('{{a,b},{c,d}}'), ('{{a,b}}')`)
 })
 
 /** The stored row of `handle`: each json column's type and text as the server has them. */
@@ -169,5 +172,43 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         .select((eb) => eb.fn.countAll<string>().as('n')),
     )
     expect(Number(rows[0]?.n)).toBeGreaterThan(0)
+  })
+
+  test('a nested array given to a query is a multi-dimensional array, as Kysely sends it', async () => {
+    const factory = await factoryOf()
+    const em = factory.em()
+    const grid = [
+      ['a', 'b'],
+      ['c', 'd'],
+    ]
+    const query = factory.db
+      .selectFrom('kv_grid')
+      .select(['id', sql<string[][]>`${grid}::text[][]`.as('echo')])
+      .where('grid', '=', sql<string[][]>`${grid}::text[][]`)
+    const theirs = await query.execute()
+    expect(theirs.map((r) => r.echo)).toEqual([grid])
+    expect(await em.select(query)).toEqual(theirs)
+    // load(query) sends its parameters so too (entities hold one-dimensional arrays only: a profile).
+    await factory.run((w) =>
+      w.create('kv_profile', { handle: `g-${driver}`, prefs: JSON.stringify({ theme: 'grid' }) }),
+    )
+    const loaded = await em.load(
+      factory.db
+        .selectFrom('kv_profile')
+        .selectAll()
+        .where('handle', '=', `g-${driver}`)
+        .where(sql`${grid}::text[][]`, '=', sql`'{{a,b},{c,d}}'::text[][]`),
+    )
+    expect(loaded.map((r) => r.handle)).toEqual([`g-${driver}`])
+    // Integers, a null, a quote and a backslash inside: as the server reads them.
+    const shapes = factory.db
+      .selectFrom('kv_grid')
+      .select(sql<string>`${[[1, null], [3, 4]]}::int[][]::text`.as('n'))
+      .select(sql<string>`${[['say "hi"', 'x\\y']]}::text[][]::text`.as('t'))
+      .select(sql<number>`array_ndims(${[[1], [2]]}::int[][])`.as('dims'))
+      .limit(1)
+    const read = await em.select(shapes)
+    expect(read).toEqual([{ n: '{{1,NULL},{3,4}}', t: '{{"say \\"hi\\"","x\\\\y"}}', dims: 2 }])
+    expect(read).toEqual(await shapes.execute())
   })
 })

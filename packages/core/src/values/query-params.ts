@@ -1,12 +1,19 @@
 import { errors } from '../errors.ts'
 
 /**
- * A Kysely query's parameters as text, the way pipeflush sends every value: strings as they are,
- * numbers and bigints in decimal, booleans as `true`/`false`, Dates as timestamps (see {@link dateText}), bytes as
- * `\x` hex, null as null, arrays as PostgreSQL array literals, other objects as JSON. The server
- * converts each text to the type the query compares it with.
+ * A compiled query's parameters as text, for `em.select` and `em.loadRows` (what `@pipeflush/kysely`
+ * and `@pipeflush/drizzle` send of a query given to them), the way pipeflush sends every value:
+ * strings as they are, numbers and bigints in decimal, booleans as `true`/`false`, Dates as
+ * timestamps (see {@link dateText}), bytes as `\x` hex, null as null, arrays as PostgreSQL array
+ * literals (a nested array as a sub-array: `[[1, 2], [3, 4]]` is a two-dimensional array, as the
+ * drivers send it), other objects as JSON. The server converts each text to the type the query
+ * compares it with. An invalid Date is `INVALID_VALUE`.
+ *
+ * @example
+ * queryParamTexts(['ada', 3, [['a', 'b']], null]) // ['ada', '3', '{{"a","b"}}', null]
+ * await em.select({ text: 'select * from book where title = $1', params: queryParamTexts(['Emma']) })
  */
-export function queryParams(parameters: readonly unknown[]): (string | null)[] {
+export function queryParamTexts(parameters: readonly unknown[]): (string | null)[] {
   return parameters.map(text)
 }
 
@@ -20,7 +27,7 @@ function text(value: unknown): string | null {
   if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
   if (value instanceof Date) return dateText(value)
   if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`
-  if (Array.isArray(value)) return `{${value.map(element).join(',')}}`
+  if (Array.isArray(value)) return arrayLiteral(value)
   return JSON.stringify(value)
 }
 
@@ -46,6 +53,20 @@ function dateText(value: Date): string {
   const rest = iso.slice(iso.indexOf('-', 1), -1).replace('T', ' ')
   const bc = year <= 0
   return `${String(bc ? 1 - year : year).padStart(4, '0')}${rest}+00${bc ? ' BC' : ''}`
+}
+
+/**
+ * An array literal: a nested array as a sub-array (`[[1, 2], [3, 4]]` is `{{"1","2"},{"3","4"}}`, a
+ * two-dimensional array, as the drivers write it), any other element quoted.
+ */
+function arrayLiteral(value: readonly unknown[]): string {
+  let out = '{'
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) out += ','
+    const item: unknown = value[i]
+    out += Array.isArray(item) ? arrayLiteral(item) : element(item)
+  }
+  return `${out}}`
 }
 
 /** An element of an array literal: quoted, with `"` and `\` escaped; NULL for null. */
