@@ -1,3 +1,4 @@
+import type { RowLock } from '../connection/held-transaction.ts'
 import type { Row } from '../drivers/driver.ts'
 import type { PipeflushError } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
@@ -29,14 +30,20 @@ interface Waiter {
  * The loads of one table by key started in one tick, gathered into one select (`= any(...)` of the
  * keys, or an unnest of them for a composite key) of the read batch: each load gets its row, or
  * undefined when the table has none with its key.
+ *
+ * With `lock`, the locking loads (`for update` or `for share`): one select of them all, which locks
+ * the rows in key order (its `order by`), whatever order the loads came in. Two requests locking the
+ * same rows so wait for each other instead of deadlocking.
  */
 export class KeyLoads implements BatchItem {
   readonly what: string
   readonly #table: TableModel
+  readonly #lock: RowLock | undefined
   readonly #keys = new Map<string, { where: Readonly<Record<string, unknown>>; waiters: Waiter[] }>()
 
-  constructor(table: TableModel) {
+  constructor(table: TableModel, lock?: RowLock) {
     this.#table = table
+    this.#lock = lock
     this.what = `Reading ${table.key}`
   }
 
@@ -60,12 +67,9 @@ export class KeyLoads implements BatchItem {
       't',
       1,
     )
-    return [
-      {
-        text: `select ${selectList(t)} from ${t.sqlName} as t where ${sql}${orderBy(t, 't')}`,
-        params: textParams(params),
-      },
-    ]
+    const text = `select ${selectList(t)} from ${t.sqlName} as t where ${sql}${orderBy(t, 't')}`
+    if (this.#lock === undefined) return [{ text, params: textParams(params) }]
+    return [{ text: `${text} for ${this.#lock}`, params: textParams(params), locking: true }]
   }
 
   settle(rowSets: readonly (readonly Row[])[]): void {

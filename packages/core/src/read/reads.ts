@@ -111,7 +111,16 @@ export class UnitOfWorkReads {
     }
     const tree = withOf(options)
     const lock = lockOf(options)
-    if (Object.keys(tree).length > 0 || lock !== undefined) {
+    if (lock !== undefined && canonical !== null && Object.keys(tree).length === 0) {
+      // Locking loads of the table in this tick, in one select: rows locked in key order.
+      checkLoadKey(model, where)
+      const loads = this.#batch.grouped(`load:${model.key}:for ${lock}`, () => new KeyLoads(model, lock))
+      const row = await loads.add(canonical, where)
+      if (row !== undefined) {
+        const state = this.#uow.add(model, row, 'managed')
+        if (state.status === 'managed' || state.status === 'new') return state.entity
+      }
+    } else if (Object.keys(tree).length > 0 || lock !== undefined) {
       // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
       const { sql, params } = keyWhereT0(model, where)
       const [found] = await this.#graph(model, { where: sql, params: textParams(params) }, tree, lock)

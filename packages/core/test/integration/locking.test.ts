@@ -1,6 +1,7 @@
 import { type Entity, EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { waitForLockWaiters } from './faults/support.ts'
 
 // Locking reads: a unit of work that reads with `lock` holds a transaction from that read (BEGIN in
 // the same round trip) to its flush (statements and COMMIT, no BEGIN): two round trips at the socket.
@@ -77,6 +78,35 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect((await again.load('account', 1))['balance']).toBe(70)
     },
   )
+
+  // Two requests locking the same rows in opposite orders deadlocked: each load was a select of its own,
+  // sent in the order of the calls.
+  test('locking loads of one tick are one select, locking the rows in key order whatever the order of the calls', async () => {
+    const { root, counter } = await setup()
+    const holder = await db.sql.reserve()
+    try {
+      await holder.unsafe('begin')
+      await holder.unsafe('select 1 from account where id = 3 for update')
+      const em = root.fork()
+      counter.reset()
+      const loads = Promise.all([
+        em.load('account', 3, { lock: 'update' }),
+        em.load('account', 1, { lock: 'update' }),
+        em.load('account', 2, { lock: 'update' }),
+      ])
+      await waitForLockWaiters(db.sql, 1)
+      // Rows 1 and 2 come before the held row 3 in key order: locked while the select waits for it.
+      expect([await locked(1), await locked(2)]).toEqual([true, true])
+      await holder.unsafe('commit')
+      const rows = await loads
+      expect(rows.map((r) => r['owner'])).toEqual(['alan', 'ada', 'grace'])
+      expect(counter.read().roundTrips, 'BEGIN and the one select').toBe(1)
+      await em.clear()
+      expect(await locked(1)).toBe(false)
+    } finally {
+      holder.release()
+    }
+  })
 
   test('a graph read with lock locks every level; reads after it run in the transaction', async () => {
     const { root, counter } = await setup()
