@@ -222,12 +222,18 @@ const BOUNCER_LOGIN_REFUSED = /\b(password|SASL) authentication failed\b|\bno su
  */
 const BOUNCER_NO_DATABASE = /\bno such database\b|\bdatabase ".*" does not exist\b/i
 
+/**
+ * node-postgres's words for a password request it cannot answer, the connection having no password
+ * (or an empty one, or a `password` function giving no string): thrown by the client, no SQLSTATE.
+ */
+const NO_PASSWORD = /\bclient password must be a (non-empty )?string\b|^Password must be a string\b/
+
 /** Codes of a connection the network dropped (reset, broken pipe, aborted). */
 const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
 
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
- * (SQLSTATE class 28, or PgBouncer's 08P01 saying so), an unknown database (3D000, or PgBouncer's
+ * (SQLSTATE class 28, PgBouncer's 08P01 saying so, or no password to give when the server asks), an unknown database (3D000, or PgBouncer's
  * 08P01 saying so), TLS refused or failed, an unreachable server (a unix socket with no file too).
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
@@ -238,6 +244,7 @@ export function connectFailure(
 ): 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | undefined {
   if (e.sqlState?.startsWith('28')) return 'LOGIN_FAILED'
   if (e.sqlState === '3D000') return 'DATABASE_NOT_FOUND'
+  if (NO_PASSWORD.test(e.message)) return 'LOGIN_FAILED'
   if (e.sqlState === PROTOCOL_VIOLATION) {
     // PgBouncer refuses a login and an unknown database with 08P01 and words of its own.
     if (BOUNCER_LOGIN_REFUSED.test(e.message)) return 'LOGIN_FAILED'

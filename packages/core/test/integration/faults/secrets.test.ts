@@ -112,6 +112,38 @@ describe.each(TEST_DRIVERS)('%s: passwords never appear in errors', (driver) => 
     },
   )
 
+  // node-postgres refused to answer a SCRAM password request without a password with an error of its
+  // own, no SQLSTATE: CONNECTION_LOST, which an application retries forever. The role's password is a
+  // SCRAM secret, asked for by SCRAM where the server's pg_hba says md5 or scram-sha-256 (a container's);
+  // the embedded server's `password` method asks for it in clear text, which the server refuses (28P01).
+  // The unit test of `connectFailure` holds node-postgres's own words.
+  test('no password in the URL: LOGIN_FAILED, at connect and at a flush', async () => {
+    const role = `scram_${driver.replace(/\W/g, '')}`
+    await db.sql.unsafe(`
+      set password_encryption = 'scram-sha-256';
+      drop role if exists ${role};
+      create role ${role} login password 'a-secret-${role}';
+      grant all on schema public to ${role};
+    `)
+    const u = new URL(db.proxiedUrl)
+    u.username = role
+    u.password = ''
+    const c = openClient(driver, u.toString(), createRoundTripCounter(), { max: 1, connectTimeoutSeconds: 5 })
+    clients.push(c)
+    const connectError = await EntityManager.connect(c.client).catch((e: unknown) => e)
+    expect(isPipeflushError(connectError, 'LOGIN_FAILED'), String(connectError)).toBe(true)
+    const em = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 8000 }).catch(
+      (e: unknown) => e,
+    )
+    if (!(em instanceof EntityManager)) {
+      expect(isPipeflushError(em, 'LOGIN_FAILED'), String(em)).toBe(true)
+      return
+    }
+    em.create('secretive', { id: 1, name: 'x' })
+    const flushError = (await settleWithin(em.flush(), 12_000)).error
+    expect(isPipeflushError(flushError, 'LOGIN_FAILED'), String(flushError)).toBe(true)
+  })
+
   test('flush errors on a working connection (constraint violation, connection lost, timeout), a failed read, and reports', async () => {
     const { client } = db.client(driver, { max: 1 })
     const root = await EntityManager.connect(client, { flushTimeoutMs: 400 })

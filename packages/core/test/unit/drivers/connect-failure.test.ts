@@ -72,6 +72,20 @@ describe('connectFailure', () => {
     expect(connectFailure(server('3D000'))).toBe('DATABASE_NOT_FOUND')
   })
 
+  it("node-postgres's own refusal to log in without a password is LOGIN_FAILED (no SQLSTATE: it never asked the server)", () => {
+    for (const message of [
+      'SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string',
+      'SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a non-empty string',
+      'Password must be a string',
+    ])
+      expect(connectFailure(connectionError(new Error(message)))).toBe('LOGIN_FAILED')
+    expect(
+      connectFailure(
+        connectionError(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: server nonce is too short')),
+      ),
+    ).toBeUndefined()
+  })
+
   it("PgBouncer's 08P01: its own words, and the server's it passes on; other 08P01s are none of these", () => {
     const bouncer = (message: string): DriverError => ({
       kind: 'connection',
