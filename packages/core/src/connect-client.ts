@@ -19,6 +19,7 @@ import {
   readSchemaOption,
   serverValuesOption,
 } from './options.ts'
+import { IDENTITY_SQL, identityOf, type ServerIdentity } from './read/replicas.ts'
 import { builtByAnotherCopy, isSchemaModel } from './schema/build-table.ts'
 import { cachedSchema } from './schema/cached-schema.ts'
 import { keyFills } from './schema/key-fill.ts'
@@ -176,4 +177,18 @@ function editDistance(a: string, b: string): number {
     previous = row
   }
   return previous[b.length]!
+}
+
+/**
+ * The primary's identity (its database, its cluster), which each replica's is compared with as it
+ * answers its first read (see `ReplicaSet.answered`): one query at connect, only with replicas.
+ */
+export async function primaryIdentity(driver: Driver, given: EntityManagerOptions): Promise<ServerIdentity> {
+  const timeoutMs = Math.max(flushTimeoutOption(given.flushTimeoutMs), CONNECT_MIN_MS)
+  const [row] = await driver.query(IDENTITY_SQL, [], timeoutMs).catch((e: unknown) => {
+    throw connectError(e, timeoutMs)
+  })
+  const identity = identityOf(row)
+  if (identity === undefined) throw errors.internal('primaryIdentity', 'the primary named no database')
+  return identity
 }

@@ -1,4 +1,4 @@
-import { connectClient } from './connect-client.ts'
+import { connectClient, primaryIdentity } from './connect-client.ts'
 import { UnitConnections } from './connection/unit-connections.ts'
 import { errors, redactError, withValuesShown } from './errors.ts'
 import { committedIn, wasCommittedStatement } from './flush/flush-log.ts'
@@ -103,7 +103,11 @@ export class EntityManager {
   ): Promise<EntityManager> {
     try {
       const [context] = await Promise.all([connectClient(client, options), loadTracing()])
-      return new EntityManager(context, managerSettings(options))
+      const settings = managerSettings(options)
+      // A replica serving another database than the primary's (a mistaken URL) is found at its first read.
+      if (settings.replicas !== undefined)
+        settings.replicas.expectPrimary(await primaryIdentity(context.driver, options))
+      return new EntityManager(context, settings)
     } catch (e) {
       const show = (options as { errorValues?: unknown } | null)?.errorValues === true
       throw redactError(show ? withValuesShown(e) : e)

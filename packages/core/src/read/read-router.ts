@@ -4,7 +4,14 @@ import type { PipeflushError } from '../errors.ts'
 import type { Attributes } from '../observe/tracing.ts'
 import type { Settings } from '../settings.ts'
 import type { ReadStatement } from './read-statement.ts'
-import { LAG_STATEMENT, pinnedToPrimary, REPLICA_REFUSALS, type ReplicaSet, replicaSafe } from './replicas.ts'
+import {
+  identityOf,
+  LAG_STATEMENT,
+  pinnedToPrimary,
+  REPLICA_REFUSALS,
+  type ReplicaSet,
+  replicaSafe,
+} from './replicas.ts'
 import { type ReadTarget, sendReads } from './send-reads.ts'
 
 /** What routing a unit of work's reads needs: its settings and its connections. */
@@ -86,22 +93,39 @@ async function viaReplica(
   } catch (e) {
     const error = e as PipeflushError
     const refused = error.code === 'STATEMENT_FAILED' && REPLICA_REFUSALS.has(error.sqlState ?? '')
-    // A select of the application's that fails fails on the primary too; and a read that timed out
+    // A select of the application's that fails fails on the primary too (once the replica is known
+    // to serve the primary's database: before, it may lack the table); and a read that timed out
     // took its time already (reads settle within flushTimeoutMs): both fail as they are.
-    if ((error.code === 'STATEMENT_FAILED' && !refused) || error.code === 'QUERY_TIMEOUT') {
+    const confirmed = replicas.confirmed(picked.index)
+    if ((error.code === 'STATEMENT_FAILED' && !refused && confirmed) || error.code === 'QUERY_TIMEOUT') {
       if (error.code === 'QUERY_TIMEOUT') replicas.failed(picked.index, error.code)
       throw error
     }
-    if (!refused) replicas.failed(picked.index, error.code)
-    return send(pool, statements, {
-      'pipeflush.server': 'primary',
-      'pipeflush.replicas_skipped': `${picked.driver.address}: ${error.message}`,
-    })
+    const onPrimary = () =>
+      send(pool, statements, {
+        'pipeflush.server': 'primary',
+        'pipeflush.replicas_skipped': `${picked.driver.address}: ${error.message}`,
+      })
+    if (error.code !== 'STATEMENT_FAILED') {
+      replicas.failed(picked.index, error.code) // down: left out for a while
+      return onPrimary()
+    }
+    if (refused) return onPrimary()
+    // Not known to serve the primary's database: left out for a while if the primary answers the
+    // select it refused (it may lack the table), not if the select fails there too.
+    const rows = await onPrimary()
+    replicas.failed(picked.index, 'it refused a select the primary answered')
+    return rows
   }
-  const lag = Number((rowSets[0]?.[0] as { lag?: unknown } | undefined)?.lag)
-  const skipped = replicas.answered(picked.index, Number.isFinite(lag) ? lag : undefined)
+  const measured = rowSets[0]?.[0] as Readonly<Record<string, unknown>> | undefined
+  const lag = Number(measured?.['lag'])
+  const skipped = replicas.answered(
+    picked.index,
+    Number.isFinite(lag) ? lag : undefined,
+    identityOf(measured),
+  )
   if (skipped === undefined) return rowSets.slice(1)
-  // Lagging beyond the bound: what it read may be older than the application allows.
+  // Lagging beyond the bound, or another database: what it read is not what the application asked.
   return send(pool, statements, {
     'pipeflush.server': 'primary',
     'pipeflush.replicas_skipped': `${picked.driver.address}: ${skipped}`,

@@ -28,8 +28,39 @@ export const LAG_STATEMENT: { readonly text: string; readonly params: readonly P
     ' when not exists (select from pg_stat_wal_receiver)' +
     ' or pg_last_wal_receive_lsn() is distinct from pg_last_wal_replay_lsn()' +
     ' then coalesce(extract(epoch from now() - pg_last_xact_replay_timestamp()) * 1000, 0)' +
-    ' else 0 end)::float8::text as lag',
+    ' else 0 end)::float8::text as lag, ' +
+    identityColumns(),
   params: [],
+}
+
+/**
+ * The columns of a server's identity (see {@link ServerIdentity}): its database, and its cluster's
+ * system identifier, which a streaming standby shares with its primary (null where the role may not
+ * read it: the check is then of the database's name alone).
+ */
+function identityColumns(): string {
+  return (
+    'current_database()::text as db, ' +
+    "(case when has_function_privilege('pg_catalog.pg_control_system()', 'execute')" +
+    ' then (select system_identifier::text from pg_catalog.pg_control_system()) end) as system'
+  )
+}
+
+/** The select of a server's identity, asked of the primary at connect when there are replicas. */
+export const IDENTITY_SQL = `select ${identityColumns()}`
+
+/** Which database of which cluster a server serves: a replica must serve the primary's. */
+export interface ServerIdentity {
+  readonly db: string
+  readonly system: string | null
+}
+
+/** The identity in a row of {@link IDENTITY_SQL} or {@link LAG_STATEMENT}, if it holds one. */
+export function identityOf(row: Readonly<Record<string, unknown>> | undefined): ServerIdentity | undefined {
+  const db = row?.['db']
+  if (typeof db !== 'string') return undefined
+  const system = row?.['system']
+  return { db, system: typeof system === 'string' ? system : null }
 }
 
 /**
@@ -69,6 +100,12 @@ export class ReplicaSet {
   readonly #lag: (number | undefined)[]
   /** When each lag was measured: a replica left out for lag is tried again after a while. */
   readonly #lagAt: number[]
+  /** Why a replica serves no reads at all (another database than the primary's), if it does not. */
+  readonly #wrong: (string | undefined)[]
+  /** Whether each replica answered with the primary's identity (or no identity is checked). */
+  readonly #confirmed: boolean[]
+  /** The primary's identity, once known: each replica's is compared with it as it answers. */
+  #primary: ServerIdentity | undefined
   #next = 0
 
   constructor(drivers: readonly Driver[], maxLagMs: number) {
@@ -79,6 +116,21 @@ export class ReplicaSet {
     this.#downReason = drivers.map(() => undefined)
     this.#lag = drivers.map(() => undefined)
     this.#lagAt = drivers.map(() => 0)
+    this.#wrong = drivers.map(() => undefined)
+    this.#confirmed = drivers.map(() => false)
+  }
+
+  /**
+   * Whether replica `index` is known to serve the primary's database: until it answered once, a
+   * select it refuses (a table its database lacks) is read again on the primary.
+   */
+  confirmed(index: number): boolean {
+    return this.#primary === undefined || this.#confirmed[index]!
+  }
+
+  /** The primary's identity (asked at connect): a replica serving another database is left out. */
+  expectPrimary(identity: ServerIdentity): void {
+    this.#primary = identity
   }
 
   /** The next usable replica, or the reasons every one is left out. */
@@ -105,12 +157,27 @@ export class ReplicaSet {
   }
 
   /**
-   * Replica `index` answered, with this replay lag (ms): why what it read must not be used (it lags
-   * beyond `maxLagMs`; it is then left out for a while), or undefined.
+   * Replica `index` answered, with this replay lag (ms) and its identity: why what it read must not be
+   * used (it lags beyond `maxLagMs`: it is then left out for a while; it serves another database than
+   * the primary's, a mistaken URL: it is left out for good), or undefined.
    */
-  answered(index: number, lagMs: number | undefined): string | undefined {
+  answered(index: number, lagMs: number | undefined, identity?: ServerIdentity): string | undefined {
     this.#downUntil[index] = 0
     this.#downReason[index] = undefined
+    const primary = this.#primary
+    if (primary !== undefined && identity !== undefined) {
+      const other =
+        identity.db !== primary.db ||
+        (identity.system !== null && primary.system !== null && identity.system !== primary.system)
+      if (other) {
+        this.#wrong[index] =
+          identity.db !== primary.db
+            ? `serves database "${identity.db}", not the primary's "${primary.db}" (check the replica's URL)`
+            : `is no replica of the primary: its cluster's system identifier is ${identity.system}, the primary's ${primary.system} (check the replica's URL)`
+        return this.#wrong[index]
+      }
+    }
+    if (identity !== undefined) this.#confirmed[index] = true
     if (lagMs === undefined) return undefined
     this.#lag[index] = lagMs
     this.#lagAt[index] = performance.now()
@@ -126,6 +193,7 @@ export class ReplicaSet {
   }
 
   #reason(i: number): string | undefined {
+    if (this.#wrong[i] !== undefined) return this.#wrong[i]
     if (performance.now() < this.#downUntil[i]!) return `down (${this.#downReason[i]})`
     const lag = this.#lag[i]
     // Measured only when it answers: after a while, one read goes to it again to measure anew.

@@ -190,6 +190,57 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     })
   })
 
+  // A replica URL naming another database (a mistake) gave that database's rows, and a flush then
+  // wrote them over the primary's rows of the same keys.
+  test.each([
+    ['with the same tables', 'replica_typo', /serves database "replica_typo", not the primary's/],
+    ['without the tables', 'replica_empty', /^down \(it refused a select the primary answered\)/],
+  ])(
+    'a replica serving another database (%s): what it read is read again on the primary, and it is left out',
+    async (_label, name, reason) => {
+      // The database, on the primary, reaches the standby's server by replication.
+      await admin.query(`drop database if exists ${name}`)
+      await admin.query(`create database ${name}`)
+      if (name === 'replica_typo') {
+        const typo = new URL(cluster.primary.url)
+        typo.pathname = `/${name}`
+        const other = openClient('postgres.js', typo.toString(), createRoundTripCounter())
+        await other.query(`
+        create table author (id bigserial primary key, name text not null, version int not null default 1);
+        create table book (id bigserial primary key, author_id bigint not null references author, title text not null);
+        insert into author (name) values ('Not Ada');
+      `)
+        await other.end()
+      }
+      await cluster.caughtUp()
+      const url = new URL(cluster.standby.url)
+      url.pathname = `/${name}`
+      const { root, primary, replica } = await setup({ replicaUrl: url.toString() })
+      await replica.query('select 1')
+      replica.counter.reset()
+      const em = root.fork()
+      const [ada] = await em.find('author', { id: 1 })
+      expect(ada!['name']).toMatch(/^Ada/) // the primary's author, read again there
+      expect([replica.counter.read().roundTrips, primary.counter.read().roundTrips]).toEqual([1, 1])
+      const [status] = root.replicas
+      expect(status).toMatchObject({ usable: false })
+      expect(status!.reason).toMatch(reason)
+      replica.counter.reset()
+      primary.counter.reset()
+      await root.fork().find('book', {})
+      expect([replica.counter.read().roundTrips, primary.counter.read().roundTrips]).toEqual([0, 1])
+    },
+  )
+
+  test('the primary given as its own replica serves reads as one', async () => {
+    const { root, primary, replica } = await setup({ replicaUrl: cluster.primary.url })
+    await replica.query('select 1')
+    replica.counter.reset()
+    await root.fork().find('author', {})
+    expect([replica.counter.read().roundTrips, primary.counter.read().roundTrips]).toEqual([1, 0])
+    expect(root.replicas[0]).toMatchObject({ usable: true, lagMs: 0 })
+  })
+
   test('a replica that is down: the read goes to the primary, the replica is left out with its reason', async () => {
     const { root, primary } = await setup({
       replicaUrl: `postgres://nobody@127.0.0.1:${await freePort()}/none`,
@@ -222,7 +273,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const failed = await em
       .loadRows('author', { text: 'select t.no_such_column from author t', params: [] })
       .catch((e: unknown) => e)
-    expect(isPipeflushError(failed, 'STATEMENT_FAILED')).toBe(true)
+    expect(isPipeflushError(failed, 'STATEMENT_FAILED'), String(failed)).toBe(true)
     expect(root.replicas[0]!.usable).toBe(true) // the application's select, not the replica, failed
   })
 })

@@ -18,7 +18,7 @@ export function statementLabel(text: string): string {
   if (copy) return `copy ${copy[1]}`
   const write = /^(?:with w as \()?(insert into|update|delete from) (?:"public"\.)?"(\w+)"/.exec(t)
   if (write) return `${write[1]!.split(' ')[0]} ${write[2]}`
-  const read = /^select .* from "public"\."(\w+)" as t0 .*?( for update| for share)?$/.exec(t)
+  const read = /^select .* from "public"\."(\w+)" as t0? .*?( for update| for share)?$/.exec(t)
   if (read) return `select ${read[1]}${read[2] ?? ''}`
   return t.slice(0, 40)
 }

@@ -51,7 +51,7 @@ export function flushAnswers(): ScriptedHandler[] {
     { match: /^insert into "public"\."(author|book|tally)"/, answer: { tag: 'INSERT 0 1' } },
     { match: /^with w as \((update|delete from) "public"\./, answer: { rows: [{ pipeflush_rows: 1 }] } },
     {
-      match: /^select t0\."id"::text as c0, t0\."name"::text as c1 from "public"\."author"/,
+      match: /^select t0?\."id"::text as c0, t0?\."name"::text as c1 from "public"\."author"/,
       answer: (s) => ({
         columns: ['c0', 'c1'],
         rows: authors
