@@ -187,9 +187,12 @@ export function notWritableError(address: string, attrs: string, why: string): E
   )
 }
 
-/** No connection was free before a reservation's deadline (code `DEADLINE`). */
+/**
+ * No connection was free, or finished opening, before a reservation's deadline (code `DEADLINE`): a
+ * pool whose connections are all busy, or a server that accepts connections and never answers.
+ */
 export function deadlineError(address: string): DriverError {
-  const message = `no connection to ${address} was free before the deadline`
+  const message = `no connection to ${address} was free or finished opening before the deadline`
   return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
 }
 
