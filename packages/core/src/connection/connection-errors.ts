@@ -42,6 +42,7 @@ export function reservationError(e: DriverError, purpose: Purpose): PipeflushErr
       cause: e.cause,
     })
   if (flushId === undefined) return errors.queryFailed(what, { ...e, kind: 'connection' })
+  if (e.code === 'CONNECTION_ENDED') return errors.clientEnded(flushId, e.message, e.cause)
   if (e.kind === 'connection') return errors.noConnection(flushId, e.message, e.cause, e.sqlState)
   return errors.reservationFailed(flushId, e.message, e.cause)
 }

@@ -27,6 +27,18 @@ export const flushErrors = {
     )
   },
 
+  /**
+   * The application ended the flush's client (`pool.end()`, `sql.end()`) before the flush: nothing was
+   * sent, and no flush on that client can succeed (not one to retry as it is).
+   */
+  clientEnded(flushId: string, why: string, cause?: unknown): PipeflushError {
+    return new PipeflushError(
+      'CONNECTION_LOST',
+      `The flush could not get a connection (${why}). Nothing was sent; the unit of work is unchanged, but its client was ended (pool.end() or sql.end()) and serves no more queries: flush it on a client that is open.`,
+      { flushId, cause },
+    )
+  },
+
   /** The connection failed or stalled after the COMMIT was sent, before its answer. */
   commitOutcomeUnknown(flushId: string, why: string, cause?: unknown, sqlState?: string): PipeflushError {
     return new PipeflushError(
