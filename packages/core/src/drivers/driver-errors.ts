@@ -236,8 +236,9 @@ const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECON
 
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
- * (SQLSTATE class 28, PgBouncer's 08P01 saying so, or no password to give when the server asks), an unknown database (3D000, or PgBouncer's
- * 08P01 saying so), TLS refused or failed, an unreachable server (a unix socket with no file too).
+ * (SQLSTATE class 28, PgBouncer's 08P01 saying so, or no password to give when the server asks), an
+ * unknown database (3D000, or PgBouncer's 08P01 saying so), TLS refused or failed, an unreachable
+ * server (a unix socket with no file too).
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
  * These reasons have codes of their own (`LOGIN_FAILED`...), which tell the application what to fix.

@@ -111,24 +111,18 @@ export class UnitOfWorkReads {
     }
     const tree = withOf(options)
     const lock = lockOf(options)
-    if (lock !== undefined && canonical !== null && Object.keys(tree).length === 0) {
-      // Locking loads of the table in this tick, in one select: rows locked in key order.
-      checkLoadKey(model, where)
-      const loads = this.#batch.grouped(`load:${model.key}:for ${lock}`, () => new KeyLoads(model, lock))
-      const row = await loads.add(canonical, where)
-      if (row !== undefined) {
-        const state = this.#uow.add(model, row, 'managed')
-        if (state.status === 'managed' || state.status === 'new') return state.entity
-      }
-    } else if (Object.keys(tree).length > 0 || lock !== undefined) {
-      // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
+    // By key, with the other loads of the table in this tick (locking ones in a select of their own,
+    // which locks its rows in key order); with a tree, or a lock on a key of no canonical form, alone.
+    if (Object.keys(tree).length > 0 || (lock !== undefined && canonical === null)) {
       const { sql, params } = keyWhereT0(model, where)
       const [found] = await this.#graph(model, { where: sql, params: textParams(params) }, tree, lock)
       if (found) return found
     } else {
-      if (known?.status === 'managed') return known.entity
+      // A lock is taken by a query, even on a row the unit of work holds (its values are kept).
+      if (lock === undefined && known?.status === 'managed') return known.entity
       if (canonical !== null) checkLoadKey(model, where)
-      const loads = this.#batch.grouped(`load:${model.key}`, () => new KeyLoads(model))
+      const group = lock === undefined ? `load:${model.key}` : `load:${model.key}:for ${lock}`
+      const loads = this.#batch.grouped(group, () => new KeyLoads(model, lock))
       const row = canonical === null ? undefined : await loads.add(canonical, where)
       if (row !== undefined) {
         const state = this.#uow.add(model, row, 'managed')

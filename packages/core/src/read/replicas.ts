@@ -16,7 +16,8 @@ export interface ReplicaStatus {
 }
 
 /**
- * A select sent first in every batch a replica answers, in the same message: its replay lag (ms).
+ * A select sent first in every batch a replica answers, in the same message: its identity (see
+ * `identityColumns`), and its replay lag (ms).
  * 0 when it has replayed all it received from a primary it streams from (an idle primary writes
  * nothing, so the time since the last replayed transaction grows without any lag) or when it is not
  * a standby; else, or when it streams from no primary (it cannot know what it misses), the time since

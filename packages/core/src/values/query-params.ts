@@ -27,7 +27,7 @@ function text(value: unknown): string | null {
   if (typeof value === 'bigint' || typeof value === 'boolean') return String(value)
   if (value instanceof Date) return dateText(value)
   if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`
-  if (Array.isArray(value)) return arrayLiteral(value)
+  if (Array.isArray(value)) return nestedArrayLiteral(value)
   return JSON.stringify(value)
 }
 
@@ -59,12 +59,12 @@ function dateText(value: Date): string {
  * An array literal: a nested array as a sub-array (`[[1, 2], [3, 4]]` is `{{"1","2"},{"3","4"}}`, a
  * two-dimensional array, as the drivers write it), any other element quoted.
  */
-function arrayLiteral(value: readonly unknown[]): string {
+function nestedArrayLiteral(value: readonly unknown[]): string {
   let out = '{'
   for (let i = 0; i < value.length; i++) {
     if (i > 0) out += ','
     const item: unknown = value[i]
-    out += Array.isArray(item) ? arrayLiteral(item) : element(item)
+    out += Array.isArray(item) ? nestedArrayLiteral(item) : element(item)
   }
   return `${out}}`
 }
