@@ -48,6 +48,8 @@ interface DB {
   reading: { device: string; recorded_at: Date; measure: number }
   orders: { id: Generated<number>; total: string }
   outbox: { id: Generated<number>; topic: string; order_id: number | null }
+  tag: { id: Generated<number>; name: string }
+  book_tag: { book_id: number; tag_id: number }
 }
 interface R {
   author: { books: { table: 'book'; many: true } }

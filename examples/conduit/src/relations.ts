@@ -2,21 +2,21 @@
 export interface Relations {
   app_user: {
     articles_by_author: { table: 'article'; many: true }
-    articles_by_favorite: { table: 'article'; many: true }
+    articles_by_favorite: { table: 'article'; many: true; through: 'favorite' }
     comments: { table: 'comment'; many: true }
     favorites: { table: 'favorite'; many: true }
-    followees: { table: 'app_user'; many: true }
-    followers: { table: 'app_user'; many: true }
+    followees: { table: 'app_user'; many: true; through: 'follow' }
+    followers: { table: 'app_user'; many: true; through: 'follow' }
     follows_by_followee: { table: 'follow'; many: true }
     follows_by_follower: { table: 'follow'; many: true }
   }
   article: {
-    app_users: { table: 'app_user'; many: true }
+    app_users: { table: 'app_user'; many: true; through: 'favorite' }
     article_tags: { table: 'article_tag'; many: true }
     author: { table: 'app_user'; many: false }
     comments: { table: 'comment'; many: true }
     favorites: { table: 'favorite'; many: true }
-    tags: { table: 'tag'; many: true }
+    tags: { table: 'tag'; many: true; through: 'article_tag' }
   }
   article_tag: {
     article: { table: 'article'; many: false }
@@ -36,6 +36,6 @@ export interface Relations {
   }
   tag: {
     article_tags: { table: 'article_tag'; many: true }
-    articles: { table: 'article'; many: true }
+    articles: { table: 'article'; many: true; through: 'article_tag' }
   }
 }

@@ -2,12 +2,18 @@ import { type Direction, type ReadOptions, relationsOf, type SchemaModel, type W
 import type { ColumnName, TableName, TypedEntity, Where } from './types.ts'
 
 /**
- * One relation of a {@link Relations} type: the table it reaches, and whether it gives many rows
- * (one-to-many, many-to-many) or one or null (many-to-one, one-to-one).
+ * One relation of a {@link Relations} type: the table it reaches, whether it gives many rows
+ * (one-to-many, many-to-many) or one or null (many-to-one, one-to-one), and for a many-to-many the
+ * link table it goes through (a `with` tree's `$limit` is then refused: limit the link table's
+ * one-to-many instead).
+ *
+ * @example
+ * const tags: RelationType<DB> = { table: 'tag', many: true, through: 'book_tag' }
  */
 export interface RelationType<DB> {
   readonly table: TableName<DB>
   readonly many: boolean
+  readonly through?: TableName<DB>
 }
 
 /**
@@ -19,6 +25,7 @@ export interface RelationType<DB> {
  * interface R {
  *   author: { books: { table: 'book'; many: true } }
  *   book: { author: { table: 'author'; many: false }; reviews: { table: 'review'; many: true } }
+ *   tag: { books: { table: 'book'; many: true; through: 'book_tag' } }
  * }
  */
 export type Relations<DB> = {
@@ -52,10 +59,16 @@ export type WithTree<DB, R, T> = [T] extends [never]
         readonly [K in keyof R[T]]?:
           | true
           | (R[T][K] extends { readonly table: infer U extends TableName<DB>; readonly many: infer M }
-              ? RelationTree<DB, R, U, M extends true ? true : false>
+              ? RelationTree<DB, R, U, M extends true ? true : false, LimitOf<R[T][K], M>>
               : never)
       } & { readonly $count?: readonly ManyRelationName<R, T>[] | undefined }
     : With
+
+/**
+ * Whether a relation's tree takes `$limit`: one of many rows that is not a many-to-many (a link
+ * table's rows are limited through its own one-to-many).
+ */
+type LimitOf<Rel, M> = M extends true ? (Rel extends { readonly through: string } ? false : true) : false
 
 /** An ordering of table `T`'s rows: `{ created_at: 'desc' }`, or several as an array of such. */
 export type TypedOrderBy<DB, T extends TableName<DB>> =
@@ -66,15 +79,21 @@ export type TypedOrderBy<DB, T extends TableName<DB>> =
  * The tree of a relation reaching table `U`: its own relations (a {@link WithTree}), and which of its
  * rows to read: `$where` (conditions on `U`'s columns), `$orderBy` (navigation follows it), and for a
  * relation of many rows (`Many`) `$limit` (per parent row; a many-to-one gives one row, and takes
- * none, as at run time).
+ * none, as at run time; nor does a many-to-many, `Limit` false: limit its link table's one-to-many).
  *
  * @example
  * const reviews: RelationTree<DB, R, 'review'> = { $orderBy: { stars: 'desc' }, $limit: 10, book: true }
  */
-export type RelationTree<DB, R, U extends TableName<DB>, Many extends boolean = true> = WithTree<DB, R, U> & {
+export type RelationTree<
+  DB,
+  R,
+  U extends TableName<DB>,
+  Many extends boolean = true,
+  Limit extends boolean = Many,
+> = WithTree<DB, R, U> & {
   readonly $where?: Where<DB, U> | undefined
   readonly $orderBy?: TypedOrderBy<DB, U> | undefined
-  readonly $limit?: (Many extends true ? number : never) | undefined
+  readonly $limit?: (Limit extends true ? number : never) | undefined
 }
 
 /** Read options (`with`) typed from table `T`. */
@@ -129,7 +148,8 @@ export function relationsTypeSource(schema: SchemaModel, name = 'Relations'): st
     lines.push(`  ${quote(table)}: {`)
     for (const r of relations) {
       const many = r.kind === 'one-to-many' || r.kind === 'many-to-many'
-      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${many} }`)
+      const through = r.through === undefined ? '' : `; through: ${literal(r.through.table)}`
+      lines.push(`    ${quote(r.name)}: { table: ${literal(r.target)}; many: ${many}${through} }`)
     }
     lines.push('  }')
   }

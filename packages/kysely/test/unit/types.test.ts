@@ -20,6 +20,12 @@ declare const em: TypedEntityManager<DB>
 declare const db: Kysely<DB>
 declare const rem: TypedEntityManager<DB, Relations>
 declare const fem: TypedEntityManager<ForumDB, ForumRelations>
+/** Relations with a many-to-many: book's reviewers, the authors of its reviews' link rows (types only). */
+type ManyToManyRelations = Relations & {
+  book: { reviewers: { table: 'author'; many: true; through: 'review' } }
+  review: { author: { table: 'author'; many: false } }
+}
+declare const mem: TypedEntityManager<DB, ManyToManyRelations>
 const noRun = false
 
 describe('create', () => {
@@ -245,6 +251,15 @@ describe('relations (the R type relationsTypeSource writes)', () => {
       void rem.find('book', {}, { with: { author: { $where: { name: 'Ada' } } } })
       // @ts-expect-error: a many-to-one takes no $limit
       void rem.find('book', {}, { with: { author: { $limit: 1 } } })
+      // A many-to-many (through a link table) takes $where and $orderBy, no $limit (refused at run time too).
+      void mem.find(
+        'book',
+        {},
+        { with: { reviewers: { $where: { name: 'Ada' }, $orderBy: { name: 'asc' } } } },
+      )
+      // @ts-expect-error: a many-to-many takes no $limit: its link table's one-to-many does
+      void mem.find('book', {}, { with: { reviewers: { $limit: 2 } } })
+      void mem.find('book', {}, { with: { reviews: { $limit: 2, author: true } } })
       // @ts-expect-error: find orders its roots by their own columns
       void rem.find('book', {}, { orderBy: { stars: 'desc' } })
       const ada = rem.create('author', { name: 'Ada' })
