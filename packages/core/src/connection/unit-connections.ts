@@ -62,6 +62,11 @@ export class UnitConnections {
     this.#sending = { over, end }
   }
 
+  /** The unit of work's locking transaction: open, or ended and not yet told to a flush; else undefined. */
+  get held(): HeldTransaction | undefined {
+    return this.#held
+  }
+
   /**
    * The locking transaction a read goes in: the open one, or for a `locking` read a new one it
    * begins; undefined when the read goes to a pool.

@@ -113,6 +113,17 @@ export const flushErrors = {
   },
 
   /**
+   * A locking read (`what`) of a batch in which another read failed: that failure ended the unit of
+   * work's locking transaction (`why`), so the read's locks are not held. Its rows are not tracked.
+   */
+  lockNotHeld(what: string, why: string): PipeflushError {
+    return new PipeflushError(
+      'LOCKS_RELEASED',
+      `${what} locks no row: the transaction holding this unit of work's row locks ended before it answered (${why}, by another read sent with it), its locks gone and nothing committed. Load the rows again with their lock, in a new unit of work when earlier locking reads of this one mattered (a flush of this one is told LOCKS_RELEASED).`,
+    )
+  },
+
+  /**
    * A read did not settle within `flushTimeoutMs`, or within `limit` where something else set it
    * (`EntityManager.connect`'s own queries: `flushTimeoutMs`, but at least 10 s).
    */

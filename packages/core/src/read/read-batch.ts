@@ -154,6 +154,8 @@ export class ReadBatch {
     const live = items.flatMap((item, i) => (parts[i] === undefined ? [] : [{ item, statements: parts[i]! }]))
     if (live.length === 0) return
     const what = live.length === 1 ? live[0]!.item.what : `A batch of ${live.length} reads`
+    const heldBefore = context.connections.held
+    const openBefore = heldBefore?.open === true
     try {
       const rowSets = await routeReads(
         context,
@@ -169,10 +171,19 @@ export class ReadBatch {
     } catch (e) {
       const error = e as PipeflushError
       if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
-        // The server ended the message at the failing select: each read again, on its own.
+        // The server ended the message at the failing select: each read again, on its own. When the
+        // batch went in the locking transaction, the failure ended it: the reads go again outside it,
+        // and one that locks fails, its rows read but its locks not held.
+        const held = context.connections.held
+        const ended =
+          held !== undefined && !held.open && (held !== heldBefore || openBefore) ? held.ended : undefined
+        const again: ReadContext = ended === undefined ? context : { ...context, unheld: true }
         for (const { item, statements } of live) {
           try {
-            settle(item, await routeReads(context, statements, item.what))
+            const rowSets = await routeReads(again, statements, item.what)
+            if (ended !== undefined && statements.some((s) => s.locking === true))
+              item.fail(errors.lockNotHeld(item.what, ended))
+            else settle(item, rowSets)
           } catch (own) {
             item.fail(own as PipeflushError)
           }

@@ -19,6 +19,11 @@ export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 're
   readonly connections: UnitConnections
   /** The batch's reads were started before the application ended the client (see `Driver.admit`). */
   readonly admitted?: boolean | undefined
+  /**
+   * Outside the locking transaction, whatever the statements: a read of a batch whose failure ended
+   * that transaction, sent again on its own to tell which one failed (see `ReadBatch`).
+   */
+  readonly unheld?: boolean | undefined
 }
 
 /**
@@ -47,7 +52,8 @@ export function routeReads(
   const send = (target: ReadTarget, sent: readonly ReadStatement[], extra: Attributes) =>
     sendReads(context, target, sent, what, extra)
   const pool = { source: connections.pool, driver: primary }
-  const held = connections.forRead(statements.some((s) => s.locking === true))
+  const held =
+    context.unheld === true ? undefined : connections.forRead(statements.some((s) => s.locking === true))
   if (held !== undefined) {
     return send({ source: held, driver: primary }, statements, {
       'pipeflush.server': 'primary (locking transaction)',
