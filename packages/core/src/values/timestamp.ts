@@ -135,7 +135,9 @@ export function parseTimestampText(text: string, withZone: boolean, keepMicros =
     Number(s) * 1000 +
     Number(frac.padEnd(3, '0').slice(0, 3)) -
     offsetMs
-  if (!(Math.abs(ms) < DATE_LIMIT_MS))
+  // The limits themselves are Dates (the largest and smallest a Date holds); a microsecond past is not.
+  const beyond = Math.abs(ms) > DATE_LIMIT_MS || (Math.abs(ms) === DATE_LIMIT_MS && /[1-9]/.test(frac.slice(3)))
+  if (beyond || Number.isNaN(ms))
     problem(`${describeWritten(text)} is outside the range of a JavaScript Date`, text)
   const date = new Date(ms)
   if (keepMicros && frac.length > 3) {
