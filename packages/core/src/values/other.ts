@@ -37,7 +37,8 @@ function isCitext(column: ColumnModel): boolean {
 
 /**
  * The key form of a text-form value: its text; a timestamp's the instant or wall clock it stands for
- * (see `timestampTextKey`); a `citext`'s with its ASCII letters lowercased, as the
+ * (see `timestampTextKey`); an `inet`'s without a single host's netmask (`'10.0.0.1/32'` is the key
+ * `'10.0.0.1'`, as it reads); a `citext`'s with its ASCII letters lowercased, as the
  * server compares them (`'POETRY'` is the key `'Poetry'`: a child holding it references that row,
  * and `load` by it finds it). Other letters are left as they are: whether the server folds them
  * depends on the database's locale (under `C` it does not), and two rows it tells apart must not be
@@ -48,6 +49,8 @@ function keyForm(value: unknown, column: ColumnModel): string {
   const type = column.castType
   if (type === 'timestamptz' || type === 'timestamp')
     return timestampTextKey(text, type === 'timestamptz') ?? text
+  // A single host's address with its netmask (`'10.0.0.1/32'`) is the address, as the server prints it.
+  if (type === 'inet') return inetText(text)
   return isCitext(column) ? text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : text
 }
 

@@ -136,7 +136,8 @@ export function parseTimestampText(text: string, withZone: boolean, keepMicros =
     Number(frac.padEnd(3, '0').slice(0, 3)) -
     offsetMs
   // The limits themselves are Dates (the largest and smallest a Date holds); a microsecond past is not.
-  const beyond = Math.abs(ms) > DATE_LIMIT_MS || (Math.abs(ms) === DATE_LIMIT_MS && /[1-9]/.test(frac.slice(3)))
+  const beyond =
+    Math.abs(ms) > DATE_LIMIT_MS || (Math.abs(ms) === DATE_LIMIT_MS && /[1-9]/.test(frac.slice(3)))
   if (beyond || Number.isNaN(ms))
     problem(`${describeWritten(text)} is outside the range of a JavaScript Date`, text)
   const date = new Date(ms)
