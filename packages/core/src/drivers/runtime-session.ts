@@ -52,6 +52,8 @@ export class RuntimeSession implements Session {
   /** Stop listening to the socket and the driver (the socket outlives the session: no listener may pile up). */
   readonly #unwatch: (() => void)[] = []
   readonly #toError: (e: unknown) => DriverError
+  /** Set by {@link terminate} with a cancel: settles once the cancel went and the socket was closed. */
+  #cancelling: Promise<void> | undefined
 
   constructor(adapter: DriverAdapter, connection: AdapterConnection, meters: Meters, started: number) {
     this.#adapter = adapter
@@ -60,14 +62,11 @@ export class RuntimeSession implements Session {
     this.#started = started
     this.#toError = (e) => adapter.toDriverError(e)
     this.#life = new SessionLifecycle((broken) => {
-      for (const stop of this.#unwatch.splice(0)) stop()
-      if (!broken) return connection.release()
-      const cause = this.#life.cause
-      // A stream the driver could not read stays open under it: closed, never to be read again, the
-      // pool opens another connection.
-      const m = isUnreadableStream(cause) ? this.#identify() : undefined
-      if (m !== undefined && !m.meter.closed) m.socket.destroy()
-      connection.discard(cause ?? closedError(adapter.address, 'terminated'))
+      // Its backend being cancelled: given back once the cancel went and its socket closed (see
+      // `terminate`), its listeners kept until then, so that the close is not one the driver reports
+      // to nobody.
+      if (this.#cancelling !== undefined) void this.#cancelling.then(() => this.#giveBack(broken))
+      else this.#giveBack(broken)
     })
     this.#unwatch.push(connection.watchEnd((cause) => this.#life.end(cause)))
     if (adapter.copyRoundTrips !== undefined) this.copyRoundTrips = adapter.copyRoundTrips
@@ -78,6 +77,19 @@ export class RuntimeSession implements Session {
     // answered before, the usual reservation), its counts alone, not every open socket's.
     const own = this.#identify()
     this.#counts = own === undefined ? meters.counts() : new Map([[own, countOf(own)]])
+  }
+
+  /** Gives the connection back to the pool: released, or discarded when `broken`. */
+  #giveBack(broken: boolean): void {
+    for (const stop of this.#unwatch.splice(0)) stop()
+    const connection = this.#connection
+    if (!broken) return connection.release()
+    const cause = this.#life.cause
+    // A stream the driver could not read stays open under it: closed, never to be read again, the
+    // pool opens another connection.
+    const m = isUnreadableStream(cause) ? this.#identify() : undefined
+    if (m !== undefined && !m.meter.closed) m.socket.destroy()
+    connection.discard(cause ?? closedError(this.#adapter.address, 'terminated'))
   }
 
   onEnd(listener: (cause: DriverError) => void): () => void {
@@ -150,8 +162,18 @@ export class RuntimeSession implements Session {
   terminate(options?: { readonly cancel?: boolean }): void {
     if (this.#life.terminated) return
     const m = this.#identify()
-    if (m !== undefined && options?.cancel === true) cancelBackend(m)
-    if (m !== undefined) m.socket.destroy()
+    const cancelled = m !== undefined && options?.cancel === true ? cancelBackend(m) : undefined
+    if (cancelled !== undefined) {
+      // Closed once the cancel was passed on: a pooler in between forwards it only to a client still
+      // connected. The session is over now; given back meanwhile, the pool gets it once it closed.
+      // Until then the driver reads nothing more from it (the cancelled statement's error included):
+      // to the driver the connection ends as it would have at once, only later.
+      const socket = m!
+      socket.socket.pause()
+      this.#cancelling = cancelled.then(() => {
+        if (!socket.meter.closed) socket.socket.destroy()
+      })
+    } else if (m !== undefined) m.socket.destroy()
     else this.#connection.destroy()
     this.#life.terminate(closedError(this.#adapter.address, 'terminated by pipeflush'))
   }
@@ -223,11 +245,13 @@ export class RuntimeSession implements Session {
 
 /**
  * Asks the server to cancel what the backend of `m` runs (see `sendCancelRequest`), when its cancel
- * key and its TCP peer are known (a unix socket's path is not: none asked there).
+ * key and its TCP peer are known (a unix socket's path is not: none asked there): settles once the
+ * cancel was passed on; undefined when none was asked.
  */
-function cancelBackend(m: MeteredSocket): void {
+function cancelBackend(m: MeteredSocket): Promise<void> | undefined {
   const key = m.meter.key
   const socket = m.socket as Partial<Socket>
-  if (key === undefined || socket.remoteAddress === undefined || socket.remotePort === undefined) return
-  sendCancelRequest(socket.remoteAddress, socket.remotePort, key)
+  if (key === undefined || socket.remoteAddress === undefined || socket.remotePort === undefined)
+    return undefined
+  return sendCancelRequest(socket.remoteAddress, socket.remotePort, key)
 }

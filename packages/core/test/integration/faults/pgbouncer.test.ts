@@ -334,5 +334,51 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
         }
       },
     )
+
+    // The cancel sent at a flush's deadline went on a connection of its own while the flush's socket
+    // closed at once: PgBouncer, seeing its client leave first, forgot the cancel key ("failed cancel
+    // request"), and the backend went on waiting on the lock, holding what it locked, to commit once
+    // the lock went (found by an outside probe). The socket now stays open until the cancel went.
+    test.each(['burst', 'waves'] as const)(
+      '%s mode: a flush given up at its deadline while waiting on a lock leaves no backend waiting behind the pooler; nothing commits late',
+      async (mode) => {
+        const watch = watchProcess()
+        const c = client(driver, 2)
+        const root = await EntityManager.connect(c.client, {
+          flushTimeoutMs: 800,
+          flushLog: 'pipeflush_flush_log',
+        })
+        const em = root.fork({ pipeline: mode })
+        const [row] = await em.find('tally', { id: 6 })
+        const before = row!['n']
+        const holder = await db.sql.reserve()
+        try {
+          await holder.unsafe('begin; select 1 from tally where id = 6 for update')
+          row!['n'] = Number(before) + 1000
+          const error = await em.flush().catch((e: unknown) => e)
+          expect(isPipeflushError(error), String(error)).toBe(true)
+          expect(['COMMIT_OUTCOME_UNKNOWN', 'FLUSH_TIMEOUT']).toContain((error as { code: string }).code)
+          // The lock still held: the given-up flush's backend is not waiting on it.
+          const deadline = performance.now() + 3000
+          let waiting = 1
+          while (waiting > 0 && performance.now() < deadline) {
+            const [w] = await db.sql<{ n: number }[]>`
+              select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`
+            waiting = w!.n
+            if (waiting > 0) await new Promise((r) => setTimeout(r, 50))
+          }
+          expect(waiting, 'backends still waiting on the lock').toBe(0)
+        } finally {
+          await holder.unsafe('rollback').catch(() => {})
+          holder.release()
+        }
+        await new Promise((r) => setTimeout(r, 300))
+        const [stored] = await db.sql<{ n: number }[]>`select n from tally where id = 6`
+        expect(stored!.n, 'nothing committed late').toBe(before)
+        await watch.assertClean()
+        watch.dispose()
+      },
+      20_000,
+    )
   })
 })
