@@ -118,6 +118,11 @@ export interface ColumnModel {
   /** varchar(n)/bpchar(n) length limit, if any (of each element, for an array). */
   readonly maxLength?: number
   /**
+   * A `timestamp(p)` or `timestamptz(p)`'s precision (fractional digits of a second it keeps), when
+   * below a Date's milliseconds (0 to 2): a primary key's Date the server would round is refused.
+   */
+  readonly timePrecision?: number
+  /**
    * A `numeric(p,s)`'s precision and scale (of each element, for an array): a value that, rounded to
    * the scale as the server rounds it, has more than `precision` digits is refused before it is sent.
    */

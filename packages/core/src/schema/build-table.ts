@@ -39,6 +39,7 @@ export interface ColumnModelInput {
   readonly enumLabels?: readonly string[] | undefined
   readonly maxLength?: number | undefined
   readonly numericTypmod?: NumericTypmod | undefined
+  readonly timePrecision?: number | undefined
   readonly mapping?: ValueMapping | undefined
 }
 
@@ -93,6 +94,7 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
     ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
     ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
     ...(input.numericTypmod === undefined ? {} : { numericTypmod: input.numericTypmod }),
+    ...(input.timePrecision === undefined ? {} : { timePrecision: input.timePrecision }),
     ...(input.castType === undefined ? {} : { castType: input.castType }),
     ...(input.inputTypmod === undefined ? {} : { inputTypmod: input.inputTypmod }),
     ...(input.arrayDelimiter === undefined || input.arrayDelimiter === ','

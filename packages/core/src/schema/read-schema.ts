@@ -217,6 +217,11 @@ function toColumn(c: CatalogColumn): ColumnModel {
     enumLabels: type === 'enum' ? (c.enumLabels ?? []) : undefined,
     maxLength,
     numericTypmod: type === 'numeric' ? numericTypmodOf(c.typmod) : undefined,
+    // A timestamp's typmod is its precision (-1: none, 6).
+    timePrecision:
+      (type === 'timestamp' || type === 'timestamptz') && !c.isArray && c.typmod >= 0 && c.typmod < 3
+        ? c.typmod
+        : undefined,
   })
 }
 

@@ -165,6 +165,13 @@ function fitNumeric(text: string, column: ColumnModel, value: unknown): string {
     problem(`${describeWritten(value)} cannot be stored in a ${fits} column (no infinity)`, value)
   const point = text.indexOf('.')
   const fraction = point < 0 ? '' : text.slice(point + 1)
+  // A primary key's value is found again by the value given: one the server would round is no key
+  // of a row it stores (an update or delete of the new row by it would find none).
+  if (column.keyPart === true && scale >= 0 && fraction.length > scale && /[1-9]/.test(fraction.slice(scale)))
+    problem(
+      `${describeWritten(value)} has more decimal places than the key column's ${fits} keeps (${scale}): the server would store it rounded, and the row would not be found by the key given; give the key as it is stored`,
+      value,
+    )
   const digits = (point < 0 ? text : text.slice(0, point) + fraction).replace('-', '')
   // The value is digits x 10^-fraction.length; rounded to the scale: rounded x 10^-scale, whose
   // digits must be at most `precision`.

@@ -1,3 +1,4 @@
+import type { ColumnModel } from '../model/model.ts'
 import {
   civilFromDays,
   DATE_LIMIT_MS,
@@ -190,11 +191,31 @@ export function timestampTextKey(text: string, withZone: boolean): string | unde
   }
 }
 
+/**
+ * Refuses a primary key's Date that its column would round (`timestamptz(0)` given milliseconds): the
+ * row would not be found by the key given.
+ */
+function checkKeyPrecision(value: unknown, column: ColumnModel, withZone: boolean): void {
+  const p = column.timePrecision
+  if (p === undefined || column.keyPart !== true || !(value instanceof Date)) return
+  const ms = value.getTime()
+  if (Math.abs(ms) === DATE_LIMIT_MS || ms % 10 ** (3 - p) === 0) return
+  problem(
+    `${describeWritten(value)} has more fractional digits of a second than the key column's ${withZone ? 'timestamptz' : 'timestamp'}(${p}) keeps: the server would store it rounded, and the row would not be found by the key given; give the key as it is stored`,
+    value,
+  )
+}
+
 function makeTimestampCodec(withZone: boolean): ScalarCodec {
   return {
-    encode: (value) => timestampText(value, withZone),
-    check: (value) => {
+    encode: (value, column) => {
+      const text = timestampText(value, withZone)
+      if (column.timePrecision !== undefined) checkKeyPrecision(value, column, withZone)
+      return text
+    },
+    check: (value, column) => {
       timestampMs(value, withZone)
+      if (column.timePrecision !== undefined) checkKeyPrecision(value, column, withZone)
     },
     decode: (text, column) => parseTimestampText(text, withZone, column.keyPart === true),
     same: (a, b) => a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime()),
