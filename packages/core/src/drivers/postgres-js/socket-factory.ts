@@ -157,10 +157,12 @@ export function socketFactory(
     const closed = () => onDriverClosed(refused)
     deferCloseListeners(socket, closed, quiet)
     holdDataOnceDestroyed(socket)
+    answerFatalTypeFetch(socket, quiet)
     watchTlsUpgrade(socket, (tls) => {
       watchTls?.(tls)
       deferDriverCloseOn(tls, closed, quiet)
       holdDataOnceDestroyed(tls)
+      answerFatalTypeFetch(tls, quiet)
       onTls(socket, tls)
     })
     return socket
@@ -286,6 +288,61 @@ function admission(
 /** Whether a connection to the client's server is judged at the end of its startup (see `admission`). */
 function judgedAtStartup(options: PostgresJsOptions): boolean {
   return wantsPrimary(targetSessionAttrs(options.target_session_attrs))
+}
+
+/** An empty answer to a query: CommandComplete (`SELECT 0`), then ReadyForQuery (idle). */
+const EMPTY_ANSWER = Buffer.from([0x43, 0, 0, 0, 13, ...Buffer.from('SELECT 0\0'), 0x5a, 0, 0, 0, 5, 0x49])
+
+/**
+ * The FATAL (or PANIC) ErrorResponse of `chunk`, read message by message from its start: where it
+ * starts, its message and SQLSTATE. Undefined when there is none (or a message runs past the chunk).
+ */
+function fatalIn(chunk: Buffer): { at: number; message: string; code: string } | undefined {
+  let i = 0
+  while (i + 5 <= chunk.length) {
+    const end = i + 1 + chunk.readUInt32BE(i + 1)
+    if (end > chunk.length || end < i + 5) return undefined
+    if (chunk[i] === 0x45) {
+      const fields = new Map<number, string>()
+      let f = i + 5
+      while (f < end && chunk[f] !== 0) {
+        const zero = chunk.indexOf(0, f + 1)
+        if (zero < 0 || zero >= end) break
+        fields.set(chunk[f]!, chunk.toString('utf8', f + 1, zero))
+        f = zero + 1
+      }
+      const severity = fields.get(0x56) ?? fields.get(0x53)
+      if (severity === 'FATAL' || severity === 'PANIC')
+        return {
+          at: i,
+          message: fields.get(0x4d) ?? 'the server ended the connection',
+          code: fields.get(0x43) ?? '',
+        }
+    }
+    i = end
+  }
+  return undefined
+}
+
+/**
+ * Answers the connection's array type fetch (the query postgres.js runs after its startup, which
+ * nothing awaits) with no types, where the server answered it with a FATAL error: a pooler whose
+ * server is down (PgBouncer's `server_login_retry`) answers a startup itself, then fails the first
+ * query so. postgres.js 3.4.9 rejected the fetch, unhandled, which ends a process under Node's
+ * defaults. The socket is then destroyed with the server's error, which postgres.js gives the request
+ * the connection opened for (its message names the reason: `server_login_retry`).
+ */
+function answerFatalTypeFetch(socket: Socket, fetching: () => boolean): void {
+  const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean
+  socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event !== 'data' || !fetching() || !Buffer.isBuffer(args[0])) return emit(event, ...args)
+    const chunk = args[0]
+    const fatal = fatalIn(chunk)
+    if (fatal === undefined) return emit(event, ...args)
+    const error = Object.assign(new Error(fatal.message), { code: fatal.code, severity: 'FATAL' })
+    setImmediate(() => socket.destroy(error))
+    return emit('data', Buffer.concat([chunk.subarray(0, fatal.at), EMPTY_ANSWER]))
+  }) as Socket['emit']
 }
 
 /**
