@@ -83,7 +83,10 @@ export class RuntimeSession implements Session {
   #giveBack(broken: boolean): void {
     for (const stop of this.#unwatch.splice(0)) stop()
     const connection = this.#connection
-    if (!broken) return connection.release()
+    if (!broken) {
+      connection.release()
+      return
+    }
     const cause = this.#life.cause
     // A stream the driver could not read stays open under it: closed, never to be read again, the
     // pool opens another connection.

@@ -1,6 +1,7 @@
 import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { rowLocked } from './faults/support.ts'
 
 const db = useTestDatabase()
 
@@ -14,17 +15,8 @@ beforeEach(async () => {
   )
 })
 
-async function locked(id: number): Promise<boolean> {
-  try {
-    await db.sql.begin(async (tx) => {
-      await tx.unsafe(`select 1 from account where id = ${id} for update nowait`)
-    })
-    return false
-  } catch (e) {
-    if ((e as { code?: string }).code === '55P03') return true
-    throw e
-  }
-}
+/** Whether another connection finds account `id` locked. */
+const locked = (id: number) => rowLocked(db.sql, 'account', id)
 
 const idleInTransaction = async () =>
   Number(

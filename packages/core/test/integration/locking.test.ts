@@ -1,7 +1,7 @@
 import { type Entity, EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { waitForLockWaiters } from './faults/support.ts'
+import { rowLocked, waitForLockWaiters } from './faults/support.ts'
 
 // Locking reads: a unit of work that reads with `lock` holds a transaction from that read (BEGIN in
 // the same round trip) to its flush (statements and COMMIT, no BEGIN): two round trips at the socket.
@@ -25,18 +25,8 @@ beforeEach(async () => {
   `)
 })
 
-/** Whether another connection finds account `id` locked (`for update nowait` refused: 55P03). */
-async function locked(id: number): Promise<boolean> {
-  try {
-    await db.sql.begin(async (tx) => {
-      await tx.unsafe(`select 1 from account where id = ${id} for update nowait`)
-    })
-    return false
-  } catch (e) {
-    if ((e as { code?: string }).code === '55P03') return true
-    throw e
-  }
-}
+/** Whether another connection finds account `id` locked. */
+const locked = (id: number) => rowLocked(db.sql, 'account', id)
 
 const balance = async (id: number) =>
   (await db.sql.unsafe<{ balance: number }[]>(`select balance from account where id = ${id}`))[0]!.balance

@@ -211,3 +211,21 @@ export async function expectPoolFree(c: TestClient, max: number, limitMs = 5000)
     for (const h of connections) h.release()
   }
 }
+
+/**
+ * Whether another connection finds row `id` of `table` locked (`for update nowait` refused: 55P03).
+ *
+ * @example
+ * expect(await rowLocked(db.sql, 'account', 1)).toBe(true)
+ */
+export async function rowLocked(direct: postgres.Sql, table: string, id: number): Promise<boolean> {
+  try {
+    await direct.begin(async (tx) => {
+      await tx.unsafe(`select 1 from ${table} where id = ${id} for update nowait`)
+    })
+    return false
+  } catch (e) {
+    if ((e as { code?: string }).code === '55P03') return true
+    throw e
+  }
+}
