@@ -4,6 +4,7 @@ import type { ColumnModel, TableModel } from '../model/model.ts'
 import { columnSql } from '../schema/column-sql.ts'
 import { perTable } from '../schema/per-table.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
+import { equalityOperator } from '../values/equality.ts'
 import {
   castText,
   castTextList,
@@ -80,13 +81,15 @@ export function whereSql(
         conditions.push(isNull)
         continue
       }
+      const op = equalityOperator(column, table.key, of)
       params.push(values.map((v) => encodeValue(v, column, at)))
-      const any = `${col} = any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`
+      const any = `${col} ${op} any(${castTextList(`${placeholder(params.length)}::text[]`, column)})`
       conditions.push(orNull ? `(${any} or ${isNull})` : any)
     } else {
+      const op = equalityOperator(column, table.key, of)
       const text = encodeValue(value, column, at)
       params.push(text ?? '')
-      conditions.push(`${col} = ${castText(`${placeholder(params.length)}::text`, column)}`)
+      conditions.push(`${col} ${op} ${castText(`${placeholder(params.length)}::text`, column)}`)
     }
   }
   return { sql: conditions.join(' and '), params }
