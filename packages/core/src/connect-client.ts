@@ -21,9 +21,9 @@ import {
 } from './options.ts'
 import { IDENTITY_SQL, identityOf, type ServerIdentity } from './read/replicas.ts'
 import { builtByAnotherCopy, isSchemaModel } from './schema/build-table.ts'
-import { cachedSchema } from './schema/cached-schema.ts'
+import { type CatalogSchema, cachedSchema } from './schema/cached-schema.ts'
 import { keyFills } from './schema/key-fill.ts'
-import type { ClientSettings } from './settings.ts'
+import type { ClientCatalog, ClientSettings } from './settings.ts'
 import { describeValue } from './values/location.ts'
 
 const allocators = new WeakMap<Driver, IdAllocator>()
@@ -92,7 +92,9 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     )
   }
   const driver = driverFor(client)
-  const schema = options.schema ?? (await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT))
+  const source =
+    options.schema === undefined ? await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT) : undefined
+  const schema = options.schema ?? source!.latest
   const serverValues = serverValuesOption(options.serverValues, schema)
   const hooks = flushHooksOption(options.hooks, schema)
   if (options.flushLog !== undefined)
@@ -118,7 +120,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   if (prefetchIds ?? !options.schema)
     await ids.prefetch((text) => driver.query(text, [], timeoutMs), sequenceKeys(schema)).catch(() => {})
   const preparedBurst = prepare === true && driver.pipelines
-  return {
+  const settings: Omit<ClientSettings, 'catalog'> = {
     driver,
     schema,
     ids,
@@ -129,6 +131,41 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
     hooks,
     copyRows: driver.copies ? copyRows : Number.POSITIVE_INFINITY,
   }
+  if (source === undefined) return { ...settings, catalog: undefined }
+  return clientCatalog(source, options, settings).settingsFor(schema)
+}
+
+/**
+ * The catalog `source` as the settings of a client connected with `options` see it (`first`: those
+ * made at connect): a later read's settings made once per schema read (the last kept), the options
+ * naming tables (`serverValues`, `hooks`) checked against it again.
+ */
+function clientCatalog(
+  source: CatalogSchema,
+  options: EntityManagerOptions,
+  first: Omit<ClientSettings, 'catalog'>,
+): ClientCatalog {
+  let made: ClientSettings | undefined
+  const catalog: ClientCatalog = {
+    source,
+    settingsFor(schema) {
+      if (made?.schema === schema) return made
+      if (schema === first.schema) {
+        made = { ...first, catalog }
+        return made
+      }
+      try {
+        const serverValues = serverValuesOption(options.serverValues, schema)
+        const hooks = flushHooksOption(options.hooks, schema)
+        made = { ...first, schema, serverValues, hooks, catalog }
+      } catch {
+        // An option names a table the new schema lacks: the schema they had, until the options change.
+        made ??= { ...first, catalog }
+      }
+      return made
+    },
+  }
+  return catalog
 }
 
 /** The options `EntityManager.connect` takes (see `EntityManagerOptions`). */

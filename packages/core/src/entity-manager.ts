@@ -17,6 +17,7 @@ import { type FindOptions, type ReadOptions, UnitOfWorkReads } from './read/read
 import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
+import { watchDrift } from './schema/schema-drift.ts'
 import type { ClientSettings, ManagerSettings, Settings } from './settings.ts'
 import type { Entity } from './track/entity-state.ts'
 import { navigate } from './unit-of-work/navigate.ts'
@@ -46,7 +47,14 @@ export class EntityManager {
   /** Its flushes, one at a time, with their hooks; made at the first (a fork that only reads makes none). */
   #madeFlushes: ManagerFlush | undefined = undefined
 
-  private constructor(client: ClientSettings, own: ManagerSettings) {
+  private constructor(given: ClientSettings, own: ManagerSettings) {
+    // The catalog read again since the parent was made (a table changed under the application): the
+    // new unit of work uses the last read.
+    const catalog = given.catalog
+    const client =
+      catalog === undefined || catalog.source.latest === given.schema
+        ? given
+        : catalog.settingsFor(catalog.source.latest)
     // Field by field, not two spreads: a fork is made per request, and is given its parent's whole
     // settings as `client`.
     const settings: Settings = {
@@ -59,6 +67,7 @@ export class EntityManager {
       serverValues: client.serverValues,
       copyRows: client.copyRows,
       hooks: client.hooks,
+      catalog: client.catalog,
       mode: own.mode,
       timeoutMs: own.timeoutMs,
       errorValues: own.errorValues,
@@ -164,6 +173,28 @@ export class EntityManager {
     return this.#settings.schema
   }
 
+  /**
+   * Reads the catalog again, after a migration changed the tables under a running process (a column
+   * or table added, dropped or renamed, a type or an enum's labels changed, a foreign key added): the
+   * entity managers made from then on (`fork()` of any entity manager of the client, `connect` again)
+   * use it; this one and those made before keep the schema they have, which their entities are of.
+   * A statement of pipeflush's failing because a table changed (a column or table gone, 42703 or
+   * 42P01; a type changed, 42804) reads it again by itself, in the background. `INVALID_CONFIG` for a
+   * schema declared in code (the `schema` option): connect with the new one.
+   *
+   * @example
+   * await runMigrations()
+   * const schema = await root.refreshSchema() // root.fork() now knows the new column
+   */
+  async refreshSchema(): Promise<SchemaModel> {
+    const catalog = this.#settings.catalog
+    if (catalog === undefined)
+      throw errors.invalidConfig(
+        'refreshSchema: the schema was declared in code (the schema option), not read from the catalog: connect with the new one.',
+      )
+    return await catalog.source.readAgain()
+  }
+
   /** The pipeline mode of its flushes. */
   get pipeline(): PipelineMode {
     return this.#settings.mode
@@ -214,7 +245,10 @@ export class EntityManager {
    * })
    */
   find(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity[]> {
-    return this.#shown(() => this.#reads.find(table, where, options))
+    return watchDrift(
+      this.#shown(() => this.#reads.find(table, where, options)),
+      this.#settings.catalog,
+    )
   }
 
   /** The first row of {@link find}, or undefined. */
@@ -234,7 +268,10 @@ export class EntityManager {
    * author.books // the author's books, each with its reviews, tags and publisher
    */
   load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
-    return this.#shown(() => this.#reads.load(table, key, options))
+    return watchDrift(
+      this.#shown(() => this.#reads.load(table, key, options)),
+      this.#settings.catalog,
+    )
   }
 
   /**
@@ -252,7 +289,10 @@ export class EntityManager {
    * books[0]?.['reviews'] // loaded
    */
   populate(entities: Entity | readonly Entity[], tree: With): Promise<void> {
-    return this.#shown(() => this.#reads.populate(entities, tree))
+    return watchDrift(
+      this.#shown(() => this.#reads.populate(entities, tree)),
+      this.#settings.catalog,
+    )
   }
 
   /**
@@ -269,7 +309,10 @@ export class EntityManager {
    * })
    */
   loadRows(table: string, statement: ReadStatement, options: ReadOptions = {}): Promise<Entity[]> {
-    return this.#shown(() => this.#reads.rows(table, statement, options))
+    return watchDrift(
+      this.#shown(() => this.#reads.rows(table, statement, options)),
+      this.#settings.catalog,
+    )
   }
 
   /**
@@ -397,7 +440,10 @@ export class EntityManager {
    * const { roundTrips, statements } = await em.flush()
    */
   flush(): Promise<FlushReport> {
-    return this.#shown(() => this.#flushes.flush(this))
+    return watchDrift(
+      this.#shown(() => this.#flushes.flush(this)),
+      this.#settings.catalog,
+    )
   }
 
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */

@@ -6,6 +6,7 @@ import type { SchemaModel } from './model/model.ts'
 import type { Observe } from './observe/observe-flush.ts'
 import type { ServerValuesPolicy } from './plan/statements/returning.ts'
 import type { ReplicaSet } from './read/replicas.ts'
+import type { CatalogSchema } from './schema/cached-schema.ts'
 
 /**
  * Everything an entity manager runs with, each setting declared here only: what its client's entity
@@ -39,6 +40,8 @@ export interface Settings {
   readonly copyRows: number
   /** Code run as part of every flush, if any. */
   readonly hooks: FlushHooks | undefined
+  /** The catalog `schema` was read from, and read again from (undefined: a schema declared in code). */
+  readonly catalog: ClientCatalog | undefined
   /** How a flush is sent (see `flush/modes.ts`). */
   readonly mode: PipelineMode
   /** A flush (or a read) settles within this many milliseconds, reserving a connection included (Infinity: no limit). */
@@ -54,8 +57,31 @@ export interface Settings {
 /** The settings an entity manager's client shares with all its entity managers, made once at connect. */
 export type ClientSettings = Pick<
   Settings,
-  'driver' | 'schema' | 'ids' | 'named' | 'preparedBurst' | 'flushLog' | 'serverValues' | 'copyRows' | 'hooks'
+  | 'driver'
+  | 'schema'
+  | 'ids'
+  | 'named'
+  | 'preparedBurst'
+  | 'flushLog'
+  | 'serverValues'
+  | 'copyRows'
+  | 'hooks'
+  | 'catalog'
 >
+
+/**
+ * A client's schema read from the catalog: where later reads of it come from, and the client's
+ * settings with one of them (the options that name tables checked against it again).
+ */
+export interface ClientCatalog {
+  readonly source: CatalogSchema
+  /**
+   * The client's settings with `schema`, a later read of the catalog, in place of the schema they were
+   * made with; the same settings when options that name tables do not hold in it (a hook's table
+   * gone): its entity managers keep the schema they had until the options are fixed.
+   */
+  settingsFor(schema: SchemaModel): ClientSettings
+}
 
 /** The settings of one entity manager, from its options (a fork's over its parent's). */
 export type ManagerSettings = Omit<Settings, keyof ClientSettings>

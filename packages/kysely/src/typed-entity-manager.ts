@@ -1,4 +1,11 @@
-import type { Entity, EntityManager, FlushPlan, FlushReport, PipelineMode } from '@pipeflush/core'
+import type {
+  Entity,
+  EntityManager,
+  FlushPlan,
+  FlushReport,
+  PipelineMode,
+  SchemaModel,
+} from '@pipeflush/core'
 import type { Compilable, InferResult, Kysely } from 'kysely'
 import { given } from './given-values.ts'
 import { loadQuery, selectQuery } from './load/load-query.ts'
@@ -305,6 +312,19 @@ export class TypedEntityManager<DB, R = NoRelations> {
    */
   wasCommitted(flushId: string): Promise<boolean> {
     return this.core.wasCommitted(flushId)
+  }
+
+  /**
+   * Reads the catalog again after a migration changed the tables under a running process: the
+   * entity managers made from then on (`factory.em()`, `fork()`) use it. See the core
+   * `EntityManager.refreshSchema`.
+   *
+   * @example
+   * await migrateToLatest(db)
+   * await factory.em().refreshSchema() // the next factory.em() knows the new column
+   */
+  refreshSchema(): Promise<SchemaModel> {
+    return this.core.refreshSchema()
   }
 
   /** What the next flush would send, without sending it (print it with `formatPlan`). */

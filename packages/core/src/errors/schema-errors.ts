@@ -91,7 +91,7 @@ export const schemaErrors = {
     const message =
       known === ''
         ? `Unknown table ${shown}: the schema holds no tables (is the connection's database the one the tables are in? a declared schema, one that declares it?).`
-        : `Unknown table ${shown} (known: ${known}). The tables are those read at connect, from the schemas of the search path (or the \`schemas\` option), or those declared: a table created since needs a new connect, one in another schema the \`schemas\` option.`
+        : `Unknown table ${shown} (known: ${known}). The tables are those read at connect, from the schemas of the search path (or the \`schemas\` option), or those declared: a table created since is known once the catalog is read again (\`await em.refreshSchema()\`, then a new \`fork()\`), one in another schema the \`schemas\` option.`
     return new PipeflushError('UNKNOWN_TABLE', message, { table })
   },
 

@@ -3,19 +3,91 @@ import type { SchemaModel } from '../model/model.ts'
 import { readSchemaWithin } from './read-schema.ts'
 import type { ReadSchemaOptions } from './read-schema-options.ts'
 
-const cache = new WeakMap<Driver, Map<string, Promise<SchemaModel>>>()
+/** The shortest time between two reads of the catalog a failing statement asks for (see `readSoon`). */
+export const SCHEMA_REREAD_MIN_MS = 5_000
+
+/**
+ * The schema a client's entity managers read from the catalog (per client and options), and read again
+ * when the database changed under them: `readAgain` on demand (`EntityManager.refreshSchema`),
+ * `readSoon` when a statement failed the way a changed table fails (a column or table gone, a type
+ * changed). `latest` is the last schema read; entity managers made from then on use it, those already
+ * made keep theirs (their entities are of its tables).
+ */
+export class CatalogSchema {
+  readonly #driver: Driver
+  readonly #options: ReadSchemaOptions
+  readonly #timeoutMs: number
+  readonly #limit: string | undefined
+  #latest: SchemaModel
+  /** The read under way, if any: one at a time. */
+  #reading: Promise<SchemaModel> | undefined
+  /** When the last read after the first began (`performance.now()`). */
+  #readAt: number
+
+  constructor(
+    driver: Driver,
+    options: ReadSchemaOptions,
+    timeoutMs: number,
+    limit: string | undefined,
+    first: SchemaModel,
+  ) {
+    this.#driver = driver
+    this.#options = options
+    this.#timeoutMs = timeoutMs
+    this.#limit = limit
+    this.#latest = first
+    // The first read asked for is never put off: a migration run right after connect heals at once.
+    this.#readAt = Number.NEGATIVE_INFINITY
+  }
+
+  /** The last schema read. */
+  get latest(): SchemaModel {
+    return this.#latest
+  }
+
+  /** Reads the catalog again (joining a read under way): the new schema, also `latest` from now on. */
+  readAgain(): Promise<SchemaModel> {
+    if (this.#reading !== undefined) return this.#reading
+    this.#readAt = performance.now()
+    const reading = readSchemaWithin(this.#driver, this.#options, this.#timeoutMs, this.#limit).then(
+      (schema) => {
+        this.#latest = schema
+        return schema
+      },
+    )
+    this.#reading = reading
+    const done = () => {
+      if (this.#reading === reading) this.#reading = undefined
+    }
+    reading.then(done, done)
+    return reading
+  }
+
+  /**
+   * Reads the catalog again in the background, unless a read began less than
+   * {@link SCHEMA_REREAD_MIN_MS} ago: a statement failing again and again (the application's own
+   * mistake, or a change not yet complete) costs at most one catalog query per interval. A failed read
+   * leaves `latest` as it was.
+   */
+  readSoon(): void {
+    if (this.#reading !== undefined || performance.now() - this.#readAt < SCHEMA_REREAD_MIN_MS) return
+    this.readAgain().catch(() => {})
+  }
+}
+
+const cache = new WeakMap<Driver, Map<string, Promise<CatalogSchema>>>()
 
 /**
  * The schema of the driver's database, read once per client and options (a failed read is retried by
- * the next call), each query within `timeoutMs` (`QUERY_TIMEOUT`, its message naming `limit`): entity managers of one process
- * share it.
+ * the next call), each query within `timeoutMs` (`QUERY_TIMEOUT`, its message naming `limit`): entity
+ * managers of one process share it, and its later reads (see {@link CatalogSchema}).
  */
 export function cachedSchema(
   driver: Driver,
   options: ReadSchemaOptions,
   timeoutMs = Number.POSITIVE_INFINITY,
   limit?: string,
-): Promise<SchemaModel> {
+): Promise<CatalogSchema> {
   let byDriver = cache.get(driver)
   if (!byDriver) {
     byDriver = new Map()
@@ -28,7 +100,9 @@ export function cachedSchema(
   })
   let p = byDriver.get(key)
   if (!p) {
-    const read = readSchemaWithin(driver, options, timeoutMs, limit)
+    const read = readSchemaWithin(driver, options, timeoutMs, limit).then(
+      (schema) => new CatalogSchema(driver, options, timeoutMs, limit, schema),
+    )
     p = read
     byDriver.set(key, read)
     read.catch(() => byDriver.delete(key))
