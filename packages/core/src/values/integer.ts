@@ -27,7 +27,15 @@ function smallIntegerCodec(type: 'int2' | 'int4', bits: 16 | 32): ScalarCodec {
     },
     decode(text) {
       if (!INTEGER_TEXT.test(text)) problem(`cannot decode ${describeWritten(text)} as ${type}`, text)
-      return Number(text)
+      const n = Number(text)
+      // Beyond the type's range only when the column's type changed since the schema was read (to
+      // int8): never a rounded number.
+      if (n < min || n > max)
+        problem(
+          `cannot decode ${describeWritten(text)} as ${type}: out of its range (was the column's type changed since the schema was read? see refreshSchema)`,
+          text,
+        )
+      return n
     },
     same: (a, b) => typeof a === 'number' && typeof b === 'number' && a === b,
     key: canonical,

@@ -16,6 +16,14 @@ describe('decodeValue: scalars', () => {
     expect(() => decodeValue('x', column('int8'))).toThrow(/cannot decode a string of 1 character as int8/)
   })
 
+  it('refuses an int2/int4 text beyond the type: a column made int8 since the schema was read, never a rounded number', () => {
+    expect(decodeValue('-2147483648', column('int4'))).toBe(-2147483648)
+    for (const text of ['2147483648', '9007199254740993', '-2147483649']) {
+      expect(() => decodeValue(text, column('int4'))).toThrow(/as int4: out of its range .*refreshSchema/)
+    }
+    expect(() => decodeValue('32768', column('int2'))).toThrow(/as int2: out of its range/)
+  })
+
   it('decodes numeric as the server string, specials included', () => {
     for (const text of ['0', '1.50', '-0.000001', '1000000000000000000000', 'NaN', 'Infinity', '-Infinity']) {
       expect(decodeValue(text, column('numeric'))).toBe(text)
