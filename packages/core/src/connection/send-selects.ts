@@ -63,6 +63,9 @@ export async function sendSelects(
     // A select that fails aborts the transaction: the later ones and the COMMIT (a ROLLBACK then) end it.
     const statements = begin ? [BEGIN, ...sent] : snapshot ? [SNAPSHOT_BEGIN, ...sent, COMMIT] : sent
     const results = await session.pipeline(statements)
+    // A statement prepared on this connection whose table changed since (a column added, a type
+    // changed) fails there for good: the connection goes, the pool opens one that prepares it anew.
+    if (options.named && results.some(stalePlan)) session.session.terminate()
     const first = begin || snapshot ? 1 : 0
     return results.slice(first, first + sent.length).map((r) => {
       if (r.status === 'rejected') throw r.reason
@@ -82,4 +85,14 @@ export async function sendSelects(
       await session.simple('rollback').catch(() => {})
     throw e
   }
+}
+
+/**
+ * Whether `result` failed because the statement prepared on the connection returns other columns now
+ * (SQLSTATE 0A000, "cached plan must not change result type"): a named statement whose table changed.
+ */
+function stalePlan(result: PromiseSettledResult<unknown>): boolean {
+  if (result.status !== 'rejected') return false
+  const e = result.reason as Partial<DriverError> | undefined
+  return e?.sqlState === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan')
 }

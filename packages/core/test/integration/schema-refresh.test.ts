@@ -91,3 +91,29 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(counter.read().roundTrips).toBe(0)
   })
 })
+
+// node-postgres in pipeline mode names the selects (the application's own too: `em.select`), prepared
+// once per connection. A column added to their table made every later execution on that connection
+// fail with 0A000 "cached plan must not change result type", for as long as the connection lived (a
+// busy pool never closes it; found by an outside probe). Such a connection is closed now: the next
+// read gets one that prepares the statement anew.
+describe('pg: a prepared select whose table changed', () => {
+  test('fails once on its connection, which is closed; the next read on a new connection gives the new columns', async () => {
+    await db.sql.unsafe(`
+      drop table if exists sr_plan;
+      create table sr_plan (id int primary key, qty int);
+      insert into sr_plan values (1, 5);
+    `)
+    const { client } = db.client('pg', { max: 1 })
+    const em = await EntityManager.connect(client)
+    const statement = { text: 'select * from sr_plan where id = $1', params: ['1'] }
+    expect(await em.select(statement)).toEqual([{ id: 1, qty: 5 }])
+    expect(await em.select(statement)).toEqual([{ id: 1, qty: 5 }])
+    await db.sql.unsafe('alter table sr_plan add column note text')
+    const failed = await em.select(statement).catch((e: unknown) => e)
+    expect(isPipeflushError(failed), String(failed)).toBe(true)
+    expect((failed as { sqlState?: string }).sqlState).toBe('0A000')
+    expect(await em.select(statement)).toEqual([{ id: 1, qty: 5, note: null }])
+    expect(await em.select(statement)).toEqual([{ id: 1, qty: 5, note: null }])
+  })
+})
