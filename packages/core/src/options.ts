@@ -214,7 +214,8 @@ export function prefetchIdsOption(prefetch: unknown): boolean | undefined {
  * A bad value is `INVALID_CONFIG` before any query, not a failure in the middle of a flush.
  */
 export function serverValuesOption(value: unknown, schema: SchemaModel | undefined): ServerValuesPolicy {
-  if (value === undefined || value === true) return () => true
+  // A table the role may not SELECT from reads nothing back: RETURNING would fail its inserts.
+  if (value === undefined || value === true) return readable
   if (value === false) return () => false
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw errors.invalidConfig(
@@ -231,8 +232,11 @@ export function serverValuesOption(value: unknown, schema: SchemaModel | undefin
     }
     byTable.set(table, on)
   }
-  return (table: TableModel) => byTable.get(table.key) ?? true
+  return (table: TableModel) => (byTable.get(table.key) ?? true) && readable(table)
 }
+
+/** Whether the role may read back what the server filled in `table` (see `TableModel.selectDenied`). */
+const readable = (table: TableModel): boolean => table.selectDenied !== true
 
 /**
  * The `tracing` and `logger` options, checked.

@@ -226,6 +226,13 @@ export interface TableModel {
    * rules (COPY ignores them, INSERT runs them). A schema declared in code says true.
    */
   readonly copyable: boolean
+  /**
+   * The role that read the schema may not SELECT from the table (granted INSERT only: an audit log,
+   * an outbox): its inserts read nothing back (`RETURNING` needs SELECT), whatever `serverValues`
+   * says, and the columns the server fills stay unread in its entities. Read from the catalog; a
+   * schema declared in code says nothing.
+   */
+  readonly selectDenied?: true
 }
 
 export interface SchemaModel {

@@ -59,6 +59,8 @@ export interface TableModelInput {
   readonly versionColumn?: string | null | undefined
   /** Whether large inserts may be sent as COPY (see {@link TableModel.copyable}); default true. */
   readonly copyable?: boolean | undefined
+  /** See {@link TableModel.selectDenied}; default false. */
+  readonly selectDenied?: boolean | undefined
 }
 
 const INTEGER_TYPES: ReadonlySet<ScalarType> = new Set(['int2', 'int4', 'int8'])
@@ -208,6 +210,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
     uniques,
     versionColumn,
     copyable: kind === 'table' && (input.copyable ?? true),
+    ...(input.selectDenied === true ? { selectDenied: true as const } : {}),
   }
 }
 

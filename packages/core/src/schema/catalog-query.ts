@@ -37,7 +37,8 @@ export const IDENTIFIER = `^${PART}(?:\\.${PART})?$`
 export const CATALOG_QUERY = `
 with t as (
   select c.oid, n.nspname as schema, c.relname as name, c.relkind::text as kind,
-    c.relrowsecurity or c.relhasrules as copy_refused
+    c.relrowsecurity or c.relhasrules as copy_refused,
+    not pg_catalog.has_table_privilege(c.oid, 'SELECT') as select_denied
   from pg_catalog.pg_class c
   join pg_catalog.pg_namespace n on n.oid = c.relnamespace
   where c.relkind in ('r', 'p', 'v', 'm') and not c.relispartition and n.nspname = any($1::text[])
@@ -65,7 +66,7 @@ fk as (
   join pg_catalog.pg_namespace tns on tns.oid = tc.relnamespace
   where co.contype = 'f' and co.conrelid in (select t.oid from t union all select leaf.relid from leaf)
 )
-select t.schema, t.name, t.kind, t.copy_refused,
+select t.schema, t.name, t.kind, t.copy_refused, t.select_denied,
   (select coalesce(json_agg(json_build_object(
       'name', a.attname,
       'qualifiedType', quote_ident(tn.nspname) || '.' || quote_ident(ty.typname),

@@ -65,4 +65,6 @@ export interface CatalogTable {
   readonly uniques: { name: string; columns: string[]; nullsNotDistinct?: boolean; index?: boolean }[]
   /** Row-level security is enabled on the table, or it has rewrite rules. */
   readonly copy_refused: boolean
+  /** The role connected may not SELECT from it (an insert-only table: an audit log, an outbox). */
+  readonly select_denied: boolean
 }

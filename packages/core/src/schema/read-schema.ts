@@ -144,6 +144,7 @@ export async function readSchemaWithin(
       uniques: row.uniques.map(({ index, ...unique }) => (index === true ? { ...unique, index } : unique)),
       versionColumn,
       copyable: row.copy_refused !== true,
+      selectDenied: row.select_denied === true,
     })
   })
   const partitionOf = new Map<string, string>()

@@ -66,6 +66,7 @@ function table(
     partitions: null,
     uniques: [],
     copy_refused: false,
+    select_denied: false,
   }
 }
 
