@@ -1,4 +1,4 @@
-import type { Driver, Session } from '../drivers/driver.ts'
+import type { Driver, DriverError, Session } from '../drivers/driver.ts'
 import { GuardedSession } from '../drivers/guarded-session.ts'
 import { errors, type PipeflushError, redactError } from '../errors.ts'
 import { type Purpose, reservationError } from './connection-errors.ts'
@@ -161,8 +161,8 @@ export class HeldTransaction implements ConnectionSource {
       throw redactError(reservationError(this.#driver.toDriverError(e), purpose))
     }
     // Its connection lost while held: the server rolled it back; the flush is told, sending nothing.
-    session.onEnd(() => {
-      if (this.#session === session) void this.#end('its connection was lost', 'close')
+    session.onEnd((cause) => {
+      if (this.#session === session) void this.#end(connectionLost(cause), 'close')
     })
     this.#session = session
     this.#startHold()
@@ -212,3 +212,13 @@ const unflushed = new FinalizationRegistry<Session>((session) => {
   session.terminate()
   session.release()
 })
+
+/**
+ * Why a held transaction ended with its connection, the server's reason first where it gave one: an
+ * operator's `idle_in_transaction_session_timeout` (25P03) or a terminated backend (57P01) is
+ * something to act on, not the network.
+ */
+function connectionLost(cause: DriverError | undefined): string {
+  if (cause?.sqlState === undefined) return 'its connection was lost'
+  return `its connection was closed by the server: ${cause.message} (SQLSTATE ${cause.sqlState})`
+}

@@ -28,6 +28,27 @@ const idleInTransaction = async () =>
   )
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test("the server ending a held transaction (idle_in_transaction_session_timeout): LOCKS_RELEASED, with the server's reason where the driver gives it", async () => {
+    const c = db.client(driver, {
+      max: 1,
+      postgresJs: { connection: { idle_in_transaction_session_timeout: 100 } },
+      pg: { options: '-c idle_in_transaction_session_timeout=100' },
+    })
+    const em = (await EntityManager.connect(c.client)).fork()
+    const account = await em.load('account', 1, { lock: 'update' })
+    await new Promise((r) => setTimeout(r, 400))
+    account['balance'] = 101
+    const e = await em.flush().catch((x: unknown) => x)
+    expect(isPipeflushError(e, 'LOCKS_RELEASED'), String(e)).toBe(true)
+    // postgres.js reports the server's FATAL on an idle connection as the connection closing, its
+    // reason dropped: only node-postgres tells it.
+    if (driver === 'pg') {
+      expect(String(e)).toContain('idle-in-transaction timeout')
+      expect(String(e)).toContain('SQLSTATE 25P03')
+    } else expect(String(e)).toContain('its connection was lost')
+    expect(await locked(1)).toBe(false)
+  })
+
   test('a deadlock between two locking reads: the loser fails at once and lets go of its rows, the winner goes on', async () => {
     const c = db.client(driver, { max: 4 })
     const root = await EntityManager.connect(c.client, { flushTimeoutMs: 20_000 })
