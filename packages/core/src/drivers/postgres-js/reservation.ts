@@ -207,10 +207,18 @@ export function cannotConnect(
   const last = watch.meters.lastFailure
   const where = last?.address ?? watch.address
   const reason = last?.reason ?? 'no answer'
+  // The server's refusal (28P01: a password) tells what to fix (LOGIN_FAILED), not the network.
+  const sqlState = last?.sqlState === undefined ? {} : { sqlState: last.sqlState }
   if (attempts >= FAILED_OPENINGS) {
     const message = `could not open a connection to ${where}: ${attempts} attempts failed: ${reason}`
-    return { kind: 'connection', message, cause: last?.error ?? new Error(message) }
+    return { kind: 'connection', message, ...sqlState, cause: last?.error ?? new Error(message) }
   }
   const message = `could not open a connection to ${where} within connect_timeout (${watch.connectTimeoutMs / 1000} s): ${reason}`
-  return { kind: 'connection', code: 'CONNECT_TIMEOUT', message, cause: last?.error ?? new Error(message) }
+  return {
+    kind: 'connection',
+    code: 'CONNECT_TIMEOUT',
+    message,
+    ...sqlState,
+    cause: last?.error ?? new Error(message),
+  }
 }

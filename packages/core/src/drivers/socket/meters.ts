@@ -99,6 +99,8 @@ export interface ConnectFailure {
   readonly tlsRefused: boolean
   /** The socket's first error, if it had one. */
   readonly error: Error | undefined
+  /** The SQLSTATE of the error the server answered during the startup, if it answered one. */
+  readonly sqlState: string | undefined
 }
 
 /**
@@ -166,6 +168,8 @@ export class Meters {
         this.#failures++
         const error = metered.meter.closeError
         const tlsRefused = metered.meter.tlsRefused
+        // The server's own refusal (a password, a database), when it answered one in the clear.
+        const refused = metered.meter.startupError
         this.#lastFailure = {
           at: performance.now(),
           address,
@@ -173,9 +177,10 @@ export class Meters {
             ? 'the server does not support SSL connections (it answered N to the SSLRequest)'
             : error
               ? error.message
-              : 'the connection closed before the server was ready',
+              : (refused?.message ?? 'the connection closed before the server was ready'),
           tlsRefused,
           error,
+          sqlState: refused?.sqlState || undefined,
         }
       }
     })

@@ -29,6 +29,11 @@ export interface SocketMeter {
   readonly parameters: ReadonlyMap<string, string>
   /** The server answered `N` to the SSLRequest (it has no TLS) and the driver started TLS anyway. */
   readonly tlsRefused: boolean
+  /**
+   * The error the server answered during the startup (a refused password, 28P01; a database that does
+   * not exist, 3D000), as it read in the clear: its message and SQLSTATE.
+   */
+  readonly startupError: { readonly message: string; readonly sqlState: string } | undefined
   /** The socket ended: it errored or closed (`closeError` holds its first error, if any). */
   readonly closed: boolean
   readonly closeError: Error | undefined
@@ -104,6 +109,7 @@ export function meterSocket(socket: Duplex, admit?: Admission, countCompleted = 
   let key: string | undefined
   const parameters = new Map<string, string>()
   let ready = false
+  let startupError: { readonly message: string; readonly sqlState: string } | undefined
   let decryptedStream: Duplex | undefined
   let closed = false
   let closeError: Error | undefined
@@ -134,6 +140,7 @@ export function meterSocket(socket: Duplex, admit?: Admission, countCompleted = 
       if (buffer.length < length + 1) break
       if (type === 0x4b && length >= 12) key = cancelKey(buffer, length)
       if (type === 0x53) readParameter(buffer, length, parameters)
+      if (type === 0x45) startupError ??= errorFields(buffer, length)
       if (type === 0x5a) {
         const refusal = admit?.(parameters)
         if (refusal !== undefined) return refuse(refusal)
@@ -244,6 +251,9 @@ export function meterSocket(socket: Duplex, admit?: Admission, countCompleted = 
       return ready
     },
     parameters,
+    get startupError() {
+      return startupError
+    },
     get tlsRefused() {
       return answeredNo && decrypting
     },
@@ -456,4 +466,23 @@ function handshakeRoundTrips(decrypted: Duplex): number {
   if (protocol !== 'TLSv1.3') return 1
   const group = tls.getEphemeralKeyInfo?.()?.name
   return group !== undefined && !FIRST_KEY_SHARES.test(group) ? 2 : 1
+}
+
+/** The message and SQLSTATE of the ErrorResponse at the start of `buffer`, its length `length`. */
+function errorFields(
+  buffer: Buffer,
+  length: number,
+): { readonly message: string; readonly sqlState: string } {
+  let message = 'the server refused the connection'
+  let sqlState = ''
+  let f = 5
+  const end = length + 1
+  while (f < end && buffer[f] !== 0) {
+    const zero = buffer.indexOf(0, f + 1)
+    if (zero < 0 || zero >= end) break
+    if (buffer[f] === 0x4d) message = buffer.toString('utf8', f + 1, zero)
+    else if (buffer[f] === 0x43) sqlState = buffer.toString('latin1', f + 1, zero)
+    f = zero + 1
+  }
+  return { message, sqlState }
 }
