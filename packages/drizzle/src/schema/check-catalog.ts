@@ -38,7 +38,8 @@ export async function checkCatalog(client: unknown, model: SchemaModel): Promise
         continue
       }
       const [ours, theirs] = [typeName(column), typeName(other)]
-      if (ours !== theirs) {
+      // A domain's column declared by the domain's name (a custom type's dataType) is the same column.
+      if (ours !== theirs && ours !== domainName(other)) {
         found.push({
           table: table.key,
           column: column.name,
@@ -90,6 +91,12 @@ function typeName(column: ColumnModel): string {
       ? unqualified(column.type === 'other' ? (column.castType ?? column.sqlType) : column.sqlType)
       : column.type
   return `${name}${column.isArray ? '[]' : ''}`
+}
+
+/** The unqualified name of a domain column's type (`posint`, `posint[]`), or undefined for another column. */
+function domainName(column: ColumnModel): string | undefined {
+  if (column.isDomain !== true) return undefined
+  return `${unqualified(column.sqlType)}${column.isArray ? '[]' : ''}`
 }
 
 /** `"public"."mood"[]` -> `mood`; `"bit"` -> `bit`; `timestamptz` -> `timestamptz`. */
