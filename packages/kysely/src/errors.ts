@@ -16,9 +16,16 @@ export const errors = {
     return new PipeflushError('INVALID_STATE', `load(query): ${why}.`)
   },
 
-  /** A `load(query)` from a table the schema does not have (`label`: as the query names it). */
-  unknownQueryTable(label: string): PipeflushError {
-    return new PipeflushError('UNKNOWN_TABLE', `load(query): unknown table "${label}".`, { table: label })
+  /**
+   * A `load(query)` from a table the schema does not have (`label`: as the query names it), or from a
+   * leaf partition of the table `partitioned`, whose rows are that table's.
+   */
+  unknownQueryTable(label: string, partitioned?: string): PipeflushError {
+    const message =
+      partitioned === undefined
+        ? `load(query): unknown table "${label}".`
+        : `load(query): unknown table "${label}": it is a partition of "${partitioned}". Select from "${partitioned}" (a condition on the partition key reads that partition only).`
+    return new PipeflushError('UNKNOWN_TABLE', message, { table: label })
   },
 
   /**

@@ -46,7 +46,7 @@ function findTable(schema: SchemaModel, name: string, schemaName: string | undef
     if (schemaName === undefined ? model.key === name : model.schema === schemaName) return model
   }
   const label = schemaName === undefined ? name : `${schemaName}.${name}`
-  throw errors.unknownQueryTable(label)
+  throw errors.unknownQueryTable(label, schema.partitionOf?.get(label))
 }
 
 function fail(why: string): never {

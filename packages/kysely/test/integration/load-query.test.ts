@@ -205,6 +205,24 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     await expect(em.load(join as never)).rejects.toSatisfy((e) => isPipeflushError(e, 'INVALID_STATE'))
   })
 
+  test('a select from a leaf partition is UNKNOWN_TABLE naming its partitioned table, as find says', async () => {
+    const table = `lq_part_${driver.replace(/\W/g, '_')}`
+    await db.sql.unsafe(`
+      create table ${table} (id int, at date, primary key (id, at)) partition by range (at);
+      create table ${table}_2024 partition of ${table} for values from ('2024-01-01') to ('2025-01-01');
+    `)
+    const { client, counter } = db.client(driver, { max: 1 })
+    const em = (await createEntityManagerFactory<DB>({ client })).em()
+    counter.reset()
+    const query = (em.db as unknown as { selectFrom(t: string): { selectAll(): unknown } })
+      .selectFrom(`${table}_2024`)
+      .selectAll()
+    const error = await em.load(query as never).catch((e: unknown) => e)
+    expect(isPipeflushError(error, 'UNKNOWN_TABLE'), String(error)).toBe(true)
+    expect(String(error)).toContain(`it is a partition of "${table}"`)
+    expect(counter.read().roundTrips).toBe(0)
+  })
+
   test('runs on the same pool, one round trip once warm, with the other reads of its tick', async () => {
     const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
