@@ -54,7 +54,7 @@ export const inputErrors = {
   upsertColumnMissing(table: string, column: string): PipeflushError {
     return new PipeflushError(
       'INVALID_VALUE',
-      `Upsert into "${table}": the row does not supply "${column}".`,
+      `Upsert into "${table}": the row does not supply "${column}" (an upsert finds its row by the values of its conflict columns: give each one).`,
       {
         table,
         column,

@@ -22,6 +22,18 @@ function checkUpsert(table: TableModel, columns: readonly string[], spec: Upsert
   }
 }
 
+/**
+ * An upsert's conflict columns have values (a key pipeflush draws from a sequence gets one at the
+ * flush): its row is found by them. A row leaving one out is `INVALID_VALUE` naming it.
+ */
+function checkConflictValues(table: TableModel, input: InsertInput, spec: UpsertSpec): void {
+  for (const name of spec.conflict) {
+    if (input.row[name] !== undefined) continue
+    if (keyFills(table).sequence.some((c) => c.name === name)) continue
+    throw errors.upsertColumnMissing(table.key, name)
+  }
+}
+
 /** A stored row's key may name key columns only. */
 function checkKeyColumns(table: TableModel, key: RowValues, rowKey: RowKey): void {
   for (const name of Object.keys(key)) {
@@ -182,6 +194,8 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
       const columns = same ? run!.columns : insertColumns(table, input)
       const key = rowKeyOf(table, input, insertCell, true)
       if (input.upsert !== undefined) {
+        // A conflict column left out is named as such, not as a value that is missing.
+        checkConflictValues(table, input, input.upsert)
         encoded = i + 1 // its values are checked before its upsert spec
         checkUpsert(table, columns, input.upsert)
       }

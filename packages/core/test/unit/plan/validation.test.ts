@@ -14,6 +14,22 @@ function codeOf(set: ChangeSet, schema = library): string | undefined {
 }
 
 describe('planFlush validation', () => {
+  it('an upsert row leaving a conflict column out is INVALID_VALUE naming it as a conflict column, not as a missing value', () => {
+    const upsert = { conflict: ['name'], update: [] }
+    for (const values of [{ id: 5 }, { id: 5, name: undefined }]) {
+      let error: { code?: string; message?: string } | undefined
+      try {
+        planFlush(library, changes({ inserts: [{ table: 'tag', values, upsert }] }))
+      } catch (e) {
+        error = e as typeof error
+      }
+      expect(error?.code).toBe('INVALID_VALUE')
+      expect(error?.message).toBe(
+        'Upsert into "tag": the row does not supply "name" (an upsert finds its row by the values of its conflict columns: give each one).',
+      )
+    }
+  })
+
   it('rejects unknown tables and columns', () => {
     expect(codeOf(changes({ inserts: [{ table: 'nope', values: { id: 1 } }] }))).toBe('UNKNOWN_TABLE')
     expect(codeOf(changes({ inserts: [{ table: 'tag', values: { id: 1, name: 'x', color: 'red' } }] }))).toBe(
