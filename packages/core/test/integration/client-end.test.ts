@@ -2,7 +2,7 @@ import { EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, type TestClient, useTestDatabase } from '@pipeflush/testkit/vitest'
 import type pg from 'pg'
 import postgres from 'postgres'
-import { beforeAll, describe, expect, test } from 'vitest'
+import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 
 // The application ends its client (`sql.end()`, `pool.end()`) while pipeflush works on it, or just
 // after: a shutdown. The end must settle once pipeflush's flushes and reads are over (postgres.js
@@ -17,6 +17,15 @@ beforeAll(async () => {
     create table volume (id bigserial primary key, shelf_id bigint not null references shelf, title text not null);
     insert into shelf (name) values ('seed');
   `)
+})
+
+// Every test checks that no backend is left once its client ended: one failing before it ended its
+// client (a CI run saw one, under load) failed every later test with its connections. They are closed
+// after each test, so that a failure stays the test's own.
+afterEach(async () => {
+  await db.sql.unsafe(
+    'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  )
 })
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
