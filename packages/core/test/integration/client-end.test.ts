@@ -351,8 +351,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
   // Many units reading on a small pool when the network resets every connection: pipeflush's
   // reservations that were over still had requests in postgres.js, which reconnects for each after its
   // backoff (seconds), and its end() waited for that; a new unit after the network healed must work.
+  // The end's bound: on postgres.js, up to 1 s waiting for a connection it reopens for a request
+  // rejected while opening, then 2 s for connections still holding requests pipeflush left to it,
+  // then their ends; on a loaded 2-core machine (a whole CI run) that took 3.4 s here, so 6 s.
   test.each([0, 5, 20])(
-    '20 units reading then flushing on a pool of 10, every connection reset after %i ms: a new unit works after, the client ends within 4 s',
+    '20 units reading then flushing on a pool of 10, every connection reset after %i ms: a new unit works after, the client ends within 6 s',
     async (delay) => {
       const c = db.client(driver, { max: 10 })
       const root = await EntityManager.connect(c.client, { flushTimeoutMs: 4_000 })
@@ -382,7 +385,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect((await after.flush()).inserted).toBe(1)
       const started = performance.now()
       expect(await settles(end(c))).toBe('ended')
-      expect(performance.now() - started).toBeLessThan(4_000)
+      expect(performance.now() - started).toBeLessThan(6_000)
       expect(await otherBackends()).toBe(0)
     },
   )
