@@ -1,6 +1,6 @@
 import type { Driver } from '../drivers/driver.ts'
 import type { SchemaModel } from '../model/model.ts'
-import { readSchemaWithin } from './read-schema.ts'
+import { readCatalogSchema, type SchemaPath } from './read-schema.ts'
 import type { ReadSchemaOptions } from './read-schema-options.ts'
 
 /** The shortest time between two reads of the catalog a failing statement asks for (see `readSoon`). */
@@ -18,6 +18,8 @@ export class CatalogSchema {
   readonly #options: ReadSchemaOptions
   readonly #timeoutMs: number
   readonly #limit: string | undefined
+  /** The schemas the first read resolved from the session's search path: every later read reads them. */
+  readonly #path: SchemaPath
   #latest: SchemaModel
   /** The read under way, if any: one at a time. */
   #reading: Promise<SchemaModel> | undefined
@@ -29,13 +31,14 @@ export class CatalogSchema {
     options: ReadSchemaOptions,
     timeoutMs: number,
     limit: string | undefined,
-    first: SchemaModel,
+    first: { readonly schema: SchemaModel; readonly path: SchemaPath },
   ) {
     this.#driver = driver
     this.#options = options
     this.#timeoutMs = timeoutMs
     this.#limit = limit
-    this.#latest = first
+    this.#path = first.path
+    this.#latest = first.schema
     // The first read asked for is never put off: a migration run right after connect heals at once.
     this.#readAt = Number.NEGATIVE_INFINITY
   }
@@ -49,12 +52,17 @@ export class CatalogSchema {
   readAgain(): Promise<SchemaModel> {
     if (this.#reading !== undefined) return this.#reading
     this.#readAt = performance.now()
-    const reading = readSchemaWithin(this.#driver, this.#options, this.#timeoutMs, this.#limit).then(
-      (schema) => {
-        this.#latest = schema
-        return schema
-      },
-    )
+    // The schemas read first, whatever the search path of the connection that answers now.
+    const reading = readCatalogSchema(
+      this.#driver,
+      this.#options,
+      this.#timeoutMs,
+      this.#limit,
+      this.#path,
+    ).then(({ schema }) => {
+      this.#latest = schema
+      return schema
+    })
     this.#reading = reading
     const done = () => {
       if (this.#reading === reading) this.#reading = undefined
@@ -100,8 +108,8 @@ export function cachedSchema(
   })
   let p = byDriver.get(key)
   if (!p) {
-    const read = readSchemaWithin(driver, options, timeoutMs, limit).then(
-      (schema) => new CatalogSchema(driver, options, timeoutMs, limit, schema),
+    const read = readCatalogSchema(driver, options, timeoutMs, limit).then(
+      (first) => new CatalogSchema(driver, options, timeoutMs, limit, first),
     )
     p = read
     byDriver.set(key, read)

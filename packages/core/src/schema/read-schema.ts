@@ -73,6 +73,31 @@ export async function readSchemaWithin(
   timeoutMs: number,
   limit?: string,
 ): Promise<SchemaModel> {
+  return (await readCatalogSchema(client, given, timeoutMs, limit)).schema
+}
+
+/**
+ * The schemas a schema was read from, as the session resolved them: `current`, whose tables are keyed
+ * by their bare name, and every schema read, in the search path's order.
+ */
+export interface SchemaPath {
+  readonly current: string
+  readonly schemas: readonly string[]
+}
+
+/**
+ * {@link readSchemaWithin}, with the schemas it read from (`path`). Given `pinned` (the path of an
+ * earlier read), those schemas are read again whatever the search path of the connection that
+ * answers: one whose session switched it (a schema per tenant, set per request on a pooled
+ * connection) must not move the tables' bare names to another schema.
+ */
+export async function readCatalogSchema(
+  client: unknown,
+  given: ReadSchemaOptions,
+  timeoutMs: number,
+  limit?: string,
+  pinned?: SchemaPath,
+): Promise<{ readonly schema: SchemaModel; readonly path: SchemaPath }> {
   const options = readSchemaOption(
     recordArgument(given, 'readSchema: the options', 'INVALID_CONFIG') as ReadSchemaOptions,
   )
@@ -89,8 +114,11 @@ export async function readSchemaWithin(
       timeoutMs,
     )
     checkSessionSettings(String(path?.['datestyle'] ?? 'ISO'), Number(path?.['efd'] ?? 1))
-    current = String(path?.['current'] ?? 'public')
-    schemas = options.schemas ?? (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
+    current = pinned?.current ?? String(path?.['current'] ?? 'public')
+    schemas =
+      pinned?.schemas ??
+      options.schemas ??
+      (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
     const [catalog] = await driver.query(
       `select coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
       [arrayLiteral(schemas)],
@@ -151,7 +179,7 @@ export async function readSchemaWithin(
   for (const row of rows)
     for (const leaf of row.partitions ?? [])
       partitionOf.set(keyOf(leaf.schema, leaf.name), keyOf(row.schema, row.name))
-  return buildSchemaModel(tables, options.relationNames, partitionOf)
+  return { schema: buildSchemaModel(tables, options.relationNames, partitionOf), path: { current, schemas } }
 }
 
 /**

@@ -1,5 +1,7 @@
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import type pg from 'pg'
+import type postgres from 'postgres'
 import { describe, expect, test, vi } from 'vitest'
 
 // A running process and a migration (found by an outside probe): the schema was read once per client
@@ -79,6 +81,145 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     await expect(before.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE' })
     // A fork of a fork made before the read gets the new schema too.
     expect(before.fork().schema.tables.has(`${t}_new`)).toBe(true)
+  })
+
+  // What the schema as read refuses before sending (a label, a length, a range, a table or a column it
+  // lacks) may be what a migration added since: the refusal reads the catalog again too, so that a
+  // running process takes the new values without a restart or a call to refreshSchema.
+  test.each([
+    ['an enum label added', `alter type ${t}_lim_mood add value 'sad'`, { mood: 'sad' }],
+    ['a varchar widened', `alter table ${t}_lim alter column code type varchar(8)`, { code: 'abcdefgh' }],
+    ['an int4 widened to int8', `alter table ${t}_lim alter column n type int8`, { n: 2 ** 40 }],
+    [
+      'a numeric widened',
+      `alter table ${t}_lim alter column price type numeric(8,2)`,
+      { price: '123456.78' },
+    ],
+    ['a column added', `alter table ${t}_lim add column note text`, { note: 'n' }],
+  ] as const)(
+    '%s: the refusal reads the catalog again, later units take the value',
+    async (_, ddl, values) => {
+      await db.sql.unsafe(`
+      drop table if exists ${t}_lim; drop type if exists ${t}_lim_mood;
+      create type ${t}_lim_mood as enum ('ok');
+      create table ${t}_lim (id int primary key, mood ${t}_lim_mood, code varchar(2), n int4, price numeric(4,2));
+    `)
+      const { client, counter } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client)
+      await db.sql.unsafe(ddl)
+      // Async: a column the schema lacks is refused by create itself.
+      const create = async () => {
+        const em = root.fork()
+        em.create(`${t}_lim`, { id: 1, ...values })
+        return em.flush()
+      }
+      counter.reset()
+      const refused = await create().catch((e: unknown) => e)
+      expect(isPipeflushError(refused), String(refused)).toBe(true)
+      expect(['INVALID_VALUE', 'UNKNOWN_COLUMN']).toContain((refused as { code: string }).code)
+      await vi.waitFor(async () => expect((await create()).inserted).toBe(1), {
+        timeout: 5_000,
+        interval: 50,
+      })
+      expect((await db.sql.unsafe(`select count(*)::int as n from ${t}_lim`))[0]).toEqual({ n: 1 })
+    },
+  )
+
+  // Found by an outside probe: a foreign key added after connect is not in the flush's order, so a
+  // flush creating the parent and its child inserted the child first (23503) for the life of the process.
+  test('a foreign key added: the first flush creating both rows fails 23503, nothing committed, later units insert in its order', async () => {
+    await db.sql.unsafe(`
+      drop table if exists ${t}_a_child; drop table if exists ${t}_z_parent;
+      create table ${t}_z_parent (id int primary key);
+      create table ${t}_a_child (id int primary key, parent_id int);
+    `)
+    const { client } = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe(
+      `alter table ${t}_a_child add foreign key (parent_id) references ${t}_z_parent (id) deferrable initially immediate`,
+    )
+    const both = (id: number) => {
+      const em = root.fork()
+      em.create(`${t}_z_parent`, { id })
+      em.create(`${t}_a_child`, { id, parent_id: id })
+      return em.flush()
+    }
+    const failed = await both(1).catch((e: unknown) => e)
+    expect(isPipeflushError(failed, 'CONSTRAINT_VIOLATION'), String(failed)).toBe(true)
+    expect((failed as { sqlState?: string }).sqlState).toBe('23503')
+    expect(await db.sql.unsafe(`select count(*)::int as n from ${t}_z_parent`)).toEqual([{ n: 0 }])
+    await vi.waitFor(async () => expect((await both(2)).inserted).toBe(2), { timeout: 5_000, interval: 50 })
+  })
+
+  // Found by an outside probe: a read again took the search path of the connection that answered it,
+  // so one pooled connection switched to another tenant's schema (`set search_path` per request) moved
+  // every bare table name of the process to that tenant's tables.
+  test('a read again keeps the schemas of the first, whatever the search path of the connection answering it', async () => {
+    await db.sql.unsafe(`
+      drop schema if exists ${t}_ta cascade; drop schema if exists ${t}_tb cascade;
+      create schema ${t}_ta; create schema ${t}_tb;
+      create table ${t}_ta.accounts (id int primary key, name text);
+      create table ${t}_tb.accounts (id int primary key, name text);
+    `)
+    const { client } = db.client(driver, { max: 1 })
+    const run = (text: string) =>
+      driver === 'pg' ? (client as pg.Pool).query(text) : (client as postgres.Sql).unsafe(text)
+    await run(`set search_path = ${t}_ta`)
+    const root = await EntityManager.connect(client)
+    expect(root.schema.tables.get('accounts')?.schema).toBe(`${t}_ta`)
+    await run(`set search_path = ${t}_tb`)
+    const schema = await root.refreshSchema()
+    expect(schema.tables.get('accounts')?.schema).toBe(`${t}_ta`)
+    const em = root.fork()
+    em.create('accounts', { id: 1, name: 'for a' })
+    await em.flush()
+    expect(
+      await db.sql.unsafe(
+        `select (select count(*)::int from ${t}_ta.accounts) as a, (select count(*)::int from ${t}_tb.accounts) as b`,
+      ),
+    ).toEqual([{ a: 1, b: 0 }])
+  })
+
+  test('a table added: creating in it reads the catalog again, later units create in it', async () => {
+    await db.sql.unsafe(`drop table if exists ${t}_later`)
+    const { client } = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(client)
+    await db.sql.unsafe(`create table ${t}_later (id int primary key)`)
+    expect(() => root.fork().create(`${t}_later`, { id: 1 })).toThrowError(/refreshSchema/)
+    await vi.waitFor(() => expect(root.fork().schema.tables.has(`${t}_later`)).toBe(true), {
+      timeout: 5_000,
+      interval: 50,
+    })
+    const em = root.fork()
+    em.create(`${t}_later`, { id: 1 })
+    expect((await em.flush()).inserted).toBe(1)
+  })
+
+  test('a value beyond the column as it is stays refused, with the catalog read again at most once in 5 s', async () => {
+    await db.sql.unsafe(
+      `drop table if exists ${t}_bad; create table ${t}_bad (id int primary key, code varchar(2))`,
+    )
+    const { client, counter } = db.client(driver, { max: 1 })
+    const root = await EntityManager.connect(client)
+    counter.reset()
+    for (let i = 0; i < 5; i++) {
+      const em = root.fork()
+      em.create(`${t}_bad`, { id: i, code: 'too long' })
+      await expect(em.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE' })
+    }
+    await vi.waitFor(() => expect(counter.read().roundTrips).toBeGreaterThan(0), {
+      timeout: 5_000,
+      interval: 20,
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    const once = counter.read().roundTrips
+    for (let i = 0; i < 5; i++) {
+      const em = root.fork()
+      em.create(`${t}_bad`, { id: i, code: 'too long' })
+      await expect(em.flush()).rejects.toMatchObject({ code: 'INVALID_VALUE' })
+    }
+    await new Promise((r) => setTimeout(r, 300))
+    expect(counter.read().roundTrips, 'one catalog read in the 5 s').toBe(once)
   })
 
   test('refreshSchema on a schema declared in code is INVALID_CONFIG, nothing sent', async () => {
