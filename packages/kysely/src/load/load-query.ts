@@ -8,6 +8,7 @@ import {
   type RootOperationNode,
   SelectionNode,
   type SelectQueryBuilder,
+  TableNode,
 } from 'kysely'
 import { errors } from '../errors.ts'
 import { queryTable } from './query-table.ts'
@@ -35,6 +36,7 @@ export async function loadQuery(
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
     .withPlugin(ORDER_SELECTED)
+    .withPlugin(qualifiedFrom(model.schema))
     .compile()
   return em.loadRows(model.key, { text: compiled.sql, params: queryParamTexts(compiled.parameters) }, options)
 }
@@ -57,6 +59,29 @@ const ORDER_SELECTED: KyselyPlugin = {
     return { ...node, selections: [...(node.selections ?? []), ...ordered] }
   },
   transformResult: async ({ result }) => result,
+}
+
+/**
+ * The query's FROM table named with its schema (`schema`, the one the entity manager's table was read
+ * from) when the query names none: its rows are tracked as that table's, so they must be read from it,
+ * whatever the search path of the connection that runs the query (one switched to another tenant's
+ * schema on a pooled connection would read that tenant's rows, and a flush write them back to this
+ * table's). Its columns, qualified by the bare name, still resolve to it.
+ */
+function qualifiedFrom(schema: string): KyselyPlugin {
+  return {
+    transformQuery({ node }) {
+      if (node.kind !== 'SelectQueryNode' || node.from === undefined) return node
+      const [from] = node.from.froms
+      const aliased = from !== undefined && AliasNode.is(from)
+      const table = aliased ? from.node : from
+      if (table === undefined || !TableNode.is(table) || table.table.schema !== undefined) return node
+      const qualified = TableNode.createWithSchema(schema, table.table.identifier.name)
+      const item = aliased ? AliasNode.create(qualified, from.alias) : qualified
+      return { ...node, from: { ...node.from, froms: [item] } }
+    },
+    transformResult: async ({ result }) => result,
+  }
 }
 
 /**

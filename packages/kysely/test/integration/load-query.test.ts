@@ -223,6 +223,42 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     expect(counter.read().roundTrips).toBe(0)
   })
 
+  // Found by an outside probe (a schema per tenant): the query named its table bare, so a pooled
+  // connection whose search path a request switched read another schema's rows, tracked as this
+  // table's entities, and a flush wrote their values into this table's rows of the same keys.
+  test('reads the table the entity manager knows, whatever the search path of the connection', async () => {
+    const s = `lq_sp_${driver.replace(/\W/g, '_')}`
+    await db.sql.unsafe(`
+      drop schema if exists ${s}_a cascade; drop schema if exists ${s}_b cascade;
+      create schema ${s}_a; create schema ${s}_b;
+      create table ${s}_a.acct (id int primary key, name text not null);
+      create table ${s}_b.acct (id int primary key, name text not null);
+      insert into ${s}_a.acct values (1, 'of a'); insert into ${s}_b.acct values (1, 'of b');
+    `)
+    interface Tenant {
+      acct: { id: number; name: string }
+    }
+    const { client } = db.client(driver, { max: 1 })
+    const run = (text: string) =>
+      driver === 'pg'
+        ? (client as { query(t: string): Promise<unknown> }).query(text)
+        : (client as { unsafe(t: string): Promise<unknown> }).unsafe(text)
+    await run(`set search_path = ${s}_a`)
+    const factory = await createEntityManagerFactory<Tenant>({ client })
+    await run(`set search_path = ${s}_b`)
+    const em = factory.em()
+    const direct = await em.load(em.db.selectFrom('acct').selectAll().where('id', '=', 1))
+    const aliased = await factory
+      .em()
+      .load(em.db.selectFrom('acct as t').selectAll('t').where('t.id', '=', 1))
+    expect([direct[0]?.name, aliased[0]?.name]).toEqual(['of a', 'of a'])
+    direct[0]!.name = 'renamed'
+    await em.flush()
+    expect(
+      await db.sql.unsafe(`select name from ${s}_a.acct union all select name from ${s}_b.acct`),
+    ).toEqual([{ name: 'renamed' }, { name: 'of b' }])
+  })
+
   test('runs on the same pool, one round trip once warm, with the other reads of its tick', async () => {
     const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
