@@ -35,9 +35,12 @@ export const inputErrors = {
     return new PipeflushError('INVALID_STATE', `Table "${table}": ${why}`, { table, ...details })
   },
 
-  /** Two new rows of one flush share a primary key (`shown`: the key as messages show it). */
+  /**
+   * Two new rows of one flush share a primary key (`shown`: the key as messages show it, `key=7`,
+   * a text only by its kind; `key` itself on the error).
+   */
   duplicateNewKey(table: string, shown: string, key: unknown): PipeflushError {
-    return new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table}" share the key ${shown}.`, {
+    return new PipeflushError('DUPLICATE_KEY', `Two new rows of "${table}" share a key (${shown}).`, {
       table,
       keys: [key],
     })

@@ -126,12 +126,21 @@ export function withLocation<T>(
 /** `row id=7`, `row key=7`, `row key=(1, a string)` or `new row` (see {@link describeKey}). */
 export function describeRow(key: unknown): string {
   if (key === undefined) return 'new row'
-  if (Array.isArray(key)) return `row key=(${key.map(describeKey).join(', ')})`
+  return `row ${describeKeyValue(key)}`
+}
+
+/**
+ * A row's key for messages, as {@link describeRow} shows it after `row`: `id=7`, `key=7`,
+ * `key=(1, a string of 5 characters)` (each part by {@link describeKey}).
+ */
+export function describeKeyValue(key: unknown): string {
+  if (Array.isArray(key)) return `key=(${key.map(describeKey).join(', ')})`
   if (key !== null && typeof key === 'object' && !(key instanceof Date) && !(key instanceof Uint8Array)) {
-    const parts = Object.entries(key).map(([k, v]) => `${k}=${describeKey(v)}`)
-    return `row ${parts.join(', ')}`
+    return Object.entries(key)
+      .map(([k, v]) => `${k}=${describeKey(v)}`)
+      .join(', ')
   }
-  return `row key=${describeKey(key)}`
+  return `key=${describeKey(key)}`
 }
 
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

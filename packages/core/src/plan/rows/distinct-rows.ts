@@ -1,25 +1,16 @@
 import { errors } from '../../errors.ts'
 import type { TableModel } from '../../model/model.ts'
+import { describeKeyValue } from '../../values/location.ts'
 import { type StatementDraft, serverKeyed, someKeyKnown } from '../draft.ts'
 import { type KeyId, keyComparator, keyOrder, keyText, sameKey } from '../order/row-order.ts'
 import type { StatementKind } from '../types.ts'
 
-/** The key as messages show it: the JSON list of its canonical forms (`["7"]`). */
-function shownKey(id: KeyId): string {
-  return JSON.stringify(typeof id === 'string' ? [id] : id)
-}
-
-function twiceError(
-  table: TableModel,
-  id: KeyId,
-  key: unknown,
-  previous: StatementKind,
-  kind: StatementKind,
-) {
-  if (previous === 'insert' && kind === 'insert') return errors.duplicateNewKey(table.key, shownKey(id), key)
+function twiceError(table: TableModel, key: unknown, previous: StatementKind, kind: StatementKind) {
+  if (previous === 'insert' && kind === 'insert')
+    return errors.duplicateNewKey(table.key, describeKeyValue(key), key)
   return errors.invalidChange(
     table.key,
-    `the row ${shownKey(id)} is written twice in one flush (${previous}, then ${kind}): an upsert of a row the unit of work also changes, removes or creates, or one change set's two changes of it.`,
+    `the row (${describeKeyValue(key)}) is written twice in one flush (${previous}, then ${kind}): an upsert of a row the unit of work also changes, removes or creates, or one change set's two changes of it.`,
     { keys: [key] },
   )
 }
@@ -41,7 +32,7 @@ function checkSortedDraft(draft: StatementDraft): boolean {
     const b = order ? order[i]! : i
     if (compare(known[a]!, known[b]!) !== 0) continue
     if (!sameKey(known[a]!, known[b]!)) return false
-    throw twiceError(draft.table, known[b]!, draft.keys[b], draft.kind, draft.kind)
+    throw twiceError(draft.table, draft.keys[b], draft.kind, draft.kind)
   }
   draft.order = order
   return true
@@ -59,7 +50,7 @@ function checkByLookup(drafts: readonly StatementDraft[]): void {
       if (previous === undefined) seen.set(text, draft.kind)
       // An insert and a delete of one key is the unit of work's business (a replaced row).
       else if (!(previous === 'insert' && draft.kind === 'delete'))
-        throw twiceError(draft.table, id, draft.keys[r], previous, draft.kind)
+        throw twiceError(draft.table, draft.keys[r], previous, draft.kind)
     }
   }
 }

@@ -8,6 +8,7 @@ import {
   referencingValue,
   type ValueLocation,
 } from '../../values/index.ts'
+import { describeKeyValue } from '../../values/location.ts'
 import { type IdSource, Slot, type StatementDraft, serverKeyed, slotEntity } from '../draft.ts'
 import { valueAt } from '../order/dependency-graph.ts'
 import { inOrder, type KeyId, keyOrder, sameKey } from '../order/row-order.ts'
@@ -125,7 +126,7 @@ function rowOrder(draft: StatementDraft, ids: IdSource): Int32Array | null {
   const order = keyOrder(draft.table, keyIds)
   const same = repeatedKey(keyIds, order)
   if (same >= 0)
-    throw errors.duplicateNewKey(draft.table.key, JSON.stringify([keyIds[same]].flat()), draft.keys[same])
+    throw errors.duplicateNewKey(draft.table.key, describeKeyValue(draft.keys[same]), draft.keys[same])
   return order
 }
 

@@ -181,11 +181,11 @@ describe('planFlush validation', () => {
   })
 
   it('finds a repeated key anywhere among many rows of one statement, and across statements of a table', () => {
-    const errorOf = (set: ChangeSet) => {
+    const errorOf = (set: ChangeSet, schema = library) => {
       try {
-        planFlush(library, set)
+        planFlush(schema, set)
       } catch (e) {
-        return e as { code?: string; message: string }
+        return e as { code?: string; message: string; keys?: unknown[] }
       }
       throw new Error('planned')
     }
@@ -197,7 +197,7 @@ describe('planFlush validation', () => {
     tags[400] = { table: 'tag', values: { id: 990, name: 'again' } }
     const duplicate = errorOf(changes({ inserts: tags }))
     expect(duplicate.code).toBe('DUPLICATE_KEY')
-    expect(duplicate.message).toBe('Two new rows of "tag" share the key ["990"].')
+    expect(duplicate.message).toBe('Two new rows of "tag" share a key (key=990).')
     // Two insert statements of one table (different column sets): looked up across statements.
     const book = (title?: string) => ({
       table: 'book',
@@ -209,6 +209,22 @@ describe('planFlush validation', () => {
     const twice = errorOf(changes({ deletes: [link(3), link(1), link(2), link(1)] }))
     expect(twice.code).toBe('INVALID_STATE')
     expect(twice.message).toContain('is written twice in one flush (delete, then delete)')
+    expect(twice.message).toContain(`the row (key=('${A}', 1))`)
+    // A text key is shown by its kind only (an e-mail address can be a key); the value stays on the error.
+    const people = buildSchemaModel([
+      buildTableModel({
+        schema: 'public',
+        name: 'person',
+        columns: [{ name: 'email', type: 'text', nullable: false }],
+        primaryKey: ['email'],
+      }),
+    ])
+    const email = 'alice.secret@example.com'
+    const person = { table: 'person', values: { email } }
+    const shared = errorOf(changes({ inserts: [person, person] }), people)
+    expect(shared.code).toBe('DUPLICATE_KEY')
+    expect(shared.message).toBe('Two new rows of "person" share a key (key=a string of 24 characters).')
+    expect(shared.keys).toEqual([email])
     // Upsert rows go in conflict order: their keys are looked up.
     const upsert = { conflict: ['name'], update: [] }
     expect(
