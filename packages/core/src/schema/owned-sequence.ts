@@ -47,18 +47,32 @@ export function sequenceOwner(name: string): SequenceOwner | undefined {
 const MAX_NAME_LENGTH = 63
 
 /**
- * PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes.
+ * PostgreSQL's makeObjectName: `name1_name2_label`, the longer part shortened first to fit 63 bytes
+ * (UTF-8, the server's encoding), each part then cut at a character's end, as the server does.
  *
  * @example
  * makeObjectName('book', 'author_id', 'fkey') // 'book_author_id_fkey'
  */
 export function makeObjectName(name1: string, name2: string, label: string): string {
-  const available = MAX_NAME_LENGTH - label.length - 2
-  let length1 = name1.length
-  let length2 = name2.length
+  const available = MAX_NAME_LENGTH - Buffer.byteLength(label) - 2
+  let length1 = Buffer.byteLength(name1)
+  let length2 = Buffer.byteLength(name2)
   while (length1 + length2 > available) {
     if (length1 > length2) length1--
     else length2--
   }
-  return `${name1.slice(0, length1)}_${name2.slice(0, length2)}_${label}`
+  return `${clipBytes(name1, length1)}_${clipBytes(name2, length2)}_${label}`
+}
+
+/** The longest start of `name` of whole characters within `bytes` bytes of UTF-8 (the server's pg_mbcliplen). */
+function clipBytes(name: string, bytes: number): string {
+  let used = 0
+  let end = 0
+  for (const char of name) {
+    const size = Buffer.byteLength(char)
+    if (used + size > bytes) break
+    used += size
+    end += char.length
+  }
+  return name.slice(0, end)
 }
