@@ -227,7 +227,16 @@ export function buildSchemaModel(
 ): SchemaModel {
   const byKey = new Map<string, TableModel>()
   for (const table of tables) {
-    if (byKey.has(table.key)) throw configError(table.key, 'declared twice.')
+    const same = byKey.get(table.key)
+    if (same !== undefined) {
+      // Read from the catalog: two relations whose names make one key (`public."a.b"` and `"a"."b"`).
+      if (same.sqlName !== table.sqlName)
+        throw configError(
+          table.key,
+          `both ${same.sqlName} and ${table.sqlName} have this key (a table of the current schema is keyed by its name, another as schema.name): leave one schema out (the schemas option), or rename one.`,
+        )
+      throw configError(table.key, 'declared twice.')
+    }
     byKey.set(table.key, table)
   }
   for (const table of tables) {

@@ -384,6 +384,24 @@ describe('buildTableModel and buildSchemaModel', () => {
     ).toContain('declared twice')
     const t = buildTableModel({ schema: 's', name: 't', columns: [column], primaryKey: ['id'] })
     expect(configError(() => buildSchemaModel([t, t]))).toContain('declared twice')
+    // Two relations of the catalog whose names make one key: both named, not "declared twice".
+    const dotted = buildTableModel({
+      key: 'user.select',
+      schema: 'public',
+      name: 'user.select',
+      columns: [column],
+      primaryKey: ['id'],
+    })
+    const qualified = buildTableModel({
+      key: 'user.select',
+      schema: 'user',
+      name: 'select',
+      columns: [column],
+      primaryKey: ['id'],
+    })
+    const both = configError(() => buildSchemaModel([dotted, qualified]))
+    expect(both).toContain('both "public"."user.select" and "user"."select" have this key')
+    expect(both).not.toContain('declared twice')
     const child = buildTableModel({
       schema: 's',
       name: 'c',
