@@ -17,7 +17,7 @@ import { type FindOptions, type ReadOptions, UnitOfWorkReads } from './read/read
 import type { ReplicaStatus } from './read/replicas.ts'
 import type { Where } from './read/select-sql.ts'
 import { readableTable, writableTable } from './schema/checks.ts'
-import { noticeDrift, watchDrift } from './schema/schema-drift.ts'
+import { watchDrift } from './schema/schema-drift.ts'
 import type { ClientSettings, ManagerSettings, Settings } from './settings.ts'
 import type { Entity } from './track/entity-state.ts'
 import { navigate } from './unit-of-work/navigate.ts'
@@ -214,15 +214,9 @@ export class EntityManager {
    * const book = em.create('book', { title: 'Notes', author_id: ada })
    */
   create(table: string, values: Readonly<Record<string, unknown>> = {}): Entity {
-    try {
-      // No closure per call when errors show no values (the default): bulk loads create many entities.
-      if (!this.#settings.errorValues) return this.#create(table, values)
-      return this.#shown(() => this.#create(table, values))
-    } catch (e) {
-      // A table or column added since the schema was read: read again for the next units.
-      noticeDrift(e, this.#settings.catalog)
-      throw e
-    }
+    // No closure per call when errors show no values (the default): bulk loads create many entities.
+    if (!this.#settings.errorValues) return this.#create(table, values)
+    return this.#shown(() => this.#create(table, values))
   }
 
   #create(table: string, values: Readonly<Record<string, unknown>>): Entity {
@@ -361,7 +355,7 @@ export class EntityManager {
    * const book = em.merge('book', rowReadElsewhere)
    */
   merge(table: string, row: Readonly<Record<string, unknown>>): Entity {
-    return this.#noticing(() => {
+    return this.#shown(() => {
       const model = readableTable(this.#settings.schema, table)
       const values = mergedRow(model, row)
       return this.#uow.add(model, values, 'managed').entity
@@ -393,7 +387,7 @@ export class EntityManager {
     values: Readonly<Record<string, unknown>>,
     options: { readonly conflict: readonly string[]; readonly update?: readonly string[] | undefined },
   ): Entity {
-    return this.#noticing(() => {
+    return this.#shown(() => {
       const model = writableTable(this.#settings.schema, table, 'upsert')
       const { row, spec } = upsertOf(model, values, options)
       return this.#uow.upsert(model, row, spec).entity
@@ -455,16 +449,6 @@ export class EntityManager {
   /** `fn`'s result; its errors with the values they are about, when the `errorValues` option is on. */
   #shown<T>(fn: () => T): T {
     return this.#settings.errorValues ? shownIf(true, fn) : fn()
-  }
-
-  /** {@link #shown}, and the schema read again when it failed for a table changed since (see `noticeDrift`). */
-  #noticing<T>(fn: () => T): T {
-    try {
-      return this.#shown(fn)
-    } catch (e) {
-      noticeDrift(e, this.#settings.catalog)
-      throw e
-    }
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical } from './codec.ts'
-import { describeWritten, limitProblem, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 /** A decimal as PostgreSQL reads one: digits on at least one side of the point (`.5`, `5.`). */
 const DECIMAL_TEXT = /^([+-]?)(?=\.?\d)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
@@ -191,7 +191,7 @@ function fitNumeric(text: string, column: ColumnModel, value: unknown): string {
   }
   if (length > precision) {
     const before = precision - scale
-    limitProblem(
+    problem(
       `${describeWritten(value)} does not fit a ${fits} column: ${before > 0 ? `at most ${before} digit${before === 1 ? '' : 's'} before the decimal point` : `its absolute value must be below 10^${before}`} once rounded to ${scale} decimal place${scale === 1 ? '' : 's'}`,
       value,
     )

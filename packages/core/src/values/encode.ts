@@ -81,8 +81,7 @@ function encodeNonNull(value: unknown, column: ColumnModel): string {
     try {
       texts[i] = codec.encode(element, column)
     } catch (e) {
-      if (e instanceof ValueProblem)
-        throw new ValueProblem(`element ${i}: ${e.message}`, undefined, e.declared)
+      if (e instanceof ValueProblem) problem(`element ${i}: ${e.message}`)
       throw e
     }
   }

@@ -1,6 +1,6 @@
 import type { ScalarCodec } from './codec.ts'
 import { sameByCanonical, sign } from './codec.ts'
-import { describeWritten, limitProblem, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 
 const INTEGER_TEXT = /^-?\d+$/
 
@@ -16,7 +16,7 @@ function smallIntegerCodec(type: 'int2' | 'int4', bits: 16 | 32): ScalarCodec {
     if (!Number.isInteger(value))
       problem(`${describeWritten(value)} is not a valid ${type} (not an integer)`, value)
     if (value < min || value > max)
-      limitProblem(`${describeWritten(value)} is out of range for ${type} (${min} to ${max})`, value)
+      problem(`${describeWritten(value)} is out of range for ${type} (${min} to ${max})`, value)
     return value === 0 ? 0 : value
   }
   const canonical = (value: unknown): string => String(check(value))
@@ -31,7 +31,7 @@ function smallIntegerCodec(type: 'int2' | 'int4', bits: 16 | 32): ScalarCodec {
       // Beyond the type's range only when the column's type changed since the schema was read (to
       // int8): never a rounded number.
       if (n < min || n > max)
-        limitProblem(
+        problem(
           `cannot decode ${describeWritten(text)} as ${type}: out of its range (was the column's type changed since the schema was read? see refreshSchema)`,
           text,
         )

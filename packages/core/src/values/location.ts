@@ -29,51 +29,16 @@ export interface ValueLocation {
 export class ValueProblem extends Error {
   /** The value at fault, kept on the error pipeflush throws (its message never shows a written value). */
   readonly value: unknown
-  /** Whether a limit the column's declaration sets refused it (see {@link limitProblem}). */
-  readonly declared: boolean
-  constructor(message: string, value?: unknown, declared = false) {
+  constructor(message: string, value?: unknown) {
     super(message)
     this.name = 'ValueProblem'
     this.value = value
-    this.declared = declared
   }
 }
 
 /** Throws a {@link ValueProblem} about `value` (a message made with {@link describeWritten}). */
 export function problem(message: string, value?: unknown): never {
   throw new ValueProblem(message, value)
-}
-
-/**
- * Throws a {@link ValueProblem} about a value beyond a limit the column's declaration sets, which a
- * migration may have moved since the schema was read: an enum's labels, a length, an integer's width,
- * a numeric's precision. The error pipeflush throws for it then reads the catalog again (see
- * {@link beyondDeclaredLimit}).
- */
-export function limitProblem(message: string, value?: unknown): never {
-  throw new ValueProblem(message, value, true)
-}
-
-/** The `INVALID_VALUE` errors made from a {@link limitProblem}. */
-const DECLARED_LIMITS = new WeakSet<object>()
-
-/**
- * Whether `error` refused a value by a limit of the column's declaration as the schema read it (see
- * {@link limitProblem}): a newer schema may take the value.
- */
-export function beyondDeclaredLimit(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && DECLARED_LIMITS.has(error)
-}
-
-/** The `INVALID_VALUE` error of `e` at `at`, remembered when a declared limit refused the value. */
-function locatedProblem(
-  column: Pick<ColumnModel, 'name'>,
-  at: ValueLocation | undefined,
-  e: ValueProblem,
-): PipeflushError {
-  const error = invalidValue(column, at, e.message, e.value)
-  if (e.declared) DECLARED_LIMITS.add(error)
-  return error
 }
 
 /** The `INVALID_VALUE` error for `column` at `at`, with a message naming table, column and row. */
@@ -106,7 +71,7 @@ export function locatedError(
   column: Pick<ColumnModel, 'name'>,
   at: ValueLocation | undefined,
 ): unknown {
-  return e instanceof ValueProblem ? locatedProblem(column, at, e) : e
+  return e instanceof ValueProblem ? invalidValue(column, at, e.message, e.value) : e
 }
 
 /** Runs `fn`, turning a {@link ValueProblem} into an `INVALID_VALUE` {@link PipeflushError}. */
@@ -118,7 +83,7 @@ export function withLocation<T>(
   try {
     return fn()
   } catch (e) {
-    if (e instanceof ValueProblem) throw locatedProblem(column, at, e)
+    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message, e.value)
     throw e
   }
 }

@@ -1,6 +1,6 @@
 import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
-import { describeWritten, limitProblem, problem } from './location.ts'
+import { describeWritten, problem } from './location.ts'
 import { checkText, codePointLength, compareCodeUnits, trimPadding } from './text.ts'
 
 function checkString(value: unknown, type: string): string {
@@ -18,7 +18,7 @@ function checkString(value: unknown, type: string): string {
 function checkLength(s: string, column: ColumnModel, type: string): string {
   const fitted = fitLength(s, column)
   if (fitted === undefined) {
-    limitProblem(
+    problem(
       `${describeWritten(s)} is ${codePointLength(s)} characters long, more than ${type}(${column.maxLength}) allows`,
       s,
     )
@@ -106,10 +106,7 @@ function checkLabel(value: unknown, column: ColumnModel): string {
   const labels = column.enumLabels
   if (labels !== undefined && !labels.includes(s)) {
     const shown = labels.length > 10 ? `${labels.slice(0, 10).join(', ')}, ...` : labels.join(', ')
-    limitProblem(
-      `${describeWritten(s)} is not a label of ${column.sqlType.replace(/\[\]$/, '')} (${shown})`,
-      s,
-    )
+    problem(`${describeWritten(s)} is not a label of ${column.sqlType.replace(/\[\]$/, '')} (${shown})`, s)
   }
   return s
 }
