@@ -76,7 +76,10 @@ function qualifiedFrom(schema: string): KyselyPlugin {
       const aliased = from !== undefined && AliasNode.is(from)
       const table = aliased ? from.node : from
       if (table === undefined || !TableNode.is(table) || table.table.schema !== undefined) return node
-      const qualified = TableNode.createWithSchema(schema, table.table.identifier.name)
+      // A `with` query of that name is what the bare name reads: left as the application wrote it.
+      const name = table.table.identifier.name
+      if (node.with?.expressions.some((cte) => cte.name.table.table.identifier.name === name)) return node
+      const qualified = TableNode.createWithSchema(schema, name)
       const item = aliased ? AliasNode.create(qualified, from.alias) : qualified
       return { ...node, from: { ...node.from, froms: [item] } }
     },

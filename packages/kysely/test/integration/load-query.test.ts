@@ -259,6 +259,19 @@ describe.each(TEST_DRIVERS)('%s: load(query) and the identity map', (driver) => 
     ).toEqual([{ name: 'renamed' }, { name: 'of b' }])
   })
 
+  test('a with query named as the table is what the bare name reads: not qualified', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const em = (await createEntityManagerFactory<DB>({ client })).em()
+    const all = await em.load(em.db.selectFrom('author').selectAll())
+    const query = em.db
+      .with('author', (q) => q.selectFrom('author').selectAll().where('name', '=', 'Ada'))
+      .selectFrom('author')
+      .selectAll()
+    const shadowed = await em.load(query as never)
+    expect(all.length).toBeGreaterThan(1)
+    expect(shadowed.map((a) => (a as Record<string, unknown>)['name'])).toEqual(['Ada'])
+  })
+
   test('runs on the same pool, one round trip once warm, with the other reads of its tick', async () => {
     const { client, counter } = db.client(driver, { max: 1 })
     const factory = await createEntityManagerFactory<DB>({ client })
