@@ -6,6 +6,7 @@ import type { SchemaModel, TableModel } from '../model/model.ts'
 import { parseMissingLookup } from '../plan/statements/lookup-check.ts'
 import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.ts'
 import type { PlannedStatement } from '../plan/types.ts'
+import { foreignKeyNamed } from '../schema/checks.ts'
 import { describeKeyText } from '../values/location.ts'
 import type { FlushSession } from './flush-session.ts'
 
@@ -119,10 +120,7 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
 
 /** The columns (API names) of `table`'s foreign key or unique constraint `name`, if it has one so named. */
 function constraintColumns(table: TableModel, name: string): readonly string[] | undefined {
-  return (
-    table.foreignKeys.find((fk) => fk.name === name || fk.aliases?.includes(name) === true)?.columns ??
-    table.uniques.find((u) => u.name === name)?.columns
-  )
+  return foreignKeyNamed(table, name)?.columns ?? table.uniques.find((u) => u.name === name)?.columns
 }
 
 /** SQLSTATEs of a unique and an exclusion violation: their detail names the key's columns. */

@@ -1,5 +1,5 @@
 import { errors } from '../errors.ts'
-import type { ColumnModel, SchemaModel, TableModel } from '../model/model.ts'
+import type { ColumnModel, ForeignKeyModel, SchemaModel, TableModel } from '../model/model.ts'
 import { describeValue } from '../values/location.ts'
 
 /**
@@ -92,4 +92,12 @@ export function givenColumn(table: TableModel, name: string, value: unknown): Co
   if (column.identity === 'always' && value !== undefined && value !== null)
     throw errors.identityAlwaysGiven(table.key, name)
   return column
+}
+
+/**
+ * `table`'s foreign key named `name` as the server names it in a violation: its own name, or for a
+ * partitioned table's key that each partition declares, a partition's (see `ForeignKeyModel.aliases`).
+ */
+export function foreignKeyNamed(table: TableModel, name: string): ForeignKeyModel | undefined {
+  return table.foreignKeys.find((fk) => fk.name === name || fk.aliases?.includes(name) === true)
 }

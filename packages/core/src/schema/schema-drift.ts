@@ -1,6 +1,7 @@
 import { isPipeflushError } from '../errors.ts'
 import type { SchemaModel } from '../model/model.ts'
 import type { ClientCatalog } from '../settings.ts'
+import { foreignKeyNamed } from './checks.ts'
 
 /**
  * SQLSTATEs of pipeflush's own statements failing because a table changed since the schema was read:
@@ -24,11 +25,9 @@ export function changedUnder(error: unknown, schema: SchemaModel): boolean {
   return CHANGED_UNDER.has(error.sqlState)
 }
 
-/** Whether a table of `schema` has a foreign key named `name` (a partitioned table's, its partitions'). */
+/** Whether a table of `schema` has a foreign key named `name` (see `foreignKeyNamed`). */
 function knowsForeignKey(schema: SchemaModel, name: string): boolean {
-  for (const table of schema.tables.values())
-    for (const fk of table.foreignKeys)
-      if (fk.name === name || fk.aliases?.includes(name) === true) return true
+  for (const table of schema.tables.values()) if (foreignKeyNamed(table, name) !== undefined) return true
   return false
 }
 
