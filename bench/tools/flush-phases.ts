@@ -13,6 +13,7 @@
 // with the raw one, each cell's units prepared untimed (the matrix cells' new rows made in a fork).
 //
 //   npx node --conditions=@pipeflush/source bench/tools/flush-phases.ts [--cells 1x1,10x1,graph,mix] [--flushes 900]
+//     [--warmup 100]   (untimed flushes first: a few thousand for a long-running server's figures)
 import { parseArgs } from 'node:util'
 import type { EntityManager } from '@pipeflush/core'
 import { startBenchEnv } from '../src/env/services.ts'
@@ -28,12 +29,17 @@ const { values } = parseArgs({
   options: {
     cells: { type: 'string', default: '1x1,10x1,graph,mix' },
     flushes: { type: 'string', default: '900' },
+    warmup: { type: 'string', default: '100' },
   },
 })
 const flushes = Number(values.flushes)
-const WARMUP = 100
-if (!(flushes > 0 && flushes + WARMUP <= FIXTURE_UNITS))
-  throw new Error(`--flushes: 1 to ${FIXTURE_UNITS - WARMUP} (each shop unit its own fixture rows)`)
+const WARMUP = Number(values.warmup)
+// A cell changing fixture rows (update, delete, mix) changes each unit's own; new rows have no limit.
+const fixtureCells = values.cells.split(',').filter((c) => c === 'update' || c === 'delete' || c === 'mix')
+if (!(flushes > 0 && WARMUP >= 0 && (fixtureCells.length === 0 || flushes + WARMUP <= FIXTURE_UNITS)))
+  throw new Error(
+    `--flushes: at least 1; with ${fixtureCells.join(', ') || 'a fixture cell'}, --warmup + --flushes at most ${FIXTURE_UNITS} (each unit its own fixture rows)`,
+  )
 
 const PHASES = ['plan', 'connect', 'prepare', 'send', 'settle'] as const
 const cpu = () => {

@@ -29,10 +29,13 @@ export interface ValueLocation {
 export class ValueProblem extends Error {
   /** The value at fault, kept on the error pipeflush throws (its message never shows a written value). */
   readonly value: unknown
-  constructor(message: string, value?: unknown) {
+  /** What the application's own code threw (a column mapping's), kept as the `INVALID_VALUE`'s cause. */
+  readonly thrown: unknown
+  constructor(message: string, value?: unknown, thrown?: unknown) {
     super(message)
     this.name = 'ValueProblem'
     this.value = value
+    this.thrown = thrown
   }
 }
 
@@ -47,6 +50,7 @@ export function invalidValue(
   at: ValueLocation | undefined,
   message: string,
   value?: unknown,
+  cause?: unknown,
 ): PipeflushError {
   const where =
     at === undefined
@@ -57,6 +61,7 @@ export function invalidValue(
     column: column.name,
     keys: at === undefined || at.key === undefined ? undefined : [at.key],
     value,
+    cause,
   })
 }
 
@@ -71,7 +76,7 @@ export function locatedError(
   column: Pick<ColumnModel, 'name'>,
   at: ValueLocation | undefined,
 ): unknown {
-  return e instanceof ValueProblem ? invalidValue(column, at, e.message, e.value) : e
+  return e instanceof ValueProblem ? invalidValue(column, at, e.message, e.value, e.thrown) : e
 }
 
 /** Runs `fn`, turning a {@link ValueProblem} into an `INVALID_VALUE` {@link PipeflushError}. */
@@ -83,7 +88,7 @@ export function withLocation<T>(
   try {
     return fn()
   } catch (e) {
-    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message, e.value)
+    if (e instanceof ValueProblem) throw invalidValue(column, at, e.message, e.value, e.thrown)
     throw e
   }
 }

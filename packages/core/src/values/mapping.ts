@@ -1,5 +1,5 @@
 import type { ColumnModel } from '../model/model.ts'
-import { describeWritten, problem, ValueProblem } from './location.ts'
+import { describeWritten, ValueProblem } from './location.ts'
 
 /**
  * The value pipeflush validates and encodes for `value` of `column`: what the column's mapping (see
@@ -15,7 +15,11 @@ export function storedValue(value: unknown, column: ColumnModel): unknown {
     return mapping.write(value)
   } catch (e) {
     if (e instanceof ValueProblem) throw e
-    return problem(`${describeWritten(value)} cannot be written to the column: ${reason(e)}`, value)
+    throw new ValueProblem(
+      `${describeWritten(value)} cannot be written to the column: ${reason(e)}`,
+      value,
+      e,
+    )
   }
 }
 
@@ -30,7 +34,7 @@ export function applicationValue(value: unknown, column: ColumnModel): unknown {
     return mapping.read(value)
   } catch (e) {
     if (e instanceof ValueProblem) throw e
-    return problem(`${describeWritten(value)} cannot be read from the column: ${reason(e)}`, value)
+    throw new ValueProblem(`${describeWritten(value)} cannot be read from the column: ${reason(e)}`, value, e)
   }
 }
 

@@ -70,6 +70,40 @@ describe('a column mapping', () => {
     expect(bad(() => encodeValue(undefined, column('id'), { table: 'spot' }))).toBe('spot.id')
   })
 
+  it("keeps what the mapping threw as the INVALID_VALUE's cause, writing and reading", () => {
+    const thrown = new RangeError('no such colour')
+    const refusing: ValueMapping = {
+      read: () => {
+        throw thrown
+      },
+      write: () => {
+        throw thrown
+      },
+    }
+    const paint = defineSchema({
+      paint: {
+        columns: { id: { sql: 'int4' }, colour: { sql: 'text', mapping: refusing } },
+        primaryKey: ['id'],
+      },
+    })
+    const colour = paint.tables.get('paint')!.columnsByName.get('colour')!
+    const failure = (f: () => unknown) => {
+      try {
+        f()
+      } catch (e) {
+        return e
+      }
+      throw new Error('no error')
+    }
+    const written = failure(() => encodeValue('mauve', colour, { table: 'paint', key: { id: 1 } }))
+    expect(isPipeflushError(written, 'INVALID_VALUE') && written.cause).toBe(thrown)
+    expect((written as Error).message).toMatch(
+      /paint\.colour .*cannot be written to the column: no such colour/,
+    )
+    const read = failure(() => decodeValue('mauve', colour))
+    expect(isPipeflushError(read, 'INVALID_VALUE') && read.cause).toBe(thrown)
+  })
+
   it('compares and keys what it writes', () => {
     expect(sameValue(new Date(5), new Date(5), column('seen'))).toBe(true)
     expect(sameValue(new Date(5), new Date(6), column('seen'))).toBe(false)
