@@ -188,6 +188,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'logger',
   'replicas',
   'maxReplicaLagMs',
+  'localSettings',
 ])
 
 /**

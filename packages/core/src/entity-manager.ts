@@ -73,6 +73,7 @@ export class EntityManager {
       errorValues: own.errorValues,
       observe: own.observe,
       replicas: own.replicas,
+      localSettings: own.localSettings,
     }
     this.#settings = settings
     this.#connections = new UnitConnections(client.driver, own.timeoutMs)
@@ -81,12 +82,13 @@ export class EntityManager {
 
   get #reads(): UnitOfWorkReads {
     if (this.#madeReads !== undefined) return this.#madeReads
-    const { schema, timeoutMs, named, observe, replicas } = this.#settings
+    const { schema, timeoutMs, named, observe, replicas, localSettings } = this.#settings
     this.#madeReads = new UnitOfWorkReads(this.#uow, schema, {
       timeoutMs,
       named,
       observe,
       replicas,
+      localSettings,
       connections: this.#connections,
     })
     return this.#madeReads

@@ -1,4 +1,5 @@
 import { recordArgument } from './arguments.ts'
+import { localSettingsOption } from './connection/local-settings.ts'
 import { driverFor } from './drivers/driver-for.ts'
 import { errors, withValuesShown } from './errors.ts'
 import {
@@ -24,6 +25,7 @@ export function managerSettings(options: EntityManagerOptions): ManagerSettings 
     errorValues: options.errorValues === true,
     observe: observeOption(options.tracing, options.logger),
     replicas: replicasOption(options.replicas, options.maxReplicaLagMs),
+    localSettings: localSettingsOption(options.localSettings),
   }
 }
 
@@ -36,6 +38,12 @@ export function forkSettings(settings: ManagerSettings, given: ForkOptions | und
   // `fork()` without options (a fork per request) checks nothing.
   const options: ForkOptions =
     given === undefined ? NO_OPTIONS : recordArgument(given, 'fork: the options', 'INVALID_CONFIG')
+  // A misspelled option would be dropped without a word: a request run without its tenant's settings.
+  for (const name in options)
+    if (!FORK_OPTION_NAMES.includes(name))
+      throw errors.invalidConfig(
+        `fork: unknown option "${name}"; the options are ${FORK_OPTION_NAMES.join(', ')}.`,
+      )
   // Field by field (not a spread of `settings`, which a fork is given whole, its client's settings
   // with it): a fork is made per request.
   return {
@@ -45,10 +53,15 @@ export function forkSettings(settings: ManagerSettings, given: ForkOptions | und
     errorValues: settings.errorValues,
     observe: settings.observe,
     replicas: settings.replicas,
+    localSettings:
+      options.localSettings === undefined
+        ? settings.localSettings
+        : localSettingsOption(options.localSettings, settings.localSettings),
   }
 }
 
 const NO_OPTIONS: ForkOptions = {}
+const FORK_OPTION_NAMES: readonly string[] = ['pipeline', 'flushTimeoutMs', 'localSettings']
 
 /**
  * `fn`'s result; its errors with the values they are about when `errorValues` is on (thrown, or

@@ -1,3 +1,4 @@
+import type { LocalSettings } from './connection/local-settings.ts'
 import type { Driver } from './drivers/driver.ts'
 import type { PipelineMode } from './flush/pipeline-mode.ts'
 import type { FlushHooks } from './hooks/flush-hooks.ts'
@@ -52,6 +53,8 @@ export interface Settings {
   readonly observe: Observe
   /** The read replicas, if any (the `replicas` option). */
   readonly replicas: ReplicaSet | undefined
+  /** Configuration parameters set in every flush's and read's transaction (the `localSettings` option). */
+  readonly localSettings: LocalSettings
 }
 
 /** The settings an entity manager's client shares with all its entity managers, made once at connect. */

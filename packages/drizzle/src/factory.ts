@@ -74,6 +74,11 @@ export interface RunOptions {
   /** `flushTimeoutMs` of this run's reads and flush (default: the factory's). */
   readonly flushTimeoutMs?: number | undefined
   /**
+   * Configuration parameters set in this run's flush and read transactions (`SET LOCAL`: a tenant's id,
+   * a role, for row-level security), over the factory's: see core's `localSettings`.
+   */
+  readonly localSettings?: ForkOptions['localSettings']
+  /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
    * (SQLSTATE `40P01`, `40001`). Default 0: the error is thrown.
@@ -170,7 +175,11 @@ export class EntityManagerFactory<S> {
       throw errors.invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
     }
     for (let attempt = 1; ; attempt++) {
-      const em = this.fork({ pipeline: options.pipeline, flushTimeoutMs: options.flushTimeoutMs })
+      const em = this.fork({
+        pipeline: options.pipeline,
+        flushTimeoutMs: options.flushTimeoutMs,
+        localSettings: options.localSettings,
+      })
       try {
         const result = await work(em)
         const report = await em.flush()

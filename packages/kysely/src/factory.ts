@@ -41,6 +41,11 @@ export interface RunOptions {
   /** `flushTimeoutMs` of this run's reads and flush (default: the factory's). */
   readonly flushTimeoutMs?: number | undefined
   /**
+   * Configuration parameters set in this run's flush and read transactions (`SET LOCAL`: a tenant's id,
+   * a role, for row-level security), over the factory's: see core's `localSettings`.
+   */
+  readonly localSettings?: ForkOptions['localSettings']
+  /**
    * How many times to run the work again, each time on a fresh entity manager, when the flush fails
    * on a conflict with another transaction: `OPTIMISTIC_LOCK`, or a deadlock or serialization failure
    * the server reported (SQLSTATE `40P01`, `40001`; PostgreSQL rolls such a transaction back and says to
@@ -149,7 +154,11 @@ export class EntityManagerFactory<DB, R = NoRelations> {
       throw errors.invalidConfig('run: backoffMs must be a finite number of milliseconds >= 0')
     }
     for (let attempt = 1; ; attempt++) {
-      const em = this.em({ pipeline: options.pipeline, flushTimeoutMs: options.flushTimeoutMs })
+      const em = this.em({
+        pipeline: options.pipeline,
+        flushTimeoutMs: options.flushTimeoutMs,
+        localSettings: options.localSettings,
+      })
       try {
         const result = await work(em)
         const report = await em.flush()

@@ -24,6 +24,12 @@ export interface SelectsOptions {
   readonly named: boolean
   /** Send BEGIN in front of the selects (the first locking read of a unit of work). */
   readonly begin?: boolean | undefined
+  /**
+   * `SET LOCAL` texts (see `LocalSettings`), sent first in the batch's transaction: the one BEGIN
+   * opens, else one of the batch's own. None inside a transaction held open, which its BEGIN's batch
+   * set them in.
+   */
+  readonly settings?: readonly string[] | undefined
 }
 
 const BEGIN: PipelinedStatement = { text: 'begin', params: [] }
@@ -31,6 +37,12 @@ const BEGIN: PipelinedStatement = { text: 'begin', params: [] }
 const SNAPSHOT = 'begin isolation level repeatable read, read only'
 const SNAPSHOT_BEGIN: PipelinedStatement = { text: SNAPSHOT, params: [] }
 const COMMIT: PipelinedStatement = { text: 'commit', params: [] }
+const NO_SETTINGS: readonly string[] = []
+
+/** A text sent unnamed and without parameters in a pipeline. */
+function unnamed(text: string): PipelinedStatement {
+  return { text, params: [] }
+}
 
 /**
  * `selects` on `session` in one round trip: each one's rows. The one rule of how a batch of selects
@@ -50,30 +62,41 @@ export async function sendSelects(
   options: SelectsOptions,
 ): Promise<(readonly Row[])[]> {
   const begin = options.begin === true
-  const inTransaction = begin || session.continued
+  const continued = session.continued
+  const inTransaction = begin || continued
   // Levels of one graph load read one snapshot: else a commit between two of them (READ COMMITTED
   // takes a snapshot per statement) gives a level the relations of other roots than the ones read.
   const snapshot = !inTransaction && selects.length > 1 && selects.some((s) => s.snapshot === true)
+  const settings = continued ? NO_SETTINGS : (options.settings ?? NO_SETTINGS)
   if (session.session.pipeline !== undefined && (options.named || inTransaction || snapshot)) {
     const sent = selects.map((s) => ({
       text: s.text,
       params: s.params,
       name: options.named ? statementName(s.text) : undefined,
     }))
+    // Each statement of a pipeline ends with its Sync: settings last past theirs in a transaction only.
+    const own = !inTransaction && (snapshot || settings.length > 0)
+    const opening = begin || own ? [snapshot ? SNAPSHOT_BEGIN : BEGIN, ...settings.map(unnamed)] : []
     // A select that fails aborts the transaction: the later ones and the COMMIT (a ROLLBACK then) end it.
-    const statements = begin ? [BEGIN, ...sent] : snapshot ? [SNAPSHOT_BEGIN, ...sent, COMMIT] : sent
+    const statements = own ? [...opening, ...sent, COMMIT] : [...opening, ...sent]
     const results = await session.pipeline(statements)
     // A statement prepared on this connection whose table changed since (a column added, a type
     // changed) fails there for good: the connection goes, the pool opens one that prepares it anew.
     if (options.named && results.some(stalePlan)) session.session.terminate()
-    const first = begin || snapshot ? 1 : 0
-    return results.slice(first, first + sent.length).map((r) => {
+    // A setting the server refused fails the batch (its selects did not run).
+    for (let i = 0; i < opening.length; i++) {
+      const r = results[i]!
+      if (r.status === 'rejected') throw r.reason
+    }
+    return results.slice(opening.length, opening.length + sent.length).map((r) => {
       if (r.status === 'rejected') throw r.reason
       return r.value.rows
     })
   }
   const texts = selects.map((s) => inlineParams(s.text, s.params))
-  const parts = begin ? ['begin', ...texts] : snapshot ? [SNAPSHOT, ...texts, 'commit'] : texts
+  // Without BEGIN, the message runs as one implicit transaction, which the settings last through.
+  const set = settings.length === 0 ? texts : [...settings, ...texts]
+  const parts = begin ? ['begin', ...set] : snapshot ? [SNAPSHOT, ...set, 'commit'] : set
   try {
     return [...(await session.simple(parts.join(';\n'), { rowSets: selects.length })).rowSets]
   } catch (e) {

@@ -13,4 +13,5 @@ export type FlushSettings = Pick<
   | 'flushLog'
   | 'serverValues'
   | 'copyRows'
+  | 'localSettings'
 >

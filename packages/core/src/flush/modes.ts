@@ -23,10 +23,11 @@ import { hasCopy, pipelined, SEPARATOR, simpleBatch, statementAt } from './state
 export type ReturnedRows = readonly (readonly Row[] | undefined)[]
 
 /** The settings a mode sends with (see {@link FlushSettings}). */
-type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'> & {
-  /** Tells which statement of a message a rejection names, where the server did not say (see `statementAt`). */
-  readonly schema?: SchemaModel | undefined
-}
+type ModeSettings = Pick<FlushSettings, 'named' | 'preparedBurst' | 'flushLog'> &
+  Partial<Pick<FlushSettings, 'localSettings'>> & {
+    /** Tells which statement of a message a rejection names, where the server did not say (see `statementAt`). */
+    readonly schema?: SchemaModel | undefined
+  }
 
 /** No flush log: nothing inserted before the plan. */
 const NOTHING_LOGGED: readonly string[] = []
@@ -37,7 +38,10 @@ interface Sending {
   /** The data of the COPY statements written from their rows (see `CompletedPlan.copies`). */
   readonly copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>>
   readonly flushId: string
-  /** The flush log's insert, sent first inside the transaction (none without a flush log). */
+  /**
+   * What goes first inside the transaction: the local settings' `SET LOCAL`s (not in a transaction
+   * held open, whose locking read set them), then the flush log's insert (none without a flush log).
+   */
   readonly logged: readonly string[]
   readonly settings: ModeSettings
   /**
@@ -61,8 +65,11 @@ export function sendByMode(
   flushId: string,
   copies: ReadonlyMap<PlannedStatement, Iterable<Buffer>> = new Map(),
 ): Promise<ReturnedRows> {
-  const logged = settings.flushLog === undefined ? NOTHING_LOGGED : flushLogInsert(settings.flushLog, flushId)
-  const sending: Sending = { plan, copies, flushId, logged, settings, inTransaction: fs.continued }
+  const inTransaction = fs.continued
+  const local = inTransaction ? NOTHING_LOGGED : (settings.localSettings?.texts ?? NOTHING_LOGGED)
+  const log = settings.flushLog === undefined ? NOTHING_LOGGED : flushLogInsert(settings.flushLog, flushId)
+  const logged = local.length === 0 ? log : log.length === 0 ? local : [...local, ...log]
+  const sending: Sending = { plan, copies, flushId, logged, settings, inTransaction }
   return settings.mode === 'burst'
     ? sendBurst(fs, sending)
     : settings.mode === 'waves'

@@ -15,7 +15,7 @@ import {
 import { type ReadTarget, sendReads } from './send-reads.ts'
 
 /** What routing a unit of work's reads needs: its settings and its connections. */
-export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 'replicas'> & {
+export type ReadContext = Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 'replicas' | 'localSettings'> & {
   readonly connections: UnitConnections
   /** The batch's reads were started before the application ended the client (see `Driver.admit`). */
   readonly admitted?: boolean | undefined

@@ -24,7 +24,9 @@ export interface ReadTarget {
  * const [rows] = await sendReads(settings, { source: pool, driver }, [{ text: 'select 1', params: [] }], 'Reading', {})
  */
 export function sendReads(
-  settings: Pick<Settings, 'timeoutMs' | 'named' | 'observe'> & { readonly admitted?: boolean | undefined },
+  settings: Pick<Settings, 'timeoutMs' | 'named' | 'observe' | 'localSettings'> & {
+    readonly admitted?: boolean | undefined
+  },
   target: ReadTarget,
   statements: readonly ReadStatement[],
   what: string,
@@ -45,7 +47,11 @@ export function sendReads(
         },
       },
       (session, lease) =>
-        sendSelects(session, statements, { named, begin: lease.begins }).then((rowSets) => {
+        sendSelects(session, statements, {
+          named,
+          begin: lease.begins,
+          settings: settings.localSettings.texts,
+        }).then((rowSets) => {
           if (span !== undefined) costs(span, session)
           return rowSets
         }),

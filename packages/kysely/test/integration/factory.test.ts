@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { sql } from 'kysely'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createEntityManagerFactory, relationsTypeSource, type TypedEntity } from '../../src/index.ts'
 import { type DB, DDL } from '../fixtures/db.ts'
@@ -63,6 +64,20 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     const forked = factory.fork()
     expect(forked).not.toBe(factory.fork())
     expect((await forked.load('author', author.id)).name).toBe('Ada')
+  })
+
+  test("run's localSettings go over the factory's in its reads' transaction, and stay there", async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client, localSettings: { 'app.who': 'factory' } })
+    const settings = factory.db.selectNoFrom([
+      sql<string>`coalesce(current_setting('app.who', true), '')`.as('who'),
+      sql<string>`coalesce(current_setting('app.request', true), '')`.as('request'),
+    ])
+    const { result } = await factory.run((em) => em.select(settings), {
+      localSettings: { 'app.request': 'r1' },
+    })
+    expect(result).toEqual([{ who: 'factory', request: 'r1' }])
+    expect(await factory.em().select(settings)).toEqual([{ who: 'factory', request: '' }])
   })
 
   test('writes nothing when the work throws', async () => {

@@ -1,0 +1,83 @@
+import { errors } from '../errors.ts'
+import { quoteIdentifier } from '../values/identifier.ts'
+import { describeValue } from '../values/location.ts'
+import { quoteCheckedLiteral } from '../values/sql-literal.ts'
+import { textProblem } from '../values/text.ts'
+
+/**
+ * Configuration parameters set in every transaction an entity manager's flushes and reads run in
+ * (`SET LOCAL`), in the same message as their statements: what row-level security policies read
+ * (`current_setting('app.tenant_id')`, a request's JWT claims), or the role they apply to (`role`).
+ * They end with the transaction, so a pooled connection goes back to the pool as it came.
+ */
+export interface LocalSettings {
+  /** Each parameter's value, by name as given. */
+  readonly values: ReadonlyMap<string, string>
+  /** `set local "app"."tenant_id" = '42'`, one per parameter, in the order given. */
+  readonly texts: readonly string[]
+}
+
+/** No parameter set: flushes and reads send what they did without the option. */
+export const NO_LOCAL_SETTINGS: LocalSettings = { values: new Map(), texts: [] }
+
+/** A parameter's name: a word, or words joined by dots (`app.tenant_id`), as `SET` takes it. */
+const NAME = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)*$/
+
+/**
+ * The `localSettings` option checked and written as `SET LOCAL` texts, over the `inherited` ones (a
+ * fork's: the same name given again takes the fork's value). A value is a string, a finite number or a
+ * boolean (written as its text). A bad option is `INVALID_CONFIG` before any query; a name the server
+ * does not know fails the first flush or read that sends it (`STATEMENT_FAILED`, nothing committed).
+ *
+ * @example
+ * localSettingsOption({ 'app.tenant_id': 42, role: 'tenant_user' }).texts
+ * // [`set local "app"."tenant_id" = '42'`, `set local "role" = 'tenant_user'`]
+ */
+export function localSettingsOption(
+  given: unknown,
+  inherited: LocalSettings = NO_LOCAL_SETTINGS,
+): LocalSettings {
+  if (given === undefined) return inherited
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw errors.invalidConfig(
+      `localSettings must be an object of parameter names and values, not ${describeValue(given)}.`,
+    )
+  const entries = Object.entries(given)
+  if (entries.length === 0) return inherited
+  const values = new Map(inherited.values)
+  for (const [name, value] of entries) {
+    if (!NAME.test(name))
+      throw errors.invalidConfig(
+        `localSettings: ${JSON.stringify(name)} is not a configuration parameter's name (a word, or words joined by dots, such as app.tenant_id).`,
+      )
+    values.set(name, settingText(name, value))
+  }
+  const texts: string[] = []
+  for (const [name, text] of values) texts.push(`set local ${sqlName(name)} = ${quoteCheckedLiteral(text)}`)
+  return { values, texts }
+}
+
+/** The text `value` of parameter `name` is set to. */
+function settingText(name: string, value: unknown): string {
+  const text =
+    typeof value === 'string'
+      ? value
+      : (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean'
+        ? String(value)
+        : undefined
+  if (text === undefined)
+    throw errors.invalidConfig(
+      `localSettings.${name} must be a string, a finite number or a boolean, not ${describeValue(value)}.`,
+    )
+  const why = textProblem(text)
+  if (why !== undefined) throw errors.invalidConfig(`localSettings.${name}: the value ${why}.`)
+  return text
+}
+
+/** `app.tenant_id` as `"app"."tenant_id"`: each word quoted, so that a reserved word (`app.user`) is a name. */
+function sqlName(name: string): string {
+  return name
+    .split('.')
+    .map((part) => quoteIdentifier(part))
+    .join('.')
+}
