@@ -80,6 +80,14 @@ export const configErrors = {
     )
   },
 
+  /** The session's array_nulls is off: an unquoted NULL in an array literal is the text NULL. */
+  arrayNullsOff(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `pipeflush needs array_nulls on (the session has it off, so a NULL pipeflush sends in an array of values would be stored as the text "NULL"): ${sessionSetting('array_nulls = on', '{ array_nulls: true }', '-c array_nulls=on')}.`,
+    )
+  },
+
   /** A configuration value out of range or of the wrong kind. */
   invalidConfig(message: string, details: PipeflushErrorDetails = {}): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', message, details)

@@ -109,11 +109,15 @@ export async function readCatalogSchema(
     // Everything is selected as text (JSON here) so that no type parser or name transform of the
     // client changes what is read.
     const [path] = await driver.query(
-      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd",
+      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as array_nulls",
       [],
       timeoutMs,
     )
-    checkSessionSettings(String(path?.['datestyle'] ?? 'ISO'), Number(path?.['efd'] ?? 1))
+    checkSessionSettings(
+      String(path?.['datestyle'] ?? 'ISO'),
+      Number(path?.['efd'] ?? 1),
+      String(path?.['array_nulls'] ?? 'on'),
+    )
     current = pinned?.current ?? String(path?.['current'] ?? 'public')
     schemas =
       pinned?.schemas ??
@@ -197,21 +201,24 @@ function checkShadowing(rows: readonly CatalogTable[], schemas: readonly string[
   }
 }
 
-/**
- * pipeflush reads values as text: dates in the ISO style and floats in their shortest exact form
- * (PostgreSQL's defaults). Refuse other session settings up front rather than misread values.
- */
 function isDriver(client: unknown): client is Pick<Driver, 'query'> {
   return typeof (client as Driver | null)?.toDriverError === 'function'
 }
 
-function checkSessionSettings(dateStyle: string, extraFloatDigits: number): void {
+/**
+ * pipeflush reads values as text: dates in the ISO style and floats in their shortest exact form; and
+ * writes NULL unquoted in arrays of values (PostgreSQL's defaults). Refuse other session settings up
+ * front rather than misread or miswrite values.
+ */
+function checkSessionSettings(dateStyle: string, extraFloatDigits: number, arrayNulls: string): void {
   if (!dateStyle.toUpperCase().startsWith('ISO')) {
     throw errors.dateStyleNotIso(dateStyle)
   }
   if (extraFloatDigits < 1) {
     throw errors.floatDigitsTooFew(extraFloatDigits)
   }
+  // Arrays of values (a statement's rows, an array column) write NULL unquoted.
+  if (arrayNulls !== 'on') throw errors.arrayNullsOff()
 }
 
 function toColumn(c: CatalogColumn): ColumnModel {

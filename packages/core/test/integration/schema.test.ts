@@ -83,6 +83,29 @@ describe('readSchema', () => {
     await iso.end()
   })
 
+  test('a session with array_nulls off is refused at connect, naming the way out, which connects', async () => {
+    // Off, an unquoted NULL in an array literal is the text NULL: a flush would store 'NULL' in text
+    // columns, silently.
+    const { sql: off } = db.connect({ max: 1, proxied: false, connection: { array_nulls: 'off' } })
+    const refused = await EntityManager.connect(off).catch((e: unknown) => e)
+    await off.end()
+    expect(refused).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((refused as Error).message).toMatch(
+      /needs array_nulls on .*postgres\(url, \{ connection: \{ array_nulls: true \} \}\)/,
+    )
+    const { sql: on } = db.connect({ max: 1, proxied: false, connection: { array_nulls: true } })
+    await expect(EntityManager.connect(on)).resolves.toBeDefined()
+    await on.end()
+    const pgOff = new pg.Pool({ connectionString: db.url, max: 1, options: '-c array_nulls=off' })
+    const pgRefused = await EntityManager.connect(pgOff).catch((e: unknown) => e)
+    await pgOff.end()
+    const advice = /options: '(-c array_nulls=on)'/.exec((pgRefused as Error).message)
+    expect(advice, String(pgRefused)).not.toBeNull()
+    const pgOn = new pg.Pool({ connectionString: db.url, max: 1, options: advice![1] })
+    await expect(EntityManager.connect(pgOn)).resolves.toBeDefined()
+    await pgOn.end()
+  })
+
   test('identity always, generated columns and enums are written correctly', async () => {
     const { sql } = db.connect({ max: 1, proxied: false })
     const em = await EntityManager.connect(sql)
