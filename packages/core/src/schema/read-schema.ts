@@ -124,7 +124,7 @@ export async function readCatalogSchema(
       options.schemas ??
       (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
     const [catalog] = await driver.query(
-      `select coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
+      `${JIT_OFF};\nselect coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
       [arrayLiteral(schemas)],
       timeoutMs,
     )
@@ -200,6 +200,16 @@ function checkShadowing(rows: readonly CatalogTable[], schemas: readonly string[
     if (both.length > 0) throw errors.schemasShadowed(current, earlier, both.sort())
   }
 }
+
+/**
+ * JIT off for the rest of the message's transaction (one implicit transaction: it ends with it), where
+ * the server has JIT (a server without the setting reads no row and sets nothing). The catalog query
+ * is estimated costly enough to be compiled, which takes most of a second on PostgreSQL's defaults
+ * where the query itself takes tens of milliseconds, and failed connect for a role whose
+ * statement_timeout is a web request's.
+ */
+export const JIT_OFF =
+  "select pg_catalog.set_config('jit', 'off', true) from pg_catalog.pg_settings where name = 'jit'"
 
 function isDriver(client: unknown): client is Pick<Driver, 'query'> {
   return typeof (client as Driver | null)?.toDriverError === 'function'

@@ -2,6 +2,7 @@ import { EntityManager, readSchema } from '@pipeflush/core'
 import { useTestDatabase } from '@pipeflush/testkit/vitest'
 import pg from 'pg'
 import { beforeAll, describe, expect, test } from 'vitest'
+import { JIT_OFF } from '../../src/schema/read-schema.ts'
 
 const db = useTestDatabase()
 
@@ -104,6 +105,19 @@ describe('readSchema', () => {
     const pgOn = new pg.Pool({ connectionString: db.url, max: 1, options: advice![1] })
     await expect(EntityManager.connect(pgOn)).resolves.toBeDefined()
     await pgOn.end()
+  })
+
+  test("the catalog read's JIT_OFF turns JIT off for the rest of its message only, whatever the driver", async () => {
+    const [set, during] = await db.sql.unsafe(`${JIT_OFF};\nselect current_setting('jit') as jit`)
+    expect([set, during]).toEqual([[{ set_config: 'off' }], [{ jit: 'off' }]])
+    expect(await db.sql.unsafe("select current_setting('jit') as jit")).toEqual([{ jit: 'on' }])
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 })
+    const answers = (await pool.query(
+      `${JIT_OFF};\nselect current_setting('jit') as jit`,
+    )) as unknown as pg.QueryResult[]
+    expect(answers.map((a) => a.rows)).toEqual([[{ set_config: 'off' }], [{ jit: 'off' }]])
+    expect((await pool.query("select current_setting('jit') as jit")).rows).toEqual([{ jit: 'on' }])
+    await pool.end()
   })
 
   test('identity always, generated columns and enums are written correctly', async () => {
