@@ -68,17 +68,17 @@ export async function checkFlushLog(driver: Pick<Driver, 'query'>, name: string)
   const rel = `to_regclass(${quoteStringLiteral(sqlName)})`
   const [row] = (await driver.query(
     `select (${rel} is not null)::text as found,
-      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'flush_id' and not a.attisdropped) as id_type,
-      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'committed' and not a.attisdropped) as committed_type,
+      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'flush_id' and not a.attisdropped) as idtype,
+      (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = ${rel} and a.attname = 'committed' and not a.attisdropped) as committedtype,
       exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
         where i.indrelid = ${rel} and i.indisunique and i.indnkeyatts = 1 and a.attname = 'flush_id')::text as unique`,
-  )) as { found: string; id_type: string | null; committed_type: string | null; unique: string }[]
+  )) as { found: string; idtype: string | null; committedtype: string | null; unique: string }[]
   const problem =
     row?.found !== 'true'
       ? 'does not exist'
-      : row.id_type !== 'uuid'
+      : row.idtype !== 'uuid'
         ? 'has no uuid column "flush_id"'
-        : row.committed_type !== 'boolean'
+        : row.committedtype !== 'boolean'
           ? 'has no boolean column "committed"'
           : row.unique !== 'true'
             ? 'has no primary key or unique index on "flush_id" alone'

@@ -109,14 +109,14 @@ export async function readCatalogSchema(
     // Everything is selected as text (JSON here) so that no type parser or name transform of the
     // client changes what is read.
     const [path] = await driver.query(
-      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as array_nulls",
+      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as arraynulls",
       [],
       timeoutMs,
     )
     checkSessionSettings(
       String(path?.['datestyle'] ?? 'ISO'),
       Number(path?.['efd'] ?? 1),
-      String(path?.['array_nulls'] ?? 'on'),
+      String(path?.['arraynulls'] ?? 'on'),
     )
     current = pinned?.current ?? String(path?.['current'] ?? 'public')
     schemas =

@@ -9,6 +9,11 @@ export type SocketFactory = (options: PostgresJsOptions) => Socket | Promise<Soc
 
 /** The parsed options every connection of a client shares (`sql.options`). */
 export interface PostgresJsOptions {
+  /** How postgres.js renames and converts what it reads (the `transform` option), as it parsed it. */
+  readonly transform?: {
+    readonly column?: { readonly from?: ((name: string) => unknown) | undefined }
+    readonly row?: { readonly from?: ((row: Record<string, unknown>) => unknown) | undefined }
+  }
   host: readonly string[]
   port: readonly number[]
   /** A unix socket path, or false. */

@@ -13,6 +13,7 @@ import type {
   PostgresJsResult,
   PostgresJsSql,
 } from './client-types.ts'
+import { checkColumnTransform } from './column-transform.ts'
 import { closedConnectionError, guardConnection, guardedConnectionOf } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
@@ -111,6 +112,7 @@ export class PostgresJsAdapter implements DriverAdapter {
   #refuseUntil = Number.NEGATIVE_INFINITY
 
   constructor(sql: PostgresJsSql) {
+    checkColumnTransform(sql.options)
     this.sql = sql
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')

@@ -12,7 +12,7 @@ describe('the catalog read', () => {
         texts.push(text)
         if (text.includes('current_schema()'))
           return [
-            { current: 'public', schemas: '["public"]', datestyle: 'ISO, MDY', efd: 1, array_nulls: 'on' },
+            { current: 'public', schemas: '["public"]', datestyle: 'ISO, MDY', efd: 1, arraynulls: 'on' },
           ]
         return [{ catalog: '[]' }]
       },
