@@ -101,6 +101,7 @@ export function defaultHandlers(state: DefaultsState): ScriptedHandler[] {
             schemas: '["public"]',
             datestyle: state.settings(s.connection)['datestyle'] ?? 'ISO, MDY',
             efd: state.settings(s.connection)['extra_float_digits'] ?? '1',
+            arraynulls: state.settings(s.connection)['array_nulls'] ?? 'on',
           },
         ],
       }),
@@ -108,7 +109,7 @@ export function defaultHandlers(state: DefaultsState): ScriptedHandler[] {
     { match: /nextval\(s\.r\)/i, answer: (s) => fetchIds(state, s) },
     {
       match: /^select \(to_regclass\('[^']*'\) is not null\)::text as found/i,
-      answer: { rows: [{ found: 'true', id_type: 'uuid', committed_type: 'boolean', unique: 'true' }] },
+      answer: { rows: [{ found: 'true', idtype: 'uuid', committedtype: 'boolean', unique: 'true' }] },
     },
     {
       match: FLUSH_LOG_INSERT,
