@@ -1,5 +1,6 @@
 import { recordArgument } from './arguments.ts'
 import { reservationError } from './connection/connection-errors.ts'
+import { localSettingsText } from './connection/local-settings.ts'
 import type { Driver } from './drivers/driver.ts'
 import { isDriverError } from './drivers/driver-errors.ts'
 import { driverFor } from './drivers/driver-for.ts'
@@ -118,7 +119,12 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   // Reading the schema makes queries anyway: one more fills the id pool for every sequence key, so
   // the first flushes fetch no ids. (A schema declared in code connects without any query.)
   if (prefetchIds ?? !options.schema)
-    await ids.prefetch((text) => driver.query(text, [], timeoutMs), sequenceKeys(schema)).catch(() => {})
+    await ids
+      .prefetch(
+        (text) => driver.query(`${localSettingsText(options.localSettings)}${text}`, [], timeoutMs),
+        sequenceKeys(schema),
+      )
+      .catch(() => {})
   const preparedBurst = prepare === true && driver.pipelines
   const settings: Omit<ClientSettings, 'catalog'> = {
     driver,

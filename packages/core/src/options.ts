@@ -120,19 +120,6 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   readonly replicas?: readonly unknown[] | undefined
   /** The replay lag (ms) beyond which a replica is left out (default: no bound). */
   readonly maxReplicaLagMs?: number | undefined
-  /**
-   * Configuration parameters set in the transaction of every flush and every read batch (`SET LOCAL`,
-   * in the same message: no round trip more), for row-level security policies that read them
-   * (`current_setting('app.tenant_id')`, a request's JWT claims) or the role they apply to (`role`).
-   * They end with the transaction: a pooled connection goes back as it came, so another request never
-   * sees them. Names are a word or words joined by dots; values strings, finite numbers or booleans. A
-   * read batch outside a locking transaction goes in a transaction of its own to carry them (in the
-   * same message). Ids are fetched from sequences outside it, as the connecting role.
-   *
-   * @example
-   * const em = root.fork({ localSettings: { 'app.tenant_id': tenantId, role: 'tenant_user' } })
-   */
-  readonly localSettings?: Readonly<Record<string, string | number | boolean>> | undefined
 }
 
 /** Options of `em.fork()`. */

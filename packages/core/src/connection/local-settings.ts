@@ -57,6 +57,19 @@ export function localSettingsOption(
   return { values, texts }
 }
 
+/**
+ * The `SET LOCAL`s of the `localSettings` option as the start of a simple-protocol message (each
+ * followed by `;` and a new line), or '' for none: what pipeflush's own queries outside a flush or a
+ * read batch (the catalog read, the id fetch) run with.
+ *
+ * @example
+ * localSettingsText({ role: 'reader' }) // `set local "role" = 'reader';\n`
+ */
+export function localSettingsText(given: unknown): string {
+  const { texts } = localSettingsOption(given)
+  return texts.length === 0 ? '' : `${texts.join(';\n')};\n`
+}
+
 /** The text `value` of parameter `name` is set to. */
 function settingText(name: string, value: unknown): string {
   const text =

@@ -19,6 +19,7 @@ import type { FlushSettings } from './flush-settings.ts'
 import { type ReturnedRows, sendByMode } from './modes.ts'
 import { columnNamedByApi } from './outcome.ts'
 import { serverFilled } from './server-filled.ts'
+import { SEPARATOR } from './statement-text.ts'
 
 /** The ids of a flush's rows, once assigned: the value each row holds. */
 const assigned: IdSource = (state, column) => state.row[column]
@@ -93,7 +94,9 @@ export async function flushUnitOfWork(
         // Asked once the connection is had: other flushes may have drawn on the pool while this one waited.
         if (ids.short(need)) {
           idFetch = true
-          await fetchIds(queryOn(fs), ids, need, (seq) => tablesDrawingFrom(rows, seq))
+          await fetchIds(queryOn(fs, settings.localSettings.texts), ids, need, (seq) =>
+            tablesDrawingFrom(rows, seq),
+          )
         }
         assignIds(rows, need, ids)
         const replan = shortAtCall && uow.edits !== edits
@@ -214,10 +217,14 @@ export function planUnitOfWork(
   return completePlan(draft, (state, column) => placeholderIn(placeholders, state, column), settings).plan
 }
 
-/** One simple-protocol query on the flush's connection: its rows. */
-function queryOn(fs: FlushSession): IdQuery {
+/**
+ * One simple-protocol query on the flush's connection, the local settings first in its message (a
+ * role's privileges on the sequences): its rows.
+ */
+function queryOn(fs: FlushSession, settings: readonly string[]): IdQuery {
   return async (text) => {
-    const { rowSets } = await fs.simple(text, { rowSets: 1 })
+    const message = settings.length === 0 ? text : `${settings.join(SEPARATOR)}${SEPARATOR}${text}`
+    const { rowSets } = await fs.simple(message, { rowSets: 1 })
     return rowSets[rowSets.length - 1] ?? []
   }
 }

@@ -105,6 +105,7 @@ export function cachedSchema(
     s: options.schemas ?? null,
     v: options.versionColumn ?? null,
     r: options.relationNames ?? null,
+    l: options.localSettings ?? null,
   })
   let p = byDriver.get(key)
   if (!p) {

@@ -15,6 +15,22 @@ export interface ReadSchemaOptions {
    * `{ 'author.books': 'works' }` (see `relationsOf` for the names derived).
    */
   readonly relationNames?: Readonly<Record<string, string>> | undefined
+  /**
+   * Configuration parameters set in the transaction of every flush and every read batch (`SET LOCAL`,
+   * in the same message: no round trip more), for row-level security policies that read them
+   * (`current_setting('app.tenant_id')`, a request's JWT claims) or the role they apply to (`role`).
+   * They end with the transaction: a pooled connection goes back as it came, so another request never
+   * sees them. Names are a word or words joined by dots; values strings, finite numbers or booleans. A
+   * read batch outside a locking transaction goes in a transaction of its own to carry them (in the
+   * same message). Ids are drawn from sequences with them too, and the schema is read with the
+   * connect options': with a `role`, its privileges decide which tables read back
+   * what the server fills (a fork's are not: its tables are its parent's).
+   *
+   * @example
+   * const root = await EntityManager.connect(pool, { localSettings: { role: 'authenticated' } })
+   * const em = root.fork({ localSettings: { 'request.jwt.claims': JSON.stringify(claims) } })
+   */
+  readonly localSettings?: Readonly<Record<string, string | number | boolean>> | undefined
 }
 
 /**

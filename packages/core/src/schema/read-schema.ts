@@ -1,4 +1,5 @@
 import { recordArgument } from '../arguments.ts'
+import { localSettingsText } from '../connection/local-settings.ts'
 import type { Driver } from '../drivers/driver.ts'
 import { connectFailure, isDriverError } from '../drivers/driver-errors.ts'
 import { driverFor } from '../drivers/driver-for.ts'
@@ -102,6 +103,8 @@ export async function readCatalogSchema(
     recordArgument(given, 'readSchema: the options', 'INVALID_CONFIG') as ReadSchemaOptions,
   )
   const driver: Pick<Driver, 'query'> = isDriver(client) ? client : driverFor(client)
+  // Read as the flushes and reads will run: a role's privileges and search path with its settings.
+  const set = localSettingsText(options.localSettings)
   let rows: CatalogTable[]
   let current: string
   let schemas: readonly string[]
@@ -109,7 +112,7 @@ export async function readCatalogSchema(
     // Everything is selected as text (JSON here) so that no type parser or name transform of the
     // client changes what is read.
     const [path] = await driver.query(
-      "select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as arraynulls",
+      `${set}select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as arraynulls`,
       [],
       timeoutMs,
     )
@@ -124,7 +127,7 @@ export async function readCatalogSchema(
       options.schemas ??
       (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
     const [catalog] = await driver.query(
-      `${JIT_OFF};\nselect coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
+      `${set}${JIT_OFF};\nselect coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
       [arrayLiteral(schemas)],
       timeoutMs,
     )
