@@ -137,6 +137,30 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     },
   )
 
+  test("a tick's read that fails: the others, sent again one by one, still carry the settings", async () => {
+    await db.sql.unsafe('truncate ls_note')
+    const tc = loginClient(driver, 2)
+    try {
+      const root = await EntityManager.connect(tc.client)
+      for (const tenant of ['f', 'g']) {
+        const seed = root.fork({ localSettings: { 'app.tenant_id': tenant } })
+        seed.create('ls_note', { body: `of ${tenant}` })
+        await seed.flush()
+      }
+      const em = root.fork({ localSettings: { 'app.tenant_id': 'f' } })
+      const [failed, found, setting] = await Promise.allSettled([
+        em.select({ text: 'select 1 / 0 as x', params: [] }),
+        em.find('ls_note', {}),
+        em.select({ text: "select current_setting('app.tenant_id', true) as t", params: [] }),
+      ])
+      expect(failed.status === 'rejected' && isPipeflushError(failed.reason, 'STATEMENT_FAILED')).toBe(true)
+      expect(found.status === 'fulfilled' && found.value.map((n) => n['body'])).toEqual(['of f'])
+      expect(setting.status === 'fulfilled' && setting.value).toEqual([{ t: 'f' }])
+    } finally {
+      await tc.end()
+    }
+  })
+
   test('a locking read and its flush run in one transaction with the settings', async () => {
     await db.sql.unsafe('truncate ls_note')
     const tc = loginClient(driver, 1)
