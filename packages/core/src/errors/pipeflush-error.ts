@@ -174,8 +174,9 @@ export function isPipeflushError(e: unknown, code?: ErrorCode): e is PipeflushEr
  * Messages go to logs and error trackers: a value the application wrote stays out of them.
  */
 export function serverMessage(message: string, sqlState: string | undefined): string {
-  // 2200H (a sequence past its MAXVALUE or MINVALUE) quotes the sequence's name, not a value.
-  if (!sqlState?.startsWith('22') || sqlState === '2200H') return message
+  // 2200H (a sequence past its MAXVALUE or MINVALUE) quotes the sequence's name, and 22P05 (a
+  // character the database's encoding lacks) its encodings' names, not a value.
+  if (!sqlState?.startsWith('22') || sqlState === '2200H' || sqlState === '22P05') return message
   const first = message.indexOf('"')
   if (first < 0) return message
   const last = message.lastIndexOf('"')

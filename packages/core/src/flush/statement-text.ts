@@ -131,6 +131,13 @@ export function statementAt(
   // A row changed or gone: the update or delete on its table whose rows hold its key.
   const stale = parseStaleError({ code: error.sqlState, message: error.message })
   if (stale !== null) return staleStatement(batch.statements, stale)
+  // A character the database's encoding lacks: the server converts a message whole before running
+  // any of it, so no statement completed, whichever holds the character.
+  const character = untranslatable(error)
+  if (character !== undefined) {
+    const i = batch.texts.findIndex((text) => text.includes(character))
+    if (i >= 0) return batch.statements[i]
+  }
   const { position, completed } = error
   if (position !== undefined) {
     let end = 0
@@ -144,6 +151,23 @@ export function statementAt(
   // error came as the transaction ended, a deferred constraint's, which names its table).
   if (completed !== undefined && completed < batch.texts.length) return batch.statements[completed]
   return rejectedStatement(batch.statements, error, schema)
+}
+
+/**
+ * The character a 22P05 error is about (`character with byte sequence 0xe2 0x82 0xac in encoding
+ * "UTF8" has no equivalent in encoding "LATIN1"`: `€`), or undefined.
+ */
+function untranslatable(error: RejectionFacts & { readonly message?: string }): string | undefined {
+  if (error.sqlState !== '22P05' || error.message === undefined) return undefined
+  const bytes = /byte sequence ((?:0x[0-9a-f]{2} ?)+) in encoding "UTF8"/i.exec(error.message)?.[1]
+  if (bytes === undefined) return undefined
+  const character = Buffer.from(
+    bytes
+      .trim()
+      .split(' ')
+      .map((b) => Number.parseInt(b.slice(2), 16)),
+  ).toString('utf8')
+  return character.includes('\ufffd') ? undefined : character
 }
 
 /**
