@@ -76,16 +76,30 @@ export function statementError(
       cause: e.cause,
     })
   }
-  return errors.statementFailed(what, serverMessage(e.message, e.sqlState), {
-    table,
-    // A column the server named (a trigger's `RAISE ... USING COLUMN`, a type's input refused).
-    column: e.column,
-    sqlState: e.sqlState,
-    keys: statement?.keys,
-    flushId,
-    detail: e.detail,
-    cause: e.cause,
-  })
+  return errors.statementFailed(
+    what,
+    `${serverMessage(e.message, e.sqlState)}${readBackHint(e, statement)}`,
+    {
+      table,
+      // A column the server named (a trigger's `RAISE ... USING COLUMN`, a type's input refused).
+      column: e.column,
+      sqlState: e.sqlState,
+      keys: statement?.keys,
+      flushId,
+      detail: e.detail,
+      cause: e.cause,
+    },
+  )
+}
+
+/**
+ * Why an insert that reads back what the server fills may be refused where the same insert without
+ * `returning` is not: the role must see the new row (SELECT privilege, and the table's SELECT
+ * policies under row-level security). '' for any other error.
+ */
+function readBackHint(e: DriverError, statement: PlannedStatement | undefined): string {
+  if (e.sqlState !== '42501' || statement?.kind !== 'insert' || statement.returning === undefined) return ''
+  return ' (where the role may insert the row but not see it: the insert reads back the values the server fills, which needs the new row to pass the SELECT privilege and policies too; turn serverValues off for the table)'
 }
 
 /**
