@@ -1,7 +1,7 @@
 import { type AdapterConnection, type DriverAdapter, GiveUp } from './adapter.ts'
 import { setAlarm } from './deadline-alarm.ts'
 import type { Driver, DriverError, Param, ReserveOptions, Row, Session } from './driver.ts'
-import { deadlineError } from './driver-errors.ts'
+import { deadlineError, isDriverError } from './driver-errors.ts'
 import { GuardedSession, Interrupted } from './guarded-session.ts'
 import { inlineParams } from './inline-params.ts'
 import { RuntimeSession } from './runtime-session.ts'
@@ -126,6 +126,9 @@ export class RuntimeDriver implements Driver {
           const pid = Number(rowSets[0]?.[0]?.['pid'])
           const key = connection.processId()
           return key !== undefined && pid !== key
+        } catch (e) {
+          // The driver's own error (a connection cut under the query) is coded as every query's is.
+          throw isDriverError(e) ? e : this.toDriverError(e)
         } finally {
           unwatch()
           if (healthy) connection.release()
