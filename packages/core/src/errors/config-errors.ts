@@ -15,6 +15,14 @@ export const configErrors = {
     return new PipeflushError('INVALID_CONFIG', `${what} ${advice}`)
   },
 
+  /** The session's search path names no schema that exists (and `schemas` was not given). */
+  noSchemaOnPath(searchPath: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `The session's search path (${searchPath === '' ? 'empty' : `"${searchPath}"`}) names no schema that exists, so there are no tables to read: pass the schemas to read (\`schemas: ['public']\`), or set the role's search_path.`,
+    )
+  },
+
   /**
    * `schemas` lists `earlier` before the session's current schema `current`, and both hold tables of
    * the same `names`: a bare name is the current schema's table (as unqualified SQL on the session

@@ -112,7 +112,7 @@ export async function readCatalogSchema(
     // Everything is selected as text (JSON here) so that no type parser or name transform of the
     // client changes what is read.
     const [path] = await driver.query(
-      `${set}select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as arraynulls`,
+      `${set}select current_schema() as current, array_to_json(current_schemas(false))::text as schemas, current_setting('DateStyle') as datestyle, current_setting('extra_float_digits') as efd, current_setting('array_nulls') as arraynulls, current_setting('search_path') as searchpath`,
       [],
       timeoutMs,
     )
@@ -126,6 +126,9 @@ export async function readCatalogSchema(
       pinned?.schemas ??
       options.schemas ??
       (JSON.parse(String(path?.['schemas'] ?? '["public"]')) as string[])
+    // An empty search path, or one naming no schema that exists: nothing to read, and every table
+    // would be unknown later for a reason no message could tell.
+    if (schemas.length === 0) throw errors.noSchemaOnPath(String(path?.['searchpath'] ?? ''))
     const [catalog] = await driver.query(
       `${set}${JIT_OFF};\nselect coalesce(json_agg(c), '[]'::json)::text as catalog from (${CATALOG_QUERY}) as c`,
       [arrayLiteral(schemas)],

@@ -107,6 +107,25 @@ describe('readSchema', () => {
     await pgOn.end()
   })
 
+  test('a search path naming no schema that exists is refused at connect, naming it; schemas given connect', async () => {
+    const empty = new pg.Pool({ connectionString: db.url, max: 1, options: '-c search_path=' })
+    const refused = await EntityManager.connect(empty).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((refused as Error).message).toContain('search path (empty) names no schema that exists')
+    await expect(EntityManager.connect(empty, { schemas: ['public'] })).resolves.toBeDefined()
+    await empty.end()
+    const { sql: nowhere } = db.connect({
+      max: 1,
+      proxied: false,
+      connection: { search_path: 'no_such_schema' },
+    })
+    const refusedToo = await EntityManager.connect(nowhere).catch((e: unknown) => e)
+    await nowhere.end()
+    expect((refusedToo as Error).message).toContain(
+      'search path ("no_such_schema") names no schema that exists',
+    )
+  })
+
   test("the catalog read's JIT_OFF turns JIT off for the rest of its message only, whatever the driver", async () => {
     const [set, during] = await db.sql.unsafe(`${JIT_OFF};\nselect current_setting('jit') as jit`)
     expect([set, during]).toEqual([[{ set_config: 'off' }], [{ jit: 'off' }]])
