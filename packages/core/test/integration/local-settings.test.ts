@@ -46,6 +46,21 @@ async function stored(): Promise<string[][]> {
   return rows.map((r) => [r.tenant, r.who, r.body])
 }
 
+/** `work` on a pool of `max` connections logging in as the login role, the notes table emptied first. */
+async function onEmptyTable(
+  driver: (typeof TEST_DRIVERS)[number],
+  max: number,
+  work: (tc: ReturnType<typeof loginClient>) => Promise<void>,
+): Promise<void> {
+  await db.sql.unsafe('truncate ls_note')
+  const tc = loginClient(driver, max)
+  try {
+    await work(tc)
+  } finally {
+    await tc.end()
+  }
+}
+
 /** A pool of `max` connections logging in as the login role, with its round-trip counter. */
 function loginClient(driver: (typeof TEST_DRIVERS)[number], max: number, prepare?: boolean) {
   return db.client(driver, {
@@ -60,9 +75,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
   test.each([1, 3])(
     'pool of %i: each fork writes and reads as its own tenant, one round trip per flush and per read batch, and no connection keeps a setting',
     async (max) => {
-      await db.sql.unsafe('truncate ls_note')
-      const tc = loginClient(driver, max)
-      try {
+      await onEmptyTable(driver, max, async (tc) => {
         const root = await EntityManager.connect(tc.client)
         const tenants = ['a', 'b', 'c'].map((t) => root.fork({ localSettings: { 'app.tenant_id': t } }))
         for (const [i, em] of tenants.entries()) em.create('ls_note', { body: `note ${i}` })
@@ -99,18 +112,14 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         }
         // Without the setting, the policy hides every row.
         expect(await root.fork().find('ls_note', {})).toEqual([])
-      } finally {
-        await tc.end()
-      }
+      })
     },
   )
 
   test.each(['burst', 'waves', 'off'] as const)(
     '%s mode: a fork over its parent takes a role and a tenant; updates and deletes see only its rows',
     async (pipeline) => {
-      await db.sql.unsafe('truncate ls_note')
-      const tc = loginClient(driver, 2)
-      try {
+      await onEmptyTable(driver, 2, async (tc) => {
         const root = await EntityManager.connect(tc.client, {
           pipeline,
           localSettings: { role: reader, 'app.tenant_id': 'x' },
@@ -131,16 +140,12 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         changing.remove(mine!)
         await changing.flush()
         expect(await stored()).toEqual([['y', reader, 'of y']])
-      } finally {
-        await tc.end()
-      }
+      })
     },
   )
 
   test("a tick's read that fails: the others, sent again one by one, still carry the settings", async () => {
-    await db.sql.unsafe('truncate ls_note')
-    const tc = loginClient(driver, 2)
-    try {
+    await onEmptyTable(driver, 2, async (tc) => {
       const root = await EntityManager.connect(tc.client)
       for (const tenant of ['f', 'g']) {
         const seed = root.fork({ localSettings: { 'app.tenant_id': tenant } })
@@ -156,15 +161,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(failed.status === 'rejected' && isPipeflushError(failed.reason, 'STATEMENT_FAILED')).toBe(true)
       expect(found.status === 'fulfilled' && found.value.map((n) => n['body'])).toEqual(['of f'])
       expect(setting.status === 'fulfilled' && setting.value).toEqual([{ t: 'f' }])
-    } finally {
-      await tc.end()
-    }
+    })
   })
 
   test('a locking read and its flush run in one transaction with the settings', async () => {
-    await db.sql.unsafe('truncate ls_note')
-    const tc = loginClient(driver, 1)
-    try {
+    await onEmptyTable(driver, 1, async (tc) => {
       const root = await EntityManager.connect(tc.client)
       const seed = root.fork({ localSettings: { 'app.tenant_id': 'k' } })
       const note = seed.create('ls_note', { body: 'locked' })
@@ -181,15 +182,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         ['k', login, 'locked, changed'],
         ['k', login, 'beside it'],
       ])
-    } finally {
-      await tc.end()
-    }
+    })
   })
 
   test('a row the policy refuses fails the flush: nothing committed, the entities as they were', async () => {
-    await db.sql.unsafe('truncate ls_note')
-    const tc = loginClient(driver, 1)
-    try {
+    await onEmptyTable(driver, 1, async (tc) => {
       const root = await EntityManager.connect(tc.client)
       const em = root.fork({ localSettings: { 'app.tenant_id': 'p' } })
       const fine = em.create('ls_note', { body: 'fine' })
@@ -205,15 +202,11 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         ['p', login, 'fine'],
         ['p', login, 'foreign'],
       ])
-    } finally {
-      await tc.end()
-    }
+    })
   })
 
   test('a parameter the server does not know fails the flush and the read batch, naming it; nothing committed', async () => {
-    await db.sql.unsafe('truncate ls_note')
-    const tc = loginClient(driver, 1)
-    try {
+    await onEmptyTable(driver, 1, async (tc) => {
       const root = await EntityManager.connect(tc.client)
       const em = root.fork({ localSettings: { 'app.tenant_id': 'u', no_such_parameter: 1 } })
       const note = em.create('ls_note', { body: 'never' })
@@ -229,9 +222,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       fine.create('ls_note', { body: 'written' })
       await fine.flush()
       expect(await stored()).toEqual([['u', login, 'written']])
-    } finally {
-      await tc.end()
-    }
+    })
   })
 })
 
