@@ -38,6 +38,7 @@ const SNAPSHOT = 'begin isolation level repeatable read, read only'
 const SNAPSHOT_BEGIN: PipelinedStatement = { text: SNAPSHOT, params: [] }
 const COMMIT: PipelinedStatement = { text: 'commit', params: [] }
 const NO_SETTINGS: readonly string[] = []
+const NO_STATEMENTS: readonly PipelinedStatement[] = []
 
 /** A text sent unnamed and without parameters in a pipeline. */
 function unnamed(text: string): PipelinedStatement {
@@ -76,9 +77,15 @@ export async function sendSelects(
     }))
     // Each statement of a pipeline ends with its Sync: settings last past theirs in a transaction only.
     const own = !inTransaction && (snapshot || settings.length > 0)
-    const opening = begin || own ? [snapshot ? SNAPSHOT_BEGIN : BEGIN, ...settings.map(unnamed)] : []
+    const opening =
+      begin || own ? [snapshot ? SNAPSHOT_BEGIN : BEGIN, ...settings.map(unnamed)] : NO_STATEMENTS
     // A select that fails aborts the transaction: the later ones and the COMMIT (a ROLLBACK then) end it.
-    const statements = own ? [...opening, ...sent, COMMIT] : [...opening, ...sent]
+    // The usual batch (named, outside a transaction) goes as it is, nothing copied.
+    const statements = own
+      ? [...opening, ...sent, COMMIT]
+      : opening.length === 0
+        ? sent
+        : [...opening, ...sent]
     const results = await session.pipeline(statements)
     // A statement prepared on this connection whose table changed since (a column added, a type
     // changed) fails there for good: the connection goes, the pool opens one that prepares it anew.
