@@ -38,9 +38,9 @@ export function localSettingsOption(
   inherited: LocalSettings = NO_LOCAL_SETTINGS,
 ): LocalSettings {
   if (given === undefined) return inherited
-  if (typeof given !== 'object' || given === null || Array.isArray(given))
+  if (!isPlainObject(given))
     throw errors.invalidConfig(
-      `localSettings must be an object of parameter names and values, not ${describeValue(given)}.`,
+      `localSettings must be a plain object of parameter names and values (its own properties are read), not ${describeValue(given)}.`,
     )
   const entries = Object.entries(given)
   if (entries.length === 0) return inherited
@@ -50,11 +50,57 @@ export function localSettingsOption(
       throw errors.invalidConfig(
         `localSettings: ${JSON.stringify(name)} is not a configuration parameter's name (a word, or words joined by dots, such as app.tenant_id).`,
       )
+    // The server cuts a longer word to 63 bytes with a notice only: the setting a policy reads by
+    // the whole name would be another one, unset.
+    const long = name.split('.').find((part) => part.length > MAX_NAME_BYTES)
+    if (long !== undefined)
+      throw errors.invalidConfig(
+        `localSettings: ${JSON.stringify(name)} has a word longer than ${MAX_NAME_BYTES} characters (${long.length}), which the server would cut, setting another parameter.`,
+      )
     values.set(name, settingText(name, value))
   }
   const texts: string[] = []
-  for (const [name, text] of values) texts.push(`set local ${sqlName(name)} = ${quoteCheckedLiteral(text)}`)
+  for (const [name, text] of values) texts.push(`set local ${sqlName(name)} = ${settingValue(name, text)}`)
   return { values, texts }
+}
+
+/** The longest word of a parameter's name the server keeps whole (its identifiers' 63 bytes). */
+const MAX_NAME_BYTES = 63
+
+/** An object literal's kind: a Map, a class instance or an object of getters has no own entries to read. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * Parameters whose value is a list of names (`search_path`, `temp_tablespaces`): `SET` reads a string
+ * literal given to them as one name, so `'tenant_a, public'` would be a single schema of that name.
+ */
+const LIST_OF_NAMES = new Set(['search_path', 'temp_tablespaces'])
+
+/** An item of such a list: a plain name (folded to lower case, as the server folds it) or a quoted one. */
+const LIST_ITEM = /^(?:[A-Za-z_][A-Za-z0-9_$]*|\$user|"(?:[^"]|"")+")$/
+
+/**
+ * The value of `name` as `SET` takes it: a string literal, or for a list of names (see
+ * {@link LIST_OF_NAMES}) each name quoted, as `set_config` reads the same text
+ * (`'tenant_a, "Public"'` is `"tenant_a", "Public"`).
+ */
+function settingValue(name: string, text: string): string {
+  if (!LIST_OF_NAMES.has(name.toLowerCase())) return quoteCheckedLiteral(text)
+  const items = text.split(',').map((item) => item.trim())
+  for (const item of items)
+    if (!LIST_ITEM.test(item))
+      throw errors.invalidConfig(
+        `localSettings.${name}: ${JSON.stringify(text)} is not a list of names (plain names, or double-quoted ones, separated by commas).`,
+      )
+  return items
+    .map((item) =>
+      item.startsWith('"') ? item : quoteIdentifier(item === '$user' ? item : item.toLowerCase()),
+    )
+    .join(', ')
 }
 
 /**

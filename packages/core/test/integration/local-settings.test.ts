@@ -253,6 +253,26 @@ describe.each(TEST_DRIVERS)('%s, a login role with no privileges of its own (Sup
   })
 })
 
+describe.each(TEST_DRIVERS)('%s: a list of names', (driver) => {
+  test('search_path given as a list sets each schema of it, not one schema named by the whole text', async () => {
+    await db.sql.unsafe('create schema if not exists "LS_Upper"; create schema if not exists ls_lower')
+    const tc = db.client(driver, { max: 1 })
+    try {
+      const root = await EntityManager.connect(tc.client)
+      const em = root.fork({ localSettings: { search_path: 'ls_lower, "LS_Upper", LS_Lower, public' } })
+      const [row] = await em.select({
+        text: "select current_setting('search_path') as path, current_schema() as schema",
+        params: [],
+      })
+      // A plain name folded to lower case and a quoted one kept, as `set_config` reads them.
+      expect(row).toEqual({ path: 'ls_lower, "LS_Upper", ls_lower, public', schema: 'ls_lower' })
+    } finally {
+      await tc.end()
+      await db.sql.unsafe('drop schema "LS_Upper"; drop schema ls_lower').catch(() => {})
+    }
+  })
+})
+
 describe('pg, statements named (prepare: true)', () => {
   test('reads go in a transaction of their own to carry the settings, in one round trip', async () => {
     await db.sql.unsafe('truncate ls_note')

@@ -55,8 +55,44 @@ describe('localSettings', () => {
     expect(refusal(() => localSettingsOption({ a: 'x\u0000y' }))).toMatch(
       /localSettings\.a: the value contains a NUL/,
     )
-    expect(refusal(() => localSettingsOption('app.tenant_id=1'))).toMatch(/localSettings must be an object/)
-    expect(refusal(() => localSettingsOption([['a', '1']]))).toMatch(/localSettings must be an object/)
+    expect(refusal(() => localSettingsOption('app.tenant_id=1'))).toMatch(
+      /localSettings must be a plain object/,
+    )
+    expect(refusal(() => localSettingsOption([['a', '1']]))).toMatch(/localSettings must be a plain object/)
+    // Own properties are what is read: a Map or an object of getters would set nothing, silently.
+    expect(refusal(() => localSettingsOption(new Map([['app.tenant_id', '1']])))).toMatch(
+      /localSettings must be a plain object .*not a Map/,
+    )
+    class Claims {
+      get 'app.tenant_id'() {
+        return '1'
+      }
+    }
+    expect(refusal(() => localSettingsOption(new Claims()))).toMatch(/localSettings must be a plain object/)
+    expect(localSettingsOption(Object.assign(Object.create(null), { a: '1' })).texts).toEqual([
+      `set local "a" = '1'`,
+    ])
+    // A word the server would cut to 63 bytes names another parameter.
+    expect(refusal(() => localSettingsOption({ [`app.${'w'.repeat(64)}`]: '1' }))).toMatch(
+      /has a word longer than 63 characters \(64\)/,
+    )
+    expect(localSettingsOption({ [`app.${'w'.repeat(63)}`]: '1' }).texts).toHaveLength(1)
+  })
+
+  it('search_path and temp_tablespaces take a list of names: each quoted, plain ones folded', () => {
+    expect(
+      localSettingsOption({ search_path: 'tenant_a, "Tenant B", Public, $user', temp_tablespaces: 'fast' })
+        .texts,
+    ).toEqual([
+      `set local "search_path" = "tenant_a", "Tenant B", "public", "$user"`,
+      `set local "temp_tablespaces" = "fast"`,
+    ])
+    expect(refusal(() => localSettingsOption({ search_path: 'a; drop table x' }))).toMatch(
+      /localSettings\.search_path: "a; drop table x" is not a list of names/,
+    )
+    expect(refusal(() => localSettingsOption({ search_path: '' }))).toMatch(/is not a list of names/)
+    expect(refusal(() => localSettingsOption({ search_path: 'a,,b' }))).toMatch(/is not a list of names/)
+    expect(refusal(() => localSettingsOption({ SEARCH_PATH: '"a"b"' }))).toMatch(/is not a list of names/)
   })
 
   it('a fork option it does not know is INVALID_CONFIG, not dropped', () => {
