@@ -80,7 +80,8 @@ export function sendByMode(
 /**
  * `burst`: the whole transaction in one round trip: every statement in one simple-protocol message
  * without BEGIN, which the server runs as one implicit transaction, all or nothing. With
- * `preparedBurst` on a session that pipelines (node-postgres in `pipeline` mode, `prepare: true`):
+ * `preparedBurst`, or in a transaction held open, on a session that pipelines (node-postgres in
+ * `pipeline` mode, `prepare: true`):
  * BEGIN, every named statement and COMMIT written at once, each with its own Sync; a failing statement
  * makes the later ones fail and the COMMIT answer ROLLBACK. The one message is the default because it
  * measured faster on the realistic workload (one answer instead of one per statement, less client
@@ -91,7 +92,12 @@ export function sendByMode(
  */
 async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows> {
   const statements = planStatements(input.plan)
-  if (fs.session.pipeline && input.settings.preparedBurst && !hasCopy(statements)) {
+  // A transaction a pipelining session holds open was begun pipelined (its locking read): it ends
+  // pipelined too, its COMMIT a statement of its own. A middleware that balances reads (Pgpool-II)
+  // sent that BEGIN to a standby as well, and passes on a COMMIT alone, never one ending a message
+  // of several statements: the standby's session stayed in the transaction, its settings with it.
+  const asPipeline = input.settings.preparedBurst || input.inTransaction
+  if (fs.session.pipeline && asPipeline && !hasCopy(statements)) {
     const begin: PipelinedStatement[] = input.inTransaction ? [] : [{ text: 'begin', params: [] }]
     const batch: PipelinedStatement[] = [
       ...begin,

@@ -127,6 +127,33 @@ describe.skipIf(!binary)('behind Pgpool-II (streaming replication, load balancin
       60_000,
     )
 
+    test.each(MODES)(
+      "%s mode: a locking read and its flush leave no session in a transaction, nor the transaction's settings",
+      async (mode) => {
+        const root = await connect(driver, mode)
+        const id = 1 + MODES.indexOf(mode) + (driver === 'pg' ? 5 : 0)
+        for (let k = 0; k < 3; k++) {
+          const em = root.fork({ localSettings: { 'app.tenant': `t-${driver}-${mode}` } })
+          const [row] = await em.find('tally', { id }, { lock: 'update' })
+          row!['n'] = Number(row!['n']) + 1
+          await em.flush()
+        }
+        // Pgpool began the locking read's transaction on the standby too (it balances sessions over
+        // both): the COMMIT must reach it.
+        const open = await standby.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and state like 'idle in transaction%'",
+        )
+        expect(open[0]!.n).toBe(0)
+        for (let k = 0; k < 6; k++) {
+          const [seen] = await root
+            .fork()
+            .select({ text: "select coalesce(current_setting('app.tenant', true), '') as t", params: [] })
+          expect(seen, `read ${k}`).toEqual({ t: '' })
+        }
+      },
+      60_000,
+    )
+
     test('reads and graph loads answer what the primary holds', async () => {
       const root = await connect(driver, 'burst')
       const em = root.fork()

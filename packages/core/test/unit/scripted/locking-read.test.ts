@@ -15,7 +15,8 @@ const name = (setup: FlushSetup) => `${setup.driver}, ${setup.mode}${setup.prepa
 function flushInTransaction(setup: FlushSetup): string[][] {
   const pipelined = setup.driver === 'pg'
   if (setup.mode === 'burst') {
-    if (pipelined && setup.prepare) return [[...extended('update author', true), 'Q commit']]
+    // A pipelining session ends the transaction it holds with a COMMIT of its own, pipelined.
+    if (pipelined) return [[...extended('update author', setup.prepare !== false), 'Q commit']]
     return [['Q update author; commit']]
   }
   return [pipelined ? extended('update author', true) : ['Q update author'], ['Q commit']]
