@@ -42,6 +42,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   readonly row: Record<string, unknown>
   #snapshot: Record<string, unknown> | number | null
   key: string | null = null
+  insertedHere = false
   entity: Entity
   #rare: { loaded?: Set<string> | undefined; upserted?: EntityState['upserted'] } | undefined = undefined
 

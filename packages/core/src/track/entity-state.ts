@@ -32,6 +32,12 @@ export interface EntityState {
   /** The relations whose related rows a graph load read for this entity (by relation name). */
   loaded?: Set<string> | undefined
   /**
+   * Whether this unit of work inserted its row (a flush of its, not an upsert): no row stored before
+   * referred to it, so every one-to-many, one-to-one and many-to-many of it is the entities this unit
+   * of work holds, as while it was new.
+   */
+  insertedHere?: boolean
+  /**
    * Set while the entity is an upsert not flushed yet: its conflict columns and their values when
    * upserted. A reference to it is resolved in SQL by these (see `plan/rows/conflict-ref.ts`).
    */

@@ -76,6 +76,7 @@ export function applyFlushed(
       continue
     }
     s.status = 'managed'
+    s.insertedHere = true
     if (!quiet) uow.touched.add(s) // assigned while in flight, maybe: compared below
     if (!hasMutableColumns(s.table)) allWatched = false
     if (removedMeanwhile) removeEntity(uow, s)

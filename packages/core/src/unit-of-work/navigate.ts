@@ -16,7 +16,8 @@ import type { UnitOfWork } from './unit-of-work.ts'
  *   failed the read's `$where`, or was removed since, as a one-to-many leaves removed ones out); else
  *   `NOT_LOADED`;
  * - one-to-many and many-to-many: the related entities, once a graph load read them for this entity
- *   (`with`, `populate`); else `NOT_LOADED`. New entities referencing it are included;
+ *   (`with`, `populate`), or always for an entity this unit of work inserts or inserted (no stored row
+ *   referred to it before); else `NOT_LOADED`. New entities referencing it are included;
  * - one-to-one: as a one-to-many, the one entity referencing it, or null.
  * Related rows a graph load read in an asked order (`$orderBy`) come in that order. Never a query. {@link NOT_A_RELATION} when the table has no relation `name`.
  */
@@ -25,8 +26,9 @@ export function navigate(uow: UnitOfWork, schema: SchemaModel, state: EntityStat
   if (relation === undefined) return NOT_A_RELATION
   const target = schema.tables.get(relation.target)!
   if (relation.kind === 'many-to-one') return manyToOne(uow, state, relation, target)
-  if (state.status === 'new' && state.loaded === undefined) state.loaded = new Set([name]) // nothing stored yet
-  if (!state.loaded?.has(name)) throw errors.notLoaded(state.table.key, name, state.key)
+  // A row this unit of work inserts or inserted: nothing stored refers to it but what it holds.
+  const whole = state.status === 'new' || state.insertedHere === true
+  if (!whole && !state.loaded?.has(name)) throw errors.notLoaded(state.table.key, name, state.key)
   const mine = canonicalText(state.table, relation.columns, state.row)
   if (relation.through === undefined) {
     const referring = uow.referring(target, relation.targetColumns).referring(state, mine)

@@ -225,6 +225,33 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(em.pending).toMatchObject({ inserts: 2, updates: 1 })
   })
 
+  test('an entity this unit of work inserted: its relations navigate before and after the flush, read or not, never a query', async () => {
+    const { root, counter } = await setup()
+    const em = root.fork()
+    const author = em.create('author', { name: 'Fresh' })
+    const book = em.create('book', { author_id: author, title: 'First' })
+    em.create('review', { book_id: book, stars: 5 })
+    // One relation read while new, the others first read after the flush.
+    expect(names(author['books'])).toEqual(['First'])
+    try {
+      await em.flush()
+      counter.reset()
+      expect(names(author['books'])).toEqual(['First'])
+      expect((book['reviews'] as Entity[]).map((r) => r['stars'])).toEqual([5])
+      expect(book['tags']).toEqual([]) // a many-to-many through book_tag
+      em.create('book', { author_id: author, title: 'Second' })
+      expect(names(author['books'])).toEqual(['First', 'Second'])
+      expect(counter.read().roundTrips).toBe(0)
+      // A row loaded, not inserted here, still needs a load.
+      const ada = await em.load('author', 1)
+      expect(() => ada['books']).toThrow(expect.objectContaining({ code: 'NOT_LOADED' }))
+    } finally {
+      await db.sql.unsafe(
+        `delete from review where book_id in (select id from book where title in ('First', 'Second')); delete from book where title in ('First', 'Second'); delete from author where name = 'Fresh'`,
+      )
+    }
+  })
+
   test('relations read before, during and after changes and a flush follow every change at once', async () => {
     const { root } = await setup()
     const em = root.fork()
