@@ -231,8 +231,14 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     const author = em.create('author', { name: 'Fresh' })
     const book = em.create('book', { author_id: author, title: 'First' })
     em.create('review', { book_id: book, stars: 5 })
-    // One relation read while new, the others first read after the flush.
+    // One relation read while new, the others first read after the flush; two of one entity while new.
     expect(names(author['books'])).toEqual(['First'])
+    const fresh = em.create('author', { name: 'Fresh' })
+    expect([fresh['books'], fresh['books']]).toEqual([[], []])
+    const draft = em.create('book', { author_id: fresh, title: 'Second' })
+    expect([draft['reviews'], draft['tags']]).toEqual([[], []])
+    em.remove(draft)
+    em.remove(fresh)
     try {
       await em.flush()
       counter.reset()
