@@ -84,6 +84,11 @@ export class GiveUp {
     if (this.#given) listener()
   }
 
+  /** Whether the caller has given up. */
+  get given(): boolean {
+    return this.#given
+  }
+
   /** Gives up: the listener is called (once). */
   give(): void {
     if (this.#given) return

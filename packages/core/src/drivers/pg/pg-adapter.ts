@@ -122,6 +122,11 @@ export class PgAdapter implements DriverAdapter {
       if (giveUp !== undefined) this.#opening = undefined
       else giveUp = this.#queuedOpening()
       if (giveUp !== undefined) this.#openedFor.set(stream, giveUp)
+      // Made for a queued request that gave up already (a flush past its deadline, which pg-pool
+      // cannot take out of its queue): nobody waits for it. Ended once its opening began (connecting
+      // a socket ended before undoes the end), or on a silent server it would hold a slot of the
+      // pool, and the pool's end, until the network came back.
+      if (giveUp?.given === true) setImmediate(() => stream.destroy())
       // node's `connect` resets `write` on the socket: put the meter on once connected, before the
       // driver's first write (its own 'connect' listener is added after this one).
       if (stream instanceof Socket && stream.pending) {

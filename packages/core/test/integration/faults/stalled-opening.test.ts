@@ -1,7 +1,7 @@
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { settleWithin, watchProcess } from './support.ts'
+import { settleWithin, sleep, watchProcess } from './support.ts'
 import { startTestProxy, type TestProxy } from './test-proxy.ts'
 import { openTrackedClient } from './tracked-client.ts'
 
@@ -20,6 +20,8 @@ let url = ''
 let stallNext: number | undefined
 /** Every byte from the server is held back this long (a slow path). */
 let delayMs = 0
+/** While set, nothing from the server reaches any client (connections open or opening stay up, silent). */
+let silent = false
 
 beforeAll(async () => {
   await db.sql.unsafe('create table if not exists gizmo (id int8 primary key, name text not null)')
@@ -30,6 +32,7 @@ beforeAll(async () => {
     let passed = 0
     client.on('data', (chunk) => server.write(chunk))
     server.on('data', (chunk: Buffer) => {
+      if (silent) return
       if (stallAfter === undefined) {
         if (delayMs === 0) client.write(chunk)
         else setTimeout(() => client.write(chunk), delayMs)
@@ -101,4 +104,38 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       watch.dispose()
     }
   })
+})
+
+// More flushes than the pool holds, on a server that goes silent: one waits on the pool's connection,
+// the pool opens connections for others, and the last waits for one of those. All give up at their
+// deadline; the openings must be ended then, or the client's end waits for the network to come back.
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test.each([3, 4, 6])(
+    'a server gone silent under %i flushes on a pool of 3: each gives up, and the client ends while it is silent',
+    async (n) => {
+      const c = openTrackedClient(driver, url, { max: 3, postgresJs: { connect_timeout: 30 } })
+      const watch = watchProcess()
+      try {
+        const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 800 })
+        silent = true
+        const flushes = Array.from({ length: n }, () => {
+          const em = root.fork()
+          em.create('gizmo', { id: nextId++, name: `silent-${driver}` })
+          return settleWithin(em.flush(), 5_000, 'a flush')
+        })
+        await sleep(200)
+        const end = settleWithin(c.end(), 5_000, 'the end')
+        for (const flush of await Promise.all(flushes)) {
+          const code = (flush.error as { code?: string } | undefined)?.code
+          expect(['FLUSH_TIMEOUT', 'COMMIT_OUTCOME_UNKNOWN', 'CLIENT_ENDED']).toContain(code)
+        }
+        expect((await end).error).toBeUndefined()
+        silent = false
+        await watch.assertClean()
+      } finally {
+        silent = false
+        watch.dispose()
+      }
+    },
+  )
 })
