@@ -26,7 +26,7 @@ export const entityErrors = {
   serverKeyReferenced(table: string, column: string, target: string, targetColumn: string): PipeflushError {
     return new PipeflushError(
       'INVALID_STATE',
-      `${table}.${column} refers to a new ${target} entity whose key "${targetColumn}" the server fills (its DEFAULT, read back by the flush): its key is not known until that flush answers. Flush the ${target} first, or give its key. Nothing was sent.`,
+      `${table}.${column} refers to a new ${target} entity whose "${targetColumn}" (what the foreign key references) the server fills (its DEFAULT, read back by the flush): it is not known until that flush answers. Flush the ${target} first, or give its key. Nothing was sent.`,
       { table, column },
     )
   },

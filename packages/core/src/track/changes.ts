@@ -114,7 +114,7 @@ export function resolveReference(
   if (standIn !== undefined) return standIn
   const targetColumn = ref.table.columnsByName.get(key.column)
   if (ref.status === 'new' && (key.value === undefined || key.value === null) && targetColumn) {
-    unknownKey(table, column, ref.table, targetColumn)
+    unknownKey(table, column, ref.table, targetColumn, key.value)
   }
   // A key that is itself a reference (a one-to-one row keyed by its parent) resolves in turn.
   // A string key as the target column stores it (its spaces past varchar(n), a uuid's canonical form),
@@ -130,11 +130,24 @@ export function resolveReference(
 
 /**
  * A new row's key column that has no value yet and that nothing stands for: the server fills
- * it (`server`) or nobody can (`denied`): either is an error before anything is sent. Anything else
- * (a key column the application has yet to give) is left to the encoding, which names it.
+ * it (`server`) or nobody can (`denied`): either is an error before anything is sent. So is a unique
+ * column a foreign key references that is left out for the server to fill. Anything else (a column
+ * the application has yet to give) is left to the encoding, which names it.
  */
-function unknownKey(table: TableModel, column: ColumnModel, target: TableModel, targetColumn: ColumnModel) {
-  if (!target.primaryKey.includes(targetColumn.name)) return
+function unknownKey(
+  table: TableModel,
+  column: ColumnModel,
+  target: TableModel,
+  targetColumn: ColumnModel,
+  value: null | undefined,
+) {
+  if (!target.primaryKey.includes(targetColumn.name)) {
+    // A unique column the foreign key references, left to the server (a DEFAULT, an identity, a
+    // generated column): known only once the flush inserting the row answers, as a key would be.
+    if (value === undefined && targetColumn.hasDefault)
+      throw errors.serverKeyReferenced(table.key, column.name, target.key, targetColumn.name)
+    return
+  }
   const fill = keyFillOf(target, targetColumn)
   if (fill === 'server')
     throw errors.serverKeyReferenced(table.key, column.name, target.key, targetColumn.name)

@@ -25,6 +25,10 @@ create sequence ticket_seq;
 create table ticket (code text primary key default 'T-' || lpad(nextval('ticket_seq')::text, 6, '0'),
   note text not null, created_at timestamptz default now() not null);
 create table ticket_line (id bigserial primary key, ticket_code text not null references ticket, qty int not null);
+create table account (id serial primary key, ext uuid not null unique default gen_random_uuid(),
+  serial_no int generated always as identity unique, twice int generated always as (id * 2) stored unique);
+create table account_ref (id serial primary key, account_ext uuid references account (ext),
+  account_serial int references account (serial_no), account_twice int references account (twice));
 create sequence snow_seq;
 create function next_snowflake() returns bigint language sql volatile
   as $$ select 1000000000000 + nextval('"${schema}".snow_seq') * 7 $$;
@@ -46,7 +50,7 @@ create table locked_identity (id int generated always as identity primary key, n
 create table locked_serial (id serial primary key, note text not null);
 grant usage on schema "${schema}" to ${role};
 grant select, insert, update, delete on all tables in schema "${schema}" to ${role};
-grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq to ${role};
+grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq, account_id_seq, account_ref_id_seq to ${role};
 reset search_path;
 `
 }
@@ -169,6 +173,36 @@ describe.each(drivers)('%s', (driver) => {
   )
 
   test.each(modes)(
+    '%s: a new row referencing, through a unique column the server fills, a new entity is refused before sending; flushing it first works',
+    async (mode) => {
+      const { root, counter } = await setup(driver, mode)
+      const em = root.fork()
+      for (const column of ['account_ext', 'account_serial', 'account_twice']) {
+        const account = em.create('account', {})
+        const ref = em.create('account_ref', { [column]: account })
+        counter.reset()
+        await expect(em.flush()).rejects.toMatchObject({
+          code: 'INVALID_STATE',
+          table: 'account_ref',
+          column,
+          message: expect.stringMatching(
+            /refers to a new account entity whose "\w+" \(what the foreign key references\) the server fills/,
+          ),
+        })
+        expect(counter.read().writes).toBe(0)
+        em.remove(ref)
+        await em.flush()
+        const again = em.create('account_ref', { [column]: account })
+        await em.flush()
+        expect(again[column]).toEqual(
+          account[column === 'account_ext' ? 'ext' : column === 'account_serial' ? 'serial_no' : 'twice'],
+        )
+        expect(again[column]).toEqual(expect.anything())
+      }
+    },
+  )
+
+  test.each(modes)(
     '%s: a new row referencing a new entity whose key the server fills is refused before sending; the unit of work is as it was, and flushing the parent first works',
     async (mode) => {
       const { root, counter, query, schema } = await setup(driver, mode)
@@ -180,7 +214,9 @@ describe.each(drivers)('%s', (driver) => {
         code: 'INVALID_STATE',
         table: 'ticket_line',
         column: 'ticket_code',
-        message: expect.stringMatching(/new ticket entity whose key "code" the server fills/),
+        message: expect.stringMatching(
+          /new ticket entity whose "code" \(what the foreign key references\) the server fills/,
+        ),
       })
       expect(counter.read().writes).toBe(0)
       expect(em.pending).toEqual({ inserts: 2, updates: 0, deletes: 0, upserts: 0 })
