@@ -217,6 +217,25 @@ export const flushErrors = {
     )
   },
 
+  /**
+   * An update or delete matched more rows than it sent keys: a key some rows share, which a primary
+   * key allows only across an inheritance tree (a child table's rows are the parent's too, and a
+   * primary key is not inherited). Retrying cannot help, unlike {@link optimisticLock}.
+   */
+  keyMatchedSeveralRows(
+    table: string,
+    kind: string,
+    expected: number,
+    matched: number,
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      'STATEMENT_FAILED',
+      `${kind} on ${table} matched ${matched} rows for ${expected} key(s): rows share a key (a table inheriting from ${table} holds a row with the same key: a primary key is not inherited, so a key matches the parent's row and the child's). Nothing was committed.`,
+      { ...details, table },
+    )
+  },
+
   /** An update or delete matched fewer rows than it expected (`shown`: the keys as messages show them). */
   optimisticLock(
     table: string,

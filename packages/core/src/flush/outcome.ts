@@ -41,6 +41,14 @@ export function statementError(
   flushId: string,
 ): PipeflushError {
   const stale = parseStaleError({ code: e.sqlState, message: e.message })
+  if (stale && stale.matched > stale.expected)
+    return errors.keyMatchedSeveralRows(
+      stale.table,
+      statement?.kind ?? 'write',
+      stale.expected,
+      stale.matched,
+      { flushId, cause: e.cause },
+    )
   if (stale) {
     return errors.optimisticLock(
       stale.table,
