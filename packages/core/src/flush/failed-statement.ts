@@ -1,4 +1,4 @@
-import type { SchemaModel } from '../model/model.ts'
+import type { ForeignKeyModel, SchemaModel } from '../model/model.ts'
 import type { PlannedStatement } from '../plan/types.ts'
 
 /** What the server said of a statement it rejected, as far as telling which one it was goes. */
@@ -175,6 +175,27 @@ interface DetailKey {
  * references, when `schema` has that table and constraint.
  */
 function referencedTable(facts: RejectionFacts, schema: SchemaModel | undefined): string | undefined {
+  return namedForeignKey(facts, schema)?.target
+}
+
+/**
+ * Whether the rejection is a foreign key's checked as the transaction ends (`DEFERRABLE INITIALLY
+ * DEFERRED`): the server reports it once every statement ran, before the last one's completion,
+ * so the count of completed statements points at the last one, which need not be the one at fault.
+ */
+export function deferredForeignKey(facts: RejectionFacts, schema: SchemaModel | undefined): boolean {
+  return (
+    facts.sqlState === FOREIGN_KEY_VIOLATION && namedForeignKey(facts, schema)?.initiallyDeferred === true
+  )
+}
+
+const FOREIGN_KEY_VIOLATION = '23503'
+
+/** The foreign key a rejection names: its constraint on the table it names, as `schema` knows it. */
+function namedForeignKey(
+  facts: RejectionFacts,
+  schema: SchemaModel | undefined,
+): ForeignKeyModel | undefined {
   const { table, constraint } = facts
   if (schema === undefined || table === undefined || constraint === undefined) return undefined
   // A foreign key referencing a partitioned table has a copy per partition, which the server names
@@ -184,7 +205,7 @@ function referencedTable(facts: RejectionFacts, schema: SchemaModel | undefined)
     if (t.name !== table || (facts.schema !== undefined && t.schema !== facts.schema)) continue
     const fk =
       t.foreignKeys.find((f) => f.name === constraint) ?? t.foreignKeys.find((f) => f.name === copiedFrom)
-    if (fk !== undefined) return fk.target
+    if (fk !== undefined) return fk
   }
   return undefined
 }

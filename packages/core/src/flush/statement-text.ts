@@ -9,7 +9,7 @@ import type { PlannedStatement } from '../plan/types.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { quoteCheckedLiteral, quotedArrayLiteral } from '../values/sql-literal.ts'
 import { copyData } from './copy-data.ts'
-import { type RejectionFacts, rejectedStatement } from './failed-statement.ts'
+import { deferredForeignKey, type RejectionFacts, rejectedStatement } from './failed-statement.ts'
 
 /** The text that separates statements of one simple-protocol message. */
 export const SEPARATOR = ';\n'
@@ -148,8 +148,11 @@ export function statementAt(
     return undefined
   }
   // The statement after those the server completed (none of the batch's when all completed: the
-  // error came as the transaction ended, a deferred constraint's, which names its table).
-  if (completed !== undefined && completed < batch.texts.length) return batch.statements[completed]
+  // error came as the transaction ended, a deferred constraint's, which names its table). The end of
+  // a message's implicit transaction is reported before its last statement's completion: a deferred
+  // foreign key's rejection is told apart by its constraint.
+  if (completed !== undefined && completed < batch.texts.length && !deferredForeignKey(error, schema))
+    return batch.statements[completed]
   return rejectedStatement(batch.statements, error, schema)
 }
 
