@@ -86,6 +86,15 @@ export const inputErrors = {
     )
   },
 
+  /** An upsert would write the version column, which it increments when it updates a row. */
+  upsertUpdatesVersion(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `Upsert into "${table}": "${column}" is the version column: an upsert that updates a row increments it, as an update does; leave it out of \`update\`.`,
+      { table, column },
+    )
+  },
+
   /**
    * New rows reference each other in a cycle of non-deferred foreign keys none of which can be written
    * later (`links`: each reference as `child -> parent (fk; why)`): no insert order exists. Nothing was

@@ -322,6 +322,44 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect(stored).toEqual({ balance: '20', version: 2 })
     })
 
+    // Written there, a version would set the row back (3 to 1, say), and a unit that loaded the row at
+    // that version would then overwrite the updates in between, unseen.
+    test('an upsert naming the version column among its update columns is INVALID_CONFIG before anything is sent', async () => {
+      const { client, counter } = db.client(driver, { max: 1 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const owner = `version-update-${driver}-${mode}`
+      const seed = root.fork()
+      seed.create('account', { owner, balance: '10' })
+      await seed.flush()
+      await db.sql`update account set version = 3 where owner = ${owner}`
+      for (const values of [
+        { owner, balance: '20', version: 1 },
+        { owner, balance: '20' },
+      ]) {
+        const em = root.fork()
+        em.upsert('account', values, { conflict: ['owner'], update: ['balance', 'version'] })
+        counter.reset()
+        const error = await em.flush().catch((e: unknown) => e)
+        expect(isPipeflushError(error, 'INVALID_CONFIG')).toBe(true)
+        expect((error as PipeflushError).message).toContain('"version" is the version column')
+        expect((error as PipeflushError).column).toBe('version')
+        expect(counter.read().roundTrips).toBe(0)
+        expect(em.pending.upserts).toBe(1)
+      }
+      // The version given among the values, not in `update`: the upsert increments the stored one.
+      const em = root.fork()
+      const up = em.upsert(
+        'account',
+        { owner, balance: '30', version: 1 },
+        { conflict: ['owner'], update: ['balance'] },
+      )
+      await em.flush()
+      const [stored] = await db.sql<{ balance: string; version: number }[]>`
+        select balance::text, version from account where owner = ${owner}`
+      expect(stored).toEqual({ balance: '30', version: 4 })
+      expect(up['version']).toBe(4)
+    })
+
     test('a stale versioned update fails the whole flush with OPTIMISTIC_LOCK naming table and ids, commits nothing', async () => {
       const { client, counter } = db.client(driver, { max: 1 })
       const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })

@@ -9,7 +9,11 @@ import { insertCell, insertColumns, setColumns, tableOf } from './cells.ts'
 import { firstBadValue } from './encode-cells.ts'
 import { type RowKey, rowKeyOf } from './row-key.ts'
 
-/** An upsert's conflict columns must be supplied by the row; update columns must be supplied and not keys. */
+/**
+ * An upsert's conflict columns must be supplied by the row; update columns must be supplied, and be
+ * neither keys nor the version column (which the upsert increments: a value written there would set a
+ * row's version back, and a unit that loaded the row before would overwrite it unseen).
+ */
 function checkUpsert(table: TableModel, columns: readonly string[], spec: UpsertSpec): void {
   if (spec.conflict.length === 0) throw errors.upsertWithoutConflict(table.key)
   for (const name of [...spec.conflict, ...spec.update]) {
@@ -19,6 +23,7 @@ function checkUpsert(table: TableModel, columns: readonly string[], spec: Upsert
   for (const name of spec.update) {
     if (spec.conflict.includes(name) || table.primaryKey.includes(name))
       throw errors.upsertUpdatesKey(table.key, name)
+    if (name === table.versionColumn) throw errors.upsertUpdatesVersion(table.key, name)
   }
 }
 
