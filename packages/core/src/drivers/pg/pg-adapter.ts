@@ -349,7 +349,7 @@ class PgConnection implements AdapterConnection {
       for (let i = 0; i < statements.length; i++) {
         const s = statements[i] as PipelinedStatement
         const config =
-          s.name === undefined
+          s.name === undefined || !prepares(client, s.name)
             ? { text: s.text, values: s.params }
             : { name: s.name, text: s.text, values: s.params }
         client.query(config, (error, result) => settle(i, error, result))
@@ -429,6 +429,36 @@ export function connectionParts(text: string): { host?: string; port?: string } 
 
 /** No COPY data behind a message. */
 const NO_COPIES: readonly Iterable<Buffer>[] = []
+
+/**
+ * How many statements pipeflush prepares on one connection, at most. The server keeps a prepared
+ * statement (its plan: tens of kilobytes for a graph read's) for the session's life, and nothing
+ * takes it back: texts that never repeat (a page's `limit` and `offset` are written in a read's text,
+ * an application's own `select`s, Kysely's IN lists of each length) would grow the session's memory
+ * without bound. Past this many, a connection's new texts go unnamed (parsed at each send, as pg
+ * sends an unnamed statement, in the same pipeline); those it prepared stay named.
+ */
+export const PREPARED_PER_CONNECTION = 256
+
+const preparedOn = new WeakMap<object, Set<string>>()
+
+/**
+ * Whether the statement `name` goes named (prepared once) on `client`'s connection: one it prepared
+ * already, or a new one while it holds fewer than {@link PREPARED_PER_CONNECTION}.
+ */
+function prepares(client: PgPoolClient, name: string): boolean {
+  // Keyed by the connection (a client reconnected by the pool is a new client, a new session).
+  const key = client.connection
+  let names = preparedOn.get(key)
+  if (names === undefined) {
+    names = new Set()
+    preparedOn.set(key, names)
+  }
+  if (names.has(name)) return true
+  if (names.size >= PREPARED_PER_CONNECTION) return false
+  names.add(name)
+  return true
+}
 
 /** A simple-protocol answer: one result per statement, or the only one's. */
 function simpleResult(result: PgResult | PgResult[]): SimpleResult {
