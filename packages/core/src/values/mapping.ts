@@ -39,16 +39,18 @@ export function applicationValue(value: unknown, column: ColumnModel): unknown {
 }
 
 /**
- * Version `n` of a row as its version `column` holds it: what the column's mapping reads of it (given
- * in the form pipeflush decodes the column's type in: a number for int2 and int4, the decimal text
- * otherwise), or `n` itself. A Drizzle `bigint({ mode: 'bigint' })` version holds `2n`, as read.
+ * Version `n` of a row as its version `column` holds it, as a read of the row gives it: in the form
+ * pipeflush decodes the column's type in (the decimal text for int8 and numeric, a number otherwise),
+ * or what the column's mapping reads of that. A Drizzle `bigint({ mode: 'bigint' })` version holds
+ * `2n`, as read; an int8 version without mapping `'2'`.
  *
  * @example
  * versionValue(2, int8ColumnMappedToBigint) // 2n
  */
 export function versionValue(n: number, column: ColumnModel): unknown {
-  if (column.mapping === undefined) return n
-  return applicationValue(column.type === 'int2' || column.type === 'int4' ? n : String(n), column)
+  // As a read gives it: an int8 or numeric is its decimal text (exact), a smaller number a number.
+  const decoded = column.type === 'int8' || column.type === 'numeric' ? String(n) : n
+  return column.mapping === undefined ? decoded : applicationValue(decoded, column)
 }
 
 function reason(e: unknown): string {
