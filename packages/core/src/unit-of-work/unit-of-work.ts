@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
-import type { PendingChanges } from '../track/changes.ts'
+import { type PendingChanges, resolveReference } from '../track/changes.ts'
 import { type Navigate, type Tracker, trackEntity } from '../track/entity-proxy.ts'
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
@@ -96,7 +96,7 @@ export class UnitOfWork {
       map.setIndexed(state)
       return state
     }
-    const key = keyHoldsEntity(table, row) ? null : rowKey(table, row)
+    const key = keyHoldsEntity(table, row) ? entityKey(table, row, this) : rowKey(table, row)
     // A removed row's key may be taken by a new row: the flush deletes the old row first.
     if (key !== null && map.get(table.key, key)?.status === 'managed') {
       throw errors.alreadyManaged(table.key, describeKeyText(key), key)
@@ -231,6 +231,33 @@ export class UnitOfWork {
 function keyHoldsEntity(table: TableModel, row: Record<string, unknown>): boolean {
   for (const name of table.primaryKey) if (stateOf(row[name])) return true
   return false
+}
+
+/**
+ * The key of a new row some key column of which holds an entity, that entity standing for its own key
+ * (as the flush writes it): null while a part is not known (an id not assigned yet), or the entity
+ * cannot stand for the column (the flush tells why).
+ */
+function entityKey(table: TableModel, row: Record<string, unknown>, owner: object): string | null {
+  const values: Record<string, unknown> = {}
+  for (const name of table.primaryKey) {
+    const value = row[name]
+    if (!stateOf(value)) {
+      values[name] = value
+      continue
+    }
+    try {
+      values[name] = resolveReference(value, table.columnsByName.get(name)!, table, owner, unassigned)
+    } catch {
+      return null
+    }
+  }
+  return rowKey(table, values)
+}
+
+/** A referenced entity's key not known yet: no key to compare (undefined is no part). */
+function unassigned(): undefined {
+  return undefined
 }
 
 export type { Entity, SentValues, ServerFilled }
