@@ -237,7 +237,8 @@ const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECON
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
  * (SQLSTATE class 28, PgBouncer's 08P01 saying so, or no password to give when the server asks), an
- * unknown database (3D000, or PgBouncer's 08P01 saying so), TLS refused or failed, an unreachable
+ * unknown database (3D000, or PgBouncer's 08P01 saying so), TLS refused or failed (a certificate file
+ * that could not be read included), an unreachable
  * server (a unix socket with no file too).
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
@@ -260,6 +261,11 @@ export function connectFailure(
     stringField((e.cause as { cause?: unknown })?.cause, 'code'),
   ]
   if (codes.some((c) => c !== undefined && TLS_CODES.test(c))) return 'TLS_FAILED'
+  // A file the connection could not read: the TLS settings' (node-postgres reads the `sslrootcert`,
+  // `sslcert` and `sslkey` files a connection string names as each connection opens).
+  const cause = e.cause as { cause?: unknown } | undefined
+  if (stringField(cause, 'syscall') === 'open' || stringField(cause?.cause, 'syscall') === 'open')
+    return 'TLS_FAILED'
   if (/does not support SSL/i.test(e.message)) return 'TLS_FAILED'
   if (codes.some((c) => c !== undefined && UNREACHABLE_CODES.has(c))) return 'HOST_UNREACHABLE'
   // A unix socket's file not there: no server (not another file missing, a certificate's).

@@ -224,6 +224,24 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
   })
 })
 
+describe('pg over TLS, a certificate file that cannot be read', () => {
+  // Bug: a connection string naming an `sslrootcert` file that is not there failed CONNECTION_LOST,
+  // a code an application retries on (the network), where the settings are what to fix.
+  test('is TLS_FAILED naming the file, before anything is sent', async () => {
+    const url = new URL(directUrlByName())
+    url.searchParams.set('sslmode', 'verify-full')
+    url.searchParams.set('sslrootcert', '/nonexistent/pipeflush-ca.crt')
+    const c = openClient('pg', url.toString(), createRoundTripCounter(), { max: 1, connectTimeoutSeconds: 5 })
+    clients.push(c)
+    const failure = await EntityManager.connect(c.client).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(isPipeflushError(failure, 'TLS_FAILED')).toBe(true)
+    expect(String((failure as Error).message)).toContain('/nonexistent/pipeflush-ca.crt')
+  })
+})
+
 describe('postgres.js over TLS, the end after failed openings', () => {
   // Bug: the end's holds for postgres.js's reopenings were all released by the first opening over,
   // and a request's stay among those left behind ended with it: the end was asked of postgres.js

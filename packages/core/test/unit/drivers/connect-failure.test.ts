@@ -100,11 +100,11 @@ describe('connectFailure', () => {
     expect(connectFailure(bouncer('invalid message format'))).toBeUndefined()
   })
 
-  it('ENOENT: a unix socket with no file is unreachable; another missing file (a certificate) is not', () => {
+  it('ENOENT: a unix socket with no file is unreachable; a certificate file not there is TLS_FAILED (the settings to fix)', () => {
     const enoent = (syscall: string) =>
       connectionError(Object.assign(new Error(`${syscall} ENOENT /x`), { code: 'ENOENT', syscall }))
     expect(connectFailure(enoent('connect'))).toBe('HOST_UNREACHABLE')
-    expect(connectFailure(enoent('open'))).toBeUndefined()
+    expect(connectFailure(enoent('open'))).toBe('TLS_FAILED')
   })
 })
 
