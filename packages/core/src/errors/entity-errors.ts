@@ -196,6 +196,21 @@ export const entityErrors = {
     )
   },
 
+  /**
+   * A stored row (read or merged) whose key value, as the application holds it, cannot be a key (an
+   * int8 key read as a JS number past 2^53 by a column's mapping): its entity could not find its row
+   * again.
+   */
+  storedKeyUnfit(table: string, column: string, shown: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_VALUE',
+      `A stored ${table} row's key ${column} is ${shown} as the application reads it, which cannot identify ` +
+        'its row exactly: read the column in a form that holds every stored key (an int8 as a string or ' +
+        "a bigint; with Drizzle, bigint({ mode: 'bigint' }), not { mode: 'number' }).",
+      { table, column },
+    )
+  },
+
   /** A row whose key is already managed by the entity manager (`shown`: the key as messages show it). */
   alreadyManaged(table: string, shown: string, key: unknown): PipeflushError {
     return new PipeflushError(

@@ -1,4 +1,4 @@
-import { errors } from '../errors.ts'
+import { errors, isPipeflushError } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
 import { type PendingChanges, resolveReference } from '../track/changes.ts'
@@ -6,7 +6,7 @@ import { type Navigate, type Tracker, trackEntity } from '../track/entity-proxy.
 import { type Entity, type EntityState, type EntityStatus, stateOf } from '../track/entity-state.ts'
 import { rowKey } from '../track/keys.ts'
 import { hasMutableColumns, snapshotOf } from '../track/snapshot.ts'
-import { describeKeyText } from '../values/location.ts'
+import { describeKeyText, describeValue } from '../values/location.ts'
 import { applyFlushed, settleUnchanged } from './apply-flushed.ts'
 import { type Checkpoint, checkpoint } from './checkpoint.ts'
 import { pendingChanges } from './pending.ts'
@@ -85,7 +85,7 @@ export class UnitOfWork {
     if (status === 'managed') {
       if (table.kind !== 'table' && table.primaryKey.length === 0)
         return this.#state(table, row, 'managed', snapshotOf(table, row))
-      const key = rowKey(table, row)
+      const key = storedKey(table, row)
       if (key === null) {
         throw errors.storedKeyMissing(table.key, table.primaryKey)
       }
@@ -231,6 +231,17 @@ export class UnitOfWork {
 function keyHoldsEntity(table: TableModel, row: Record<string, unknown>): boolean {
   for (const name of table.primaryKey) if (stateOf(row[name])) return true
   return false
+}
+
+/** `rowKey` of a stored row: a key value that cannot be a key is named as the stored row's. */
+function storedKey(table: TableModel, row: Record<string, unknown>): string | null {
+  try {
+    return rowKey(table, row)
+  } catch (e) {
+    if (!isPipeflushError(e, 'INVALID_VALUE')) throw e
+    const column = e.column ?? table.primaryKey[0]!
+    throw errors.storedKeyUnfit(table.key, column, describeValue(row[column]))
+  }
 }
 
 /**
