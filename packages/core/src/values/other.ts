@@ -2,7 +2,7 @@ import type { ColumnModel } from '../model/model.ts'
 import type { ScalarCodec } from './codec.ts'
 import { describeWritten, problem } from './location.ts'
 import { checkText, compareCodeUnits } from './text.ts'
-import { timestampTextKey } from './timestamp.ts'
+import { checkTimestampText, timestampTextKey } from './timestamp.ts'
 
 function textForm(value: unknown, column: ColumnModel): string {
   if (typeof value !== 'string') {
@@ -12,6 +12,9 @@ function textForm(value: unknown, column: ColumnModel): string {
     )
   }
   checkText(value)
+  // A timestamp declared `text: true` (Drizzle's `mode: 'string'`): its text checked where it can be.
+  const type = column.castType
+  if (type === 'timestamp' || type === 'timestamptz') checkTimestampText(value)
   return value
 }
 

@@ -191,6 +191,71 @@ export function timestampTextKey(text: string, withZone: boolean): string | unde
   }
 }
 
+/** The special inputs of the timestamp types (their case and surrounding spaces aside). */
+const SPECIAL_INPUTS: ReadonlySet<string> = new Set([
+  'infinity',
+  '+infinity',
+  '-infinity',
+  'epoch',
+  'now',
+  'today',
+  'tomorrow',
+  'yesterday',
+])
+
+/** A text that starts with an ISO date (`2024-01-05`, a year of four digits or more). */
+const ISO_DATE = /^\s*(\d{4,})-(\d{1,2})-(\d{1,2})(?!\d)(\s+BC\s*$)?/
+
+/**
+ * Checks the text of a timestamp given as text (a column declared `text: true`, as `@pipeflush/drizzle`
+ * declares Drizzle's `mode: 'string'` timestamps) before it is sent, where it can be told: a text
+ * without a digit is one of the special inputs (`infinity`, `epoch`, `now`...); one that starts with an
+ * ISO date has that date's month and day in range, and in the ISO forms read here (see
+ * {@link timestampTextKey}) its time and offset too. Other forms the server reads (`January 8 04:05:06
+ * 1999 PST`, a time zone's name after the time) are left to the server, which checks them.
+ *
+ * @example
+ * checkTimestampText('2024-01-05 12:00:00+02') // fine
+ * checkTimestampText('2024-13-45 25:61:00') // throws: not a timestamp
+ */
+export function checkTimestampText(text: string): void {
+  if (!/\d/.test(text)) {
+    if (SPECIAL_INPUTS.has(text.trim().toLowerCase())) return
+    notTimestampText(text)
+  }
+  const date = ISO_DATE.exec(text)
+  if (date === null) return
+  const [, y = '', mo = '', d = '', bc] = date
+  const month = Number(mo)
+  const year = Number(y)
+  // The Gregorian days of the month (a year BC counted as the server does: 1 BC is a leap year).
+  const leap = (n: number) => (n % 4 === 0 && n % 100 !== 0) || n % 400 === 0
+  const days = [
+    31,
+    leap(bc === undefined ? year : year - 1) ? 29 : 28,
+    31,
+    30,
+    31,
+    30,
+    31,
+    31,
+    30,
+    31,
+    30,
+    31,
+  ]
+  if (year === 0 || month < 1 || month > 12 || Number(d) < 1 || Number(d) > days[month - 1]!)
+    notTimestampText(text)
+  if (TIMESTAMP_INPUT.test(text) && timestampTextKey(text, false) === undefined) notTimestampText(text)
+}
+
+function notTimestampText(text: string): never {
+  return problem(
+    `${describeWritten(text)} is not a timestamp: give its ISO text ('2024-01-05 12:00:00+00'), 'infinity' or '-infinity'`,
+    text,
+  )
+}
+
 /**
  * Refuses a primary key's Date that its column would round (`timestamptz(0)` given milliseconds): the
  * row would not be found by the key given.

@@ -1,3 +1,4 @@
+import { isPipeflushError, type PipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { and, eq } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
@@ -126,4 +127,40 @@ insert into ts_stamp values ('2022-01-24 08:00:00.12345${id}', 0);`)
       expect(stored.map((r) => r['amount'])).toEqual(['3.00'])
     },
   )
+
+  // Bug: a `mode: 'string'` timestamp's text was sent as given: one the server refuses failed the
+  // flush there, STATEMENT_FAILED naming no column (found by an outside probe).
+  test("a mode: 'string' timestamp text that is no timestamp is INVALID_VALUE naming its column, nothing sent", async () => {
+    const client = db.client(driver, { max: 1 })
+    const drizzle =
+      driver === 'postgres.js'
+        ? drizzlePostgresJs(client.client as postgres.Sql, { schema })
+        : drizzlePg(client.client as pg.Pool, { schema })
+    try {
+      const factory = await createEntityManagerFactory({ db: drizzle })
+      for (const bad of ['yesterday-ish', '2024-13-45 25:61:00+00', '2023-02-29 12:00:00+00']) {
+        const em = factory.fork()
+        client.counter.reset()
+        // A key's text is checked as the entity is made (its key is known then), before any flush.
+        const error = await (async () => {
+          em.create(textPayments, { paymentDate: bad, paymentId: 900, amount: '1' })
+          await em.flush()
+        })().catch((e: unknown) => e)
+        expect(isPipeflushError(error, 'INVALID_VALUE')).toBe(true)
+        expect((error as PipeflushError).message).toContain('textPayments.paymentDate')
+        expect((error as PipeflushError).message).toContain('is not a timestamp')
+        expect(client.counter.read().roundTrips).toBe(0)
+        expect(em.pending.inserts).toBe(0)
+      }
+      const em = factory.fork()
+      em.create(textPayments, {
+        paymentDate: '2024-02-29T12:00:00Z',
+        paymentId: driver === 'pg' ? 901 : 902,
+        amount: '1',
+      })
+      expect((await em.flush()).inserted).toBe(1)
+    } finally {
+      await client.end()
+    }
+  })
 })
