@@ -1,7 +1,7 @@
-import { EntityManager, isPipeflushError, type PipeflushError } from '@pipeflush/core'
+import { isPipeflushError, type PipeflushError } from '@pipeflush/core'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { schemaOf } from './fixtures/schema-client.ts'
+import { connectOn, schemaOf } from './fixtures/schema-client.ts'
 
 // A new row whose key holds an entity (a region keyed by its country) is checked against the rows the
 // unit of work manages, as one keyed by plain values is: the entity stands for its own key. Unchecked,
@@ -28,20 +28,11 @@ beforeAll(async () => {
 })
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {
-  const connect = () => {
-    const s = schemaOf('entity_keys', driver)
-    const c = db.client(driver, {
-      max: 2,
-      postgresJs: { connection: { search_path: s } },
-      pg: { options: `-c search_path=${s}` },
-    })
-    return { ...c, connected: EntityManager.connect(c.client) }
-  }
+  const connect = () => connectOn(db, driver, schemaOf('entity_keys', driver))
 
   test('a new row keyed by an entity is DUPLICATE_KEY when the unit manages that key, as with the plain value', async () => {
-    const { connected, end } = connect()
+    const { root, end } = await connect()
     try {
-      const root = await connected
       const em = root.fork()
       const fr = await em.load('country', 'FR')
       const [idf] = await em.find('region', { country_code: 'FR' })
@@ -67,9 +58,8 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
   })
 
   test('after a cascade removed a loaded row, its key re-created through an entity is refused, not a second entity of one row', async () => {
-    const { connected, end } = connect()
+    const { root, end } = await connect()
     try {
-      const root = await connected
       const seed = root.fork()
       seed.create('country', { code: 'DE', name: 'Germany' })
       seed.create('region', { country_code: 'DE', code: 'BY', name: 'Bavaria' })
@@ -99,9 +89,8 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
   })
 
   test('a key part that is a new entity whose id is not assigned yet is no known key: the row is created', async () => {
-    const { connected, end } = connect()
+    const { root, end } = await connect()
     try {
-      const root = await connected
       const em = root.fork()
       const city = em.create('city', { name: 'Lyon' })
       em.create('district', { city_id: city, code: 'A' })
