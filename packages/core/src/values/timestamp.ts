@@ -204,7 +204,7 @@ const SPECIAL_INPUTS: ReadonlySet<string> = new Set([
 ])
 
 /** A text that starts with an ISO date (`2024-01-05`, a year of four digits or more). */
-const ISO_DATE = /^\s*(\d{4,})-(\d{1,2})-(\d{1,2})(?!\d)(\s+BC\s*$)?/
+const ISO_DATE = /^\s*(\d{4,})-(\d{1,2})-(\d{1,2})(?!\d)/
 
 /**
  * Checks the text of a timestamp given as text (a column declared `text: true`, as `@pipeflush/drizzle`
@@ -225,27 +225,12 @@ export function checkTimestampText(text: string): void {
   }
   const date = ISO_DATE.exec(text)
   if (date === null) return
-  const [, y = '', mo = '', d = '', bc] = date
-  const month = Number(mo)
-  const year = Number(y)
-  // The Gregorian days of the month (a year BC counted as the server does: 1 BC is a leap year).
-  const leap = (n: number) => (n % 4 === 0 && n % 100 !== 0) || n % 400 === 0
-  const days = [
-    31,
-    leap(bc === undefined ? year : year - 1) ? 29 : 28,
-    31,
-    30,
-    31,
-    30,
-    31,
-    31,
-    30,
-    31,
-    30,
-    31,
-  ]
-  if (year === 0 || month < 1 || month > 12 || Number(d) < 1 || Number(d) > days[month - 1]!)
-    notTimestampText(text)
+  const year = Number(date[1])
+  const month = Number(date[2])
+  const day = Number(date[3])
+  // A year BC as the calendar counts it (1 BC is year 0, a leap year).
+  const calendarYear = /\sBC\s*$/.test(text) ? 1 - year : year
+  if (year === 0 || day < 1 || day > daysInMonth(calendarYear, month)) notTimestampText(text)
   if (TIMESTAMP_INPUT.test(text) && timestampTextKey(text, false) === undefined) notTimestampText(text)
 }
 
