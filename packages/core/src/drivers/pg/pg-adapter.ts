@@ -346,10 +346,11 @@ class PgConnection implements AdapterConnection {
     const stream = client.connection.stream
     stream.cork()
     try {
+      const prepared = preparedOf(client)
       for (let i = 0; i < statements.length; i++) {
         const s = statements[i] as PipelinedStatement
         const config =
-          s.name === undefined || !prepares(client, s.name)
+          s.name === undefined || !prepares(prepared, s.name)
             ? { text: s.text, values: s.params }
             : { name: s.name, text: s.text, values: s.params }
         client.query(config, (error, result) => settle(i, error, result))
@@ -442,11 +443,8 @@ export const PREPARED_PER_CONNECTION = 256
 
 const preparedOn = new WeakMap<object, Set<string>>()
 
-/**
- * Whether the statement `name` goes named (prepared once) on `client`'s connection: one it prepared
- * already, or a new one while it holds fewer than {@link PREPARED_PER_CONNECTION}.
- */
-function prepares(client: PgPoolClient, name: string): boolean {
+/** The names of the statements pipeflush prepared on `client`'s connection (its session's). */
+function preparedOf(client: PgPoolClient): Set<string> {
   // Keyed by the connection (a client reconnected by the pool is a new client, a new session).
   const key = client.connection
   let names = preparedOn.get(key)
@@ -454,6 +452,14 @@ function prepares(client: PgPoolClient, name: string): boolean {
     names = new Set()
     preparedOn.set(key, names)
   }
+  return names
+}
+
+/**
+ * Whether the statement `name` goes named (prepared once) on the connection that prepared `names`:
+ * one it prepared already, or a new one while it holds fewer than {@link PREPARED_PER_CONNECTION}.
+ */
+function prepares(names: Set<string>, name: string): boolean {
   if (names.has(name)) return true
   if (names.size >= PREPARED_PER_CONNECTION) return false
   names.add(name)
