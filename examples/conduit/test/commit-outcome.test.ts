@@ -29,7 +29,8 @@ afterEach(() => db.proxy.clearToxics())
 /** Waits until a backend sleeps in `pg_sleep` (the COMMIT's trigger): its process id. */
 async function sleepingBackend(): Promise<number> {
   for (let i = 0; i < 1000; i++) {
-    const [row] = await db.sql`select pid from pg_stat_activity where wait_event = 'PgSleep'`
+    const [row] =
+      await db.sql`select pid from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'`
     if (row) return row['pid'] as number
     await new Promise((resolve) => setTimeout(resolve, 5))
   }

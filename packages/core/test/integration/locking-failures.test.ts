@@ -22,7 +22,7 @@ const idleInTransaction = async () =>
   Number(
     (
       await db.sql.unsafe<{ n: string }[]>(
-        `select count(*)::text as n from pg_stat_activity where state like 'idle in transaction%' and pid <> pg_backend_pid()`,
+        `select count(*)::text as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%' and pid <> pg_backend_pid()`,
       )
     )[0]!.n,
   )

@@ -10,7 +10,7 @@ const DIRECTIONS: readonly Direction[] = ['upstream', 'downstream']
 const POOLS = [1, 3] as const
 /**
  * How densely a flush is cut: evenly spread offsets per toxic, and phase boundaries cut at most (each
- * there and one byte past it). `npm test` cuts at 16 and 16 (the sweep files in about 17 minutes
+ * there and one byte past it). `npm test` cuts at 16 and 16 (the sweep files in about 11 minutes
  * between them on a 2-core machine); `npm run test:sweeps` (`PIPEFLUSH_SWEEP=full`) at 40 and 40
  * (about 30).
  */
