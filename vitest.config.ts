@@ -25,10 +25,18 @@ const AT_ONCE = 3
 const integration = {
   include: ['packages/*/test/integration/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'bench/**/*.test.ts'],
   exclude: ['**/test/unit/**', '**/node_modules/**'],
-  environment: 'node',
   globalSetup: ['./packages/testkit/src/vitest/global-setup.ts'],
   testTimeout: 60_000,
   hookTimeout: 120_000,
+}
+
+/** A project: the workspace's sources resolved, run in `group` (lower first) by `workers` files at a time. */
+function project(group: number, workers: number, test: Record<string, unknown> & { name: string }) {
+  return {
+    resolve,
+    ssr,
+    test: { environment: 'node', ...test, maxWorkers: workers, sequence: { groupOrder: group } },
+  }
 }
 
 export default defineConfig({
@@ -36,47 +44,23 @@ export default defineConfig({
   ssr,
   test: {
     projects: [
-      {
-        resolve,
-        ssr,
-        test: {
-          name: 'unit',
-          benchmark: { include: [] },
-          include: [
-            'packages/*/test/unit/**/*.test.ts',
-            'examples/*/test/unit/**/*.test.ts',
-            'bench/test/unit/**/*.test.ts',
-          ],
-          environment: 'node',
-          maxWorkers: AT_ONCE,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        resolve,
-        ssr,
-        test: {
-          ...integration,
-          name: 'integration',
-          // `vitest bench` runs a "(bench)" copy of this project: its global setup gives the benches a database.
-          benchmark: { include: ['bench/**/*.bench.ts'] },
-          exclude: [...integration.exclude, ...SERIAL],
-          maxWorkers: AT_ONCE,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        resolve,
-        ssr,
-        test: {
-          ...integration,
-          name: 'serial',
-          benchmark: { include: [] },
-          include: SERIAL,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      project(0, AT_ONCE, {
+        name: 'unit',
+        benchmark: { include: [] },
+        include: [
+          'packages/*/test/unit/**/*.test.ts',
+          'examples/*/test/unit/**/*.test.ts',
+          'bench/test/unit/**/*.test.ts',
+        ],
+      }),
+      project(0, AT_ONCE, {
+        ...integration,
+        name: 'integration',
+        // `vitest bench` runs a "(bench)" copy of this project: its global setup gives the benches a database.
+        benchmark: { include: ['bench/**/*.bench.ts'] },
+        exclude: [...integration.exclude, ...SERIAL],
+      }),
+      project(1, 1, { ...integration, name: 'serial', benchmark: { include: [] }, include: SERIAL }),
     ],
   },
 })
