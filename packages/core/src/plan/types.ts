@@ -68,7 +68,10 @@ export interface PlannedStatement {
   readonly params: readonly (readonly (string | null)[])[]
   /** Number of rows the statement must affect; fewer fails the statement on the server. */
   readonly rowCount: number
-  /** Primary keys of the rows, in statement order (for error messages). */
+  /**
+   * Primary keys of the rows, in statement order (for error messages): null for a key, or a part of
+   * one, the server fills or finds (a reference to an upserted row, looked up by its conflict values).
+   */
   readonly keys: readonly unknown[]
   /**
    * True for the follow-up UPDATE that sets a nullable foreign key which was inserted as NULL to break

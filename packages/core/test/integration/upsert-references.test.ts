@@ -393,6 +393,30 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(em.stateOf(tag)).toBe('managed')
   })
 
+  test("a row keyed by an upserted entity, refused as a duplicate: the error's key leaves that part unknown (null), not the id the flush proposed", async () => {
+    const { root, schema } = await setup(driver)
+    const seed = root.fork()
+    const name = `linked-${driver}`
+    const book = seed.create('book', { title: 'linked' })
+    seed.create('book_tag', { book_id: book, tag_id: seed.upsert('tag', { name }, { conflict: ['name'] }) })
+    await seed.flush()
+    const stored = await idOfTag(schema, name)
+    const em = root.fork()
+    const tag = em.upsert('tag', { name }, { conflict: ['name'], update: [] })
+    em.create('book_tag', { book_id: book['id'], tag_id: tag })
+    const error = await em.flush().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({
+      code: 'CONSTRAINT_VIOLATION',
+      table: 'book_tag',
+      keys: [[String(book['id']), null]],
+    })
+    // The server found the stored tag by its name: its detail names that id, not the proposed one.
+    expect(isPipeflushError(error) && String(error.detail)).toContain(`(${String(book['id'])}, ${stored})`)
+  })
+
   // The server may store other values than an upsert gave (a trigger lowercasing a name): a row
   // referencing the upsert finds it by the values given.
   test('a reference to an upsert whose row the server stored with other conflict values: CONSTRAINT_VIOLATION, nothing committed (it was written NULL)', async () => {

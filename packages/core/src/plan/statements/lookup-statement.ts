@@ -1,7 +1,7 @@
 import { errors } from '../../errors.ts'
 import type { StatementDraft } from '../draft.ts'
 import { insertSql } from '../sql/insert-sql.ts'
-import { lookupsId } from '../sql/lookup-sql.ts'
+import { type LookupSql, lookupsId } from '../sql/lookup-sql.ts'
 import { returnedList } from '../sql/returning-sql.ts'
 import { updateSql } from '../sql/update-sql.ts'
 import { onConflictSql } from '../sql/upsert-sql.ts'
@@ -57,8 +57,41 @@ export function lookupStatement(
   const described = lookups.map((l) => ({ column: l.column, table: l.target.key, conflict: l.conflict }))
   return {
     ...base,
+    keys: keysWithLookups(table, base, lookups),
     sql,
     lookups: described,
     ...(returning.length > 0 ? { returning } : {}),
   }
+}
+
+/**
+ * The rows' keys (`base.keys`, in the order sent), where a key column takes a lookup: that part of a
+ * row referencing an upserted row is unknown (null, as a key the server fills), since the server finds
+ * the row by its conflict values, which may hold another key than the id the flush proposed for the
+ * upserted entity. An error naming the rows' keys then names no row that does not exist.
+ */
+function keysWithLookups(
+  table: StatementDraft['table'],
+  base: PlannedStatement,
+  lookups: readonly LookupSql[],
+): readonly unknown[] {
+  const key = table.primaryKey
+  if (!lookups.some((l) => key.includes(l.column))) return base.keys
+  const keys = base.keys.slice()
+  // Each lookup's conflict values are the last parameters, in the lookups' order: NULL for a row
+  // that references no upsert through its column.
+  let at = base.params.length
+  for (const l of lookups) at -= l.conflict.length
+  for (const l of lookups) {
+    const conflict = base.params[at]!
+    at += l.conflict.length
+    const part = key.indexOf(l.column)
+    if (part < 0) continue
+    for (let r = 0; r < keys.length; r++) {
+      if (conflict[r] === null) continue
+      const was = keys[r]
+      keys[r] = key.length === 1 ? null : (was as readonly unknown[]).map((v, i) => (i === part ? null : v))
+    }
+  }
+  return keys
 }
