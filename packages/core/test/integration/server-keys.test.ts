@@ -48,6 +48,8 @@ create table random_uuid (id uuid primary key default gen_random_uuid(), note te
 create table seven_uuid (id uuid primary key default uuidv7(), note text not null);
 create table locked_identity (id int generated always as identity primary key, note text not null);
 create table locked_serial (id serial primary key, note text not null);
+create table visit (id bigint primary key default next_snowflake(), at timestamptz not null default now(),
+  source text default 'web');
 grant usage on schema "${schema}" to ${role};
 grant select, insert, update, delete on all tables in schema "${schema}" to ${role};
 grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq, account_id_seq, account_ref_id_seq to ${role};
@@ -81,6 +83,28 @@ function expectedTrips(mode: PipelineMode, report: FlushReport): number {
 }
 
 describe.each(drivers)('%s', (driver) => {
+  test.each(modes)(
+    "%s: rows giving no column (every one its DEFAULT, the key a function's), one and several: written, their keys and values read back",
+    async (mode) => {
+      const { root, counter, query, schema } = await setup(driver, mode)
+      for (const count of [1, 3]) {
+        const em = root.fork()
+        const visits = Array.from({ length: count }, () => em.create('visit', {}))
+        const report = await counted(counter, () => em.flush())
+        expect(report).toMatchObject({ inserted: count, statements: 1 })
+        expect(report.roundTrips).toBe(expectedTrips(mode, report))
+        const ids = visits.map((v) => String(v['id']))
+        const rows = await query<{ id: string; source: string }>(
+          `select id::text, source from "${schema}".visit where id in (${ids.join(', ')})`,
+        )
+        expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort())
+        expect(new Set(ids).size).toBe(count)
+        expect(visits.every((v) => v['source'] === 'web' && v['at'] instanceof Date)).toBe(true)
+        expect(visits.map((v) => em.stateOf(v))).toEqual(visits.map(() => 'managed'))
+      }
+    },
+  )
+
   test.each(modes)(
     '%s: keys a DEFAULT fills (an expression, a function, an identity the role may not draw from) are read back into their entities, in order, one round trip in burst',
     async (mode) => {

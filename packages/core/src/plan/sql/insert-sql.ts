@@ -14,6 +14,10 @@ import { type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
  * always` column is supplied. `lookups`: columns a row may take by a lookup on an upserted table's
  * conflict columns, whose values come as extra parameter columns after the written ones (see
  * `lookup-sql.ts`).
+ *
+ * Rows supplying no column (every column its DEFAULT: a key a non-sequence default fills, a
+ * timestamp `now()` fills) have no parameter to count them by: one row is `default values`, `rowCount`
+ * rows `select from generate_series(1, rowCount)` (the count in the text, so one text per count).
  */
 export function insertSql(
   table: TableModel,
@@ -21,7 +25,13 @@ export function insertSql(
   returning: readonly string[] = [],
   form: RowsForm = 'rows',
   lookups: readonly LookupSql[] = [],
+  rowCount = 0,
 ): string {
+  const returned = returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''
+  if (columns.length === 0 && lookups.length === 0) {
+    const rows = form === 'row' ? 'default values' : `select from generate_series(1, ${rowCount})`
+    return `insert into ${table.sqlName} ${rows}${returned}`
+  }
   const models = columns.map((name) => table.columnsByName.get(name)!)
   const overriding = models.some((c) => c.identity === 'always') ? ' overriding system value' : ''
   const list = columns.map((name) => columnSql(table, name)).join(', ')
@@ -30,7 +40,6 @@ export function insertSql(
   let cast = models.map((c, i) => castText(texts[i]!, c))
   if (lookups.length > 0) cast = withLookups(table, cast, columns, lookups, texts.slice(columns.length))
   const values = cast.join(', ')
-  const returned = returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''
   const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(names, 'd')}`
   return `insert into ${table.sqlName} (${list})${overriding} ${rows}${returned}`
 }

@@ -102,7 +102,14 @@ function upsertReturning(table: TableModel, statement: StatementShape): Returnin
 function keyReturningOf(table: TableModel, statement: StatementShape): Returning {
   return keyReturnings.get(table, statement.sql, () => ({
     returning: [...table.primaryKey],
-    sql: insertSql(table, statement.columns, table.primaryKey, statementForm(statement)),
+    sql: insertSql(
+      table,
+      statement.columns,
+      table.primaryKey,
+      statementForm(statement),
+      [],
+      statement.rowCount,
+    ),
   }))
 }
 
@@ -115,7 +122,7 @@ function returningOf(table: TableModel, statement: StatementShape): Returning {
       returning,
       sql:
         statement.kind === 'insert'
-          ? insertSql(table, statement.columns, returning, form)
+          ? insertSql(table, statement.columns, returning, form, [], statement.rowCount)
           : updateSql(table, statement.columns, statement.fixup, returning, form),
     }
   })

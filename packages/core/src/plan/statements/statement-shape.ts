@@ -33,7 +33,7 @@ export function statementShape(draft: StatementDraft): StatementShape {
     rowCount,
     fixup,
     columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
-    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount })),
+    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount }), rowCount),
     ...(upsert ? { upsert } : {}),
     ...(keyless && !upsert ? { sources: draft.sources } : {}),
   }
@@ -57,6 +57,7 @@ export function statementForms(
     kind === 'delete' || lookups ? undefined : statementReturning(table, shape, options.serverValues)
   const copy =
     !lookups &&
+    draft.columns.length > 0 &&
     returning === undefined &&
     kind === 'insert' &&
     draft.upsert === undefined &&

@@ -22,7 +22,11 @@ export function statementSql(
   fixup: boolean,
   upsert: UpsertSpec | undefined,
   form: RowsForm = 'rows',
+  rowCount = 0,
 ): string {
+  // Rows supplying no column: the text holds their count (see `insertSql`), built each time.
+  if (columns.length === 0 && kind === 'insert' && form === 'rows')
+    return insertSql(table, columns, [], form, [], rowCount)
   const lead = LEADS[kind][(fixup ? 2 : 0) + (form === 'row' ? 1 : 0)]!
   if (upsert !== undefined) return cachedSql(table, lead, kind, columns, fixup, upsert, form)
   // Found again by the column names themselves (interned texts, hashed once), without joining them
