@@ -1,9 +1,27 @@
 import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
+import { quoteIdentifier } from '../../values/identifier.ts'
 import { castText } from '../../values/index.ts'
 import { type LookupSql, lookupNames, withLookups } from './lookup-sql.ts'
 import { returnedList } from './returning-sql.ts'
 import { type RowsForm, sourceTexts, unnestSql } from './sql-text.ts'
+
+/**
+ * How an upsert's `do update` names the stored row: by its table's name, but for a table named
+ * `excluded`, which is also the name `on conflict` gives the row proposed (the name would be ambiguous,
+ * 42P09): by an alias its insert gives the table (see {@link insertSql}).
+ */
+export function storedRowName(table: TableModel): string {
+  return table.name === EXCLUDED ? STORED_ALIAS : quoteIdentifier(table.name)
+}
+
+const EXCLUDED = 'excluded'
+const STORED_ALIAS = '"pf_stored"'
+
+/** The target of an insert: the table, aliased when its name is `excluded` (see {@link storedRowName}). */
+function target(table: TableModel): string {
+  return table.name === EXCLUDED ? `${table.sqlName} as ${STORED_ALIAS}` : table.sqlName
+}
 
 /**
  * The insert of rows supplying `columns` (in table order): one `text[]` parameter per column, cast
@@ -30,7 +48,7 @@ export function insertSql(
   const returned = returning.length > 0 ? ` returning ${returnedList(table, returning)}` : ''
   if (columns.length === 0 && lookups.length === 0) {
     const rows = form === 'row' ? 'default values' : `select from generate_series(1, ${rowCount})`
-    return `insert into ${table.sqlName} ${rows}${returned}`
+    return `insert into ${target(table)} ${rows}${returned}`
   }
   const models = columns.map((name) => table.columnsByName.get(name)!)
   const overriding = models.some((c) => c.identity === 'always') ? ' overriding system value' : ''
@@ -41,5 +59,5 @@ export function insertSql(
   if (lookups.length > 0) cast = withLookups(table, cast, columns, lookups, texts.slice(columns.length))
   const values = cast.join(', ')
   const rows = form === 'row' ? `values (${values})` : `select ${values} from ${unnestSql(names, 'd')}`
-  return `insert into ${table.sqlName} (${list})${overriding} ${rows}${returned}`
+  return `insert into ${target(table)} (${list})${overriding} ${rows}${returned}`
 }

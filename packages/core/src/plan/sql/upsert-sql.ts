@@ -2,7 +2,7 @@ import type { TableModel } from '../../model/model.ts'
 import { columnSql } from '../../schema/column-sql.ts'
 import { quoteIdentifier } from '../../values/identifier.ts'
 import type { UpsertSpec } from '../types.ts'
-import { insertSql } from './insert-sql.ts'
+import { insertSql, storedRowName } from './insert-sql.ts'
 import { returnedList } from './returning-sql.ts'
 import type { RowsForm } from './sql-text.ts'
 
@@ -20,7 +20,7 @@ export function onConflictSql(spec: UpsertSpec, returning = false, table?: Table
   const target = spec.conflict.map(quoted).join(', ')
   if (spec.update.length === 0 && returning) {
     const first = quoted(spec.conflict[0]!)
-    const stored = table === undefined ? 'excluded' : quoteIdentifier(table.name)
+    const stored = table === undefined ? 'excluded' : storedRowName(table)
     return ` on conflict (${target}) do update set ${first} = ${stored}.${first}`
   }
   if (spec.update.length === 0) return ` on conflict (${target}) do nothing`
@@ -30,7 +30,7 @@ export function onConflictSql(spec: UpsertSpec, returning = false, table?: Table
   const version = table?.versionColumn ?? null
   if (version !== null && !spec.update.includes(version)) {
     const v = quoted(version)
-    set += `, ${v} = ${quoteIdentifier(table!.name)}.${v} + 1`
+    set += `, ${v} = ${storedRowName(table!)}.${v} + 1`
   }
   return ` on conflict (${target}) do update set ${set}`
 }
