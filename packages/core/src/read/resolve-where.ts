@@ -5,7 +5,7 @@ import { columnOf } from '../schema/checks.ts'
 import { resolveReference } from '../track/changes.ts'
 import { stateOf } from '../track/entity-state.ts'
 import { emptyRow } from '../track/row.ts'
-import type { Where } from './select-sql.ts'
+import { anyOfList, type Where } from './select-sql.ts'
 
 /**
  * `where` with every entity given as a value (a foreign-key condition) replaced by its key, checked
@@ -28,7 +28,7 @@ export function resolveWhere(table: TableModel, where: Where, owner: object): Wh
         throw errors.keylessInWhere(table.key, name, stateOf(v)?.table.key ?? 'entity')
       return resolved
     }
-    out[name] = Array.isArray(value) && !column.isArray ? value.map(resolve) : resolve(value)
+    out[name] = anyOfList(column, value) ? value.map(resolve) : resolve(value)
   }
   return out
 }

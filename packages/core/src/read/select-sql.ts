@@ -73,7 +73,7 @@ export function whereSql(
     const isNull = `${alias}.${columnSql(table, name)} is null`
     if (value === null) {
       conditions.push(isNull)
-    } else if (Array.isArray(value) && !column.isArray) {
+    } else if (anyOfList(column, value)) {
       // Any of the list; a null in it is `is null` (`= any` never matches a null).
       const values = value.filter((v) => v !== null)
       const orNull = values.length < value.length
@@ -96,6 +96,14 @@ export function whereSql(
 }
 
 /**
+ * Whether a `where` value is a list, any of whose values a row may hold: an array, but on an array
+ * column or a jsonb one an array is one value (an array, a JSON array), compared whole.
+ */
+export function anyOfList(column: ColumnModel, value: unknown): value is readonly unknown[] {
+  return Array.isArray(value) && !column.isArray && column.type !== 'jsonb'
+}
+
+/**
  * How many parameters {@link whereSql} makes of `where` on `table`: one per condition but a null and
  * a non-empty list of nulls only (`is null`). Columns it does not know count as one: whereSql refuses them.
  */
@@ -106,10 +114,11 @@ export function whereParamCount(table: TableModel, where: Where): number {
     const value = where[name]
     if (value === null) continue
     // A list of nulls only is `is null`; an empty list is a parameter all the same (`= any('{}')`).
+    const column = table.columnsByName.get(name)
     if (
-      Array.isArray(value) &&
+      column !== undefined &&
+      anyOfList(column, value) &&
       value.length > 0 &&
-      table.columnsByName.get(name)?.isArray !== true &&
       value.every((v) => v === null)
     )
       continue

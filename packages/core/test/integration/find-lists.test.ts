@@ -18,6 +18,9 @@ beforeAll(async () => {
       insert into "${s}".book values (1, 1, 'a'), (2, 2, 'b'), (3, null, 'c'), (4, 1, null), (5, null, null);
       create table "${s}".award (id int primary key, publisher_id int not null references "${s}".publisher, name text not null);
       insert into "${s}".award values (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'x');
+      create table "${s}".doc (id int primary key, publisher_id int references "${s}".publisher, body jsonb);
+      insert into "${s}".doc values (1, 1, '[1, 2]'), (2, 1, '1'), (3, 1, '[]'), (4, 1, '2'), (5, 1, null),
+        (6, 1, '[[1, 2]]'), (7, 1, '{"a": [1]}');
     `)
   }
 })
@@ -54,6 +57,31 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       await end()
     }
   })
+
+  // A JSON array is a jsonb value (found by an outside probe: `[1, 2]` found the row holding 1).
+  test.each([
+    [[1, 2], [1]],
+    [[], [3]],
+    [[[1, 2]], [6]],
+    [2, [4]],
+    [{ a: [1] }, [7]],
+  ] as const)(
+    'on a jsonb column, %j is one value, compared whole: rows %j, in a find and a $where',
+    async (body, ids) => {
+      const s = schemaOf('lists', driver)
+      const { root, end } = await connectOn(db, driver, s)
+      try {
+        const found = await root.fork().find('doc', { body }, { orderBy: { id: 'asc' } })
+        expect(found.map((d) => d['id'])).toEqual(ids)
+        const [publisher] = await root
+          .fork()
+          .find('publisher', { id: 1 }, { with: { docs: { $where: { body } } } })
+        expect((publisher!['docs'] as { id: number }[]).map((d) => d.id).sort()).toEqual(ids)
+      } finally {
+        await end()
+      }
+    },
+  )
 
   test.each(CASES)('find with %j: the rows of %s', async (list, sql) => {
     const s = schemaOf('lists', driver)
