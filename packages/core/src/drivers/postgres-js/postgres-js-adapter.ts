@@ -16,6 +16,7 @@ import type {
 import { checkColumnTransform } from './column-transform.ts'
 import { closedConnectionError, guardConnection, guardedConnectionOf } from './connection-guard.ts'
 import { feedCopies } from './copy-feed.ts'
+import { guardDriverQueries } from './driver-queries.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
 import { endOpening, socketFactory } from './socket-factory.ts'
 
@@ -105,6 +106,12 @@ export class PostgresJsAdapter implements DriverAdapter {
   #ended = false
   /** The sockets made for the client's connections that are not closed. */
   readonly #sockets = new Set<Socket>()
+  /**
+   * A connection of the client closed while it fetched the array types, and the sockets of those
+   * fetching them now (see the end's bound).
+   */
+  #typeFetchCut = false
+  readonly #fetchingTypes = new Set<Socket>()
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
   #refusals = 0
   /** Why those reservations were given up, and until when their refusals stand. */
@@ -113,6 +120,7 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   constructor(sql: PostgresJsSql) {
     checkColumnTransform(sql.options)
+    guardDriverQueries(sql)
     this.sql = sql
     const o = sql.options
     this.address = o.path ? String(o.path) : o.host.map((h, i) => `${h}:${o.port[i] ?? o.port[0]}`).join(',')
@@ -125,7 +133,11 @@ export class PostgresJsAdapter implements DriverAdapter {
         this.#end.end(options?.timeout ?? undefined, (left) => {
           // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
           // be served, after its reconnect's backoff; bounded then, where the application set no bound.
-          const bound = left ?? (this.#waitingLeftBehind() ? LEFT_BEHIND_END_S : undefined)
+          // A connection cut while it fetched the array types (or fetching them now, which a cut may
+          // yet end) keeps that query as its own: postgres.js's end waits for it until the connection
+          // opens again, which after the end it never does.
+          const typeFetch = this.#typeFetchCut || this.#fetchingTypes.size > 0
+          const bound = left ?? (this.#waitingLeftBehind() || typeFetch ? LEFT_BEHIND_END_S : undefined)
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             bound === undefined ? options : { ...options, timeout: bound },
@@ -246,17 +258,23 @@ export class PostgresJsAdapter implements DriverAdapter {
           m.meter.onReady(() => {
             if (m.afterReady === 0) return
             typesFetching = true
+            this.#fetchingTypes.add(socket)
             const source = m.decrypted ?? socket
             let tail = Buffer.alloc(0)
             const answered = (chunk: Buffer) => {
               tail = Buffer.concat([tail, chunk]).subarray(-6)
               if (tail.length < 6 || tail[0] !== 0x5a || tail.readUInt32BE(1) !== 5) return
               typesFetching = false
+              this.#fetchingTypes.delete(socket)
               source.removeListener('data', answered)
             }
             source.on('data', answered)
           })
           fetching.set(socket, () => typesFetching)
+          socket.once('close', () => {
+            if (typesFetching) this.#typeFetchCut = true
+            this.#fetchingTypes.delete(socket)
+          })
           // Without the type fetch, postgres.js 3.4.9 never hands a connection opened for a reservation to
           // it (its ReadyForQuery returns early): its 'drain' listener hands an idle connection to the pool.
           // Nothing else can hold the connection between its first ReadyForQuery and the next macrotask.
