@@ -229,8 +229,8 @@ export class EntityManager {
 
   /**
    * Rows of `table` matching `where` (column = value; an array means any of, but on an array or a
-   * jsonb column it is the value; null means IS NULL; an entity stands for its key), ordered by primary key or `options.orderBy` (then `limit` and
-   * `offset`), tracked in the identity map: a row already managed is returned as the same object,
+   * jsonb column it is the value; null means IS NULL; an entity stands for its key), ordered by
+   * primary key or `options.orderBy` (then `limit` and `offset`), tracked in the identity map: a row already managed is returned as the same object,
    * with its unflushed changes. Removed entities are left out. `options.with` loads relations of the
    * rows too, to any depth, each filtered, ordered, limited or counted as it says, in the same message
    * (see {@link populate}). Every read started in the same tick (`find`, `load`, `populate`...) goes in one

@@ -1,6 +1,6 @@
 import { createServer, type Server, Socket } from 'node:net'
 import { defineSchema, EntityManager, isPipeflushError } from '@pipeflush/core'
-import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { settleWithin, sleep, watchProcess } from './support.ts'
@@ -51,16 +51,21 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
+/** A client of `max` connections through the cutting proxy (none open yet). */
+function throughProxy(driver: DriverName, max: number) {
+  const url = new URL(db.url)
+  url.hostname = '127.0.0.1'
+  url.port = String(port)
+  return openTrackedClient(driver, url.toString(), { max, connectTimeoutSeconds: 3 })
+}
+
 const OFFSETS = Array.from({ length: 16 }, (_, i) => 200 * (i + 1))
 
 describe.each(TEST_DRIVERS)('%s', (driver) => {
   test.each(OFFSETS)(
     'cut after %i bytes of the first opening: a coded error or a connection, nothing unhandled, an end',
     async (offset) => {
-      const url = new URL(db.url)
-      url.hostname = '127.0.0.1'
-      url.port = String(port)
-      const c = openTrackedClient(driver, url.toString(), { max: 1, connectTimeoutSeconds: 3 })
+      const c = throughProxy(driver, 1)
       const watch = watchProcess()
       try {
         cutAt = offset
@@ -87,15 +92,12 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
 // A cold pool of three opening at once, the first connection cut during its opening (its array type
 // fetch, on postgres.js), the others serving the reads; the client ended right after (found by an
 // outside probe): postgres.js 3.4.9 kept the cut connection's type fetch pending, rejected it at the
-// end, and nothing handled the rejection. The same with every host refusing the reopening.
+// end, and nothing handled the rejection (every host refusing the reopening: `multi-host-down/`).
 describe.each(TEST_DRIVERS)('%s, a cold pool of 3', (driver) => {
   test.each(OFFSETS)(
     'first connection cut after %i bytes, the reads served by the others, then the end: nothing unhandled',
     async (offset) => {
-      const url = new URL(db.url)
-      url.hostname = '127.0.0.1'
-      url.port = String(port)
-      const c = openTrackedClient(driver, url.toString(), { max: 3, connectTimeoutSeconds: 3 })
+      const c = throughProxy(driver, 3)
       const watch = watchProcess()
       try {
         // A declared schema: connect opens nothing, the reads open the pool's connections.
