@@ -16,6 +16,17 @@ beforeAll(async () => {
 /** Both drivers run these tests on one database: each block starts from empty tables. */
 const emptyTables = () => db.sql.unsafe('truncate author, book, review restart identity cascade')
 
+/**
+ * Of two backends in a deadlock, the server rolls back the one whose `deadlock_timeout` runs out first
+ * once both wait (each checks once per wait). The run's pool checks after 3 s (time for the test to see
+ * it wait and close the cycle, even on a loaded machine) and the other transaction checks after a
+ * minute, so the run's backend is always the one rolled back.
+ */
+const checksDeadlocksLate = {
+  postgresJs: { connection: { deadlock_timeout: '3s' } },
+  pg: { options: '-c deadlock_timeout=3s' },
+} as const
+
 describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   beforeAll(emptyTables)
   test('wasCommitted answers from the flush log, as the core entity manager does', async () => {
@@ -112,7 +123,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   // Two requests lock two rows in opposite orders: the server breaks the deadlock in one's read, which
   // the run retries.
   test('retries the work after a deadlock of its locking reads (SQLSTATE 40P01)', async () => {
-    const { client } = db.client(driver, { max: 2 })
+    const { client } = db.client(driver, { max: 2, ...checksDeadlocksLate })
     const factory = await createEntityManagerFactory<DB>({ client })
     const { result: pair } = await factory.run((em) => [
       em.create('author', { name: `r1-${driver}` }),
@@ -121,6 +132,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     const [first, second] = pair
     const other = await db.sql.reserve()
     await other`begin`
+    await other`set local deadlock_timeout = '1min'`
     await other`select 1 from author where id = ${second!.id} for update`
     let calls = 0
     const run = factory.run(
@@ -186,7 +198,7 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
   })
 
   test('retries the work after a deadlock the server broke (SQLSTATE 40P01)', async () => {
-    const { client } = db.client(driver, { max: 2 })
+    const { client } = db.client(driver, { max: 2, ...checksDeadlocksLate })
     const factory = await createEntityManagerFactory<DB>({ client })
     const { result: pair } = await factory.run((em) => {
       const author = em.create('author', { name: 'd1' })
@@ -196,10 +208,11 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     // Another transaction holds the book; the flush updates the author, then waits for the book (a
     // flush updates a referenced table before the table referencing it: two statements, in that order,
     // where one statement's rows would be locked in whatever order the server's plan reads them); the
-    // other then asks for the author: a deadlock. The flush waited first, so its backend detects it
-    // (after deadlock_timeout) and is rolled back; the run retries and commits once the other is done.
+    // other then asks for the author: a deadlock. The flush's backend detects it (see
+    // `checksDeadlocksLate`) and is rolled back; the run retries and commits once the other is done.
     const other = await db.sql.reserve()
     await other`begin`
+    await other`set local deadlock_timeout = '1min'`
     await other`update book set title = 'held' where id = ${book.id}`
     /** Once the flush waits for the book, the other transaction asks for the author. */
     const closeTheCycle = async () => {
