@@ -53,10 +53,12 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
    * updates the row, checked in the same statement (`OPTIMISTIC_LOCK`). A create leaving it out
    * writes 1; declared without a default (`.default(1)`), `create`'s type requires it.
    */
-  readonly version?:
-    | string
-    | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<TableAt<NoInfer<S>, K>> }
-    | undefined
+  readonly version?: VersionOption<S>
+  /**
+   * The same as {@link version}, under the name `@pipeflush/core` and `@pipeflush/kysely` give it
+   * (here too by property, not column name). Give one of the two.
+   */
+  readonly versionColumn?: VersionOption<S>
   /**
    * Read the catalog once at start and compare it with the definitions: a table or column missing,
    * another type, nullability or primary key is `SCHEMA_MISMATCH` naming table and column. Default
@@ -66,6 +68,12 @@ export interface EntityManagerFactoryOptions<D extends AnyDatabase, S>
   /** Code run as part of every flush, typed by the schema (see {@link TypedFlushHooks}). */
   readonly hooks?: TypedFlushHooks<NoInfer<S>> | undefined
 }
+
+/** The `version` option: a property name for every table that has it, or property names by table key. */
+export type VersionOption<S> =
+  | string
+  | { readonly [K in TableKey<NoInfer<S>>]?: ColumnKey<TableAt<NoInfer<S>, K>> }
+  | undefined
 
 /** Options of one {@link EntityManagerFactory.run}. */
 export interface RunOptions {
@@ -221,7 +229,9 @@ export async function createEntityManagerFactory<D extends AnyDatabase, S = Sche
   if (typeof options !== 'object' || options === null) {
     throw errors.invalidConfig('createEntityManagerFactory: the options must be an object ({ db })')
   }
-  const { db, schema: given, client: explicit, version, checkDatabase, hooks, ...rest } = options
+  const { db, schema: given, client: explicit, checkDatabase, hooks, ...named } = options
+  const { version: _version, versionColumn: _versionColumn, ...rest } = named
+  const version = versionOption(options)
   const internals = db as unknown as DatabaseInternals | null
   if (typeof internals !== 'object' || internals === null || typeof internals.select !== 'function') {
     throw errors.invalidConfig(
@@ -288,6 +298,20 @@ interface DatabaseInternals {
   readonly $client?: unknown | undefined
   readonly _?: { readonly fullSchema?: unknown } | undefined
   readonly dialect?: { readonly casing?: { getColumnCasing(column: PgColumn): string } } | undefined
+}
+
+/**
+ * The `version` option, given as `version` or as `versionColumn` (the name core's and Kysely's
+ * options give it); both given, and different, is `INVALID_CONFIG`.
+ */
+function versionOption(options: { readonly version?: unknown; readonly versionColumn?: unknown }): unknown {
+  const { version, versionColumn } = options
+  if (versionColumn === undefined) return version
+  if (version !== undefined && JSON.stringify(version) !== JSON.stringify(versionColumn))
+    throw errors.invalidConfig(
+      'createEntityManagerFactory: give the version column as `version` or as `versionColumn`, not both',
+    )
+  return versionColumn
 }
 
 /** The version column of each table, from the `version` option. */

@@ -43,6 +43,7 @@ export {
   type RunOptions,
   type RunResult,
   type SchemaOf,
+  type VersionOption,
 } from './factory.ts'
 export type {
   DeclaredRelations,

@@ -6,7 +6,7 @@ import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js'
 import type pg from 'pg'
 import type postgres from 'postgres'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { createEntityManagerFactory } from '../../src/index.ts'
+import { createEntityManagerFactory, isPipeflushError } from '../../src/index.ts'
 
 // A version column in bigint mode holds bigints, as Drizzle's select gives them, after a create and
 // an update as when loaded. It held the numbers 1 and 2 (typed bigint: `version + 1n` threw); found
@@ -64,5 +64,25 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       em.upsert(docs, { id: 1000 + created.doc.id, title: 'u' }, { conflict: ['id'] }),
     )
     expect(upserted.version).toBe(1n)
+  })
+
+  test('`versionColumn` (the name core and Kysely give the option) checks and increments the same', async () => {
+    const client = db.client(driver, { max: 2 })
+    const drizzle =
+      driver === 'postgres.js'
+        ? drizzlePostgresJs(client.client as postgres.Sql, { schema })
+        : drizzlePg(client.client as pg.Pool, { schema })
+    const factory = await createEntityManagerFactory({ db: drizzle, versionColumn: { docs: 'version' } })
+    const { result: created } = await factory.run((em) => em.create(docs, { title: 'v' }))
+    await factory.run(async (em) => {
+      ;(await em.load(docs, created.id)).title = 'w'
+    })
+    const [row] = await drizzle.select().from(docs).where(eq(docs.id, created.id))
+    expect(row?.version).toBe(2n)
+    const em = factory.fork()
+    const mine = await em.load(docs, created.id)
+    await drizzle.update(docs).set({ title: 'other', version: 3n }).where(eq(docs.id, created.id))
+    mine.title = 'lost'
+    await expect(em.flush()).rejects.toSatisfy((e) => isPipeflushError(e, 'OPTIMISTIC_LOCK'))
   })
 })

@@ -36,6 +36,15 @@ describe('createEntityManagerFactory', () => {
     expect(
       await failure(() => createEntityManagerFactory({ db, version: { books: 'rev' } as never })),
     ).toMatch(/^INVALID_CONFIG: version: books has no property "rev"/)
+    // `versionColumn`, core's and Kysely's name for it, is the same option, checked the same.
+    expect(
+      await failure(() => createEntityManagerFactory({ db, versionColumn: { books: 'rev' } as never })),
+    ).toMatch(/^INVALID_CONFIG: version: books has no property "rev"/)
+    expect(
+      await failure(() => createEntityManagerFactory({ db, version: 'version', versionColumn: 'rev' })),
+    ).toMatch(
+      /^INVALID_CONFIG: createEntityManagerFactory: give the version column as `version` or as `versionColumn`, not both/,
+    )
   })
 
   it('needs a pool: a database without a client is refused by pipeflush', async () => {
