@@ -92,6 +92,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
       `schema must be a model made by defineSchema() or readSchema(), not ${describeValue(options.schema)}.`,
     )
   }
+  if (options.schema !== undefined) checkNotRead(options)
   const driver = driverFor(client)
   const source =
     options.schema === undefined ? await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT) : undefined
@@ -172,6 +173,30 @@ function clientCatalog(
     },
   }
   return catalog
+}
+
+/** The options that say how the catalog is read: they do nothing to a schema given as `schema`. */
+const READ_OPTIONS = ['schemas', 'versionColumn', 'relationNames'] as const
+
+/**
+ * With a schema given (`schema`), the catalog is not read: an option saying how to read it is
+ * refused, not left without effect (a `versionColumn` ignored checked no version).
+ */
+function checkNotRead(options: EntityManagerOptions): void {
+  for (const name of READ_OPTIONS) {
+    if (options[name] === undefined) continue
+    throw errors.invalidConfig(
+      `${name} says how the schema is read from the database, and a schema given as \`schema\` is not read: ${READ_ADVICE[name]}`,
+    )
+  }
+}
+
+const READ_ADVICE: Readonly<Record<(typeof READ_OPTIONS)[number], string>> = {
+  schemas:
+    "give defineSchema the tables' schemas (a key `app.book`, or its option `schema`), or readSchema its `schemas`.",
+  versionColumn:
+    "declare each table's version column in defineSchema (a table's `version`), or give readSchema its `versionColumn`.",
+  relationNames: 'give defineSchema (or readSchema) its `relationNames`.',
 }
 
 /** The options `EntityManager.connect` takes (see `EntityManagerOptions`). */

@@ -20,7 +20,11 @@ export { readSchemaOption } from './schema/read-schema-options.ts'
 export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   /** How flushes are sent (default `burst`). */
   readonly pipeline?: PipelineMode | undefined
-  /** A schema declared in code (see `defineSchema`); when given, pg_catalog is not read. */
+  /**
+   * A schema declared in code (see `defineSchema`); when given, pg_catalog is not read, and the
+   * options of that read (`schemas`, `versionColumn`, `relationNames`) are refused: `defineSchema`
+   * takes them.
+   */
   readonly schema?: SchemaModel | undefined
   /**
    * Ids fetched per sequence at least, each time the pool runs short (default 50). A sequence that keeps

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EntityManager, isPipeflushError } from '../../src/index.ts'
+import { defineSchema, EntityManager, isPipeflushError } from '../../src/index.ts'
 
 // Options are checked before the client is touched: a misspelled one is refused, never dropped.
 describe('EntityManager.connect options', () => {
@@ -17,5 +17,26 @@ describe('EntityManager.connect options', () => {
     }
     const far = await EntityManager.connect({} as never, { colour: 'blue' } as never).catch((e: unknown) => e)
     expect((far as Error).message).toMatch(/unknown option "colour"; the options are pipeline, schema, /)
+  })
+
+  // A schema given is not read: the options saying how to read one would do nothing (a versionColumn
+  // so given checked no version), so they are refused.
+  it('an option of the catalog read beside a schema given is INVALID_CONFIG naming where it goes', async () => {
+    const schema = defineSchema({
+      book: { columns: { id: 'int8', version: 'int4' }, primaryKey: ['id'] },
+    })
+    for (const [name, value, advice] of [
+      ['versionColumn', 'version', "declare each table's version column in defineSchema"],
+      ['schemas', ['app'], "give defineSchema the tables' schemas"],
+      ['relationNames', { 'book.x': 'y' }, 'give defineSchema (or readSchema) its `relationNames`'],
+    ] as const) {
+      const error = await EntityManager.connect({} as never, { schema, [name]: value }).catch(
+        (e: unknown) => e,
+      )
+      expect(isPipeflushError(error, 'INVALID_CONFIG'), String(error)).toBe(true)
+      expect((error as Error).message).toContain(
+        `${name} says how the schema is read from the database, and a schema given as \`schema\` is not read: ${advice}`,
+      )
+    }
   })
 })
