@@ -50,3 +50,25 @@ export function stringsArgument(
   }
   return value as readonly string[]
 }
+
+/**
+ * Checks that `options` names no option but `names`: a misspelled one (`{ updates: [...] }`, `{ lok:
+ * 'update' }`) is `code` naming it and the options there are, before anything is sent, not dropped
+ * (an upsert would overwrite every column given, a read take no lock).
+ *
+ * @example
+ * knownOptions({ limt: 5 }, ['with', 'lock', 'orderBy', 'limit', 'offset'], 'find', 'INVALID_VALUE')
+ * // throws: find: unknown option "limt"; the options are with, lock, orderBy, limit, offset.
+ */
+export function knownOptions(
+  options: object,
+  names: readonly string[],
+  what: string,
+  code: Extract<ErrorCode, 'INVALID_VALUE' | 'INVALID_CONFIG'>,
+  details: PipeflushErrorDetails = {},
+): void {
+  for (const name in options) {
+    if (!Object.hasOwn(options, name) || names.includes(name)) continue
+    throw errors.unknownOption(code, what, name, names, details)
+  }
+}

@@ -34,6 +34,9 @@ export interface EntityManagerFactoryOptions<DB> extends Omit<EntityManagerOptio
   readonly hooks?: TypedFlushHooks<DB> | undefined
 }
 
+/** The names of {@link RunOptions}. */
+const RUN_OPTIONS: readonly string[] = ['pipeline', 'flushTimeoutMs', 'localSettings', 'retries', 'backoffMs']
+
 /** Options of one {@link EntityManagerFactory.run}. */
 export interface RunOptions {
   /** Pipeline mode of this run's flush (default: the factory's). */
@@ -145,6 +148,10 @@ export class EntityManagerFactory<DB, R = NoRelations> {
     if (typeof work !== 'function') throw errors.invalidConfig('run: the work must be a function')
     if (typeof options !== 'object' || options === null)
       throw errors.invalidConfig('run: the options must be an object')
+    // A misspelled option would be dropped without a word (`retry: 3`: a conflict not retried).
+    for (const name of Object.keys(options))
+      if (!RUN_OPTIONS.includes(name))
+        throw errors.invalidConfig(`run: unknown option "${name}"; the options are ${RUN_OPTIONS.join(', ')}`)
     const retries = options.retries ?? 0
     if (!Number.isSafeInteger(retries) || retries < 0) {
       throw errors.invalidConfig('run: retries must be an integer >= 0')

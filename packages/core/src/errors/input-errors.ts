@@ -169,6 +169,21 @@ export const inputErrors = {
     return new PipeflushError(code, `${what} must be an array of column names, not ${shown}.`, details)
   },
 
+  /** An options object naming an option `what` does not take (see `knownOptions`). Nothing was sent. */
+  unknownOption(
+    code: ErrorCode,
+    what: string,
+    name: string,
+    names: readonly string[],
+    details: PipeflushErrorDetails = {},
+  ): PipeflushError {
+    return new PipeflushError(
+      code,
+      `${what}: unknown option "${name}"; the options are ${names.join(', ')}. Nothing was sent.`,
+      details,
+    )
+  },
+
   /** `wasCommitted` given something else than a uuid. */
   flushIdNotUuid(shown: string): PipeflushError {
     return new PipeflushError('INVALID_VALUE', `A flush id is a uuid, not ${shown}.`)

@@ -1,3 +1,4 @@
+import { knownOptions, recordArgument } from '../arguments.ts'
 import type { RowLock } from '../connection/held-transaction.ts'
 import type { Row } from '../drivers/driver.ts'
 import { errors, isPipeflushError } from '../errors.ts'
@@ -82,6 +83,7 @@ export class UnitOfWorkReads {
    */
   async find(table: string, where: Where = {}, options: FindOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
+    checkReadOptions(options, FIND_OPTIONS, `find(${model.key})`)
     const resolving = this.#resolveWhere(model, where)
     const resolved = resolving instanceof Promise ? await resolving : resolving
     const { sql, params } = whereSql(model, resolved, 't0')
@@ -102,6 +104,7 @@ export class UnitOfWorkReads {
    */
   async load(table: string, key: unknown, options: ReadOptions = {}): Promise<Entity> {
     const model = readableTable(this.#schema, table)
+    checkReadOptions(options, READ_OPTIONS, `load(${model.key})`)
     if (model.primaryKey.length === 0) throw errors.noKeyToLoad(model.key, model.kind)
     const where = keyWhere(model, key)
     const canonical = givenKey(model, where)
@@ -173,6 +176,7 @@ export class UnitOfWorkReads {
    */
   async rows(table: string, statement: ReadStatement, options: ReadOptions = {}): Promise<Entity[]> {
     const model = readableTable(this.#schema, table)
+    checkReadOptions(options, READ_OPTIONS, `loadRows(${model.key})`)
     const own = { ...ownStatement(statement, `loadRows(${model.key})`), table: model.key }
     const tree = withOf(options)
     const lock = lockOf(options)
@@ -266,6 +270,15 @@ function givenKey(table: TableModel, where: Where): string | null {
       normalizeKeyValue(where[name], table.columnsByName.get(name)!, loadKeyAt(table))
     throw e
   }
+}
+
+/** The options of a read ({@link ReadOptions}), and of a find ({@link FindOptions}). */
+const READ_OPTIONS: readonly string[] = ['with', 'lock']
+const FIND_OPTIONS: readonly string[] = ['with', 'lock', 'orderBy', 'limit', 'offset']
+
+/** A read's options are an object naming only `names`: else `INVALID_VALUE`, nothing sent. */
+function checkReadOptions(options: unknown, names: readonly string[], what: string): void {
+  knownOptions(recordArgument(options, `${what}: the options`, 'INVALID_VALUE'), names, what, 'INVALID_VALUE')
 }
 
 /** The `with` of read options, checked (an object of relations). */

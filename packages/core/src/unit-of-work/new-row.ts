@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid'
-import { isRecord, recordArgument, stringsArgument } from '../arguments.ts'
+import { isRecord, knownOptions, recordArgument, stringsArgument } from '../arguments.ts'
 import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { UpsertSpec } from '../plan/types.ts'
@@ -44,6 +44,7 @@ export function upsertOf(
   const row = writableRow(table, values)
   const where = { table: table.key }
   const spec = recordArgument(options, `upsert(${table.key}): the options`, 'INVALID_CONFIG', where)
+  knownOptions(spec, UPSERT_OPTIONS, `upsert(${table.key})`, 'INVALID_CONFIG', where)
   const conflict = stringsArgument(
     spec['conflict'],
     `upsert(${table.key}): conflict`,
@@ -68,6 +69,9 @@ export function upsertOf(
   fillUuidKeys(table, row)
   return { row, spec: { conflict: [...conflict], update: [...update] } }
 }
+
+/** The options of `upsert`. */
+const UPSERT_OPTIONS: readonly string[] = ['conflict', 'update']
 
 /**
  * The managed row of a row read elsewhere: every column of `table`, or `INVALID_VALUE` naming the

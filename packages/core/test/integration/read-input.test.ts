@@ -194,6 +194,56 @@ describe.each(drivers)('%s', (driver) => {
     expect((nested as Error).message).toMatch(/^film_actor\.actor_id \(a \$where condition\): /)
   })
 
+  // A misspelled option would be dropped without a word: a read without its lock, an upsert that
+  // overwrites every column given instead of none.
+  test('an option a read or an upsert does not take is refused by name, before anything is sent', async () => {
+    const { root, counter } = await setup(driver)
+    const em = root.fork()
+    counter.reset()
+    const statement: ReadStatement = { text: `select ${ACTOR_COLUMNS} from actor`, params: [] }
+    for (const [read, message] of [
+      [
+        () => em.find('actor', {}, { limt: 1 } as never),
+        'find(actor): unknown option "limt"; the options are with, lock, orderBy, limit, offset.',
+      ],
+      [
+        () => em.load('actor', 12, { lok: 'update' } as never),
+        'load(actor): unknown option "lok"; the options are with, lock.',
+      ],
+      [
+        () => em.loadRows('actor', statement, { orderBy: 'actor_id' } as never),
+        'loadRows(actor): unknown option "orderBy"; the options are with, lock.',
+      ],
+      [
+        () => em.find('actor', {}, null as never),
+        'find(actor): the options must be an object of named values, not null.',
+      ],
+    ] as const) {
+      const e = await read().catch((x: Error) => x)
+      expect(e, message).toMatchObject({ code: 'INVALID_VALUE' })
+      expect((e as Error).message).toContain(message)
+    }
+    const upsert = (() => {
+      try {
+        em.upsert('actor', { actor_id: 12, first_name: 'Ada', last_name: 'B' }, {
+          conflict: ['actor_id'],
+          updates: [],
+        } as never)
+      } catch (e) {
+        return e as Error
+      }
+      return undefined
+    })()
+    expect(upsert).toMatchObject({ code: 'INVALID_CONFIG', table: 'actor' })
+    expect(upsert?.message).toContain(
+      'upsert(actor): unknown option "updates"; the options are conflict, update.',
+    )
+    expect(em.pending).toEqual({ inserts: 0, updates: 0, deletes: 0, upserts: 0 })
+    expect(counter.read().roundTrips).toBe(0)
+    // Spelled right, the same reads run.
+    expect(await em.find('actor', {}, { limit: 1 })).toHaveLength(1)
+  })
+
   test('a removed entity in a find condition stands for its key (its rows found to remove them too); a write may not refer to it', async () => {
     const { root, counter } = await setup(driver)
     const em = root.fork()

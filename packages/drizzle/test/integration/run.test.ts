@@ -27,4 +27,22 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     const [row] = await db.sql`select full_name from author where id = ${author.id} for update nowait`
     expect(row?.['full_name']).toBe(`locked-${driver}`)
   })
+
+  test('a misspelled option is refused by name before the work runs (not dropped: a conflict not retried)', async () => {
+    const { db: drizzle } = drizzleOn(db, driver, 1)
+    const factory = await createEntityManagerFactory({ db: drizzle })
+    let ran = false
+    const run = factory.run(
+      () => {
+        ran = true
+      },
+      { retry: 3 } as never,
+    )
+    await expect(run).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message:
+        'run: unknown option "retry"; the options are pipeline, flushTimeoutMs, localSettings, retries, backoffMs.',
+    })
+    expect(ran).toBe(false)
+  })
 })

@@ -91,6 +91,24 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     expect(await factory.em().select(settings)).toEqual([{ who: 'factory', request: '' }])
   })
 
+  test('a misspelled option is refused by name before the work runs (not dropped: a conflict not retried)', async () => {
+    const { client } = db.client(driver, { max: 1 })
+    const factory = await createEntityManagerFactory<DB>({ client })
+    let ran = false
+    const run = factory.run(
+      () => {
+        ran = true
+      },
+      { retry: 3 } as never,
+    )
+    await expect(run).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message:
+        'run: unknown option "retry"; the options are pipeline, flushTimeoutMs, localSettings, retries, backoffMs.',
+    })
+    expect(ran).toBe(false)
+  })
+
   test('writes nothing when the work throws', async () => {
     const { client } = db.client(driver, { max: 2 })
     const factory = await createEntityManagerFactory<DB>({ client })
