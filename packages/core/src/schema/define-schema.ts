@@ -34,6 +34,56 @@ function configError(table: string, message: string, column?: string): Pipeflush
   return errors.tableConfig(table, message, column)
 }
 
+/** The properties of each part of a spec (see `schema-spec.ts`). */
+const TABLE_KEYS = ['kind', 'columns', 'primaryKey', 'foreignKeys', 'uniques', 'version', 'schema', 'name']
+const COLUMN_KEYS = [
+  'type',
+  'sql',
+  'nullable',
+  'default',
+  'identity',
+  'sequence',
+  'serial',
+  'generated',
+  'name',
+  'mapping',
+  'enumLabels',
+  'sqlType',
+  'text',
+]
+const FOREIGN_KEY_KEYS = [
+  'columns',
+  'references',
+  'targetColumns',
+  'name',
+  'deferrable',
+  'initiallyDeferred',
+  'onDelete',
+]
+const UNIQUE_KEYS = ['columns', 'name', 'nullsNotDistinct']
+const OPTION_KEYS = ['schema', 'relationNames']
+
+/**
+ * `INVALID_CONFIG` for a property of `spec` (`what`, of table `table`) none of `names`: misspelled, it
+ * would be dropped without a word (a `foreignKey` list: no foreign key, and inserts out of order).
+ */
+function checkSpecKeys(
+  spec: object,
+  names: readonly string[],
+  table: string,
+  what: string,
+  column?: string,
+): void {
+  for (const name in spec) {
+    if (!Object.hasOwn(spec, name) || names.includes(name)) continue
+    throw configError(
+      table,
+      `${what} has no property "${name}"; its properties are ${names.join(', ')}.`,
+      column,
+    )
+  }
+}
+
 /** PostgreSQL's default constraint name, with a numeric suffix when already taken in the schema. */
 function defaultConstraintName(
   table: string,
@@ -62,6 +112,8 @@ function buildColumn(
   input: ColumnSpecInput,
 ): ColumnModel {
   const spec: ColumnSpec = typeof input === 'string' ? { type: input } : input
+  if (typeof spec === 'object' && spec !== null)
+    checkSpecKeys(spec, COLUMN_KEYS, table, `column "${name}"`, name)
   if (spec.sql !== undefined) return buildSqlColumn(table, schema, tableName, name, spec)
   const match = TYPE_PATTERN.exec(spec.type)
   const type = match?.[1]
@@ -185,6 +237,7 @@ interface TablePlace {
 }
 
 function placeTable(key: string, spec: TableSpec, defaultSchema: string): TablePlace {
+  if (typeof spec === 'object' && spec !== null) checkSpecKeys(spec, TABLE_KEYS, key, 'the table')
   const dot = key.indexOf('.')
   const schema = spec.schema ?? (dot >= 0 ? key.slice(0, dot) : defaultSchema)
   const name = spec.name ?? (dot >= 0 ? key.slice(dot + 1) : key)
@@ -198,6 +251,7 @@ function buildForeignKey(
   places: ReadonlyMap<string, TablePlace>,
   used: Set<string>,
 ): ForeignKeyModel {
+  checkSpecKeys(fk, FOREIGN_KEY_KEYS, place.key, `a foreign key on (${String(fk.columns)})`)
   const target = places.get(fk.references)
   if (target === undefined) {
     throw configError(
@@ -242,6 +296,7 @@ function buildTable(
     buildColumn(key, place.schema, place.name, name, column),
   )
   const uniques: UniqueModel[] = (spec.uniques ?? []).map((unique) => {
+    if (!Array.isArray(unique)) checkSpecKeys(unique, UNIQUE_KEYS, key, 'a unique constraint')
     const columns: readonly string[] = 'columns' in unique ? unique.columns : unique
     const name =
       ('name' in unique ? unique.name : undefined) ??
@@ -293,6 +348,12 @@ export function defineSchema<const S extends SchemaSpec>(
   spec: S & CheckedSchemaSpec<S>,
   options: DefineSchemaOptions = {},
 ): SchemaModel {
+  for (const name in options) {
+    if (Object.hasOwn(options, name) && !OPTION_KEYS.includes(name))
+      throw errors.invalidConfig(
+        `defineSchema: unknown option "${name}"; the options are ${OPTION_KEYS.join(', ')}.`,
+      )
+  }
   const defaultSchema = options.schema ?? 'public'
   const places = new Map<string, TablePlace>()
   for (const [key, table] of Object.entries<TableSpec>(spec))

@@ -321,6 +321,60 @@ describe('defineSchema', () => {
     ).toContain('has 1 columns but references 2')
   })
 
+  // Misspelled, a property would be dropped without a word: a `foreignKey` list made no foreign key
+  // (inserts then sent out of order), a `versionColumn` no optimistic locking.
+  it('rejects a property no part of a spec has, naming it and the properties there are', () => {
+    const author = { columns: { id: 'int8', v: 'int4' }, primaryKey: ['id'] }
+    const cases: [unknown, unknown, string][] = [
+      [
+        { author: { ...author, versionColumn: 'v' } },
+        {},
+        'Table "author": the table has no property "versionColumn"; its properties are kind, columns, primaryKey, foreignKeys, uniques, version, schema, name.',
+      ],
+      [
+        {
+          author,
+          book: {
+            columns: { id: 'int8', a: 'int8' },
+            primaryKey: ['id'],
+            foreignKey: [{ columns: ['a'], references: 'author' }],
+          },
+        },
+        {},
+        'Table "book": the table has no property "foreignKey";',
+      ],
+      [
+        { author: { ...author, columns: { id: { type: 'int8', nulable: true } } } },
+        {},
+        'Table "author": column "id" has no property "nulable"; its properties are type, sql, nullable,',
+      ],
+      [
+        {
+          author,
+          book: {
+            columns: { id: 'int8', a: 'int8' },
+            primaryKey: ['id'],
+            foreignKeys: [{ columns: ['a'], references: 'author', ondelete: 'cascade' }],
+          },
+        },
+        {},
+        'Table "book": a foreign key on (a) has no property "ondelete"; its properties are columns, references, targetColumns, name, deferrable, initiallyDeferred, onDelete.',
+      ],
+      [
+        { author: { ...author, uniques: [{ columns: ['v'], nullsDistinct: false }] } },
+        {},
+        'Table "author": a unique constraint has no property "nullsDistinct"; its properties are columns, name, nullsNotDistinct.',
+      ],
+      [
+        { author },
+        { relationName: {} },
+        'defineSchema: unknown option "relationName"; the options are schema, relationNames.',
+      ],
+    ]
+    for (const [spec, options, message] of cases)
+      expect(configError(() => defineSchema(spec as never, options as never))).toContain(message)
+  })
+
   it('rejects bad column declarations', () => {
     const unknownType = () =>
       // @ts-expect-error: not a type

@@ -48,7 +48,7 @@ const spec = {
       {
         columns: ['book_id', 'edition_number'],
         references: 'edition',
-        referencedColumns: ['book_id', 'number'],
+        targetColumns: ['book_id', 'number'],
       },
     ],
   },
