@@ -24,6 +24,7 @@ import { IDENTITY_SQL, identityOf, type ServerIdentity } from './read/replicas.t
 import { builtByAnotherCopy, isSchemaModel } from './schema/build-table.ts'
 import { type CatalogSchema, cachedSchema } from './schema/cached-schema.ts'
 import { keyFills } from './schema/key-fill.ts'
+import { pickVersionColumn } from './schema/read-schema.ts'
 import type { ClientCatalog, ClientSettings } from './settings.ts'
 import { describeValue } from './values/location.ts'
 
@@ -92,7 +93,7 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
       `schema must be a model made by defineSchema() or readSchema(), not ${describeValue(options.schema)}.`,
     )
   }
-  if (options.schema !== undefined) checkNotRead(options)
+  if (options.schema !== undefined) checkAgreesWithSchema(options, options.schema)
   const driver = driverFor(client)
   const source =
     options.schema === undefined ? await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT) : undefined
@@ -175,28 +176,37 @@ function clientCatalog(
   return catalog
 }
 
-/** The options that say how the catalog is read: they do nothing to a schema given as `schema`. */
-const READ_OPTIONS = ['schemas', 'versionColumn', 'relationNames'] as const
-
 /**
- * With a schema given (`schema`), the catalog is not read: an option saying how to read it is
- * refused, not left without effect (a `versionColumn` ignored checked no version).
+ * With a schema given (`schema`), the catalog is not read: `versionColumn` and `relationNames` must
+ * say what the schema says (as they do when it is one read before with the same options), else they
+ * are refused rather than left without effect (a `versionColumn` beside a schema of `defineSchema`
+ * checked no version).
  */
-function checkNotRead(options: EntityManagerOptions): void {
-  for (const name of READ_OPTIONS) {
-    if (options[name] === undefined) continue
-    throw errors.invalidConfig(
-      `${name} says how the schema is read from the database, and a schema given as \`schema\` is not read: ${READ_ADVICE[name]}`,
-    )
+function checkAgreesWithSchema(options: EntityManagerOptions, schema: SchemaModel): void {
+  const { versionColumn, relationNames } = options
+  if (versionColumn !== undefined) {
+    const tables = typeof versionColumn === 'string' ? [...schema.tables.keys()] : Object.keys(versionColumn)
+    for (const key of tables) {
+      const table = schema.tables.get(key)
+      const wanted =
+        table === undefined
+          ? undefined
+          : table.kind === 'table'
+            ? pickVersionColumn(key, table.columns, versionColumn)
+            : null
+      if (table !== undefined && wanted === table.versionColumn) continue
+      throw errors.invalidConfig(
+        `versionColumn says ${describeValue(wanted)} for table "${key}", and the schema given (\`schema\`, not read again) says ${describeValue(table?.versionColumn)}: declare each table's version column in defineSchema (a table's \`version\`), or give readSchema its \`versionColumn\`.`,
+      )
+    }
   }
-}
-
-const READ_ADVICE: Readonly<Record<(typeof READ_OPTIONS)[number], string>> = {
-  schemas:
-    "give defineSchema the tables' schemas (a key `app.book`, or its option `schema`), or readSchema its `schemas`.",
-  versionColumn:
-    "declare each table's version column in defineSchema (a table's `version`), or give readSchema its `versionColumn`.",
-  relationNames: 'give defineSchema (or readSchema) its `relationNames`.',
+  if (
+    relationNames !== undefined &&
+    JSON.stringify(relationNames) !== JSON.stringify(schema.relationNames ?? {})
+  )
+    throw errors.invalidConfig(
+      'relationNames differs from the schema given (`schema`, not read again): give defineSchema (or readSchema) its `relationNames`.',
+    )
 }
 
 /** The options `EntityManager.connect` takes (see `EntityManagerOptions`). */

@@ -21,9 +21,9 @@ export interface EntityManagerOptions<M = unknown> extends ReadSchemaOptions {
   /** How flushes are sent (default `burst`). */
   readonly pipeline?: PipelineMode | undefined
   /**
-   * A schema declared in code (see `defineSchema`); when given, pg_catalog is not read, and the
-   * options of that read (`schemas`, `versionColumn`, `relationNames`) are refused: `defineSchema`
-   * takes them.
+   * A schema declared in code (see `defineSchema`), or one read before; when given, pg_catalog is
+   * not read, and a `versionColumn` or `relationNames` saying otherwise than the schema is refused
+   * (`defineSchema` takes them).
    */
   readonly schema?: SchemaModel | undefined
   /**

@@ -287,7 +287,11 @@ function numericTypmodOf(typmod: number): NumericTypmod | undefined {
   return { precision: (t >> 16) & 0xffff, scale: ((t & 0x7ff) ^ 0x400) - 0x400 }
 }
 
-function pickVersionColumn(
+/**
+ * The version column of the table `key` by the `versionColumn` option: a column name every table with
+ * an integer column of that name has, or one per table; null for none.
+ */
+export function pickVersionColumn(
   key: string,
   columns: readonly ColumnModel[],
   option: ReadSchemaOptions['versionColumn'],

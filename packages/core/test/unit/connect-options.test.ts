@@ -19,24 +19,43 @@ describe('EntityManager.connect options', () => {
     expect((far as Error).message).toMatch(/unknown option "colour"; the options are pipeline, schema, /)
   })
 
-  // A schema given is not read: the options saying how to read one would do nothing (a versionColumn
-  // so given checked no version), so they are refused.
-  it('an option of the catalog read beside a schema given is INVALID_CONFIG naming where it goes', async () => {
-    const schema = defineSchema({
-      book: { columns: { id: 'int8', version: 'int4' }, primaryKey: ['id'] },
-    })
-    for (const [name, value, advice] of [
-      ['versionColumn', 'version', "declare each table's version column in defineSchema"],
-      ['schemas', ['app'], "give defineSchema the tables' schemas"],
-      ['relationNames', { 'book.x': 'y' }, 'give defineSchema (or readSchema) its `relationNames`'],
+  // A schema given is not read: a versionColumn or relationNames saying otherwise would do nothing (a
+  // versionColumn beside a schema of defineSchema checked no version), so it is refused; one saying
+  // the same (a schema read before with the same options, given again) is taken.
+  it('a versionColumn or relationNames beside a schema given must say what the schema says', async () => {
+    const spec = { book: { columns: { id: 'int8', version: 'int4' }, primaryKey: ['id'] } } as const
+    const plain = defineSchema(spec)
+    const versioned = defineSchema({ book: { ...spec.book, version: 'version' } })
+    for (const [options, message] of [
+      [
+        { schema: plain, versionColumn: 'version' },
+        "versionColumn says 'version' for table \"book\", and the schema given (`schema`, not read again) says null: declare each table's version column in defineSchema",
+      ],
+      [
+        { schema: plain, versionColumn: { book: 'version' } },
+        'versionColumn says \'version\' for table "book"',
+      ],
+      [
+        { schema: versioned, versionColumn: { author: 'version' } },
+        'versionColumn says undefined for table "author"',
+      ],
+      [
+        { schema: plain, relationNames: { 'book.x': 'y' } },
+        'relationNames differs from the schema given (`schema`, not read again): give defineSchema (or readSchema) its `relationNames`.',
+      ],
     ] as const) {
-      const error = await EntityManager.connect({} as never, { schema, [name]: value }).catch(
-        (e: unknown) => e,
-      )
+      const error = await EntityManager.connect({} as never, options).catch((e: unknown) => e)
       expect(isPipeflushError(error, 'INVALID_CONFIG'), String(error)).toBe(true)
-      expect((error as Error).message).toContain(
-        `${name} says how the schema is read from the database, and a schema given as \`schema\` is not read: ${advice}`,
-      )
+      expect((error as Error).message).toContain(message)
+    }
+    // Saying what the schema says: past the options, refused only for the client given.
+    for (const options of [
+      { schema: versioned, versionColumn: 'version' },
+      { schema: versioned, versionColumn: { book: 'version' } },
+      { schema: plain, relationNames: {} },
+    ]) {
+      const error = await EntityManager.connect({} as never, options).catch((e: unknown) => e)
+      expect((error as Error).message).toMatch(/is not a client/)
     }
   })
 })
