@@ -123,9 +123,9 @@ export function reserveConnection(
         if (finish(() => reject(everyHost))) failed(everyHost)
       } else if (
         now - started >= watch.connectTimeoutMs ||
-        meters.failures - failuresBefore >= FAILED_OPENINGS
+        meters.failuresBegunSince(started) >= FAILED_OPENINGS
       ) {
-        const why = cannotConnect(watch, meters.failures - failuresBefore)
+        const why = cannotConnect(watch, meters.failuresBegunSince(started))
         if (finish(() => reject(why))) failed(why)
       } else if (now - lastAsk >= 1000) {
         ask()
@@ -144,8 +144,9 @@ export function reserveConnection(
 const SESSION_ENDS = new Set(['57P01', '57P02', '57P05', '25P03'])
 
 /**
- * Connection attempts failed since a reservation was asked after which it fails, before
- * `connect_timeout`: postgres.js reconnects at once when a connection closes before it is ready (a
+ * Connection attempts begun since a reservation was asked and failed, after which it fails, before
+ * `connect_timeout` (an attempt begun before, held by a silent network and dropped as it heals, is no
+ * sign that the server refuses connections now): postgres.js reconnects at once when a connection closes before it is ready (a
  * server that closes each new connection: a proxy or load balancer with no backend), and would keep at
  * it for the whole `connect_timeout` (30 s by default, `flushTimeoutMs`'s default too: every flush
  * timed out waiting). node-postgres fails at the first such close; a few let one cut opening (the

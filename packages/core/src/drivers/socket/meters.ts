@@ -90,6 +90,9 @@ export function countOf(m: MeteredSocket): SocketCount {
 /** How many ended sockets {@link Meters.byKey} still finds. */
 const RECENTLY_ENDED = 256
 
+/** Failed connection attempts whose start the meters remember (see `failuresBegunSince`). */
+const RECENT_FAILURES = 64
+
 /** Why the last connection attempt failed, and where. */
 export interface ConnectFailure {
   readonly at: number
@@ -115,6 +118,8 @@ export class Meters {
   readonly #endedSockets: MeteredSocket[] = []
   readonly #bySocket = new WeakMap<Duplex, MeteredSocket>()
   #failures = 0
+  /** When each of the last failed attempts began (`performance.now()`), oldest first. */
+  readonly #failedBegan: number[] = []
   #opened = 0
   #ended = 0
   /** Sockets that ended after their connection got its cancel key, since the first (see {@link endedSince}). */
@@ -135,6 +140,7 @@ export class Meters {
   add(socket: Duplex, address: string, fromStart = true, afterReady = 0, admit?: Admission): MeteredSocket {
     const known = this.#bySocket.get(socket)
     if (known) return known
+    const began = performance.now()
     const metered: MeteredSocket = {
       socket,
       meter: meterSocket(socket, admit, this.#countCompleted),
@@ -166,6 +172,8 @@ export class Meters {
       if (metered.meter.ready) this.#ended++
       if (!metered.meter.ready) {
         this.#failures++
+        this.#failedBegan.push(began)
+        if (this.#failedBegan.length > RECENT_FAILURES) this.#failedBegan.shift()
         const error = metered.meter.closeError
         const tlsRefused = metered.meter.tlsRefused
         // The server's own refusal (a password, a database), when it answered one in the clear.
@@ -275,6 +283,22 @@ export class Meters {
   /** Connection attempts that failed so far. */
   get failures(): number {
     return this.#failures
+  }
+
+  /**
+   * Connection attempts begun at `since` (`performance.now()`) or later that failed so far, counted
+   * among the last {@link RECENT_FAILURES} failures: an attempt begun before (an opening a silent
+   * network held, dropped as it heals) is no failure of what began at `since`.
+   *
+   * @example
+   * const asked = performance.now()
+   * // ... later:
+   * if (meters.failuresBegunSince(asked) >= 3) giveUp()
+   */
+  failuresBegunSince(since: number): number {
+    let n = 0
+    for (let i = this.#failedBegan.length - 1; i >= 0; i--) if (this.#failedBegan[i]! >= since) n++
+    return n
   }
 
   get lastFailure(): ConnectFailure | undefined {
