@@ -83,7 +83,8 @@ export function graphLevels(
   resolveWhere: ResolveWhere = (_table, where) => where,
 ): GraphLevel[] {
   const node = parseWith(tree, 'with')
-  const rootParams = 'statement' in root ? root.statement.params : root.params
+  const rootParams =
+    'statement' in root ? root.statement.params : root.offset === undefined ? root.params : withOffset(root)
   let shapes = schemaShapes.get(schema)
   if (shapes === undefined) {
     shapes = new Map()
@@ -141,9 +142,23 @@ interface Shape {
 const schemaShapes = new WeakMap<SchemaModel, Map<string, Shape>>()
 const MAX_SHAPES = 1_000
 
+/**
+ * A shape's roots, as one text: their select or their condition, order and limit, and whether they
+ * are offset (an offset is a parameter, whatever its value: see {@link withOffset}).
+ */
 function rootKey(root: GraphRoot): string {
   if ('statement' in root) return `s\u0000${root.statement.text}`
-  return `w\u0000${root.where}\u0000${root.orderBy ?? ''}\u0000${root.limit ?? ''}\u0000${root.offset ?? ''}`
+  return `w\u0000${root.where}\u0000${root.orderBy ?? ''}\u0000${root.limit ?? ''}\u0000${root.offset === undefined ? '' : 'o'}`
+}
+
+/**
+ * The roots' parameters, their offset last: a page's offset is a parameter, not part of the text, so
+ * that every page of a paginated read sends one text (on node-postgres, one statement prepared per
+ * connection, not one per page ever read, each kept by the server until the connection ends). The
+ * limit stays in the text: a page's size is one of few, and the planner sees it.
+ */
+function withOffset(root: { readonly params: readonly Param[]; readonly offset?: number | undefined }) {
+  return [...root.params, String(root.offset)]
 }
 
 /** A `$where` value's place in a level's text until the level is numbered: NUL never occurs in SQL text. */
@@ -194,7 +209,9 @@ function buildShape(
   } else {
     const from = `${table.sqlName} as ${rootAlias}${root.where ? ` where ${root.where}` : ''}`
     const order = root.orderBy === undefined ? pkOrder(table, rootAlias) : ` order by ${root.orderBy}`
-    const window = `${root.limit === undefined ? '' : ` limit ${root.limit}`}${root.offset === undefined ? '' : ` offset ${root.offset}`}`
+    // The offset: the roots' last parameter (see `withOffset`).
+    const offset = root.offset === undefined ? '' : ` offset $${root.params.length + 1}::int8`
+    const window = `${root.limit === undefined ? '' : ` limit ${root.limit}`}${offset}`
     levels.push({
       table,
       statement: select(table, rootAlias, `${from}`, `${order}${window}`),

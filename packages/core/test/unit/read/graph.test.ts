@@ -41,6 +41,30 @@ describe('graphLevels', () => {
     )
   })
 
+  test("pages of one size share their texts: the offset is the roots' last parameter, in every level", () => {
+    const tree = { books: { $where: { title: 'Dune' } } }
+    const page = (offset: number) =>
+      graphLevels(schema, author, { where, params: ['1'], orderBy: 't0."name"', limit: 10, offset }, tree)
+    const [second, third] = [page(10), page(20)]
+    expect(second.map((l) => l.statement.params)).toEqual([
+      ['1', '10'],
+      ['1', '10', 'Dune'],
+    ])
+    expect(third.map((l) => l.statement.params)).toEqual([
+      ['1', '20'],
+      ['1', '20', 'Dune'],
+    ])
+    for (let i = 0; i < second.length; i++)
+      expect(Object.is(third[i]!.statement.text, second[i]!.statement.text)).toBe(true)
+    expect(second[0]!.statement.text).toMatch(/ order by t0\."name" limit 10 offset \$2::int8$/)
+    expect(second[1]!.statement.text).toContain('limit 10 offset $2::int8)')
+    expect(second[1]!.statement.text).toContain('$3::text')
+    // Without an offset, another shape: no parameter added.
+    const first = graphLevels(schema, author, { where, params: ['1'], orderBy: 't0."name"', limit: 10 }, tree)
+    expect(first.map((l) => l.statement.params)).toEqual([['1'], ['1', 'Dune']])
+    expect(first[0]!.statement.text).toMatch(/ limit 10$/)
+  })
+
   test('another tree, condition or root is another shape', () => {
     const books = graphLevels(schema, author, { where: where, params: ['1'] }, { books: true })
     expect(books.map((l) => l.table.key)).toEqual(['author', 'book'])
