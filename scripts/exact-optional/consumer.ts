@@ -86,4 +86,9 @@ export async function drizzleApp(pool: pg.Pool): Promise<void> {
     db,
     hooks: { afterCommit: undefined, tables: { authors: { beforeUpdate: undefined } } },
   })
+  // A schema given as undefined is the database's, in types too: the rows keep their properties.
+  const bySchema = await drizzleFactory({ db, schema: undefined })
+  const [first] = await bySchema.fork().find(authors, {})
+  const name: string | undefined = first?.name
+  void name
 }

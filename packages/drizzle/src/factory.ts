@@ -230,7 +230,25 @@ export class EntityManagerFactory<S> {
  *   em.create(schema.books, { title: 'Notes', authorId: ada })
  * })
  */
-export async function createEntityManagerFactory<D extends AnyDatabase, S = SchemaOf<D>>(
+export async function createEntityManagerFactory<D extends AnyDatabase>(
+  options: EntityManagerFactoryOptions<D, SchemaOf<D>> & { readonly schema?: undefined },
+): Promise<EntityManagerFactory<SchemaOf<D>>>
+/**
+ * {@link createEntityManagerFactory} with the schema object given, for a database made without one
+ * (typed by it, also when the value given may be undefined: then the database's at run time).
+ *
+ * @example
+ * import { drizzle } from 'drizzle-orm/node-postgres'
+ * import pg from 'pg'
+ * import * as schema from './schema.ts'
+ *
+ * const db = drizzle(new pg.Pool({ connectionString: process.env.DATABASE_URL }))
+ * const factory = await createEntityManagerFactory({ db, schema })
+ */
+export async function createEntityManagerFactory<D extends AnyDatabase, S>(
+  options: EntityManagerFactoryOptions<D, S> & { readonly schema: S | undefined },
+): Promise<EntityManagerFactory<S>>
+export async function createEntityManagerFactory<D extends AnyDatabase, S>(
   options: EntityManagerFactoryOptions<D, S>,
 ): Promise<EntityManagerFactory<S>> {
   if (typeof options !== 'object' || options === null) {
