@@ -129,12 +129,13 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
   }
   const column = e.column === undefined ? undefined : table.columns.find((c) => c.dbName === e.column)
   if (column !== undefined) (e as { column: string | undefined }).column = column.name
-  // The server names no column for a foreign key or unique violation: its constraint's, when it has
-  // one; for another constraint (the primary key, a unique index) the one its detail names.
+  // The server names no column for a foreign key or unique violation: its constraint's, when the
+  // schema knows it by that name; else (the primary key, a unique index, a constraint the database
+  // names otherwise than the schema's definitions) the one its detail names.
   if (e.column === undefined && e.code === 'CONSTRAINT_VIOLATION' && e.constraint !== undefined) {
     const only =
       constraintColumns(table, e.constraint) ??
-      (KEY_CONFLICT.has(e.sqlState ?? '') ? detailColumns(table, e.detail) : undefined)
+      (KEY_CONFLICT.has(e.sqlState ?? '') || missingReference(e) ? detailColumns(table, e.detail) : undefined)
     if (only?.length === 1) (e as { column: string | undefined }).column = only[0]
   }
   return e
@@ -143,6 +144,16 @@ export function columnNamedByApi(e: unknown, schema: SchemaModel): unknown {
 /** The columns (API names) of `table`'s foreign key or unique constraint `name`, if it has one so named. */
 function constraintColumns(table: TableModel, name: string): readonly string[] | undefined {
   return foreignKeyNamed(table, name)?.columns ?? table.uniques.find((u) => u.name === name)?.columns
+}
+
+/**
+ * Whether `e` is a foreign key violation of a row referencing one that does not exist (`Key
+ * (author_id)=(9) is not present in table "author".`): its detail names the referencing columns, of
+ * the table the error names. A row still referenced (`Key (id)=(5) is still referenced from table
+ * "book".`) names the referenced table's columns instead, not the named table's.
+ */
+function missingReference(e: PipeflushError): boolean {
+  return e.sqlState === '23503' && e.detail?.includes(' is not present in table ') === true
 }
 
 /** SQLSTATEs of a unique and an exclusion violation: their detail names the key's columns. */

@@ -211,4 +211,30 @@ describe.each(TEST_DRIVERS)('%s: flushes as a Drizzle user writes them', (driver
       /not in the factory's schema/,
     )
   })
+
+  test("a foreign key the database names otherwise than Drizzle's convention: the error still names its column", async () => {
+    // A database made by hand or another migration tool: PostgreSQL's own constraint names.
+    await db.sql.unsafe(
+      'alter table book rename constraint book_author_id_author_id_fk to book_author_id_fkey',
+    )
+    try {
+      const { db: drizzle } = drizzleOn(db, driver, 1)
+      for (const checkDatabase of [false, true]) {
+        const factory = await createEntityManagerFactory({ db: drizzle, checkDatabase })
+        const em = factory.fork()
+        em.create(books, { authorId: 999_999, title: 'Orphan' })
+        const fk = await rejection(em.flush())
+        expect(fk).toMatchObject({
+          code: 'CONSTRAINT_VIOLATION',
+          table: 'books',
+          constraint: 'book_author_id_fkey',
+          column: 'authorId',
+        })
+      }
+    } finally {
+      await db.sql.unsafe(
+        'alter table book rename constraint book_author_id_fkey to book_author_id_author_id_fk',
+      )
+    }
+  })
 })

@@ -126,4 +126,22 @@ describe('columns named otherwise in the database', () => {
     const served = new PipeflushError('CONSTRAINT_VIOLATION', 'x', { table: 'book', column: 'id' })
     expect(columnNamedByApi(served, keyed)).toMatchObject({ table: 'books', column: 'bookId' })
   })
+
+  it('name the column of a foreign key the database names otherwise than the schema, by the detail', () => {
+    const violation = (detail: string) =>
+      new PipeflushError('CONSTRAINT_VIOLATION', 'violates foreign key constraint', {
+        table: 'book',
+        constraint: 'fk_book_author', // the schema's definitions call it otherwise
+        sqlState: '23503',
+        detail,
+      })
+    const missing = violation('Key (author_id)=(999999) is not present in table "author".')
+    expect(columnNamedByApi(missing, schema)).toMatchObject({ table: 'book', column: 'authorId' })
+    // A row still referenced: the detail names the referenced table's key, not a column of `book`.
+    const referenced = violation('Key (id)=(5) is still referenced from table "book".')
+    expect((columnNamedByApi(referenced, schema) as PipeflushError).column).toBeUndefined()
+    // A detail left out (a role that may not read the row): no column.
+    const hidden = violation('')
+    expect((columnNamedByApi(hidden, schema) as PipeflushError).column).toBeUndefined()
+  })
 })
