@@ -4,11 +4,13 @@ import { failSpan, inSpan, startSpan } from '../observe/tracing.ts'
 import type { Entity, EntityState } from '../track/entity-state.ts'
 import type { UnitOfWork } from '../unit-of-work/unit-of-work.ts'
 import { type FlushHooks, MAX_HOOK_ROUNDS, type TableHooks } from './flush-hooks.ts'
+import { inHookScope } from './hook-scope.ts'
 
 /** `hook()`, its error wrapped as `HOOK_FAILED` naming the hook. */
 async function call(name: string, hook: () => void | Promise<void>, table?: string): Promise<void> {
   try {
-    await hook()
+    // What it changes, now or after an await, is the hooks' (see `checkpoint.ts`).
+    await inHookScope(hook)
   } catch (e) {
     throw errors.hookFailed(name, e, table)
   }

@@ -19,7 +19,7 @@ export interface Tracker {
   /** The unit of work the entities belong to (`EntityState.owner`). */
   readonly owner: object
   /** Told of every assignment to one of the entities. */
-  readonly onTouch: (state: EntityState) => void
+  readonly onTouch: (state: EntityState, column: string) => void
   /** Answers reads of relations (see {@link Navigate}); without it, only columns are read. */
   readonly navigate?: Navigate | undefined
   /** What its entities share per table, made by `trackEntity` when first asked (empty at first). */
@@ -160,7 +160,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     // The row stops standing for what was sent: the snapshot is made whole before it changes.
     if (isKept(this.#snapshot)) this.#snapshot = wholeSnapshot(this.#snapshot, this)
     target[prop] = value
-    this.tracker.onTouch(this)
+    this.tracker.onTouch(this, prop)
     return true
   }
 

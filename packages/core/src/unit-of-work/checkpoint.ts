@@ -1,4 +1,5 @@
 import type { EntityState, EntityStatus } from '../track/entity-state.ts'
+import { OutsideHooks } from './outside-hooks.ts'
 import type { UnitOfWorkState } from './state.ts'
 
 /** What a checkpoint copies of each entity it knows: enough to put its row and status back. */
@@ -25,19 +26,27 @@ export function checkpoint(uow: UnitOfWorkState): Checkpoint {
   const created = new Set(uow.created)
   const upserts = uow.upserts.length
   const clears = uow.clears
+  // The application's own changes from here until the hooks are done are recorded: never taken back.
+  const outside = new OutsideHooks()
+  uow.outsideHooks = outside
+  const stopRecording = () => {
+    if (uow.outsideHooks === outside) uow.outsideHooks = undefined
+  }
   let after: Copies | undefined
   let hookCreated: EntityState[] = []
   let hookUpserts = 0
   return {
     settled: () => {
+      stopRecording()
       after = new Map(known.map((s) => [s, { status: s.status, row: { ...s.row } }]))
       hookCreated = [...uow.created].filter((s) => !created.has(s))
       hookUpserts = uow.upserts.length - upserts
     },
     undo: () => {
+      stopRecording()
       if (uow.clears !== clears) return
-      if (after === undefined) undoAll(uow, before, created, upserts)
-      else undoHooks(uow, before, after, hookCreated, upserts, hookUpserts)
+      if (after === undefined) undoAll(uow, before, created, upserts, outside)
+      else undoHooks(uow, before, after, hookCreated, upserts, hookUpserts, outside)
     },
   }
 }
@@ -48,6 +57,7 @@ function undoAll(
   before: Copies,
   created: ReadonlySet<EntityState>,
   upserts: number,
+  outside: OutsideHooks,
 ): void {
   const now: Copies = new Map([...before.keys()].map((s) => [s, { status: s.status, row: { ...s.row } }]))
   undoHooks(
@@ -57,10 +67,15 @@ function undoAll(
     [...uow.created].filter((s) => !created.has(s)),
     upserts,
     uow.upserts.length - upserts,
+    outside,
   )
 }
 
-/** Takes back what changed between `before` and `after`, where nothing changed it since. */
+/**
+ * Takes back what changed between `before` and `after`, where nothing changed it since, and where
+ * the application did not change it itself meanwhile (`outside`): an assignment, a creation, a
+ * removal or an upsert of its own while the hooks ran stays pending.
+ */
 function undoHooks(
   uow: UnitOfWorkState,
   before: Copies,
@@ -68,24 +83,30 @@ function undoHooks(
   hookCreated: readonly EntityState[],
   upserts: number,
   hookUpserts: number,
+  outside: OutsideHooks,
 ): void {
   for (const [s, was] of before) {
     const then = after.get(s)!
+    const own = outside.columns.get(s)
     for (const name of new Set([...Object.keys(was.row), ...Object.keys(then.row)])) {
       const had = Object.hasOwn(was.row, name)
       if (s.row[name] !== then.row[name] || (had && was.row[name] === then.row[name])) continue
+      if (own?.has(name) === true) continue
       if (!had && Object.hasOwn(then.row, name)) delete s.row[name]
       else s.row[name] = was.row[name]
     }
-    if (s.status !== then.status || was.status === then.status) continue
+    if (s.status !== then.status || was.status === then.status || outside.entities.has(s)) continue
     if (then.status === 'removed') uow.removed.delete(s)
     if (was.status === 'new') uow.created.restore(s)
     s.status = was.status
   }
   for (const s of hookCreated) {
-    if (s.status !== 'new') continue
+    if (s.status !== 'new' || outside.entities.has(s)) continue
     uow.created.delete(s)
     s.status = 'detached'
   }
-  uow.upserts.splice(upserts, hookUpserts)
+  // The hooks' upserts, the application's own kept in their order.
+  const recorded = uow.upserts.splice(upserts, hookUpserts)
+  const kept = recorded.filter((u) => outside.entities.has(u.state))
+  uow.upserts.splice(upserts, 0, ...kept)
 }

@@ -2,6 +2,7 @@ import type { EntityState } from '../track/entity-state.ts'
 import type { UpsertSpec } from '../track/upsert-spec.ts'
 import { CreatedList } from './created-list.ts'
 import { IdentityMap } from './identity-map.ts'
+import type { OutsideHooks } from './outside-hooks.ts'
 import { WatchList } from './watch-list.ts'
 
 /**
@@ -53,6 +54,11 @@ export interface UnitOfWorkState {
    * entities (see `applyFlushed`).
    */
   clears: number
+  /**
+   * While a flush's hooks run: what the application changes itself meanwhile, which taking back the
+   * hooks' changes leaves as it is (see `checkpoint.ts`). Undefined at any other time.
+   */
+  outsideHooks: OutsideHooks | undefined
 }
 
 /** The state of an empty unit of work whose entities point at `owner`. */
@@ -69,12 +75,14 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
     flushing: 0,
     flushed: 0,
     clears: 0,
+    outsideHooks: undefined,
   }
 }
 
 /** Marks a managed entity for deletion; a new one is simply forgotten. */
 export function removeEntity(uow: UnitOfWorkState, state: EntityState): void {
   uow.edits++
+  uow.outsideHooks?.changed(state)
   if (state.status === 'new') {
     uow.created.delete(state)
     state.status = 'detached'

@@ -30,9 +30,10 @@ export class UnitOfWork {
   /** `navigate` answers reads of relations on its entities (see `navigate.ts`). */
   constructor(navigate?: Navigate) {
     const uow = this.#uow
-    const onTouch = (s: EntityState): void => {
+    const onTouch = (s: EntityState, column: string): void => {
       uow.edits++
       if (s.status === 'managed') uow.touched.add(s)
+      uow.outsideHooks?.touched(s, column)
     }
     this.#tracker = { owner: this, onTouch, navigate, scopes: new Map() }
   }
@@ -104,6 +105,7 @@ export class UnitOfWork {
     const state = this.#state(table, row, 'new', null)
     this.#uow.created.add(state)
     this.#uow.edits++
+    this.#uow.outsideHooks?.changed(state)
     return state
   }
 
@@ -126,6 +128,7 @@ export class UnitOfWork {
     }
     this.#uow.upserts.push({ state, spec })
     this.#uow.edits++
+    this.#uow.outsideHooks?.changed(state)
     return state
   }
 

@@ -172,6 +172,62 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(await count('outbox', `topic = 'book.retry' and book_id = ${b.id}`)).toBe(1)
   })
 
+  test.each(['a synchronous', 'an asynchronous'])(
+    "%s hook, a flush that fails: the application's own changes made while the hooks ran stay pending, the hooks' are taken back",
+    async (kind) => {
+      const slow = kind === 'an asynchronous'
+      const tag = `${kind} ${driver}`
+      const { root } = await setup(driver, {
+        async beforeFlush(em, { created }) {
+          if (slow) await new Promise((resolve) => setTimeout(resolve, 30))
+          for (const b of created.filter((e) => em.tableOf(e) === 'book'))
+            em.create('outbox', { topic: 'book.own', book_id: b })
+        },
+        tables: {
+          author: {
+            async beforeUpdate(author) {
+              if (slow) await new Promise((resolve) => setImmediate(resolve))
+              author.updated_at = new Date(0)
+            },
+          },
+        },
+      })
+      const seed = root.fork()
+      const [kept, gone, renamed] = [0, 1, 2].map((i) => seed.create('author', { name: `own ${tag} ${i}` }))
+      await seed.flush()
+      const em = root.fork()
+      const [one, two, three] = await Promise.all(
+        [kept, gone, renamed].map((a) => em.load('author', a!.id as number)),
+      )
+      three!.name = `renamed ${tag}` // an update: its beforeUpdate sets updated_at
+      const b = em.create('book', { author_id: one!, title: 'bad' }) // the check rejects the flush
+      const flushing = em.flush()
+      // The application's own changes while the hooks run: right after the call, and from another task.
+      one!.name = `assigned ${tag}`
+      const later = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          em.create('author', { name: `created ${tag}` })
+          em.remove(two!)
+          resolve()
+        }, 5),
+      )
+      const error = await flushing.catch((e: unknown) => e)
+      await later
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION'), String(error)).toBe(true)
+      // The hooks' changes taken back: no outbox row pending, updated_at as it was.
+      expect(three!.updated_at).toBeNull()
+      expect(one!.name).toBe(`assigned ${tag}`)
+      expect(em.pending).toEqual({ inserts: 2, updates: 2, deletes: 1, upserts: 0 })
+      b.title = 'good'
+      await em.flush()
+      expect(await count('author', `name = 'assigned ${tag}' and id = ${one!.id}`)).toBe(1)
+      expect(await count('author', `name = 'created ${tag}'`)).toBe(1)
+      expect(await count('author', `id = ${two!.id}`)).toBe(0)
+      expect(await count('outbox', `topic = 'book.own' and book_id = ${b.id}`)).toBe(1)
+      expect(await count('author', `id = ${three!.id} and updated_at = 'epoch'`)).toBe(1)
+    },
+  )
+
   test(`a beforeFlush that changes something on every run: HOOK_LOOP after ${MAX_HOOK_ROUNDS} rounds, nothing sent`, async () => {
     let runs = 0
     const { root, counter } = await setup(driver, {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { inHookScope } from '../../../src/hooks/hook-scope.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import type { PendingChanges } from '../../../src/track/changes.ts'
 import { type EntityState, stateOf } from '../../../src/track/entity-state.ts'
@@ -625,12 +626,14 @@ describe('UnitOfWork.checkpoint', () => {
     const before = { pending: uow.pending(), name: a.row.name }
     const edits = uow.edits
     const mark = uow.checkpoint()
-    a.entity.name = 'Hooked'
-    a.entity.bio = 'set by a hook'
-    uow.remove(gone)
-    uow.remove(fresh)
-    const created = author(uow, '4', 'new')
-    uow.upsert(table('tag'), rowOf({ id: 9, name: 'x' }), { conflict: ['id'], update: ['name'] })
+    const created = inHookScope(() => {
+      a.entity.name = 'Hooked'
+      a.entity.bio = 'set by a hook'
+      uow.remove(gone)
+      uow.remove(fresh)
+      uow.upsert(table('tag'), rowOf({ id: 9, name: 'x' }), { conflict: ['id'], update: ['name'] })
+      return author(uow, '4', 'new')
+    })
     expect(uow.edits).toBeGreaterThan(edits)
     mark.settled()
     mark.undo()
@@ -649,8 +652,10 @@ describe('UnitOfWork.checkpoint', () => {
     const uow = new UnitOfWork()
     const a = author(uow, '1')
     const mark = uow.checkpoint()
-    a.entity.name = 'Hooked'
-    a.entity.bio = 'hook'
+    inHookScope(() => {
+      a.entity.name = 'Hooked'
+      a.entity.bio = 'hook'
+    })
     mark.settled()
     a.entity.name = 'In flight'
     const late = author(uow, '5', 'new')
@@ -664,12 +669,40 @@ describe('UnitOfWork.checkpoint', () => {
     const uow = new UnitOfWork()
     const a = author(uow, '1', 'new')
     const mark = uow.checkpoint()
-    a.entity.bio = 'half done'
-    const created = author(uow, '2', 'new')
+    const created = inHookScope(() => {
+      a.entity.bio = 'half done'
+      return author(uow, '2', 'new')
+    })
     mark.undo()
     expect(Object.hasOwn(a.row, 'bio') ? a.row.bio : 'unset').toBeNull()
     expect(created.status).toBe('detached')
     expect(uow.pending().inserts.map((s) => s.row.id)).toEqual(['1'])
+  })
+
+  it("undo keeps the application's own changes made before settled(), outside the hooks' scope", () => {
+    const uow = new UnitOfWork()
+    const a = author(uow, '1')
+    const gone = author(uow, '2')
+    const mark = uow.checkpoint()
+    inHookScope(() => {
+      a.entity.bio = 'hook'
+    })
+    // The application meanwhile: an assignment, a removal, a creation, an upsert of its own.
+    a.entity.name = 'Own'
+    uow.remove(gone)
+    const created = author(uow, '3', 'new')
+    uow.upsert(table('tag'), rowOf({ id: 8, name: 'own' }), { conflict: ['id'], update: ['name'] })
+    inHookScope(() =>
+      uow.upsert(table('tag'), rowOf({ id: 9, name: 'hook' }), { conflict: ['id'], update: [] }),
+    )
+    mark.settled()
+    mark.undo()
+    expect(a.row.bio).toBeNull()
+    expect(a.row.name).toBe('Own')
+    expect(gone.status).toBe('removed')
+    expect(created.status).toBe('new')
+    expect(uow.upsertCount).toBe(1)
+    expect(uow.pending().upserts.map((u) => u.state.row.name)).toEqual(['own'])
   })
 })
 
