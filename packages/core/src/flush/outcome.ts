@@ -86,7 +86,7 @@ export function statementError(
   }
   return errors.statementFailed(
     what,
-    `${serverMessage(e.message, e.sqlState)}${readBackHint(e, statement)}`,
+    `${serverMessage(e.message, e.sqlState)}${readBackHint(e, statement)}${conflictHint(e, statement)}`,
     {
       table,
       // A column the server named (a trigger's `RAISE ... USING COLUMN`, a type's input refused).
@@ -108,6 +108,17 @@ export function statementError(
 function readBackHint(e: DriverError, statement: PlannedStatement | undefined): string {
   if (e.sqlState !== '42501' || statement?.kind !== 'insert' || statement.returning === undefined) return ''
   return ' (where the role may insert the row but not see it: the insert reads back the values the server fills, which needs the new row to pass the SELECT privilege and policies too; turn serverValues off for the table)'
+}
+
+/**
+ * Why an upsert's ON CONFLICT matched nothing (42P10): its conflict columns must be those of the
+ * table's primary key or of one of its unique constraints or indexes, a unique index without WHERE
+ * (a partial index is never matched by a list of columns alone). '' for any other error.
+ */
+function conflictHint(e: DriverError, statement: PlannedStatement | undefined): string {
+  if (e.sqlState !== '42P10' || statement?.upsert === undefined) return ''
+  const columns = statement.upsert.conflict.join(', ')
+  return ` (the upsert's conflict columns (${columns}) must be exactly those of the table's primary key or of a unique constraint or index; a partial unique index, with a WHERE, cannot be the target)`
 }
 
 /**
