@@ -245,7 +245,7 @@ export async function createEntityManagerFactory<D extends AnyDatabase>(
  * const db = drizzle(new pg.Pool({ connectionString: process.env.DATABASE_URL }))
  * const factory = await createEntityManagerFactory({ db, schema })
  */
-export async function createEntityManagerFactory<D extends AnyDatabase, S>(
+export async function createEntityManagerFactory<D extends AnyDatabase, S = SchemaOf<D>>(
   options: EntityManagerFactoryOptions<D, S> & { readonly schema: S | undefined },
 ): Promise<EntityManagerFactory<S>>
 export async function createEntityManagerFactory<D extends AnyDatabase, S>(

@@ -33,6 +33,10 @@ describe('createEntityManagerFactory', () => {
       expectTypeOf(await createEntityManagerFactory({ db: bare, schema: maybe })).toEqualTypeOf<
         EntityManagerFactory<typeof schema>
       >()
+      // The database's type given alone, as before the schema's overloads: the schema is its.
+      expectTypeOf(await createEntityManagerFactory<typeof db>({ db, schema })).toEqualTypeOf<
+        EntityManagerFactory<typeof schema>
+      >()
     }
   })
 })
