@@ -152,27 +152,36 @@ describe.each(TEST_DRIVERS)('%s: run()', (driver) => {
     await other`begin`
     await other`set local deadlock_timeout = '1min'`
     await other`select 1 from author where id = ${second!.id} for update`
+    const [{ pid }] = (await other`select pg_backend_pid() as pid`) as unknown as [{ pid: number }]
     let calls = 0
+    let closing: Promise<unknown> | undefined
     const run = factory.run(
       async (em) => {
         calls++
+        // The retry starts once the other transaction is over: a retry's read can take the first row
+        // before the other, waiting for it since the first attempt, does (the server does not queue
+        // them), and deadlock again.
+        if (calls === 2) await closing
         await em.load('author', first!.id, { lock: 'update' })
-        // The first attempt waits for the second row, held by the other, which then asks for the first.
+        // The first attempt holds the first row; the other asks for it (and waits), then the attempt
+        // asks for the second row, which the other holds: a deadlock as the attempt starts waiting,
+        // whatever the timing (the other's request is known to wait first, by its backend).
         if (calls === 1) {
-          const closing = (async () => {
-            for (;;) {
-              const [waiting] = await db.sql`select count(*)::int as n from pg_stat_activity
-                where datname = current_database() and wait_event_type = 'Lock'`
-              if (waiting!.n > 0) break
-              await new Promise((resolve) => setTimeout(resolve, 10))
-            }
-            await other`select 1 from author where id = ${first!.id} for update`.then(
+          closing = other`select 1 from author where id = ${first!.id} for update`
+            .then(
               () => other`commit`,
               () => other`rollback`,
             )
-            other.release()
-          })()
-          void closing
+            .then(
+              () => other.release(),
+              () => other.release(),
+            )
+          for (;;) {
+            const [waiting] = await db.sql`select count(*)::int as n from pg_stat_activity
+              where pid = ${pid} and wait_event_type = 'Lock'`
+            if (waiting!.n > 0) break
+            await new Promise((resolve) => setTimeout(resolve, 10))
+          }
         }
         const b = await em.load('author', second!.id, { lock: 'update' })
         b.name = `${b.name}+run`
