@@ -75,7 +75,8 @@ try {
           const segments: Segments = new Map()
           const us = await once(ours, work, segments)
           rawCpu.push(await once(raw, work))
-          if (segments.size === 0) throw new Error('no segment measured: apply bench/tools/flush-segments.patch first')
+          if (segments.size === 0)
+            throw new Error('no segment measured: apply bench/tools/flush-segments.patch first')
           if (ours.lastReport?.()?.idFetch === true) continue
           cpu.push(us)
           for (const [name, ms] of segments) totals.set(name, (totals.get(name) ?? 0) + ms * 1000)
@@ -87,7 +88,9 @@ try {
         )
         for (const [name, us] of totals) console.log(`  ${(us / counted).toFixed(1).padStart(7)}  ${name}`)
         console.log(`  ${inSegments.toFixed(1).padStart(7)}  all segments`)
-        console.log(`  ${(mean(cpu) - inSegments).toFixed(1).padStart(7)}  the rest (mean CPU minus the segments)`)
+        console.log(
+          `  ${(mean(cpu) - inSegments).toFixed(1).padStart(7)}  the rest (mean CPU minus the segments)`,
+        )
       }
     } finally {
       await ours.close()
