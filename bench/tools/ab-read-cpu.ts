@@ -11,9 +11,10 @@
 import { parseArgs } from 'node:util'
 import type * as Core from '@pipeflush/core'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
-import pg from 'pg'
+import type pg from 'pg'
 import postgres from 'postgres'
 import { coreBuilds, median } from '../src/measure/core-builds.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -43,7 +44,7 @@ try {
   for (const driver of values.drivers.split(',')) {
     const clients = builds.map(() =>
       driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
         : postgres(url, { max: 1, onnotice: () => {} }),
     )
     try {

@@ -15,6 +15,7 @@ import { createDatabase, dropDatabase, startPostgres } from '@pipeflush/testkit'
 import pg from 'pg'
 import postgres from 'postgres'
 import { type AppRow, appRow, BULK_TABLE } from '../../scripts/heap/app-rows.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 
 const { values } = parseArgs({
   options: {
@@ -61,7 +62,7 @@ try {
   for (const driver of values.drivers.split(',')) {
     const client =
       driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
         : postgres(url, { max: 1, onnotice: () => {} })
     try {
       const root = await EntityManager.connect(client, { flushTimeoutMs: 600_000, idBlockSize: rows })

@@ -10,8 +10,9 @@
 import { parseArgs } from 'node:util'
 import { EntityManager } from '@pipeflush/core'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
-import pg from 'pg'
+import type pg from 'pg'
 import postgres from 'postgres'
+import { toolPool } from '../src/series/tool-pool.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -34,7 +35,7 @@ try {
   for (const driver of values.drivers.split(',')) {
     const client =
       driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
         : postgres(url, { max: 1, onnotice: () => {} })
     const root = await EntityManager.connect(client)
     for (let i = 0; i < 50; i++) await root.fork().load('author', 1, { with: WITH })

@@ -9,9 +9,10 @@ import { Session } from 'node:inspector/promises'
 import { parseArgs } from 'node:util'
 import { type EntityManager, EntityManager as Manager } from '@pipeflush/core'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
-import pg from 'pg'
+import type pg from 'pg'
 import postgres from 'postgres'
 import { footprint, take } from '../src/measure/coverage.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -40,7 +41,7 @@ try {
   for (const driver of values.drivers.split(',')) {
     const client =
       driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
         : postgres(url, { max: 1, onnotice: () => {} })
     try {
       const root = await Manager.connect(client)

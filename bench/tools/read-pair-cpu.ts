@@ -22,6 +22,7 @@ import { createDatabase, startPostgres } from '@pipeflush/testkit'
 import pg from 'pg'
 import postgres from 'postgres'
 import { markPool, phasesOf } from '../src/measure/pool-marks.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 import { DDL, WITH } from './bookstore-graph.ts'
 
 const { values } = parseArgs({
@@ -41,7 +42,7 @@ interface Captured {
 
 /** The selects of one graph load, captured where pg's client takes a query. */
 async function captureSelects(url: string): Promise<Captured[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+  const pool = toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
   const root = await EntityManager.connect(pool)
   const captured: Captured[] = []
   const query = pg.Client.prototype.query
@@ -88,7 +89,7 @@ try {
   for (const driver of values.drivers.split(',')) {
     const pool =
       driver === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
+        ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
         : undefined
     const sql = driver === 'pg' ? undefined : postgres(url, { max: 1, onnotice: () => {} })
     const root = await EntityManager.connect(pool ?? sql)

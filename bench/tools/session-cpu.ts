@@ -8,10 +8,11 @@
 //   npx node --conditions=@pipeflush/source bench/tools/session-cpu.ts [--samples 3000]
 import { parseArgs } from 'node:util'
 import { createDatabase, startPostgres } from '@pipeflush/testkit'
-import pg from 'pg'
+import type pg from 'pg'
 import postgres from 'postgres'
 import { driverFor } from '../../packages/core/src/drivers/driver-for.ts'
 import { FlushSession } from '../../packages/core/src/flush/flush-session.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '3000' } } })
 const samples = Number(values.samples)
@@ -27,9 +28,7 @@ try {
   const url = await createDatabase(server.url, 'pf_session_cpu')
   for (const name of ['postgres.js', 'pg'] as const) {
     const pool =
-      name === 'pg'
-        ? new pg.Pool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig)
-        : undefined
+      name === 'pg' ? toolPool({ connectionString: url, max: 1, pipeline: true } as pg.PoolConfig) : undefined
     const sql = name === 'postgres.js' ? postgres(url, { max: 1, onnotice: () => {} }) : undefined
     const driver = driverFor(pool ?? sql)
     const layered = async () => {

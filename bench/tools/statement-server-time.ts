@@ -5,12 +5,12 @@
 // the median planning and execution times the server reports, in ms.
 //   npx node --conditions=@pipeflush/source bench/tools/statement-server-time.ts
 import { EntityManager } from '@pipeflush/core'
-import pg from 'pg'
 import { startBenchEnv } from '../src/env/services.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 
 const RUNS = 30
 const env = await startBenchEnv(() => {})
-const pool = new pg.Pool({ connectionString: env.target.url, max: 2 })
+const pool = toolPool({ connectionString: env.target.url, max: 2 })
 try {
   await env.resetShop()
   const em = (await EntityManager.connect(pool)).fork()

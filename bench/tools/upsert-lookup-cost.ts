@@ -7,13 +7,13 @@
 // `do update ... returning`) against `do nothing`. Prints medians, in ms.
 //   npx node --conditions=@pipeflush/source bench/tools/upsert-lookup-cost.ts
 import { EntityManager } from '@pipeflush/core'
-import pg from 'pg'
 import { startBenchEnv } from '../src/env/services.ts'
+import { toolPool } from '../src/series/tool-pool.ts'
 
 const RUNS = 30
 const PLANS = 200
 const env = await startBenchEnv(() => {})
-const pool = new pg.Pool({ connectionString: env.target.url, max: 2, options: '-c search_path=lookup_cost' })
+const pool = toolPool({ connectionString: env.target.url, max: 2, options: '-c search_path=lookup_cost' })
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!
 try {
   await pool.query(`
