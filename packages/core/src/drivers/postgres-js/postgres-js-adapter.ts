@@ -271,6 +271,10 @@ export class PostgresJsAdapter implements DriverAdapter {
             source.on('data', answered)
           })
           fetching.set(socket, () => typesFetching)
+          // Cut during the type fetch, the opening failed: counted so, a reservation fails after a few
+          // (a network that cuts every opening there, as over TLS, where no opening gets part of the
+          // types) rather than waiting out its deadline.
+          m.failsOpening = () => typesFetching
           socket.once('close', () => {
             if (typesFetching) this.#typeFetchCut = true
             this.#fetchingTypes.delete(socket)

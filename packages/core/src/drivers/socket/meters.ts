@@ -27,6 +27,12 @@ export interface MeteredSocket {
    * and it finds this metered socket as `socket` does.
    */
   decrypted: Duplex | undefined
+  /**
+   * Whether a close now is a failed connection attempt although the server was ready: the driver's
+   * own query of the opening (see {@link afterReady}) was still unanswered, so the connection never
+   * served anyone. Set by the adapter whose driver makes such a query.
+   */
+  failsOpening?: () => boolean
 }
 
 /**
@@ -170,7 +176,7 @@ export class Meters {
         if (this.#endedSockets.length > RECENTLY_ENDED) this.#endedSockets.shift()
       }
       if (metered.meter.ready) this.#ended++
-      if (!metered.meter.ready) {
+      if (!metered.meter.ready || metered.failsOpening?.() === true) {
         this.#failures++
         this.#failedBegan.push(began)
         if (this.#failedBegan.length > RECENT_FAILURES) this.#failedBegan.shift()
@@ -185,7 +191,10 @@ export class Meters {
             ? 'the server does not support SSL connections (it answered N to the SSLRequest)'
             : error
               ? error.message
-              : (refused?.message ?? 'the connection closed before the server was ready'),
+              : (refused?.message ??
+                (metered.meter.ready
+                  ? "the connection closed during the driver's own query of its opening (postgres.js: the array type fetch)"
+                  : 'the connection closed before the server was ready')),
           tlsRefused,
           error,
           sqlState: refused?.sqlState || undefined,

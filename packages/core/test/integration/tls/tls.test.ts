@@ -14,6 +14,7 @@ import { TEST_DRIVERS } from '@pipeflush/testkit/vitest'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { lastLine, runChild } from '../child-process.ts'
+import { settleWithin, watchProcess } from '../faults/support.ts'
 import { makeCertificates, serverNameOf, type TestCertificates } from './certificates.ts'
 import type { EndAfterFailuresConfig, EndAfterFailuresResult } from './end-after-failures-child.ts'
 
@@ -222,6 +223,59 @@ describe.each(TEST_DRIVERS)('%s over TLS', (driver) => {
     expect(String((failure as Error).message)).toMatch(/certificate/i)
     expect(performance.now() - started).toBeLessThan(5000)
   })
+})
+
+// A network that cuts every connection at one byte offset, stepped through a first opening and
+// connect's reads. Bug (postgres.js): over TLS every opening cut during its array type fetch (the query
+// postgres.js makes as a client's first connections open) was no failed attempt, the server having
+// been ready: connect waited out its deadline (10 s at least) and failed QUERY_TIMEOUT. A TLS record
+// holds the fetch's whole answer, so no opening ever got part of the types and each reopening fetched
+// them again. Now such a cut is a failed opening: a few of them fail connect CONNECTION_LOST at once.
+describe.each(TEST_DRIVERS)('%s over TLS, every opening cut at one offset', (driver) => {
+  test('connect settles within seconds at each offset, coded, nothing unhandled, and the client ends', async () => {
+    const probe = tlsClient(driver, certs.ca)
+    cut.record()
+    await EntityManager.connect(probe.client)
+    const total = cut.recorded().downstream.length
+    await probe.end()
+    const messages: string[] = []
+    for (let i = 1; i <= 12; i++) {
+      const offset = Math.round((total * i) / 13)
+      const c = openClient(driver, urlByName(), createRoundTripCounter(), {
+        max: 3,
+        postgresJs: { ssl: { ca: certs.ca, rejectUnauthorized: true } },
+        pg: { ssl: { ca: certs.ca, rejectUnauthorized: true } },
+        connectTimeoutSeconds: 5,
+      })
+      const watch = watchProcess()
+      cut.arm({ direction: 'downstream', offset, action: 'close', once: false })
+      try {
+        const started = performance.now()
+        const connected = await settleWithin(
+          EntityManager.connect(c.client, { flushTimeoutMs: 20_000 }),
+          25_000,
+          'connect',
+        )
+        const took = performance.now() - started
+        if (!connected.ok) {
+          expect(isPipeflushError(connected.error), String(connected.error)).toBe(true)
+          messages.push(
+            `${(connected.error as { code: string }).code}: ${(connected.error as Error).message}`,
+          )
+        }
+        expect(took, `cut at ${offset} of ${total}: ${messages.at(-1) ?? 'connected'}`).toBeLessThan(5_000)
+      } finally {
+        cut.disarm()
+        await settleWithin(c.end(), 5_000, 'the end')
+        await watch.assertClean()
+      }
+    }
+    // The sweep went through the type fetch (postgres.js's first opening).
+    if (driver === 'postgres.js')
+      expect(messages.some((m) => m.startsWith('CONNECTION_LOST') && m.includes('array type fetch'))).toBe(
+        true,
+      )
+  }, 180_000)
 })
 
 describe('pg over TLS, a certificate file that cannot be read', () => {
