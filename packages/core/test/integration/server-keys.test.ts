@@ -50,6 +50,9 @@ create table locked_identity (id int generated always as identity primary key, n
 create table locked_serial (id serial primary key, note text not null);
 create table visit (id bigint primary key default next_snowflake(), at timestamptz not null default now(),
   source text default 'web');
+create table doubled (a int not null, id int generated always as (a * 2) stored primary key, v text,
+  tripled int generated always as (a * 3) stored);
+create table paired (a int not null, g int generated always as (a + 1) stored, v text, primary key (a, g));
 grant usage on schema "${schema}" to ${role};
 grant select, insert, update, delete on all tables in schema "${schema}" to ${role};
 grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq, account_id_seq, account_ref_id_seq to ${role};
@@ -102,6 +105,45 @@ describe.each(drivers)('%s', (driver) => {
         expect(visits.every((v) => v['source'] === 'web' && v['at'] instanceof Date)).toBe(true)
         expect(visits.map((v) => em.stateOf(v))).toEqual(visits.map(() => 'managed'))
       }
+    },
+  )
+
+  // Bug (outside probe): an update of a row whose key is a generated column returned that column
+  // twice (as the key, and as a generated column), which the server refused: 42702, "column
+  // reference ... is ambiguous". Rows of such a table could be inserted and deleted, never updated.
+  test.each(modes)(
+    '%s: rows whose key is a generated column (alone, or part of a composite key) are updated',
+    async (mode) => {
+      const { root, counter, query, schema } = await setup(driver, mode)
+      const em = root.fork()
+      const made = [1, 2, 3].map((a) => em.create('doubled', { a, v: 'new' }))
+      const pair = em.create('paired', { a: 5, v: 'new' })
+      await em.flush()
+      expect(made.map((d) => [d['id'], d['tripled']])).toEqual([
+        [2, 3],
+        [4, 6],
+        [6, 9],
+      ])
+      expect(pair['g']).toBe(6)
+      const later = root.fork()
+      const [one, two] = await Promise.all([later.load('doubled', 2), later.load('doubled', 4)])
+      const loadedPair = await later.load('paired', { a: 5, g: 6 })
+      one['v'] = 'changed'
+      two['v'] = 'changed'
+      loadedPair['v'] = 'changed'
+      made[2]!['v'] = 'changed too' // from the unit that made it
+      const report = await counted(counter, () => later.flush())
+      expect(report).toMatchObject({ updated: 3 })
+      expect(report.roundTrips).toBe(expectedTrips(mode, report))
+      const again = await counted(counter, () => em.flush())
+      expect(again).toMatchObject({ updated: 1 })
+      expect(await query(`select id, v, tripled from "${schema}".doubled order by id`)).toEqual([
+        { id: 2, v: 'changed', tripled: 3 },
+        { id: 4, v: 'changed', tripled: 6 },
+        { id: 6, v: 'changed too', tripled: 9 },
+      ])
+      expect(await query(`select a, g, v from "${schema}".paired`)).toEqual([{ a: 5, g: 6, v: 'changed' }])
+      expect([one['tripled'], loadedPair['g'], later.stateOf(one)]).toEqual([3, 6, 'managed'])
     },
   )
 

@@ -13,8 +13,8 @@ export type ServerValuesPolicy = (table: TableModel) => boolean
  * The columns a statement returns so that its entities hold what the database stored, or none:
  * - an insert: its primary key, then every column its rows do not supply (defaults, identity and
  *   serial columns, generated columns, and the NULL a nullable column without default gets);
- * - an update (fix-ups included): its primary key, then the table's generated columns, which the
- *   server recomputes from the columns it sets.
+ * - an update (fix-ups included): its primary key, then the table's generated columns but the key's,
+ *   which the server recomputes from the columns it sets.
  * Deletes return nothing; upserts return every column (see {@link statementReturning}).
  */
 export function returnedColumns(
@@ -23,7 +23,8 @@ export function returnedColumns(
 ): string[] {
   if (statement.upsert !== undefined || statement.kind === 'delete') return []
   if (statement.kind === 'insert') return insertReturns(table, statement.columns)
-  const filled = table.columns.filter((c) => c.generated)
+  // A generated key column is returned once, as the key (twice, the server found it ambiguous).
+  const filled = table.columns.filter((c) => c.generated && !table.primaryKey.includes(c.name))
   return filled.length === 0 ? [] : [...table.primaryKey, ...filled.map((c) => c.name)]
 }
 
