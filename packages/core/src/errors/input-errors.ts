@@ -53,11 +53,22 @@ export const inputErrors = {
     })
   },
 
-  /** An upsert's row does not supply one of its conflict or update columns. */
-  upsertColumnMissing(table: string, column: string): PipeflushError {
+  /**
+   * An upsert's row does not supply one of its conflict columns (`role` 'conflict') or of its update
+   * columns ('update').
+   */
+  upsertColumnMissing(
+    table: string,
+    column: string,
+    role: 'conflict' | 'update' = 'conflict',
+  ): PipeflushError {
+    const why =
+      role === 'conflict'
+        ? 'an upsert finds its row by the values of its conflict columns: give each one'
+        : 'its `update` names it: an upsert sets the update columns to the values the row gives; give it, or leave it out of `update`'
     return new PipeflushError(
       'INVALID_VALUE',
-      `Upsert into "${table}": the row does not supply "${column}" (an upsert finds its row by the values of its conflict columns: give each one).`,
+      `Upsert into "${table}": the row does not supply "${column}" (${why}).`,
       {
         table,
         column,
@@ -201,6 +212,18 @@ export const inputErrors = {
   /** `upsert(table)` with an empty conflict list. */
   upsertConflictUnnamed(table: string): PipeflushError {
     return new PipeflushError('INVALID_CONFIG', `upsert(${table}): name the conflict columns.`, { table })
+  },
+
+  /**
+   * `upsert(table)`'s conflict names a generated column: the row cannot give its value (generated
+   * columns are never written), so no upsert can find its row by it.
+   */
+  upsertGeneratedConflict(table: string, column: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `upsert(${table}): the conflict column "${column}" is a generated column, whose value a row cannot give: an upsert finds its row by the values of its conflict columns. Name a unique key the row gives (the columns "${column}" is generated from, under a unique constraint).`,
+      { table, column },
+    )
   },
 
   /** `merge(table)` of a row lacking a column. */

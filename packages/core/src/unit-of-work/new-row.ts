@@ -59,6 +59,8 @@ export function upsertOf(
       ? undefined
       : stringsArgument(spec['update'], `upsert(${table.key}): update`, 'INVALID_CONFIG', where)
   for (const name of [...conflict, ...(given ?? [])]) columnOf(table, name)
+  for (const name of conflict)
+    if (columnOf(table, name).generated) throw errors.upsertGeneratedConflict(table.key, name)
   const update =
     given ??
     Object.keys(row).filter(

@@ -16,9 +16,13 @@ import { type RowKey, rowKeyOf } from './row-key.ts'
  */
 function checkUpsert(table: TableModel, columns: readonly string[], spec: UpsertSpec): void {
   if (spec.conflict.length === 0) throw errors.upsertWithoutConflict(table.key)
-  for (const name of [...spec.conflict, ...spec.update]) {
+  for (const name of spec.conflict) {
     columnOf(table, name)
     if (!columns.includes(name)) throw errors.upsertColumnMissing(table.key, name)
+  }
+  for (const name of spec.update) {
+    columnOf(table, name)
+    if (!columns.includes(name)) throw errors.upsertColumnMissing(table.key, name, 'update')
   }
   for (const name of spec.update) {
     if (spec.conflict.includes(name) || table.primaryKey.includes(name))

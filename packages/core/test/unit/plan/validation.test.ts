@@ -30,6 +30,26 @@ describe('planFlush validation', () => {
     }
   })
 
+  // Bug (outside probe): an update column the row does not supply was reported with the reason for a
+  // conflict column ("an upsert finds its row by the values of its conflict columns").
+  it('an upsert row leaving an update column out is INVALID_VALUE naming it as an update column', () => {
+    let error: { code?: string; message?: string } | undefined
+    try {
+      planFlush(
+        library,
+        changes({
+          inserts: [{ table: 'tag', values: { id: 5 }, upsert: { conflict: ['id'], update: ['name'] } }],
+        }),
+      )
+    } catch (e) {
+      error = e as typeof error
+    }
+    expect(error?.code).toBe('INVALID_VALUE')
+    expect(error?.message).toBe(
+      'Upsert into "tag": the row does not supply "name" (its `update` names it: an upsert sets the update columns to the values the row gives; give it, or leave it out of `update`).',
+    )
+  })
+
   it('rejects unknown tables and columns', () => {
     expect(codeOf(changes({ inserts: [{ table: 'nope', values: { id: 1 } }] }))).toBe('UNKNOWN_TABLE')
     expect(codeOf(changes({ inserts: [{ table: 'tag', values: { id: 1, name: 'x', color: 'red' } }] }))).toBe(
