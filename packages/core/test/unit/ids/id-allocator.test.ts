@@ -87,6 +87,33 @@ describe('IdAllocator: block sizing', () => {
     ])
   })
 
+  // Bug (outside probe): ten flushes short at once on a cold pool (each fetching on its connection)
+  // doubled the block with each fetch: 1,555 ids drawn for ten rows.
+  it('grows the block once for the fetches made while one for the sequence is in flight', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 10 })
+    let answer = () => {}
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve
+    })
+    const later: typeof seqs.query = async (text) => {
+      await answered
+      return seqs.query(text)
+    }
+    const fetches: Promise<number>[] = []
+    for (let i = 0; i < 5; i++) {
+      const missing = ids.missing(need({ a: 1 }))
+      expect(entries(missing)).toEqual([['a', 11]])
+      fetches.push(ids.fill(later, missing))
+    }
+    answer()
+    await Promise.all(fetches)
+    expect(ids.available('a')).toBe(55)
+    // Once they are in, the block has grown once: the next shortage asks 1 + 20.
+    for (let i = 0; i < 55; i++) ids.take(need({ a: 1 }))
+    expect(entries(ids.missing(need({ a: 1 })))).toEqual([['a', 21]])
+  })
+
   it('does not grow the block on a prefetch', async () => {
     const seqs = new FakeSequences()
     const ids = new IdAllocator({ blockSize: 10 })
