@@ -91,7 +91,12 @@ export interface PipeflushErrorDetails {
   readonly table?: string | undefined
   /** The column the error is about, when there is one. */
   readonly column?: string | undefined
-  /** Primary keys of the rows involved (each a single value or an array for composite keys). */
+  /**
+   * Primary keys of the rows involved (each a single value or an array for composite keys). For a
+   * `CONSTRAINT_VIOLATION` of a statement of several rows, the rows the server's detail names (a
+   * duplicate key, a missing reference) or that hold the NULL refused; every row of the statement
+   * where they cannot be told apart (a check).
+   */
   readonly keys?: readonly unknown[] | undefined
   /** The constraint the server named. */
   readonly constraint?: string | undefined

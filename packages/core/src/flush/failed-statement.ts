@@ -102,6 +102,28 @@ export function rejectedStatement(
   return candidates[0]
 }
 
+/**
+ * The keys of the rows of `statement` that the server's rejection is about: those holding the key its
+ * detail names (a duplicate, a reference to a row not there, a row still referenced), or for a NULL
+ * refused those with a NULL in the column it names. Every row's key when none can be told apart (a
+ * check, a detail of another form, a value printed otherwise than it was sent) or none holds it; a
+ * one-row statement's key as it is.
+ *
+ * @example
+ * // an insert of rows 1, 2 and 3, of which row 2's email is taken:
+ * keysAtFault(insert, { sqlState: '23505', detail: 'Key (email)=(b@x) already exists.' }) // [2]
+ */
+export function keysAtFault(statement: PlannedStatement, facts: RejectionFacts): readonly unknown[] {
+  if (statement.rowCount < 2) return statement.keys
+  const key = detailKey(facts.detail)
+  let rows: number[] = []
+  if (key !== undefined) rows = rowsHoldingKey(statement, key)
+  else if (facts.sqlState === NOT_NULL && facts.column !== undefined && statement.kind !== 'delete')
+    rows = rowsHoldingNull(statement, facts.column)
+  if (rows.length === 0 || rows.length === statement.rowCount) return statement.keys
+  return rows.map((r) => statement.keys[r])
+}
+
 /** SQLSTATE not_null_violation. */
 const NOT_NULL = '23502'
 /** SQLSTATE invalid_column_reference: what an ON CONFLICT matching no unique constraint or index gets. */
@@ -151,14 +173,28 @@ function onlyStatement(statements: readonly (PlannedStatement | undefined)[]): P
  * are its key's parts, then its set columns.
  */
 function holdsNull(s: PlannedStatement, column: string): boolean {
+  return rowsHoldingNull(s, column).length > 0
+}
+
+/** The rows of `s` (an insert or an update) that write NULL to `column`, by their place in `s`. */
+function rowsHoldingNull(s: PlannedStatement, column: string): number[] {
   const i = s.columns.indexOf(column)
-  if (i < 0) return false
+  const values = i < 0 ? undefined : s.params[paramOffset(s) + i]
+  const rows: number[] = []
+  if (values === undefined) return rows
+  for (let r = 0; r < s.rowCount; r++) if (values[r] === null) rows.push(r)
+  return rows
+}
+
+/**
+ * Where `s`'s column parameters begin: an insert's and a delete's parameters are its columns (a
+ * delete's: its key's parts, then the version it expects); an update's are its key's parts, then its
+ * set columns (then the version it expects).
+ */
+function paramOffset(s: PlannedStatement): number {
+  if (s.kind !== 'update') return 0
   const first = s.keys[0]
-  const offset = s.kind !== 'update' ? 0 : Array.isArray(first) ? first.length : 1
-  const values = s.params[offset + i]
-  if (values === undefined) return false
-  for (let r = 0; r < s.rowCount; r++) if (values[r] === null) return true
-  return false
+  return Array.isArray(first) ? first.length : 1
 }
 
 /** A key a rejection's detail names: its columns and their values as the server printed them. */
@@ -271,19 +307,20 @@ function writes(s: PlannedStatement, columns: readonly string[]): boolean {
   return s.kind === 'update' && columns.some((c) => s.columns.includes(c))
 }
 
-/**
- * Whether some row of `s` holds the key's values (as texts) in its columns: an insert's parameters are
- * its columns, a delete's too (its key's parts, then the version it expects); an update's are its
- * key's parts, then its set columns (then the version it expects).
- */
+/** Whether some row of `s` holds the key's values (as texts) in its columns (see {@link paramOffset}). */
 function holdsKey(s: PlannedStatement, key: DetailKey): boolean {
+  return rowsHoldingKey(s, key).length > 0
+}
+
+/** The rows of `s` whose columns hold the key's values (as texts), by their place in `s`. */
+function rowsHoldingKey(s: PlannedStatement, key: DetailKey): number[] {
   const values = key.values
-  if (values === undefined) return false
-  const first = s.keys[0]
-  const offset = s.kind !== 'update' ? 0 : Array.isArray(first) ? first.length : 1
+  const rows: number[] = []
+  if (values === undefined) return rows
+  const offset = paramOffset(s)
   const at = key.columns.map((c) => s.columns.indexOf(c))
-  if (at.some((i) => i < 0)) return false
+  if (at.some((i) => i < 0)) return rows
   for (let r = 0; r < s.rowCount; r++)
-    if (at.every((i, k) => s.params[offset + i]?.[r] === values[k])) return true
-  return false
+    if (at.every((i, k) => s.params[offset + i]?.[r] === values[k])) rows.push(r)
+  return rows
 }

@@ -8,6 +8,7 @@ import { parseStaleError, type StaleRows } from '../plan/statements/stale-check.
 import type { PlannedStatement } from '../plan/types.ts'
 import { foreignKeyNamed } from '../schema/checks.ts'
 import { describeKeyText } from '../values/location.ts'
+import { keysAtFault } from './failed-statement.ts'
 import type { FlushSession } from './flush-session.ts'
 
 /** SQLSTATE of a write sent to a server that only reads. */
@@ -77,7 +78,8 @@ export function statementError(
       table,
       constraint: e.constraint,
       sqlState: e.sqlState,
-      keys: statement?.keys,
+      // The rows the detail names (a duplicate key, a missing reference) or holding the NULL refused.
+      keys: statement === undefined ? undefined : keysAtFault(statement, e),
       column: e.column,
       flushId,
       detail: e.detail,

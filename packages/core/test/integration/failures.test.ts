@@ -95,6 +95,41 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       expect((await em.flush()).inserted).toBe(1)
     })
 
+    // Bug: an insert of several rows refused for one of them gave every row's key: which account's
+    // owner was taken, or which ledger row's account was missing, could only be read from the detail.
+    test('a statement of several rows refused for one: keys name the rows the server named', async () => {
+      const { client } = db.client(driver, { max: 2 })
+      const root = await EntityManager.connect(client, { pipeline: mode, versionColumn: 'version' })
+      const owner = (n: string) => `keys-${n}-${driver}-${mode}`
+      const seed = root.fork()
+      const held = seed.create('account', { owner: owner('held'), balance: '1' })
+      await seed.flush()
+      const before = await counts()
+      const em = root.fork()
+      const accounts = ['a', 'b'].map((n) => em.create('account', { owner: owner(n), balance: '1' }))
+      const taken = em.create('account', { owner: owner('held'), balance: '1' })
+      accounts.push(em.create('account', { owner: owner('d'), balance: '1' }))
+      const error = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect((error as PipeflushError).keys).toEqual([taken['id']])
+      expect(await counts()).toEqual(before)
+      taken['owner'] = owner('c')
+
+      const missing = Number(held['id']) + 1_000_000
+      const ledgers = [held['id'], missing, held['id']].map((id) =>
+        em.create('ledger', { account_id: id, amount: '1' }),
+      )
+      const refused = await em.flush().catch((e: unknown) => e)
+      expect(isPipeflushError(refused, 'CONSTRAINT_VIOLATION')).toBe(true)
+      expect([(refused as PipeflushError).table, (refused as PipeflushError).keys]).toEqual([
+        'ledger',
+        [ledgers[1]!['id']],
+      ])
+      expect(await counts()).toEqual(before)
+      ledgers[1]!['account_id'] = accounts[0]
+      expect((await em.flush()).inserted).toBe(7)
+    })
+
     test('a key or a unique index value taken, quoted names: the column the detail names', async () => {
       const { client } = db.client(driver, { max: 2 })
       const root = await EntityManager.connect(client, { pipeline: mode })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { rejectedStatement } from '../../../src/flush/failed-statement.ts'
+import { keysAtFault, rejectedStatement } from '../../../src/flush/failed-statement.ts'
 import { defineSchema } from '../../../src/index.ts'
 import type { PlannedStatement, StatementKind } from '../../../src/plan/types.ts'
 
@@ -217,4 +217,63 @@ test('rejectedStatement: an ON CONFLICT no constraint matches is the upsert, the
     upsert: { conflict: ['name'], update: [] },
   }
   expect(rejectedStatement([rename, upsert, other], { sqlState: '42P10' })).toBe(upsert)
+})
+
+// Bug: a statement of several rows rejected for one row gave every row's key in `keys`: of 50
+// inserts, which one's email was taken could only be read from the server's detail.
+describe('keysAtFault', () => {
+  const three = statement(
+    'insert',
+    't',
+    ['id', 'email', 'u_id'],
+    [
+      ['1', '2', '3'],
+      ['a@x', 'b@x', null],
+      ['7', '8', '8'],
+    ],
+    [1, 2, 3],
+  )
+
+  test('the rows holding the key the detail names: a duplicate, a missing reference', () => {
+    expect(keysAtFault(three, { sqlState: '23505', detail: 'Key (email)=(b@x) already exists.' })).toEqual([
+      2,
+    ])
+    const missing = 'Key (u_id)=(8) is not present in table "u".'
+    expect(keysAtFault(three, { sqlState: '23503', detail: missing })).toEqual([2, 3])
+    const pair = 'Key (id, email)=(1, a@x) already exists.'
+    expect(keysAtFault(three, { sqlState: '23505', detail: pair })).toEqual([1])
+  })
+
+  test("an update's rows by its set columns, after its key's parameters", () => {
+    const update = statement(
+      'update',
+      't',
+      ['email'],
+      [
+        ['4', '5'],
+        ['d@x', 'e@x'],
+      ],
+      [4, 5],
+    )
+    expect(keysAtFault(update, { sqlState: '23505', detail: 'Key (email)=(e@x) already exists.' })).toEqual([
+      5,
+    ])
+  })
+
+  test('a NULL refused: the rows with a NULL in the column named', () => {
+    expect(keysAtFault(three, { sqlState: '23502', column: 'email' })).toEqual([3])
+  })
+
+  test("every row's key when none can be told apart, or none holds the key", () => {
+    expect(keysAtFault(three, { sqlState: '23514', detail: 'Failing row contains (1, a@x, 7).' })).toEqual([
+      1, 2, 3,
+    ])
+    expect(keysAtFault(three, { sqlState: '23505', detail: 'Key (email)=(z@x) already exists.' })).toEqual([
+      1, 2, 3,
+    ])
+    expect(
+      keysAtFault(three, { sqlState: '23505', detail: 'Key (lower(email))=(a@x) already exists.' }),
+    ).toEqual([1, 2, 3])
+    expect(keysAtFault(three, { sqlState: '23505' })).toEqual([1, 2, 3])
+  })
 })
