@@ -59,10 +59,20 @@ export function invalidValue(
   return errors.invalidValue(`${where}: ${message}`, {
     table: at?.table,
     column: column.name,
-    keys: at === undefined || at.key === undefined ? undefined : [at.key],
+    keys: at === undefined || at.key === undefined ? undefined : [keyValue(at.key)],
     value,
     cause,
   })
+}
+
+/**
+ * A location's key as every error's `keys` holds one: a single value, or an array for a composite
+ * key (a key by column, `{ id: 7 }`, is `7`; `{ a: 1, b: 2 }` is `[1, 2]`).
+ */
+function keyValue(key: unknown): unknown {
+  if (typeof key !== 'object' || key === null || Object.getPrototypeOf(key) !== Object.prototype) return key
+  const values = Object.values(key)
+  return values.length === 1 ? values[0] : values
 }
 
 /**

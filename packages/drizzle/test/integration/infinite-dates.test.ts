@@ -163,7 +163,7 @@ update inf_span set stamp = '-infinity' where id = ${ids.negInf}`)
       const bytes = counter.read().bytesOut
       const error = await em.flush().catch((e: unknown) => e)
       expect(isPipeflushError(error, 'INVALID_VALUE')).toBe(true)
-      expect(error).toMatchObject({ table: 'spans', column, keys: [{ id: ids.finite }] })
+      expect(error).toMatchObject({ table: 'spans', column, keys: [ids.finite] })
       expect(counter.read().bytesOut).toBe(bytes)
       expect(await stored([ids.finite, ids.far])).toEqual(before)
     },

@@ -109,10 +109,13 @@ describe('checkSelectedColumns', () => {
 describe('decodeRow of a stored value that cannot be read', () => {
   it("names the row by its key: a value the column's mapping cannot read", () => {
     const e = thrown(() => decodeRow(price, { c0: '7', c1: '1.50' }))
-    expect(e).toMatchObject({ code: 'INVALID_VALUE', table: 'price', column: 'amount', keys: [{ id: 7 }] })
+    expect(e).toMatchObject({ code: 'INVALID_VALUE', table: 'price', column: 'amount', keys: [7] })
     expect(e.message).toMatch(/^price\.amount \(row id=7\): /)
     const composite = thrown(() => decodeRow(seat, { c0: 'A', c1: '3', c2: 'soon' }))
     expect(composite.message).toMatch(/^seat\.booked \(row row=a string of 1 character, n=3\): /)
+
+    // Bug: keys held the key by column ({ row: 'A', n: 3 }), unlike every other error's keys.
+    expect(composite.keys).toEqual([['A', 3]])
   })
 
   it('a row whose key cannot be read is a row read', () => {
