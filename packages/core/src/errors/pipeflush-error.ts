@@ -154,6 +154,34 @@ export class PipeflushError extends Error {
     Object.defineProperty(this, 'value', { value: details.value, enumerable: false })
     Object.defineProperty(this, 'detail', { value: details.detail, enumerable: false })
   }
+
+  /**
+   * What `JSON.stringify(error)` writes: the name, code and message and the fields about what failed,
+   * a bigint key as its decimal text (`JSON.stringify` throws on a bigint: a logger's catch block
+   * would throw its own error and lose this one). Not the value at fault, the DETAIL or the cause.
+   *
+   * @example
+   * JSON.stringify(e) // {"name":"PipeflushError","code":"CONSTRAINT_VIOLATION","message":"...","keys":["11"],...}
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      table: this.table,
+      column: this.column,
+      keys: this.keys?.map(jsonKey),
+      constraint: this.constraint,
+      sqlState: this.sqlState,
+      flushId: this.flushId,
+    }
+  }
+}
+
+/** A key as JSON can hold it: a bigint (or a composite key's bigint part) as its decimal text. */
+function jsonKey(key: unknown): unknown {
+  if (typeof key === 'bigint') return key.toString()
+  return Array.isArray(key) ? key.map(jsonKey) : key
 }
 
 Object.defineProperty(PipeflushError.prototype, BRAND, { value: true })
