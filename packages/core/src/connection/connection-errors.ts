@@ -19,7 +19,7 @@ export interface Purpose {
 
 /**
  * The coded error of getting no connection for `purpose`: timed out waiting (`FLUSH_TIMEOUT` or
- * `QUERY_TIMEOUT`), could not connect and why (`LOGIN_FAILED`, `HOST_UNREACHABLE`...), or the
+ * `QUERY_TIMEOUT`, pipeflush's deadline or the pool's own wait), could not connect and why (`LOGIN_FAILED`, `HOST_UNREACHABLE`...), or the
  * connection failed (`CONNECTION_LOST`). A read that got no connection is coded as a flush that got
  * none, so the application handles both alike.
  *
@@ -34,6 +34,8 @@ export function reservationError(e: DriverError, purpose: Purpose): PipeflushErr
       ? errors.queryTimeout(what, timeoutMs, 'still waiting for a connection', purpose.limit)
       : errors.flushTimeout(flushId, timeoutMs, 'still waiting for a connection')
   }
+  // The application's pool gave up waiting for a free connection, before pipeflush's deadline.
+  if (e.code === 'POOL_TIMEOUT') return errors.poolTimeout(what, e.message, flushId, e.cause)
   const failure = connectFailure(e)
   if (failure !== undefined)
     return errors.cannotConnect(failure, what, e.message, {

@@ -196,6 +196,17 @@ export function deadlineError(address: string): DriverError {
   return { kind: 'connection', code: 'DEADLINE', message, cause: new Error(message) }
 }
 
+/**
+ * The application's pool gave up its own wait for a free connection (code `POOL_TIMEOUT`): every
+ * connection stayed in use for the pool's `connectionTimeoutMillis` (`ms`). No connection was tried:
+ * the server is not at fault.
+ */
+export function poolWaitError(ms: number | undefined, cause: unknown): DriverError {
+  const limit = ms === undefined ? '' : ` (${ms} ms)`
+  const message = `every connection of the pool stayed in use for its connectionTimeoutMillis${limit}`
+  return { kind: 'connection', code: 'POOL_TIMEOUT', message, cause }
+}
+
 /** Codes of Node's TLS and certificate failures (a prefix or the whole code). */
 const TLS_CODES =
   /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_)/

@@ -243,6 +243,8 @@ export class RuntimeDriver implements Driver {
   /** A failure to get a connection, as a connection error naming where the client tried to connect. */
   #connectError(error: unknown): DriverError {
     const e = this.toDriverError(error)
+    // The pool's own wait given up: no connection was tried anywhere.
+    if (e.code === 'POOL_TIMEOUT') return e
     const where = this.meters.lastFailure?.address ?? this.address
     const message = e.message.includes(where) ? e.message : `could not connect to ${where}: ${e.message}`
     return { ...e, kind: 'connection', message }

@@ -57,6 +57,21 @@ export const flushErrors = {
     )
   },
 
+  /**
+   * The application's pool gave up waiting for a free connection for `what` (`why`: its limit), before
+   * the flush's or read's own deadline: `FLUSH_TIMEOUT` for a flush (`flushId`), else
+   * `QUERY_TIMEOUT`, as when pipeflush's deadline passes while waiting. Nothing was sent.
+   */
+  poolTimeout(what: string, why: string, flushId: string | undefined, cause: unknown): PipeflushError {
+    if (flushId === undefined)
+      return new PipeflushError('QUERY_TIMEOUT', `${what} got no connection: ${why}.`, { cause })
+    return new PipeflushError(
+      'FLUSH_TIMEOUT',
+      `The flush got no connection: ${why}. Nothing was sent: nothing was committed. The unit of work is unchanged: flush again to retry.`,
+      { flushId, cause },
+    )
+  },
+
   /** The COMMIT answered ROLLBACK without a statement error to explain it. */
   rolledBack(flushId: string, command: string): PipeflushError {
     return new PipeflushError('ROLLED_BACK', `COMMIT answered ${command}: nothing was committed.`, {

@@ -4,7 +4,7 @@ import { errors } from '../../errors.ts'
 import type { AdapterConnection, DriverAdapter, GiveUp } from '../adapter.ts'
 import { ClientEnd } from '../client-end.ts'
 import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } from '../driver.ts'
-import { closedError, toDriverError } from '../driver-errors.ts'
+import { closedError, poolWaitError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
 import { guardReading } from './read-guard.ts'
@@ -30,7 +30,14 @@ const PG_FIELDS = { constraint: 'constraint', schema: 'schema', table: 'table', 
 
 /** Messages node-postgres gives errors of a connection that is gone or could not be made. */
 const CONNECTION_MESSAGES =
-  /Connection terminated|not queryable|Client was closed|timeout exceeded when trying to connect|timeout expired|Query read timeout/
+  /Connection terminated|not queryable|Client was closed|timeout expired|Query read timeout/
+
+/**
+ * What pg-pool's `connect()` rejects with when its `connectionTimeoutMillis` passes while the request
+ * waits in its queue, every connection in use (a connection that does not open in time is `Connection
+ * terminated due to connection timeout`).
+ */
+const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect'
 
 /**
  * The node-postgres adapter. A flush checks a client out of the application's pool. Where the pool's
@@ -229,6 +236,8 @@ export class PgAdapter implements DriverAdapter {
   }
 
   toDriverError(error: unknown): DriverError {
+    if (error instanceof Error && error.message === POOL_QUEUE_TIMEOUT)
+      return poolWaitError(this.pool.options.connectionTimeoutMillis, error)
     return toDriverError(error, PG_FIELDS, (_, message) => CONNECTION_MESSAGES.test(message))
   }
 }

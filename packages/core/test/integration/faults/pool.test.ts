@@ -162,3 +162,41 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     await expectPoolFree(c, 1)
   })
 })
+
+// node-postgres's pool has a wait of its own, `connectionTimeoutMillis`, which covers waiting in its
+// queue: postgres.js has none. Bug (outside probe): that wait given up, with every connection in use
+// and the server fine, was CONNECTION_LOST "could not connect to host:port".
+describe('pg', () => {
+  test("the pool's own wait for a free connection given up: QUERY_TIMEOUT and FLUSH_TIMEOUT saying so, not a connection failure", () =>
+    watched(async () => {
+      const c = db.client('pg', { max: 1, pg: { connectionTimeoutMillis: 200 } })
+      const root = await EntityManager.connect(c.client, { pipeline: 'burst', idBlockSize: 100 })
+      const warm = root.fork()
+      warm.create('thing', { name: 'pool wait warm' })
+      await warm.flush()
+      const busy = c.query('select pg_sleep(1.5)') // the pool's only connection, for 1.5 s
+      const em = root.fork()
+      em.create('thing', { name: 'pool wait' })
+      const [read, flush] = await Promise.all([
+        settleWithin(em.find('thing', { name: 'pool wait warm' }), 5_000),
+        settleWithin(em.flush(), 5_000),
+      ])
+      for (const [result, code, what] of [
+        [read, 'QUERY_TIMEOUT', 'Reading thing'],
+        [flush, 'FLUSH_TIMEOUT', 'The flush'],
+      ] as const) {
+        expect(result.error).toMatchObject({ code })
+        const message = (result.error as Error).message
+        expect(message).toMatch(`${what} got no connection: every connection of the pool stayed in use`)
+        expect(message).toMatch('connectionTimeoutMillis (200 ms)')
+        expect(message).not.toMatch(/could not connect/)
+        expect(result.ms).toBeLessThan(1_200)
+      }
+      await busy
+      expect(await count('pool wait')).toBe(0)
+      expect(em.pending.inserts).toBe(1)
+      expect((await em.flush()).inserted).toBe(1)
+      expect(await count('pool wait')).toBe(1)
+      await c.end()
+    }))
+})
