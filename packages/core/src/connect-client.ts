@@ -177,13 +177,17 @@ function clientCatalog(
 }
 
 /**
- * With a schema given (`schema`), the catalog is not read: `versionColumn` and `relationNames` must
- * say what the schema says (as they do when it is one read before with the same options), else they
+ * With a schema given (`schema`), the catalog is not read: `names` is refused, and `versionColumn`
+ * and `relationNames` must say what the schema says (as they do when it is one read before with the same options), else they
  * are refused rather than left without effect (a `versionColumn` beside a schema of `defineSchema`
  * checked no version).
  */
 function checkAgreesWithSchema(options: EntityManagerOptions, schema: SchemaModel): void {
   const { versionColumn, relationNames } = options
+  if (options.names !== undefined)
+    throw errors.invalidConfig(
+      "names renames what the catalog holds, and the schema given (`schema`) is not read again: give readSchema its `names`, or name the columns in defineSchema (a column's `name`).",
+    )
   if (versionColumn !== undefined) {
     const tables = typeof versionColumn === 'string' ? [...schema.tables.keys()] : Object.keys(versionColumn)
     for (const key of tables) {
@@ -230,6 +234,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   'replicas',
   'maxReplicaLagMs',
   'localSettings',
+  'names',
 ])
 
 /**

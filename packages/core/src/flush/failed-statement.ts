@@ -55,8 +55,38 @@ export function rejectedStatement(
   facts: RejectionFacts,
   schema?: SchemaModel,
 ): PlannedStatement | undefined {
+  // The server names columns as the database does: statements are looked at by those names.
+  if (schema === undefined) return rejectedAmong(statements, facts, schema)
+  const original = new Map<PlannedStatement, PlannedStatement>()
+  const named = statements.map((s) => {
+    if (s === undefined) return s
+    const view = inDatabaseNames(s, schema)
+    original.set(view, s)
+    return view
+  })
+  const found = rejectedAmong(named, facts, schema)
+  return found === undefined ? undefined : original.get(found)
+}
+
+/**
+ * `s` with its columns named as the database names them, where its table's model names them
+ * otherwise (see `ColumnModel.dbName`); `s` itself where it does not.
+ */
+function inDatabaseNames(s: PlannedStatement, schema: SchemaModel | undefined): PlannedStatement {
+  const table = schema?.tables.get(s.table)
+  if (table === undefined || !s.columns.some((c) => table.columnsByName.get(c)?.dbName !== undefined))
+    return s
+  return { ...s, columns: s.columns.map((c) => table.columnsByName.get(c)?.dbName ?? c) }
+}
+
+/** {@link rejectedStatement}, its statements' columns named as the database names them. */
+function rejectedAmong(
+  statements: readonly (PlannedStatement | undefined)[],
+  facts: RejectionFacts,
+  schema: SchemaModel | undefined,
+): PlannedStatement | undefined {
   const { table } = facts
-  const isOn = onTableOf(statements, facts)
+  const isOn = onTableOf(statements, facts, schema)
   const only = onlyStatement(statements)
   if (facts.where !== undefined && REFERENTIAL_ACTION.test(facts.where)) {
     // A delete's cascade, SET NULL or SET DEFAULT refused (the action may write the delete's own
@@ -107,14 +137,21 @@ export function rejectedStatement(
  * detail names (a duplicate, a reference to a row not there, a row still referenced), or for a NULL
  * refused those with a NULL in the column it names. Every row's key when none can be told apart (a
  * check, a detail of another form, a value printed otherwise than it was sent) or none holds it; a
- * one-row statement's key as it is.
+ * one-row statement's key as it is. `schema` tells the columns' names in the database, where its
+ * tables name them otherwise.
  *
  * @example
  * // an insert of rows 1, 2 and 3, of which row 2's email is taken:
  * keysAtFault(insert, { sqlState: '23505', detail: 'Key (email)=(b@x) already exists.' }) // [2]
  */
-export function keysAtFault(statement: PlannedStatement, facts: RejectionFacts): readonly unknown[] {
-  if (statement.rowCount < 2) return statement.keys
+export function keysAtFault(
+  rejected: PlannedStatement,
+  facts: RejectionFacts,
+  schema?: SchemaModel,
+): readonly unknown[] {
+  if (rejected.rowCount < 2) return rejected.keys
+  // The server names columns as the database does.
+  const statement = inDatabaseNames(rejected, schema)
   const key = detailKey(facts.detail)
   let rows: number[] = []
   if (key !== undefined) rows = rowsHoldingKey(statement, key)
@@ -141,16 +178,47 @@ function refusesValue(sqlState: string | undefined): boolean {
 
 /**
  * Whether a statement is on the table the server named (`facts.table`, unqualified, in
- * `facts.schema`), told by its table's key (the bare name in the first schema of the search path,
- * else `schema.table`): the key `schema.table` when one of `statements` has it, else the bare name;
- * without the schema, either.
+ * `facts.schema`): by its table's name in the database where `model` knows the table (its key may
+ * be the application's name: `blogPost` for `blog_post`); else told by its table's key (the bare
+ * name in the first schema of the search path, else `schema.table`): the key `schema.table` when
+ * one of `statements` has it, else the bare name; without the schema, either.
  */
 function onTableOf(
   statements: readonly (PlannedStatement | undefined)[],
   facts: RejectionFacts,
+  model?: SchemaModel,
 ): (s: PlannedStatement) => boolean {
   const { table, schema } = facts
   if (table === undefined) return () => false
+  if (model !== undefined) {
+    const known = onTableInModel(model, table, schema)
+    return (s) => known(s.table) ?? onKey(statements, table, schema)(s)
+  }
+  return onKey(statements, table, schema)
+}
+
+/**
+ * Whether the table keyed `key` in `model` is the table `table` (in `schema`, when given) of the
+ * database; undefined for a key `model` does not have.
+ */
+function onTableInModel(
+  model: SchemaModel,
+  table: string,
+  schema: string | undefined,
+): (key: string) => boolean | undefined {
+  return (key) => {
+    const t = model.tables.get(key)
+    if (t === undefined) return undefined
+    return t.name === table && (schema === undefined || t.schema === schema)
+  }
+}
+
+/** {@link onTableOf} by the statements' keys alone. */
+function onKey(
+  statements: readonly (PlannedStatement | undefined)[],
+  table: string,
+  schema: string | undefined,
+): (s: PlannedStatement) => boolean {
   if (schema === undefined) return (s) => s.table === table || s.table.endsWith(`.${table}`)
   const qualified = `${schema}.${table}`
   if (statements.some((s) => s?.table === qualified)) return (s) => s.table === qualified

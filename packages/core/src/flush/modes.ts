@@ -112,7 +112,7 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
       undefined,
     ]
     const results = await fs.pipeline(batch, { commits: true })
-    settlePipelined(fs, results, planned, input.flushId)
+    settlePipelined(fs, results, planned, input.flushId, input.settings.schema)
     return pipelinedRows(statements, results.slice(begin.length + input.logged.length))
   }
   const batch = simpleBatch(
@@ -136,7 +136,7 @@ async function sendBurst(fs: FlushSession, input: Sending): Promise<ReturnedRows
     // A statement failed inside the open transaction: aborted, it is rolled back as the connection
     // goes back (see `HeldTransaction.taken`), once.
     throw serverError(fs, e, (d) =>
-      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId),
+      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId, input.settings.schema),
     )
   }
 }
@@ -175,7 +175,7 @@ async function sendTogether(
 ): Promise<ReturnedRows> {
   if (fs.session.pipeline && !hasCopy(statements)) {
     const results = await fs.pipeline(statements.map((s) => pipelined(s, input.settings.named)))
-    const failure = firstRejection(results, statements, input.flushId)
+    const failure = firstRejection(results, statements, input.flushId, input.settings.schema)
     if (failure) {
       fs.serverRejected = true
       throw failure
@@ -190,7 +190,7 @@ async function sendTogether(
     return simpleRows(statements, await fs.simple(batch.text, { copies: batch.copies, rowSets }))
   } catch (e) {
     throw serverError(fs, e, (d) =>
-      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId),
+      statementError(d, statementAt(batch, d, input.settings.schema), input.flushId, input.settings.schema),
     )
   }
 }
@@ -220,7 +220,12 @@ async function inTransaction(fs: FlushSession, input: Sending, body: () => Promi
     // A deferred constraint checked as the transaction ends: the statement of the table it names.
     const { plan, settings, flushId } = input
     throw serverError(fs, e, (d) =>
-      statementError(d, rejectedStatement(planStatements(plan), d, settings.schema), flushId),
+      statementError(
+        d,
+        rejectedStatement(planStatements(plan), d, settings.schema),
+        flushId,
+        settings.schema,
+      ),
     )
   }
   if (lastCommand !== 'COMMIT') throw errors.rolledBack(input.flushId, lastCommand)
@@ -235,11 +240,12 @@ function settlePipelined(
   results: readonly PromiseSettledResult<{ command: string }>[],
   planned: readonly (PlannedStatement | undefined)[],
   flushId: string,
+  schema: SchemaModel | undefined,
 ): void {
   const commit = results[results.length - 1]
   const settled = results as PromiseSettledResult<{ command: string; rows: readonly never[] }>[]
   if (someServerRejection(settled)) fs.serverRejected = true
-  const failure = firstRejection(settled, planned, flushId)
+  const failure = firstRejection(settled, planned, flushId, schema)
   if (commit?.status === 'fulfilled') {
     if (commit.value.command === 'COMMIT' && failure === undefined) {
       const lost = results.find((r) => r.status === 'rejected')

@@ -40,6 +40,7 @@ export function statementError(
   e: DriverError,
   statement: PlannedStatement | undefined,
   flushId: string,
+  schema?: SchemaModel,
 ): PipeflushError {
   const stale = parseStaleError({ code: e.sqlState, message: e.message })
   if (stale && stale.matched > stale.expected)
@@ -79,7 +80,7 @@ export function statementError(
       constraint: e.constraint,
       sqlState: e.sqlState,
       // The rows the detail names (a duplicate key, a missing reference) or holding the NULL refused.
-      keys: statement === undefined ? undefined : keysAtFault(statement, e),
+      keys: statement === undefined ? undefined : keysAtFault(statement, e, schema),
       column: e.column,
       flushId,
       detail: e.detail,
@@ -219,6 +220,7 @@ export function firstRejection(
   results: readonly PromiseSettledResult<StatementResult>[],
   statements: readonly (PlannedStatement | undefined)[],
   flushId: string,
+  schema?: SchemaModel,
 ): PipeflushError | undefined {
   let fallback: DriverError | undefined
   let fallbackAt = -1
@@ -227,14 +229,14 @@ export function firstRejection(
     if (r?.status !== 'rejected') continue
     const e = r.reason as DriverError
     if (e.kind === 'server' && e.sqlState !== IN_FAILED_TRANSACTION)
-      return statementError(e, statements[i], flushId)
+      return statementError(e, statements[i], flushId, schema)
     if (fallback === undefined) {
       fallback = e
       fallbackAt = i
     }
   }
   return fallback && fallback.kind === 'server'
-    ? statementError(fallback, statements[fallbackAt], flushId)
+    ? statementError(fallback, statements[fallbackAt], flushId, schema)
     : undefined
 }
 

@@ -247,4 +247,10 @@ export interface SchemaModel {
    * table's), to the key of its partitioned table: what pipeflush reads and writes instead.
    */
   readonly partitionOf?: ReadonlyMap<string, string>
+  /**
+   * How the application names what the catalog holds (the `names` option of `readSchema`): the
+   * names of the relations derived from the foreign keys are given through it too (`blog_posts`
+   * becomes what it makes of that), as the tables' keys and columns' names were.
+   */
+  readonly names?: (name: string) => string
 }

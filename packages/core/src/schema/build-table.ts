@@ -224,6 +224,7 @@ export function buildSchemaModel(
   tables: readonly TableModel[],
   relationNames?: Readonly<Record<string, string>>,
   partitionOf?: ReadonlyMap<string, string>,
+  names?: (name: string) => string,
 ): SchemaModel {
   const byKey = new Map<string, TableModel>()
   for (const table of tables) {
@@ -262,6 +263,7 @@ export function buildSchemaModel(
     tables: byKey,
     ...(relationNames === undefined ? {} : { relationNames }),
     ...(partitionOf === undefined || partitionOf.size === 0 ? {} : { partitionOf }),
+    ...(names === undefined ? {} : { names }),
   }
   for (const key of byKey.keys()) relationsOf(model, key) // bad relationNames fail here
   recordSchemaTables(byKey)

@@ -106,6 +106,7 @@ export function cachedSchema(
     v: options.versionColumn ?? null,
     r: options.relationNames ?? null,
     l: options.localSettings ?? null,
+    n: options.names === undefined ? null : namesId(options.names),
   })
   let p = byDriver.get(key)
   if (!p) {
@@ -118,3 +119,17 @@ export function cachedSchema(
   }
   return p
 }
+
+const namesIds = new WeakMap<(name: string) => string, number>()
+
+/** A number per `names` function, for the cache's key: schemas read with two mappings are two schemas. */
+function namesId(names: (name: string) => string): number {
+  let id = namesIds.get(names)
+  if (id === undefined) {
+    id = namesIdsGiven++
+    namesIds.set(names, id)
+  }
+  return id
+}
+
+let namesIdsGiven = 1

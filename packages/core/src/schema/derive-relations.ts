@@ -19,7 +19,10 @@ type Unnamed = Omit<RelationModel, 'name'>
  */
 export function deriveRelations(schema: SchemaModel): Map<string, Map<string, RelationModel>> {
   const wishes = new Map<string, { relation: Unnamed; wish: NameWish }[]>()
-  const add = (relation: Unnamed, candidates: readonly string[], identity: string) => {
+  const add = (relation: Unnamed, derived: readonly string[], identity: string) => {
+    // Named as the application names the catalog's names (`blog_posts` as `blogPosts`), where it does.
+    const names = schema.names
+    const candidates = names === undefined ? derived : [...new Set(derived.map(names))]
     let list = wishes.get(relation.table)
     if (list === undefined) {
       list = []

@@ -31,6 +31,17 @@ export interface ReadSchemaOptions {
    * const em = root.fork({ localSettings: { 'request.jwt.claims': JSON.stringify(claims) } })
    */
   readonly localSettings?: Readonly<Record<string, string | number | boolean>> | undefined
+  /**
+   * How the application names what the catalog holds, when not as the database does: each name read
+   * (a schema's, a table's, a column's) to the name tables are keyed by and entities, `where`, options
+   * (`versionColumn`, `relationNames`, conflict lists) and errors use. SQL keeps the database's names.
+   * `@pipeflush/kysely` gives Kysely's `CamelCasePlugin`'s mapping. Default: the database's names.
+   *
+   * @example
+   * const root = await EntityManager.connect(pool, { names: (name) => name.replace(/_(\w)/g, (_, c) => c.toUpperCase()) })
+   * root.fork().create('purchaseLine', { purchaseId: 1, unitPrice: '9.90' }) // purchase_line (purchase_id, unit_price)
+   */
+  readonly names?: ((name: string) => string) | undefined
 }
 
 /**
@@ -46,7 +57,11 @@ export function readSchemaOption(options: ReadSchemaOptions): ReadSchemaOptions 
   ) {
     throw errors.invalidConfig(`schemas must be an array of schema names, not ${describeValue(schemas)}.`)
   }
-  const { relationNames } = options
+  const { relationNames, names } = options
+  if (names !== undefined && typeof names !== 'function')
+    throw errors.invalidConfig(
+      `names must be a function from a name in the database to the application's, not ${describeValue(names)}.`,
+    )
   if (
     relationNames !== undefined &&
     (typeof relationNames !== 'object' || relationNames === null || Array.isArray(relationNames))

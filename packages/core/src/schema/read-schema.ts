@@ -17,6 +17,7 @@ import type {
 import { BUILTIN_SCALAR_TYPES } from '../model/model.ts'
 import { arrayLiteral } from '../values/array-literal.ts'
 import { typeSqlName } from '../values/cast.ts'
+import { describeValue } from '../values/location.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from './build-table.ts'
 import { CATALOG_QUERY } from './catalog-query.ts'
 import type { CatalogColumn, CatalogForeignKey, CatalogTable } from './catalog-rows.ts'
@@ -152,19 +153,21 @@ export async function readCatalogSchema(
     throw errors.schemaReadFailed(cause)
   }
   if (options.schemas !== undefined) checkShadowing(rows, schemas, current)
-  const keyOf = (schema: string, name: string) => (schema === current ? name : `${schema}.${name}`)
+  const named = applicationNames(options.names)
+  const keyOf = (schema: string, name: string) =>
+    schema === current ? named(name) : `${named(schema)}.${named(name)}`
   const tables: TableModel[] = rows.map((row) => {
     const key = keyOf(row.schema, row.name)
     const kind = KINDS[row.kind] ?? 'table'
-    const columns = row.columns.map(toColumn)
+    const columns = row.columns.map((c) => toColumn(c, named(c.name)))
     const versionColumn = kind === 'table' ? pickVersionColumn(key, columns, options.versionColumn) : null
     const foreignKeys: ForeignKeyModel[] = catalogForeignKeys(row)
       .filter((fk) => schemas.includes(fk.targetSchema))
       .map((fk) => ({
         name: fk.name,
-        columns: fk.columns,
+        columns: fk.columns.map(named),
         target: keyOf(fk.targetSchema, fk.targetName),
-        targetColumns: fk.targetColumns,
+        targetColumns: fk.targetColumns.map(named),
         deferrable: fk.deferrable,
         initiallyDeferred: fk.initiallyDeferred,
         onDelete: ON_DELETE[fk.onDelete] ?? 'no action',
@@ -176,10 +179,13 @@ export async function readCatalogSchema(
       schema: row.schema,
       name: row.name,
       columns,
-      primaryKey: row.primary_key ?? [],
+      primaryKey: (row.primary_key ?? []).map(named),
       foreignKeys,
       // `index` only where true: a constraint's model is as it was before unique indexes were read.
-      uniques: row.uniques.map(({ index, ...unique }) => (index === true ? { ...unique, index } : unique)),
+      uniques: row.uniques.map(({ index, columns, ...unique }) => {
+        const renamed = { ...unique, columns: columns.map(named) }
+        return index === true ? { ...renamed, index } : renamed
+      }),
       versionColumn,
       copyable: row.copy_refused !== true,
       selectDenied: row.select_denied === true,
@@ -189,7 +195,13 @@ export async function readCatalogSchema(
   for (const row of rows)
     for (const leaf of row.partitions ?? [])
       partitionOf.set(keyOf(leaf.schema, leaf.name), keyOf(row.schema, row.name))
-  return { schema: buildSchemaModel(tables, options.relationNames, partitionOf), path: { current, schemas } }
+  const schema = buildSchemaModel(
+    tables,
+    options.relationNames,
+    partitionOf,
+    options.names === undefined ? undefined : named,
+  )
+  return { schema, path: { current, schemas } }
 }
 
 /**
@@ -237,7 +249,24 @@ function checkSessionSettings(dateStyle: string, extraFloatDigits: number, array
   if (arrayNulls !== 'on') throw errors.arrayNullsOff()
 }
 
-function toColumn(c: CatalogColumn): ColumnModel {
+/**
+ * The `names` option as a function that checks what it gives: a name, not empty (an application's
+ * mapping that returns nothing would key every column alike). The database's names without it.
+ */
+function applicationNames(names: ReadSchemaOptions['names']): (name: string) => string {
+  if (names === undefined) return (name) => name
+  return (name) => {
+    const given: unknown = names(name)
+    if (typeof given !== 'string' || given === '')
+      throw errors.invalidConfig(
+        `names gave ${describeValue(given)} for "${name}": it must give each name in the database a name that is not empty.`,
+      )
+    return given
+  }
+}
+
+/** The model of column `c`, named `name` by the application (`dbName` its name in the database where they differ). */
+function toColumn(c: CatalogColumn, name: string): ColumnModel {
   const catalog = c.baseSchema === 'pg_catalog'
   const known = catalog && SCALARS.has(c.baseName)
   const type: ScalarType = c.baseTyptype === 'e' ? 'enum' : known ? (c.baseName as ScalarType) : 'other'
@@ -252,7 +281,8 @@ function toColumn(c: CatalogColumn): ColumnModel {
   const inputTypmod =
     type === 'other' && catalog && c.baseName === 'interval' && c.typmod !== -1 ? c.typmod : undefined
   return buildColumnModel({
-    name: c.name,
+    name,
+    dbName: c.name,
     type,
     sqlType,
     castType,
