@@ -7,9 +7,10 @@ import {
   type PipelineMode,
   type SchemaModel,
 } from '@pipeflush/core'
-import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import { PostgresJSDialect } from 'kysely-postgres-js'
 import { errors } from './errors.ts'
+import { camelCaseOf } from './names/camel-case.ts'
 import type { NoRelations } from './relations.ts'
 import { TypedEntityManager } from './typed-entity-manager.ts'
 import { coreHooks, type TypedFlushHooks } from './typed-hooks.ts'
@@ -216,38 +217,45 @@ export async function createEntityManagerFactory<DB, R = NoRelations>(
       'createEntityManagerFactory: db must be a Kysely instance over the same pool as client',
     )
   }
-  if (db !== undefined && renamesColumns(db))
-    throw errors.invalidConfig(
-      "createEntityManagerFactory: db uses Kysely's CamelCasePlugin, and pipeflush's tables, columns and entities are the database's names (a DB interface in camelCase does not fit them): give a Kysely instance without it, typed by the database's names",
-    )
+  const names = db === undefined ? undefined : camelCaseNames(db, rest)
   let factory: EntityManagerFactory<DB, R> | undefined
   const typed = (em: EntityManager) => factory!.typedOf(em) as unknown as TypedEntityManager<DB>
+  const connectOptions = names === undefined ? rest : { ...rest, names }
   const root = await EntityManager.connect(
     client,
-    hooks === undefined ? rest : { ...rest, hooks: coreHooks(hooks, typed) },
+    hooks === undefined ? connectOptions : { ...connectOptions, hooks: coreHooks(hooks, typed) },
   )
   factory = new EntityManagerFactory<DB, R>(root, db ?? kyselyOn<DB>(root.driver, client))
   return factory
 }
 
 /**
- * Whether the application's Kysely renames columns between the database and its rows (Kysely's
- * `CamelCasePlugin`, or one made from it): `load(query)` would give entities the database's names
- * under a type of the plugin's, each property read `undefined`. Known by the plugin's class (its name
- * too: the application's Kysely may be another copy of the package than this one's).
+ * The names the application's Kysely gives the database's (its `CamelCasePlugin`'s `camelCase`: a
+ * `DB` interface in camelCase, as `kysely-codegen --camel-case` writes it), for the schema read:
+ * tables, columns and relations keyed as the application's queries name them. Undefined for a Kysely
+ * without the plugin. A plugin whose mapping cannot be called, or one beside a schema given or a
+ * `names` option, is `INVALID_CONFIG`.
  */
-function renamesColumns(db: object): boolean {
-  const executor = (db as { getExecutor?: () => { readonly plugins?: readonly unknown[] } }).getExecutor?.()
-  for (const plugin of executor?.plugins ?? []) {
-    if (plugin instanceof CamelCasePlugin) return true
-    // The plugin's class and the classes it extends, by name.
-    let c: unknown = (plugin as object | null)?.constructor
-    while (typeof c === 'function' && c !== Function.prototype) {
-      if (c.name === 'CamelCasePlugin') return true
-      c = Object.getPrototypeOf(c)
-    }
-  }
-  return false
+function camelCaseNames(
+  db: object,
+  options: { readonly schema?: unknown; readonly names?: unknown },
+): ((name: string) => string) | undefined {
+  const camel = camelCaseOf(db)
+  if (camel === undefined) return undefined
+  const refuse = (why: string) =>
+    errors.invalidConfig(`createEntityManagerFactory: db uses Kysely's CamelCasePlugin, ${why}`)
+  if (!camel.usable)
+    throw refuse(
+      "whose camelCase mapping cannot be called (not Kysely's plugin): give a Kysely instance with Kysely's own CamelCasePlugin, or without it",
+    )
+  if (options.schema !== undefined)
+    throw refuse(
+      'and a schema given (`schema`) is not renamed by it: leave `schema` out (the catalog is read and named as the plugin names it), or give one read by readSchema(client, { names })',
+    )
+  if (options.names !== undefined)
+    throw refuse("which names the database's tables and columns already: leave `names` out")
+  const { plugin } = camel
+  return (name) => plugin.camelCase(name)
 }
 
 /** A Kysely instance over the client's own pool. */

@@ -236,7 +236,7 @@ export class TypedEntityManager<DB, R = NoRelations> {
    * const total = Number(counted[0]?.n) // an int8 count comes as a string
    */
   select<Q extends ReadQuery>(query: Q): Promise<InferResult<Q>> {
-    return selectQuery(this.core, query) as Promise<InferResult<Q>>
+    return selectQuery(this.core, query, this.db) as Promise<InferResult<Q>>
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   TableNode,
 } from 'kysely'
 import { errors } from '../errors.ts'
+import { rowsAsKyselyGives } from '../names/camel-case.ts'
 import { queryTable } from './query-table.ts'
 import { textSelection } from './text-selection.ts'
 
@@ -31,7 +32,10 @@ export async function loadQuery(
   options: ReadOptions = {},
 ): Promise<Entity[]> {
   const builder = query as AnySelect
-  const { model, qualifier } = queryTable(builder.toOperationNode(), em.schema)
+  // Where the application names the database's tables and columns otherwise (Kysely's
+  // CamelCasePlugin), the query as its plugins make it: the database's names, which the server reads.
+  const node = em.schema.names === undefined ? builder.toOperationNode() : builder.compile().query
+  const { model, qualifier } = queryTable(node, em.schema)
   const compiled = builder
     .clearSelect()
     .select(model.columns.map((c, i) => textSelection(qualifier, c).as(`c${i}`)))
@@ -89,16 +93,19 @@ function qualifiedFrom(schema: string): KyselyPlugin {
 
 /**
  * Runs any Kysely select (compiled, its parameters sent as text: see `queryParamTexts`) with `em`'s other
- * reads of this tick: its rows, untracked, as the driver gives them.
+ * reads of this tick: its rows, untracked, as the driver gives them, renamed as `db` (the application's
+ * Kysely) renames a result's columns (its `CamelCasePlugin`).
  */
 export async function selectQuery(
   em: EntityManager,
   query: unknown,
+  db: object,
 ): Promise<readonly Record<string, unknown>[]> {
   const compiled = (query as Compilable).compile()
   const writes = writeIn(compiled.query)
   if (writes !== undefined) throw errors.writeInSelect(writes)
-  return em.select({ text: compiled.sql, params: queryParamTexts(compiled.parameters) })
+  const rows = await em.select({ text: compiled.sql, params: queryParamTexts(compiled.parameters) })
+  return rowsAsKyselyGives(db, rows)
 }
 
 /**

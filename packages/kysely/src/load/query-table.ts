@@ -41,9 +41,12 @@ export function queryTable(node: OperationNode, schema: SchemaModel): QueryTable
 }
 
 function findTable(schema: SchemaModel, name: string, schemaName: string | undefined): TableModel {
+  // A bare name is the table of the session's current schema, keyed by its name (as the application
+  // names it: see `SchemaModel.names`).
+  const bare = schema.names?.(name) ?? name
   for (const model of schema.tables.values()) {
     if (model.name !== name) continue
-    if (schemaName === undefined ? model.key === name : model.schema === schemaName) return model
+    if (schemaName === undefined ? model.key === bare : model.schema === schemaName) return model
   }
   const label = schemaName === undefined ? name : `${schemaName}.${name}`
   throw errors.unknownQueryTable(label, schema.partitionOf?.get(label))

@@ -31,7 +31,9 @@ describe('the factory refuses bad options with INVALID_CONFIG before any query',
     expect(await code(() => createEntityManagerFactory(options as never))).toBe('INVALID_CONFIG')
   })
 
-  test("a Kysely with CamelCasePlugin (or one extending it, or another copy's): its names are not the database's", async () => {
+  // A Kysely with CamelCasePlugin is read with its names (see integration camel-case.test.ts): not
+  // beside a schema given, which is not read, nor with a plugin of that name whose mapping cannot be called.
+  test("a Kysely with CamelCasePlugin (or one extending it, or another copy's) beside a schema given, or without a mapping to call", async () => {
     const db = new Kysely({
       dialect: new PostgresJSDialect({ postgres: sql }),
       plugins: [new CamelCasePlugin()],
@@ -51,6 +53,14 @@ describe('the factory refuses bad options with INVALID_CONFIG before any query',
       expect((error as PipeflushError).code).toBe('INVALID_CONFIG')
       expect((error as Error).message).toMatch(/CamelCasePlugin/)
     }
+    // With names of its own: one mapping or the other.
+    const both = await Promise.resolve(
+      createEntityManagerFactory({ client: sql, db, names: (n: string) => n }),
+    ).catch((e: unknown) => e)
+    expect([(both as PipeflushError).code, (both as Error).message]).toEqual([
+      'INVALID_CONFIG',
+      expect.stringContaining('leave `names` out'),
+    ])
     // Another plugin is fine (with a schema given, the factory asks the database nothing).
     const other = await createEntityManagerFactory({
       client: sql,
