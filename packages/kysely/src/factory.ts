@@ -250,7 +250,7 @@ function camelCaseNames(
     )
   if (options.schema !== undefined)
     throw refuse(
-      'and a schema given (`schema`) is not renamed by it: leave `schema` out (the catalog is read and named as the plugin names it), or give one read by readSchema(client, { names })',
+      'and a schema given (`schema`) is not read with its names: leave `schema` out (the catalog is then read and named as the plugin names it)',
     )
   if (options.names !== undefined)
     throw refuse("which names the database's tables and columns already: leave `names` out")

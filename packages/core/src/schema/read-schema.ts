@@ -191,6 +191,7 @@ export async function readCatalogSchema(
       selectDenied: row.select_denied === true,
     })
   })
+  checkVersionOption(options.versionColumn, tables)
   const partitionOf = new Map<string, string>()
   for (const row of rows)
     for (const leaf of row.partitions ?? [])
@@ -202,6 +203,35 @@ export async function readCatalogSchema(
     options.names === undefined ? undefined : named,
   )
   return { schema, path: { current, schemas } }
+}
+
+/**
+ * Refuses a `versionColumn` that would check no version where the application meant one: a table it
+ * names (`{ table: column }`) that the schema does not have (a misspelling, or the database's name of
+ * a table keyed otherwise: see `names`), or a column name every table holds under another name (the
+ * database's, beside the `names` option). Either would leave optimistic locking off without a word,
+ * and concurrent updates would overwrite each other.
+ */
+function checkVersionOption(option: ReadSchemaOptions['versionColumn'], tables: readonly TableModel[]): void {
+  if (option === undefined) return
+  const dbNamed = (name: string) =>
+    tables.find((t) => t.name === name || `${t.schema}.${t.name}` === name)?.key
+  if (typeof option === 'object') {
+    for (const key of Object.keys(option)) {
+      if (tables.some((t) => t.key === key)) continue
+      const known = dbNamed(key)
+      throw errors.invalidConfig(
+        `versionColumn names "${key}", which is not a table of the schema${known === undefined ? '' : ` (the database's "${key}" is keyed "${known}" here)`}: optimistic locking would be off for the table meant.`,
+      )
+    }
+    return
+  }
+  if (tables.some((t) => t.columnsByName.has(option))) return
+  const renamed = tables.flatMap((t) => t.columns).find((c) => c.dbName === option)
+  if (renamed !== undefined)
+    throw errors.invalidConfig(
+      `versionColumn "${option}" is the database's name of the column named "${renamed.name}" here (the names option): give that name, or optimistic locking would be off.`,
+    )
 }
 
 /**
@@ -256,7 +286,13 @@ function checkSessionSettings(dateStyle: string, extraFloatDigits: number, array
 function applicationNames(names: ReadSchemaOptions['names']): (name: string) => string {
   if (names === undefined) return (name) => name
   return (name) => {
-    const given: unknown = names(name)
+    let given: unknown
+    try {
+      given = names(name)
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause)
+      throw errors.invalidConfig(`names threw for "${name}": ${why}.`, { cause })
+    }
     if (typeof given !== 'string' || given === '')
       throw errors.invalidConfig(
         `names gave ${describeValue(given)} for "${name}": it must give each name in the database a name that is not empty.`,

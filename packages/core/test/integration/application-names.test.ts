@@ -110,7 +110,7 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     expect(left).toEqual({ n: 0 })
   })
 
-  test('names: a mapping that is not a function, gives no name, or comes with a schema given is INVALID_CONFIG', async () => {
+  test('names: a mapping that is not a function, gives no name, throws, or comes with a schema given, and a versionColumn naming nothing, are INVALID_CONFIG', async () => {
     const { client } = db.client(driver, { max: 1 })
     const refused = async (options: object) => {
       const e = await EntityManager.connect(client, options).catch((x: unknown) => x)
@@ -119,6 +119,24 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     }
     expect(await refused({ names: 'camel' })).toMatch('names must be a function')
     expect(await refused({ names: () => '' })).toMatch("names gave '' for")
+    expect(
+      await refused({
+        names: () => {
+          throw new Error('no mapping')
+        },
+      }),
+    ).toMatch('names threw for "app_user": no mapping.')
+    // Bug (outside probe): a versionColumn naming no table, or a column by its name in the database,
+    // was taken without a word: optimistic locking off, concurrent updates overwriting each other.
+    expect(await refused({ names: camel, versionColumn: { app_user: 'rowVersion' } })).toMatch(
+      `versionColumn names "app_user", which is not a table of the schema (the database's "app_user" is keyed "appUser" here)`,
+    )
+    expect(await refused({ versionColumn: { app_usr: 'row_version' } })).toMatch(
+      'versionColumn names "app_usr", which is not a table of the schema:',
+    )
+    expect(await refused({ names: camel, versionColumn: 'row_version' })).toMatch(
+      `versionColumn "row_version" is the database's name of the column named "rowVersion" here`,
+    )
     const schema = await readSchema(client, { names: camel })
     expect(schema.tables.has('blogPost')).toBe(true)
     expect(await refused({ schema, names: camel })).toMatch('give readSchema its `names`')

@@ -48,7 +48,9 @@ function findTable(schema: SchemaModel, name: string, schemaName: string | undef
     if (model.name !== name) continue
     if (schemaName === undefined ? model.key === bare : model.schema === schemaName) return model
   }
-  const label = schemaName === undefined ? name : `${schemaName}.${name}`
+  // As the application names it (and the partitions' keys are).
+  const named = schema.names ?? ((n: string) => n)
+  const label = schemaName === undefined ? bare : `${named(schemaName)}.${named(name)}`
   throw errors.unknownQueryTable(label, schema.partitionOf?.get(label))
 }
 

@@ -96,6 +96,12 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
       .execute()
     expect(stored).toEqual([{ displayName: `ada renamed ${driver}`, rowVersion: 2 }])
 
+    // An unknown table as the application's query names it, not as the plugin compiled it.
+    const unknown = await em
+      .load(em.db.selectFrom('blogPostz' as never).selectAll() as never)
+      .catch((e: unknown) => e)
+    expect(unknown).toMatchObject({ code: 'UNKNOWN_TABLE', table: 'blogPostz' })
+
     const failing = factory.em()
     failing.create('appUser', { displayName: `ada renamed ${driver}` })
     const error = await failing.flush().catch((e: unknown) => e)
