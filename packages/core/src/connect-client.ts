@@ -95,6 +95,11 @@ export async function connectClient(client: unknown, given: unknown): Promise<Cl
   }
   if (options.schema !== undefined) checkAgreesWithSchema(options, options.schema)
   const driver = driverFor(client)
+  // A client the application ended (after an earlier connect: its schema is cached, and a schema
+  // declared in code needs no query) is refused now, not handed out for every flush to fail.
+  const admitted = driver.admit()
+  if (typeof admitted !== 'function') throw connectError(admitted, timeoutMs)
+  admitted()
   const source =
     options.schema === undefined ? await cachedSchema(driver, options, timeoutMs, CONNECT_LIMIT) : undefined
   const schema = options.schema ?? source!.latest

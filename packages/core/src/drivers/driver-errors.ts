@@ -207,6 +207,12 @@ export function poolWaitError(ms: number | undefined, cause: unknown): DriverErr
   return { kind: 'connection', code: 'POOL_TIMEOUT', message, cause }
 }
 
+/**
+ * SQLSTATEs of a startup setting refused (`unrecognized configuration parameter`, `invalid value for
+ * parameter`, `parameter cannot be changed now`), which a connection that could not open reports.
+ */
+const STARTUP_SETTING_REFUSED: ReadonlySet<string> = new Set(['42704', '22023', '55P02'])
+
 /** Codes of Node's TLS and certificate failures (a prefix or the whole code). */
 const TLS_CODES =
   /^(ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_)/
@@ -257,9 +263,14 @@ const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECON
  */
 export function connectFailure(
   e: DriverError,
-): 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | undefined {
+): 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | 'INVALID_CONFIG' | undefined {
   if (e.sqlState?.startsWith('28')) return 'LOGIN_FAILED'
   if (e.sqlState === '3D000') return 'DATABASE_NOT_FOUND'
+  // A setting the connection sent as it opened that the server refused: unknown (postgres.js sends a
+  // URL parameter it does not read, `sslrootcert`, as one) or of a bad value. Nothing to retry.
+  // (As a connection's failure: the same SQLSTATE answering a query is that query's.)
+  if (e.kind === 'connection' && e.sqlState !== undefined && STARTUP_SETTING_REFUSED.has(e.sqlState))
+    return 'INVALID_CONFIG'
   if (NO_PASSWORD.test(e.message)) return 'LOGIN_FAILED'
   if (e.sqlState === PROTOCOL_VIOLATION) {
     // PgBouncer refuses a login and an unknown database with 08P01 and words of its own.

@@ -206,7 +206,7 @@ export const flushErrors = {
    * server's SQLSTATE is on the error; a password never is.
    */
   cannotConnect(
-    code: 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE',
+    code: 'LOGIN_FAILED' | 'DATABASE_NOT_FOUND' | 'TLS_FAILED' | 'HOST_UNREACHABLE' | 'INVALID_CONFIG',
     what: string,
     why: string,
     details: PipeflushErrorDetails = {},
@@ -216,6 +216,8 @@ export const flushErrors = {
       DATABASE_NOT_FOUND: 'check the database name of the connection',
       TLS_FAILED: 'check the TLS settings (ssl option, certificates, host name)',
       HOST_UNREACHABLE: 'check the host and port, and that the server is up and reachable',
+      INVALID_CONFIG:
+        "check the connection's parameters: the server refused a setting sent as it opened (postgres.js sends a URL parameter it does not read, sslrootcert among them, as one)",
     }[code]
     return new PipeflushError(
       code,

@@ -80,6 +80,23 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     return { c, root: await EntityManager.connect(c.client) }
   }
 
+  // Bug (outside probe connect4): connect on a client that ended after an earlier connect resolved
+  // (the schema cached per client, or declared: no query) and handed out a root whose every flush and
+  // read failed.
+  test('connect after end(): CONNECTION_LOST at once, with or without a schema to read', async () => {
+    const { c } = await open(1)
+    const schema = (await EntityManager.connect(c.client)).schema
+    expect(await settles(end(c))).toBe('ended')
+    for (const options of [{}, { schema }]) {
+      const started = performance.now()
+      const error = await EntityManager.connect(c.client, options).catch((e: unknown) => e)
+      expect(isPipeflushError(error, 'CONNECTION_LOST')).toBe(true)
+      expect((error as Error).message).toMatch(/end\(\)|calling end/)
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
+    expect(await otherBackends()).toBe(0)
+  })
+
   test('end() while a flush is in flight: the flush commits, then the client ends', async () => {
     const { c, root } = await open(2)
     const em = root.fork()
