@@ -15,7 +15,33 @@ function textForm(value: unknown, column: ColumnModel): string {
   // A timestamp declared `text: true` (Drizzle's `mode: 'string'`): its text checked where it can be.
   const type = column.castType
   if (type === 'timestamp' || type === 'timestamptz') checkTimestampText(value)
+  else if (type === '"char"') checkOneByteChar(value)
+  else if (type === 'name') checkName(value)
   return value
+}
+
+/**
+ * A `"char"` holds one byte: the server keeps the first byte of what it is given and drops the rest
+ * without a word (`'ab'` is stored `'a'`, an `'é'` half of its UTF-8). One ASCII character, or none.
+ */
+function checkOneByteChar(value: string): void {
+  if (value.length > 1 || (value.length === 1 && value.charCodeAt(0) > 0x7f))
+    problem(
+      `${describeWritten(value)} does not fit a "char", which holds one byte: one ASCII character or none (the server would keep its first byte only)`,
+      value,
+    )
+}
+
+/** The most bytes a `name` holds (NAMEDATALEN - 1); the server cuts a longer one without a word. */
+const NAME_BYTES = 63
+
+function checkName(value: string): void {
+  const bytes = Buffer.byteLength(value, 'utf8')
+  if (bytes > NAME_BYTES)
+    problem(
+      `${describeWritten(value)} is ${bytes} bytes in UTF-8, and a name holds at most ${NAME_BYTES} (the server would cut it)`,
+      value,
+    )
 }
 
 const HOST_MASK = /^([^/]*)\/(\d+)$/

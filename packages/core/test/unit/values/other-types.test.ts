@@ -266,3 +266,36 @@ describe('timestamps declared as text (Drizzle holds the server text)', () => {
     )
   })
 })
+
+// Bug (outside probe shapes4): the server keeps a "char"'s first byte and cuts a name past 63 bytes
+// without a word; both were sent and committed cut, the entity holding what was given.
+describe('"char" and name: what the column cannot hold is INVALID_VALUE before sending', () => {
+  const refused = (c: ColumnModel, value: unknown) => {
+    let error: unknown
+    try {
+      encodeValue(value, c, at)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(PipeflushError)
+    expect((error as PipeflushError).code).toBe('INVALID_VALUE')
+    return (error as Error).message
+  }
+
+  it('"char": one ASCII character or none', () => {
+    const ch = other('"char"')
+    expect([encodeValue('a', ch, at), encodeValue('', ch, at)]).toEqual(['a', ''])
+    expect(refused(ch, 'ab')).toMatch('does not fit a "char", which holds one byte')
+    expect(refused(ch, 'é')).toMatch('does not fit a "char"')
+    const chars = other('"char"', { isArray: true, sqlType: '"char"[]' })
+    expect(refused(chars, ['a', 'bc'])).toMatch('element 1: a string of 2 characters does not fit a "char"')
+    expect(() => normalizeKeyValue('ab', ch)).toThrow(PipeflushError)
+  })
+
+  it('name: at most 63 bytes in UTF-8', () => {
+    const n = other('name')
+    expect(encodeValue('x'.repeat(63), n, at)).toBe('x'.repeat(63))
+    expect(refused(n, 'x'.repeat(64))).toMatch('is 64 bytes in UTF-8, and a name holds at most 63')
+    expect(refused(n, 'é'.repeat(32))).toMatch('is 64 bytes in UTF-8')
+  })
+})
