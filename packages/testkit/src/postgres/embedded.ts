@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { killOnExit } from '../support/cleanup.ts'
 import { freePort } from '../support/free-port.ts'
 import { type EmbeddedBinaries, embeddedBinaries } from './embedded-binaries.ts'
 import { killServer } from './kill-server.ts'
@@ -102,11 +104,22 @@ export async function serveDataDir(
     else server.once('exit', () => resolve())
   })
   const running = () => server.exitCode === null && server.signalCode === null
+  // The process exiting without `stop` (an uncaught exception, `process.exit()`): an immediate
+  // shutdown of the server (its postmaster ends its backends), and its folder removed.
+  const unwatch = killOnExit(() => {
+    if (running()) {
+      server.kill('SIGQUIT')
+      // Its folder goes once it stopped writing there: the postmaster removes its pid file last.
+      waitSync(() => !existsSync(join(dataDir, 'postmaster.pid')), 3_000)
+    }
+    rmSync(dir, { recursive: true, force: true })
+  })
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
     dataDir,
     async stop() {
+      unwatch()
       if (running()) {
         server.kill('SIGINT') // fast shutdown
         const kill = setTimeout(() => server.kill('SIGKILL'), 10_000)
@@ -120,6 +133,13 @@ export async function serveDataDir(
       await exited
     },
   }
+}
+
+/** Blocks until `done()` or `ms` passed, looking every 10 ms: for the process's `exit`, where nothing can be awaited. */
+function waitSync(done: () => boolean, ms: number): void {
+  const until = Date.now() + ms
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  while (!done() && Date.now() < until) Atomics.wait(pause, 0, 0, 10)
 }
 
 export function spawnAs(bin: EmbeddedBinaries, program: string, args: string[]): ChildProcess {

@@ -5,7 +5,27 @@
 type Stop = () => Promise<void> | void
 
 const stops = new Set<Stop>()
+/** What must not outlive the process, killed at its `exit` (synchronously: nothing else runs then). */
+const exitKills = new Set<() => void>()
 let installed = false
+
+/**
+ * Runs `kill` (synchronously) if the process exits before the returned function is called: an
+ * uncaught exception, or `process.exit()`, which no asynchronous stop can wait for (a child process
+ * would outlive the process). Returns the function that unregisters it.
+ *
+ * @example
+ * const keep = killOnExit(() => child.kill('SIGQUIT'))
+ * await stopGracefully(child)
+ * keep()
+ */
+export function killOnExit(kill: () => void): () => void {
+  install()
+  exitKills.add(kill)
+  return () => {
+    exitKills.delete(kill)
+  }
+}
 
 /** Registers `stop` and returns a function that runs it once and unregisters it. */
 export function registerCleanup(stop: Stop): () => Promise<void> {
@@ -42,5 +62,14 @@ function install(): void {
   }
   process.once('beforeExit', () => {
     void cleanupAll()
+  })
+  process.once('exit', () => {
+    for (const kill of exitKills) {
+      try {
+        kill()
+      } catch {
+        // best effort: the process is going
+      }
+    }
   })
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { Toxiproxy } from 'toxiproxy-node-client'
-import { registerCleanup } from '../support/cleanup.ts'
+import { killOnExit, registerCleanup } from '../support/cleanup.ts'
 import { dockerEngineAnswers } from '../support/docker.ts'
 import { describeError, TestkitUnavailableError } from '../support/errors.ts'
 import { freePort } from '../support/free-port.ts'
@@ -87,7 +87,14 @@ async function startBinary(path: string): Promise<StartedToxiproxy> {
     stderr = (stderr + d.toString()).slice(-4000)
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const stop = registerCleanup(() => killChild(child, exited))
+  // The process exiting without `stop` (an uncaught exception, `process.exit()`): not left running.
+  const unwatch = killOnExit(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  const stop = registerCleanup(() => {
+    unwatch()
+    return killChild(child, exited)
+  })
   const apiUrl = `http://127.0.0.1:${port}`
   const client = new Toxiproxy(apiUrl)
   const deadline = Date.now() + 15_000

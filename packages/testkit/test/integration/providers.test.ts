@@ -152,6 +152,30 @@ describe('cleanup', () => {
     expect(await listening(ports.pgPort)).toBe(false)
     expect(await listening(ports.toxiproxyPort)).toBe(false)
   }, 120_000)
+
+  // Bug (outside probe shapes4): a script that crashed (an uncaught exception, or process.exit())
+  // left its embedded PostgreSQL running, and its folder in the temporary directory.
+  test.each(['throw', 'exit'])(
+    'a process that ends at once (%s) leaves nothing running: its servers are killed as it exits',
+    async (end) => {
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@pipeflush/source', join(import.meta.dirname, '../fixtures/start-and-wait.ts'), end],
+        { env: { ...savedEnv, DATABASE_URL: '', TOXIPROXY_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+      })
+      const code = await new Promise((resolve) => child.once('exit', resolve))
+      expect(code).toBe(end === 'exit' ? 3 : 1)
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      const ports = JSON.parse(line ?? '{}') as { pgPort: number; toxiproxyPort: number }
+      expect(await listening(ports.pgPort)).toBe(false)
+      expect(await listening(ports.toxiproxyPort)).toBe(false)
+    },
+    120_000,
+  )
 })
 
 describe('embedded binaries as root', () => {
