@@ -1,5 +1,6 @@
 import {
   civilFromDays,
+  DATE_LIMIT_MS,
   daysFromCivil,
   daysInMonth,
   formatCivil,
@@ -48,12 +49,19 @@ function dayText(days: number): string {
 /**
  * The text of a `date` written as a `YYYY-MM-DD` string (or `YYYY-MM-DD BC`, `infinity`,
  * `-infinity`, as reads return them) or as a Date, whose UTC calendar date is taken (its time of day
- * is dropped).
+ * is dropped); `new Date(8.64e15)` and `new Date(-8.64e15)`, the largest and smallest Dates, are
+ * `infinity` and `-infinity`, as a timestamp column writes them.
  *
  * Values go as text; the Date's UTC date is taken, so the process's time zone changes nothing.
  */
 export function dateText(value: unknown): string {
-  if (value instanceof Date) return dayText(dayOfDate(value))
+  if (value instanceof Date) {
+    // The largest and smallest Dates stand for infinity, as in a timestamp column.
+    const time = value.getTime()
+    if (time === DATE_LIMIT_MS) return 'infinity'
+    if (time === -DATE_LIMIT_MS) return '-infinity'
+    return dayText(dayOfDate(value))
+  }
   if (typeof value !== 'string')
     problem(`expected a 'YYYY-MM-DD' string or a Date for date, got ${describeWritten(value)}`, value)
   if (value === 'infinity' || value === '-infinity') return value
@@ -84,8 +92,8 @@ function dayOf(text: string): number {
 export const dateCodec: ScalarCodec = {
   encode: dateText,
   check: (value) => {
-    if (value instanceof Date) dayOfDate(value)
-    else dateText(value)
+    if (!(value instanceof Date)) dateText(value)
+    else if (Math.abs(value.getTime()) !== DATE_LIMIT_MS) dayOfDate(value) // else infinity
   },
   decode(text) {
     if (text !== 'infinity' && text !== '-infinity' && parseDateText(text) === undefined) {
