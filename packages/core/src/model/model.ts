@@ -243,8 +243,9 @@ export interface SchemaModel {
    */
   readonly relationNames?: Readonly<Record<string, string>>
   /**
-   * The leaf partitions of the partitioned tables read from the catalog, each by its key (as a
-   * table's), to the key of its partitioned table: what pipeflush reads and writes instead.
+   * The partitions of the partitioned tables read from the catalog (leaves, and partitions partitioned
+   * themselves), each by its key (as a table's), to the key of its partitioned table: what pipeflush
+   * reads and writes instead.
    */
   readonly partitionOf?: ReadonlyMap<string, string>
   /**

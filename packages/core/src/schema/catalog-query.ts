@@ -169,6 +169,13 @@ select t.schema, t.name, t.kind, t.copy_refused, t.select_denied,
     join pg_catalog.pg_namespace ln on ln.oid = lc.relnamespace
     where leaf.root = t.oid
   ) as partitions,
+  -- The partitions that are partitioned themselves, which hold no rows of their own.
+  (select json_agg(json_build_object('name', sc.relname, 'schema', sn.nspname) order by sc.relname)
+    from pg_catalog.pg_partition_tree(t.oid) as s
+    join pg_catalog.pg_class sc on sc.oid = s.relid
+    join pg_catalog.pg_namespace sn on sn.oid = sc.relnamespace
+    where t.kind = 'p' and not s.isleaf and s.level > 0
+  ) as subpartitioned,
   -- Unique constraints, and unique indexes of plain columns without a condition (CREATE UNIQUE INDEX:
   -- what Prisma's @unique and Drizzle's uniqueIndex() make), which hold as a constraint does.
   (select coalesce(json_agg(json_build_object(

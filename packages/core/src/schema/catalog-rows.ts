@@ -62,6 +62,8 @@ export interface CatalogTable {
   readonly foreign_keys: CatalogForeignKey[]
   /** A partitioned table's leaf partitions, by name; null for other tables. */
   readonly partitions: CatalogPartition[] | null
+  /** A partitioned table's partitions that are partitioned themselves; null for none. */
+  readonly subpartitioned?: { name: string; schema: string }[] | null
   readonly uniques: { name: string; columns: string[]; nullsNotDistinct?: boolean; index?: boolean }[]
   /** Row-level security is enabled on the table, or it has rewrite rules. */
   readonly copy_refused: boolean

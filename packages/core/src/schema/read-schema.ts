@@ -194,7 +194,7 @@ export async function readCatalogSchema(
   checkVersionOption(options.versionColumn, tables)
   const partitionOf = new Map<string, string>()
   for (const row of rows)
-    for (const leaf of row.partitions ?? [])
+    for (const leaf of [...(row.partitions ?? []), ...(row.subpartitioned ?? [])])
       partitionOf.set(keyOf(leaf.schema, leaf.name), keyOf(row.schema, row.name))
   const schema = buildSchemaModel(
     tables,
