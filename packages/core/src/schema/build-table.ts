@@ -142,7 +142,13 @@ export function buildTableModel(input: TableModelInput): TableModel {
   const columnsByName = new Map<string, ColumnModel>()
   const dbNames = new Set<string>()
   for (const column of columns) {
-    if (columnsByName.has(column.name)) throw configError(key, `column "${column.name}" is declared twice.`)
+    const same = columnsByName.get(column.name)
+    if (same !== undefined && (same.dbName ?? same.name) !== (column.dbName ?? column.name))
+      throw configError(
+        key,
+        `columns "${same.dbName ?? same.name}" and "${column.dbName ?? column.name}" of the database are both named "${column.name}" here: rename one, or give the names option a mapping that tells them apart.`,
+      )
+    if (same !== undefined) throw configError(key, `column "${column.name}" is declared twice.`)
     const dbName = column.dbName ?? column.name
     if (dbNames.has(dbName)) throw configError(key, `two columns are named "${dbName}" in the database.`)
     columnsByName.set(column.name, column)
@@ -234,7 +240,9 @@ export function buildSchemaModel(
       if (same.sqlName !== table.sqlName)
         throw configError(
           table.key,
-          `both ${same.sqlName} and ${table.sqlName} have this key (a table of the current schema is keyed by its name, another as schema.name): leave one schema out (the schemas option), or rename one.`,
+          names === undefined || same.schema !== table.schema
+            ? `both ${same.sqlName} and ${table.sqlName} have this key (a table of the current schema is keyed by its name, another as schema.name): leave one schema out (the schemas option), or rename one.`
+            : `both ${same.sqlName} and ${table.sqlName} have this key under the names option: rename one, or give names a mapping that tells them apart.`,
         )
       throw configError(table.key, 'declared twice.')
     }

@@ -22,6 +22,11 @@ beforeAll(async () => {
       post_title text not null, view_count int not null default 0);
     create table post_tag (post_id bigint references blog_post on delete cascade, tag_name text,
       primary key (post_id, tag_name));
+    create schema clash_tables;
+    create table clash_tables.post_tags (id int primary key);
+    create table clash_tables."postTags" (id int primary key);
+    create schema clash_columns;
+    create table clash_columns.page (id int primary key, page_url text, "pageUrl" text);
     create table side_line.side_note (note_id bigserial primary key, about_post_id bigint references blog_post on delete cascade, note_text text not null);
   `)
 })
@@ -136,6 +141,13 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     )
     expect(await refused({ names: camel, versionColumn: 'row_version' })).toMatch(
       `versionColumn "row_version" is the database's name of the column named "rowVersion" here`,
+    )
+    // Two tables, or two columns, the mapping gives one name: told as such, not as two schemas.
+    expect(await refused({ names: camel, schemas: ['clash_tables'] })).toMatch(
+      /both "clash_tables"\."post(_t|T)ags" and "clash_tables"\."post(_t|T)ags" have this key under the names option/,
+    )
+    expect(await refused({ names: camel, schemas: ['clash_columns'] })).toMatch(
+      'columns "page_url" and "pageUrl" of the database are both named "pageUrl" here',
     )
     const schema = await readSchema(client, { names: camel })
     expect(schema.tables.has('blogPost')).toBe(true)
