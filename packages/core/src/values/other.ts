@@ -20,14 +20,18 @@ function textForm(value: unknown, column: ColumnModel): string {
   return value
 }
 
+/** A byte past ASCII as the server writes a `"char"` holding one, and reads it back: `\303`. */
+const OCTAL_BYTE = /^\\[0-3][0-7]{2}$/
+
 /**
  * A `"char"` holds one byte: the server keeps the first byte of what it is given and drops the rest
- * without a word (`'ab'` is stored `'a'`, an `'é'` half of its UTF-8). One ASCII character, or none.
+ * without a word (`'ab'` is stored `'a'`, an `'é'` half of its UTF-8). One ASCII character, none, or
+ * a byte in the form the server reads it back (`\303`).
  */
 function checkOneByteChar(value: string): void {
-  if (value.length > 1 || (value.length === 1 && value.charCodeAt(0) > 0x7f))
+  if (value.length > 1 ? !OCTAL_BYTE.test(value) : value.length === 1 && value.charCodeAt(0) > 0x7f)
     problem(
-      `${describeWritten(value)} does not fit a "char", which holds one byte: one ASCII character or none (the server would keep its first byte only)`,
+      `${describeWritten(value)} does not fit a "char", which holds one byte: one ASCII character, none, or a byte as the server writes it (\\ooo); the server would keep its first byte only`,
       value,
     )
 }

@@ -29,7 +29,7 @@ export const SAMPLES: Readonly<Record<string, readonly SampleSource[]>> = {
   varchar: ['v', 'NULL'],
   bpchar: ['ab ', 'x'],
   name: ['abc', 'With Space'],
-  char: ['ab', 'Z'],
+  char: ['a', '\\303'], // a byte past ASCII as the server writes it; 'ab' is INVALID_VALUE (one byte)
   refcursor: ['cur', 'Cursor 2'],
   citext: ['MiXed Case', 'abc'],
   // time
@@ -187,8 +187,8 @@ export const ACCEPTS_ANY_TEXT: Readonly<Record<string, string>> = {
   text: 'any string is a text',
   varchar: 'any string is a varchar',
   bpchar: 'any string is a char',
-  name: 'any string is a name (truncated to 63 bytes)',
-  char: '"char" keeps the first byte of any string',
+  name: 'any string is a name (the server cuts it to 63 bytes; pipeflush refuses a longer one)',
+  char: '"char" keeps the first byte of any string (pipeflush refuses more than one byte)',
   refcursor: 'any string is a cursor name',
   citext: 'any string is a citext',
   tsvector: 'any string parses as lexemes',

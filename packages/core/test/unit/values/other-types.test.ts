@@ -285,6 +285,9 @@ describe('"char" and name: what the column cannot hold is INVALID_VALUE before s
   it('"char": one ASCII character or none', () => {
     const ch = other('"char"')
     expect([encodeValue('a', ch, at), encodeValue('', ch, at)]).toEqual(['a', ''])
+    // A byte past ASCII as the server writes one (and reads it: what a read gives is written back).
+    expect(encodeValue('\\303', ch, at)).toBe('\\303')
+    expect(refused(ch, '\\403')).toMatch('does not fit a "char"')
     expect(refused(ch, 'ab')).toMatch('does not fit a "char", which holds one byte')
     expect(refused(ch, 'é')).toMatch('does not fit a "char"')
     const chars = other('"char"', { isArray: true, sqlType: '"char"[]' })
