@@ -15,17 +15,18 @@ import type { BatchItem, ReadStatement } from './read-batch.ts'
  * tracked in `uow`'s identity map (an entity already managed keeps its pending changes), each
  * relation marked loaded on the entities of the level it was read through (in the order read, when
  * one was asked for), each count recorded on the entities it counts for, the roots given to `done`:
- * the managed ones, in the select's order.
+ * the managed ones, in the select's order. `since`: when the read started (see `UnitOfWork.add`).
  *
  * A graph load goes in the batch like any read, in the round trip of the other reads of its tick.
  *
  * @example
- * batch.add(graphLoad(uow, graphLevels(schema, author, root, { books: true }), 'Reading author', resolve, reject))
+ * batch.add(graphLoad(uow, graphLevels(schema, author, root, { books: true }), 'Reading author', uow.readStarts(), resolve, reject))
  */
 export function graphLoad(
   uow: UnitOfWork,
   levels: readonly GraphLevel[],
   what: string,
+  since: number | undefined,
   done: (roots: Entity[]) => void,
   failed: (error: PipeflushError) => void,
 ): BatchItem {
@@ -59,7 +60,7 @@ export function graphLoad(
         } else {
           const decoded = rows.map((raw) => decodeRow(level.table, raw))
           read.push(decoded)
-          states.push(decoded.map((row) => uow.add(level.table, row, 'managed')))
+          states.push(decoded.map((row) => uow.add(level.table, row, 'managed', since)))
         }
       }
       for (let i = 0; i < levels.length; i++) {

@@ -126,10 +126,15 @@ export class UnitOfWorkReads {
       if (canonical !== null) checkLoadKey(model, where)
       const group = lock === undefined ? `load:${model.key}` : `load:${model.key}:for ${lock}`
       const loads = this.#batch.grouped(group, () => new KeyLoads(model, lock))
-      const row = canonical === null ? undefined : await loads.add(canonical, where)
-      if (row !== undefined) {
-        const state = this.#uow.add(model, row, 'managed')
-        if (state.status === 'managed' || state.status === 'new') return state.entity
+      const since = this.#uow.readStarts()
+      try {
+        const row = canonical === null ? undefined : await loads.add(canonical, where)
+        if (row !== undefined) {
+          const state = this.#uow.add(model, row, 'managed', since)
+          if (state.status === 'managed' || state.status === 'new') return state.entity
+        }
+      } finally {
+        this.#uow.readEnds()
       }
     }
     throw errors.notFound(
@@ -182,9 +187,14 @@ export class UnitOfWorkReads {
     const lock = lockOf(options)
     if (Object.keys(tree).length > 0 || lock !== undefined)
       return this.#graph(model, { statement: own }, tree, lock)
-    const [rows] = await this.#batch.read([own], `Reading ${model.key}`)
-    checkSelectedColumns(model, rows ?? [])
-    return this.#track(model, rows ?? [])
+    const since = this.#uow.readStarts()
+    try {
+      const [rows] = await this.#batch.read([own], `Reading ${model.key}`)
+      checkSelectedColumns(model, rows ?? [])
+      return this.#track(model, rows ?? [], since)
+    } finally {
+      this.#uow.readEnds()
+    }
   }
 
   /**
@@ -227,16 +237,36 @@ export class UnitOfWorkReads {
                   statement: { ...l.statement, text: `${l.statement.text} for ${lock}`, locking: true },
                 },
           )
+    const uow = this.#uow
     return new Promise((resolve, reject) => {
-      const item = graphLoad(this.#uow, levels, `Reading ${model.key}`, resolve, reject)
+      // Over once: when it settled, or failed (a settling that throws fails it after).
+      let over = false
+      const end = () => {
+        if (over) return false
+        over = true
+        uow.readEnds()
+        return true
+      }
+      const item = graphLoad(
+        uow,
+        levels,
+        `Reading ${model.key}`,
+        uow.readStarts(),
+        (roots) => {
+          if (end()) resolve(roots)
+        },
+        (error) => {
+          if (end()) reject(error)
+        },
+      )
       this.#batch.add('statement' in root ? checkingRoots(item, model) : item)
     })
   }
 
-  #track(model: TableModel, rows: readonly Readonly<Record<string, unknown>>[]): Entity[] {
+  #track(model: TableModel, rows: readonly Readonly<Record<string, unknown>>[], since: number): Entity[] {
     const out: Entity[] = []
     for (const raw of rows) {
-      const state = this.#uow.add(model, decodeRow(model, raw), 'managed')
+      const state = this.#uow.add(model, decodeRow(model, raw), 'managed', since)
       if (state.status === 'managed' || state.status === 'new') out.push(state.entity)
     }
     return out

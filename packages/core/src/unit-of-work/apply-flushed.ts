@@ -8,7 +8,13 @@ import { isKept, type Kept, keptValue, wholeSnapshot } from '../track/sent-snaps
 import { hasMutableColumns } from '../track/snapshot.ts'
 import { referencingValue, sameValue, storedKeyText } from '../values/index.ts'
 import { settleUpserts } from './settle-upserts.ts'
-import { removeEntity, type SentValues, type ServerFilled, type UnitOfWorkState } from './state.ts'
+import {
+  noteDeleted,
+  removeEntity,
+  type SentValues,
+  type ServerFilled,
+  type UnitOfWorkState,
+} from './state.ts'
 
 /**
  * After a commit: new entities become managed, updated ones take what was sent as their snapshot
@@ -32,7 +38,8 @@ export function applyFlushed(
 ): void {
   if (clearsAtPending !== undefined && clearsAtPending !== uow.clears) {
     // Forgotten while the flush was in flight: nothing of it is taken back (the entities of the
-    // unit as it is now, loaded or made since, are left as they are).
+    // unit as it is now, loaded or made since, are left as they are). Its deletes are done all the same.
+    noteDeleted(uow, pending.deletes)
     settleUnchanged(uow)
     return
   }
@@ -98,6 +105,7 @@ export function applyFlushed(
     if (quiet) uow.touched.delete(state)
   }
   const deletes = pending.deletes
+  noteDeleted(uow, deletes)
   for (let i = 0; i < deletes.length; i++) {
     const s = deletes[i]!
     // Dropped from the watch list when it is next read (see `WatchList`).

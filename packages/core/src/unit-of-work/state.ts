@@ -49,6 +49,16 @@ export interface UnitOfWorkState {
   flushing: number
   /** Counts the flushes that ended, whatever their outcome. */
   flushed: number
+  /** Counts the commits that deleted rows (see `applyFlushed`): a read takes the count as it starts. */
+  deleting: number
+  /** Reads that track rows, started and not over (see `UnitOfWork.readStarts`). */
+  reading: number
+  /**
+   * The rows a commit deleted while some read was under way, by table then key: the commit's count
+   * (see {@link deleting}). A read started before that commit may answer after it with the row as it
+   * was: it is left out (see `UnitOfWork.add`). Emptied once no read is under way.
+   */
+  readonly deletedWhileReading: Map<string, Map<string, number>>
   /**
    * Counts `clear()` calls: a flush in flight across one settles into a unit of work that forgot its
    * entities (see `applyFlushed`).
@@ -74,9 +84,39 @@ export function unitOfWorkState(owner: object): UnitOfWorkState {
     edits: 0,
     flushing: 0,
     flushed: 0,
+    deleting: 0,
+    reading: 0,
+    deletedWhileReading: new Map(),
     clears: 0,
     outsideHooks: undefined,
   }
+}
+
+/**
+ * After a commit that deleted the rows of `deleted`: while reads are under way, each row is noted with
+ * the commit's count, so that such a read answered with it afterwards leaves it out (see
+ * `deletedSince`).
+ */
+export function noteDeleted(uow: UnitOfWorkState, deleted: readonly EntityState[]): void {
+  if (deleted.length === 0) return
+  const commit = ++uow.deleting
+  if (uow.reading === 0) return
+  for (let i = 0; i < deleted.length; i++) {
+    const s = deleted[i]!
+    if (s.key === null) continue
+    let keys = uow.deletedWhileReading.get(s.table.key)
+    if (keys === undefined) {
+      keys = new Map()
+      uow.deletedWhileReading.set(s.table.key, keys)
+    }
+    keys.set(s.key, commit)
+  }
+}
+
+/** Whether a commit after the read that started at `since` (see `noteDeleted`) deleted the row `key` of `table`. */
+export function deletedSince(uow: UnitOfWorkState, table: string, key: string, since: number): boolean {
+  const commit = uow.deletedWhileReading.get(table)?.get(key)
+  return commit !== undefined && commit > since
 }
 
 /** Marks a managed entity for deletion; a new one is simply forgotten. */

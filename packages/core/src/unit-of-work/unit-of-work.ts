@@ -11,7 +11,7 @@ import { applyFlushed, settleUnchanged } from './apply-flushed.ts'
 import { type Checkpoint, checkpoint } from './checkpoint.ts'
 import { pendingChanges } from './pending.ts'
 import { ReferringIndex } from './referring-index.ts'
-import { removeEntity, type SentValues, type ServerFilled, unitOfWorkState } from './state.ts'
+import { deletedSince, removeEntity, type SentValues, type ServerFilled, unitOfWorkState } from './state.ts'
 
 /**
  * The state of one unit of work, without I/O: the identity map, the new, changed and removed
@@ -80,8 +80,18 @@ export class UnitOfWork {
    * A `managed` row whose key is already mapped returns the mapped entity's state instead. A row of a
    * view without a key is not mapped: it is read-only, and compared at each flush only when its values
    * can change in place (see {@link pending}).
+   *
+   * `since`: a row a read brings back, the read started when {@link readStarts} gave `since`. A row
+   * this unit's own commit deleted after that (the read answered after the flush, on another
+   * connection of the pool) is the row as it was: it is not tracked again, and the state returned is
+   * detached.
    */
-  add(table: TableModel, row: Record<string, unknown>, status: 'new' | 'managed'): EntityState {
+  add(
+    table: TableModel,
+    row: Record<string, unknown>,
+    status: 'new' | 'managed',
+    since?: number,
+  ): EntityState {
     const map = this.#uow.map
     if (status === 'managed') {
       if (table.kind !== 'table' && table.primaryKey.length === 0)
@@ -92,6 +102,9 @@ export class UnitOfWork {
       }
       const known = map.get(table.key, key)
       if (known) return known
+      const uow = this.#uow
+      if (since !== undefined && uow.deletedWhileReading.size > 0 && deletedSince(uow, table.key, key, since))
+        return this.#state(table, row, 'detached', null)
       const state = this.#state(table, row, 'managed', snapshotOf(table, row))
       state.key = key
       map.setIndexed(state)
@@ -190,6 +203,31 @@ export class UnitOfWork {
    */
   beginFlush(): void {
     this.#uow.flushing++
+  }
+
+  /**
+   * A read that tracks rows starts: what it gives {@link add} for its rows, and it calls
+   * {@link readEnds} once it is over, after tracking them.
+   *
+   * @example
+   * const since = uow.readStarts()
+   * try {
+   *   const row = await loads.add(key, where)
+   *   if (row) uow.add(table, row, 'managed', since)
+   * } finally {
+   *   uow.readEnds()
+   * }
+   */
+  readStarts(): number {
+    this.#uow.reading++
+    return this.#uow.deleting
+  }
+
+  /** A read begun by {@link readStarts} is over (tracked its rows, or failed). */
+  readEnds(): void {
+    const uow = this.#uow
+    if (uow.reading > 0 && --uow.reading === 0 && uow.deletedWhileReading.size > 0)
+      uow.deletedWhileReading.clear()
   }
 
   /** The flush begun by {@link beginFlush} ended, whatever its outcome. */
