@@ -56,6 +56,14 @@ export const configErrors = {
     )
   },
 
+  /** A pg.Pool made with `pipeline: true` whose clients have no pipeline mode (pg older than 8.23 ignores the option). */
+  pgNoPipeline(): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      'this pg.Pool was made with `pipeline: true`, but its clients have no pipeline mode: node-postgres older than 8.23 ignores the option, and flushes would go unpipelined and unprepared without a word. Install pg >= 8.23 (npm install pg@^8.23), or leave `pipeline` out.',
+    )
+  },
+
   /** A pg.Pool's `connectionString` that node-postgres cannot parse (it would fail every connection). */
   pgInvalidUrl(): PipeflushError {
     return new PipeflushError(

@@ -73,12 +73,13 @@ export class PgAdapter implements DriverAdapter {
   readonly #unconnected = new Set<Socket>()
 
   /**
-   * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), or a connection string
-   * node-postgres cannot read.
+   * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), a connection string
+   * node-postgres cannot read, or `pipeline: true` on clients without it (see {@link clientsPipeline}).
    */
   constructor(pool: PgPool) {
     const hosts = hostsOf(pool)
     if (hosts?.includes(',')) throw errors.pgMultiHost(hosts)
+    if (pool.options.pipeline === true && !clientsPipeline(pool)) throw errors.pgNoPipeline()
     this.pool = pool
     this.address = addressOf(pool)
     this.#end = new ClientEnd(() => endedError(this.address))
@@ -488,4 +489,20 @@ function simpleResult(result: PgResult | PgResult[]): SimpleResult {
 function endedError(address: string): DriverError {
   const message = `cannot use the pool of ${address}: Cannot use a pool after calling end on the pool`
   return { kind: 'connection', code: 'CONNECTION_ENDED', message, cause: new Error(message) }
+}
+
+/**
+ * Whether the clients of `pool` take pg's `pipeline` option: a client made with it, never connected
+ * (pg >= 8.23 keeps it as `client.pipeline`; an older one ignores it). True where it cannot be told
+ * (a pool without its `Client` class, a class that refuses to be made so).
+ */
+function clientsPipeline(pool: PgPool): boolean {
+  const Client = (pool as { Client?: unknown }).Client
+  if (typeof Client !== 'function') return true
+  try {
+    const client = new (Client as new (config: object) => { pipeline?: unknown })({ pipeline: true })
+    return client.pipeline === true
+  } catch {
+    return true
+  }
 }
