@@ -13,6 +13,9 @@
  *   `drizzle-orm` but neither `pg` nor `postgres` (they are optional peers): all load, type-check and
  *   `require()` works.
  *
+ * Beside the examples, `exported-entities.ts` (type-checked only): a module exporting functions that
+ * return entities of each package compiles with the app's declaration emit.
+ *
  * Each README example (a block marked `<!-- consumer-test: <file> -->`, read from the README inside the
  * tarball) is compiled by the app's own TypeScript and run on a fresh database holding the README's
  * `schema.sql`; it must print what its `// comments` say and leave the data `DATA_CHECKS` expects.
@@ -376,10 +379,8 @@ async function writeApp(app: App, scripts: readonly ReadmeExample[]): Promise<vo
     return
   }
   for (const e of scripts) await writeFile(join(app.dir, 'src', e.file), e.code)
-  await cp(
-    join(HERE, 'consumer-app', 'testkit-vitest-types.ts'),
-    join(app.dir, 'src', 'testkit-vitest-types.ts'),
-  )
+  for (const file of ['testkit-vitest-types.ts', 'exported-entities.ts'])
+    await cp(join(HERE, 'consumer-app', file), join(app.dir, 'src', file))
 }
 
 async function installedVersions(dir: string, names: readonly string[]): Promise<string> {

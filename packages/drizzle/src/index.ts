@@ -68,6 +68,7 @@ export type {
   Condition,
   CreateValues,
   Entity,
+  EntityBrand,
   KeyOf,
   KeyOfTable,
   RefOr,

@@ -7,11 +7,12 @@ export type TableKey<S> = { [K in keyof S]: S[K] extends PgTable ? K : never }[k
 export type TableAt<S, K> = K extends keyof S ? (S[K] extends PgTable ? S[K] : never) : never
 
 /** The table of `S` an entity `E` is of (by the table name its type carries). */
-export type TableOfEntity<S, E> = E extends { readonly [entityOf]: infer N }
-  ? {
-      [K in TableKey<S>]: S[K] extends { readonly _: { readonly name: N } } ? TableAt<S, K> : never
-    }[TableKey<S>]
-  : never
+export type TableOfEntity<S, E> =
+  E extends EntityBrand<infer N>
+    ? {
+        [K in TableKey<S>]: S[K] extends { readonly _: { readonly name: N } } ? TableAt<S, K> : never
+      }[TableKey<S>]
+    : never
 
 /** The key of table `T` in the schema object `S`. */
 export type KeyOfTable<S, T> = {
@@ -24,6 +25,16 @@ export type ColumnKey<T> = T extends { readonly $inferSelect: infer R } ? keyof 
 declare const entityOf: unique symbol
 
 /**
+ * What marks an entity of the table named `N` in the types (nothing at run time): exported by name,
+ * so that a type holding an entity can be written out by the compiler (declaration files of an
+ * application's own modules that return entities).
+ *
+ * @example
+ * const brand: EntityBrand<'book'> = em.create(books, { title: 'Notes', authorId: ada })
+ */
+export type EntityBrand<N> = { readonly [entityOf]: N }
+
+/**
  * A tracked row of table `T`: Drizzle's `$inferSelect` of the table (its property names, the values
  * Drizzle gives for each column as declared), and assigning a property is a change the next flush
  * writes. The `entityOf` brand exists only in the types: entities of different tables, and plain
@@ -34,11 +45,11 @@ declare const entityOf: unique symbol
  * book.title = 'Final notes'
  */
 export type Entity<T> = T extends { readonly $inferSelect: infer R; readonly _: { readonly name: infer N } }
-  ? R & { readonly [entityOf]: N }
+  ? R & EntityBrand<N>
   : never
 
 /** An entity of any table. */
-export type AnyEntity = { readonly [entityOf]: string }
+export type AnyEntity = EntityBrand<string>
 
 /**
  * The value a column accepts on create and assign: its own type, or, when the column takes numbers or
