@@ -3,7 +3,7 @@
 // monorepo, a `composite` project) compiles, its declaration file written, on each package.
 import type { EntityManager } from '@pipeflush/core'
 import { createEntityManagerFactory as drizzleFactory } from '@pipeflush/drizzle'
-import { createEntityManagerFactory as kyselyFactory, type Generated } from '@pipeflush/kysely'
+import { type Generated, createEntityManagerFactory as kyselyFactory } from '@pipeflush/kysely'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { pgTable, serial, text } from 'drizzle-orm/pg-core'
 import type pg from 'pg'
