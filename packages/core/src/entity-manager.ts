@@ -24,6 +24,7 @@ import { navigate } from './unit-of-work/navigate.ts'
 import { mergedRow, newRow, upsertOf } from './unit-of-work/new-row.ts'
 import { countOf } from './unit-of-work/relation-reads.ts'
 import { UnitOfWork } from './unit-of-work/unit-of-work.ts'
+import { describeKeyText } from './values/location.ts'
 
 /**
  * A unit of work: tracks the entities it creates and loads, and writes every change in one flush,
@@ -397,7 +398,9 @@ export class EntityManager {
   }
 
   /**
-   * Marks `entity` for deletion by the next flush (a new entity is simply forgotten).
+   * Marks `entity` for deletion by the next flush (a new entity is simply forgotten; one removed
+   * already stays so). A detached entity, which the unit of work no longer tracks, is `INVALID_STATE`:
+   * nothing would delete its row.
    *
    * @example
    * em.remove(book)
@@ -405,6 +408,11 @@ export class EntityManager {
   remove(entity: Entity): void {
     const state = this.#uow.own(entity)
     if (state.table.kind !== 'table') throw errors.readOnly(state.table.key, state.table.kind, 'remove')
+    if (state.status === 'detached')
+      throw errors.removeDetached(
+        state.table.key,
+        state.key === null ? undefined : describeKeyText(state.key),
+      )
     this.#uow.remove(state)
   }
 

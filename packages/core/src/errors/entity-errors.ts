@@ -124,6 +124,15 @@ export const entityErrors = {
     })
   },
 
+  /** `remove` of an entity the unit of work no longer tracks: nothing it could delete. */
+  removeDetached(table: string, shownKey: string | undefined): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot remove this ${table}${shownKey === undefined ? '' : ` (key ${shownKey})`}: the entity is detached, no longer tracked by this unit of work (forgotten by clear(), deleted by an earlier flush, removed before it was inserted, or replaced by a later upsert of its row), so a flush would delete nothing. Load the row again to remove it.`,
+      { table },
+    )
+  },
+
   /** A change of a stored row's primary key. */
   storedKeyChanged(table: string, column: string): PipeflushError {
     return new PipeflushError(
