@@ -1,5 +1,6 @@
 import type { FlushReport } from '../flush/flush-report.ts'
 import type { PipelineMode } from '../flush/pipeline-mode.ts'
+import { planSummary } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import { type Logger, log } from './logger.ts'
 import { failSpan, inSpan, serverAttributes, startSpan, type TraceSpan } from './tracing.ts'
@@ -39,6 +40,8 @@ export interface FlushSubject {
 export class FlushObservation {
   readonly #observe: Observe
   readonly #span: TraceSpan | undefined
+  /** The plan, once known, while a span is recorded: a failed flush's span says what it sent. */
+  #plan: FlushPlan | undefined
   /** Told the plan once it is known (its statements go to the span and the debug log); undefined when nobody reads it. */
   readonly onPlanned: ((plan: FlushPlan) => void) | undefined
 
@@ -56,7 +59,13 @@ export class FlushObservation {
         }))
     this.#span = span
     const wantsPlan = observe.logger?.debug !== undefined || (span !== undefined && observe.statementTexts)
-    this.onPlanned = wantsPlan ? (plan) => this.#planned(plan) : undefined
+    this.onPlanned = wantsPlan
+      ? (plan) => this.#planned(plan)
+      : span !== undefined
+        ? (plan) => {
+            this.#plan = plan
+          }
+        : undefined
   }
 
   /** Whether spans are recorded at all (the hooks' spans follow the flush's). */
@@ -92,9 +101,25 @@ export class FlushObservation {
       log(this.#observe.logger, 'info', { ...report }, 'pipeflush: flush done')
   }
 
-  /** The flush failed with `e`: on the span (which it ends) and in the log. */
+  /**
+   * The flush failed with `e`: on the span (which it ends) and in the log. The span says which flush
+   * (`pipeflush.flush_id`, the error's: what `wasCommitted` takes) and what it planned to send
+   * (`db.operation.batch.size`, `db.query.summary`), as far as it got; no report, so none of its
+   * counts.
+   */
   failed(e: unknown): void {
-    failSpan(this.#span, e)
+    const span = this.#span
+    if (span !== undefined) {
+      const flushId = (e as { flushId?: unknown } | null)?.flushId
+      if (typeof flushId === 'string') span.setAttributes({ 'pipeflush.flush_id': flushId })
+      const plan = this.#plan
+      if (plan !== undefined) {
+        let statements = 0
+        for (let w = 0; w < plan.waves.length; w++) statements += plan.waves[w]!.length
+        span.setAttributes({ 'db.operation.batch.size': statements, 'db.query.summary': planSummary(plan) })
+      }
+    }
+    failSpan(span, e)
     log(
       this.#observe.logger,
       'warn',
@@ -109,6 +134,7 @@ export class FlushObservation {
   }
 
   #planned(plan: FlushPlan): void {
+    if (this.#span !== undefined) this.#plan = plan
     const statements = plan.waves.flat()
     if (this.#span !== undefined && this.#observe.statementTexts)
       this.#span.setAttributes({ 'db.query.text': statements.map((s) => s.sql).join(';\n') })

@@ -61,7 +61,10 @@ for (const [mode, rows] of [
 }
 exporter.reset()
 const em = root.fork()
-await Promise.all([em.find(cfg.table, { label: 'off-0' }), em.find(cfg.table, { label: 'burst-1' })])
+const [[stored]] = await Promise.all([
+  em.find(cfg.table, { label: 'off-0' }),
+  em.find(cfg.table, { label: 'burst-1' }),
+])
 const reads = spans()
 exporter.reset()
 const failing = root.fork()
@@ -69,6 +72,15 @@ failing.create(cfg.table, { id: 1, label: 'dup' })
 failing.create(cfg.table, { id: 1, label: 'dup again' })
 const failure = await failing.flush().catch((e: unknown) => (e as { code?: string }).code)
 const failed = spans()
+// Refused by the server (a key taken): sent, so planned, and a flush id on the error.
+exporter.reset()
+const refusing = root.fork()
+refusing.create(cfg.table, { id: stored?.['id'], label: 'taken' })
+const refusal = (await refusing.flush().then(
+  () => undefined,
+  (e: unknown) => e,
+)) as { code?: string; flushId?: string } | undefined
+const refused = { code: refusal?.code, flushId: refusal?.flushId, spans: spans() }
 await pool.end()
 
 // postgres.js (no instrumentation of its own): the same flush span; and a logger.
@@ -92,4 +104,6 @@ dup.create(cfg.table, { id: 1, label: 'x' })
 await dup.flush().catch(() => {})
 await dup.flush().catch(() => {})
 await sql.end({ timeout: 1 })
-process.stdout.write(`${JSON.stringify({ flushes, reads, failure, failed, pjReport, pjSpans, logged })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ flushes, reads, failure, failed, refused, pjReport, pjSpans, logged })}\n`,
+)

@@ -16,6 +16,7 @@ interface ChildOutput {
   readonly reads: SpanRecord[]
   readonly failure: string
   readonly failed: SpanRecord[]
+  readonly refused: { code: string; flushId: string; spans: SpanRecord[] }
   readonly pjReport: Record<string, unknown>
   readonly pjSpans: SpanRecord[]
   readonly logged: { level: string; fields: Record<string, unknown>; message: string }[]
@@ -74,6 +75,19 @@ describe('OpenTelemetry, with instrumentation-pg (node-postgres, pipeline: true)
     expect(out!.failure).toBe('DUPLICATE_KEY')
     const failed = out!.failed.find((s) => s.name === 'pipeflush flush')
     expect(failed).toMatchObject({ status: 2, attributes: { 'error.type': 'DUPLICATE_KEY' } })
+    // Refused by the server: the span names the flush (what wasCommitted takes) and what it sent.
+    const { code: refusedCode, flushId, spans: refusedSpans } = out!.refused
+    expect(refusedCode).toBe('CONSTRAINT_VIOLATION')
+    expect(flushId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(refusedSpans.find((s) => s.name === 'pipeflush flush')).toMatchObject({
+      status: 2,
+      attributes: {
+        'error.type': 'CONSTRAINT_VIOLATION',
+        'pipeflush.flush_id': flushId,
+        'db.operation.batch.size': 1,
+        'db.query.summary': 'INSERT traced',
+      },
+    })
 
     // postgres.js: the same span, from the report.
     const pj = out!.pjSpans.find((s) => s.name === 'pipeflush flush')
