@@ -56,6 +56,14 @@ export const configErrors = {
     )
   },
 
+  /** A client whose parser for the type text, or transform of values, changes texts: pipeflush reads every column as text. */
+  textParsed(what: string, from: string, to: string, advice: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_CONFIG',
+      `${what} changes the text ${from} to ${to}: pipeflush selects every column it reads as text and needs it as the server sent it (its reads and the change checks of loaded rows would be wrong). ${advice}`,
+    )
+  },
+
   /** A pg.Pool made with `pipeline: true` whose clients have no pipeline mode (pg older than 8.23 ignores the option). */
   pgNoPipeline(): PipeflushError {
     return new PipeflushError(

@@ -95,6 +95,8 @@ export interface PgPoolOptions {
    */
   stream?: unknown
   pipeline?: boolean
+  /** The pool's own type parsers (`getTypeParser`), over pg's global ones. */
+  types?: unknown
   host?: string
   port?: number | string
   connectionString?: string

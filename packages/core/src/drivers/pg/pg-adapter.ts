@@ -6,6 +6,7 @@ import { ClientEnd } from '../client-end.ts'
 import type { DriverError, PipelinedStatement, SimpleResult, StatementResult } from '../driver.ts'
 import { closedError, poolWaitError, toDriverError } from '../driver-errors.ts'
 import type { MeteredSocket, Meters } from '../socket/meters.ts'
+import { changedText, shownText } from '../text-parsing.ts'
 import type { PgPool, PgPoolClient, PgResult } from './client-types.ts'
 import { guardReading } from './read-guard.ts'
 import { simpleQueryClass } from './simple-query.ts'
@@ -74,12 +75,12 @@ export class PgAdapter implements DriverAdapter {
 
   /**
    * Throws `INVALID_CONFIG` for a pool given several hosts (see {@link hostsOf}), a connection string
-   * node-postgres cannot read, or `pipeline: true` on clients without it (see {@link clientsPipeline}).
+   * node-postgres cannot read, or clients pipeflush cannot use as they are (see {@link checkClients}).
    */
   constructor(pool: PgPool) {
     const hosts = hostsOf(pool)
     if (hosts?.includes(',')) throw errors.pgMultiHost(hosts)
-    if (pool.options.pipeline === true && !clientsPipeline(pool)) throw errors.pgNoPipeline()
+    checkClients(pool)
     this.pool = pool
     this.address = addressOf(pool)
     this.#end = new ClientEnd(() => endedError(this.address))
@@ -491,18 +492,47 @@ function endedError(address: string): DriverError {
   return { kind: 'connection', code: 'CONNECTION_ENDED', message, cause: new Error(message) }
 }
 
+/** What {@link checkClients} asks of a client made and never connected. */
+interface UnconnectedClient {
+  readonly pipeline?: unknown
+  getTypeParser?(oid: number, format: 'text'): unknown
+}
+
+/** The text type's oid. */
+const TEXT_OID = 25
+
 /**
- * Whether the clients of `pool` take pg's `pipeline` option: a client made with it, never connected
- * (pg >= 8.23 keeps it as `client.pipeline`; an older one ignores it). True where it cannot be told
- * (a pool without its `Client` class, a class that refuses to be made so).
+ * Refuses (`INVALID_CONFIG`) a pool whose clients pipeflush cannot use as they are, told by a client
+ * of the pool's class made with its `types` and `pipeline: true`, never connected:
+ * - `pipeline: true` on clients that do not keep it (node-postgres older than 8.23 ignores it: the
+ *   flushes would go unpipelined and unprepared without a word);
+ * - a parser for the type text that changes texts (`types.setTypeParser(25, ...)`, or the pool's
+ *   `types`): every column pipeflush reads is selected as text (see `text-parsing.ts`).
+ * Nothing is refused where it cannot be told (a pool without its `Client` class, a class that
+ * refuses to be made so).
  */
-function clientsPipeline(pool: PgPool): boolean {
+function checkClients(pool: PgPool): void {
   const Client = (pool as { Client?: unknown }).Client
-  if (typeof Client !== 'function') return true
+  if (typeof Client !== 'function') return
+  let client: UnconnectedClient
   try {
-    const client = new (Client as new (config: object) => { pipeline?: unknown })({ pipeline: true })
-    return client.pipeline === true
+    client = new (Client as new (config: object) => UnconnectedClient)({
+      pipeline: true,
+      types: pool.options.types,
+    })
   } catch {
-    return true
+    return
   }
+  if (pool.options.pipeline === true && client.pipeline !== true) throw errors.pgNoPipeline()
+  const parse =
+    typeof client.getTypeParser === 'function' ? client.getTypeParser(TEXT_OID, 'text') : undefined
+  if (typeof parse !== 'function') return
+  const changed = changedText(parse as (text: string) => unknown)
+  if (changed === undefined) return
+  throw errors.textParsed(
+    "The pg.Pool's parser for the type text (`types.setTypeParser(25, ...)`, or the pool's `types`)",
+    shownText(changed.from),
+    shownText(changed.to),
+    "Give EntityManager.connect a pool whose `types` leave text as it is, such as `types: { getTypeParser: (oid, format) => (oid === 25 ? (text) => text : pg.types.getTypeParser(oid, format)) }` (the application's own queries may keep the parser on another pool).",
+  )
 }

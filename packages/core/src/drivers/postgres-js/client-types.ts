@@ -13,7 +13,10 @@ export interface PostgresJsOptions {
   readonly transform?: {
     readonly column?: { readonly from?: ((name: string) => unknown) | undefined }
     readonly row?: { readonly from?: ((row: Record<string, unknown>) => unknown) | undefined }
+    readonly value?: { readonly from?: ((value: unknown, column: object) => unknown) | undefined }
   }
+  /** The parsers of values by type oid (the `types` option's and postgres.js's own), which every connection shares. */
+  readonly parsers?: Readonly<Record<number, ((text: string) => unknown) | undefined>>
   host: readonly string[]
   port: readonly number[]
   /** A unix socket path, or false. */

@@ -19,6 +19,7 @@ import { feedCopies } from './copy-feed.ts'
 import { guardDriverQueries } from './driver-queries.ts'
 import { REFUSED, reserveConnection } from './reservation.ts'
 import { endOpening, socketFactory } from './socket-factory.ts'
+import { checkValueTransform } from './value-transform.ts'
 
 /** postgres.js's names of the server's error fields (the keys of the errors it throws). */
 const POSTGRES_JS_FIELDS = {
@@ -120,6 +121,7 @@ export class PostgresJsAdapter implements DriverAdapter {
 
   constructor(sql: PostgresJsSql) {
     checkColumnTransform(sql.options)
+    checkValueTransform(sql.options)
     guardDriverQueries(sql)
     this.sql = sql
     const o = sql.options
