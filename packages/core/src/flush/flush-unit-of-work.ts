@@ -7,7 +7,7 @@ import { type CompletedPlan, completePlan, givesAssignedId } from '../plan/compl
 import type { FlushDraft, IdSource } from '../plan/draft.ts'
 import { draftFlush } from '../plan/draft-flush.ts'
 import { pendingInput } from '../plan/pending-input.ts'
-import { planSummary } from '../plan/plan-flush.ts'
+import { planSummary, statementCount } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import type { PendingChanges } from '../track/changes.ts'
 import type { EntityState } from '../track/entity-state.ts'
@@ -144,13 +144,6 @@ export async function flushUnitOfWork(
     bytesReceived: used.bytes?.received,
     summary: planSummary(plan),
   }
-}
-
-/** How many statements `plan` sends. */
-function statementCount(plan: FlushPlan): number {
-  let n = 0
-  for (let w = 0; w < plan.waves.length; w++) n += plan.waves[w]!.length
-  return n
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FlushReport } from '../flush/flush-report.ts'
 import type { PipelineMode } from '../flush/pipeline-mode.ts'
-import { planSummary } from '../plan/plan-flush.ts'
+import { planSummary, statementCount } from '../plan/plan-flush.ts'
 import type { FlushPlan } from '../plan/types.ts'
 import { type Logger, log } from './logger.ts'
 import { failSpan, inSpan, serverAttributes, startSpan, type TraceSpan } from './tracing.ts'
@@ -113,11 +113,11 @@ export class FlushObservation {
       const flushId = (e as { flushId?: unknown } | null)?.flushId
       if (typeof flushId === 'string') span.setAttributes({ 'pipeflush.flush_id': flushId })
       const plan = this.#plan
-      if (plan !== undefined) {
-        let statements = 0
-        for (let w = 0; w < plan.waves.length; w++) statements += plan.waves[w]!.length
-        span.setAttributes({ 'db.operation.batch.size': statements, 'db.query.summary': planSummary(plan) })
-      }
+      if (plan !== undefined)
+        span.setAttributes({
+          'db.operation.batch.size': statementCount(plan),
+          'db.query.summary': planSummary(plan),
+        })
     }
     failSpan(span, e)
     log(

@@ -56,6 +56,13 @@ export function planFlush(schema: SchemaModel, changes: ChangeSet, options: Buil
   return completePlan(draftFlush(schema, changeSetInput(changes)), noIds, options).plan
 }
 
+/** How many statements `plan` sends. */
+export function statementCount(plan: FlushPlan): number {
+  let n = 0
+  for (let w = 0; w < plan.waves.length; w++) n += plan.waves[w]!.length
+  return n
+}
+
 /**
  * What a plan writes, in a few words: each kind of statement with its tables, in the order sent
  * (`INSERT author book; UPDATE book; DELETE review`). Low cardinality: fit for a span's query summary.

@@ -26,7 +26,7 @@ export function graphLoad(
   uow: UnitOfWork,
   levels: readonly GraphLevel[],
   what: string,
-  since: number | undefined,
+  since: number,
   done: (roots: Entity[]) => void,
   failed: (error: PipeflushError) => void,
 ): BatchItem {
