@@ -241,6 +241,11 @@ const BOUNCER_LOGIN_REFUSED = /\b(password|SASL) authentication failed\b|\bno su
  * passes on for one the server does not have (`database "shop" does not exist`).
  */
 const BOUNCER_NO_DATABASE = /\bno such database\b|\bdatabase ".*" does not exist\b/i
+/**
+ * PgBouncer's words for a startup parameter it does not pass on ("unsupported startup parameter:
+ * options"), one its `ignore_startup_parameters` does not list: a setting to fix, never a retry.
+ */
+const BOUNCER_PARAMETER_REFUSED = /\bunsupported startup parameter\b/i
 
 /**
  * node-postgres's words for a password request it cannot answer, the connection having no password
@@ -254,9 +259,9 @@ const DROPPED_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECON
 /**
  * Why a connection could not be opened, when the reason has a code of its own: a refused login
  * (SQLSTATE class 28, PgBouncer's 08P01 saying so, or no password to give when the server asks), an
- * unknown database (3D000, or PgBouncer's 08P01 saying so), TLS refused or failed (a certificate file
- * that could not be read included), an unreachable
- * server (a unix socket with no file too).
+ * unknown database (3D000, or PgBouncer's 08P01 saying so), a startup setting refused (by the server,
+ * or by PgBouncer's 08P01 saying so), TLS refused or failed (a certificate file that could not be
+ * read included), an unreachable server (a unix socket with no file too).
  * Undefined for anything else (a connection lost once open, a timeout waiting for a free one).
  *
  * These reasons have codes of their own (`LOGIN_FAILED`...), which tell the application what to fix.
@@ -276,6 +281,7 @@ export function connectFailure(
     // PgBouncer refuses a login and an unknown database with 08P01 and words of its own.
     if (BOUNCER_LOGIN_REFUSED.test(e.message)) return 'LOGIN_FAILED'
     if (BOUNCER_NO_DATABASE.test(e.message)) return 'DATABASE_NOT_FOUND'
+    if (BOUNCER_PARAMETER_REFUSED.test(e.message)) return 'INVALID_CONFIG'
   }
   const codes = [
     e.code,

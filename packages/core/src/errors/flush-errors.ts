@@ -217,7 +217,7 @@ export const flushErrors = {
       TLS_FAILED: 'check the TLS settings (ssl option, certificates, host name)',
       HOST_UNREACHABLE: 'check the host and port, and that the server is up and reachable',
       INVALID_CONFIG:
-        "check the connection's parameters: the server refused a setting sent as it opened (postgres.js sends a URL parameter it does not read, sslrootcert among them, as one)",
+        "check the connection's parameters: the server, or a pooler in front of it (PgBouncer takes only the startup parameters its ignore_startup_parameters lists), refused a setting sent as it opened (postgres.js sends a URL parameter it does not read, sslrootcert among them, as one)",
     }[code]
     return new PipeflushError(
       code,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
+import { defineSchema, EntityManager, isPipeflushError, type PipelineMode } from '@pipeflush/core'
 import { type DriverName, messages } from '@pipeflush/testkit'
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -85,6 +85,38 @@ describe.skipIf(!binary)('behind PgBouncer in transaction pooling mode', () => {
         const error = await EntityManager.connect(c.client).catch((e: unknown) => e)
         expect(isPipeflushError(error, code), String(error)).toBe(true)
         expect((error as { sqlState?: string }).sqlState).toBe('08P01')
+      }
+    })
+
+    // PgBouncer refuses a startup parameter its ignore_startup_parameters does not list with 08P01
+    // and its own words: it was CONNECTION_LOST, and a flush said "flush again to retry", which never
+    // succeeds (found by an outside probe). Against the server itself a refused setting is INVALID_CONFIG.
+    test('a startup parameter the pooler does not take (options): INVALID_CONFIG at connect and at a flush', async () => {
+      const strict = await startPgBouncer(binary!, db.services.adminUrl, db.name, 'transaction', '')
+      try {
+        const url = new URL(strict.url)
+        url.searchParams.set('options', '-c search_path=public')
+        const c = client(driver, 1, url.toString())
+        const error = await EntityManager.connect(c.client).catch((e: unknown) => e)
+        expect(isPipeflushError(error, 'INVALID_CONFIG'), String(error)).toBe(true)
+        expect((error as { sqlState?: string }).sqlState).toBe('08P01')
+        expect(String(error)).toMatch(/unsupported startup parameter: options/)
+        // With a schema given, connect opens a connection on pg (it fails there, as above), none on
+        // postgres.js: its first flush opens one, and fails so.
+        const schema = defineSchema({ tally: { columns: { id: 'int4', n: 'int4' }, primaryKey: ['id'] } })
+        const root = await EntityManager.connect(c.client, { schema }).catch((e: unknown) => e)
+        if (!(root instanceof EntityManager)) {
+          expect(isPipeflushError(root, 'INVALID_CONFIG'), String(root)).toBe(true)
+          return
+        }
+        const em = root.fork()
+        em.create('tally', { id: 100, n: 1 })
+        const failed = await em.flush().catch((e: unknown) => e)
+        expect(isPipeflushError(failed, 'INVALID_CONFIG'), String(failed)).toBe(true)
+        expect(String(failed)).not.toMatch(/retry/)
+        expect(em.pending.inserts).toBe(1)
+      } finally {
+        await strict.stop()
       }
     })
 

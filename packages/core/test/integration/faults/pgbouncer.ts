@@ -24,7 +24,7 @@ export function findPgBouncer(): string | undefined {
 /**
  * Starts PgBouncer from `binary` in `poolMode` in front of `database` of the server `adminUrl` points
  * at, listening on a free port of 127.0.0.1, with its configuration, user list and log in a temporary
- * directory. As root it runs as the `postgres` system user (PgBouncer refuses to run as root).
+ * directory, dropping the startup parameters `ignoreStartupParameters` names. As root it runs as the `postgres` system user (PgBouncer refuses to run as root).
  * Stopped after the run (also on Ctrl-C).
  */
 export async function startPgBouncer(
@@ -32,6 +32,8 @@ export async function startPgBouncer(
   adminUrl: string,
   database: string,
   poolMode: 'transaction' | 'session' = 'transaction',
+  /** PgBouncer's `ignore_startup_parameters`: the parameters it takes from a client and drops (the rest it refuses). */
+  ignoreStartupParameters = 'extra_float_digits,options',
 ): Promise<StartedPgBouncer> {
   const admin = new URL(adminUrl)
   const user = decodeURIComponent(admin.username)
@@ -54,7 +56,7 @@ pool_mode = ${poolMode}
 default_pool_size = 3
 max_client_conn = 200
 server_reset_query =
-ignore_startup_parameters = extra_float_digits,options
+ignore_startup_parameters = ${ignoreStartupParameters}
 logfile = ${join(dir, 'pgbouncer.log')}
 pidfile = ${join(dir, 'pgbouncer.pid')}
 `

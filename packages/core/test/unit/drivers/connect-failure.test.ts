@@ -97,6 +97,7 @@ describe('connectFailure', () => {
     expect(connectFailure(bouncer('password authentication failed'))).toBe('LOGIN_FAILED')
     expect(connectFailure(bouncer('no such database: shop'))).toBe('DATABASE_NOT_FOUND')
     expect(connectFailure(bouncer('database "gone" does not exist'))).toBe('DATABASE_NOT_FOUND')
+    expect(connectFailure(bouncer('unsupported startup parameter: options'))).toBe('INVALID_CONFIG')
     expect(connectFailure(bouncer('invalid message format'))).toBeUndefined()
   })
 
