@@ -64,6 +64,12 @@ export interface DriverAdapter {
    * reservation's other openings when it gives up (see `RuntimeDriver`).
    */
   unconnectedFor?(giveUp: GiveUp): readonly Duplex[]
+  /**
+   * Ends `socket`, an opening not ready whose reservation gave up (see `RuntimeDriver`), where the
+   * driver must be told more than its close; absent: the socket is destroyed (node-postgres fails the
+   * connection it was opening, and opens no other for it).
+   */
+  endStalledOpening?(socket: Duplex): void
   /** The driver's error in pipeflush's shape. */
   toDriverError(error: unknown): DriverError
 }

@@ -233,7 +233,8 @@ export class RuntimeDriver implements Driver {
         const m = openings[i]!
         if (m.meter.ready) continue
         if (openedFor !== undefined && openedFor.call(this.#adapter, m.socket) !== giveUp) continue
-        m.socket.destroy()
+        if (this.#adapter.endStalledOpening === undefined) m.socket.destroy()
+        else this.#adapter.endStalledOpening(m.socket)
       }
       // Not connected at all yet (the host drops the packets): no meter knows them.
       for (const socket of this.#adapter.unconnectedFor?.(giveUp) ?? []) socket.destroy()

@@ -626,6 +626,20 @@ export class PostgresJsAdapter implements DriverAdapter {
     )
   }
 
+  /**
+   * Ends an opening whose reservation gave up before it was ready (see `RuntimeDriver`) as
+   * postgres.js's own connect timeout does: it rejects the request it opened for (the given-up
+   * reservation's) and opens no other for it, where a bare close made it open again for that request,
+   * a connection nobody waits for, which held a slot of the pool, and the client's end, until
+   * `connect_timeout` (a pooler holding the login while its server is down).
+   */
+  endStalledOpening(socket: Duplex): void {
+    // Over TLS postgres.js listens on the TLS socket only.
+    const driven = (this.#meters?.of(socket)?.decrypted ?? socket) as Socket
+    const why = `the connection to ${this.address} was not ready when the flush or read it opened for gave up; it was ended`
+    endOpening(driven, Object.assign(new Error(why), { code: 'CONNECT_TIMEOUT' }))
+  }
+
   toDriverError(error: unknown): DriverError {
     // postgres.js writes to a socket it already dropped as a TypeError (`socket.write` of null).
     return toDriverError(

@@ -474,7 +474,8 @@ function failedSocket(error: Error, options: PostgresJsOptions, { refused = fals
  */
 export function endOpening(socket: Socket, error: Error): void {
   if (socket.destroyed) return
-  socket.emit('error', error)
+  // No listener: postgres.js no longer drives the socket (it upgraded it to TLS); an 'error' then throws.
+  if (socket.listenerCount('error') > 0) socket.emit('error', error)
   socket.destroy()
 }
 

@@ -18,6 +18,12 @@ let proxy: TestProxy
 let url = ''
 /** The next connection the proxy takes stalls after this many bytes from the server (then it passes all). */
 let stallNext: number | undefined
+/**
+ * While set, every connection the proxy takes stalls after this many bytes from the server, or
+ * (`'login'`) once the login is over, before the server's first ReadyForQuery (a pooler waiting for a
+ * server connection after it authenticated the client itself).
+ */
+let stallEvery: number | 'login' | undefined
 /** Every byte from the server is held back this long (a slow path). */
 let delayMs = 0
 /** While set, nothing from the server reaches any client (connections open or opening stay up, silent). */
@@ -27,12 +33,26 @@ beforeAll(async () => {
   await db.sql.unsafe('create table if not exists gizmo (id int8 primary key, name text not null)')
   proxy = await startTestProxy(db.url, (client, upstream) => {
     const server = upstream()
-    const stallAfter = stallNext
+    const every = stallEvery
+    let stallAfter = stallNext ?? (every === 'login' ? undefined : every)
     stallNext = undefined
     let passed = 0
+    // `'login'`: the server's messages are read (type, length) up to the first ReadyForQuery ('Z').
+    let read = 0
+    let seen = Buffer.alloc(0)
     client.on('data', (chunk) => server.write(chunk))
     server.on('data', (chunk: Buffer) => {
       if (silent) return
+      if (every === 'login' && stallAfter === undefined) {
+        seen = Buffer.concat([seen, chunk])
+        while (seen.length - read >= 5 && seen[read] !== 0x5a) read += 1 + seen.readInt32BE(read + 1)
+        if (seen.length - read < 5) {
+          passed += chunk.length
+          client.write(chunk)
+          return
+        }
+        stallAfter = read
+      }
       if (stallAfter === undefined) {
         if (delayMs === 0) client.write(chunk)
         else setTimeout(() => client.write(chunk), delayMs)
@@ -134,6 +154,41 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         await watch.assertClean()
       } finally {
         silent = false
+        watch.dispose()
+      }
+    },
+  )
+})
+
+// A pooler holding every login while its server is down (PgBouncer answers the authentication, then
+// waits for a server connection): every opening stalls. Flushes give up one after the other, then the
+// application ends the client. postgres.js opened again, for the reservation given up, each opening
+// pipeflush closed at the give-up: that connection held the client's end for postgres.js's
+// connect_timeout (28 s; found by an outside probe).
+describe.each(TEST_DRIVERS)('%s', (driver) => {
+  test.each([0, 9, 'login'] as const)(
+    'every opening stalls after %s bytes: two flushes give up one after the other, then the client ends at once',
+    async (bytes) => {
+      const c = openTrackedClient(driver, url, { max: 3, postgresJs: { connect_timeout: 30 } })
+      const watch = watchProcess()
+      try {
+        const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 500 })
+        // Set first: a connection the pool opens again as connect's closes is held too.
+        stallEvery = bytes
+        await c.closeAll()
+        for (let i = 0; i < 2; i++) {
+          const em = root.fork()
+          em.create('gizmo', { id: nextId++, name: `held-${driver}` })
+          const flush = await settleWithin(em.flush(), 5_000, 'a flush')
+          expect(isPipeflushError(flush.error, 'FLUSH_TIMEOUT'), String(flush.error)).toBe(true)
+        }
+        const started = performance.now()
+        expect((await settleWithin(c.end(), 5_000, 'the end')).error).toBeUndefined()
+        expect(performance.now() - started).toBeLessThan(500)
+        stallEvery = undefined
+        await watch.assertClean()
+      } finally {
+        stallEvery = undefined
         watch.dispose()
       }
     },
