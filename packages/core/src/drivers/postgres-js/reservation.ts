@@ -72,6 +72,7 @@ export function reserveConnection(
       if (done) return false
       done = true
       stopPolling()
+      stopWatching()
       for (const request of pending) watch.leave(request)
       settle()
       return true
@@ -109,28 +110,35 @@ export function reserveConnection(
       )
       pending.add(request)
     }
+    /** Fails the reservation when the attempts failed so far say so (see `FAILED_OPENINGS`); whether it did. */
+    const failedAttempts = (now: number): boolean => {
+      if (done || meters.failures === failuresBefore) return false
+      // An attempt found no host of a multi-host URL to connect to: postgres.js would try them again
+      // for ever, where with one host it fails the request.
+      const everyHost = everyHostFailed(watch, started)
+      if (everyHost !== undefined) {
+        if (finish(() => reject(everyHost))) failed(everyHost)
+        return true
+      }
+      if (now - started < watch.connectTimeoutMs && meters.failuresBegunSince(started) < FAILED_OPENINGS)
+        return false
+      const why = cannotConnect(watch, meters.failuresBegunSince(started))
+      if (finish(() => reject(why))) failed(why)
+      return true
+    }
     const stopPolling = everyPoll(() => {
       const now = performance.now()
       // postgres.js handled a close, and a connection became ready since: it may have been reopened
       // for this request.
       const reopened = watch.closesHandled() > closesAtAsk && meters.opened > openedAtAsk
       if (reopened && now - lastAsk >= 100) return ask()
-      if (meters.failures === failuresBefore) return
-      // An attempt found no host of a multi-host URL to connect to: postgres.js would try them again
-      // for ever, where with one host it fails the request.
-      const everyHost = everyHostFailed(watch, started)
-      if (everyHost !== undefined) {
-        if (finish(() => reject(everyHost))) failed(everyHost)
-      } else if (
-        now - started >= watch.connectTimeoutMs ||
-        meters.failuresBegunSince(started) >= FAILED_OPENINGS
-      ) {
-        const why = cannotConnect(watch, meters.failuresBegunSince(started))
-        if (finish(() => reject(why))) failed(why)
-      } else if (now - lastAsk >= 1000) {
-        ask()
-      }
+      if (meters.failures === failuresBefore || failedAttempts(now)) return
+      if (now - lastAsk >= 1000) ask()
     })
+    // Looked at as each attempt fails too, a microtask after its close (postgres.js reconnects a timer
+    // later): looked at by the poll alone, a server closing every new connection met dozens of
+    // attempts in the 100 ms between two polls.
+    const stopWatching = meters.onFailure(() => queueMicrotask(() => failedAttempts(performance.now())))
     giveUp.listen(abandon)
     ask()
   })

@@ -131,6 +131,8 @@ export class Meters {
   /** Sockets that ended after their connection got its cancel key, since the first (see {@link endedSince}). */
   #endedWithKey = 0
   #lastFailure: ConnectFailure | undefined
+  /** Told of each failed attempt as it is counted (see {@link onFailure}). */
+  readonly #failureListeners = new Set<() => void>()
   /** Whether the meters count the statements each simple message's answer completes (see `meterSocket`). */
   readonly #countCompleted: boolean
 
@@ -199,6 +201,7 @@ export class Meters {
           error,
           sqlState: refused?.sqlState || undefined,
         }
+        for (const listener of this.#failureListeners) listener()
       }
     })
     return metered
@@ -312,5 +315,19 @@ export class Meters {
 
   get lastFailure(): ConnectFailure | undefined {
     return this.#lastFailure
+  }
+
+  /**
+   * Calls `listener` each time a connection attempt fails, once it is counted (as the socket closes),
+   * until the returned function is called: a reservation looks at the failures as they come, before
+   * the driver opens again (postgres.js reconnects at once after a close before the server was ready).
+   *
+   * @example
+   * const stop = meters.onFailure(() => { if (meters.failuresBegunSince(asked) >= 3) giveUp() })
+   */
+  onFailure(listener: () => void): () => void {
+    const once = () => listener()
+    this.#failureListeners.add(once)
+    return () => this.#failureListeners.delete(once)
   }
 }
