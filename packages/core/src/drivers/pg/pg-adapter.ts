@@ -41,6 +41,13 @@ const CONNECTION_MESSAGES =
 const POOL_QUEUE_TIMEOUT = 'timeout exceeded when trying to connect'
 
 /**
+ * node-postgres's words when the server answered its SSLRequest with neither `S` nor `N` (its whole
+ * first answer): no PostgreSQL server or pooler answers so, whatever the TLS settings. Its message
+ * read as a TLS failure ("check the TLS settings") for a port where something else listens.
+ */
+const NOT_AN_SSL_ANSWER = 'There was an error establishing an SSL connection'
+
+/**
  * The node-postgres adapter. A flush checks a client out of the application's pool. Where the pool's
  * clients pipeline (`new pg.Pool({ pipeline: true })`), a flush is pipelined extended-protocol
  * statements, named so each is parsed once per connection, in the same write as its first execution:
@@ -240,6 +247,10 @@ export class PgAdapter implements DriverAdapter {
   toDriverError(error: unknown): DriverError {
     if (error instanceof Error && error.message === POOL_QUEUE_TIMEOUT)
       return poolWaitError(this.pool.options.connectionTimeoutMillis, error)
+    if (error instanceof Error && error.message === NOT_AN_SSL_ANSWER) {
+      const message = `the server at ${this.address} answered the SSLRequest with neither S nor N, as no PostgreSQL server or pooler does: is one listening there?`
+      return { kind: 'connection', message, cause: error }
+    }
     return toDriverError(error, PG_FIELDS, (_, message) => CONNECTION_MESSAGES.test(message))
   }
 }
