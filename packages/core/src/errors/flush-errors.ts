@@ -1,6 +1,9 @@
 import { withArticle } from './article.ts'
 import { PipeflushError, type PipeflushErrorDetails, serverMessage } from './pipeflush-error.ts'
 
+/** SQLSTATE read_only_sql_transaction: a write (or a lock) refused by a server that only reads. */
+const READ_ONLY_SQLSTATE = '25006'
+
 const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
 
 /**
@@ -81,7 +84,9 @@ export const flushErrors = {
 
   /**
    * A query outside a flush failed (a read, the schema, the flush log): `CONNECTION_LOST` when the
-   * connection failed, else `STATEMENT_FAILED`. `failure` is the driver's error in pipeflush's shape.
+   * connection failed, `READ_ONLY_SERVER` when a server that only reads refused it (SQLSTATE 25006: a
+   * locking read, the flush log's insert of `wasCommitted`, on a standby), else `STATEMENT_FAILED`.
+   * `failure` is the driver's error in pipeflush's shape.
    */
   queryFailed(
     what: string,
@@ -94,6 +99,12 @@ export const flushErrors = {
     },
     details: PipeflushErrorDetails = {},
   ): PipeflushError {
+    if (failure.kind !== 'connection' && failure.sqlState === READ_ONLY_SQLSTATE)
+      return new PipeflushError(
+        'READ_ONLY_SERVER',
+        `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Point the pool at the primary.`,
+        { ...details, sqlState: failure.sqlState, cause: failure.cause },
+      )
     return new PipeflushError(
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
       `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,

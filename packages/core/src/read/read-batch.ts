@@ -170,7 +170,7 @@ export class ReadBatch {
       }
     } catch (e) {
       const error = e as PipeflushError
-      if (live.length > 1 && error.code === 'STATEMENT_FAILED') {
+      if (live.length > 1 && (error.code === 'STATEMENT_FAILED' || error.code === 'READ_ONLY_SERVER')) {
         // The server ended the message at the failing select: each read again, on its own. When the
         // batch went in the locking transaction, the failure ended it: the reads go again outside it,
         // and one that locks fails, its rows read but its locks not held.

@@ -98,7 +98,9 @@ async function viaReplica(
     })
   } catch (e) {
     const error = e as PipeflushError
-    const refused = error.code === 'STATEMENT_FAILED' && REPLICA_REFUSALS.has(error.sqlState ?? '')
+    const refused =
+      (error.code === 'STATEMENT_FAILED' || error.code === 'READ_ONLY_SERVER') &&
+      REPLICA_REFUSALS.has(error.sqlState ?? '')
     // A select of the application's that fails fails on the primary too (once the replica is known
     // to serve the primary's database: before, it may lack the table); and a read that timed out
     // took its time already (reads settle within flushTimeoutMs): both fail as they are.
@@ -112,11 +114,11 @@ async function viaReplica(
         'pipeflush.server': 'primary',
         'pipeflush.replicas_skipped': `${picked.driver.address}: ${error.message}`,
       })
+    if (refused) return onPrimary()
     if (error.code !== 'STATEMENT_FAILED') {
       replicas.failed(picked.index, error.code) // down: left out for a while
       return onPrimary()
     }
-    if (refused) return onPrimary()
     // Not known to serve the primary's database: left out for a while if the primary answers the
     // select it refused (it may lack the table), not if the select fails there too.
     const rows = await onPrimary()

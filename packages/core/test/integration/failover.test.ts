@@ -287,6 +287,30 @@ describe.each(TEST_DRIVERS)('%s: a flush sent to a standby', (driver) => {
     expect(row!.n).toBe(0)
   }, 90_000)
 
+  // They were STATEMENT_FAILED, which an application choosing by code takes for final, and pg kept
+  // the connection to the standby (found by an outside probe): the same SQLSTATE is the same code.
+  test('wasCommitted (the flush log written) and a locking read: READ_ONLY_SERVER as well; a plain read works', async () => {
+    cluster = await startCluster()
+    const admin = openClient('postgres.js', cluster.primary.url, createRoundTripCounter())
+    open.push(admin)
+    await admin.query(
+      `create table note (id int primary key, body text not null); insert into note values (1, 'x'); ${flushLogDdl('flush_log')}`,
+    )
+    await cluster.caughtUp()
+    const standby = openClient(driver, cluster.standby.url, createRoundTripCounter(), { max: 2 })
+    open.push(standby)
+    const root = await EntityManager.connect(standby.client as never, { flushLog: 'flush_log' })
+    const asked = await root.wasCommitted('00000000-0000-4000-8000-000000000001').catch((e: unknown) => e)
+    expect(isPipeflushError(asked, 'READ_ONLY_SERVER'), String(asked)).toBe(true)
+    const locked = await root
+      .fork()
+      .find('note', { id: 1 }, { lock: 'update' })
+      .catch((e: unknown) => e)
+    expect(isPipeflushError(locked, 'READ_ONLY_SERVER'), String(locked)).toBe(true)
+    const rows = await root.fork().find('note', {})
+    expect(rows.map((r) => r['body'])).toEqual(['x'])
+  }, 90_000)
+
   test('of a table with a sequence: READ_ONLY_SERVER as well', async () => {
     cluster = await startCluster()
     const admin = openClient('postgres.js', cluster.primary.url, createRoundTripCounter())
