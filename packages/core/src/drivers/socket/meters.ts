@@ -326,8 +326,11 @@ export class Meters {
    * const stop = meters.onFailure(() => { if (meters.failuresBegunSince(asked) >= 3) giveUp() })
    */
   onFailure(listener: () => void): () => void {
-    const once = () => listener()
-    this.#failureListeners.add(once)
-    return () => this.#failureListeners.delete(once)
+    // Wrapped: the same function given twice is told twice, and each call's stop removes its own.
+    const entry = () => listener()
+    this.#failureListeners.add(entry)
+    return () => {
+      this.#failureListeners.delete(entry)
+    }
   }
 }
