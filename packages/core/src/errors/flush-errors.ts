@@ -4,6 +4,20 @@ import { PipeflushError, type PipeflushErrorDetails, serverMessage } from './pip
 /** SQLSTATE read_only_sql_transaction: a write (or a lock) refused by a server that only reads. */
 const READ_ONLY_SQLSTATE = '25006'
 
+/** `READ_ONLY_SERVER`: `what` refused by a server that only reads (SQLSTATE 25006), then `advice`. */
+function refusedAsReadOnly(
+  what: string,
+  failure: { readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
+  details: PipeflushErrorDetails,
+  advice: string,
+): PipeflushError {
+  return new PipeflushError(
+    'READ_ONLY_SERVER',
+    `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. ${advice}`,
+    { ...details, sqlState: failure.sqlState, cause: failure.cause },
+  )
+}
+
 const FLUSH_LOG_ADVICE = 'Check the flush log (em.wasCommitted(flushId)) before retrying.'
 
 /**
@@ -100,11 +114,7 @@ export const flushErrors = {
     details: PipeflushErrorDetails = {},
   ): PipeflushError {
     if (failure.kind !== 'connection' && failure.sqlState === READ_ONLY_SQLSTATE)
-      return new PipeflushError(
-        'READ_ONLY_SERVER',
-        `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Point the pool at the primary.`,
-        { ...details, sqlState: failure.sqlState, cause: failure.cause },
-      )
+      return refusedAsReadOnly(what, failure, details, 'Point the pool at the primary.')
     return new PipeflushError(
       failure.kind === 'connection' ? 'CONNECTION_LOST' : 'STATEMENT_FAILED',
       `${what} failed: ${serverMessage(failure.message, failure.sqlState)}.`,
@@ -120,11 +130,7 @@ export const flushErrors = {
     failure: { readonly message: string; readonly sqlState?: string | undefined; readonly cause: unknown },
     details: PipeflushErrorDetails,
   ): PipeflushError {
-    return new PipeflushError(
-      'READ_ONLY_SERVER',
-      `${what} was refused by a server that only reads (a standby, or default_transaction_read_only): ${failure.message}. Nothing was committed; point the pool at the primary.`,
-      { ...details, sqlState: failure.sqlState, cause: failure.cause },
-    )
+    return refusedAsReadOnly(what, failure, details, 'Nothing was committed; point the pool at the primary.')
   },
 
   /**
