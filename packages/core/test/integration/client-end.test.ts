@@ -407,6 +407,77 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     },
   )
 
+  // A flush whose connection was reset while it opened: postgres.js reopens that connection for the
+  // flush's request after its backoff, though the flush already failed. Another unit's flush, on the
+  // pool's other connection, succeeds meanwhile, and the client is ended before the reopening: the
+  // end found that connection waiting out its backoff, and once open it was handed to the pool and
+  // never ended (a CI run saw the end never settle, after a reset storm whose backoff was 20 s).
+  // Without a timeout (a backoff of 6 s): the end is bounded as long as the reopening may be to come.
+  // With the application's timeout (8 s; a backoff of 2 s): the reopening is ended once open.
+  test.each([
+    { backoff: 6, timeout: undefined },
+    { backoff: 2, timeout: 8 },
+  ])(
+    'a flush reset while its connection opened, another flush, then the end before the reopening (%o): the client ends within 4 s',
+    async ({ backoff, timeout }) => {
+      // The schema read on another client: this one's first connection opens for the flush.
+      const reader = db.client(driver, { proxied: false })
+      const { schema } = await EntityManager.connect(reader.client)
+      await reader.end()
+      const c = db.client(driver, { max: 2, postgresJs: { backoff } })
+      const root = await EntityManager.connect(c.client, { schema, flushTimeoutMs: 4_000 })
+      await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream', name: 'reset-opening' })
+      const failing = root.fork()
+      failing.create('shelf', { name: `reset while opening ${driver}` })
+      try {
+        const failed = await failing.flush().catch((e: unknown) => e)
+        expect(isPipeflushError(failed) && failed.code).toBe('CONNECTION_LOST')
+      } finally {
+        await db.proxy.removeToxic('reset-opening')
+      }
+      const other = root.fork()
+      other.create('shelf', { name: `after the reset ${driver}` })
+      expect((await other.flush()).inserted).toBe(1)
+      const started = performance.now()
+      expect(await settles(end(c, timeout === undefined ? undefined : { timeout }))).toBe('ended')
+      expect(performance.now() - started).toBeLessThan(4_000)
+      expect(await otherBackends()).toBe(0)
+    },
+  )
+
+  // The same reopening for an application's own `sql.reserve()`, which pipeflush does not track: once
+  // open after the end was asked, postgres.js marked the connection ending and ended it only at a
+  // ReadyForQuery it never got; pipeflush asks the server for one (a Sync).
+  test.runIf(driver === 'postgres.js')(
+    "the application's reserve() reset while its connection opened, then the end before the reopening: the client ends when the reopening is open",
+    async () => {
+      const c = db.client(driver, { max: 2, postgresJs: { backoff: 2 } })
+      const sql = c.client as postgres.Sql
+      const root = await EntityManager.connect(sql) // a connection of the pool, ready
+      await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream', name: 'reset-reserve' })
+      try {
+        const [held, failed] = await Promise.all([
+          sql.reserve(), // the ready connection
+          sql.reserve().catch((e: unknown) => e), // the other one, opening
+        ])
+        expect(failed).toBeInstanceOf(Error)
+        // Released once postgres.js handled the other's close, which took the rejected request from
+        // its queue to reopen for it; released before, the held connection went to that request.
+        await sleep(200)
+        held.release()
+      } finally {
+        await db.proxy.removeToxic('reset-reserve')
+      }
+      const em = root.fork()
+      em.create('shelf', { name: 'after the application reserve was reset' })
+      expect((await em.flush()).inserted).toBe(1)
+      const started = performance.now()
+      expect(await settles(end(c))).toBe('ended')
+      expect(performance.now() - started).toBeLessThan(4_000)
+      expect(await otherBackends()).toBe(0)
+    },
+  )
+
   // pg's pool.end() waits for every client checked out, with no timeout of its own: a unit holding
   // its locking transaction keeps it waiting, as any client the application holds does.
   test.runIf(driver === 'postgres.js')(

@@ -91,9 +91,10 @@ export class PostgresJsAdapter implements DriverAdapter {
   #afterOpening: { readonly closes: number; readonly release: () => void }[] = []
   /**
    * Requests rejected while their connection opened, left behind until a reopening is ready, each
-   * with the closes postgres.js had handled then (see `#awaitReopening`).
+   * with the closes postgres.js had handled then and the time by which postgres.js has begun to
+   * reopen for it (see `#awaitReopening`).
    */
-  readonly #reopenedFor = new Map<Promise<unknown>, number>()
+  readonly #reopenedFor = new Map<Promise<unknown>, { readonly closes: number; readonly reopenBy: number }>()
   /** Reopenings to refuse, one per request rejected when its connection timed out (see `#refuseReopening`). */
   #reopeningRefusals: ReopeningRefusal[] = []
   /**
@@ -105,6 +106,8 @@ export class PostgresJsAdapter implements DriverAdapter {
   #reserving = 0
   /** The client's `end()` settled: no connection opens any more (see `#refusal`). */
   #ended = false
+  /** postgres.js's own `end()` was called: each of its connections is ending (see `#endIfIdle`). */
+  #driverEnding = false
   /** The sockets made for the client's connections that are not closed. */
   readonly #sockets = new Set<Socket>()
   /**
@@ -134,12 +137,16 @@ export class PostgresJsAdapter implements DriverAdapter {
       client.end = (options?: { timeout?: number | null }) =>
         this.#end.end(options?.timeout ?? undefined, (left) => {
           // Requests pipeflush left to postgres.js (a lost connection's): its end waits for them to
-          // be served, after its reconnect's backoff; bounded then, where the application set no bound.
+          // be served, after its reconnect's backoff, and for the connection it reopens for one once the
+          // end refused it (see `#refusal`) until its bound: bounded then, where the application set
+          // no bound or a longer one.
           // A connection cut while it fetched the array types (or fetching them now, which a cut may
           // yet end) keeps that query as its own: postgres.js's end waits for it until the connection
           // opens again, which after the end it never does.
           const typeFetch = this.#typeFetchCut || this.#fetchingTypes.size > 0
-          const bound = left ?? (this.#waitingLeftBehind() || typeFetch ? LEFT_BEHIND_END_S : undefined)
+          const cut = this.#waitingLeftBehind() || typeFetch
+          const bound = cut ? Math.min(left ?? LEFT_BEHIND_END_S, LEFT_BEHIND_END_S) : left
+          this.#driverEnding = true
           const ending = (end as (o?: object) => Promise<void>).call(
             sql,
             bound === undefined ? options : { ...options, timeout: bound },
@@ -177,6 +184,19 @@ export class PostgresJsAdapter implements DriverAdapter {
   /** `connection` is in use again (a reservation got it): whatever it held was cleared by its reconnect. */
   reused(connection: PostgresJsConnection): void {
     this.#dropped.delete(connection)
+  }
+
+  /**
+   * Ends a connection that became ready after postgres.js's `end()` was called, with nothing to do
+   * (nothing written since its startup, `writtenAtReady` bytes): postgres.js reconnected it, after its
+   * backoff, for a request that was already over (a reservation rejected while its connection
+   * opened), and the end, which found it connecting for that request, waits for it to end. postgres.js
+   * 3.4.9 ends an ending connection only at a ReadyForQuery; this one, handed to the pool idle, gets
+   * none, and the end never settled. A Sync asks the server for one: postgres.js then ends it.
+   */
+  #endIfIdle(driven: Duplex, meter: { readonly bytesOut: number }, writtenAtReady: number): void {
+    if (meter.bytesOut !== writtenAtReady || driven.writableEnded || driven.destroyed) return
+    driven.write(SYNC_MESSAGE)
   }
 
   /**
@@ -288,14 +308,17 @@ export class PostgresJsAdapter implements DriverAdapter {
           // connection postgres.js ended at that ReadyForQuery (its own `target_session_attrs` check,
           // `standby` or `prefer-standby`, refused the server: it opens again at the next host) is
           // handed to no one: it would fail its first query `CONNECTION_DESTROYED`.
-          m.meter.onReady(() =>
+          m.meter.onReady(() => {
+            const writtenAtReady = m.meter.bytesOut
             setImmediate(() => {
               const driven = m.decrypted ?? socket
               if (driven.writableEnded || driven.destroyed) return opening()
               driven.emit('drain')
               opening(true)
-            }),
-          )
+              // Its writes go out a macrotask after they are asked (postgres.js gathers them).
+              if (this.#driverEnding) setImmediate(() => this.#endIfIdle(driven, m.meter, writtenAtReady))
+            })
+          })
           return m.meter
         },
         (refused) => {
@@ -413,7 +436,9 @@ export class PostgresJsAdapter implements DriverAdapter {
     for (const earlier of this.#reopenedFor.keys())
       if (!this.#leftBehind.has(earlier)) this.#reopenedFor.delete(earlier)
     const closes = this.#closesHandled
-    this.#reopenedFor.set(request, closes)
+    // postgres.js reopens after its backoff at the failure this rejection counts (one more than now).
+    const reopenBy = performance.now() + this.#reconnectDelayMs(1) + REOPENING_MARGIN_MS
+    this.#reopenedFor.set(request, { closes, reopenBy })
     this.#afterOpening.push({
       closes,
       release: () => {
@@ -429,17 +454,24 @@ export class PostgresJsAdapter implements DriverAdapter {
    * none of them: they are no longer left behind (an application's own query then runs to its end).
    * Only the requests rejected before a close that came before this opening began (`closes`, handled
    * then): an opening asked before is no reopening for them, and an end asked after it while
-   * postgres.js still waits out its backoff to reopen waited for that connection without end. Over
-   * TLS they stay left behind (the end bounded) until postgres.js's longest backoff passed (see
+   * postgres.js still waits out its backoff to reopen waited for that connection without end. And
+   * only once postgres.js's backoff for each has passed (`reopenBy`, later if need be): the opening ready may be
+   * another request's while the reopening is still to come (after a storm of failures, a backoff of
+   * up to 20 s), and an end asked then waited for it that long (README, item 26). Over TLS they stay
+   * left behind (the end bounded) until postgres.js's longest backoff passed (see
    * {@link #waitingLeftBehind}): there postgres.js reopens for a request rejected at the handshake
    * after its backoff, and the opening ready first was the next read's own while the reopening was
    * still to come; an end asked then never settled.
    */
   #serverTakesConnections(closes: number): void {
-    for (const [request, rejectedAt] of this.#reopenedFor) {
-      if (rejectedAt >= closes) continue
-      if (!this.#overTls) this.#leftBehind.delete(request)
+    const now = performance.now()
+    for (const [request, rejected] of this.#reopenedFor) {
+      if (rejected.closes >= closes) continue
       this.#reopenedFor.delete(request)
+      if (this.#overTls) continue
+      if (now >= rejected.reopenBy) this.#leftBehind.delete(request)
+      // Begun by then, the reopening is an opening the end waits for (see `meterSockets`).
+      else setTimeout(() => this.#leftBehind.delete(request), rejected.reopenBy - now).unref()
     }
   }
 
@@ -526,11 +558,11 @@ export class PostgresJsAdapter implements DriverAdapter {
    * How long postgres.js may wait before it reconnects a connection that closed now: its `backoff`
    * (seconds) at the failures counted since a connection last opened (`shared.retries`). A function is
    * asked once, and its answer doubled: postgres.js's own draws from half its longest wait to all of
-   * it (`src/index.js` line 511).
+   * it. `more`: failures to count beyond those counted so far.
    */
-  #reconnectDelayMs(): number {
+  #reconnectDelayMs(more = 0): number {
     const o = this.sql.options
-    const retries = o.shared?.retries ?? 0
+    const retries = (o.shared?.retries ?? 0) + more
     const seconds = typeof o.backoff === 'function' ? 2 * o.backoff(retries) : Number(o.backoff ?? 0)
     return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0
   }
@@ -849,12 +881,13 @@ class PostgresJsReservation implements AdapterConnection {
 
 /** How long after a request is stranded openings may still be refused for it (see `#strand`). */
 const REFUSING_MS = 1_000
+/** The protocol's Sync ('S', its length 4): the server answers it with a ReadyForQuery. */
+const SYNC_MESSAGE = Buffer.from([0x53, 0, 0, 0, 4])
 
-/** What a connection postgres.js opens for a stranded request fails with (see `#strand`). */
 /**
- * How long, in seconds, the client's `end()` waits for its connections when pipeflush left requests to
- * postgres.js and the application gave no timeout (see `#leftBehind`): then postgres.js ends every
- * connection still open, as `end({ timeout })` does.
+ * How long, at most, in seconds, the client's `end()` waits for its connections when pipeflush left
+ * requests to postgres.js (see `#leftBehind`): then postgres.js ends every connection still open, as
+ * `end({ timeout })` does.
  */
 const LEFT_BEHIND_END_S = 2
 
