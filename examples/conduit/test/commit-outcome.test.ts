@@ -1,7 +1,7 @@
 import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createSchema } from '../src/schema.ts'
-import { register, send } from './support/api-client.ts'
+import { createArticle, register, send } from './support/api-client.ts'
 import { conduitOn } from './support/conduit-under-test.ts'
 
 // A request whose flush loses its connection after the COMMIT was sent: the flush cannot tell whether
@@ -12,14 +12,21 @@ const db = useTestDatabase()
 
 beforeAll(async () => {
   await createSchema((text) => db.sql.unsafe(text))
-  // A registration of a user named `slow...` sleeps at its COMMIT: the connection is cut meanwhile.
+  // A registration of a user named `slow...`, an article or a comment whose body starts so, sleeps at
+  // its COMMIT: the connection is cut meanwhile.
   await db.sql.unsafe(`
     create function slow_commit() returns trigger language plpgsql as $$
     begin
-      if new.username like 'slow%' then perform pg_sleep(0.5); end if;
+      if coalesce(to_jsonb(new)->>'username', to_jsonb(new)->>'body') like 'slow%' then
+        perform pg_sleep(0.5);
+      end if;
       return null;
     end $$;
     create constraint trigger slow_commit after insert on app_user
+      deferrable initially deferred for each row execute function slow_commit();
+    create constraint trigger slow_commit after insert on article
+      deferrable initially deferred for each row execute function slow_commit();
+    create constraint trigger slow_commit after insert on comment
       deferrable initially deferred for each row execute function slow_commit();
   `)
 })
@@ -35,6 +42,22 @@ async function sleepingBackend(): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
   throw new Error('no backend slept at the COMMIT')
+}
+
+/**
+ * Cuts the connection of the backend sleeping at its COMMIT as the COMMIT's answer comes (the server
+ * committed), or ends that backend while its COMMIT runs (nothing committed).
+ */
+async function cutAtCommit(outcome: 'committed' | 'not committed'): Promise<void> {
+  const pid = await sleepingBackend()
+  if (outcome === 'committed') {
+    // Cut for as long as that backend is there, so the flush's connection is the one cut.
+    await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'downstream' })
+    await gone(pid)
+    await db.proxy.clearToxics()
+  } else {
+    await db.sql`select pg_terminate_backend(${pid})`
+  }
 }
 
 /** Waits until the backend `pid` is gone. */
@@ -78,6 +101,52 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
           body: { user: { email, password: 'secret-1' } },
         })
         expect(login.status).toBe(200)
+      } finally {
+        await conduit.close()
+      }
+    },
+  )
+
+  // An article and a comment have values the server fills in (their timestamps), which a failed flush
+  // did not read back: the answer of a write that committed is built from the rows as stored.
+  test.each(['committed', 'not committed'] as const)(
+    'an article, then a comment on it, each cut after its COMMIT was sent (%s): 201 and 200 once, with the stored id and timestamps',
+    async (outcome) => {
+      const conduit = await conduitOn(db, driver, 'pipeflush', 1)
+      try {
+        const ada = await register(conduit.apiUrl, 'ada')
+        await createArticle(ada, 'Warm') // the ids of articles fetched
+        const title = `Cut ${driver} ${outcome} ${ada.username}`
+        const posted = ada.send('POST', '/articles', {
+          article: { title, description: 'About a cut', body: 'slow article', tagList: ['cut'] },
+        })
+        await cutAtCommit(outcome)
+        const article = await posted
+        expect(article.status).toBe(201)
+        const [storedArticle] = await db.sql<{ n: number; slug: string; created_at: Date }[]>`
+          select count(*) over ()::int as n, slug, created_at from article where title = ${title}`
+        expect(storedArticle?.n).toBe(1)
+        expect(article.body.article).toMatchObject({
+          slug: storedArticle!.slug,
+          createdAt: storedArticle!.created_at.toISOString(),
+          tagList: ['cut'],
+        })
+
+        const commented = ada.send('POST', `/articles/${storedArticle!.slug}/comments`, {
+          comment: { body: `slow comment ${outcome}` },
+        })
+        await cutAtCommit(outcome)
+        const comment = await commented
+        expect(comment.status).toBe(200)
+        const stored = await db.sql<{ id: number; created_at: Date }[]>`
+          select id, created_at from comment where body = ${`slow comment ${outcome}`}
+            and article_id = (select id from article where slug = ${storedArticle!.slug})`
+        expect(stored).toHaveLength(1)
+        expect(comment.body.comment).toMatchObject({
+          id: stored[0]!.id,
+          createdAt: stored[0]!.created_at.toISOString(),
+          body: `slow comment ${outcome}`,
+        })
       } finally {
         await conduit.close()
       }

@@ -6,6 +6,7 @@ import type { DB } from '../../schema.ts'
 import type { RequestObserver, Store } from '../store.ts'
 import type { Repositories } from '../types.ts'
 import { uniqueViolationOf } from '../unique-violation.ts'
+import { reloadStored } from './reload-stored.ts'
 import { pipeflushRepositories } from './repositories.ts'
 
 /** Runs of a request's work at most, when its flush meets a row another request changed meanwhile. */
@@ -84,10 +85,12 @@ export class PipeflushStore implements Store {
         return result
       } catch (e) {
         // The connection was lost after the COMMIT was sent: the flush log says whether it committed
-        // (the request then succeeded: a 500 would have the client retry work that is stored), else
+        // (the request then succeeded: a 500 would have the client retry work that is stored; its
+        // answer is built from the rows as stored, which the failed flush did not read back), else
         // nothing was, and the unit of work, as it was, is flushed again.
         if (isPipeflushError(e, 'COMMIT_OUTCOME_UNKNOWN') && e.flushId !== undefined) {
-          if (await committed(em, e.flushId)) return result
+          if (await committed(em, e.flushId))
+            return await asked(() => reloadStored(em, this.#factory.em(), result))
           if (flush < MAX_ATTEMPTS) continue
         }
         throw uniqueViolationOf(e) ?? e
@@ -102,16 +105,24 @@ const LOG_PAUSE_MS = 200
 
 /**
  * Whether the flush `flushId` committed, by the flush log (`em.wasCommitted`). Asked again after a
- * pause when asking fails: the network that cut the flush's connection may cut the next one too for
- * a moment. Still failing, the outcome stays unknown: that error is the request's (a 500).
+ * pause when asking fails (see {@link asked}). Still failing, the outcome stays unknown: that error
+ * is the request's (a 500).
  */
-async function committed(em: { wasCommitted(flushId: string): Promise<boolean> }, flushId: string) {
-  for (let ask = 1; ; ask++) {
+function committed(em: { wasCommitted(flushId: string): Promise<boolean> }, flushId: string) {
+  return asked(() => em.wasCommitted(flushId))
+}
+
+/**
+ * `ask()`, asked again after a pause when it fails, up to {@link LOG_ASKS} times: the network that
+ * cut the flush's connection may cut the next one too for a moment.
+ */
+async function asked<T>(ask: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
     try {
-      return await em.wasCommitted(flushId)
+      return await ask()
     } catch (e) {
-      if (ask >= LOG_ASKS) throw e
-      await new Promise((resolve) => setTimeout(resolve, LOG_PAUSE_MS * ask))
+      if (attempt >= LOG_ASKS) throw e
+      await new Promise((resolve) => setTimeout(resolve, LOG_PAUSE_MS * attempt))
     }
   }
 }
