@@ -28,6 +28,13 @@ beforeAll(async () => {
       deferrable initially deferred for each row execute function slow_commit();
     create constraint trigger slow_commit after insert on comment
       deferrable initially deferred for each row execute function slow_commit();
+    create function slow_delete() returns trigger language plpgsql as $$
+    begin
+      if old.body like 'slow%' then perform pg_sleep(0.5); end if;
+      return null;
+    end $$;
+    create constraint trigger slow_delete after delete on article
+      deferrable initially deferred for each row execute function slow_delete();
   `)
 })
 
@@ -147,6 +154,32 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
           createdAt: stored[0]!.created_at.toISOString(),
           body: `slow comment ${outcome}`,
         })
+      } finally {
+        await conduit.close()
+      }
+    },
+  )
+
+  // The delete reads the article with a lock, in the transaction its flush commits: not committed,
+  // that transaction is gone with its connection, and flushing the unit again fails LOCKS_RELEASED.
+  // The request's work runs again instead, reading the article anew.
+  test.each(['committed', 'not committed'] as const)(
+    'a delete of an article cut after its COMMIT was sent (%s): 204, the article gone',
+    async (outcome) => {
+      const conduit = await conduitOn(db, driver, 'pipeflush', 1)
+      try {
+        const ada = await register(conduit.apiUrl, 'ada')
+        const title = `Deleted ${driver} ${outcome} ${ada.username}`
+        const created = await ada.send('POST', '/articles', {
+          article: { title, description: 'To delete', body: 'slowly deleted', tagList: ['gone'] },
+        })
+        expect(created.status).toBe(201)
+        const slug = created.body.article.slug as string
+        const deleted = ada.send('DELETE', `/articles/${slug}`)
+        await cutAtCommit(outcome)
+        expect((await deleted).status).toBe(204)
+        const left = await db.sql`select count(*)::int as n from article where slug = ${slug}`
+        expect(left[0]!['n']).toBe(0)
       } finally {
         await conduit.close()
       }

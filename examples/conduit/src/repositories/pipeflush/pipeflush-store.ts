@@ -52,7 +52,9 @@ export class PipeflushStore implements Store {
         // (two unfavorites of one article at once), or a row it references was removed, or one it
         // removes got a new reference (a favorite of an article being deleted): the work runs again on
         // what is stored now, which decides anew (nothing left to remove, or a 404), as a plain
-        // transaction reading first would.
+        // transaction reading first would. So too when a locking read's transaction ended before the
+        // flush committed (its connection lost before the COMMIT's answer, nothing committed): its
+        // locks are gone, and the work reads again with them.
         if (attempt < MAX_ATTEMPTS && isRaced(e)) continue
         throw e
       }
@@ -127,9 +129,12 @@ async function asked<T>(ask: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Whether `e` is a flush that met another request's commit (see `PipeflushStore.run`). */
+/**
+ * Whether `e` is a flush that met another request's commit, or whose locking read's transaction
+ * ended (see `PipeflushStore.run`).
+ */
 function isRaced(e: unknown): boolean {
-  if (isPipeflushError(e, 'OPTIMISTIC_LOCK')) return true
+  if (isPipeflushError(e, 'OPTIMISTIC_LOCK') || isPipeflushError(e, 'LOCKS_RELEASED')) return true
   // A foreign key: a row referenced gone, or a row removed still referenced.
   return isPipeflushError(e, 'CONSTRAINT_VIOLATION') && e.sqlState === '23503'
 }
