@@ -45,7 +45,8 @@ export interface RunningConduit extends RunningServer {
 /**
  * Starts Conduit on the application's pool: the Kysely instance is made on it, and pipeflush's factory
  * gets both (reads and flushes share the pool); with `implementation: 'kysely'` the same handlers run
- * on the plain Kysely repositories instead. Closing stops the server, not the pool.
+ * on the plain Kysely repositories instead. Closing stops the server once the requests in flight
+ * answered (see `RunningServer.close`), not the pool: end the pool after it.
  *
  * @example
  * const app = db.connect(4) // a pg.Pool with pipeline: true, or a postgres.js client

@@ -26,8 +26,17 @@ export interface ServerOptions {
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:41234` (the API is under `/api`). */
   readonly url: string
-  close(): Promise<void>
+  /**
+   * Stops taking connections and lets the requests in flight answer (their work commits or fails as
+   * it would have, and the client gets that answer), then resolves; connections still open after
+   * `graceMs` (default 30 s, a flush's own timeout) are closed. Idle keep-alive connections close at
+   * once, and an answer given meanwhile closes its connection.
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>
 }
+
+/** How long a close waits for the requests in flight by default: a flush's own timeout. */
+const CLOSE_GRACE_MS = 30_000
 
 const router = new Router<Handler>(ROUTES)
 
@@ -49,8 +58,9 @@ const UNIQUE_FIELDS: Readonly<Record<string, string>> = {
  * await server.close()
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  let closing = false
   const server: Server = createServer((req, res) => {
-    void handle(options, req, res)
+    void handle(options, req, res, () => closing)
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -59,15 +69,27 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
+    close: ({ graceMs = CLOSE_GRACE_MS } = {}) =>
       new Promise<void>((resolve, reject) => {
-        server.close((e) => (e ? reject(e) : resolve()))
-        server.closeAllConnections()
+        closing = true
+        const late = setTimeout(() => server.closeAllConnections(), graceMs)
+        server.close((e) => {
+          clearTimeout(late)
+          if (e) reject(e)
+          else resolve()
+        })
+        server.closeIdleConnections()
       }),
   }
 }
 
-async function handle(options: ServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** One request; `closing`: whether the server is closing (the answer then closes its connection). */
+async function handle(
+  options: ServerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  closing: () => boolean,
+): Promise<void> {
   const method = req.method ?? 'GET'
   const trace = options.log?.begin(method, req.url ?? '/')
   let reply: Reply
@@ -94,6 +116,7 @@ async function handle(options: ServerOptions, req: IncomingMessage, res: ServerR
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
+    ...(closing() ? { connection: 'close' } : {}),
   })
   res.end(text, () => trace?.end(reply.status))
 }
