@@ -1,7 +1,7 @@
-import { TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
+import { type DriverName, TEST_DRIVERS, useTestDatabase } from '@pipeflush/testkit/vitest'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createSchema } from '../src/schema.ts'
-import { createArticle, register, send } from './support/api-client.ts'
+import { type Client, createArticle, register, send } from './support/api-client.ts'
 import { conduitOn } from './support/conduit-under-test.ts'
 
 // A request whose flush loses its connection after the COMMIT was sent: the flush cannot tell whether
@@ -58,12 +58,24 @@ async function sleepingBackend(): Promise<number> {
 async function cutAtCommit(outcome: 'committed' | 'not committed'): Promise<void> {
   const pid = await sleepingBackend()
   if (outcome === 'committed') {
-    // Cut for as long as that backend is there, so the flush's connection is the one cut.
+    // The network cuts the connection as the COMMIT's answer comes: the server committed. Cut for as
+    // long as that backend is there, so the flush's connection is the one cut.
     await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'downstream' })
     await gone(pid)
     await db.proxy.clearToxics()
   } else {
+    // The backend is ended while its COMMIT runs: nothing committed, and the request flushes again.
     await db.sql`select pg_terminate_backend(${pid})`
+  }
+}
+
+/** `use` run on a new Conduit (pipeflush, one connection) with a user signed in, then closed. */
+async function withConduit(driver: DriverName, use: (ada: Client) => Promise<void>): Promise<void> {
+  const conduit = await conduitOn(db, driver, 'pipeflush', 1)
+  try {
+    await use(await register(conduit.apiUrl, 'ada'))
+  } finally {
+    await conduit.close()
   }
 }
 
@@ -89,17 +101,7 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
         const answer = send(conduit.apiUrl, 'POST', '/users', {
           body: { user: { username, email, password: 'secret-1' } },
         })
-        const pid = await sleepingBackend()
-        if (outcome === 'committed') {
-          // The network cuts the connection as the COMMIT's answer comes: the server committed. Cut
-          // for as long as that backend is there, so the flush's connection is the one cut.
-          await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'downstream' })
-          await gone(pid)
-          await db.proxy.clearToxics()
-        } else {
-          // The backend is ended while its COMMIT runs: nothing committed, and the request flushes again.
-          await db.sql`select pg_terminate_backend(${pid})`
-        }
+        await cutAtCommit(outcome)
         const { status, body } = await answer
         expect({ status, username: body?.user?.username }).toEqual({ status: 201, username })
         const stored = await db.sql`select count(*)::int as n from app_user where username = ${username}`
@@ -118,10 +120,8 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
   // did not read back: the answer of a write that committed is built from the rows as stored.
   test.each(['committed', 'not committed'] as const)(
     'an article, then a comment on it, each cut after its COMMIT was sent (%s): 201 and 200 once, with the stored id and timestamps',
-    async (outcome) => {
-      const conduit = await conduitOn(db, driver, 'pipeflush', 1)
-      try {
-        const ada = await register(conduit.apiUrl, 'ada')
+    (outcome) =>
+      withConduit(driver, async (ada) => {
         await createArticle(ada, 'Warm') // the ids of articles fetched
         const title = `Cut ${driver} ${outcome} ${ada.username}`
         const posted = ada.send('POST', '/articles', {
@@ -154,10 +154,7 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
           createdAt: stored[0]!.created_at.toISOString(),
           body: `slow comment ${outcome}`,
         })
-      } finally {
-        await conduit.close()
-      }
-    },
+      }),
   )
 
   // The delete reads the article with a lock, in the transaction its flush commits: not committed,
@@ -165,10 +162,8 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
   // The request's work runs again instead, reading the article anew.
   test.each(['committed', 'not committed'] as const)(
     'a delete of an article cut after its COMMIT was sent (%s): 204, the article gone',
-    async (outcome) => {
-      const conduit = await conduitOn(db, driver, 'pipeflush', 1)
-      try {
-        const ada = await register(conduit.apiUrl, 'ada')
+    (outcome) =>
+      withConduit(driver, async (ada) => {
         const title = `Deleted ${driver} ${outcome} ${ada.username}`
         const created = await ada.send('POST', '/articles', {
           article: { title, description: 'To delete', body: 'slowly deleted', tagList: ['gone'] },
@@ -180,9 +175,6 @@ describe.each(TEST_DRIVERS)('%s: a flush whose outcome is unknown', (driver) => 
         expect((await deleted).status).toBe(204)
         const left = await db.sql`select count(*)::int as n from article where slug = ${slug}`
         expect(left[0]!['n']).toBe(0)
-      } finally {
-        await conduit.close()
-      }
-    },
+      }),
   )
 })
