@@ -1,7 +1,7 @@
 import { forbidden, notFound } from '../http/api-error.ts'
 import type { ArticlePage, ArticleView } from '../repositories/types.ts'
 import type { Reply, RequestContext } from './context.ts'
-import { articleUpdate, newArticle, pageOf } from './inputs.ts'
+import { articleUpdate, isStorable, newArticle, pageOf } from './inputs.ts'
 import { currentUser, signedIn } from './signed-in.ts'
 import { articleJson } from './views.ts'
 
@@ -27,6 +27,10 @@ export async function listArticles(ctx: RequestContext): Promise<Reply> {
     author: optionalParam(ctx.query, 'author'),
     favoritedBy: optionalParam(ctx.query, 'favorited'),
   }
+  // A filter the database could not hold matches no article.
+  const values = [filter.tag, filter.author, filter.favoritedBy]
+  if (values.some((v) => v !== undefined && !isStorable(v)))
+    return { status: 200, body: { articles: [], articlesCount: 0 } }
   const result = await ctx.run(({ articles }) => articles.list(filter, page, ctx.auth?.userId))
   return { status: 200, body: multiple(result) }
 }

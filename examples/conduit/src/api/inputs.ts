@@ -55,10 +55,21 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /**
  * Whether `value` holds only what the database can store as text: no NUL, no lone surrogate (which
- * a driver would silently write as U+FFFD). Adds the field's problem otherwise.
+ * a driver would silently write as U+FFFD). A slug, a username or a filter from the URL that does not
+ * can match no stored row.
+ *
+ * @example
+ * isStorable('a\u0000b') // false
+ */
+export function isStorable(value: string): boolean {
+  return !value.includes('\u0000') && !LONE_SURROGATE.test(value)
+}
+
+/**
+ * Whether `value` can be stored (see {@link isStorable}). Adds the field's problem otherwise.
  */
 function storable(checks: Checks, field: string, value: string): boolean {
-  if (!value.includes('\u0000') && !LONE_SURROGATE.test(value)) return true
+  if (isStorable(value)) return true
   checks.add(field, 'holds a character that cannot be stored')
   return false
 }

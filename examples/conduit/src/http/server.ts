@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { isPipeflushError } from '@pipeflush/core'
 import type { Handler, Reply, RequestContext } from '../api/context.ts'
+import { isStorable } from '../api/inputs.ts'
 import { ROUTES } from '../api/routes.ts'
 import type { Passwords } from '../auth/passwords.ts'
 import type { Auth, Tokens } from '../auth/tokens.ts'
@@ -39,6 +40,13 @@ export interface RunningServer {
 const CLOSE_GRACE_MS = 30_000
 
 const router = new Router<Handler>(ROUTES)
+
+/** What each path parameter names, for a 404's body. */
+const PARAM_RESOURCES: Readonly<Record<string, string>> = {
+  slug: 'article',
+  username: 'profile',
+  id: 'comment',
+}
 
 /** The field a unique constraint guards, for the 422's body. */
 const UNIQUE_FIELDS: Readonly<Record<string, string>> = {
@@ -98,6 +106,9 @@ async function handle(
     const match = router.match(method, url.pathname)
     if (!match) throw notFound('route')
     trace?.routed(`${method} ${match.route.pattern}`)
+    // A slug, username or id the database could not hold names nothing stored.
+    for (const [name, value] of Object.entries(match.params))
+      if (!isStorable(value)) throw notFound(PARAM_RESOURCES[name] ?? name)
     const body = await readJson(req)
     const ctx: RequestContext = {
       auth: await authOf(req, options.tokens),
