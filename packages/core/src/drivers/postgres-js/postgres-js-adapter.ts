@@ -455,10 +455,10 @@ export class PostgresJsAdapter implements DriverAdapter {
    * Only the requests rejected before a close that came before this opening began (`closes`, handled
    * then): an opening asked before is no reopening for them, and an end asked after it while
    * postgres.js still waits out its backoff to reopen waited for that connection without end. And
-   * only once postgres.js's backoff for each has passed (`reopenBy`, later if need be): the opening ready may be
-   * another request's while the reopening is still to come (after a storm of failures, a backoff of
-   * up to 20 s), and an end asked then waited for it that long (README, item 26). Over TLS they stay
-   * left behind (the end bounded) until postgres.js's longest backoff passed (see
+   * only once postgres.js's backoff for each has passed (`reopenBy`, later if need be): the opening
+   * ready may be another request's while the reopening is still to come (after a storm of failures,
+   * a backoff of up to 20 s), and an end asked then waited for it that long (README, item 26). Over
+   * TLS they stay left behind (the end bounded) until postgres.js's longest backoff passed (see
    * {@link #waitingLeftBehind}): there postgres.js reopens for a request rejected at the handshake
    * after its backoff, and the opening ready first was the next read's own while the reopening was
    * still to come; an end asked then never settled.
