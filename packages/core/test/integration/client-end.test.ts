@@ -478,6 +478,42 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
     },
   )
 
+  // A connection that waits out its backoff to open again for a request that no longer waits: the
+  // application's reserve() rejected while its connection opened, then a flush served by the pool's
+  // other connection. postgres.js's end waits for that connection until it is open (the backoff, up
+  // to 20 s after a storm of failures; a CI run saw 5.8 s and never), and pipeflush left no request
+  // of its own to it: the end is bounded all the same, while postgres.js may reconnect.
+  test.runIf(driver === 'postgres.js').each([
+    { backoff: 6, timeout: undefined },
+    { backoff: 6, timeout: 10 },
+  ])(
+    "the application's reserve() reset while its connection opened, a flush on the other connection, the end during the backoff (%o): within 3.5 s",
+    async ({ backoff, timeout }) => {
+      const c = db.client(driver, { max: 2, postgresJs: { backoff } })
+      const sql = c.client as postgres.Sql
+      const root = await EntityManager.connect(sql) // a connection of the pool, ready
+      const held = await sql.reserve()
+      await db.proxy.addToxic('reset_peer', { timeout: 0 }, { stream: 'upstream', name: 'reset-backoff' })
+      try {
+        expect(await sql.reserve().catch((e: unknown) => e)).toBeInstanceOf(Error)
+        // postgres.js handled the close: the connection waits out its backoff to open for that request.
+        await sleep(200)
+      } finally {
+        await db.proxy.removeToxic('reset-backoff')
+      }
+      const em = root.fork()
+      em.create('shelf', { name: `flushed during the backoff (${timeout ?? 'no timeout'})` })
+      const flushed = em.flush()
+      await sleep(50)
+      held.release() // the flush gets the held connection
+      expect((await flushed).inserted).toBe(1)
+      const started = performance.now()
+      expect(await settles(end(c, timeout === undefined ? undefined : { timeout }))).toBe('ended')
+      expect(performance.now() - started).toBeLessThan(3_500)
+      expect(await otherBackends()).toBe(0)
+    },
+  )
+
   // pg's pool.end() waits for every client checked out, with no timeout of its own: a unit holding
   // its locking transaction keeps it waiting, as any client the application holds does.
   test.runIf(driver === 'postgres.js')(

@@ -116,6 +116,11 @@ export class PostgresJsAdapter implements DriverAdapter {
    */
   #typeFetchCut = false
   readonly #fetchingTypes = new Set<Socket>()
+  /**
+   * Until when postgres.js may yet reconnect a connection that closed: the latest of each close's time
+   * plus postgres.js's longest backoff then (see `#closeHandled`).
+   */
+  #reconnectsUntil = Number.NEGATIVE_INFINITY
   /** Openings to refuse for requests of given-up reservations postgres.js still holds (see `#strand`). */
   #refusals = 0
   /** Why those reservations were given up, and until when their refusals stand. */
@@ -144,7 +149,9 @@ export class PostgresJsAdapter implements DriverAdapter {
           // yet end) keeps that query as its own: postgres.js's end waits for it until the connection
           // opens again, which after the end it never does.
           const typeFetch = this.#typeFetchCut || this.#fetchingTypes.size > 0
-          const cut = this.#waitingLeftBehind() || typeFetch
+          // A connection postgres.js may yet reconnect (see `#closeHandled`) is one its end waits for.
+          const reconnecting = performance.now() < this.#reconnectsUntil
+          const cut = this.#waitingLeftBehind() || typeFetch || reconnecting
           const bound = cut ? Math.min(left ?? LEFT_BEHIND_END_S, LEFT_BEHIND_END_S) : left
           this.#driverEnding = true
           const ending = (end as (o?: object) => Promise<void>).call(
@@ -184,6 +191,21 @@ export class PostgresJsAdapter implements DriverAdapter {
   /** `connection` is in use again (a reservation got it): whatever it held was cleared by its reconnect. */
   reused(connection: PostgresJsConnection): void {
     this.#dropped.delete(connection)
+  }
+
+  /**
+   * postgres.js handled a connection's close. That connection may open again later for a request
+   * that no longer waits, after the backoff postgres.js drew at this close or an earlier one of the
+   * connection (up to 20 s after a storm of failures): postgres.js 3.4.9 keeps a `reserve()` request
+   * in its queue while a connection opens for it, so another connection that becomes the pool's
+   * meanwhile serves it, or it is rejected, and the connection goes on opening for it all the same.
+   * An end asked before that reopening waits for it (README, item 27): the end is bounded until
+   * postgres.js's longest backoff after this close has passed.
+   */
+  #closeHandled(): void {
+    this.#closesHandled++
+    const until = performance.now() + this.#reconnectDelayMs() + REOPENING_MARGIN_MS
+    if (until > this.#reconnectsUntil) this.#reconnectsUntil = until
   }
 
   /**
@@ -322,7 +344,7 @@ export class PostgresJsAdapter implements DriverAdapter {
           return m.meter
         },
         (refused) => {
-          this.#closesHandled++
+          this.#closeHandled()
           this.#awaitReconnect()
           for (const refusal of this.#reopeningRefusals) refusal.closed()
           const over = refused === undefined ? undefined : this.#refused.get(refused)
