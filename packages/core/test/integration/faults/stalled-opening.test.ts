@@ -184,7 +184,10 @@ describe.each(TEST_DRIVERS)('%s', (driver) => {
         }
         const started = performance.now()
         expect((await settleWithin(c.end(), 5_000, 'the end')).error).toBeUndefined()
-        expect(performance.now() - started).toBeLessThan(500)
+        // At once: well under the 28 s of connect_timeout it took, and under the 2 s bound. A
+        // refused reopening may hold the end until postgres.js handled its close (at most 1 s);
+        // a loaded CI machine saw 0.9 s.
+        expect(performance.now() - started).toBeLessThan(1_500)
         stallEvery = undefined
         await watch.assertClean()
       } finally {
