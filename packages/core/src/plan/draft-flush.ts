@@ -96,6 +96,48 @@ function inOrder<R extends InsertInput | StoredInput>(
     const states = only.kind === 'insert' ? only.rows : only.rows.map((row) => entityOf(row as R))
     return [[states as EntityState[], only.snapshots as Snapshot[] | undefined]]
   }
+  return (
+    (holding.length <= FEW_DRAFTS && byCursors(rows, entityOf, holding)) || byMap(rows, entityOf, holding)
+  )
+}
+
+/**
+ * {@link inOrder} for a few drafts: a draft holds its rows in the input's order, so the row of a draft
+ * met next is at that draft's cursor, found by looking at the few cursors (no map of every row).
+ * Undefined when an entity's row is at no cursor: then {@link byMap} finds them.
+ */
+function byCursors<R extends InsertInput | StoredInput>(
+  rows: readonly R[],
+  entityOf: (row: R) => InsertInput | EntityState | undefined,
+  holding: readonly StatementDraft[],
+): SentParts[number][] | undefined {
+  const states: EntityState[] = []
+  const snapshots: (Snapshot | undefined)[] = []
+  const cursors = new Array<number>(holding.length).fill(0)
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    let d = 0
+    for (; d < holding.length; d++) if (holding[d]!.rows[cursors[d]!] === row) break
+    const state = entityOf(row)
+    if (d === holding.length) {
+      if (state === undefined) continue
+      return undefined
+    }
+    const at = cursors[d]!
+    cursors[d] = at + 1
+    if (state === undefined) continue
+    states.push(state as EntityState)
+    snapshots.push(holding[d]!.snapshots?.[at])
+  }
+  return [[states, snapshots]]
+}
+
+/** {@link inOrder} by a map from each row of `holding` to its snapshot. */
+function byMap<R extends InsertInput | StoredInput>(
+  rows: readonly R[],
+  entityOf: (row: R) => InsertInput | EntityState | undefined,
+  holding: readonly StatementDraft[],
+): SentParts[number][] {
   const byRow = new Map<unknown, Snapshot | undefined>()
   for (const draft of holding)
     for (let r = 0; r < draft.rows.length; r++) byRow.set(draft.rows[r], draft.snapshots?.[r])
@@ -109,3 +151,6 @@ function inOrder<R extends InsertInput | StoredInput>(
   }
   return [[states, snapshots]]
 }
+
+/** Up to this many drafts holding snapshots, {@link inOrder} walks them with cursors; past it, a map. */
+const FEW_DRAFTS = 16

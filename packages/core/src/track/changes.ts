@@ -175,7 +175,7 @@ export function referencedKey(
     if (key === undefined) throw errors.entityForCompositeColumn(table.key, column.name, ref.table.key)
     return { column: key, value: ref.row[key] }
   }
-  const target = referencedColumn(table, column.name, ref.table, 0)
+  const target = referencedColumnOf(table, column.name, ref.table)
   if (target === undefined) {
     const targets = [...new Set(keys.map((f) => f.target))].join(', ')
     throw errors.wrongReferenceTarget(table.key, column.name, targets, ref.table.key)
@@ -211,6 +211,28 @@ function referencedColumn(
   }
   return undefined
 }
+
+/**
+ * {@link referencedColumn} found once per table, column and target (a model does not change): a flush
+ * asks it of every reference it writes.
+ */
+function referencedColumnOf(table: TableModel, column: string, target: TableModel): string | undefined {
+  const byColumn = referencedColumns(table)
+  let byTarget = byColumn.get(column)
+  if (byTarget === undefined) {
+    byTarget = new Map()
+    byColumn.set(column, byTarget)
+  }
+  let found = byTarget.get(target)
+  if (found === undefined) {
+    found = referencedColumn(table, column, target, 0) ?? null
+    byTarget.set(target, found)
+  }
+  return found ?? undefined
+}
+
+/** Per table, per column, per target table: the column {@link referencedColumn} found (null: none). */
+const referencedColumns = perTable(() => new Map<string, Map<TableModel, string | null>>())
 
 /** How many foreign keys {@link referencedColumn} follows from a column to the entity's table. */
 const MAX_REFERENCE_DEPTH = 3

@@ -71,6 +71,11 @@ class NewRowIndex {
   readonly #indexes = new Map<ForeignKeyModel, readonly [Map<string, number>, Map<string, number>]>()
   /** A number per entity whose id a slot stands for, to name slots in tuples. */
   readonly #entities = new Map<object, number>()
+  /**
+   * Per single-column foreign key looked up with a slot (the usual reference to a new row): its
+   * target's new rows by the entity and the column their slot names, no tuple written per row.
+   */
+  readonly #slotIndexes = new Map<ForeignKeyModel, Map<object, Map<string, number>>>()
 
   constructor(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     this.#schema = schema
@@ -105,6 +110,12 @@ class NewRowIndex {
   ): number | undefined {
     const target = this.#schema.tables.get(fk.target)
     if (target === undefined) return undefined
+    const value = values[0]
+    if (fk.columns.length === 1 && value instanceof Slot) {
+      // As the tuple of one slot would match: the same entity, the same column.
+      if (!from.columnsByName.has(fk.columns[0]!)) return undefined
+      return this.#slotIndex(fk, target).get(slotEntity(value, row))?.get(value.column)
+    }
     // The values are the referencing columns': read as their types (a `bigint` column referencing an
     // `int` key), they have the forms the referenced columns' values have.
     const tuple = this.#tupleId(from, fk.columns, values, row)
@@ -135,6 +146,33 @@ class NewRowIndex {
     }
     index = [known, slotted]
     this.#indexes.set(fk, index)
+    return index
+  }
+
+  /**
+   * The new rows of `target` by what the slot in `fk`'s single referenced column stands for (its
+   * entity, then its column): {@link #index}'s tuples holding a slot, without a text per row. A later
+   * statement's row replaces an earlier one's, as there.
+   */
+  #slotIndex(fk: ForeignKeyModel, target: TableModel): Map<object, Map<string, number>> {
+    let index = this.#slotIndexes.get(fk)
+    if (index !== undefined) return index
+    index = new Map()
+    this.#slotIndexes.set(fk, index)
+    const name = fk.targetColumns[0]!
+    if (!target.columnsByName.has(name)) return index
+    for (let i = 0; i < this.#inserts.length; i++) {
+      const draft = this.#inserts[i]!
+      if (draft.table !== target) continue
+      for (let r = 0; r < draft.rows.length; r++) {
+        const row = draft.rows[r]!
+        const value = valueAt(draft, r, name)
+        if (value instanceof Slot) indexSlot(index, slotEntity(value, row), value.column, i)
+        // A reference to an upserted row is a slot of its entity whatever its key (see `conflict-ref.ts`).
+        if ((row as InsertInput).upsert !== undefined)
+          indexSlot(index, slotEntity(ownSlot(name), row), name, i)
+      }
+    }
     return index
   }
 
@@ -180,6 +218,16 @@ class NewRowIndex {
     }
     return id
   }
+}
+
+/** Notes in `index` that the slot of `entity`'s `column` is written by statement `i`. */
+function indexSlot(index: Map<object, Map<string, number>>, entity: object, column: string, i: number): void {
+  let columns = index.get(entity)
+  if (columns === undefined) {
+    columns = new Map()
+    index.set(entity, columns)
+  }
+  columns.set(column, i)
 }
 
 function isSlot(value: unknown): boolean {

@@ -199,6 +199,65 @@ describe('completePlan of a flush drafted before its ids', () => {
     }
   })
 
+  it('sends each entity its own values when rows of several statements interleave, a few statements and many', () => {
+    // What a flush sends of each entity is taken in the input's order from the statements holding
+    // them: walked statement by statement for a few, looked up by row past that.
+    const optional = ['title', 'tags', 'meta', 'cover', 'published_at', 'isbn']
+    for (const shapes of [2, 20]) {
+      const { uow, add } = unit()
+      for (let i = 0; i < 3 * shapes; i++) {
+        // Two column sets of authors, and `shapes` of books: a statement each, their rows interleaved.
+        const author =
+          i % 2 === 0
+            ? add('author', { name: `a${i}`, bio: null, version: 2 })
+            : add('author', { name: `b${i}` })
+        const book: Record<string, unknown> = {
+          id: `0190a8c2-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          author_id: author.entity,
+        }
+        // The columns of bit set `i % shapes`, each given a value or null.
+        optional.forEach((name, bit) => {
+          if (((i % shapes) >> bit) & 1)
+            book[name] = name === 'tags' ? [`t${i}`] : name === 'isbn' ? `isbn ${i}` : null
+        })
+        add('book', book)
+        add('tag', { name: `tag ${i}` })
+      }
+      // Updates of two tables, interleaved, one setting nothing (no statement holds it).
+      for (let i = 0; i < 6; i++) {
+        const key = i % 2 === 0 ? 'tag' : 'person'
+        const state = uow.add(
+          table(key),
+          rowOf(key === 'tag' ? { id: 100 + i, name: `old ${i}` } : { id: 100 + i, born: null }),
+          'managed',
+        )
+        if (key === 'tag') state.entity['name'] = `new ${i}`
+        else if (i !== 3) state.entity['born'] = `2000-01-0${i}`
+      }
+      const { completed, expected } = both(uow, (i, state) =>
+        state.table.key === 'author' ? String(1000 + i) : 1000 + i,
+      )
+      expect(completed.plan).toEqual(expected().plan)
+      expect(completed.sent).toEqual(expected().sent)
+      expect(completed.sent.size).toBe(expected().sent.size)
+      const statements = completed.plan.waves.flat()
+      expect(statements.filter((s) => s.table === 'book').length).toBe(shapes)
+    }
+  })
+
+  it('orders new rows referencing new rows through a chain of keys: an entity as a key, referenced in turn', () => {
+    const { uow, add } = unit()
+    for (let i = 0; i < 3; i++) {
+      const author = add('author', { name: `a${i}`, bio: null })
+      const profile = add('profile', { author_id: author.entity, bio: `p${i}` })
+      add('setting', { id: i + 1, profile_id: profile.entity })
+    }
+    const { completed, expected, waves } = both(uow, (i) => String(10 + i))
+    expect(waves).toEqual([['insert author'], ['insert profile'], ['insert setting']])
+    expect(completed.plan).toEqual(expected().plan)
+    expect(completed.sent).toEqual(expected().sent)
+  })
+
   it('leaves the entities alone while drafting: a row without id keeps none until assigned', () => {
     const { uow, add } = unit()
     const a = add('author', { name: 'a', bio: null })
