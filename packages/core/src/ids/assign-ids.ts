@@ -4,7 +4,6 @@ import { perTable } from '../schema/per-table.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import { applicationValue } from '../values/mapping.ts'
 import type { IdAllocator } from './id-allocator.ts'
-import { IdCursor } from './id-runs.ts'
 
 /** Whether `state`'s row holds no value for its sequence key column (undefined or null). */
 function unfilled(state: EntityState, key: SequenceKey): boolean {
@@ -76,36 +75,25 @@ export function assignIds(
   ids: IdAllocator,
 ): void {
   if (need.size === 0) return
-  const taken = ids.takeRuns(need)
-  // Per sequence, a cursor over its ids; one per sequence, shared by every column it fills.
-  const cursors = new Map<string, IdCursor>()
-  const cursorOf = (sequence: string) => {
-    let cursor = cursors.get(sequence)
-    if (cursor === undefined) {
-      cursor = new IdCursor(taken.get(sequence) ?? [])
-      cursors.set(sequence, cursor)
-    }
-    return cursor
-  }
-  // Rows of one table come in runs: the table's keys and their cursors are looked up once per run.
+  const draw = ids.draw(need)
+  // Rows of one table come in runs: the table's keys are looked up once per run.
   let table: TableModel | undefined
   let keys: readonly SequenceKey[] = []
-  let runCursors: IdCursor[] = []
   for (let i = 0; i < states.length; i++) {
     const s = states[i]!
     if (s.table !== table) {
       table = s.table
       keys = sequenceKeys(table)
-      runCursors = keys.map((key) => cursorOf(key.sequence))
     }
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!
       const v = s.row[key.name]
       if (v !== undefined && v !== null) continue // filled (see `unfilled`)
-      const id = runCursors[k]!.next(key.asText)
+      const id = draw.next(key.sequence, key.asText)
       s.row[key.name] = id === undefined ? null : key.read === undefined ? id : key.read(id)
     }
   }
+  draw.finish()
 }
 
 /**

@@ -107,6 +107,14 @@ export type IdQuery = (text: string) => Promise<readonly Readonly<Record<string,
 /** How many times the configured block size a busy sequence's block grows to. */
 export const MAX_GROWTH = 16
 
+/** Ids taken one at a time (see {@link IdAllocator.draw}). */
+export interface IdDraw {
+  /** The next id of `sequence` as a decimal text (`asText`) or a number; undefined past its need. */
+  next(sequence: string, asText: boolean): string | number | undefined
+  /** Takes what is left of the need. */
+  finish(): void
+}
+
 /**
  * Pooled ids for sequence and identity primary keys, shared by every entity manager of a client. A
  * flush takes ids from the pool; when a sequence runs short, one query fetches a block for it and tops
@@ -299,6 +307,35 @@ export class IdAllocator {
       const left = row.rest === null || row.rest === undefined ? undefined : Number(row.rest)
       if (left === undefined || !Number.isFinite(left)) this.#left.delete(row.seq)
       else this.#left.set(row.seq, left)
+    }
+  }
+
+  /**
+   * Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first) one at a
+   * time, as the rows take them: `next` gives a sequence's next id (undefined past its need), `finish`
+   * takes the ids of `need` not given (a row given its id meanwhile), so that exactly `need` are
+   * taken, as {@link takeRuns} takes them. No run or array per sequence: a flush of a few rows in a
+   * few tables takes its ids without them.
+   */
+  draw(need: ReadonlyMap<string, number>): IdDraw {
+    // All or nothing: a short sequence leaves every pool as it was.
+    for (const [seq, n] of need) {
+      const free = this.available(seq)
+      if (free < n) throw errors.idPoolShort(seq, free, n)
+    }
+    for (const [seq, n] of need) this.#lastNeed.set(seq, n)
+    const left = new Map(need)
+    const pool = this.#pool
+    return {
+      next(seq, asText) {
+        const n = left.get(seq) ?? 0
+        if (n === 0) return undefined
+        left.set(seq, n - 1)
+        return pool.get(seq)!.takeOne(asText)
+      },
+      finish() {
+        for (const [seq, n] of left) for (let i = 0; i < n; i++) pool.get(seq)!.takeOne(false)
+      },
     }
   }
 

@@ -42,6 +42,35 @@ export class IdQueue {
     this.#size += n
   }
 
+  /**
+   * Takes the next free id (none: undefined), as a decimal text (`asText`) or a number: one id without
+   * a run made for it.
+   */
+  takeOne(asText: boolean): string | number | undefined {
+    if (this.#size === 0) return undefined
+    const run = this.#runs[0]!
+    const i = this.#taken
+    const id =
+      run.texts !== undefined
+        ? asText
+          ? run.texts[i]!
+          : Number(run.texts[i]!)
+        : asText
+          ? String(run.first + i)
+          : run.first + i
+    this.#size--
+    const rest = runLength(run) - i - 1
+    if (rest === 0) {
+      this.#runs.shift()
+      this.#taken = 0
+    } else if (run.texts !== undefined && (i + 1) * 2 >= run.texts.length) {
+      // As in `take`: the texts given are not kept.
+      this.#runs[0] = partOf(run, i + 1, rest)
+      this.#taken = 0
+    } else this.#taken = i + 1
+    return id
+  }
+
   /** Takes the next `n` free ids (at most {@link size}), as runs in order. */
   take(n: number): IdRun[] {
     const out: IdRun[] = []
@@ -77,32 +106,4 @@ export function runTexts(runs: readonly IdRun[]): string[] {
     else for (let i = 0; i < run.count; i++) out.push(String(run.first + i))
   }
   return out
-}
-
-/**
- * Gives the ids of `runs` one after the other (undefined once they are used up), each as a decimal
- * text (`asText`) or a number, without making the texts of the others.
- */
-export class IdCursor {
-  readonly #runs: readonly IdRun[]
-  #run = 0
-  #at = 0
-
-  constructor(runs: readonly IdRun[]) {
-    this.#runs = runs
-  }
-
-  next(asText: boolean): string | number | undefined {
-    while (this.#run < this.#runs.length) {
-      const run = this.#runs[this.#run]!
-      if (this.#at < runLength(run)) {
-        const i = this.#at++
-        if (run.texts !== undefined) return asText ? run.texts[i]! : Number(run.texts[i]!)
-        return asText ? String(run.first + i) : run.first + i
-      }
-      this.#run++
-      this.#at = 0
-    }
-    return undefined
-  }
 }

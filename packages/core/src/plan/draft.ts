@@ -1,3 +1,4 @@
+import { errors } from '../errors.ts'
 /**
  * What the first phase of planning makes of a flush (`draftFlush`), before any id is known: every value
  * validated and encoded, the rows grouped into statements and the statements ordered in waves. A key or
@@ -106,7 +107,7 @@ export interface StatementDraft {
    * Each row's primary key: the value (a {@link Slot} until its id is known), the values of a
    * composite key, or null for a key the server fills.
    */
-  readonly keys: unknown[]
+  keys: unknown[]
   /**
    * Each row's key as canonical forms (see `RowKey.id`); undefined while a part is a slot. The keys
    * themselves once every key is its own canonical form (see `fillSlots`).
@@ -134,7 +135,7 @@ export interface StatementDraft {
    * resolved, slots for ids not assigned): foreign-key and unique columns, an upsert's conflict
    * columns (see `capturedColumns`). The key is read from {@link keys}.
    */
-  readonly values: Map<string, unknown[]>
+  values: Map<string, unknown[]>
   /** Each row's index among the plan's inserts when the server fills its key (else -1), if any does. */
   sources?: number[] | undefined
   /** Each row's sent values (an entity of a flush), filled with the ids once known. */
@@ -237,4 +238,32 @@ export function compareDrafts(a: StatementDraft, b: StatementDraft): number {
 /** A stable text for an upsert spec ('' for plain inserts). */
 export function upsertId(draft: Pick<StatementDraft, 'upsert'>): string {
   return draft.upsert ? JSON.stringify([draft.upsert.conflict, draft.upsert.update]) : ''
+}
+
+/**
+ * The values of a draft that captures none (see {@link StatementDraft.values}): shared, so refusing
+ * to be written; {@link capturedValues} gives a draft a map of its own the first time it captures.
+ */
+class NoValues extends Map<string, unknown[]> {
+  override set(): this {
+    throw errors.internal(
+      'NoValues.set',
+      'a draft capturing no values was written to: capture through capturedValues',
+    )
+  }
+}
+
+/** What a draft captures no value of yet: no map made per draft (most capture none). */
+export const NO_VALUES: Map<string, unknown[]> = new NoValues()
+
+/**
+ * The map in which `draft` captures values (see {@link StatementDraft.values}): its own, made the
+ * first time.
+ *
+ * @example
+ * capturedValues(draft).set('author_id', cells)
+ */
+export function capturedValues(draft: StatementDraft): Map<string, unknown[]> {
+  if (draft.values === NO_VALUES) draft.values = new Map()
+  return draft.values
 }

@@ -2,7 +2,7 @@ import { columnOf } from '../../schema/checks.ts'
 import type { EntityState } from '../../track/entity-state.ts'
 import { SentSnapshots } from '../../track/sent-snapshot.ts'
 import { checkValue, type ValueLocation } from '../../values/index.ts'
-import { type InsertInput, Slot, type StatementDraft } from '../draft.ts'
+import { capturedValues, type InsertInput, Slot, type StatementDraft } from '../draft.ts'
 import { capturedColumns } from './captured-columns.ts'
 import { insertCell } from './cells.ts'
 import { ConflictRef } from './conflict-ref.ts'
@@ -40,7 +40,7 @@ export function checkInsert(draft: StatementDraft): void {
   const captured = columns.map((column) => {
     if (!capture.has(column.name)) return undefined
     const values = new Array<unknown>(rows.length)
-    draft.values.set(column.name, values)
+    capturedValues(draft).set(column.name, values)
     return values
   })
   const previous: unknown[] = new Array(columns.length).fill(NOTHING)

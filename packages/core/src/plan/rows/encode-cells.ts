@@ -6,7 +6,14 @@ import { emptyRowOf } from '../../track/row.ts'
 import { snapshotValue } from '../../track/snapshot.ts'
 import { encodeKeyValue, encodeValue, type ValueLocation } from '../../values/index.ts'
 import { versionValue } from '../../values/mapping.ts'
-import { type Cell, type InsertInput, Slot, type StatementDraft, type StoredInput } from '../draft.ts'
+import {
+  type Cell,
+  capturedValues,
+  type InsertInput,
+  Slot,
+  type StatementDraft,
+  type StoredInput,
+} from '../draft.ts'
 import { copiesRows } from '../statements/copy-statements.ts'
 import { type FormOptions, statementForms, statementShape } from '../statements/statement-shape.ts'
 import { capturedColumns } from './captured-columns.ts'
@@ -133,7 +140,7 @@ function encodeColumn(
   const captured = capturedColumns(table, draft.upsert).has(name)
     ? new Array<unknown>(rows.length)
     : undefined
-  if (captured !== undefined) draft.values.set(name, captured)
+  if (captured !== undefined) capturedValues(draft).set(name, captured)
   let previous: unknown = NOTHING
   let text: string | null = null
   let copy: unknown
@@ -179,7 +186,7 @@ function encodeStored(draft: StatementDraft): void {
     const column = columnOf(table, name)
     const cells: Cell[] = new Array(n)
     const captured = capture.has(name) ? new Array<unknown>(n) : undefined
-    if (captured !== undefined) draft.values.set(name, captured)
+    if (captured !== undefined) capturedValues(draft).set(name, captured)
     for (let r = 0; r < n; r++) {
       const value = setCell(rows[r] as StoredInput, column, table)
       if (captured !== undefined) captured[r] = value

@@ -3,7 +3,14 @@ import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
 import { columnOf } from '../../schema/checks.ts'
 import { keyFills } from '../../schema/key-fill.ts'
 import { sameShape } from '../../track/row.ts'
-import { compareDrafts, type InsertInput, type StatementDraft, type StoredInput, upsertId } from '../draft.ts'
+import {
+  compareDrafts,
+  type InsertInput,
+  NO_VALUES,
+  type StatementDraft,
+  type StoredInput,
+  upsertId,
+} from '../draft.ts'
 import type { RowValues, StatementKind, UpsertSpec } from '../types.ts'
 import { insertCell, insertColumns, setColumns, tableOf } from './cells.ts'
 import { firstBadValue } from './encode-cells.ts'
@@ -69,8 +76,8 @@ function sameUpsert(a: UpsertSpec | undefined, b: UpsertSpec | undefined): boole
 }
 
 /** The column each parameter of a statement writes or matches, in the SQL's order. */
-function paramColumns(kind: StatementKind, table: TableModel, columns: readonly string[]): string[] {
-  if (kind === 'insert') return columns.slice()
+function paramColumns(kind: StatementKind, table: TableModel, columns: readonly string[]): readonly string[] {
+  if (kind === 'insert') return columns // never written: the columns themselves
   const out = table.primaryKey.concat(columns)
   if (table.versionColumn !== null) out.push('')
   return out
@@ -127,7 +134,7 @@ class DraftGroups {
       params: [],
       paramColumns: paramColumns(this.#kind, table, columns),
       slotted: [],
-      values: new Map(),
+      values: NO_VALUES,
     }
     if (ahead) this.#sized = draft
     drafts.push(draft)
@@ -146,6 +153,13 @@ class DraftGroups {
       draft.rows[at] = input
       draft.keys[at] = key.key
       draft.keyIds[at] = key.id
+      return
+    }
+    if (at === 0) {
+      // Arrays of the first row's size: most drafts hold one row, where a push grew each to 17 slots.
+      draft.rows = [input]
+      draft.keys = [key.key]
+      draft.keyIds = [key.id]
       return
     }
     draft.rows.push(input)

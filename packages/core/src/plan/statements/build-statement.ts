@@ -18,7 +18,7 @@ import { copySql } from '../sql/copy-sql.ts'
 import type { PlannedStatement } from '../types.ts'
 import { copyRows } from './copy-rows.ts'
 import { lookupStatement } from './lookup-statement.ts'
-import { type FormOptions, statementForms, statementShape } from './statement-shape.ts'
+import { type FormOptions, type StatementShape, statementForms, statementShape } from './statement-shape.ts'
 
 /** What turns drafts into the statements a flush sends (see `FormOptions`). */
 export type BuildOptions = FormOptions
@@ -141,6 +141,28 @@ function repeatedKey(keyIds: readonly KeyId[], order: Int32Array | null): number
 }
 
 /**
+ * The statement of `shape` with its rows (`keys`, `params`), its text `sql` and what it reads back
+ * (`returning`): fields in the order a spread of the shape gives them, the usual statement (no upsert,
+ * no server-filled keys) as one literal, no object copied into another.
+ */
+function planned(
+  shape: StatementShape,
+  keys: unknown[],
+  params: (string | null)[][],
+  sql: string,
+  returning: readonly string[] | undefined,
+): PlannedStatement {
+  const { kind, table, rowCount, fixup, columns } = shape
+  if (shape.upsert === undefined && !('sources' in shape)) {
+    return returning === undefined
+      ? { kind, table, rowCount, fixup, columns, sql, keys, params }
+      : { kind, table, rowCount, fixup, columns, sql, keys, params, returning }
+  }
+  const base = { ...shape, sql, keys, params }
+  return returning === undefined ? base : { ...base, returning }
+}
+
+/**
  * Turns a draft into its {@link PlannedStatement} once the ids are known (`ids`): its slots filled,
  * its rows sorted by primary key (upserts by conflict columns; an insert of rows whose key the server
  * fills keeps their order and lists their `sources`), the SQL text from the (table, kind, column set,
@@ -167,13 +189,11 @@ export function buildStatement(
   if (!fromRows && draft.deferred !== undefined) makeCells(draft)
   fillSlots(draft, ids)
   const order = rowOrder(draft, ids)
-  const base = {
-    ...shape,
-    keys: inOrder(draft.keys, order),
-    params: draft.params.map((cells) => inOrder(cells as (string | null)[], order)),
-  }
+  const keys = inOrder(draft.keys, order)
+  const params = draft.params.map((cells) => inOrder(cells as (string | null)[], order))
+  const base = planned(shape, keys, params, shape.sql, undefined)
   if (lookups) return lookupStatement(draft, base, options.serverValues)
-  if (returning !== undefined) return { ...base, sql: returning.sql, returning: returning.returning }
+  if (returning !== undefined) return planned(shape, keys, params, returning.sql, returning.returning)
   if (!copy) return base
   const statement: PlannedStatement = { ...base, sql: copySql(draft.table, draft.columns), copy: true }
   if (fromRows) copies.set(statement, copyRows(draft, order, ids))

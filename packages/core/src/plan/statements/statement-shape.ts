@@ -26,17 +26,13 @@ export type StatementShape = Pick<
 export function statementShape(draft: StatementDraft): StatementShape {
   const { table, kind, fixup, upsert } = draft
   const rowCount = draft.rows.length
-  const keyless = serverKeyed(draft)
-  return {
-    kind,
-    table: table.key,
-    rowCount,
-    fixup,
-    columns: kind === 'delete' ? deleteColumns(table) : draft.columns,
-    sql: statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount }), rowCount),
-    ...(upsert ? { upsert } : {}),
-    ...(keyless && !upsert ? { sources: draft.sources } : {}),
-  }
+  const columns = kind === 'delete' ? deleteColumns(table) : draft.columns
+  const sql = statementSql(table, kind, draft.columns, fixup, upsert, statementForm({ rowCount }), rowCount)
+  // A literal per form, each with its own fields in one order: no object spread in, none made empty.
+  if (upsert) return { kind, table: table.key, rowCount, fixup, columns, sql, upsert }
+  if (serverKeyed(draft))
+    return { kind, table: table.key, rowCount, fixup, columns, sql, sources: draft.sources }
+  return { kind, table: table.key, rowCount, fixup, columns, sql }
 }
 
 /**

@@ -287,6 +287,45 @@ describe('IdAllocator: take', () => {
   })
 })
 
+describe('IdAllocator.draw: ids one at a time, as the rows take them', () => {
+  it('gives each sequence its ids in pool order up to its need, then takes what is left at finish', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 4, b: 2 }))
+    const draw = ids.draw(need({ a: 3, b: 1 }))
+    expect([draw.next('a', true), draw.next('b', false), draw.next('a', false)]).toEqual(['1', 1, 2])
+    expect(draw.next('b', true)).toBeUndefined() // past b's need
+    expect(draw.next('z', true)).toBeUndefined() // not needed at all
+    // One of a's three ids not given (a row given its id meanwhile): taken all the same, as take does.
+    draw.finish()
+    expect([ids.available('a'), ids.available('b')]).toEqual([1, 1])
+    expect(ids.take(need({ a: 1, b: 1 }))).toEqual(
+      new Map([
+        ['a', ['4']],
+        ['b', ['2']],
+      ]),
+    )
+  })
+
+  it('takes nothing when one of the sequences is short, and counts the demand as take does', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 3, b: 1 }))
+    expect(() => ids.draw(need({ a: 2, b: 5 }))).toThrow('The id pool of b has 1 ids where 5 are needed.')
+    expect([ids.available('a'), ids.available('b')]).toEqual([3, 1])
+    // The recent demand sizes the next block, as after take.
+    const taking = new IdAllocator({ blockSize: 1 })
+    await taking.fill(new FakeSequences().query, need({ a: 3, b: 1 }))
+    taking.take(need({ a: 3 }))
+    ids.draw(need({ a: 3 })).finish()
+    expect(entries(ids.missing(need({ a: 1 })))).toEqual(entries(taking.missing(need({ a: 1 }))))
+    expect(entries(ids.missing(need({ a: 1 })))).toEqual([
+      ['a', 7],
+      ['b', 6],
+    ])
+  })
+})
+
 describe('IdAllocator: compaction', () => {
   it('keeps the order when the taken ids are dropped at the next fetch (half or more taken)', async () => {
     const seqs = new FakeSequences()

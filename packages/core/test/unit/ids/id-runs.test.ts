@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { IdCursor, IdQueue, runTexts } from '../../../src/ids/id-runs.ts'
+import { IdQueue, runTexts } from '../../../src/ids/id-runs.ts'
 
 describe('IdQueue: free ids as runs', () => {
   it('gives consecutive ids as parts of their run, in order, across runs', () => {
@@ -28,15 +28,31 @@ describe('IdQueue: free ids as runs', () => {
   })
 })
 
-describe('IdCursor: ids one after the other', () => {
-  it('gives numbers or texts as asked, then undefined', () => {
-    const c = new IdCursor([{ first: 9, count: 2 }, { texts: ['9007199254740993'] }, { first: 4, count: 1 }])
-    expect([c.next(false), c.next(true), c.next(true), c.next(false), c.next(false)]).toEqual([
+describe('IdQueue.takeOne: ids one at a time', () => {
+  it('gives numbers or texts as asked, across runs, then undefined', () => {
+    const q = new IdQueue()
+    for (const run of [{ first: 9, count: 2 }, { texts: ['9007199254740993'] }, { first: 4, count: 1 }])
+      q.push(run)
+    expect([q.takeOne(false), q.takeOne(true), q.takeOne(true), q.takeOne(false), q.takeOne(false)]).toEqual([
       9,
       '10',
       '9007199254740993',
       4,
       undefined,
     ])
+    expect(q.size).toBe(0)
+  })
+
+  it('takes from where take left off, and take from where it did', () => {
+    const q = new IdQueue()
+    q.push({ first: 1, count: 3 })
+    q.push({ texts: ['7', '8', '9', '10', '11'] })
+    expect(q.take(1)).toEqual([{ first: 1, count: 1 }])
+    expect([q.takeOne(false), q.takeOne(false), q.takeOne(true)]).toEqual([2, 3, '7'])
+    expect(q.size).toBe(4)
+    // Half of the texts given: the rest is kept alone, the next ids unchanged.
+    expect(q.takeOne(true)).toBe('8')
+    expect(q.take(2)).toEqual([{ texts: ['9', '10'] }])
+    expect([q.takeOne(false), q.takeOne(false)]).toEqual([11, undefined])
   })
 })
