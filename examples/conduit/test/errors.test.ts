@@ -246,6 +246,26 @@ describe.each(configurations(TEST_DRIVERS))(
             body: { errors: { [what]: ['not found'], body: [`${what} not found`] } },
           })
         }
+        // A route that needs a signed-in user answers a request without a token 401 first, whatever
+        // its URL names (the sign-in is checked before the URL's values); with a token, 404.
+        for (const [method, path, what] of [
+          ['PUT', '/articles/a%00', 'article'],
+          ['DELETE', '/articles/a%00', 'article'],
+          ['POST', '/articles/a%00/favorite', 'article'],
+          ['POST', '/articles/a%00/comments', 'article'],
+          ['DELETE', '/articles/a%00/comments/1', 'article'],
+          ['POST', '/profiles/c%00/follow', 'profile'],
+        ] as const) {
+          const anonymous = await send(conduit.apiUrl, method, path)
+          expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 401 })
+          const signed = await carol.send(method, path)
+          expect({ method, path, status: signed.status, body: signed.body }).toEqual({
+            method,
+            path,
+            status: 404,
+            body: { errors: { [what]: ['not found'], body: [`${what} not found`] } },
+          })
+        }
         expect(await snapshot(db)).toEqual(before)
       } finally {
         await conduit.close()

@@ -10,7 +10,7 @@ import type { RequestLog } from '../measure/request-log.ts'
 import type { Store } from '../repositories/store.ts'
 import { UniqueViolation } from '../repositories/unique-violation.ts'
 import { ApiError, type ErrorFields, notFound, unauthorized, unprocessable } from './api-error.ts'
-import { Router } from './router.ts'
+import { type Params, Router } from './router.ts'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -106,13 +106,10 @@ async function handle(
     const match = router.match(method, url.pathname)
     if (!match) throw notFound('route')
     trace?.routed(`${method} ${match.route.pattern}`)
-    // A slug, username or id the database could not hold names nothing stored.
-    for (const [name, value] of Object.entries(match.params))
-      if (!isStorable(value)) throw notFound(PARAM_RESOURCES[name] ?? name)
     const body = await readJson(req)
     const ctx: RequestContext = {
       auth: await authOf(req, options.tokens),
-      params: match.params,
+      params: storedParams(match.params),
       query: url.searchParams,
       body,
       tokens: options.tokens,
@@ -130,6 +127,30 @@ async function handle(
     ...(closing() ? { connection: 'close' } : {}),
   })
   res.end(text, () => trace?.end(reply.status))
+}
+
+/**
+ * A route's parameters as the handler reads them: a slug, username or id the database could not hold
+ * (a NUL, a lone surrogate) names nothing stored, a 404 when the handler reads it. Read, not checked
+ * up front: a handler that needs a signed-in user checks that first, so such a request without a token
+ * is a 401, as any other request of it.
+ *
+ * @example
+ * storedParams({ slug: 'a\u0000' }).slug // throws the 404 'article not found'
+ */
+function storedParams(params: Params): Params {
+  let out = params
+  for (const [name, value] of Object.entries(params)) {
+    if (isStorable(value)) continue
+    if (out === params) out = { ...params }
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get: () => {
+        throw notFound(PARAM_RESOURCES[name] ?? name)
+      },
+    })
+  }
+  return out
 }
 
 /** The token's auth; undefined without an Authorization header; a 401 for an invalid one. */
