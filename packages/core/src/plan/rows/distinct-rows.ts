@@ -67,6 +67,11 @@ function checkByLookup(drafts: readonly StatementDraft[]): void {
  * Found before sending, such a row is a coded error naming it, not a failure in the middle of a flush.
  */
 export function checkDistinctRows(drafts: readonly StatementDraft[]): void {
+  // The usual flush writes each table by one statement: each is checked alone, no map of tables made.
+  if (drafts.length <= FEW_DRAFTS && tablesOnce(drafts)) {
+    for (const draft of drafts) if (!serverKeyed(draft)) checkAlone(draft)
+    return
+  }
   const byTable = new Map<TableModel, StatementDraft[]>()
   for (const draft of drafts) {
     if (serverKeyed(draft)) continue // keys not known yet: the server gives each row its own
@@ -75,10 +80,25 @@ export function checkDistinctRows(drafts: readonly StatementDraft[]): void {
     else byTable.set(draft.table, [draft])
   }
   for (const list of byTable.values()) {
-    // One statement of one row, or of rows whose keys are all ids not assigned yet: nothing to compare.
-    if (list.length === 1 && (list[0]!.keyIds.length < 2 || !someKeyKnown(list[0]!))) continue
-    // Upsert rows are sent in conflict-column order, not key order: they are looked up.
-    const single = list.length === 1 && list[0]!.upsert === undefined
-    if (!(single && checkSortedDraft(list[0]!))) checkByLookup(list)
+    if (list.length === 1) checkAlone(list[0]!)
+    else checkByLookup(list)
   }
+}
+
+/** Up to this many statements, {@link checkDistinctRows} looks for a table written twice by comparing them. */
+const FEW_DRAFTS = 16
+
+/** Whether no two of `drafts` write one table. */
+function tablesOnce(drafts: readonly StatementDraft[]): boolean {
+  for (let i = 1; i < drafts.length; i++)
+    for (let j = 0; j < i; j++) if (drafts[i]!.table === drafts[j]!.table) return false
+  return true
+}
+
+/** {@link checkDistinctRows} of the one statement writing its table. */
+function checkAlone(draft: StatementDraft): void {
+  // One row, or rows whose keys are all ids not assigned yet: nothing to compare.
+  if (draft.keyIds.length < 2 || !someKeyKnown(draft)) return
+  // Upsert rows are sent in conflict-column order, not key order: they are looked up.
+  if (!(draft.upsert === undefined && checkSortedDraft(draft))) checkByLookup([draft])
 }

@@ -2,6 +2,7 @@ import { errors } from '../../errors.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
 import { columnOf } from '../../schema/checks.ts'
 import { keyFills } from '../../schema/key-fill.ts'
+import { perTable } from '../../schema/per-table.ts'
 import { sameShape } from '../../track/row.ts'
 import {
   compareDrafts,
@@ -177,9 +178,26 @@ class DraftGroups {
     }
     const out: StatementDraft[] = []
     for (const drafts of this.#groups.values()) for (let i = 0; i < drafts.length; i++) out.push(drafts[i]!)
-    return out.length > 1 ? out.sort(compareDrafts) : out
+    // Often in order already (tables met in their order): then not sorted, no work array made.
+    return out.length > 1 && !inOrder(out) ? out.sort(compareDrafts) : out
   }
 }
+
+/** Whether `drafts` are in statement order (as sorting them by `compareDrafts` would leave them). */
+function inOrder(drafts: readonly StatementDraft[]): boolean {
+  for (let i = 1; i < drafts.length; i++) if (compareDrafts(drafts[i - 1]!, drafts[i]!) > 0) return false
+  return true
+}
+
+/**
+ * Per table, the own properties of the entity row that last started a run, and the columns they
+ * write (frozen: later flushes' drafts share them): a later flush's first row of the table with the
+ * same properties writes the same columns, found without `insertColumns`.
+ */
+const lastShapes = perTable((): { names: readonly string[] | undefined; columns: readonly string[] } => ({
+  names: undefined,
+  columns: [],
+}))
 
 /** The previous row's shape: a row of the same table and own properties writes the same columns. */
 interface Run {
@@ -214,7 +232,11 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
         run.table === table &&
         input.upsert === undefined &&
         sameShape(input.row, run.names)
-      const columns = same ? run!.columns : insertColumns(table, input)
+      // An entity row shaped as the last run's of its table, in this flush or an earlier one, writes its columns.
+      const last =
+        same || input.upsert !== undefined || input.owner === undefined ? undefined : lastShapes(table)
+      const known = last?.names !== undefined && sameShape(input.row, last.names) ? last : undefined
+      const columns = same ? run!.columns : known !== undefined ? known.columns : insertColumns(table, input)
       const key = rowKeyOf(table, input, insertCell, true)
       if (input.upsert !== undefined) {
         // A conflict column left out is named as such, not as a value that is missing.
@@ -226,7 +248,8 @@ export function groupInserts(schema: SchemaModel, inputs: readonly InsertInput[]
       const source = key.serverFilled && input.upsert === undefined ? i : undefined
       const draft = same ? run!.draft : groups.draftOf(table, columns, input.upsert, inputs.length - i)
       groups.add(draft, input, key, source)
-      if (!same) run = input.upsert === undefined ? runOf(table, input, columns, draft) : undefined
+      if (!same)
+        run = input.upsert === undefined ? runOf(table, input, columns, draft, known?.names) : undefined
     }
   } catch (e) {
     firstBadValue(schema, inputs, encoded)
@@ -245,12 +268,28 @@ function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   return true
 }
 
-/** The run a row starts, or undefined when a later row's columns cannot be told from its properties. */
-function runOf(table: TableModel, input: InsertInput, columns: readonly string[], draft: StatementDraft) {
+/**
+ * The run a row starts, or undefined when a later row's columns cannot be told from its properties.
+ * `names`: the row's own properties when known (its shape found in {@link lastShapes}); else they are
+ * read, and kept there with the columns for later flushes.
+ */
+function runOf(
+  table: TableModel,
+  input: InsertInput,
+  columns: readonly string[],
+  draft: StatementDraft,
+  names?: readonly string[],
+): Run | undefined {
   if (input.owner === undefined) return { table, names: columns, columns, draft }
   // An entity's null key the server fills is left out: whether it is null decides the columns.
   if (keyFills(table).server.length > 0) return undefined
-  return { table, names: Object.keys(input.row), columns, draft }
+  if (names === undefined) {
+    const last = lastShapes(table)
+    last.names = Object.keys(input.row)
+    last.columns = Object.freeze(columns)
+    return { table, names: last.names, columns, draft }
+  }
+  return { table, names, columns, draft }
 }
 
 /** Reads a stored row's key column. */

@@ -258,6 +258,37 @@ describe('completePlan of a flush drafted before its ids', () => {
     expect(completed.sent).toEqual(expected().sent)
   })
 
+  it('writes each flush the columns of its own rows when a table is flushed again, in the same shape or another', () => {
+    // A table's last row shape and its columns are kept between flushes: the next flush's rows of that
+    // shape reuse them, any other shape finds its own.
+    const shapes: Record<string, unknown>[] = [
+      { name: 'a' },
+      { name: 'b' },
+      { name: 'c', bio: 'x' },
+      { id: '5', name: 'd' },
+      { name: 'e' },
+      { bio: 'y', name: 'f' },
+      { name: 'g', bio: null, version: 4 },
+    ]
+    let flushed = 0
+    for (const values of shapes) {
+      const { uow, add } = unit()
+      add('author', values)
+      add('author', {
+        ...values,
+        name: `${values['name'] as string}2`,
+        ...('id' in values ? { id: '6' } : {}),
+      })
+      const { completed, expected } = both(uow, (i) => String(100 + flushed * 10 + i))
+      flushed++
+      expect(completed.plan, JSON.stringify(values)).toEqual(expected().plan)
+      expect(completed.sent, JSON.stringify(values)).toEqual(expected().sent)
+      // The columns a later flush may share cannot be changed through a plan.
+      const statement = completed.plan.waves[0]![0]!
+      expect(() => (statement.columns as string[]).push('bio')).toThrow(TypeError)
+    }
+  })
+
   it('leaves the entities alone while drafting: a row without id keeps none until assigned', () => {
     const { uow, add } = unit()
     const a = add('author', { name: 'a', bio: null })
