@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts'
 import { sequenceOwner } from '../schema/owned-sequence.ts'
 import { quoteTextArrayLiteral } from '../values/index.ts'
-import { IdQueue, type IdRun, runTexts } from './id-runs.ts'
+import { IdQueue, type IdRun } from './id-runs.ts'
 
 /**
  * The one query that fetches ids for every sequence a flush needs, sequence names and counts written
@@ -314,8 +314,8 @@ export class IdAllocator {
    * Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first) one at a
    * time, as the rows take them: `next` gives a sequence's next id (undefined past its need), `finish`
    * takes the ids of `need` not given (a row given its id meanwhile), so that exactly `need` are
-   * taken, as {@link takeRuns} takes them. No run or array per sequence: a flush of a few rows in a
-   * few tables takes its ids without them.
+   * taken. No run or array per sequence: a flush of a few rows in a few tables takes its ids without
+   * them.
    */
   draw(need: ReadonlyMap<string, number>): IdDraw {
     // All or nothing: a short sequence leaves every pool as it was.
@@ -339,29 +339,20 @@ export class IdAllocator {
     }
   }
 
-  /** Takes `need` ids per sequence from the pool, as decimal texts (see {@link takeRuns}). */
-  take(need: ReadonlyMap<string, number>): Map<string, string[]> {
-    const out = new Map<string, string[]>()
-    for (const [seq, runs] of this.takeRuns(need)) out.set(seq, runTexts(runs))
-    return out
-  }
-
   /**
-   * Takes `need` ids per sequence from the pool (call {@link missing}/{@link fill} first), as runs:
-   * consecutive ids are given as their first and count, not as a text each.
+   * Takes `need` ids per sequence from the pool, as decimal texts: {@link draw} taking them all at
+   * once.
+   *
+   * @example
+   * ids.take(new Map([['public.author_id_seq', 2]])) // Map { 'public.author_id_seq' => ['101', '102'] }
    */
-  takeRuns(need: ReadonlyMap<string, number>): Map<string, IdRun[]> {
-    // All or nothing: a short sequence leaves every pool as it was.
+  take(need: ReadonlyMap<string, number>): Map<string, string[]> {
+    const draw = this.draw(need)
+    const out = new Map<string, string[]>()
     for (const [seq, n] of need) {
-      const free = this.available(seq)
-      if (free < n) {
-        throw errors.idPoolShort(seq, free, n)
-      }
-    }
-    const out = new Map<string, IdRun[]>()
-    for (const [seq, n] of need) {
-      out.set(seq, this.#pool.get(seq)?.take(n) ?? [])
-      this.#lastNeed.set(seq, n)
+      const texts: string[] = []
+      for (let i = 0; i < n; i++) texts.push(draw.next(seq, true) as string)
+      out.set(seq, texts)
     }
     return out
   }

@@ -1,10 +1,10 @@
-import { errors } from '../errors.ts'
 /**
  * What the first phase of planning makes of a flush (`draftFlush`), before any id is known: every value
  * validated and encoded, the rows grouped into statements and the statements ordered in waves. A key or
  * foreign-key cell whose value is a new row's id not assigned yet holds a {@link Slot} that points at
  * that row; the second phase (`completePlan`) fills the slots, orders the rows and builds the SQL.
  */
+import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import type { EntityState } from '../track/entity-state.ts'
 import type { LookupSql } from './sql/lookup-sql.ts'

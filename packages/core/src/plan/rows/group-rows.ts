@@ -179,12 +179,12 @@ class DraftGroups {
     const out: StatementDraft[] = []
     for (const drafts of this.#groups.values()) for (let i = 0; i < drafts.length; i++) out.push(drafts[i]!)
     // Often in order already (tables met in their order): then not sorted, no work array made.
-    return out.length > 1 && !inOrder(out) ? out.sort(compareDrafts) : out
+    return out.length > 1 && !inStatementOrder(out) ? out.sort(compareDrafts) : out
   }
 }
 
 /** Whether `drafts` are in statement order (as sorting them by `compareDrafts` would leave them). */
-function inOrder(drafts: readonly StatementDraft[]): boolean {
+function inStatementOrder(drafts: readonly StatementDraft[]): boolean {
   for (let i = 1; i < drafts.length; i++) if (compareDrafts(drafts[i - 1]!, drafts[i]!) > 0) return false
   return true
 }
