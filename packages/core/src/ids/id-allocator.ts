@@ -171,7 +171,8 @@ export class IdAllocator {
    * flush with new rows, where the pool almost always suffices: answered without building the map.
    */
   short(need: ReadonlyMap<string, number>): boolean {
-    for (const [seq, n] of need) if (n > this.available(seq)) return true
+    // Keys then values, not entries: an entry is an array per sequence, per call.
+    for (const seq of need.keys()) if (need.get(seq)! > this.available(seq)) return true
     return false
   }
 
@@ -318,23 +319,37 @@ export class IdAllocator {
    * them.
    */
   draw(need: ReadonlyMap<string, number>): IdDraw {
-    // All or nothing: a short sequence leaves every pool as it was.
-    for (const [seq, n] of need) {
+    // All or nothing: a short sequence leaves every pool as it was. Keys then values, not entries:
+    // an entry is an array per sequence.
+    for (const seq of need.keys()) {
+      const n = need.get(seq)!
       const free = this.available(seq)
       if (free < n) throw errors.idPoolShort(seq, free, n)
     }
-    for (const [seq, n] of need) this.#lastNeed.set(seq, n)
-    const left = new Map(need)
     const pool = this.#pool
+    // What is left of each sequence's need is kept by its queue (no map of it): a draw runs
+    // synchronously, from here to `finish`, so no other draw meets it; one left unfinished (a row
+    // that threw) leaves what it owed, set again by the next draw of the sequence and never read by
+    // a draw that does not need it.
+    for (const seq of need.keys()) {
+      const n = need.get(seq)!
+      this.#lastNeed.set(seq, n)
+      const queue = pool.get(seq)
+      if (queue !== undefined) queue.owed = n
+    }
     return {
       next(seq, asText) {
-        const n = left.get(seq) ?? 0
-        if (n === 0) return undefined
-        left.set(seq, n - 1)
-        return pool.get(seq)!.takeOne(asText)
+        const queue = need.has(seq) ? pool.get(seq) : undefined
+        if (queue === undefined || queue.owed === 0) return undefined
+        queue.owed--
+        return queue.takeOne(asText)
       },
       finish() {
-        for (const [seq, n] of left) for (let i = 0; i < n; i++) pool.get(seq)!.takeOne(false)
+        for (const seq of need.keys()) {
+          const queue = pool.get(seq)
+          if (queue === undefined) continue
+          for (; queue.owed > 0; queue.owed--) queue.takeOne(false)
+        }
       },
     }
   }

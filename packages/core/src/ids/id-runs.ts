@@ -25,6 +25,11 @@ function partOf(run: IdRun, from: number, count: number): IdRun {
  * ids of the first run are given already.
  */
 export class IdQueue {
+  /**
+   * Of the need of the draw under way (see `IdAllocator.draw`), the ids not taken yet: set when a draw
+   * starts, counted down as it takes them.
+   */
+  owed = 0
   #runs: IdRun[] = []
   #taken = 0
   #size = 0

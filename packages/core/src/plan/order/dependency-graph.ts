@@ -72,10 +72,11 @@ class NewRowIndex {
   /** A number per entity whose id a slot stands for, to name slots in tuples. */
   readonly #entities = new Map<object, number>()
   /**
-   * Per single-column foreign key looked up with a slot (the usual reference to a new row): its
-   * target's new rows by the entity and the column their slot names, no tuple written per row.
+   * Per table and column referenced by a single-column foreign key looked up with a slot (the usual
+   * reference to a new row): the table's new rows by what the slot in that column names, no tuple
+   * written per row (see {@link SlotIndex}). Foreign keys referencing the same column share it.
    */
-  readonly #slotIndexes = new Map<ForeignKeyModel, Map<object, Map<string, number>>>()
+  readonly #slotIndexes = new Map<TableModel, Map<string, SlotIndex>>()
 
   constructor(schema: SchemaModel, inserts: readonly StatementDraft[]) {
     this.#schema = schema
@@ -114,7 +115,7 @@ class NewRowIndex {
     if (fk.columns.length === 1 && value instanceof Slot) {
       // As the tuple of one slot would match: the same entity, the same column.
       if (!from.columnsByName.has(fk.columns[0]!)) return undefined
-      return this.#slotIndex(fk, target).get(slotEntity(value, row))?.get(value.column)
+      return this.#slotIndex(target, fk.targetColumns[0]!).get(value.column)?.get(slotEntity(value, row))
     }
     // The values are the referencing columns': read as their types (a `bigint` column referencing an
     // `int` key), they have the forms the referenced columns' values have.
@@ -150,16 +151,20 @@ class NewRowIndex {
   }
 
   /**
-   * The new rows of `target` by what the slot in `fk`'s single referenced column stands for (its
-   * entity, then its column): {@link #index}'s tuples holding a slot, without a text per row. A later
-   * statement's row replaces an earlier one's, as there.
+   * The new rows of `target` by what the slot in their column `name` stands for: {@link #index}'s
+   * tuples holding a slot, without a text per row. A later statement's row replaces an earlier one's,
+   * as there.
    */
-  #slotIndex(fk: ForeignKeyModel, target: TableModel): Map<object, Map<string, number>> {
-    let index = this.#slotIndexes.get(fk)
+  #slotIndex(target: TableModel, name: string): SlotIndex {
+    let ofTarget = this.#slotIndexes.get(target)
+    if (ofTarget === undefined) {
+      ofTarget = new Map()
+      this.#slotIndexes.set(target, ofTarget)
+    }
+    let index = ofTarget.get(name)
     if (index !== undefined) return index
     index = new Map()
-    this.#slotIndexes.set(fk, index)
-    const name = fk.targetColumns[0]!
+    ofTarget.set(name, index)
     if (!target.columnsByName.has(name)) return index
     for (let i = 0; i < this.#inserts.length; i++) {
       const draft = this.#inserts[i]!
@@ -220,14 +225,21 @@ class NewRowIndex {
   }
 }
 
+/**
+ * New rows by the slot their column holds: by the column the slot names (of its entity: most often
+ * the one key column every slot names), then by its entity, the index of the statement inserting the
+ * row. A map per column named, not one per entity.
+ */
+type SlotIndex = Map<string, Map<object, number>>
+
 /** Notes in `index` that the slot of `entity`'s `column` is written by statement `i`. */
-function indexSlot(index: Map<object, Map<string, number>>, entity: object, column: string, i: number): void {
-  let columns = index.get(entity)
-  if (columns === undefined) {
-    columns = new Map()
-    index.set(entity, columns)
+function indexSlot(index: SlotIndex, entity: object, column: string, i: number): void {
+  let entities = index.get(column)
+  if (entities === undefined) {
+    entities = new Map()
+    index.set(column, entities)
   }
-  columns.set(column, i)
+  entities.set(entity, i)
 }
 
 function isSlot(value: unknown): boolean {

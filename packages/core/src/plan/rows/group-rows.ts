@@ -113,13 +113,12 @@ class DraftGroups {
    * rows are still to be grouped, counting this one.
    */
   draftOf(table: TableModel, columns: readonly string[], upsert?: UpsertSpec, rowsLeft = 0): StatementDraft {
-    let drafts = this.#groups.get(table)
-    if (drafts === undefined) {
-      drafts = []
-      this.#groups.set(table, drafts)
-    }
-    for (const draft of drafts) {
-      if (sameColumns(draft.columns, columns) && sameUpsert(draft.upsert, upsert)) return draft
+    const drafts = this.#groups.get(table)
+    if (drafts !== undefined) {
+      for (let i = 0; i < drafts.length; i++) {
+        const draft = drafts[i]!
+        if (sameColumns(draft.columns, columns) && sameUpsert(draft.upsert, upsert)) return draft
+      }
     }
     const ahead = this.#first && rowsLeft >= SIZED_AHEAD
     this.#first = false
@@ -138,7 +137,9 @@ class DraftGroups {
       values: NO_VALUES,
     }
     if (ahead) this.#sized = draft
-    drafts.push(draft)
+    // A table's first draft makes its list of one (a push grew an empty list to 17 slots).
+    if (drafts === undefined) this.#groups.set(table, [draft])
+    else drafts.push(draft)
     return draft
   }
 

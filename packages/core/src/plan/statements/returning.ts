@@ -114,17 +114,24 @@ function keyReturningOf(table: TableModel, statement: StatementShape): Returning
   }))
 }
 
+/** What a statement returns when its table reads back what the server fills (looked up: once per statement). */
 function returningOf(table: TableModel, statement: StatementShape): Returning {
-  return returnings.get(table, statement.sql, () => {
-    const returning = returnedColumns(table, statement)
-    if (returning.length === 0) return NOTHING_RETURNED
-    const form = statementForm(statement)
-    return {
-      returning,
-      sql:
-        statement.kind === 'insert'
-          ? insertSql(table, statement.columns, returning, form, [], statement.rowCount)
-          : updateSql(table, statement.columns, statement.fixup, returning, form),
-    }
-  })
+  return (
+    returnings.find(table, statement.sql) ??
+    returnings.keep(table, statement.sql, madeReturning(table, statement))
+  )
+}
+
+/** {@link returningOf} made, the first time its shape is seen. */
+function madeReturning(table: TableModel, statement: StatementShape): Returning {
+  const returning = returnedColumns(table, statement)
+  if (returning.length === 0) return NOTHING_RETURNED
+  const form = statementForm(statement)
+  return {
+    returning,
+    sql:
+      statement.kind === 'insert'
+        ? insertSql(table, statement.columns, returning, form, [], statement.rowCount)
+        : updateSql(table, statement.columns, statement.fixup, returning, form),
+  }
 }

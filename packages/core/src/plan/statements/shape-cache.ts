@@ -27,13 +27,22 @@ export class ShapeCache<V> {
 
   /** The value of `shape` for `table`, made by `make` the first time. */
   get(table: TableModel, shape: string, make: () => V): V {
+    return this.find(table, shape) ?? this.keep(table, shape, make())
+  }
+
+  /**
+   * The value of `shape` for `table` if kept: with {@link keep}, {@link get} without a function made
+   * per call (a flush asks once per statement).
+   */
+  find(table: TableModel, shape: string): V | undefined {
+    return this.#shapesOf(table).get(shape)
+  }
+
+  /** Keeps `value` as the value of `shape` for `table`, and answers it. */
+  keep(table: TableModel, shape: string, value: V): V {
     const shapes = this.#shapesOf(table)
-    let value = shapes.get(shape)
-    if (value === undefined) {
-      value = make()
-      if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear()
-      shapes.set(shape, value)
-    }
+    if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear()
+    shapes.set(shape, value)
     return value
   }
 

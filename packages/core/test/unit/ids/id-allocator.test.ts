@@ -307,6 +307,22 @@ describe('IdAllocator.draw: ids one at a time, as the rows take them', () => {
     )
   })
 
+  it('gives a draw its own need after one left unfinished (a row that threw while its ids were assigned)', async () => {
+    const seqs = new FakeSequences()
+    const ids = new IdAllocator({ blockSize: 1 })
+    await ids.fill(seqs.query, need({ a: 6, b: 2 }))
+    const cut = ids.draw(need({ a: 3, b: 2 }))
+    expect(cut.next('a', true)).toBe('1') // then given up: no finish
+    const draw = ids.draw(need({ a: 1 }))
+    expect([draw.next('a', true), draw.next('a', true), draw.next('b', true)]).toEqual([
+      '2',
+      undefined, // past this draw's need, whatever the last one left
+      undefined, // b is not needed by this draw
+    ])
+    draw.finish()
+    expect([ids.available('a'), ids.available('b')]).toEqual([4, 2])
+  })
+
   it('takes nothing when one of the sequences is short, and counts the demand as take does', async () => {
     const seqs = new FakeSequences()
     const ids = new IdAllocator({ blockSize: 1 })
