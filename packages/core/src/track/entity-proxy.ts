@@ -2,7 +2,13 @@ import { errors } from '../errors.ts'
 import type { TableModel } from '../model/model.ts'
 import { givenColumn, writableColumn } from '../schema/checks.ts'
 import { sameValue } from '../values/index.ts'
-import { type Entity, type EntityState, type EntityStatus, STATE } from './entity-state.ts'
+import {
+  type Entity,
+  type EntityState,
+  type EntityStatus,
+  type RelationReads,
+  STATE,
+} from './entity-state.ts'
 import { isKept, wholeSnapshot } from './sent-snapshot.ts'
 
 /** What {@link Navigate} answers for a property that is not a relation of the entity's table. */
@@ -26,6 +32,13 @@ export interface Tracker {
   readonly scopes: Map<TableModel, unknown>
 }
 
+/** What few entities of a unit of work have: relations a graph load read, an upsert not flushed yet. */
+class Rare {
+  loaded: Set<string> | undefined = undefined
+  relationReads: RelationReads | undefined = undefined
+  upserted: EntityState['upserted'] = undefined
+}
+
 /**
  * An entity's state, which is also its Proxy's handler (its traps on the prototype): one object per
  * entity beside its row and the Proxy, and the handler answers {@link STATE} with itself, so finding
@@ -44,7 +57,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   key: string | null = null
   insertedHere = false
   entity: Entity
-  #rare: { loaded?: Set<string> | undefined; upserted?: EntityState['upserted'] } | undefined = undefined
+  #rare: Rare | undefined = undefined
 
   constructor(
     scope: Scope,
@@ -97,8 +110,17 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   }
 
   set loaded(loaded: Set<string> | undefined) {
-    this.#rare ??= {}
+    this.#rare ??= new Rare()
     this.#rare.loaded = loaded
+  }
+
+  get relationReads(): RelationReads | undefined {
+    return this.#rare?.relationReads
+  }
+
+  set relationReads(reads: RelationReads | undefined) {
+    this.#rare ??= new Rare()
+    this.#rare.relationReads = reads
   }
 
   get upserted(): EntityState['upserted'] {
@@ -106,7 +128,7 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
   }
 
   set upserted(upserted: EntityState['upserted']) {
-    this.#rare ??= {}
+    this.#rare ??= new Rare()
     this.#rare.upserted = upserted
   }
 

@@ -6,6 +6,17 @@ export type EntityStatus = 'new' | 'managed' | 'removed' | 'detached'
 /** A row as the application sees it: its columns by name. */
 export type Entity = Record<string, unknown>
 
+/**
+ * What graph loads recorded of an entity's relations, each by relation name (see `relation-reads.ts`):
+ * the counts they read (`$count`), the foreign key a many-to-one was read for, and the order its
+ * related rows were read in (`$orderBy`). Undefined until a load records one.
+ */
+export interface RelationReads {
+  counts: Map<string, number> | undefined
+  references: Map<string, string | null> | undefined
+  orders: Map<string, ReadonlyMap<EntityState, number>> | undefined
+}
+
 /** What the unit of work knows about one entity. The entity itself is a Proxy over `row`. */
 export interface EntityState {
   readonly table: TableModel
@@ -31,6 +42,8 @@ export interface EntityState {
   entity: Entity
   /** The relations whose related rows a graph load read for this entity (by relation name). */
   loaded?: Set<string> | undefined
+  /** What graph loads recorded of this entity's relations besides (see `relation-reads.ts`). */
+  relationReads?: RelationReads | undefined
   /**
    * Whether this unit of work inserted its row (a flush of its, not an upsert): no row stored before
    * referred to it, so every one-to-many, one-to-one and many-to-many of it is the entities this unit

@@ -1,16 +1,17 @@
-import type { EntityState } from '../track/entity-state.ts'
-
-/** What a graph load counted per entity: relation name to count (`$count`). */
-const counts = new WeakMap<EntityState, Map<string, number>>()
+import type { EntityState, RelationReads } from '../track/entity-state.ts'
 
 /**
- * What a graph load read a many-to-one for, per entity: relation name to the canonical text of the
- * foreign key's values in the row read (see `canonicalText`), null for a null key.
+ * What graph loads recorded of `state`'s relations (see `RelationReads`), made the first time: held by
+ * the entity's state, not in maps keyed by it (a load records some for most of its rows).
  */
-const references = new WeakMap<EntityState, Map<string, string | null>>()
-
-/** The order a graph load read an entity's related rows in (`$orderBy`): relation name to each row's rank. */
-const orders = new WeakMap<EntityState, Map<string, ReadonlyMap<EntityState, number>>>()
+function readsOf(state: EntityState): RelationReads {
+  let reads = state.relationReads
+  if (reads === undefined) {
+    reads = { counts: undefined, references: undefined, orders: undefined }
+    state.relationReads = reads
+  }
+  return reads
+}
 
 /**
  * Records that `relation` relates `n` rows to the entity of `state`, as a graph load counted them
@@ -20,12 +21,9 @@ const orders = new WeakMap<EntityState, Map<string, ReadonlyMap<EntityState, num
  * recordCount(article, 'favorites', 3)
  */
 export function recordCount(state: EntityState, relation: string, n: number): void {
-  let map = counts.get(state)
-  if (map === undefined) {
-    map = new Map()
-    counts.set(state, map)
-  }
-  map.set(relation, n)
+  const reads = readsOf(state)
+  reads.counts ??= new Map()
+  reads.counts.set(relation, n)
 }
 
 /**
@@ -36,7 +34,7 @@ export function recordCount(state: EntityState, relation: string, n: number): vo
  * countOf(article, 'favorites') // 3
  */
 export function countOf(state: EntityState, relation: string): number | undefined {
-  return counts.get(state)?.get(relation)
+  return state.relationReads?.counts?.get(relation)
 }
 
 /**
@@ -51,12 +49,9 @@ export function recordOrder(
   relation: string,
   ranks: ReadonlyMap<EntityState, number>,
 ): void {
-  let map = orders.get(state)
-  if (map === undefined) {
-    map = new Map()
-    orders.set(state, map)
-  }
-  map.set(relation, ranks)
+  const reads = readsOf(state)
+  reads.orders ??= new Map()
+  reads.orders.set(relation, ranks)
 }
 
 /**
@@ -64,7 +59,7 @@ export function recordOrder(
  * ones among them, after those, as they were); `related` itself when no order was asked for.
  */
 export function inReadOrder(state: EntityState, relation: string, related: EntityState[]): EntityState[] {
-  const ranks = orders.get(state)?.get(relation)
+  const ranks = state.relationReads?.orders?.get(relation)
   if (ranks === undefined || related.length < 2) return related
   const last = Number.MAX_SAFE_INTEGER
   return related
@@ -82,15 +77,12 @@ export function inReadOrder(state: EntityState, relation: string, related: Entit
  * recordReference(book, 'publisher', '1')
  */
 export function recordReference(state: EntityState, relation: string, key: string | null): void {
-  let map = references.get(state)
-  if (map === undefined) {
-    map = new Map()
-    references.set(state, map)
-  }
-  map.set(relation, key)
+  const reads = readsOf(state)
+  reads.references ??= new Map()
+  reads.references.set(relation, key)
 }
 
 /** The foreign key a graph load last read many-to-one `relation` of `state` for; undefined when none did. */
 export function referenceRead(state: EntityState, relation: string): string | null | undefined {
-  return references.get(state)?.get(relation)
+  return state.relationReads?.references?.get(relation)
 }
