@@ -13,7 +13,7 @@
 // the CPU's caches; what that takes off the flush is what the flush pays for finding them cold.
 // `--ours-only`: the raw driver's flushes left out of the timed loop (a profile of pipeflush's alone,
 // without the planning the raw side's statements are taken from); no ratio then.
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { startBenchEnv } from '../src/env/services.ts'
@@ -84,6 +84,7 @@ try {
         }
         if (session) {
           const { profile } = await session.post('Profiler.stop')
+          await mkdir(profileDir!, { recursive: true })
           await writeFile(join(profileDir!, `pair-${driver}-${cell}.cpuprofile`), JSON.stringify(profile))
         }
         const mean = (t: number[]) => Math.round(t.reduce((x, y) => x + y, 0) / t.length)

@@ -6,7 +6,7 @@
 //
 //   npx node --conditions=@pipeflush/source bench/tools/shop-cpu.ts [--cells graph,mix] [--drivers pg]
 //     [--flushes 900] [--profile /tmp/p] [--heap /tmp/h]
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { startBenchEnv } from '../src/env/services.ts'
@@ -69,10 +69,12 @@ try {
         const total = process.cpuUsage(all)
         if (profileDir) {
           const { profile } = await session!.post('Profiler.stop')
+          await mkdir(profileDir, { recursive: true })
           await writeFile(join(profileDir, `shop-${driver}-${cell}.cpuprofile`), JSON.stringify(profile))
         }
         if (heapDir) {
           const { profile } = await session!.post('HeapProfiler.stopSampling')
+          await mkdir(heapDir, { recursive: true })
           await writeFile(join(heapDir, `shop-${driver}-${cell}.heapprofile`), JSON.stringify(profile))
         }
         times.sort((a, b) => a - b)
