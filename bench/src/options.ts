@@ -4,8 +4,11 @@ import { MAX_CONDUIT_ROUNDS } from './conduit/conduit-requests.ts'
 import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
-/** The CPU scenario's cells: plain inserts (tables x rows) and the shop cells (see `series/shop-cells.ts`). */
-export const CPU_CELLS: readonly string[] = ['10x1', '5x10', 'graph', 'update', 'delete', 'mix']
+/**
+ * The CPU scenario's cells: plain inserts (tables x rows) and the shop cells (see `series/shop-cells.ts`):
+ * four flushes and a read batch (`load`).
+ */
+export const CPU_CELLS: readonly string[] = ['10x1', '5x10', 'graph', 'update', 'delete', 'mix', 'load']
 
 /** The cells of the request scenario: the shop's read-modify-write request, the four Conduit requests. */
 export const REQUEST_CELLS = ['shop', 'conduit'] as const

@@ -9,9 +9,10 @@ export interface Work {
   readonly rowsPerTable: number
   /**
    * A shop cell of the CPU scenario instead (see `series/shop-cells.ts`): `tables` are the shop tables
-   * it writes, `rowsPerTable` 0; only pipeflush-burst and the same-statement series write it.
+   * it writes (`load`, a read batch: reads), `rowsPerTable` 0; only pipeflush-burst and the
+   * same-statement series run it.
    */
-  readonly shop?: 'graph' | 'update' | 'delete' | 'mix'
+  readonly shop?: 'graph' | 'update' | 'delete' | 'mix' | 'load'
 }
 
 /** The most tables a flush can touch (`t1` .. `t20`). */

@@ -1,5 +1,5 @@
 import { type BenchReport, type ResultRow, rowId } from '../results.ts'
-import { SHOP_CELL_LABELS, type ShopCell } from '../series/shop-cells.ts'
+import { readsOnly, SHOP_CELL_LABELS, type ShopCell } from '../series/shop-cells.ts'
 import { bySeries, DRIVERS, type SeriesName } from '../series/types.ts'
 import { ms, num, ratio, rowsLabel } from './format.ts'
 import { missingLines, type View } from './views.ts'
@@ -36,15 +36,23 @@ function shapeTitle(cell: readonly ResultRow[]): string {
   const what = shop
     ? (SHOP_CELL_LABELS[shop] ?? shop)
     : `${first?.tables ?? '?'} tables x ${rowsLabel(first?.rowsPerTable ?? 0)}`
-  return `${what}, side by side at ${first?.latencyMs ?? '?'} ms (${cell.find((r) => r.status === 'ok')?.samples ?? '?'} flushes each)`
+  const each = shop !== undefined && readsOnly(shop) ? 'read batches' : 'flushes'
+  return `${what}, side by side at ${first?.latencyMs ?? '?'} ms (${cell.find((r) => r.status === 'ok')?.samples ?? '?'} ${each} each)`
+}
+
+/** Whether the CPU cell of `cell`'s rows is a read batch (the shop `load` cell), not a flush. */
+function readCell(cell: readonly ResultRow[]): boolean {
+  const shop = cell.find((r) => r.cpuCell !== undefined)?.cpuCell as ShopCell | undefined
+  return shop !== undefined && readsOnly(shop)
 }
 
 function sideBySideView(cell: readonly ResultRow[]): View {
+  const reads = readCell(cell)
   return {
-    title: `Client CPU per flush, ${shapeTitle(cell)}`,
+    title: `Client CPU per ${reads ? 'read batch' : 'flush'}, ${shapeTitle(cell)}`,
     headers: [
       'series',
-      'client CPU µs/flush',
+      reads ? 'client CPU µs/read batch' : 'client CPU µs/flush',
       'p50 µs',
       'p95 µs',
       'vs raw-pipeline',
@@ -88,15 +96,20 @@ function sideBySideView(cell: readonly ResultRow[]): View {
           ]
         : [rowId(r), r.status, '', '', '', '', '', '', '', '', '', ''],
     ),
-    note: cell.some((r) => r.cpuCell)
-      ? SHOP_NOTE
-      : 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. pipeflush-burst runs without an OpenTelemetry tracer provider; -traced and -tracing-false with a recording one set globally for their turns (see the tracing table). Client CPU: process.cpuUsage over the timed flushes / their number; p50 and p95 of process.cpuUsage around each flush; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
+    note: reads
+      ? READ_NOTE
+      : cell.some((r) => r.cpuCell)
+        ? SHOP_NOTE
+        : 'Each series on its own connection, taking turns in chunks in one process. raw-pipeline / raw-simple send the statements pipeflush sends (its inserts with ids: one-row statements for one row, unnest for several) without pipeflush; ratios are against them on the same driver. pipeflush-burst runs without an OpenTelemetry tracer provider; -traced and -tracing-false with a recording one set globally for their turns (see the tracing table). Client CPU: process.cpuUsage over the timed flushes / their number; p50 and p95 of process.cpuUsage around each flush; server CPU: the backend\'s utime + stime (10 ms ticks), "-" where unreadable.',
     missing: missingLines(cell),
   }
 }
 
 const SHOP_NOTE =
   "A shop cell (the realistic mix's schema, units of work of its kinds): each series writes rows of its own, on its own connection, taking turns in chunks in one process. Before each flush, untimed: pipeflush-burst makes the unit in a fresh fork as users do (rows loaded with em.find, new rows with em.create, a new parent given as its entity, loaded rows assigned and removed; connected with versionColumn: 'version'), then em.flush() is timed; raw-pipeline / raw-simple make the same unit in pipeflush on a connection of their own, take em.plan()'s statements and replace its placeholder ids by ids from the tables' sequences, then send exactly those statements (pipelined with BEGIN and COMMIT, or as one simple-protocol message with the parameters as literals). Client CPU: process.cpuUsage around each flush (p50, p95) and over each chunk without the untimed preparation (the mean: it includes garbage collection of what the preparation left). Target: pipeflush-burst p50 <= 1.6x raw-simple (see the targets). Server CPU is not read (the preparation runs on the server too)."
+
+const READ_NOTE =
+  "The shop's read batch: each series on its own connection and its own fixture rows, taking turns in chunks in one process. pipeflush-burst: em.load('customer', id, { with: { purchases: { purchase_lines: { product: true } } } }) on a fresh fork (made untimed), the same customer each time: its selects in one round trip, in a read-only REPEATABLE READ transaction (pipelined and named on pg, one simple-protocol message on postgres.js), the rows decoded, tracked as entities and linked. raw-pipeline / raw-simple send the statements pipeflush sent for that load (taken once where node-postgres takes them, BEGIN and COMMIT included): pipelined in one Promise.all (those with parameters prepared), or as one simple-protocol message with the parameters as literals, and the driver decodes the rows. Client CPU: process.cpuUsage around each read batch (p50, p95) and over each chunk. Target: pipeflush-burst p50 <= 1.6x the raw driver sending the same messages: raw-pipeline on pg, raw-simple on postgres.js (see the targets)."
 
 /** The settings of the tracing table: the series and how it is labelled. */
 const TRACING: readonly (readonly [SeriesName, string])[] = [

@@ -1,5 +1,5 @@
 import type { BenchReport, ResultRow } from '../results.ts'
-import { SHOP_CELLS } from '../series/shop-cells.ts'
+import { readsOnly, SHOP_CELLS } from '../series/shop-cells.ts'
 import { DRIVERS, type DriverName, seriesId } from '../series/types.ts'
 import { ms, num, ratio } from './format.ts'
 import type { TargetCheck } from './headline-targets.ts'
@@ -113,7 +113,8 @@ const LARGE_VS_COPY = 1.5
 /**
  * The CPU, concurrency and large-flush targets, per driver: client CPU per flush <= 1.3x the raw driver sending the same
  * statements pipelined (10 x 1 and 5 x 10); in each CPU cell measured (10 x 1, 5 x 10 and the shop cells), client CPU
- * p50 per flush <= 1.6x the same statements in one simple-protocol message (raw-simple); 50 concurrent units on a
+ * p50 per flush <= 1.6x the same statements in one simple-protocol message (raw-simple), and per read
+ * batch (the shop `load` cell) <= 1.6x the raw driver sending the same messages; 50 concurrent units on a
  * pool of 10 at 2 ms: flushes per second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert
  * <= 1.5x COPY.
  */
@@ -151,7 +152,7 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): TargetChec
         (r) =>
           r.scenario === 'cpu' && r.cpuCell === undefined && r.tables === tables && r.rowsPerTable === rows,
       ]),
-      ...SHOP_CELLS.map((cell): [string, (r: ResultRow) => boolean] => [
+      ...SHOP_CELLS.filter((cell) => !readsOnly(cell)).map((cell): [string, (r: ResultRow) => boolean] => [
         `shop ${cell}`,
         (r) => r.scenario === 'cpu' && r.cpuCell === cell,
       ]),
@@ -169,6 +170,25 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): TargetChec
         text,
         ok: row.cpuP50VsRawSimple <= CPU_VS_SIMPLE,
         detail: `${us(row.cpuP50Ms)} µs / ${us(raw.cpuP50Ms)} µs = ${ratio(row.cpuP50VsRawSimple)}; p95 ${us(row.cpuP95Ms)} / ${us(raw.cpuP95Ms)} µs; vs raw-pipeline p50 ${ratio(row.cpuP50VsRawPipeline)} (${us(pipelined?.cpuP50Ms)} µs)`,
+      })
+    }
+    // A read batch against the raw driver sending the same messages: pipelined on pg (pipeflush names
+    // its selects there), one simple-protocol message on postgres.js.
+    for (const cell of SHOP_CELLS.filter(readsOnly)) {
+      const same = driver === 'pg' ? 'raw-pipeline' : 'raw-simple'
+      const text = `${name}: client CPU p50 per read batch <= ${CPU_VS_SIMPLE}x ${same} (${driver}, the same messages), shop ${cell}`
+      const at = (r: ResultRow) => r.scenario === 'cpu' && r.cpuCell === cell
+      const row = burstRow(report, driver, at)
+      const raw = other(same, (r) => r.driver === driver && at(r))
+      const vs = same === 'raw-pipeline' ? row?.cpuP50VsRawPipeline : row?.cpuP50VsRawSimple
+      if (!vs || !raw) {
+        if (report.results.some(at)) checks.push(notMeasured(text, `${name} and ${same} side by side`))
+        continue
+      }
+      checks.push({
+        text,
+        ok: vs <= CPU_VS_SIMPLE,
+        detail: `${us(row?.cpuP50Ms)} µs / ${us(raw.cpuP50Ms)} µs = ${ratio(vs)}; p95 ${us(row?.cpuP95Ms)} / ${us(raw.cpuP95Ms)} µs`,
       })
     }
     const conc = burstRow(report, driver, (r) => r.scenario === 'concurrency')

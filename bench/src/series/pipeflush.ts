@@ -3,6 +3,7 @@
 import type { EntityManager, FlushReport, PipelineMode } from '@pipeflush/core'
 import { nextValues, type Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
+import { readsOnly } from './shop-cells.ts'
 import { pipeflushShop } from './shop-pipeflush.ts'
 import { recordingTracer, tracingUnavailable } from './tracing.ts'
 import { ALL_SCENARIOS, DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
@@ -153,7 +154,13 @@ function pipeflushSeries(mode: PipelineMode, driver: DriverName, description: st
           if (work.shop) {
             const em = prepared
             prepared = undefined
-            if (!em) throw new Error(`${seriesId(name, driver)}: shop cell flushed without prepare`)
+            if (!em || !shop) throw new Error(`${seriesId(name, driver)}: shop cell flushed without prepare`)
+            if (readsOnly(work.shop)) {
+              // A read batch: no flush, no report.
+              last = undefined
+              await shop.read(em)
+              return
+            }
             last = await em.flush()
             return
           }

@@ -1,6 +1,7 @@
 import { allTables, nextValues, type Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
 import { type InsertTexts, insertTexts, pipeflushUnavailable } from './pipeflush.ts'
+import { readsOnly } from './shop-cells.ts'
 import { type RawStatement, rawShop } from './shop-pipeflush.ts'
 import { DRIVERS, type DriverName, type Series, type SeriesClient, seriesId } from './types.ts'
 
@@ -149,6 +150,42 @@ async function pipelinedStatements(c: DriverClient, statements: readonly RawStat
   }
 }
 
+/**
+ * A read cell's statements (its BEGIN and COMMIT among them, as pipeflush sent them) pipelined in one
+ * `Promise.all`, those with parameters prepared (named on pg), the others unnamed.
+ */
+async function pipelinedReads(c: DriverClient, statements: readonly RawStatement[]): Promise<void> {
+  if (c.driver === 'postgres.js') {
+    const r = await c.client.reserve()
+    try {
+      await Promise.all(
+        statements.map((s) =>
+          s.params.length === 0 ? r.unsafe(s.sql) : r.unsafe(s.sql, s.params as string[], { prepare: true }),
+        ),
+      )
+    } finally {
+      r.release()
+    }
+    return
+  }
+  const client = await c.client.connect()
+  try {
+    await Promise.all(
+      statements.map((s) => {
+        if (s.params.length === 0) return client.query({ text: s.sql })
+        let name = pgNames.get(s.sql)
+        if (name === undefined) {
+          name = `raw_shop_${pgNames.size + 1}`
+          pgNames.set(s.sql, name)
+        }
+        return client.query({ name, text: s.sql, values: s.params as string[] })
+      }),
+    )
+  } finally {
+    client.release()
+  }
+}
+
 /** The shop cell's statements in one simple-protocol message, no BEGIN (one implicit transaction). */
 async function simpleStatements(c: DriverClient, statements: readonly RawStatement[]): Promise<void> {
   const text = statements.map((s) => inlineNullable(s.sql, s.params)).join(';\n')
@@ -198,7 +235,9 @@ function sameStatementSeries(kind: 'raw-pipeline' | 'raw-simple', driver: Driver
           const statements = prepared
           prepared = undefined
           if (!statements) throw new Error(`${seriesId(kind, driver)}: shop cell flushed without prepare`)
-          await sendShop(c, statements)
+          // A read cell's statements hold their own BEGIN and COMMIT: pipelined as they are.
+          if (kind === 'raw-pipeline' && readsOnly(work.shop)) await pipelinedReads(c, statements)
+          else await sendShop(c, statements)
         },
         async prepare(work) {
           prepared = await shop.prepare(work)

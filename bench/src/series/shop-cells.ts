@@ -10,8 +10,11 @@ import type { ShopTable } from '../realistic/shop-schema.ts'
 import type { NewRow, Read, Ref, Unit, Update, Value } from '../realistic/unit.ts'
 import type { Work } from '../workload.ts'
 
-/** The shop cells of the CPU scenario, in the order they are run and shown. */
-export const SHOP_CELLS = ['graph', 'update', 'delete', 'mix'] as const
+/**
+ * The shop cells of the CPU scenario, in the order they are run and shown: four flushes, then `load`,
+ * a read batch (a graph load: see {@link LOAD_WITH}).
+ */
+export const SHOP_CELLS = ['graph', 'update', 'delete', 'mix', 'load'] as const
 
 export type ShopCell = (typeof SHOP_CELLS)[number]
 
@@ -24,6 +27,18 @@ export const SHOP_CELL_LABELS: Readonly<Record<ShopCell, string>> = {
   delete:
     'shop delete: 2 purchases (their lines and payments by cascade), 2 lines, 2 audit events, 1 product (versioned), all loaded',
   mix: 'shop mix: a new purchase of a loaded customer with 2 lines, a payment, an audit event; the customer, 2 products (versioned) and a purchase updated; a purchase and a line deleted',
+  load: "shop load: a read batch, no write: a customer with its 5 purchases, their 15 lines and the lines' 15 products, a graph load on a fresh fork (4 selects in one round trip, 36 rows)",
+}
+
+/**
+ * What the `load` cell reads: `em.load('customer', id, { with: LOAD_WITH })`, the customer of the
+ * client's first fixture unit (the same each time, on a fresh fork).
+ */
+export const LOAD_WITH = { purchases: { purchase_lines: { product: true } } } as const
+
+/** Whether `cell` is a read batch (nothing written), not a flush. */
+export function readsOnly(cell: ShopCell): boolean {
+  return cell === 'load'
 }
 
 /** The tables each cell writes. */
@@ -32,6 +47,7 @@ const CELL_TABLES: Readonly<Record<ShopCell, readonly ShopTable[]>> = {
   update: ['customer', 'purchase', 'purchase_line', 'product'],
   delete: ['purchase', 'purchase_line', 'audit_event', 'product'],
   mix: ['customer', 'product', 'purchase', 'purchase_line', 'payment', 'audit_event'],
+  load: ['customer', 'purchase', 'purchase_line', 'product'],
 }
 
 /**
@@ -321,11 +337,37 @@ function mix(f: ShopFixtures, i: number): CellUnit {
   return u.build('mix')
 }
 
+/** Purchases the `load` cell's customer gets besides its fixture one, with 3 lines each. */
+const LOAD_PURCHASES = 4
+
+/**
+ * The `load` cell's unit: nothing to read first nor to write (the load is what is measured). The
+ * client's first one gives the customer it loads (unit 0's) 4 more purchases of 3 lines each, on the
+ * products of fixture units 1 to 4, so that a load reads 5 purchases, 15 lines and 15 products.
+ */
+function load(f: ShopFixtures, i: number): CellUnit {
+  const u = new Builder()
+  if (i === 0) {
+    for (let k = 1; k <= LOAD_PURCHASES; k++) {
+      const purchase = f.setupId()
+      u.setup.push(
+        `insert into purchase (id, customer_id, status, total, placed_at) values (${purchase}, ${f.customer(0)}, 'paid', ${money(k)}, timestamptz '2026-01-01' + ${k} * interval '1 day');`,
+      )
+      for (let j = 0; j < LINES_PER_PURCHASE; j++)
+        u.setup.push(
+          `insert into purchase_line (id, purchase_id, product_id, qty, price) values (${f.setupId()}, ${purchase}, ${f.product(k, j)}, ${j + 1}, ${money(k, j)});`,
+        )
+    }
+  }
+  return u.build('load')
+}
+
 const BUILDERS: Readonly<Record<ShopCell, (f: ShopFixtures, i: number) => CellUnit>> = {
   graph,
   update,
   delete: remove,
   mix,
+  load,
 }
 
 /**

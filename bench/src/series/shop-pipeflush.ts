@@ -2,10 +2,11 @@
 // create, assign, remove, plan): the shop cells of the CPU scenario, as pipeflush flushes them and as
 // the raw drivers send the statements pipeflush plans for them.
 import type { EntityManager } from '@pipeflush/core'
+import pg from 'pg'
 import { isRef, type Unit } from '../realistic/unit.ts'
 import type { Work } from '../workload.ts'
 import { type DriverClient, openDriver } from './driver-client.ts'
-import { type CellUnit, cellUnit, type ShopCell, ShopFixtures } from './shop-cells.ts'
+import { type CellUnit, cellUnit, LOAD_WITH, readsOnly, type ShopCell, ShopFixtures } from './shop-cells.ts'
 import type { DriverName } from './types.ts'
 
 type Entity = Record<string, unknown>
@@ -80,7 +81,10 @@ export class Units {
 
 /** pipeflush's side of a shop cell on one client: the next unit loaded and changed in a fork, not flushed. */
 export interface PipeflushShop {
+  /** The next unit in a fresh fork; for a read cell (`load`), the fork alone, nothing read yet. */
   prepare(work: Work): Promise<EntityManager>
+  /** What a read cell does on the fork `prepare` gave: the `load` cell's graph load. */
+  read(em: EntityManager): Promise<unknown>
 }
 
 /**
@@ -96,9 +100,16 @@ export function pipeflushShop(c: DriverClient): PipeflushShop {
     async prepare(work) {
       if (!work.shop) throw new Error('not a shop cell')
       const root = await shopRoot(c.client)
-      return unitInFork(root, await units.next(work.shop))
+      const unit = await units.next(work.shop)
+      return readsOnly(work.shop) ? root.fork() : unitInFork(root, unit)
     },
+    read: (em) => loadCell(em, units.fixtures),
   }
+}
+
+/** The `load` cell's read on `em`: the customer of the fixtures' first unit, with `LOAD_WITH`. */
+function loadCell(em: EntityManager, fixtures: ShopFixtures): Promise<unknown> {
+  return em.load('customer', fixtures.customer(0), { with: LOAD_WITH })
 }
 
 /** A statement as a raw driver sends it: pipeflush's text, its parameters as pipeflush passes them. */
@@ -131,13 +142,21 @@ export interface RawShop {
 export function rawShop(driver: DriverName, url: string): RawShop {
   let planner: Promise<DriverClient> | undefined
   let units: Units | undefined
+  let reads: Promise<RawStatement[]> | undefined
   return {
     async prepare(work) {
       if (!work.shop) throw new Error('not a shop cell')
       planner ??= openDriver(driver, url, 1)
       const c = await planner
       units ??= new Units(c.query)
-      const em = await unitInFork(await shopRoot(c.client), await units.next(work.shop))
+      const unit = await units.next(work.shop)
+      if (readsOnly(work.shop)) {
+        // The same load every time: its statements captured once.
+        const fixtures = units.fixtures
+        reads ??= capturedReads(url, (em) => loadCell(em, fixtures))
+        return reads
+      }
+      const em = await unitInFork(await shopRoot(c.client), unit)
       const statements = em.plan().waves.flat()
       // Placeholders stand in the key column of the inserts: each one's table, in order of appearance.
       const tableOf = new Map<string, string>()
@@ -170,4 +189,34 @@ export function rawShop(driver: DriverName, url: string): RawShop {
       if (planner) await (await planner).close()
     },
   }
+}
+
+/**
+ * The statements pipeflush sends for `read` (on a fork of a root of its own, on node-postgres: every
+ * statement of a read batch, its BEGIN and COMMIT included, goes through `Client.query`, where they
+ * are taken as sent, parameters as texts). On postgres.js pipeflush sends the same texts, its
+ * parameters inlined, in one simple-protocol message.
+ */
+async function capturedReads(
+  url: string,
+  read: (em: EntityManager) => Promise<unknown>,
+): Promise<RawStatement[]> {
+  const c = await openDriver('pg', url, 1)
+  const captured: RawStatement[] = []
+  const query = pg.Client.prototype.query
+  try {
+    const root = await shopRoot(c.client)
+    pg.Client.prototype.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+      const q = config as { text?: unknown; values?: unknown } | null
+      if (typeof q === 'object' && q !== null && typeof q.text === 'string')
+        captured.push({ sql: q.text, params: Array.isArray(q.values) ? (q.values as (string | null)[]) : [] })
+      return (query as (...a: unknown[]) => unknown).call(this, config, ...rest)
+    } as typeof query
+    await read(root.fork())
+  } finally {
+    pg.Client.prototype.query = query
+    await c.close()
+  }
+  if (captured.length === 0) throw new Error('shop load: no statement captured')
+  return captured
 }

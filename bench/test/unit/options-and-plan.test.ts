@@ -172,7 +172,8 @@ describe('buildPlan', () => {
     expect(steps.filter((s) => s.scenario === 'concurrency')).toHaveLength(11)
     const cpu = steps.filter((s): s is CpuStep => s.scenario === 'cpu')
     // pipeflush-burst, its traced and tracing: false twins, raw-pipeline and raw-simple, on both drivers;
-    // then the shop cells: pipeflush-burst, raw-pipeline and raw-simple on both drivers
+    // then the shop cells: pipeflush-burst, raw-pipeline and raw-simple on both drivers (the four
+    // flushes, then the read batch)
     expect(cpu.map((s) => [s.latencyMs, s.work.shop ?? null, s.series.length])).toEqual([
       [0, null, 10],
       [0, null, 10],
@@ -180,6 +181,7 @@ describe('buildPlan', () => {
       [0, 'update', 6],
       [0, 'delete', 6],
       [0, 'mix', 6],
+      [0, 'load', 6],
     ])
     const real = steps.filter((s) => s.scenario === 'realistic')
     expect(real).toHaveLength(3 * 2 * 2)
