@@ -1,4 +1,5 @@
 import type { ConduitSeries } from './conduit/conduit-requests.ts'
+import { WIDE_TABLE } from './measure/first-flush.ts'
 import type { BenchOptions } from './options.ts'
 import type { RealisticSeries } from './realistic/runner.ts'
 import type { RequestSeries } from './request/request.ts'
@@ -122,9 +123,11 @@ export function buildPlan(
           })
       if (cpu && latencyMs === options.cpuLatency)
         for (const work of cpuWorks(options)) {
-          const stepSeries = work.shop
-            ? cpuSeries.filter((x) => SHOP_CELL_SERIES.includes(x.name))
-            : cpuSeries
+          const stepSeries = work.firstShapes
+            ? cpuSeries.filter((x) => x.name === 'pipeflush-burst')
+            : work.shop
+              ? cpuSeries.filter((x) => SHOP_CELL_SERIES.includes(x.name))
+              : cpuSeries
           if (stepSeries.length > 0) steps.push({ scenario: 'cpu', series: stepSeries, latencyMs, work })
         }
       if (options.realisticLatencies.includes(latencyMs))
@@ -142,7 +145,8 @@ export function buildPlan(
 
 /**
  * The work shapes of the CPU scenario `options.cpuCells` selects: the plain-insert shapes of
- * {@link CPU_WORK} (`10x1`, `5x10`) and the shop cells (`graph`, `update`, `delete`, `mix`).
+ * {@link CPU_WORK} (`10x1`, `5x10`), the shop cells (`graph`, `update`, `delete`, `mix`, `load`) and
+ * the first-flush cell (`first`: pipeflush-burst alone).
  *
  * @example
  * cpuWorks(parseOptions(['--cpu-cells', 'graph'])) // [shopWork('graph')]
@@ -151,8 +155,12 @@ export function cpuWorks(options: Pick<BenchOptions, 'cpuCells'>): Work[] {
   return [
     ...CPU_WORK.filter((w) => options.cpuCells.includes(`${w.tables.length}x${w.rowsPerTable}`)),
     ...SHOP_CELLS.filter((c) => options.cpuCells.includes(c)).map(shopWork),
+    ...(options.cpuCells.includes('first') ? [FIRST_SHAPES_WORK] : []),
   ]
 }
+
+/** The first-flush cell's work: new statement shapes of one table (see `measure/first-flush.ts`). */
+export const FIRST_SHAPES_WORK: Work = { tables: [WIDE_TABLE], rowsPerTable: 0, firstShapes: true }
 
 /** Number of steps of a plan. */
 export function countSteps(plan: readonly LatencyGroup[]): number {

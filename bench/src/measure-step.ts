@@ -5,6 +5,7 @@ import type { ConduitStep, CpuStep, FlushStep, RealisticStep, RequestStep, Step 
 import { measureConcurrency } from './measure/concurrency.ts'
 import { measureConduit } from './measure/conduit-run.ts'
 import { measureCpuSideBySide } from './measure/cpu-cell.ts'
+import { measureFirstFlush } from './measure/first-flush.ts'
 import { measureFlushCell } from './measure/flush-cell.ts'
 import { measureRealistic, type RealisticOptions } from './measure/realistic-run.ts'
 import { measureRequests, type RequestOptions } from './measure/request-run.ts'
@@ -38,6 +39,7 @@ function cell(step: Step, series: SeriesName, driver: DriverName, rttMs: number)
       ? { variant: step.series.variant }
       : {}),
     ...(step.scenario === 'cpu' && step.work.shop ? { cpuCell: step.work.shop } : {}),
+    ...(step.scenario === 'cpu' && step.work.firstShapes ? { cpuCell: 'first' } : {}),
   } as const
 }
 
@@ -166,6 +168,49 @@ async function cpuStep(
   })
 }
 
+/**
+ * The first-flush cell: per driver of the step's pipeflush-burst series, the first flush of new
+ * statement shapes against the same flushes repeated (see `measureFirstFlush`): as many shapes as a
+ * tenth of `--cpu-flushes`, from 5 to 150.
+ */
+async function firstFlushStep(
+  step: CpuStep,
+  env: BenchEnv,
+  o: BenchOptions,
+  rttMs: number,
+  unavailable: ReadonlyMap<string, string>,
+): Promise<ResultRow[]> {
+  const shapes = Math.max(5, Math.min(150, Math.round(o.cpuFlushes / 10)))
+  const rows: ResultRow[] = []
+  for (const s of step.series) {
+    const missing = unavailable.get(s.id)
+    if (missing) {
+      rows.push(...missingRows(step, 'unavailable', missing, rttMs, new Set([s.id])))
+      continue
+    }
+    try {
+      const m = await measureFirstFlush(s.driver, env.target, shapes)
+      rows.push({
+        ...cell(step, s.name, s.driver, rttMs),
+        status: 'ok',
+        medianMs: null,
+        p95Ms: null,
+        meanMs: null,
+        minMs: null,
+        maxMs: null,
+        samples: m.shapes,
+        roundTrips: null,
+        cpuP50Ms: round(m.firstP50Ms),
+        cpuRepeatedP50Ms: round(m.repeatedP50Ms),
+      })
+    } catch (e) {
+      const message = e instanceof Error ? (e.message.split('\n')[0] ?? 'failed') : String(e)
+      rows.push(...missingRows(step, 'failed', message, rttMs, new Set([s.id])))
+    }
+  }
+  return rows
+}
+
 async function realisticStep(
   step: RealisticStep,
   env: BenchEnv,
@@ -214,7 +259,10 @@ export async function measureStep(
   rttMs: number,
   unavailable: ReadonlyMap<string, string>,
 ): Promise<ResultRow[]> {
-  if (step.scenario === 'cpu') return cpuStep(step, env, o, rttMs, unavailable)
+  if (step.scenario === 'cpu')
+    return step.work.firstShapes
+      ? firstFlushStep(step, env, o, rttMs, unavailable)
+      : cpuStep(step, env, o, rttMs, unavailable)
   if (step.scenario === 'realistic') return [await realisticStep(step, env, o, rttMs)]
   if (step.scenario === 'request')
     return step.cell === 'conduit'

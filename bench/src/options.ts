@@ -5,10 +5,20 @@ import { DRIVERS, type DriverName } from './series/types.ts'
 import { MAX_TABLES } from './workload.ts'
 
 /**
- * The CPU scenario's cells: plain inserts (tables x rows) and the shop cells (see `series/shop-cells.ts`):
- * four flushes and a read batch (`load`).
+ * The CPU scenario's cells: plain inserts (tables x rows), the shop cells (see `series/shop-cells.ts`:
+ * four flushes and a read batch, `load`) and `first`, the first flush of new statement shapes against
+ * the same flushes repeated (see `measure/first-flush.ts`).
  */
-export const CPU_CELLS: readonly string[] = ['10x1', '5x10', 'graph', 'update', 'delete', 'mix', 'load']
+export const CPU_CELLS: readonly string[] = [
+  '10x1',
+  '5x10',
+  'graph',
+  'update',
+  'delete',
+  'mix',
+  'load',
+  'first',
+]
 
 /** The cells of the request scenario: the shop's read-modify-write request, the four Conduit requests. */
 export const REQUEST_CELLS = ['shop', 'conduit'] as const

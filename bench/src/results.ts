@@ -53,8 +53,16 @@ export interface ResultRow {
   /** cpu scenario: the same two ratios of the p50s (client CPU around each flush). */
   readonly cpuP50VsRawPipeline?: number | null
   readonly cpuP50VsRawSimple?: number | null
-  /** cpu scenario: the shop cell (`graph`, `update`, `delete`, `mix`); absent for the plain-insert cells. */
+  /**
+   * cpu scenario: the shop cell (`graph`, `update`, `delete`, `mix`, `load`), or `first` (the
+   * first-flush cell); absent for the plain-insert cells.
+   */
   readonly cpuCell?: string
+  /**
+   * cpu scenario, the first-flush cell: the median client CPU of the same flushes repeated, ms (the
+   * first flush of each new shape is `cpuP50Ms`; `samples`, the shapes).
+   */
+  readonly cpuRepeatedP50Ms?: number | null
   /** What the library reported (pipeflush's `report.roundTrips`, mean). */
   readonly reportedRoundTrips?: number | null
   /** Flushes whose report differs from the socket count (must be 0). */

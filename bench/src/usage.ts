@@ -48,8 +48,10 @@ TOXIPROXY_URL are set.
   --cpu-flushes 1500         flushes per series of the side-by-side CPU measurement (pipeflush-burst
                              without a tracer provider, traced, tracing: false; the raw drivers); 0 skips it
   --cpu-latency 0            latency of the CPU measurement
-  --cpu-cells a,b            the CPU cells: 10x1, 5x10 (plain inserts), graph, update, delete, mix (shop
-                             cells: pipeflush-burst, raw-pipeline, raw-simple only); default all
+  --cpu-cells a,b            the CPU cells: 10x1, 5x10 (plain inserts), graph, update, delete, mix, load
+                             (shop cells, load a read batch: pipeflush-burst, raw-pipeline, raw-simple
+                             only), first (a new statement shape's first flush against it repeated:
+                             pipeflush-burst only); default all
   --profile                  write a V8 CPU profile of pipeflush-burst per driver (and per shop cell) to the output folder
   --rtt-samples 20           select 1 samples per latency
   --nagle                    leave Nagle's algorithm on for the raw postgres.js series (its default); by

@@ -13,6 +13,11 @@ export interface Work {
    * same-statement series run it.
    */
   readonly shop?: 'graph' | 'update' | 'delete' | 'mix' | 'load'
+  /**
+   * The CPU scenario's first-flush cell instead (see `measure/first-flush.ts`): new statement shapes,
+   * each flushed first and then repeated; `tables` its one table.
+   */
+  readonly firstShapes?: true
 }
 
 /** The most tables a flush can touch (`t1` .. `t20`). */

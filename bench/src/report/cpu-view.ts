@@ -21,10 +21,41 @@ const over = (a: number | null | undefined, b: number | null | undefined) => (a 
  * cpuViews(report)[0]?.title // 'Client CPU per flush, 10 tables x 1 row, side by side at 0 ms (1500 flushes each)'
  */
 export function cpuViews(report: BenchReport): View[] {
-  const rows = report.results.filter((r) => r.scenario === 'cpu')
+  const all = report.results.filter((r) => r.scenario === 'cpu')
+  const rows = all.filter((r) => r.cpuCell !== FIRST_CELL)
   const shapes = [...new Set(rows.map(shapeKey))]
   const cells = shapes.map((shape) => rows.filter((r) => shapeKey(r) === shape).sort(bySeries))
-  return [...cells.map(sideBySideView), ...cells.map(tracingView).filter((v): v is View => v !== undefined)]
+  const first = all.filter((r) => r.cpuCell === FIRST_CELL).sort(bySeries)
+  return [
+    ...cells.map(sideBySideView),
+    ...(first.length > 0 ? [firstFlushView(first)] : []),
+    ...cells.map(tracingView).filter((v): v is View => v !== undefined),
+  ]
+}
+
+/** The CPU cell of the first flush of new statement shapes (see `measure/first-flush.ts`). */
+const FIRST_CELL = 'first'
+
+/** The first-flush cell: per driver, a new shape's first flush against the same flush repeated. */
+function firstFlushView(rows: readonly ResultRow[]): View {
+  return {
+    title: `Client CPU of the first flush of a new statement shape, against the same flush repeated, at ${rows[0]?.latencyMs ?? '?'} ms`,
+    headers: ['series', 'shapes', 'first flush p50 µs', 'repeated p50 µs', 'first / repeated'],
+    align: ['left', 'right', 'right', 'right', 'right'],
+    rows: rows.map((r) =>
+      r.status === 'ok'
+        ? [
+            rowId(r),
+            String(r.samples),
+            us(r.cpuP50Ms),
+            us(r.cpuRepeatedP50Ms),
+            over(r.cpuP50Ms, r.cpuRepeatedP50Ms),
+          ]
+        : [rowId(r), r.status, '', '', ''],
+    ),
+    note: "One table of 12 nullable int columns: shape n inserts a row writing the columns of n's bits and updates a loaded row's same columns, so every shape is new to the process (its insert and update texts, what they return); the process warmed first on a shape of its own. Per shape, its first flush, then 15 more (their median); before each, untimed, a fresh fork loads the row it updates and makes the changes. Medians over the shapes of process.cpuUsage around each flush, one connection of pipeflush-burst (a root connected with pipeline: 'burst'). Target: first <= 5x repeated (see the targets).",
+    missing: missingLines(rows),
+  }
 }
 
 /** A CPU cell's work shape: tables x rows, or the shop cell. */

@@ -107,6 +107,8 @@ export function checkRealisticTargets(report: BenchReport): TargetCheck[] {
 
 /** The most client CPU a flush may take against the raw driver sending its statements as one simple-protocol message (p50). */
 const CPU_VS_SIMPLE = 1.6
+/** The most client CPU the first flush of a new statement shape may take against the same flush repeated (p50s). */
+const FIRST_VS_REPEATED = 5
 /** The longest a 100,000-row insert flush may take against postgres.js's COPY of the same rows (median, wall clock). */
 const LARGE_VS_COPY = 1.5
 
@@ -114,7 +116,8 @@ const LARGE_VS_COPY = 1.5
  * The CPU, concurrency and large-flush targets, per driver: client CPU per flush <= 1.3x the raw driver sending the same
  * statements pipelined (10 x 1 and 5 x 10); in each CPU cell measured (10 x 1, 5 x 10 and the shop cells), client CPU
  * p50 per flush <= 1.6x the same statements in one simple-protocol message (raw-simple), and per read
- * batch (the shop `load` cell) <= 1.6x the raw driver sending the same messages; 50 concurrent units on a
+ * batch (the shop `load` cell) <= 1.6x the raw driver sending the same messages; a new statement
+ * shape's first flush <= 5x the same flush repeated (the `first` cell); 50 concurrent units on a
  * pool of 10 at 2 ms: flushes per second >= 0.85x pg-pipeline and >= 1.5x raw-promise-all; a 100,000-row insert
  * <= 1.5x COPY.
  */
@@ -191,6 +194,19 @@ export function checkCpuConcurrencyLargeTargets(report: BenchReport): TargetChec
         detail: `${us(row?.cpuP50Ms)} µs / ${us(raw.cpuP50Ms)} µs = ${ratio(vs)}; p95 ${us(row?.cpuP95Ms)} / ${us(raw.cpuP95Ms)} µs`,
       })
     }
+    // What a statement shape costs the first time it is met (its texts and what it returns are made
+    // then, and kept).
+    const firstText = `${name}: client CPU of a new statement shape's first flush <= ${FIRST_VS_REPEATED}x the same flush repeated (p50s)`
+    const first = burstRow(report, driver, (r) => r.scenario === 'cpu' && r.cpuCell === 'first')
+    if (first?.cpuP50Ms && first.cpuRepeatedP50Ms) {
+      const r = first.cpuP50Ms / first.cpuRepeatedP50Ms
+      checks.push({
+        text: firstText,
+        ok: r <= FIRST_VS_REPEATED,
+        detail: `${us(first.cpuP50Ms)} µs / ${us(first.cpuRepeatedP50Ms)} µs = ${ratio(r)} (${first.samples} shapes)`,
+      })
+    } else if (report.results.some((r) => r.scenario === 'cpu' && r.cpuCell === 'first'))
+      checks.push(notMeasured(firstText, `${name}'s first-flush cell`))
     const conc = burstRow(report, driver, (r) => r.scenario === 'concurrency')
     for (const [series, factor] of [
       ['pg-pipeline', 0.85],

@@ -182,7 +182,10 @@ describe('buildPlan', () => {
       [0, 'delete', 6],
       [0, 'mix', 6],
       [0, 'load', 6],
+      // the first flush of new statement shapes: pipeflush-burst alone, on both drivers
+      [0, null, 2],
     ])
+    expect(cpu.at(-1)?.work.firstShapes).toBe(true)
     const real = steps.filter((s) => s.scenario === 'realistic')
     expect(real).toHaveLength(3 * 2 * 2)
     expect([...new Set(real.map((s) => s.latencyMs))]).toEqual([2, 20])
