@@ -36,6 +36,7 @@ create table product (${id}, sku text not null, name text not null, price numeri
 create table tag (${id}, name text not null);
 create table purchase (${id}, customer_id bigint not null references customer, status text not null,
   total numeric(12,2) not null, note text, placed_at timestamptz not null, shipped_at timestamptz);
+create index on purchase (customer_id);
 create table purchase_line (${id}, purchase_id bigint not null references purchase on delete cascade,
   product_id bigint not null references product, qty int4 not null, price numeric(12,2) not null);
 create index on purchase_line (purchase_id);

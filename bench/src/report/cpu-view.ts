@@ -90,7 +90,7 @@ function sideBySideView(cell: readonly ResultRow[]): View {
       'vs raw-simple',
       'p50 vs raw-pipeline',
       'p50 vs raw-simple',
-      'server CPU µs/flush',
+      reads ? 'server CPU µs/read batch' : 'server CPU µs/flush',
       'median ms',
       'p95 ms',
       'round trips',
