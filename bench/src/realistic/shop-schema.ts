@@ -40,6 +40,7 @@ create index on purchase (customer_id);
 create table purchase_line (${id}, purchase_id bigint not null references purchase on delete cascade,
   product_id bigint not null references product, qty int4 not null, price numeric(12,2) not null);
 create index on purchase_line (purchase_id);
+create index on purchase_line (product_id);
 create table payment (${id}, purchase_id bigint not null references purchase on delete cascade,
   amount numeric(12,2) not null, method text not null, paid_at timestamptz not null);
 create index on payment (purchase_id);
