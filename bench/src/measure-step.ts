@@ -13,7 +13,7 @@ import type { BenchOptions } from './options.ts'
 import { realisticRow } from './realistic-row.ts'
 import { requestRow } from './request-row.ts'
 import type { ResultRow } from './results.ts'
-import type { DriverName, SeriesName } from './series/types.ts'
+import type { DriverName, Series, SeriesName } from './series/types.ts'
 import { round, type Summary } from './stats.ts'
 
 /** Nullable rounding for optional measurements. */
@@ -144,28 +144,41 @@ async function cpuStep(
     chunk: Math.max(10, Math.min(100, Math.round(o.cpuFlushes / 10))),
     warmup: o.cpuWarmup,
   })
-  return step.series.flatMap((s): ResultRow[] => {
-    const m = byId.get(s.id)
-    const missing = unavailable.get(s.id)
-    if (missing) return missingRows(step, 'unavailable', missing, rttMs, new Set([s.id]))
-    if (!m || m instanceof Error)
-      return missingRows(step, 'failed', m?.message.split('\n')[0] ?? 'failed', rttMs, new Set([s.id]))
-    return [
-      {
-        ...cell(step, s.name, s.driver, rttMs),
-        ...timings(m),
-        roundTrips: round(m.roundTrips, 2),
-        reportedRoundTrips: maybe(m.reportedRoundTrips, 2),
-        reportMismatches: m.reportMismatches ?? null,
-        idFetches: m.idFetches ?? null,
-        cpuMs: round(m.cpuMs),
-        cpuP50Ms: round(m.cpuP50Ms),
-        cpuP95Ms: round(m.cpuP95Ms),
-        ...(m.spansPerFlush === undefined ? {} : { spansPerFlush: round(m.spansPerFlush, 2) }),
-        serverCpuMs: maybe(m.serverCpuMs),
-      },
-    ]
-  })
+  return step.series.flatMap((s) =>
+    seriesRows(step, s, rttMs, unavailable, byId.get(s.id), (m) => ({
+      ...cell(step, s.name, s.driver, rttMs),
+      ...timings(m),
+      roundTrips: round(m.roundTrips, 2),
+      reportedRoundTrips: maybe(m.reportedRoundTrips, 2),
+      reportMismatches: m.reportMismatches ?? null,
+      idFetches: m.idFetches ?? null,
+      cpuMs: round(m.cpuMs),
+      cpuP50Ms: round(m.cpuP50Ms),
+      cpuP95Ms: round(m.cpuP95Ms),
+      ...(m.spansPerFlush === undefined ? {} : { spansPerFlush: round(m.spansPerFlush, 2) }),
+      serverCpuMs: maybe(m.serverCpuMs),
+    })),
+  )
+}
+
+/**
+ * The row of series `s` in a CPU step from its measurement `m`: rows without numbers when the series
+ * cannot run here, or failed (its error's first line); else `row(m)`.
+ */
+function seriesRows<T>(
+  step: CpuStep,
+  s: Series,
+  rttMs: number,
+  unavailable: ReadonlyMap<string, string>,
+  m: T | Error | undefined,
+  row: (m: T) => ResultRow,
+): ResultRow[] {
+  const missing = unavailable.get(s.id)
+  if (missing) return missingRows(step, 'unavailable', missing, rttMs, new Set([s.id]))
+  if (m === undefined) return missingRows(step, 'failed', 'failed', rttMs, new Set([s.id]))
+  if (m instanceof Error)
+    return missingRows(step, 'failed', m.message.split('\n')[0] ?? 'failed', rttMs, new Set([s.id]))
+  return [row(m)]
 }
 
 /**
@@ -183,14 +196,13 @@ async function firstFlushStep(
   const shapes = Math.max(5, Math.min(150, Math.round(o.cpuFlushes / 10)))
   const rows: ResultRow[] = []
   for (const s of step.series) {
-    const missing = unavailable.get(s.id)
-    if (missing) {
-      rows.push(...missingRows(step, 'unavailable', missing, rttMs, new Set([s.id])))
-      continue
-    }
-    try {
-      const m = await measureFirstFlush(s.driver, env.target, shapes)
-      rows.push({
+    const m = unavailable.has(s.id)
+      ? undefined
+      : await measureFirstFlush(s.driver, env.target, shapes).catch((e: unknown) =>
+          e instanceof Error ? e : new Error(String(e)),
+        )
+    rows.push(
+      ...seriesRows(step, s, rttMs, unavailable, m, (first) => ({
         ...cell(step, s.name, s.driver, rttMs),
         status: 'ok',
         medianMs: null,
@@ -198,15 +210,12 @@ async function firstFlushStep(
         meanMs: null,
         minMs: null,
         maxMs: null,
-        samples: m.shapes,
+        samples: first.shapes,
         roundTrips: null,
-        cpuP50Ms: round(m.firstP50Ms),
-        cpuRepeatedP50Ms: round(m.repeatedP50Ms),
-      })
-    } catch (e) {
-      const message = e instanceof Error ? (e.message.split('\n')[0] ?? 'failed') : String(e)
-      rows.push(...missingRows(step, 'failed', message, rttMs, new Set([s.id])))
-    }
+        cpuP50Ms: round(first.firstP50Ms),
+        cpuRepeatedP50Ms: round(first.repeatedP50Ms),
+      })),
+    )
   }
   return rows
 }
