@@ -48,20 +48,27 @@ function isOpening(chunk: unknown, first: boolean): boolean {
 /**
  * Marks the round trips that open the connection: the same rule as the test kit's counter (a write
  * after data came back starts one), kept apart when the write is the startup message, an
- * authentication message or postgres.js's type query. Listens to data first among the listeners (a
- * driver answers an authentication request from inside its own listener); returns the function that
- * wraps `write`, to call once the test kit's counter has wrapped it, so this wrapper sees the same writes.
+ * authentication message or postgres.js's type query. Opening ends at the first round trip that is
+ * none of these: later writes are not looked into (a flush's message is not scanned for the type
+ * query's text, a cost the CPU cells would measure on every series, and an application's query
+ * holding that text is not taken for it). Listens to data first among the listeners (a driver
+ * answers an authentication request from inside its own listener); returns the function that wraps
+ * `write`, to call once the test kit's counter has wrapped it, so this wrapper sees the same writes.
  */
 function classify(socket: Socket, child: Child): () => void {
   let receivedSinceWrite = true
   let first = true
+  let opened = false
   socket.prependListener('data', () => {
     receivedSinceWrite = true
   })
   return () => {
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (receivedSinceWrite && isOpening(chunk, first)) child.opening++
+      if (receivedSinceWrite && !opened) {
+        if (isOpening(chunk, first)) child.opening++
+        else opened = true
+      }
       first = false
       receivedSinceWrite = false
       return write(chunk, ...rest)
