@@ -24,8 +24,21 @@ export async function openPgPool(
   const counter = createConnectionCounter()
   const { client } = openClient('pg', url, counter, { max, pg: { application_name: 'pipeflush-bench' } })
   const pool = client as pg.Pool
+  keepLostConnections(pool)
   if (options.connect !== false) await pool.query('select 1')
   return { pool, counter }
+}
+
+/**
+ * Gives every client of `pool` an 'error' listener, checked out or idle: a connection lost while no
+ * query of its runs (the server restarted, or a step abandoned at its time limit left it checked out)
+ * is then told to the client's next query, which fails its step, instead of an unhandled 'error'
+ * event ending the whole run before anything is written.
+ */
+function keepLostConnections(pool: pg.Pool): void {
+  const ignore = () => {}
+  pool.on('error', ignore)
+  pool.on('connect', (client) => client.on('error', ignore))
 }
 
 /** Rows of one query on a pool (the last result's, for several statements). */
