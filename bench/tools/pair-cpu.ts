@@ -4,7 +4,7 @@
 // flush path; the CPU scenario's table is the figure of record.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
-//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan] [--ours-only]
+//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan] [--ours-only | --raw-only]
 //
 // `--warmup`: untimed flushes of each per cell first (a few thousand: what a long-running server
 // runs, V8 done compiling a flush's functions; see warmup-curve.ts).
@@ -12,7 +12,9 @@
 // (`em.plan()`, untimed) right before its flush, so the flush finds its planner's code and data in
 // the CPU's caches; what that takes off the flush is what the flush pays for finding them cold.
 // `--ours-only`: the raw driver's flushes left out of the timed loop (a profile of pipeflush's alone,
-// without the planning the raw side's statements are taken from); no ratio then.
+// without the planning the raw side's statements are taken from); no ratio then. `--raw-only`: the
+// raw driver's alone (its statements still planned by pipeflush, untimed): what a whole-process
+// measurement (strace, perf) of one side is compared with.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
@@ -34,6 +36,8 @@ const warmup = Number(arg('warmup') ?? 100)
 const profileDir = arg('profile')
 const preplan = args.includes('--preplan')
 const oursOnly = args.includes('--ours-only')
+const rawOnly = args.includes('--raw-only')
+if (oursOnly && rawOnly) throw new Error('--ours-only and --raw-only: one side at most')
 
 function workOf(cell: string): Work {
   const m = /^(\d+)x(\d+)$/.exec(cell)
@@ -79,7 +83,7 @@ try {
         const sb: number[] = []
         if (session) await session.post('Profiler.start')
         for (let i = 0; i < flushes; i++) {
-          ta.push(await once(a, work, sa))
+          if (!rawOnly) ta.push(await once(a, work, sa))
           if (!oursOnly) tb.push(await once(b, work, sb))
         }
         if (session) {
@@ -89,8 +93,9 @@ try {
         }
         const mean = (t: number[]) => Math.round(t.reduce((x, y) => x + y, 0) / t.length)
         const p50 = (t: number[]) => [...t].sort((x, y) => x - y)[Math.floor(t.length / 2)]!
-        if (oursOnly) {
-          console.log(`${cell.padEnd(6)} ${driver.padEnd(12)} pipeflush p50 ${p50(ta)} µs`)
+        if (oursOnly || rawOnly) {
+          const [who, t] = oursOnly ? (['pipeflush', ta] as const) : (['raw-simple', tb] as const)
+          console.log(`${cell.padEnd(6)} ${driver.padEnd(12)} ${who} p50 ${p50(t)} µs`)
           continue
         }
         console.log(
