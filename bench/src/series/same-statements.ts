@@ -134,20 +134,25 @@ async function pipelinedStatements(c: DriverClient, statements: readonly RawStat
   try {
     const results = await Promise.all([
       client.query('begin'),
-      ...statements.map((s) => {
-        let name = pgNames.get(s.sql)
-        if (name === undefined) {
-          name = `raw_shop_${pgNames.size + 1}`
-          pgNames.set(s.sql, name)
-        }
-        return client.query({ name, text: s.sql, values: s.params as string[] })
-      }),
+      ...statements.map((s) =>
+        client.query({ name: pgStatementName(s.sql), text: s.sql, values: s.params as string[] }),
+      ),
       client.query('commit'),
     ])
     checkCommit(results[results.length - 1]?.command, 'raw-pipeline')
   } finally {
     client.release()
   }
+}
+
+/** The name a shop statement is prepared under on pg (one per text, for the process). */
+function pgStatementName(sql: string): string {
+  let name = pgNames.get(sql)
+  if (name === undefined) {
+    name = `raw_shop_${pgNames.size + 1}`
+    pgNames.set(sql, name)
+  }
+  return name
 }
 
 /**
@@ -171,15 +176,11 @@ async function pipelinedReads(c: DriverClient, statements: readonly RawStatement
   const client = await c.client.connect()
   try {
     await Promise.all(
-      statements.map((s) => {
-        if (s.params.length === 0) return client.query({ text: s.sql })
-        let name = pgNames.get(s.sql)
-        if (name === undefined) {
-          name = `raw_shop_${pgNames.size + 1}`
-          pgNames.set(s.sql, name)
-        }
-        return client.query({ name, text: s.sql, values: s.params as string[] })
-      }),
+      statements.map((s) =>
+        s.params.length === 0
+          ? client.query({ text: s.sql })
+          : client.query({ name: pgStatementName(s.sql), text: s.sql, values: s.params as string[] }),
+      ),
     )
   } finally {
     client.release()
