@@ -142,6 +142,18 @@ export const entityErrors = {
     )
   },
 
+  /**
+   * A change of a column a stored row's primary key is generated from: the row's key would change
+   * with it, as {@link storedKeyChanged} refuses.
+   */
+  keyInputChanged(table: string, column: string, keyColumn: string): PipeflushError {
+    return new PipeflushError(
+      'INVALID_STATE',
+      `Cannot change ${table}.${column} of a stored row: primary key column ${table}.${keyColumn} is generated from it, so the row's key would change; remove the row and create a new one.`,
+      { table, column },
+    )
+  },
+
   /** An assignment to the version column. */
   versionAssigned(table: string, column: string): PipeflushError {
     return new PipeflushError(

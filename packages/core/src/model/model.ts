@@ -109,6 +109,12 @@ export interface ColumnModel {
   /** Generated (stored) columns are never written. */
   readonly generated: boolean
   /**
+   * A generated column's inputs: the columns its expression reads, when known (read from the
+   * catalog, or declared). Where the column is part of the primary key, changing one of them changes
+   * a stored row's key, which is refused as changing the key is (see {@link TableModel.keyInputs}).
+   */
+  readonly generatedFrom?: readonly string[]
+  /**
    * Set on a column of its table's primary key (by `buildTableModel`): a timestamp read for it keeps
    * the microseconds its Date drops, so that the row is found again by its key.
    */
@@ -233,6 +239,12 @@ export interface TableModel {
    * schema declared in code says nothing.
    */
   readonly selectDenied?: true
+  /**
+   * The columns a generated primary key column is computed from (see {@link ColumnModel.generatedFrom}),
+   * each with that key column: changing one in a stored row would change its key, so it is refused
+   * before anything is sent (`INVALID_STATE`), as an assignment to the key is. Absent when none.
+   */
+  readonly keyInputs?: ReadonlyMap<string, string>
 }
 
 export interface SchemaModel {

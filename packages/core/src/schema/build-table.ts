@@ -36,6 +36,8 @@ export interface ColumnModelInput {
   /** See {@link ColumnModel.sequenceDenied}. */
   readonly sequenceDenied?: boolean | undefined
   readonly generated?: boolean | undefined
+  /** See {@link ColumnModel.generatedFrom}: only on a generated column. */
+  readonly generatedFrom?: readonly string[] | undefined
   readonly enumLabels?: readonly string[] | undefined
   readonly maxLength?: number | undefined
   readonly numericTypmod?: NumericTypmod | undefined
@@ -93,6 +95,9 @@ export function buildColumnModel(input: ColumnModelInput): ColumnModel {
     sequence: input.sequence ?? null,
     ...(input.sequenceDenied === true && input.sequence ? { sequenceDenied: true as const } : {}),
     generated,
+    ...(input.generatedFrom === undefined || input.generatedFrom.length === 0
+      ? {}
+      : { generatedFrom: [...input.generatedFrom] }),
     ...(input.enumLabels === undefined ? {} : { enumLabels: [...input.enumLabels] }),
     ...(input.maxLength === undefined ? {} : { maxLength: input.maxLength }),
     ...(input.numericTypmod === undefined ? {} : { numericTypmod: input.numericTypmod }),
@@ -174,6 +179,7 @@ export function buildTableModel(input: TableModelInput): TableModel {
   }
   const uniques = input.uniques ?? []
   for (const unique of uniques) requireColumns(unique.columns, `unique constraint "${unique.name}"`)
+  const keyInputs = keyInputsOf(key, columns, columnsByName, input.primaryKey)
   const kind = input.kind ?? 'table'
   const versionColumn = input.versionColumn ?? null
   if (versionColumn !== null && kind !== 'table') {
@@ -217,7 +223,44 @@ export function buildTableModel(input: TableModelInput): TableModel {
     versionColumn,
     copyable: kind === 'table' && (input.copyable ?? true),
     ...(input.selectDenied === true ? { selectDenied: true as const } : {}),
+    ...(keyInputs === undefined ? {} : { keyInputs }),
   }
+}
+
+/**
+ * Each column a generated primary key column is computed from, with that key column (see
+ * {@link TableModel.keyInputs}); undefined when there is none. A generated column's inputs must be
+ * columns of the table other than itself.
+ */
+function keyInputsOf(
+  table: string,
+  columns: readonly ColumnModel[],
+  columnsByName: ReadonlyMap<string, ColumnModel>,
+  primaryKey: readonly string[],
+): ReadonlyMap<string, string> | undefined {
+  let out: Map<string, string> | undefined
+  for (const column of columns) {
+    const from = column.generatedFrom
+    if (from === undefined) continue
+    if (!column.generated)
+      throw configError(
+        table,
+        `column "${column.name}" lists the columns it is generated from, but is not generated.`,
+        column.name,
+      )
+    for (const name of from) {
+      if (!columnsByName.has(name) || name === column.name)
+        throw configError(
+          table,
+          `column "${column.name}" is generated from "${name}", which is not another column of the table.`,
+          column.name,
+        )
+    }
+    if (!primaryKey.includes(column.name)) continue
+    out ??= new Map()
+    for (const name of from) if (!out.has(name)) out.set(name, column.name)
+  }
+  return out
 }
 
 /**

@@ -19,8 +19,9 @@ export const IDENTIFIER = `^${PART}(?:\\.${PART})?$`
 /**
  * One query reading every table, view and materialized view of the given schemas from pg_catalog:
  * columns (their type, and the type values are written in: through domains and arrays to the element's
- * type, its typmod, array delimiter and enum labels; nullability, default, identity, generated, and the
- * sequence that fills the column with whether the session may draw from it), primary key, foreign
+ * type, its typmod, array delimiter and enum labels; nullability, default, identity, generated (with
+ * the columns a generated one is computed from), and the sequence that fills the column with whether
+ * the session may draw from it), primary key, foreign
  * keys (columns, target, deferrability, ON DELETE) and unique constraints, whether COPY would behave
  * unlike INSERT on it (row-level security, rewrite rules), and for a partitioned table the foreign
  * keys of each of its leaf partitions. One row per table.
@@ -82,6 +83,13 @@ select t.schema, t.name, t.kind, t.copy_refused, t.select_denied,
       'hasDefault', a.atthasdef,
       'identity', a.attidentity,
       'generated', a.attgenerated,
+      -- The columns a generated column is computed from: those its expression depends on.
+      'generatedFrom', case when a.attgenerated <> '' then (
+        select json_agg(da.attname order by da.attnum) from pg_catalog.pg_depend d
+        join pg_catalog.pg_attribute da on da.attrelid = a.attrelid and da.attnum = d.refobjsubid
+        where d.classid = 'pg_catalog.pg_attrdef'::regclass and d.objid = ad.oid
+          and d.refclassid = 'pg_catalog.pg_class'::regclass and d.refobjid = a.attrelid
+          and d.refobjsubid > 0 and d.refobjsubid <> a.attnum and d.deptype = 'n') end,
       'sequence', case when sq.oid is not null then quote_ident(sn.nspname) || '.' || quote_ident(s.relname) end,
       'sequenceUsable', case when sq.oid is not null then pg_catalog.has_sequence_privilege(sq.oid, 'USAGE')
                           or pg_catalog.has_sequence_privilege(sq.oid, 'UPDATE') end,

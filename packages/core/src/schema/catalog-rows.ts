@@ -22,8 +22,10 @@ export interface CatalogColumn {
   readonly hasDefault: boolean
   /** '' none, 'a' always, 'd' by default. */
   readonly identity: string
-  /** '' none, 's' stored. */
+  /** '' none, 's' stored, 'v' virtual. */
   readonly generated: string
+  /** A generated column's: the columns its expression reads (database names); null otherwise. */
+  readonly generatedFrom?: string[] | null
   /** The sequence that fills the column (see CATALOG_QUERY), quoted and qualified. */
   readonly sequence: string | null
   /** Whether the session's role may draw from `sequence` (USAGE or UPDATE on it); null without one. */

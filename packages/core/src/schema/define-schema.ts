@@ -45,6 +45,7 @@ const COLUMN_KEYS = [
   'sequence',
   'serial',
   'generated',
+  'generatedFrom',
   'name',
   'mapping',
   'enumLabels',
@@ -196,6 +197,10 @@ function columnOptions(
   if (spec.identity !== undefined && spec.generated === true) {
     throw configError(table, `column "${name}" cannot be both identity and generated.`, name)
   }
+  const from = spec.generatedFrom
+  if (from !== undefined && (!Array.isArray(from) || from.some((c) => typeof c !== 'string'))) {
+    throw configError(table, `column "${name}": generatedFrom must list column names.`, name)
+  }
   if (spec.name !== undefined && (typeof spec.name !== 'string' || spec.name === '')) {
     throw configError(table, `column "${name}": its name in the database must be a non-empty string.`, name)
   }
@@ -217,6 +222,7 @@ function columnOptions(
     identity,
     sequence,
     generated: spec.generated ?? false,
+    generatedFrom: from,
     mapping: spec.mapping,
   }
 }

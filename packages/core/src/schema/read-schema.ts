@@ -159,7 +159,7 @@ export async function readCatalogSchema(
   const tables: TableModel[] = rows.map((row) => {
     const key = keyOf(row.schema, row.name)
     const kind = KINDS[row.kind] ?? 'table'
-    const columns = row.columns.map((c) => toColumn(c, named(c.name)))
+    const columns = row.columns.map((c) => toColumn(c, named))
     const versionColumn = kind === 'table' ? pickVersionColumn(key, columns, options.versionColumn) : null
     const foreignKeys: ForeignKeyModel[] = catalogForeignKeys(row)
       .filter((fk) => schemas.includes(fk.targetSchema))
@@ -301,8 +301,12 @@ function applicationNames(names: ReadSchemaOptions['names']): (name: string) => 
   }
 }
 
-/** The model of column `c`, named `name` by the application (`dbName` its name in the database where they differ). */
-function toColumn(c: CatalogColumn, name: string): ColumnModel {
+/**
+ * The model of column `c`, named by the application as `named` gives (`dbName` its name in the
+ * database where they differ), the columns it is generated from too.
+ */
+function toColumn(c: CatalogColumn, named: (name: string) => string): ColumnModel {
+  const name = named(c.name)
   const catalog = c.baseSchema === 'pg_catalog'
   const known = catalog && SCALARS.has(c.baseName)
   const type: ScalarType = c.baseTyptype === 'e' ? 'enum' : known ? (c.baseName as ScalarType) : 'other'
@@ -332,6 +336,7 @@ function toColumn(c: CatalogColumn, name: string): ColumnModel {
     sequence: c.sequence,
     sequenceDenied: c.sequence !== null && c.sequenceUsable === false,
     generated: c.generated !== '',
+    generatedFrom: c.generatedFrom?.map(named),
     enumLabels: type === 'enum' ? (c.enumLabels ?? []) : undefined,
     maxLength,
     numericTypmod: type === 'numeric' ? numericTypmodOf(c.typmod) : undefined,

@@ -32,6 +32,13 @@ export interface ColumnOptions {
   /** A generated (stored) column: never written. */
   readonly generated?: boolean | undefined
   /**
+   * A generated column's inputs: the columns (their keys in this spec) its expression reads. Given
+   * for a generated primary key column, a stored row's change of one of them is refused before it is
+   * sent, as a change of the key is (the row's key would change with it). A schema read from the
+   * catalog knows them.
+   */
+  readonly generatedFrom?: readonly string[] | undefined
+  /**
    * The column's name in the database, when entities call it otherwise: the spec's key is then the
    * name entities, `where`, conflict lists, foreign keys, errors and hooks use (`authorId`), this one
    * the name SQL uses (`author_id`). Defaults to the key.

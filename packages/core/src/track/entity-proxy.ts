@@ -176,6 +176,11 @@ class TrackedState implements EntityState, ProxyHandler<Record<string, unknown>>
     if (stored && key && !sameValue(target[prop], value, column)) {
       throw errors.storedKeyChanged(table.key, prop)
     }
+    // A column the key is generated from: changing it changes the key.
+    const generates = stored ? table.keyInputs?.get(prop) : undefined
+    if (generates !== undefined && !sameValue(target[prop], value, column)) {
+      throw errors.keyInputChanged(table.key, prop, generates)
+    }
     if (prop === table.versionColumn && this.status === 'managed') {
       throw errors.versionAssigned(table.key, prop)
     }

@@ -53,6 +53,8 @@ create table visit (id bigint primary key default next_snowflake(), at timestamp
 create table doubled (a int not null, id int generated always as (a * 2) stored primary key, v text,
   tripled int generated always as (a * 3) stored);
 create table paired (a int not null, g int generated always as (a + 1) stored, v text, primary key (a, g));
+create table keyed_doc (doc jsonb not null, n int not null, code text generated always as ((doc->>'code') || '-' || n) stored primary key,
+  note text, upper_note text generated always as (upper(note)) stored);
 grant usage on schema "${schema}" to ${role};
 grant select, insert, update, delete on all tables in schema "${schema}" to ${role};
 grant usage on sequence ticket_seq, snow_seq, ticket_line_id_seq, stamped_seq, account_id_seq, account_ref_id_seq to ${role};
@@ -146,6 +148,70 @@ describe.each(drivers)('%s', (driver) => {
       expect([one['tripled'], loadedPair['g'], later.stateOf(one)]).toEqual([3, 6, 'managed'])
     },
   )
+
+  // Outside probe: an update of a column that a generated key is computed from changed the row's key
+  // in the database while its entity kept the old one, so a later change of it found no row. Such a
+  // change is refused before anything is sent, as a change of the key itself is.
+  test('a change of a column a generated key is computed from is refused before sending; the same value, and the other columns, are not', async () => {
+    const { root, counter, query, schema } = await setup(driver, 'burst')
+    expect(root.schema.tables.get('doubled')?.keyInputs).toEqual(new Map([['a', 'id']]))
+    expect(root.schema.tables.get('keyed_doc')?.keyInputs).toEqual(
+      new Map([
+        ['doc', 'code'],
+        ['n', 'code'],
+      ]),
+    )
+    // A generated column outside the key (tripled, upper_note) makes no input of the key.
+    expect(root.schema.tables.get('keyed_doc')?.columnsByName.get('upper_note')?.generatedFrom).toEqual([
+      'note',
+    ])
+    const em = root.fork()
+    const row = em.create('doubled', { a: 50, v: 'new' })
+    const doc = em.create('keyed_doc', { doc: { code: 'k', tags: ['x'] }, n: 1, note: 'new' })
+    await em.flush()
+    expect([row['id'], doc['code']]).toEqual([100, 'k-1'])
+    const units = [em, root.fork()]
+    const loaded = [await units[1]!.load('doubled', 100), await units[1]!.load('keyed_doc', 'k-1')]
+    for (const [unit, [d, k]] of [
+      [units[0]!, [row, doc]],
+      [units[1]!, loaded],
+    ] as const) {
+      // By assignment: refused at once, the entity as it was.
+      expect(() => {
+        d['a'] = 51
+      }).toThrow(expect.objectContaining({ code: 'INVALID_STATE', table: 'doubled', column: 'a' }))
+      expect(() => {
+        k['n'] = 2
+      }).toThrow(/keyed_doc\.n of a stored row: primary key column keyed_doc\.code is generated from it/)
+      expect([d['a'], k['n'], unit.stateOf(d)]).toEqual([50, 1, 'managed'])
+      // The value it holds may be assigned again; the other columns change as usual.
+      d['a'] = 50
+      d['v'] = 'changed'
+      k['note'] = 'changed'
+      const report = await counted(counter, () => unit.flush())
+      expect(report).toMatchObject({ updated: 2, roundTrips: 1 })
+      expect(k['upper_note']).toBe('CHANGED')
+      // Changed in place, where no assignment sees it: the flush refuses it before sending, and
+      // leaves the unit as it was, so that the caller can undo the change and flush again.
+      ;(k['doc'] as { code: string }).code = 'other'
+      k['note'] = 'kept pending'
+      counter.reset()
+      await expect(unit.flush()).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+        table: 'keyed_doc',
+        column: 'doc',
+      })
+      expect(counter.read().roundTrips).toBe(0)
+      ;(k['doc'] as { code: string }).code = 'k'
+      expect(await counted(counter, () => unit.flush())).toMatchObject({ updated: 1 })
+    }
+    expect(await query(`select code, note, upper_note, doc from "${schema}".keyed_doc`)).toEqual([
+      { code: 'k-1', note: 'kept pending', upper_note: 'KEPT PENDING', doc: { code: 'k', tags: ['x'] } },
+    ])
+    expect(await query(`select id, a, v from "${schema}".doubled where a = 50`)).toEqual([
+      { id: 100, a: 50, v: 'changed' },
+    ])
+  })
 
   test.each(modes)(
     '%s: keys a DEFAULT fills (an expression, a function, an identity the role may not draw from) are read back into their entities, in order, one round trip in burst',

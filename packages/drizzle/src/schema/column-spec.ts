@@ -2,6 +2,7 @@ import type { ColumnSpec } from '@pipeflush/core'
 
 type ColumnOptions = Omit<Extract<ColumnSpec, { sql: string }>, 'sql' | 'type' | 'text'>
 
+import { Column, is, SQL } from 'drizzle-orm'
 import type { PgColumn } from 'drizzle-orm/pg-core'
 import { errors } from '../errors.ts'
 import { valueMapping } from './column-values.ts'
@@ -60,6 +61,7 @@ export function columnSpec(
     ...(identity?.sequenceName === undefined ? {} : { sequence: qualified(table, identity.sequenceName) }),
     ...(SERIALS.has(column.columnType) ? { serial: true } : {}),
     ...(column.generated === undefined ? {} : { generated: true }),
+    ...generatedFromOf(table, column),
     ...(hasServerDefault(column) ? { default: true } : {}),
   }
   const mapping = valueMapping(column, RAW_TEXT_TYPE.test(sqlType) ? '' : sqlType, keyPart)
@@ -111,4 +113,25 @@ function baseColumn(table: SchemaTable, property: string, column: PgColumn): PgC
 /** A sequence of `table`'s schema, qualified and quoted. */
 function qualified(table: SchemaTable, sequence: string): string {
   return `${quoteIdentifier(table.schema)}.${quoteIdentifier(sequence)}`
+}
+
+/**
+ * `{ generatedFrom }` of a generated column: the properties of `table` whose columns its
+ * `generatedAlwaysAs` SQL interpolates (`sql\`${t.a} * 2\``), so that a stored row's change of one
+ * that a generated primary key is computed from is refused as a change of its key is. Nothing for a
+ * column not generated, or whose expression names no column that way (a constant, raw SQL text).
+ */
+function generatedFromOf(table: SchemaTable, column: PgColumn): { generatedFrom?: string[] } {
+  const as = column.generated?.as
+  if (as === undefined) return {}
+  const expression: unknown = typeof as === 'function' ? (as as () => SQL)() : as
+  const found = new Set<string>()
+  const visit = (chunk: unknown): void => {
+    if (is(chunk, SQL)) for (const part of chunk.queryChunks) visit(part)
+    else if (is(chunk, Column)) {
+      for (const [property, own] of table.columns) if (own === chunk) found.add(property)
+    }
+  }
+  visit(expression)
+  return found.size === 0 ? {} : { generatedFrom: [...found] }
 }

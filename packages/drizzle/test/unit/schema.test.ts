@@ -1,5 +1,5 @@
 import { decodeValue, encodeValue, isPipeflushError } from '@pipeflush/core'
-import { relations } from 'drizzle-orm'
+import { relations, type SQL, sql } from 'drizzle-orm'
 import {
   bigint,
   geometry,
@@ -138,6 +138,28 @@ describe('the schema from the definitions', () => {
     } catch (e) {
       expect(isPipeflushError(e, 'INVALID_CONFIG') && e.message).toMatch(/grid\.cells: arrays of arrays/)
     }
+  })
+
+  it('knows the columns a generated key is computed from by those its generatedAlwaysAs interpolates', () => {
+    const doubled = pgTable('doubled', {
+      a: integer().notNull(),
+      b: text().notNull(),
+      id: integer()
+        .primaryKey()
+        .generatedAlwaysAs((): SQL => sql`${doubled.a} * 2 + length(${doubled.b})`),
+      note: text(),
+      loud: text().generatedAlwaysAs((): SQL => sql`upper(${doubled.note})`),
+      raw: integer().generatedAlwaysAs(sql`42`),
+    })
+    const t = modelOf({ doubled }).model.tables.get('doubled')!
+    expect(t.keyInputs).toEqual(
+      new Map([
+        ['a', 'id'],
+        ['b', 'id'],
+      ]),
+    )
+    expect(t.columnsByName.get('loud')?.generatedFrom).toEqual(['note'])
+    expect(t.columnsByName.get('raw')).not.toHaveProperty('generatedFrom')
   })
 
   it("takes an enum of another schema qualified, and the database's casing for unnamed columns", () => {

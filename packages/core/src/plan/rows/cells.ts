@@ -1,3 +1,4 @@
+import { errors } from '../../errors.ts'
 import type { ColumnModel, SchemaModel, TableModel } from '../../model/model.ts'
 import { writableColumn, writableTable } from '../../schema/checks.ts'
 import { keyFills } from '../../schema/key-fill.ts'
@@ -97,8 +98,18 @@ export function writtenColumns(table: TableModel, values: RowValues, kind: 'inse
   return columns
 }
 
-/** The set columns of an update, in table order, each checked to exist and to be updatable. */
+/**
+ * The set columns of an update, in table order, each checked to exist and to be updatable: writable,
+ * and not one the primary key is generated from (see `TableModel.keyInputs`).
+ */
 export function setColumns(table: TableModel, names: readonly string[]): readonly string[] {
+  const columns = updatableColumns(table, names)
+  if (table.keyInputs !== undefined) checkKeyInputs(table, table.keyInputs, columns)
+  return columns
+}
+
+/** {@link setColumns} but for the columns the key is generated from. */
+function updatableColumns(table: TableModel, names: readonly string[]): readonly string[] {
   // An entity's changed columns come in table order already: then they are the answer, nothing built.
   const all = table.columns
   let k = 0
@@ -112,4 +123,16 @@ export function setColumns(table: TableModel, names: readonly string[]): readonl
   for (const column of table.columns) if (set.has(column.name)) columns.push(column.name)
   for (const name of names.length === columns.length ? columns : names) writableColumn(table, name, 'update')
   return columns
+}
+
+/** `INVALID_STATE` for the first of `names` the primary key is generated from (see {@link setColumns}). */
+function checkKeyInputs(
+  table: TableModel,
+  inputs: ReadonlyMap<string, string>,
+  names: readonly string[],
+): void {
+  for (const name of names) {
+    const generates = inputs.get(name)
+    if (generates !== undefined) throw errors.keyInputChanged(table.key, name, generates)
+  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { planFlush } from '../../../src/plan/plan-flush.ts'
 import { buildColumnModel, buildSchemaModel, buildTableModel } from '../../../src/schema/build-table.ts'
 import { defineSchema } from '../../../src/schema/define-schema.ts'
 import { ownedSequence, sequenceOwner } from '../../../src/schema/owned-sequence.ts'
@@ -404,6 +405,75 @@ describe('defineSchema', () => {
         }),
       ),
     ).toContain('constraint name "n" is used twice')
+  })
+})
+
+describe('generatedFrom', () => {
+  const declared = () =>
+    defineSchema({
+      doubled: {
+        columns: {
+          a: 'int4',
+          b: 'text',
+          id: { type: 'int4', generated: true, generatedFrom: ['a', 'b'] },
+          note: { type: 'text', nullable: true },
+          loud: { type: 'text', nullable: true, generated: true, generatedFrom: ['note'] },
+        },
+        primaryKey: ['id'],
+      },
+    })
+
+  it("keys each input of a generated key column to it, and no other generated column's", () => {
+    const table = declared().tables.get('doubled')!
+    expect(table.keyInputs).toEqual(
+      new Map([
+        ['a', 'id'],
+        ['b', 'id'],
+      ]),
+    )
+    expect(table.columnsByName.get('loud')?.generatedFrom).toEqual(['note'])
+    expect(
+      defineSchema({ t: { columns: { id: 'int4' }, primaryKey: ['id'] } }).tables.get('t'),
+    ).not.toHaveProperty('keyInputs')
+  })
+
+  it('refuses an update setting one of them before anything is planned, naming the key it generates', () => {
+    const update = (set: Record<string, unknown>) => () =>
+      planFlush(declared(), {
+        inserts: [],
+        updates: [{ table: 'doubled', key: { id: 2 }, set }],
+        deletes: [],
+      })
+    expect(update({ b: 'x' })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_STATE',
+        table: 'doubled',
+        column: 'b',
+        message: expect.stringContaining('primary key column doubled.id is generated from it'),
+      }),
+    )
+    expect(
+      update({ note: 'x' })()
+        .waves.flat()
+        .map((s) => s.kind),
+    ).toEqual(['update'])
+  })
+
+  it('refuses inputs that are not other columns, on a column not generated, or not a list of names', () => {
+    const spec = (id: Record<string, unknown>) => () =>
+      defineSchema({
+        t: { columns: { a: 'int4', id: { type: 'int4', ...id } }, primaryKey: ['id'] },
+      } as never)
+    expect(configError(spec({ generated: true, generatedFrom: ['nope'] }))).toMatch(
+      /column "id" is generated from "nope", which is not another column of the table/,
+    )
+    expect(configError(spec({ generated: true, generatedFrom: ['id'] }))).toMatch(/generated from "id"/)
+    expect(configError(spec({ generatedFrom: ['a'] }))).toMatch(
+      /column "id" lists the columns it is generated from, but is not generated/,
+    )
+    expect(configError(spec({ generated: true, generatedFrom: 'a' }))).toMatch(
+      /generatedFrom must list column names/,
+    )
   })
 })
 
