@@ -4,7 +4,7 @@
 // flush path; the CPU scenario's table is the figure of record.
 //
 //   npx node --conditions=@pipeflush/source bench/tools/pair-cpu.ts [--cells 10x1,graph] [--drivers pg]
-//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan] [--ours-only | --raw-only]
+//     [--flushes 2000] [--warmup 100] [--profile /tmp/p] [--preplan] [--ours-only | --raw-only] [--threads]
 //
 // `--warmup`: untimed flushes of each per cell first (a few thousand: what a long-running server
 // runs, V8 done compiling a flush's functions; see warmup-curve.ts).
@@ -15,7 +15,10 @@
 // without the planning the raw side's statements are taken from); no ratio then. `--raw-only`: the
 // raw driver's alone (its statements still planned by pipeflush, untimed): what a whole-process
 // measurement (strace, perf) of one side is compared with.
-import { mkdir, writeFile } from 'node:fs/promises'
+// `--threads`: the run time of each of the process's threads over the timed flushes (Linux's
+// `/proc/self/task/*/schedstat`, nanoseconds), per flush, by thread name: what `process.cpuUsage`
+// sums, told apart (the main thread, V8's workers, libuv's). With one side only, that side's.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { startBenchEnv } from '../src/env/services.ts'
@@ -37,6 +40,7 @@ const profileDir = arg('profile')
 const preplan = args.includes('--preplan')
 const oursOnly = args.includes('--ours-only')
 const rawOnly = args.includes('--raw-only')
+const threads = args.includes('--threads')
 if (oursOnly && rawOnly) throw new Error('--ours-only and --raw-only: one side at most')
 
 function workOf(cell: string): Work {
@@ -53,6 +57,41 @@ async function once(client: SeriesClient, work: Work, system?: number[]): Promis
   const d = process.cpuUsage(before)
   system?.push(d.system)
   return d.user + d.system
+}
+
+/** The run time of each thread of this process so far (ns), by thread id, with its name. */
+async function threadRunTimes(): Promise<Map<string, { name: string; ns: number }>> {
+  const out = new Map<string, { name: string; ns: number }>()
+  for (const tid of await readdir('/proc/self/task')) {
+    try {
+      const [name, stat] = await Promise.all([
+        readFile(`/proc/self/task/${tid}/comm`, 'utf8'),
+        readFile(`/proc/self/task/${tid}/schedstat`, 'utf8'),
+      ])
+      out.set(tid, { name: name.trim(), ns: Number(stat.split(' ')[0]) })
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return out
+}
+
+/** Each thread name's run time over the timed flushes, µs per flush (threads of one name summed). */
+function threadLine(
+  cell: string,
+  driver: string,
+  before: Map<string, { name: string; ns: number }>,
+  after: Map<string, { name: string; ns: number }>,
+): string {
+  const byName = new Map<string, number>()
+  for (const [tid, { name, ns }] of after) {
+    const spent = ns - (before.get(tid)?.ns ?? 0)
+    if (spent > 0) byName.set(name, (byName.get(name) ?? 0) + spent)
+  }
+  const per = (ns: number) => (ns / 1000 / flushes).toFixed(1)
+  const parts = [...byName].sort((x, y) => y[1] - x[1]).map(([name, ns]) => `${name} ${per(ns)}`)
+  const total = [...byName.values()].reduce((x, y) => x + y, 0)
+  return `${cell.padEnd(6)} ${driver.padEnd(12)} threads, µs a flush (both sides when both run): ${parts.join(', ')}; total ${per(total)}`
 }
 
 const env = await startBenchEnv(() => {})
@@ -82,10 +121,14 @@ try {
         const sa: number[] = []
         const sb: number[] = []
         if (session) await session.post('Profiler.start')
+        const runBefore = threads ? await threadRunTimes() : undefined
+        // Where the timed flushes start in V8's traces (`--trace-opt`, `--trace-deopt`), when asked.
+        if (threads) console.log(`-- ${cell} ${driver}: timed flushes start`)
         for (let i = 0; i < flushes; i++) {
           if (!rawOnly) ta.push(await once(a, work, sa))
           if (!oursOnly) tb.push(await once(b, work, sb))
         }
+        if (runBefore !== undefined) console.log(threadLine(cell, driver, runBefore, await threadRunTimes()))
         if (session) {
           const { profile } = await session.post('Profiler.stop')
           await mkdir(profileDir!, { recursive: true })
