@@ -108,7 +108,7 @@ export function setColumns(table: TableModel, names: readonly string[]): readonl
   return columns
 }
 
-/** {@link setColumns} but for the columns the key is generated from. */
+/** The set columns of an update in table order, each checked to exist and to be writable (see {@link setColumns}). */
 function updatableColumns(table: TableModel, names: readonly string[]): readonly string[] {
   // An entity's changed columns come in table order already: then they are the answer, nothing built.
   const all = table.columns
